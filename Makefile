@@ -1,0 +1,47 @@
+# Passe: `make play` to play, `make test` to run the whole suite.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP_APP := $(VENV)/.installed-app
+STAMP_DEV := $(VENV)/.installed-dev
+STAMP_BENCH := $(VENV)/.installed-bench
+
+.PHONY: play test lint typecheck bench clean
+
+$(BIN)/python:
+	@command -v $(PYTHON) >/dev/null || { echo "Passe needs $(PYTHON) (Python 3.11 or newer): set PYTHON=..."; exit 2; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP_APP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(STAMP_DEV): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(STAMP_APP)
+
+$(STAMP_BENCH): pyproject.toml $(STAMP_DEV)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	touch $@
+
+play: $(STAMP_APP)
+	$(BIN)/passe
+
+test: $(STAMP_DEV)
+	$(BIN)/ruff check core net tui themes tests bench
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -n 2 -q
+
+lint: $(STAMP_DEV)
+	$(BIN)/ruff check core net tui themes tests bench
+	$(BIN)/ruff format --check core net tui themes tests bench
+
+typecheck: $(STAMP_DEV)
+	$(BIN)/mypy
+
+bench: $(STAMP_BENCH)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

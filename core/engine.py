@@ -1,0 +1,487 @@
+"""The engine interface shared by every game.
+
+Modelled on OpenSpiel's Game/State and python-chess's Board/Move: one small
+uniform surface, so that ``net`` and ``tui`` never import a game by name.
+
+* :class:`Game` -- a game's description: id, title, ``make_config``,
+  ``new_game(config, seed)``, ``parse_action``, its bots and rules text.
+* :class:`GameState` -- one game in progress: ``to_act``, ``legal_actions``,
+  ``apply`` (raising :class:`IllegalAction`, never corrupting state), ``view``,
+  ``is_over``, ``result``, ``record``.
+* :class:`Action` -- immutable, with a short text notation (``str(action)``)
+  that :meth:`Game.parse_action` turns back into an equal action.
+* :class:`Event` -- what happened, for logs and animation; ``for_seat`` hides
+  what a seat may not know.
+* :class:`View` -- exactly what one seat (or a spectator, ``seat=None``) may
+  know, including the legal actions of that seat: the only thing that ever
+  leaves the authority, and all that a bot or a human ever sees.
+
+All randomness comes from the seed, so ``seed + actions`` (a
+:class:`GameRecord`) reproduces a whole game.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import random
+import types
+import typing
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, Self, TypeVar
+
+
+class PasseError(Exception):
+    """Base of every error the engines raise on purpose."""
+
+
+class ConfigError(PasseError, ValueError):
+    """A configuration that cannot be played; the message says why, in words."""
+
+
+class IllegalAction(PasseError):
+    """An action refused by the rules; ``reason`` says why, in words.
+
+    Raising it never changes the state.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class NotationError(IllegalAction):
+    """Text that is not the notation of any action of the game."""
+
+
+class RecordError(PasseError, ValueError):
+    """A game record that is malformed or does not replay."""
+
+
+# --------------------------------------------------------------------------
+# Values
+
+
+class Action:
+    """An immutable action value; subclasses are frozen dataclasses.
+
+    ``str(action)`` is its notation; ``Game.parse_action`` is the inverse.
+    """
+
+    __slots__ = ()
+
+    def notation(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.notation()
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, for the log and for animation.
+
+    Events are public unless a subclass overrides :meth:`for_seat`, which
+    returns the version of the event that ``seat`` (``None``: a spectator) may
+    see, or ``None`` when that seat must not learn of it at all.
+    """
+
+    def for_seat(self, seat: int | None) -> Event | None:
+        return self
+
+    def describe(self, names: Sequence[str]) -> str:
+        """One line in words, with seats named by ``names``."""
+        return type(self).__name__
+
+
+@dataclass(frozen=True, kw_only=True)
+class View:
+    """What one seat may know. Subclasses add the game's fields."""
+
+    game: str
+    seat: int | None
+    players: int
+    to_act: tuple[int, ...]
+    legal: tuple[Action, ...]
+    is_over: bool
+    result: Result | None
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data (dicts, lists, str, int, bool, None) of every field."""
+        return plain(self)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Result:
+    """How a game ended.
+
+    ``winners`` are seats (every member of a winning team). ``shared`` is true
+    when the victory is shared between rivals (not merely within a team).
+    ``scores`` is per seat: a team's total is repeated for each member.
+    """
+
+    winners: tuple[int, ...]
+    shared: bool
+    scores: tuple[int, ...]
+    reason: str
+
+
+def plain(value: Any) -> Any:
+    """Convert dataclasses, tuples and actions to plain data, recursively."""
+    if isinstance(value, Action):
+        return str(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    return value
+
+
+# --------------------------------------------------------------------------
+# Configuration
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config:
+    """A validated game configuration. Subclasses add variants and must call
+    ``super().__post_init__()`` if they override it."""
+
+    players: int
+    teams: bool = False
+
+    MIN_PLAYERS: ClassVar[int] = 2
+    MAX_PLAYERS: ClassVar[int] = 8
+
+    def __post_init__(self) -> None:
+        if isinstance(self.players, bool) or not isinstance(self.players, int):
+            raise ConfigError(f"players must be a whole number, not {self.players!r}")
+        if not self.MIN_PLAYERS <= self.players <= self.MAX_PLAYERS:
+            raise ConfigError(
+                f"{self.players} players: this game is for "
+                f"{self.MIN_PLAYERS} to {self.MAX_PLAYERS} players"
+            )
+        if not isinstance(self.teams, bool):
+            raise ConfigError(f"teams must be true or false, not {self.teams!r}")
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` for combinations the game cannot play."""
+
+    def to_data(self) -> dict[str, Any]:
+        return plain(self)  # type: ignore[no-any-return]
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Self:
+        """Build from plain data, checking every field's type; unknown keys
+        and wrong types raise :class:`ConfigError`."""
+        if not isinstance(data, Mapping):
+            raise ConfigError("a configuration must be a mapping of options")
+        fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+        unknown = sorted(set(map(str, data)) - set(fields))
+        if unknown:
+            raise ConfigError(f"unknown option(s): {', '.join(unknown)}")
+        hints = typing.get_type_hints(cls)
+        values: dict[str, Any] = {}
+        for name, raw in data.items():
+            values[name] = _coerce(name, raw, hints[name])
+        try:
+            return cls(**values)
+        except TypeError as error:
+            raise ConfigError(str(error)) from None
+
+
+def _coerce(name: str, raw: Any, hint: Any) -> Any:
+    """Check a plain value against a simple type hint (int, bool, str, None,
+    unions of those, tuple[X, ...])."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        for option in typing.get_args(hint):
+            try:
+                return _coerce(name, raw, option)
+            except ConfigError:
+                continue
+        raise ConfigError(f"option {name}: {raw!r} is not a valid value")
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if not isinstance(raw, (list, tuple)):
+            raise ConfigError(f"option {name}: expected a list, got {raw!r}")
+        item_hint = args[0] if args else Any
+        return tuple(_coerce(name, item, item_hint) for item in raw)
+    if hint is type(None):
+        if raw is None:
+            return None
+        raise ConfigError(f"option {name}: expected nothing, got {raw!r}")
+    if hint is bool:
+        if isinstance(raw, bool):
+            return raw
+        raise ConfigError(f"option {name}: expected true or false, got {raw!r}")
+    if hint is int:
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            return raw
+        raise ConfigError(f"option {name}: expected a whole number, got {raw!r}")
+    if hint is str:
+        if isinstance(raw, str):
+            return raw
+        raise ConfigError(f"option {name}: expected text, got {raw!r}")
+    return raw
+
+
+# --------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """Everything needed to reproduce a game: game id, config, seed and the
+    accepted actions in order, as ``(seat, notation)`` pairs."""
+
+    game: str
+    config: dict[str, Any]
+    seed: int
+    actions: tuple[tuple[int, str], ...] = ()
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "config": dict(self.config),
+            "seed": self.seed,
+            "actions": [[seat, text] for seat, text in self.actions],
+        }
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> GameRecord:
+        try:
+            game = data["game"]
+            config = data["config"]
+            seed = data["seed"]
+            actions = data["actions"]
+        except (KeyError, TypeError) as error:
+            raise RecordError(f"a game record needs game, config, seed and actions ({error})")
+        if not isinstance(game, str) or not isinstance(config, Mapping):
+            raise RecordError("a game record's game must be text and its config a mapping")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise RecordError("a game record's seed must be a whole number")
+        if not isinstance(actions, (list, tuple)):
+            raise RecordError("a game record's actions must be a list")
+        pairs: list[tuple[int, str]] = []
+        for entry in actions:
+            if (
+                not isinstance(entry, (list, tuple))
+                or len(entry) != 2
+                or isinstance(entry[0], bool)
+                or not isinstance(entry[0], int)
+                or not isinstance(entry[1], str)
+            ):
+                raise RecordError(f"a recorded action must be [seat, notation], not {entry!r}")
+            pairs.append((entry[0], entry[1]))
+        return cls(game, dict(config), seed, tuple(pairs))
+
+
+# --------------------------------------------------------------------------
+# Games and states
+
+C = TypeVar("C", bound=Config)
+A = TypeVar("A", bound=Action)
+V = TypeVar("V", bound=View)
+
+
+class GameState(ABC, Generic[C, A, V]):
+    """One game in progress. Mutable, but only through :meth:`apply`."""
+
+    game_id: ClassVar[str]
+
+    def __init__(self, config: C, seed: int) -> None:
+        self.config = config
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.history: list[tuple[int, A]] = []
+
+    # -- queries ----------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        return self.config.players
+
+    @property
+    @abstractmethod
+    def to_act(self) -> tuple[int, ...]:
+        """The seats that may act now (several in simultaneous phases)."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> tuple[A, ...]:
+        """Every action ``seat`` may take now; empty when it may not act."""
+
+    @abstractmethod
+    def view(self, seat: int | None) -> V:
+        """What ``seat`` may know; ``None`` is a spectator (public only)."""
+
+    @property
+    @abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abstractmethod
+    def result(self) -> Result | None:
+        """How the game ended, or ``None`` while it goes on."""
+
+    # -- the one way to change a state ------------------------------------
+
+    def apply(self, seat: int, action: A) -> tuple[Event, ...]:
+        """Play ``action`` for ``seat``.
+
+        Raises :class:`IllegalAction` with a reason for anything the rules
+        refuse; the state is then exactly as it was.
+        """
+        if self.is_over:
+            raise IllegalAction("the game is over")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
+            raise IllegalAction(f"there is no seat {seat!r} at this table")
+        if seat not in self.to_act:
+            raise IllegalAction(f"it is not seat {seat + 1}'s turn to act")
+        events = self._apply(seat, action)
+        self.history.append((seat, action))
+        return events
+
+    @abstractmethod
+    def _apply(self, seat: int, action: A) -> tuple[Event, ...]:
+        """Validate fully, then mutate. Must raise before any mutation."""
+
+    # -- records ----------------------------------------------------------
+
+    def record(self) -> GameRecord:
+        return GameRecord(
+            self.game_id,
+            self.config.to_data(),
+            self.seed,
+            tuple((seat, str(action)) for seat, action in self.history),
+        )
+
+    def clone(self) -> Self:
+        return copy.deepcopy(self)
+
+
+S = TypeVar("S", bound=GameState[Any, Any, Any])
+
+
+class Bot(ABC):
+    """A player program. It sees only a view (with its legal actions) and
+    returns one of them, exactly as a human does."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    @abstractmethod
+    def choose(self, view: View) -> Action:
+        """Return one of ``view.legal``; called only when that is not empty."""
+
+
+class RandomBot(Bot):
+    """Uniformly random among the legal actions: the baseline for every game."""
+
+    name = "random"
+    description = "plays any legal move at random"
+
+    def choose(self, view: View) -> Action:
+        return self.rng.choice(view.legal)
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Human-facing facts about a game, for menus and help."""
+
+    id: str
+    title: str
+    min_players: int
+    max_players: int
+    team_sizes: tuple[int, ...]
+    summary: str
+
+
+class Game(ABC, Generic[C, S]):
+    """A game's description, found through :mod:`core.registry`."""
+
+    info: ClassVar[GameInfo]
+    config_type: ClassVar[type[Config]]
+    bots: ClassVar[Mapping[str, type[Bot]]]
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    def make_config(self, **options: Any) -> C:
+        """A validated config from keyword options (plain data)."""
+        return self.config_type.from_data(options)  # type: ignore[return-value]
+
+    def config_from_data(self, data: Mapping[str, Any]) -> C:
+        return self.config_type.from_data(data)  # type: ignore[return-value]
+
+    @abstractmethod
+    def new_game(self, config: C, seed: int) -> S:
+        """A fresh game; all its randomness comes from ``seed``."""
+
+    @abstractmethod
+    def parse_action(self, text: str) -> Action:
+        """The action whose notation is ``text``; :class:`NotationError` if none."""
+
+    @abstractmethod
+    def rules_text(self) -> str:
+        """The rules in Markdown, house rules marked, for the in-app rules screen."""
+
+    def make_bot(self, name: str, seed: int | None = None) -> Bot:
+        try:
+            return self.bots[name](seed)
+        except KeyError:
+            known = ", ".join(sorted(self.bots))
+            raise ConfigError(f"unknown bot {name!r}; this game has: {known}") from None
+
+    def replay(self, record: GameRecord) -> S:
+        """Rebuild the state a record describes, re-validating every action."""
+        if record.game != self.id:
+            raise RecordError(f"this record is of {record.game!r}, not {self.id!r}")
+        try:
+            config = self.config_from_data(record.config)
+        except ConfigError as error:
+            raise RecordError(f"bad config in record: {error}") from None
+        state = self.new_game(config, record.seed)
+        for index, (seat, text) in enumerate(record.actions):
+            try:
+                state.apply(seat, self.parse_action(text))
+            except IllegalAction as error:
+                raise RecordError(
+                    f"action {index + 1} ({seat}: {text}) does not replay: {error.reason}"
+                ) from None
+        return state
+
+
+# Re-exported so that type checkers see the generic state type in one place.
+AnyState = GameState[Any, Any, Any]
+AnyGame = Game[Any, Any]
+
+__all__ = [
+    "Action",
+    "AnyGame",
+    "AnyState",
+    "Bot",
+    "Config",
+    "ConfigError",
+    "Event",
+    "Game",
+    "GameInfo",
+    "GameRecord",
+    "GameState",
+    "IllegalAction",
+    "NotationError",
+    "PasseError",
+    "RandomBot",
+    "RecordError",
+    "Result",
+    "View",
+    "field",
+    "plain",
+]
