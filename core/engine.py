@@ -126,6 +126,7 @@ class Result:
     shared: bool
     scores: tuple[int, ...]
     reason: str
+    immediate: bool = False  # ended by an instant-win rule, not by counting
 
 
 def plain(value: Any) -> Any:
@@ -348,6 +349,10 @@ class GameState(ABC, Generic[C, A, V]):
     @abstractmethod
     def _apply(self, seat: int, action: A) -> tuple[Event, ...]:
         """Validate fully, then mutate. Must raise before any mutation."""
+
+    def statistics(self) -> dict[str, int]:
+        """Game-specific counters for ``passe simulate`` (e.g. rounds played)."""
+        return {}
 
     # -- records ----------------------------------------------------------
 

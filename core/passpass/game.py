@@ -1,0 +1,36 @@
+"""The Pass Pass game description, as the registry exposes it."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+from core.engine import Action, Bot, Game, GameInfo, RandomBot
+from core.passpass.bots import HeuristicBot
+from core.passpass.model import parse_action
+from core.passpass.state import PassPassConfig, PassPassState
+
+
+class PassPassGame(Game[PassPassConfig, PassPassState]):
+    info = GameInfo(
+        id="passpass",
+        title="Pass Pass",
+        min_players=3,
+        max_players=6,
+        team_sizes=(4, 6),
+        summary="Tricks with no need to follow colour: win the majority colour, "
+        "collect sets of the four colours and diamonds.",
+    )
+    config_type = PassPassConfig
+    bots: dict[str, type[Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
+
+    def new_game(self, config: PassPassConfig, seed: int) -> PassPassState:
+        return PassPassState(config, seed)
+
+    def parse_action(self, text: str) -> Action:
+        return parse_action(text)
+
+    def rules_text(self) -> str:
+        return files("core.passpass").joinpath("rules.md").read_text(encoding="utf-8")
+
+
+GAME = PassPassGame()

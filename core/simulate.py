@@ -1,0 +1,108 @@
+"""Bot-only games for any registered game: the engine of ``passe simulate``."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from core.engine import AnyGame, AnyState, Bot, ConfigError
+from core.registry import get_game
+
+MAX_ACTIONS_PER_GAME = 100_000  # a guard: every game must end far sooner
+
+
+@dataclass
+class Summary:
+    """Totals over many games; ``to_data`` is the JSON object the CLI prints."""
+
+    game: str
+    players: int
+    teams: bool
+    bots: tuple[str, ...]
+    games: int = 0
+    wins: list[int] = field(default_factory=list)
+    shared: int = 0
+    immediate_victories: int = 0
+    score_sums: list[int] = field(default_factory=list)
+    actions: int = 0
+    statistics: dict[str, int] = field(default_factory=dict)
+
+    def add(self, state: AnyState, actions: int) -> None:
+        result = state.result()
+        assert result is not None
+        self.games += 1
+        for seat in result.winners:  # a shared or team victory counts for every winner
+            self.wins[seat] += 1
+        self.shared += result.shared
+        self.immediate_victories += result.immediate
+        for seat, score in enumerate(result.scores):
+            self.score_sums[seat] += score
+        self.actions += actions
+        for key, value in state.statistics().items():
+            self.statistics[key] = self.statistics.get(key, 0) + value
+
+    def to_data(self) -> dict[str, object]:
+        games = max(self.games, 1)
+        data: dict[str, object] = {
+            "game": self.game,
+            "players": self.players,
+            "teams": self.teams,
+            "bots": list(self.bots),
+            "games": self.games,
+            "wins": self.wins,
+            "shared": self.shared,
+            "mean_scores": [round(total / games, 3) for total in self.score_sums],
+            "mean_actions": round(self.actions / games, 3),
+            "immediate_victories": self.immediate_victories,
+        }
+        for key, value in self.statistics.items():  # means per game
+            data[key] = round(value / games, 3)
+        return data
+
+
+def make_bots(game: AnyGame, names: Sequence[str], seed: int) -> list[Bot]:
+    return [game.make_bot(name, seed * 7919 + seat) for seat, name in enumerate(names)]
+
+
+def play_out(state: AnyState, bots: Sequence[Bot]) -> int:
+    """Let bots play ``state`` to its end, each seeing only its own view.
+    Returns the number of actions taken."""
+    count = 0
+    while not state.is_over:
+        seat = state.to_act[0]
+        action = bots[seat].choose(state.view(seat))
+        state.apply(seat, action)
+        count += 1
+        if count > MAX_ACTIONS_PER_GAME:
+            raise RuntimeError(f"game did not end within {MAX_ACTIONS_PER_GAME} actions")
+    return count
+
+
+def simulate(
+    game_id: str, *, players: int, teams: bool, games: int, seed: int, bots: Sequence[str]
+) -> Summary:
+    """Play ``games`` bot-only games; every game's seed derives from ``seed``.
+
+    Raises :class:`ConfigError` (with a sentence for people) for an unknown
+    game or bot, a bad player count or the wrong number of bots.
+    """
+    game = get_game(game_id)
+    config = game.make_config(players=players, teams=teams)
+    if len(bots) != players:
+        raise ConfigError(f"{len(bots)} bots named for {players} players: name one per seat")
+    for name in bots:
+        if name not in game.bots:
+            known = ", ".join(sorted(game.bots))
+            raise ConfigError(f"unknown bot {name!r}; {game.info.title} has: {known}")
+    if games < 1:
+        raise ConfigError("--games must be at least 1")
+    summary = Summary(game_id, players, teams, tuple(bots))
+    summary.wins = [0] * players
+    summary.score_sums = [0] * players
+    seeds = random.Random(seed)
+    for _ in range(games):
+        game_seed = seeds.getrandbits(32)
+        state = game.new_game(config, game_seed)
+        summary.add(state, play_out(state, make_bots(game, bots, game_seed)))
+    return summary

@@ -1,0 +1,109 @@
+"""The ``passe`` command: the game table by default, plus tools for people who
+script it (``simulate``). Bad arguments print one clear line and exit with 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import NoReturn
+
+from core.engine import ConfigError
+
+USAGE_ERROR = 2
+
+
+def package_version() -> str:
+    try:
+        return version("passe")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but an error is one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE_ERROR, f"passe: {message} (see passe --help)\n")
+
+
+def _bot_list(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"bad bot list {text!r}: write names separated by commas")
+    return names
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    from core.registry import game_ids
+
+    parser = _Parser(
+        prog="passe",
+        description="Passe: a terminal table for Pass Pass, Passe dominoes and Passe fashion.",
+    )
+    parser.add_argument("--version", action="version", version=f"passe {package_version()}")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    commands.add_parser("play", help="open the game table (the default)")
+
+    sim = commands.add_parser("simulate", help="play bot-only games and print a JSON summary")
+    sim.add_argument("game", help=f"one of: {', '.join(game_ids())}")
+    sim.add_argument("--players", type=int, required=True, help="number of players")
+    sim.add_argument("--teams", action="store_true", help="play in teams (where allowed)")
+    sim.add_argument("--games", type=int, default=100, help="number of games (default 100)")
+    sim.add_argument("--seed", type=int, default=0, help="seed of the whole run (default 0)")
+    sim.add_argument(
+        "--bots",
+        type=_bot_list,
+        help="one bot per seat, comma-separated, e.g. heuristic,random,random (default: random)",
+    )
+    return parser
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from core.simulate import simulate
+
+    bots = args.bots if args.bots is not None else ["random"] * max(args.players, 0)
+    started = time.perf_counter()
+    try:
+        summary = simulate(
+            args.game,
+            players=args.players,
+            teams=args.teams,
+            games=args.games,
+            seed=args.seed,
+            bots=bots,
+        )
+    except ConfigError as error:
+        print(f"passe: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    data = summary.to_data()
+    data["seconds"] = round(time.perf_counter() - started, 3)
+    print(json.dumps(data))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _build_parser().parse_args(argv)
+    if args.command == "simulate":
+        return _simulate(args)
+    return _play()
+
+
+def _play() -> int:
+    try:
+        from tui.app import run
+    except ModuleNotFoundError as error:
+        if error.name != "tui.app":
+            raise
+        print("passe: the game table is not built yet; try: passe simulate --help")
+        _build_parser().print_help()
+        return 0
+    return run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
