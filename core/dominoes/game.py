@@ -1,0 +1,43 @@
+"""The Passe dominoes game description, found through :mod:`core.registry`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import resources
+from typing import ClassVar
+
+from core.engine import Bot, Game, GameInfo, RandomBot
+
+from .bots import HeuristicBot
+from .model import DominoAction, parse_action
+from .state import DominoesConfig, DominoesState
+
+
+class DominoesGame(Game[DominoesConfig, DominoesState]):
+    """Passe dominoes (DO-1..DO-14)."""
+
+    info = GameInfo(
+        id="dominoes",
+        title="Passe dominoes",
+        min_players=2,
+        max_players=4,
+        team_sizes=(2,),
+        summary=(
+            "Double-six dominoes where you may always pass: empty your hand or "
+            "hold the lowest count when the train blocks."
+        ),
+    )
+    config_type = DominoesConfig
+    bots: ClassVar[Mapping[str, type[Bot]]] = {"random": RandomBot, "heuristic": HeuristicBot}
+
+    def new_game(self, config: DominoesConfig, seed: int) -> DominoesState:
+        return DominoesState(config, seed)
+
+    def parse_action(self, text: str) -> DominoAction:
+        return parse_action(text)
+
+    def rules_text(self) -> str:
+        return resources.files(__package__).joinpath("rules.md").read_text(encoding="utf-8")
+
+
+GAME = DominoesGame()
