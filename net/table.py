@@ -1,0 +1,201 @@
+"""The table: one game session (engine state + seats + bots) in the authority.
+
+A :class:`Table` validates every action against the core engine and fans out
+per-seat :class:`TableUpdate`\\ s (a view and the events that seat may see).
+Bots act from their own view, at a pace people can follow. The same table runs
+under the in-process client (:mod:`net.client`) and, later, the MQTT authority.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from core.engine import (
+    Action,
+    AnyGame,
+    AnyState,
+    Bot,
+    ConfigError,
+    Config,
+    Event,
+    GameRecord,
+    IllegalAction,
+    View,
+)
+from core.registry import get_game
+
+HUMAN = "human"
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """Who sits where: a person (``kind="human"``) or a bot by name."""
+
+    name: str
+    kind: str = HUMAN  # "human" or a bot name of the game ("random", "heuristic")
+
+    @property
+    def is_bot(self) -> bool:
+        return self.kind != HUMAN
+
+
+@dataclass(frozen=True)
+class TableUpdate:
+    """What one seat receives after every change: its view, the events it may
+    see (in order), and the reason when its own action was refused."""
+
+    view: View
+    events: tuple[Event, ...] = ()
+    rejected: str | None = None
+
+
+Listener = Callable[[TableUpdate], None]
+
+
+@dataclass
+class _Subscriber:
+    seat: int | None
+    listener: Listener
+
+
+@dataclass
+class Table:
+    """One game session. ``bot_delay`` is seconds between bot moves (0 in tests)."""
+
+    game: AnyGame
+    state: AnyState
+    seats: tuple[SeatSpec, ...]
+    bot_delay: float = 0.6
+    _bots: dict[int, Bot] = field(default_factory=dict)
+    _subscribers: list[_Subscriber] = field(default_factory=list)
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+    _runner: asyncio.Task[None] | None = None
+
+    @classmethod
+    def new(
+        cls,
+        game_id: str,
+        config: Config,
+        seed: int,
+        seats: Sequence[SeatSpec],
+        *,
+        bot_delay: float = 0.6,
+    ) -> Table:
+        game = get_game(game_id)
+        if len(seats) != config.players:
+            raise ConfigError(f"{len(seats)} seats for {config.players} players")
+        table = cls(game, game.new_game(config, seed), tuple(seats), bot_delay)
+        for seat, spec in enumerate(seats):
+            if spec.is_bot:
+                table._bots[seat] = game.make_bot(spec.kind, seed * 7919 + seat)
+        return table
+
+    @classmethod
+    def from_record(
+        cls, record: GameRecord, seats: Sequence[SeatSpec], *, bot_delay: float = 0.6
+    ) -> Table:
+        """Resume a saved game: replay its record, then seat people and bots."""
+        game = get_game(record.game)
+        state = game.replay(record)
+        table = cls(game, state, tuple(seats), bot_delay)
+        for seat, spec in enumerate(seats):
+            if spec.is_bot:
+                table._bots[seat] = game.make_bot(spec.kind, record.seed * 7919 + seat)
+        return table
+
+    # -- who sees what -----------------------------------------------------
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(spec.name for spec in self.seats)
+
+    def subscribe(self, seat: int | None, listener: Listener) -> Callable[[], None]:
+        """Receive updates for ``seat`` (``None``: spectator); returns an
+        unsubscribe function. The current view is sent at once."""
+        subscriber = _Subscriber(seat, listener)
+        self._subscribers.append(subscriber)
+        listener(TableUpdate(self.state.view(seat)))
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._subscribers.remove(subscriber)
+
+        return unsubscribe
+
+    def _broadcast(self, events: Sequence[Event]) -> None:
+        for subscriber in list(self._subscribers):
+            seen = tuple(
+                shown
+                for event in events
+                if (shown := event.for_seat(subscriber.seat)) is not None
+            )
+            subscriber.listener(TableUpdate(self.state.view(subscriber.seat), seen))
+
+    # -- actions -----------------------------------------------------------
+
+    def submit(self, seat: int, action: Action | str) -> tuple[Event, ...]:
+        """Apply a person's action; :class:`IllegalAction` (state unchanged)
+        is raised to the caller and also reported to that seat's listeners."""
+        try:
+            if self.seats[seat].is_bot:
+                raise IllegalAction(f"seat {seat + 1} is played by a bot")
+            parsed = self.game.parse_action(action) if isinstance(action, str) else action
+            events = self.state.apply(seat, parsed)
+        except IllegalAction as error:
+            for subscriber in self._subscribers:
+                if subscriber.seat == seat:
+                    subscriber.listener(
+                        TableUpdate(self.state.view(seat), rejected=error.reason)
+                    )
+            raise
+        self._broadcast(events)
+        self._wake.set()
+        return events
+
+    def bot_to_act(self) -> int | None:
+        """A bot seat that must act now, if any."""
+        for seat in self.state.to_act:
+            if seat in self._bots:
+                return seat
+        return None
+
+    def step_bot(self) -> tuple[Event, ...]:
+        """Let one bot that must act play (from its own view)."""
+        seat = self.bot_to_act()
+        if seat is None:
+            return ()
+        action = self._bots[seat].choose(self.state.view(seat))
+        events = self.state.apply(seat, action)
+        self._broadcast(events)
+        return events
+
+    async def run_bots(self) -> None:
+        """Play bots whenever they must act, ``bot_delay`` apart; runs until
+        cancelled or the game ends."""
+        while not self.state.is_over:
+            if self.bot_to_act() is None:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            if self.bot_delay > 0:
+                await asyncio.sleep(self.bot_delay)
+            else:
+                await asyncio.sleep(0)  # let the UI breathe between instant moves
+            self.step_bot()
+
+    def start(self) -> None:
+        if self._runner is None or self._runner.done():
+            self._runner = asyncio.get_running_loop().create_task(self.run_bots())
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            self._runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._runner
+            self._runner = None
+
+    def record(self) -> GameRecord:
+        return self.state.record()
