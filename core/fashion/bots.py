@@ -1,0 +1,246 @@
+"""Passe fashion bots. The random bot is core.engine.RandomBot.
+
+The heuristic bot sees only its view. It rates a hand by its *potential*: for
+each feature the non-BANNED cards sharing it form a possible collection
+(FA-11), worth its STAR cards (FA-12), less if it lacks a MUST card or three
+cards. From that it bids cheaply, takes the offer pair that raises its
+potential most, announces collections when they pay, changes rules when that
+raises its potential (or bans what the leaders collect), and as auction
+winner plays first and sends the leaders last, which starves them once the
+deck is dying (FA-14).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from core.engine import Action, Bot, View
+from core.fashion.model import (
+    ATTRIBUTES,
+    BANNED,
+    CARD_ATTRS,
+    MONEY,
+    MUST,
+    NUMBER,
+    STAR,
+    SYMBOL,
+    VALUE_NAMES,
+    Bid,
+    Card,
+    Change,
+    Choose,
+    Collect,
+    End,
+    Feature,
+    Take,
+    parse_card,
+)
+from core.fashion.state import FashionView, collection_problem
+
+Features = list[Feature]
+
+
+def _slot_features(view: FashionView) -> Features:
+    out: Features = []
+    for info in view.slots:
+        attribute = ATTRIBUTES.index(info.attribute)
+        out.append((attribute, VALUE_NAMES[attribute].index(info.value)))
+    return out
+
+
+def potential(hand: list[Card], feats: Features) -> float:
+    """How many points the best collection this hand is growing may bring."""
+    must_a, must_v = feats[MUST]
+    ban_a, ban_v = feats[BANNED]
+    if (must_a, must_v) == (ban_a, ban_v):
+        return 0.0
+    star_a, star_v = feats[STAR]
+    size = [0] * 12
+    stars = [0] * 12
+    musts = [False] * 12
+    for card in hand:
+        at = CARD_ATTRS[card]
+        if at[ban_a] == ban_v:
+            continue
+        star = at[star_a] == star_v
+        must = at[must_a] == must_v
+        for a in range(3):
+            f = a * 4 + at[a]
+            size[f] += 1
+            if star:
+                stars[f] += 1
+            if must:
+                musts[f] = True
+    best = 0.0
+    for f in range(12):
+        if stars[f]:
+            value = stars[f] * (1.0 if musts[f] else 0.6) * (1.0 if size[f] >= 3 else 0.75)
+            best = max(best, value)
+    return best
+
+
+def season_value(hand: list[Card], feats: Features) -> int:
+    """FA-15: what this hand would score as the season collection now."""
+    if collection_problem(hand, feats) is not None:
+        return 0
+    star_a, star_v = feats[STAR]
+    return 3 * sum(1 for c in hand if CARD_ATTRS[c][star_a] == star_v)
+
+
+def keep_value(card: Card, hand: list[Card], feats: Features) -> float:
+    """How much a card is worth keeping (low: a good bid or rule-change card)."""
+    at = CARD_ATTRS[card]
+    value = 0.0
+    if at[feats[STAR][0]] == feats[STAR][1]:
+        value += 3.0
+    if at[feats[MUST][0]] == feats[MUST][1]:
+        value += 1.0
+    if at[feats[BANNED][0]] == feats[BANNED][1]:
+        value -= 3.0
+    group = max(sum(1 for c in hand if CARD_ATTRS[c][a] == at[a]) for a in range(3))
+    return value + 0.3 * group
+
+
+class HeuristicBot(Bot):
+    """Plays for collections around MUST and STAR, avoids BANNED, changes rules
+    to help itself or hurt leaders, and orders the round to starve rivals."""
+
+    name: ClassVar[str] = "heuristic"
+    description: ClassVar[str] = "bids cheaply, builds STAR collections, bends the rules"
+
+    def choose(self, view: View) -> Action:
+        assert isinstance(view, FashionView)
+        legal = view.legal
+        if len(legal) == 1:
+            return legal[0]
+        hand = [parse_card(code) for code in view.hand]
+        feats = _slot_features(view)
+        first = legal[0]
+        if isinstance(first, Bid):
+            return self._bid(view, hand, feats)
+        if isinstance(first, Choose):
+            return self._order(view, legal)
+        if isinstance(first, Take):
+            return self._take(view, hand, feats, legal)
+        return self._act(view, hand, feats, legal)
+
+    # FA-7/FA-8: strength to win the auction against the cost of the card paid.
+    def _bid(self, view: FashionView, hand: list[Card], feats: Features) -> Action:
+        money_a, money_v = feats[MONEY]
+        cost = {"winner": 1.2, "everyone": 3.0, "nobody": 0.0}.get(view.payment, 1.2)
+        best: tuple[float, int] | None = None
+        choice = hand[0]
+        for card in hand:
+            strength = NUMBER[card] + (8 if CARD_ATTRS[card][money_a] == money_v else 0)
+            score = strength - cost * keep_value(card, hand, feats)
+            key = (score, -card)
+            if best is None or key > best:
+                best, choice = key, card
+        return Bid(choice)
+
+    # FA-9: play first (the offer is known), leaders last: near the end of the
+    # game they then find the offer empty (FA-14).
+    def _order(self, view: FashionView, legal: tuple[Action, ...]) -> Action:
+        me = view.seat
+        seats = [a.seat for a in legal if isinstance(a, Choose)]
+        if me in seats:
+            pick = me
+        else:
+            pick = min(seats, key=lambda s: (view.points[s], view.hand_sizes[s], s))
+        for action in legal:
+            if isinstance(action, Choose) and action.seat == pick:
+                return action
+        return legal[0]
+
+    def _evaluate(self, hand: list[Card], feats: Features, view: FashionView) -> float:
+        if view.last_round:
+            return float(season_value(hand, feats))
+        return potential(hand, feats) + 0.02 * len(hand)
+
+    def _take(
+        self, view: FashionView, hand: list[Card], feats: Features, legal: tuple[Action, ...]
+    ) -> Action:
+        best: tuple[float, int] | None = None
+        choice = legal[0]
+        for i, action in enumerate(legal):
+            assert isinstance(action, Take)
+            after = hand + list(action.cards)
+            score = potential(after, feats) + 0.01 * sum(
+                keep_value(c, after, feats) for c in action.cards
+            )
+            if view.last_round:
+                score += season_value(after, feats)
+            key = (score, -i)
+            if best is None or key > best:
+                best, choice = key, action
+        return choice
+
+    def _act(
+        self, view: FashionView, hand: list[Card], feats: Features, legal: tuple[Action, ...]
+    ) -> Action:
+        base = self._evaluate(hand, feats, view)
+        star_a, star_v = feats[STAR]
+        best_action: Action = End()
+        best_gain = 0.0
+        # Collections (FA-11/FA-12): points now, plus what the rest is still worth.
+        for action in legal:
+            if not isinstance(action, Collect):
+                continue
+            stars = sum(1 for c in action.cards if CARD_ATTRS[c][star_a] == star_v)
+            if stars == 0:
+                continue
+            rest = [c for c in hand if c not in action.cards]
+            gain = stars + self._evaluate(rest, feats, view) - base
+            # Bank points before a rival changes the rules, but not single stars
+            # early on when the group may still grow.
+            if stars == 1 and not view.last_round and len(hand) < 9:
+                gain -= 0.6
+            if gain > best_gain:
+                best_gain, best_action = gain, action
+        # Rule changes (FA-13): for each slot and feature, the cheapest A and B.
+        me = view.seat if view.seat is not None else -1
+        rivals = [s for s in range(view.players) if s != me and view.points[s] >= view.points[me]]
+        for slot in range(4):
+            a_cards = [c for c in hand if SYMBOL[c] == slot]
+            if not a_cards:
+                continue
+            for attribute in range(3):
+                for value in range(4):
+                    feature = (attribute, value)
+                    if feature == feats[slot]:
+                        continue
+                    b_cards = [c for c in hand if CARD_ATTRS[c][attribute] == value]
+                    pair = self._cheapest_pair(a_cards, b_cards, hand, feats)
+                    if pair is None:
+                        continue
+                    a, b = pair
+                    new = list(feats)
+                    new[slot] = feature
+                    rest = [c for c in hand if c != a and c != b]
+                    gain = self._evaluate(rest, new, view) - base - 0.3
+                    if slot == BANNED and rivals:
+                        # Hurt the leaders: ban what fills their point piles.
+                        hits = sum(
+                            1
+                            for s in rivals
+                            for code in view.piles[s]
+                            if CARD_ATTRS[parse_card(code)][attribute] == value
+                        )
+                        gain += 0.05 * hits
+                    if gain > best_gain:
+                        best_gain, best_action = gain, Change(a, b, attribute)
+        return best_action
+
+    @staticmethod
+    def _cheapest_pair(
+        a_cards: list[Card], b_cards: list[Card], hand: list[Card], feats: Features
+    ) -> tuple[Card, Card] | None:
+        best: tuple[float, Card, Card] | None = None
+        for a in a_cards:
+            for b in b_cards:
+                if a == b:
+                    continue
+                cost = keep_value(a, hand, feats) + keep_value(b, hand, feats)
+                if best is None or cost < best[0]:
+                    best = (cost, a, b)
+        return None if best is None else (best[1], best[2])

@@ -1,0 +1,40 @@
+"""The Passe fashion game description, found through core.registry."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import resources
+from typing import ClassVar
+
+from core.engine import Bot, Config, Game, GameInfo, RandomBot
+from core.fashion.bots import HeuristicBot
+from core.fashion.model import FashionAction, parse_action
+from core.fashion.state import FashionConfig, FashionState
+
+
+class FashionGame(Game[FashionConfig, FashionState]):
+    info: ClassVar[GameInfo] = GameInfo(
+        id="fashion",
+        title="Passe fashion",
+        min_players=2,
+        max_players=8,
+        team_sizes=(),
+        summary=(
+            "Fashion designers bid for the order of play, announce collections "
+            "and change in public what is in fashion and what is passé."
+        ),
+    )
+    config_type: ClassVar[type[Config]] = FashionConfig
+    bots: ClassVar[Mapping[str, type[Bot]]] = {"random": RandomBot, "heuristic": HeuristicBot}
+
+    def new_game(self, config: FashionConfig, seed: int) -> FashionState:
+        return FashionState(config, seed)
+
+    def parse_action(self, text: str) -> FashionAction:
+        return parse_action(text)
+
+    def rules_text(self) -> str:
+        return resources.files("core.fashion").joinpath("rules.md").read_text(encoding="utf-8")
+
+
+GAME = FashionGame()
