@@ -166,14 +166,21 @@ class Collect(Action):
 @dataclass(frozen=True, slots=True)
 class Change(Action):
     """FA-13: discard A (its symbol names the slot) and lay B on that slot,
-    which now holds B's feature of ``attribute``."""
+    which now holds B's feature of ``attribute``.
+
+    ``slot`` is optional: a player may also name the slot they mean to change
+    (``change RDS KJW colour star``) and the engine then checks that A's symbol
+    names it. The legal actions leave it out (None): A already decides.
+    """
 
     a: Card
     b: Card
     attribute: int
+    slot: int | None = None
 
     def notation(self) -> str:
-        return f"change {CODE[self.a]} {CODE[self.b]} {ATTRIBUTES[self.attribute]}"
+        text = f"change {CODE[self.a]} {CODE[self.b]} {ATTRIBUTES[self.attribute]}"
+        return text if self.slot is None else f"{text} {SLOT_NAMES[self.slot]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,17 +234,23 @@ def parse_action(text: str) -> FashionAction:
             raise NotationError("a collection names each card once")
         return Collect(tuple(sorted(cards)))
     if verb == "change":
-        if len(args) != 3:
+        if len(args) not in (3, 4):
             raise NotationError(
-                "change names card A, card B and B's attribute, e.g. change RDS KJW colour"
+                "change names card A, card B and B's attribute, e.g. change RDS KJW colour "
+                "(optionally followed by the slot: star, must, banned or money)"
             )
+        slot: int | None = None
+        if len(args) == 4:
+            if args[3] not in SLOT_NAMES:
+                raise NotationError(f"{args[3]!r} is not a slot: star, must, banned or money")
+            slot = SLOT_NAMES.index(args[3])
         a, b = parse_card(args[0]), parse_card(args[1])
         attribute = _ATTRIBUTE_WORDS.get(args[2])
         if attribute is None:
             raise NotationError(f"{args[2]!r} is not an attribute: colour, cut or material")
         if a == b:
             raise NotationError("a rule change needs two different cards, A and B")
-        return Change(a, b, attribute)
+        return Change(a, b, attribute, slot)
     raise NotationError(f"unknown action {words[0]!r}; {_USAGE}")
 
 

@@ -411,6 +411,11 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
                     raise IllegalAction(f"{CODE[card]} is not in your hand")
             if action.attribute not in (0, 1, 2):
                 raise IllegalAction("the slot takes B's colour, cut or material")
+            if action.slot is not None and SYMBOL[action.a] != action.slot:
+                raise IllegalAction(
+                    f"{card_name(action.a)} has the {SLOT_NAMES[SYMBOL[action.a]].upper()} "
+                    f"symbol: it cannot change the {SLOT_NAMES[action.slot].upper()} slot"
+                )
             self._change(seat, action, events)
         elif isinstance(action, End):
             self._check_action_phase(phase)
