@@ -1,0 +1,102 @@
+"""The dominoes bots: legal, deterministic, fast, and the heuristic clearly
+stronger than random."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pytest
+
+from core.dominoes import GAME, DominoesState
+from core.dominoes.bots import HeuristicBot
+from core.engine import Bot, RandomBot
+from tests.dominoes.rig import rig
+
+
+def play_game(
+    bots: list[Bot], seed: int, players: int, teams: bool = False
+) -> tuple[DominoesState, list[float]]:
+    state = GAME.new_game(GAME.make_config(players=players, teams=teams), seed)
+    times: list[float] = []
+    while not state.is_over:
+        (seat,) = state.to_act
+        view = state.view(seat)
+        start = time.perf_counter()
+        action = bots[seat].choose(view)
+        if isinstance(bots[seat], HeuristicBot):
+            times.append(time.perf_counter() - start)
+        assert action in view.legal
+        state.apply(seat, action)
+    return state, times
+
+
+def wins(players: int, teams: bool, heuristic_seats: set[int], games: int) -> int:
+    """Games won by a heuristic seat (any, when several) over ``games`` seeds."""
+    won = 0
+    for game in range(games):
+        bots: list[Bot] = [
+            GAME.make_bot("heuristic" if s in heuristic_seats else "random", game * 10 + s)
+            for s in range(players)
+        ]
+        state, _ = play_game(bots, 1000 + game, players, teams)
+        result = state.result()
+        assert result is not None
+        won += any(w in heuristic_seats for w in result.winners)
+    return won
+
+
+def test_bots_registered() -> None:
+    assert GAME.bots["random"] is RandomBot
+    assert GAME.bots["heuristic"] is HeuristicBot
+
+
+def test_heuristic_beats_random_heads_up() -> None:
+    # Fair share 100 of 200 (100 with the heuristic as each seat).
+    won = wins(2, False, {0}, 100) + wins(2, False, {1}, 100)
+    assert won >= 170, won
+
+
+@pytest.mark.parametrize(
+    ("players", "teams", "seats", "games", "at_least"),
+    [
+        (3, False, {1}, 90, 60),  # fair share 30
+        (4, False, {2}, 80, 50),  # fair share 20
+        (4, True, {0, 2}, 80, 60),  # fair share 40
+    ],
+    ids=["3p", "4p", "4p-teams"],
+)
+def test_heuristic_beats_random_at_the_table(
+    players: int, teams: bool, seats: set[int], games: int, at_least: int
+) -> None:
+    won = wins(players, teams, seats, games)
+    assert won >= at_least, won
+
+
+def test_heuristic_is_deterministic_given_its_seed() -> None:
+    def record(seed: int) -> tuple[tuple[int, str], ...]:
+        bots: list[Bot] = [HeuristicBot(seed), HeuristicBot(seed + 1), RandomBot(seed + 2)]
+        state, _ = play_game(bots, 42, 3)
+        return state.record().actions
+
+    assert record(5) == record(5)
+
+
+def test_heuristic_decides_fast() -> None:
+    times: list[float] = []
+    for seed in range(5):
+        bots: list[Bot] = [HeuristicBot(seed), RandomBot(seed)]
+        _, spent = play_game(bots, seed, 2)
+        times += spent
+    assert statistics.median(times) < 0.002
+
+
+def test_heuristic_plays_out_its_last_tile() -> None:
+    state = rig(["2-5", "6-6 1-2"], train="5-6", turn=0)
+    assert str(HeuristicBot(0).choose(state.view(0))) == "2-5L"
+
+
+def test_heuristic_sheds_the_heavy_tile() -> None:
+    # Both fit the left end 3; 3-6 is heavier and 6s are scarce elsewhere.
+    state = rig(["0-3 3-6 1-1", "0-0 4-4"], train="3-5", turn=0)
+    assert str(HeuristicBot(0).choose(state.view(0))) == "3-6L"
