@@ -79,6 +79,13 @@ class Action:
         return self.notation()
 
 
+class Piece:
+    """A game piece (card, tile) whose ``str`` is its short notation; plain
+    data renders it as that text. Subclasses are frozen dataclasses."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened, for the log and for animation.
@@ -131,7 +138,7 @@ class Result:
 
 def plain(value: Any) -> Any:
     """Convert dataclasses, tuples and actions to plain data, recursively."""
-    if isinstance(value, Action):
+    if isinstance(value, (Action, Piece)):
         return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
@@ -261,7 +268,9 @@ class GameRecord:
             seed = data["seed"]
             actions = data["actions"]
         except (KeyError, TypeError) as error:
-            raise RecordError(f"a game record needs game, config, seed and actions ({error})")
+            raise RecordError(
+                f"a game record needs game, config, seed and actions ({error})"
+            ) from None
         if not isinstance(game, str) or not isinstance(config, Mapping):
             raise RecordError("a game record's game must be text and its config a mapping")
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -483,6 +492,7 @@ __all__ = [
     "IllegalAction",
     "NotationError",
     "PasseError",
+    "Piece",
     "RandomBot",
     "RecordError",
     "Result",

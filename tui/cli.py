@@ -37,6 +37,16 @@ def _bot_list(text: str) -> list[str]:
     return names
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"{text} seconds: choose between 0 and 60")
+    return value
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from core.registry import game_ids
 
@@ -47,7 +57,16 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"passe {package_version()}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    commands.add_parser("play", help="open the game table (the default)")
+    play = commands.add_parser("play", help="open the game table (the default)")
+    play.add_argument(
+        "--bot-delay",
+        type=_seconds,
+        default=None,
+        help="seconds between bot moves (default 0.8; 0 is instant)",
+    )
+    play.add_argument(
+        "--seed", type=int, default=None, help="seed of the first game (default: random)"
+    )
 
     sim = commands.add_parser("simulate", help="play bot-only games and print a JSON summary")
     sim.add_argument("game", help=f"one of: {', '.join(game_ids())}")
@@ -102,7 +121,7 @@ def _play() -> int:
         print("passe: the game table is not built yet; try: passe simulate --help")
         _build_parser().print_help()
         return 0
-    return run()
+    return int(run())
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from core.passpass.game import GAME, PassPassGame
 from core.passpass.model import CARDS, Card, Colour, Pick, Play, Represent, Take
-from core.passpass.state import Phase, PassPassConfig, PassPassState, PassPassView
+from core.passpass.state import PassPassConfig, PassPassState, PassPassView, Phase
 
 __all__ = [
     "CARDS",

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib.resources import files
+from types import MappingProxyType
+from typing import ClassVar
 
 from core.engine import Action, Bot, Game, GameInfo, RandomBot
 from core.passpass.bots import HeuristicBot
@@ -21,7 +24,9 @@ class PassPassGame(Game[PassPassConfig, PassPassState]):
         "collect sets of the four colours and diamonds.",
     )
     config_type = PassPassConfig
-    bots: dict[str, type[Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
+    bots: ClassVar[Mapping[str, type[Bot]]] = MappingProxyType(
+        {"random": RandomBot, "heuristic": HeuristicBot}
+    )
 
     def new_game(self, config: PassPassConfig, seed: int) -> PassPassState:
         return PassPassState(config, seed)

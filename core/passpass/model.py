@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
-from core.engine import Action, Event, NotationError
+from core.engine import Action, Event, NotationError, Piece
 
 
 class Colour(IntEnum):
@@ -49,7 +49,7 @@ DEFAULT_DIAMONDS: tuple[int, ...] = (3, 2, 2, 0, 1, 0, 1, 0, 1, 1, 0, 0)
 
 
 @dataclass(frozen=True, slots=True)
-class Card:
+class Card(Piece):
     """One of the 48 cards; notation ``V10`` (colour letter + value)."""
 
     colour: Colour
@@ -227,7 +227,8 @@ class CardsTaken(Event):
     discarded: tuple[Card, ...]
 
     def describe(self, names: Sequence[str]) -> str:
-        return f"{names[self.seat]} takes {_cards(self.cards)}; discarded: {_cards(self.discarded)}."
+        taken, discarded = _cards(self.cards), _cards(self.discarded)
+        return f"{names[self.seat]} takes {taken}; discarded: {discarded}."
 
 
 @dataclass(frozen=True, slots=True)

@@ -159,7 +159,7 @@ class PassPassView(View):
 
 
 def _strength_key(item: tuple[int, int, int, int]) -> tuple[int, int, int]:
-    colour, strength, highest, position = item
+    _, strength, highest, position = item
     return (-strength, -highest, position)
 
 

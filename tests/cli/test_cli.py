@@ -1,0 +1,60 @@
+"""The ``passe`` command line: version, simulate, and one-line errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tui.cli import main
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_version() -> None:
+    done = run("--version")
+    assert done.returncode == 0
+    assert done.stdout.startswith("passe ")
+
+
+def test_simulate_prints_one_json_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        ["simulate", "passpass", "--players", "4", "--games", "5", "--seed", "1",
+         "--bots", "heuristic,random,random,random"]
+    )
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    for key in ("game", "players", "teams", "games", "wins", "shared", "mean_scores",
+                "mean_actions", "immediate_victories", "seconds"):
+        assert key in data
+    assert data["games"] == 5 and len(data["wins"]) == 4 and len(data["mean_scores"]) == 4
+    assert sum(data["wins"]) >= 5
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["simulate", "chess", "--players", "4"], "unknown game 'chess'"),
+        (["simulate", "passpass", "--players", "2"], "3 to 6 players"),
+        (["simulate", "passpass", "--players", "6"], "teams only"),
+        (["simulate", "passpass", "--players", "4", "--bots", "foo,random,random,random"],
+         "unknown bot 'foo'"),
+        (["simulate", "passpass", "--players", "4", "--bots", "random,random"], "one per seat"),
+        (["simulate", "passpass", "--players", "five"], "invalid int value"),
+        (["simulate", "passpass", "--players", "3", "--teams"], "4 or 6 players"),
+        (["bogus"], "invalid choice"),
+    ],
+)
+def test_bad_arguments_print_one_line_and_exit_2(args: list[str], message: str) -> None:
+    done = run(*args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert message in lines[0]
+    assert "Traceback" not in done.stderr
