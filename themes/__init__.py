@@ -1,0 +1,116 @@
+"""Passe's Textual themes.
+
+Every theme defines the Pass Pass card colours as theme variables
+(``$pp-violet``, ``$pp-violet-text``, ...), which the card widgets use, so a
+theme change recolours the cards. Colour is never the only signal: cards always
+carry their letter (V, B, G, Y) and value.
+
+* ``passe`` -- the default, dark.
+* ``passe-okabe-ito`` -- colour-blind safe: the four card colours are Okabe-Ito
+  hues (reddish purple, blue, bluish green, yellow), distinguishable with the
+  common colour-vision deficiencies.
+* ``passe-mono`` -- high-contrast monochrome: black, white and greys only.
+"""
+
+from __future__ import annotations
+
+from textual.theme import Theme
+
+# The card colour variables every Passe theme defines; also the defaults used
+# when a built-in Textual theme is chosen from the command palette.
+CARD_VARIABLES: dict[str, str] = {
+    "pp-violet": "#8e5bd9",
+    "pp-violet-text": "#ffffff",
+    "pp-blue": "#3b7dd8",
+    "pp-blue-text": "#ffffff",
+    "pp-green": "#3fa34d",
+    "pp-green-text": "#000000",
+    "pp-yellow": "#e0b82e",
+    "pp-yellow-text": "#000000",
+    "pp-cursor": "#ffffff",
+}
+
+PASSE = Theme(
+    name="passe",
+    primary="#4f9fd8",
+    secondary="#8e5bd9",
+    accent="#e0b82e",
+    warning="#e0b82e",
+    error="#e05252",
+    success="#3fa34d",
+    foreground="#e6e6e6",
+    background="#14181f",
+    surface="#1c222b",
+    panel="#26303b",
+    dark=True,
+    variables=dict(CARD_VARIABLES),
+)
+
+# Okabe & Ito (2008): orange E69F00, sky blue 56B4E9, bluish green 009E73,
+# yellow F0E442, blue 0072B2, vermillion D55E00, reddish purple CC79A7.
+OKABE_ITO = Theme(
+    name="passe-okabe-ito",
+    primary="#56b4e9",
+    secondary="#cc79a7",
+    accent="#e69f00",
+    warning="#e69f00",
+    error="#d55e00",
+    success="#009e73",
+    foreground="#f0f0f0",
+    background="#101010",
+    surface="#1a1a1a",
+    panel="#2a2a2a",
+    dark=True,
+    variables={
+        "pp-violet": "#cc79a7",
+        "pp-violet-text": "#000000",
+        "pp-blue": "#0072b2",
+        "pp-blue-text": "#ffffff",
+        "pp-green": "#009e73",
+        "pp-green-text": "#000000",
+        "pp-yellow": "#f0e442",
+        "pp-yellow-text": "#000000",
+        "pp-cursor": "#e69f00",
+    },
+)
+
+MONO = Theme(
+    name="passe-mono",
+    primary="#ffffff",
+    secondary="#c0c0c0",
+    accent="#ffffff",
+    warning="#ffffff",
+    error="#ffffff",
+    success="#ffffff",
+    foreground="#ffffff",
+    background="#000000",
+    surface="#000000",
+    panel="#303030",
+    boost="#202020",
+    dark=True,
+    variables={
+        "pp-violet": "#ffffff",
+        "pp-violet-text": "#000000",
+        "pp-blue": "#c0c0c0",
+        "pp-blue-text": "#000000",
+        "pp-green": "#ffffff",
+        "pp-green-text": "#000000",
+        "pp-yellow": "#c0c0c0",
+        "pp-yellow-text": "#000000",
+        "pp-cursor": "#ffffff",
+        "footer-key-foreground": "#ffffff",
+        "block-cursor-background": "#ffffff",
+        "block-cursor-foreground": "#000000",
+    },
+)
+
+THEMES: tuple[Theme, ...] = (PASSE, OKABE_ITO, MONO)
+DEFAULT_THEME = PASSE.name
+
+THEME_DESCRIPTIONS: dict[str, str] = {
+    PASSE.name: "Passe default (dark)",
+    OKABE_ITO.name: "Colour-blind safe (Okabe-Ito palette)",
+    MONO.name: "High-contrast monochrome",
+}
+
+__all__ = ["CARD_VARIABLES", "DEFAULT_THEME", "THEMES", "THEME_DESCRIPTIONS"]

@@ -1,0 +1,165 @@
+"""The Passe app: home screen, a table screen per game, help, rules, themes.
+
+``passe`` / ``passe play`` calls :func:`run`. The table screens talk only to a
+:class:`~net.client.TableClient` and render views, never state.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from core.engine import ConfigError
+from net.client import TableClient
+from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES
+from tui.games import load_table_screen
+from tui.screens.help import HelpScreen
+from tui.screens.home import HomeScreen
+from tui.screens.table import TableScreen
+from tui.session import start_local
+from tui.settings import Settings, default_path, load_settings, save_settings
+
+DEFAULT_BOT_DELAY = 0.8
+
+
+class PasseApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "Passe"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1,question_mark", "help", "Help", key_display="F1"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        config_path: Path | None = None,
+        bot_delay: float = DEFAULT_BOT_DELAY,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__()
+        for theme in THEMES:
+            self.register_theme(theme)
+        self.config_path = config_path if config_path is not None else default_path()
+        self.bot_delay = bot_delay
+        self.seed = seed
+        self.games_started = 0
+        self.settings, self.settings_notice = load_settings(self.config_path)
+        saved = self.settings.theme
+        self.theme = saved if saved in self.available_themes else DEFAULT_THEME
+
+    # -- themes ------------------------------------------------------------
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """Card colours for themes that do not define them (Textual's own)."""
+        return {**super().get_theme_variable_defaults(), **CARD_VARIABLES}
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for theme in THEMES:
+            yield SystemCommand(
+                f"Theme: {THEME_DESCRIPTIONS[theme.name]}",
+                f"Switch to the {theme.name} theme (remembered)",
+                lambda name=theme.name: setattr(self, "theme", name),
+            )
+
+    def _theme_changed(self, theme: str) -> None:
+        if self.settings.theme != theme:
+            self.settings.theme = theme
+            self._save()
+
+    def _save(self) -> None:
+        notice = save_settings(self.config_path, self.settings)
+        if notice:
+            self.notify(notice, severity="warning")
+
+    # -- screens -----------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[Any]:
+        return HomeScreen(self.settings)
+
+    def on_mount(self) -> None:
+        self.watch(self, "theme", self._theme_changed, init=False)
+        if self.settings_notice:
+            self.notify(self.settings_notice, title="Settings", severity="warning", timeout=8)
+
+    def action_help(self) -> None:
+        screen = self.screen
+        if isinstance(screen, HelpScreen):
+            return
+        keys: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            description = binding.description or binding.action
+            if description in seen or not active.enabled:
+                continue
+            seen.add(description)
+            keys.append((self.get_key_display(binding), description))
+        title = type(screen).__name__.removesuffix("Screen")
+        notes = getattr(screen, "GUIDE", "")
+        self.push_screen(HelpScreen(title, keys, notes))
+
+    async def action_quit(self) -> None:
+        """Quitting during a game asks first (the table screen's dialog)."""
+        table = next((s for s in self.screen_stack if isinstance(s, TableScreen)), None)
+        if table is not None and table.in_progress and self.screen is table:
+            table.action_leave()
+            return
+        self.exit()
+
+    # -- games -------------------------------------------------------------
+
+    def start_game(self, settings: Settings) -> None:
+        self.settings = settings
+        self._save()
+        game_id = settings.game
+        players = settings.players.get(game_id, 4)
+        seed = random.randrange(2**31) if self.seed is None else self.seed + self.games_started
+        try:
+            screen_type = load_table_screen(game_id)
+            client: TableClient = self.make_client(
+                game_id,
+                players=players,
+                teams=settings.teams.get(game_id, False),
+                name=settings.name,
+                bots=settings.bots,
+                seed=seed,
+            )
+        except (ConfigError, LookupError, ImportError) as error:
+            self.notify(str(error), title="Cannot start", severity="error")
+            return
+        self.games_started += 1
+        self.push_screen(screen_type(client))
+
+    def make_client(
+        self, game_id: str, *, players: int, teams: bool, name: str, bots: list[str], seed: int
+    ) -> TableClient:
+        """The client for a new game (tests override this to observe it)."""
+        return start_local(
+            game_id,
+            players=players,
+            teams=teams,
+            name=name,
+            bots=bots,
+            seed=seed,
+            bot_delay=self.bot_delay,
+        )
+
+    async def go_home(self) -> None:
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, HomeScreen):
+            await self.pop_screen()
+
+    async def play_again(self) -> None:
+        await self.go_home()
+        self.start_game(self.settings)
+
+
+def run(*, bot_delay: float = DEFAULT_BOT_DELAY, seed: int | None = None) -> int:
+    PasseApp(bot_delay=bot_delay, seed=seed).run()
+    return 0

@@ -1,0 +1,1 @@
+"""Screens of the Passe app: one screen per module."""

@@ -1,0 +1,53 @@
+"""What every Passe screen shares: below 80x24 its content is replaced by a
+clear "terminal too small" message instead of a broken layout."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, TypeVar
+
+from textual import events
+from textual.screen import ModalScreen, Screen
+
+from tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+
+T = TypeVar("T")
+
+
+class SizeGuard:
+    """Mixin for screens: toggles the ``-too-small`` class and its message."""
+
+    GUIDE: ClassVar[str] = ""
+    """Extra lines for the help screen (keys that are not bindings)."""
+
+    def _guard_size(self) -> None:
+        screen: Screen[Any] = self  # type: ignore[assignment]
+        if not screen.is_mounted:
+            return
+        width, height = screen.app.size
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        guards = screen.query_children(TooSmall)
+        if small and not guards:
+            guard = TooSmall()
+            screen.mount(guard)
+            guard.show_size(width, height)
+        elif guards:
+            guards.first().show_size(width, height)
+        screen.set_class(small, "-too-small")
+
+    def on_mount(self) -> object:
+        self._guard_size()
+        return None
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._guard_size()
+
+    def on_screen_resume(self) -> None:
+        self._guard_size()
+
+
+class PasseScreen(SizeGuard, Screen[None]):
+    pass
+
+
+class PasseModal(SizeGuard, ModalScreen[T]):
+    pass

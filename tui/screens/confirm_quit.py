@@ -1,0 +1,45 @@
+"""Leaving a game in progress asks first."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Footer, Static
+
+from tui.screens.base import PasseModal
+
+HOME = "home"
+QUIT = "quit"
+
+
+class ConfirmQuitScreen(PasseModal[str | None]):
+    """Dismisses with ``"home"``, ``"quit"`` or ``None`` (keep playing)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,enter", "leave", "Leave to home", key_display="y"),
+        Binding("q,ctrl+q", "quit_app", "Quit Passe", key_display="q"),
+        Binding("n,escape", "stay", "Keep playing", key_display="n"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Leave this game?", classes="dialog-title")
+            yield Static(
+                "The game in progress will be lost.\n\n"
+                "y  leave to the home screen\n"
+                "q  quit Passe\n"
+                "n  keep playing"
+            )
+        yield Footer()
+
+    def action_leave(self) -> None:
+        self.dismiss(HOME)
+
+    def action_quit_app(self) -> None:
+        self.dismiss(QUIT)
+
+    def action_stay(self) -> None:
+        self.dismiss(None)

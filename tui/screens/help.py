@@ -1,0 +1,46 @@
+"""The keys of the screen you came from: those that work now, then the
+screen's own notes (keys that depend on the moment of the game)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Footer, Static
+
+from tui.screens.base import PasseModal
+
+
+class HelpScreen(PasseModal[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,f1,question_mark", "close", "Close", key_display="esc"),
+    ]
+
+    def __init__(self, title: str, keys: Sequence[tuple[str, str]], notes: str) -> None:
+        super().__init__()
+        self.help_title = title
+        self.keys = list(keys)
+        self.notes = notes
+
+    def compose(self) -> ComposeResult:
+        table = Table(box=None, padding=(0, 2, 0, 0), show_header=False)
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column()
+        for key, description in self.keys:
+            table.add_row(key, description)
+        with Vertical(classes="dialog wide"):
+            yield Static(f"Help: {self.help_title}", classes="dialog-title")
+            with VerticalScroll():
+                yield Static("Keys that work now", classes="section")
+                yield Static(table)
+                if self.notes:
+                    yield Static("About this screen", classes="section")
+                    yield Static(self.notes)
+        yield Footer()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,352 @@
+"""The Pass Pass table: your hand, the trick, every player's public colour
+counts (PP-8), the score sheet and the log. Every decision by keyboard: play
+a card (PP-7), the first winner's pick (PP-13), the second winner's choice
+among tied lowest cards (PP-14), the team representative (PP-23)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Static
+
+from core.engine import Action, Event, View
+from core.passpass.model import Card, Pick, Play, Represent, RoundScored, Take
+from core.passpass.state import PassPassView, TrickSummary
+from tui.messages import CardChosen
+from tui.screens.choice import ChoiceScreen
+from tui.screens.round_end import RoundEndScreen
+from tui.screens.table import TableScreen
+from tui.widgets.card import diamond_marks
+from tui.widgets.card_row import SlotData
+from tui.widgets.game_log import GameLog
+from tui.widgets.hand import HandView
+from tui.widgets.opponents import OpponentsPanel
+from tui.widgets.score_sheet import ScoreSheet, render_sheet, team_label
+from tui.widgets.status_line import StatusLine
+from tui.widgets.trick import TrickView
+
+PLAY, PICK, TAKE, REPRESENT, OVER = "play", "pick", "take", "represent", "over"
+
+
+def cards_text(cards: Sequence[Card]) -> str:
+    return " ".join(map(str, cards)) if cards else "nothing"
+
+
+class PassPassTableScreen(TableScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "decide", "Choose", key_display="c"),
+    ]
+    GUIDE = (
+        "Play a card: ←/→ (or h/l) then Enter or space, or its number 1-8.\n"
+        "If you win a trick (first winner), pick one of its cards the same way.\n"
+        "If you are second winner and the lowest cards tie, or at the end of a\n"
+        "team round, a choice opens: ↑/↓ and Enter, or its number; c reopens it.\n"
+        "Cards show their colour letter (V violet, B blue, G green, Y yellow),\n"
+        "value and diamonds (◆, one point each). The players panel shows every\n"
+        "player's colour counts (public, PP-8): # cards, V B G Y, Won, Pt, PP.\n"
+        "r: rules, q/Escape: leave (asks first), ctrl+p: command palette (themes)."
+    )
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.choice_open = False
+        self.trick_items: tuple[SlotData, ...] = ()
+
+    def compose_table(self) -> ComposeResult:
+        yield StatusLine(id="status")
+        with Horizontal(id="table-main"):
+            with Vertical(id="table-left"):
+                yield TrickView(id="trick")
+                yield HandView(id="hand")
+                yield GameLog(id="log")
+            with Vertical(id="table-right"):
+                yield OpponentsPanel(id="players")
+                yield ScoreSheet(id="sheet")
+                yield Static("", id="diamond-note")
+        yield Footer()
+
+    # -- rendering ---------------------------------------------------------
+
+    def show_view(self, view: View, events: Sequence[Event]) -> None:
+        assert isinstance(view, PassPassView)
+        if self.updates_received == 1 and not events:
+            self.game_log.add(f"Round {view.round} is dealt; {self.names[view.leader]} leads.")
+        me = view.seat
+        mine = me is not None and me in view.to_act and not view.is_over
+        self._show_hand(view, mine)
+        self._show_trick(view, mine)
+        self.query_one(OpponentsPanel).show(view, self.names)
+        self.query_one(ScoreSheet).show(view, self.names)
+        note = "◆ diamond = 1 point."
+        note += " Default diamond table assumed (PP-2)." if view.default_diamonds else ""
+        self.query_one("#diamond-note", Static).update(note)
+        self.query_one(StatusLine).say(self._status(view, mine), your_turn=mine)
+        hand, trick = self.query_one(HandView), self.query_one(TrickView)
+        if trick.active:
+            trick.focus()
+        elif not hand.has_focus:
+            hand.focus()
+        scored = [event for event in events if isinstance(event, RoundScored)]
+        if scored and not view.is_over:
+            self._show_round_end(view, scored[-1])
+        if mine and view.phase in (TAKE, REPRESENT) and not self.choice_open:
+            self.action_decide()
+
+    def _show_hand(self, view: PassPassView, mine: bool) -> None:
+        hand = self.query_one(HandView)
+        hand.border_title = f"Your hand ({self.names[view.seat or 0]})"
+        hand.set_items(
+            tuple(
+                SlotData(card, view.diamonds[card.value - 1], above=str(n))
+                for n, card in enumerate(view.hand, start=1)
+            )
+        )
+        hand.active = mine and view.phase == PLAY
+
+    def _show_trick(self, view: PassPassView, mine: bool) -> None:
+        trick = self.query_one(TrickView)
+        trick.border_title = f"Round {view.round}/3 · trick {view.trick_number}/8"
+        res = view.resolution
+        diamonds = view.diamonds
+        items: list[SlotData] = []
+        summary = ""
+        resolving = view.phase in (PICK, TAKE) and res is not None
+        if view.trick:
+            for seat, card in view.trick:
+                tag = ""
+                if resolving and res is not None:
+                    tag = "1st" if seat == res.first_winner else ""
+                    tag = "2nd" if seat == res.second_winner else tag
+                items.append(SlotData(card, diamonds[card.value - 1], self.names[seat], tag))
+            if resolving and res is not None:
+                summary = self._resolving_text(view, res)
+            elif res is not None:
+                summary = "Last trick: " + self._resolved_text(res)
+            else:
+                summary = f"{self.names[view.leader]} led this trick."
+        elif res is not None:
+            for seat, card in res.plays:
+                tag = "out"
+                if card == res.picked:
+                    tag = "kept"
+                elif card in res.taken:
+                    tag = "took"
+                items.append(SlotData(card, diamonds[card.value - 1], self.names[seat], tag))
+            summary = "Last trick: " + self._resolved_text(res)
+        elif view.is_over:
+            summary = "The game is over."
+        else:
+            summary = f"{self.names[view.leader]} leads the first trick."
+        self.trick_items = tuple(items)
+        trick.set_items(self.trick_items)
+        trick.set_summary(summary)
+        trick.active = mine and view.phase == PICK
+
+    def _majority_text(self, res: TrickSummary) -> str:
+        ranking = ", ".join(f"{colour.letter}{strength}" for colour, strength in res.strengths)
+        return f"Majority {res.majority.label} ({ranking})"
+
+    def _resolving_text(self, view: PassPassView, res: TrickSummary) -> str:
+        first, second = self.names[res.first_winner], self.names[res.second_winner]
+        if view.phase == PICK:
+            return f"{self._majority_text(res)}. 1st {first} picks a card; 2nd {second} takes two."
+        return (
+            f"{self._majority_text(res)}. {first} picked {res.picked}; "
+            f"{second} chooses among the tied lowest cards."
+        )
+
+    def _resolved_text(self, res: TrickSummary) -> str:
+        first, second = self.names[res.first_winner], self.names[res.second_winner]
+        text = f"{res.majority.label} won. {first} kept {res.picked}; {second} took "
+        text += cards_text(res.taken)
+        if res.discarded:
+            text += f"; out: {cards_text(res.discarded)}"
+        return text + "."
+
+    def _status(self, view: PassPassView, mine: bool) -> str:
+        where = f"R{view.round} T{view.trick_number} · "
+        if view.is_over:
+            return "Game over."
+        res = view.resolution
+        if view.phase == PLAY:
+            if mine:
+                return where + f"Your turn: play a card (←/→ and Enter, or 1-{len(view.hand)})."
+            return where + f"Waiting for {self._acting(view)} to play…"
+        if view.phase == PICK and res is not None:
+            if mine:
+                keys = f"←/→ and Enter, or 1-{len(view.trick)}"
+                return where + f"You won the trick: pick a card to keep ({keys})."
+            return where + f"{self.names[res.first_winner]} (1st) is picking a card…"
+        if view.phase == TAKE and res is not None:
+            if mine:
+                return where + "Choose which tied lowest cards to take (press c)."
+            return where + f"{self.names[res.second_winner]} (2nd) is choosing…"
+        if view.phase == REPRESENT:
+            if mine:
+                return where + "Choose who scores for your team this round (press c)."
+            return where + "Teams are choosing who scores for them…"
+        return where
+
+    def _acting(self, view: PassPassView) -> str:
+        return ", ".join(self.names[seat] for seat in view.to_act) or "nobody"
+
+    # -- decisions ---------------------------------------------------------
+
+    @property
+    def pp_view(self) -> PassPassView | None:
+        return self.view if isinstance(self.view, PassPassView) else None
+
+    def _legal(self, kind: type[Action]) -> list[Action]:
+        view = self.pp_view
+        return [a for a in view.legal if isinstance(a, kind)] if view else []
+
+    async def on_card_chosen(self, message: CardChosen) -> None:
+        view = self.pp_view
+        if view is None:
+            return
+        action: Action | None = None
+        if message.source == "hand" and message.index < len(view.hand):
+            card = view.hand[message.index]
+            action = next((a for a in self._legal(Play) if getattr(a, "card", None) == card), None)
+            if action is not None:
+                self.query_one(HandView).active = False
+        elif message.source == "trick" and message.index < len(self.trick_items):
+            card = self.trick_items[message.index].card
+            action = next((a for a in self._legal(Pick) if getattr(a, "card", None) == card), None)
+            if action is not None:
+                self.query_one(TrickView).active = False
+        if action is None:
+            self.notify(self.explain(), title="Not now")
+            return
+        await self.submit(action)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "decide":
+            view = self.pp_view
+            return bool(
+                view
+                and view.phase in (TAKE, REPRESENT)
+                and view.seat in view.to_act
+                and not self.choice_open
+            )
+        return True
+
+    def action_decide(self) -> None:
+        view = self.pp_view
+        if view is None or view.seat not in view.to_act:
+            self.notify(self.explain(), title="Not now")
+            return
+        if view.phase == TAKE:
+            options = self._legal(Take)
+            labels = [" + ".join(self._card_label(view, c) for c in a.cards) for a in options]  # type: ignore[attr-defined]
+            title = "Second winner: choose your two cards (PP-14)"
+            body = self._take_body(view)
+        elif view.phase == REPRESENT:
+            options = self._legal(Represent)
+            labels = [
+                self.names[a.seat] + (" (you)" if a.seat == view.seat else "")  # type: ignore[attr-defined]
+                for a in options
+            ]
+            title = "Who scores for your team this round? (PP-23)"
+            body = self._represent_body(view, [a.seat for a in options])  # type: ignore[attr-defined]
+        else:
+            return
+        if not options:
+            return
+        self.choice_open = True
+        self.refresh_bindings()
+        kind = view.phase
+
+        def chosen(index: int | None) -> None:
+            self.choice_open = False
+            self.refresh_bindings()
+            current = self.pp_view
+            if index is None or current is None or current.phase != kind:
+                return
+            self.run_worker(self.submit(options[index]), exclusive=False)
+
+        self.app.push_screen(ChoiceScreen(title, body, labels, kind=kind), chosen)
+
+    def _card_label(self, view: PassPassView, card: Card) -> str:
+        return f"{card} {diamond_marks(view.diamonds[card.value - 1])}"
+
+    def _take_body(self, view: PassPassView) -> RenderableType:
+        remaining = " ".join(self._card_label(view, card) for _, card in view.trick)
+        return Text(
+            "You are the second winner: you take the two lowest remaining cards, and\n"
+            f"their values tie. Remaining cards: {remaining}\n"
+        )
+
+    def _represent_body(self, view: PassPassView, seats: list[int]) -> RenderableType:
+        table = Table(box=None, padding=(0, 2, 0, 0))
+        table.add_column("This round")
+        for seat in seats:
+            table.add_column(self.names[seat], justify="right")
+        table.add_row("Points", *[str(view.round_points[s]) for s in seats])
+        table.add_row("Pass Pass", *[str(view.pass_pass_round[s]) for s in seats])
+        table.add_row("Won cards", *[str(len(view.won[s])) for s in seats])
+        team = view.team_of[seats[0]]
+        note = Text(
+            f"\nThe team scores the chosen player's points and Pass Pass "
+            f"(team so far: {view.totals[team]} pts, {view.pass_pass_totals[team]} PP).\n"
+        )
+        return Group(table, note)
+
+    def _show_round_end(self, view: PassPassView, scored: RoundScored) -> None:
+        row = next((r for r in view.sheet if r.round == scored.round), None)
+        table = Table(box=None, padding=(0, 2, 0, 0))
+        table.add_column("")
+        table.add_column("Points", justify="right")
+        table.add_column("Pass Pass", justify="right")
+        table.add_column("Total", justify="right")
+        if row is not None:
+            for team in range(len(view.totals)):
+                label = team_label(view, self.names, team)
+                if view.teams and row.representatives:
+                    label += f" (scored by {self.names[row.representatives[team]]})"
+                table.add_row(
+                    label,
+                    str(row.points[team]),
+                    str(row.pass_pass[team]),
+                    f"{view.totals[team]}/{view.pass_pass_totals[team]}",
+                )
+        self.app.push_screen(RoundEndScreen(f"End of round {scored.round}", table))
+
+    def final_scores(self, view: View) -> RenderableType:
+        assert isinstance(view, PassPassView)
+        return render_sheet(view, self.names)
+
+    def explain(self) -> str:
+        view = self.pp_view
+        if view is None:
+            return "The table is still being set up."
+        if view.is_over:
+            return "The game is over."
+        mine = view.seat in view.to_act
+        res = view.resolution
+        if view.phase == PLAY:
+            if mine:
+                count = len(view.hand)
+                return f"Play one of your {count} cards: 1-{count}, or ←/→ and Enter."
+            return f"It is not your turn: {self._acting(view)} plays now."
+        if view.phase == PICK and res is not None:
+            if mine:
+                count = len(view.trick)
+                return f"Pick one of the {count} cards of the trick: 1-{count}, or ←/→ and Enter."
+            return f"{self.names[res.first_winner]} won this trick and is picking a card; wait."
+        if view.phase == TAKE and res is not None:
+            if mine:
+                return "Press c to choose which tied cards you take."
+            return f"{self.names[res.second_winner]} is choosing which cards to take; wait."
+        if view.phase == REPRESENT:
+            if mine:
+                return "Press c to choose who scores for your team."
+            return "The other teams are choosing their representatives; wait."
+        return "Nothing to choose right now."

@@ -1,0 +1,153 @@
+"""What every game's table screen shares: the client connection, the log, the
+footer and help, rules, quitting with confirmation, refusals shown as
+notifications, and the end-of-game screen.
+
+A game's screen subclasses :class:`TableScreen` and implements
+:meth:`show_view` (render a view) and :meth:`explain` (why a key does nothing
+now). It only ever sees views: updates from its :class:`TableClient`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+
+from core.engine import Action, Event, IllegalAction, View
+from net.client import TableClient
+from net.table import TableUpdate
+from tui.messages import TableUpdated
+from tui.screens.base import PasseScreen
+from tui.screens.confirm_quit import HOME, QUIT, ConfirmQuitScreen
+from tui.screens.game_over import AGAIN, GameOverScreen
+from tui.screens.rules import RulesScreen
+from tui.widgets.game_log import GameLog
+
+EXPLAIN_KEYS = "enter,space,left,right,h,l,1,2,3,4,5,6,7,8,9"
+
+
+class TableScreen(PasseScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "rules", "Rules"),
+        Binding("q,escape", "leave", "Quit", key_display="q"),
+        Binding(EXPLAIN_KEYS, "explain", "Explain", show=False),
+    ]
+
+    def __init__(self, client: TableClient) -> None:
+        super().__init__()
+        self.client = client
+        self.names: tuple[str, ...] = client.names
+        self.view: View | None = None
+        self.game_over_shown = False
+        self.updates_received = 0
+
+    # -- subclasses --------------------------------------------------------
+
+    def compose_table(self) -> ComposeResult:
+        """The game's widgets (the log and footer are added by the base)."""
+        raise NotImplementedError
+
+    def show_view(self, view: View, events: Sequence[Event]) -> None:
+        """Render ``view``; ``events`` are those that led to it."""
+        raise NotImplementedError
+
+    def explain(self) -> str:
+        """Why the key just pressed does nothing now, in words."""
+        return "Nothing to choose right now."
+
+    def final_scores(self, view: View) -> RenderableType:
+        """The scores for the end-of-game screen."""
+        assert view.result is not None
+        return Text(
+            "  ".join(
+                f"{name} {score}"
+                for name, score in zip(self.names, view.result.scores, strict=False)
+            )
+        )
+
+    # -- the client --------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_table()
+
+    async def on_mount(self) -> None:
+        await self.client.connect(self._receive)
+
+    def _receive(self, update: TableUpdate) -> None:
+        self.post_message(TableUpdated(update))
+
+    async def on_unmount(self) -> None:
+        await self.client.close()
+
+    @property
+    def game_log(self) -> GameLog:
+        return self.query_one(GameLog)
+
+    def on_table_updated(self, message: TableUpdated) -> None:
+        update = message.update
+        self.updates_received += 1
+        if update.rejected:
+            self.notify(update.rejected, title="Not allowed", severity="warning")
+        for event in update.events:
+            self.game_log.add(event.describe(self.names))
+        self.view = update.view
+        self.show_view(update.view, update.events)
+        self.refresh_bindings()
+        if update.view.is_over and not self.game_over_shown:
+            self.game_over_shown = True
+            self.show_game_over(update.view)
+
+    async def submit(self, action: Action) -> None:
+        # A refusal also arrives as an update with ``rejected``, shown then.
+        with contextlib.suppress(IllegalAction):
+            await self.client.submit(action)
+
+    # -- end of game -------------------------------------------------------
+
+    def show_game_over(self, view: View) -> None:
+        assert view.result is not None
+        screen = GameOverScreen(view.result, self.names, view.seat, self.final_scores(view))
+        self.app.push_screen(screen, self._after_game_over)
+
+    def _after_game_over(self, choice: str | None) -> None:
+        from tui.app import PasseApp
+
+        app = self.app
+        assert isinstance(app, PasseApp)
+        if choice == AGAIN:
+            app.call_later(app.play_again)
+        else:
+            app.call_later(app.go_home)
+
+    # -- keys --------------------------------------------------------------
+
+    @property
+    def in_progress(self) -> bool:
+        return self.view is not None and not self.view.is_over
+
+    def action_rules(self) -> None:
+        self.app.push_screen(RulesScreen(self.client.game_id))
+
+    def action_explain(self) -> None:
+        self.notify(self.explain(), title="Not now", severity="information")
+
+    def action_leave(self) -> None:
+        if not self.in_progress:
+            self._leave(HOME)
+            return
+        self.app.push_screen(ConfirmQuitScreen(), self._leave)
+
+    def _leave(self, choice: str | None) -> None:
+        from tui.app import PasseApp
+
+        app = self.app
+        assert isinstance(app, PasseApp)
+        if choice == HOME:
+            app.call_later(app.go_home)
+        elif choice == QUIT:
+            app.exit()

@@ -1,0 +1,57 @@
+"""Starting a local table: people and bots around an in-process authority.
+
+The TUI only ever talks to the :class:`~net.client.TableClient` this returns.
+"""
+
+from __future__ import annotations
+
+from core.registry import get_game
+from net.client import LocalClient, TableClient
+from net.table import HUMAN, SeatSpec, Table
+
+BOT_NAMES: tuple[str, ...] = ("Ada", "Bruno", "Cleo", "Dmitri", "Ema", "Farid", "Gaia")
+
+HUMAN_SEAT = 0
+
+
+class HumansFirstTable(Table):
+    """A table whose bots let people decide first in simultaneous phases.
+
+    When several seats must act at once (e.g. a team choosing its
+    representative, PP-23, where either partner may choose), a bot would
+    otherwise always answer before the person sitting beside it could read
+    the question. Bots wait while any person still has to act; sequential
+    turns are unchanged.
+    """
+
+    def bot_to_act(self) -> int | None:
+        to_act = self.state.to_act
+        if len(to_act) > 1 and any(not self.seats[seat].is_bot for seat in to_act):
+            return None
+        return super().bot_to_act()
+
+
+def seat_names(name: str, players: int) -> tuple[str, ...]:
+    return (name, *BOT_NAMES[: players - 1])
+
+
+def start_local(
+    game_id: str,
+    *,
+    players: int,
+    teams: bool,
+    name: str,
+    bots: list[str],
+    seed: int,
+    bot_delay: float,
+) -> TableClient:
+    """A client for seat 0 (the person) at a new local table with bots elsewhere.
+    Raises :class:`~core.engine.ConfigError` for settings the game refuses."""
+    game = get_game(game_id)
+    config = game.make_config(players=players, teams=teams)
+    names = seat_names(name, players)
+    seats = [SeatSpec(names[0], HUMAN)] + [
+        SeatSpec(names[seat], bots[seat - 1]) for seat in range(1, players)
+    ]
+    table = HumansFirstTable.new(game_id, config, seed, seats, bot_delay=bot_delay)
+    return LocalClient(table, HUMAN_SEAT)

@@ -1,0 +1,115 @@
+"""Recent settings (game, players, teams, bots, name, theme), remembered as a
+JSON file in the user's config directory. An unreadable or corrupt file is
+ignored with a notice: it never stops the game from starting."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_config_path
+
+from themes import DEFAULT_THEME
+
+SETTINGS_FILE = "settings.json"
+BOT_LEVELS: tuple[str, ...] = ("heuristic", "random")
+MAX_SEATS = 8
+NAME_LENGTH = 12
+
+
+def default_path() -> Path:
+    """``$PASSE_CONFIG_DIR/settings.json`` if set, else the platform's
+    per-user config directory."""
+    override = os.environ.get("PASSE_CONFIG_DIR")
+    base = Path(override) if override else user_config_path("passe", appauthor=False)
+    return base / SETTINGS_FILE
+
+
+@dataclass
+class Settings:
+    game: str = "passpass"
+    players: dict[str, int] = field(default_factory=dict)  # per game id
+    teams: dict[str, bool] = field(default_factory=dict)  # per game id
+    bots: list[str] = field(default_factory=lambda: ["heuristic"] * (MAX_SEATS - 1))
+    name: str = "You"
+    theme: str = DEFAULT_THEME
+
+    def bot_level(self, seat: int) -> str:
+        """Bot level of ``seat`` (1-based index into the bot seats)."""
+        index = seat - 1
+        return self.bots[index] if 0 <= index < len(self.bots) else BOT_LEVELS[0]
+
+    def to_data(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_data(cls, data: Any) -> Settings:
+        """Build from parsed JSON; raise ``ValueError`` naming the bad field."""
+        if not isinstance(data, dict):
+            raise ValueError("the file does not hold a settings object")
+        settings = cls()
+        game = data.get("game", settings.game)
+        if not isinstance(game, str):
+            raise ValueError("game must be text")
+        settings.game = game
+        players = data.get("players", {})
+        if not isinstance(players, dict) or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+            for k, v in players.items()
+        ):
+            raise ValueError("players must map game ids to numbers")
+        settings.players = dict(players)
+        teams = data.get("teams", {})
+        if not isinstance(teams, dict) or not all(
+            isinstance(k, str) and isinstance(v, bool) for k, v in teams.items()
+        ):
+            raise ValueError("teams must map game ids to true/false")
+        settings.teams = dict(teams)
+        bots = data.get("bots", settings.bots)
+        if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
+            raise ValueError("bots must be a list of bot names")
+        settings.bots = [b if b in BOT_LEVELS else BOT_LEVELS[0] for b in bots][: MAX_SEATS - 1]
+        settings.bots += [BOT_LEVELS[0]] * (MAX_SEATS - 1 - len(settings.bots))
+        name = data.get("name", settings.name)
+        if not isinstance(name, str):
+            raise ValueError("name must be text")
+        settings.name = clean_name(name)
+        theme = data.get("theme", settings.theme)
+        if not isinstance(theme, str):
+            raise ValueError("theme must be text")
+        settings.theme = theme
+        return settings
+
+
+def clean_name(name: str) -> str:
+    cleaned = " ".join(name.split())[:NAME_LENGTH]
+    return cleaned or "You"
+
+
+def load_settings(path: Path) -> tuple[Settings, str | None]:
+    """The saved settings, or the defaults and a notice saying why not."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings(), None
+    except (OSError, UnicodeDecodeError) as error:
+        return Settings(), f"Could not read {path} ({error}); using default settings."
+    try:
+        return Settings.from_data(json.loads(text)), None
+    except (ValueError, RecursionError) as error:
+        return Settings(), f"Ignored corrupt settings file {path} ({error}); using defaults."
+
+
+def save_settings(path: Path, settings: Settings) -> str | None:
+    """Write the settings; return a notice if that failed (never raise)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(settings.to_data(), indent=2), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as error:
+        return f"Could not save settings to {path} ({error})."
+    return None

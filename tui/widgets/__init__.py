@@ -1,0 +1,1 @@
+"""Widgets of the Passe table: one class per module."""

@@ -1,0 +1,34 @@
+"""Your hand: the cards you hold, numbered for the digit keys."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+
+from tui.widgets.card_row import CardRow
+
+
+class HandView(CardRow):
+    DEFAULT_CSS = """
+    HandView {
+        border: round $primary 50%;
+        border-title-color: $text;
+        padding: 0 1;
+        height: 6;
+    }
+    HandView:focus-within, HandView:focus { border: round $accent; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,h", "move(-1)", "Left", key_display="←"),
+        Binding("right,l", "move(1)", "Right", key_display="→"),
+        Binding("enter,space", "choose", "Play card", key_display="⏎"),
+        *[
+            Binding(str(n), f"choose_nth({n})", "Play card by number", show=False)
+            for n in range(1, 9)
+        ],
+    ]
+
+    SOURCE = "hand"
+    SLOTS = 8

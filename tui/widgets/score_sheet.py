@@ -1,0 +1,63 @@
+"""The Pass Pass score sheet: points and Pass Pass per round, and totals.
+In team mode one line per team, and who represented it each round (PP-23)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from core.passpass.state import PassPassView
+from tui.widgets.opponents import TEAM_LETTERS
+
+ROUNDS = 3
+
+
+def team_label(view: PassPassView, names: Sequence[str], team: int) -> str:
+    if not view.teams:
+        return names[team]
+    members = [seat for seat in range(view.players) if view.team_of[seat] == team]
+    return f"{TEAM_LETTERS[team]} " + "/".join(names[seat][:3] for seat in members)
+
+
+class ScoreSheet(Static):
+    DEFAULT_CSS = """
+    ScoreSheet {
+        border: round $primary 50%;
+        border-title-color: $text;
+        height: auto;
+    }
+    """
+
+    def on_mount(self) -> None:
+        self.border_title = "Score sheet (pts/PP)"
+
+    def show(self, view: PassPassView, names: Sequence[str]) -> None:
+        self.update(render_sheet(view, names))
+
+
+def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
+    """The sheet as a Rich renderable (also used by the end-of-game screen)."""
+    table = Table(box=None, padding=(0, 0), pad_edge=False, expand=True, show_edge=False)
+    table.add_column("", ratio=1, no_wrap=True, overflow="ellipsis")
+    for number in range(1, ROUNDS + 1):
+        table.add_column(f"R{number}", width=5, justify="right", no_wrap=True)
+    table.add_column("Tot", width=6, justify="right", no_wrap=True)
+    for team in range(len(view.totals)):
+        cells: list[str | Text] = [team_label(view, names, team)]
+        for number in range(1, ROUNDS + 1):
+            row = next((r for r in view.sheet if r.round == number), None)
+            cells.append(f"{row.points[team]}/{row.pass_pass[team]}" if row else "")
+        cells.append(Text(f"{view.totals[team]}/{view.pass_pass_totals[team]}", style="bold"))
+        table.add_row(*cells)
+    parts: list[Table | Text] = [table]
+    if view.teams and view.sheet:
+        reps = "; ".join(
+            f"R{row.round} " + ", ".join(names[seat][:5] for seat in row.representatives)
+            for row in view.sheet
+        )
+        parts.append(Text(f"Scored by: {reps}", style="dim", overflow="ellipsis"))
+    return Group(*parts)

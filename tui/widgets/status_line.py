@@ -1,0 +1,22 @@
+"""One line saying what happens now and what is expected of you."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+
+class StatusLine(Static):
+    DEFAULT_CSS = """
+    StatusLine {
+        height: 1;
+        width: 1fr;
+        padding: 0 1;
+        background: $panel;
+        color: $text;
+    }
+    StatusLine.-your-turn { background: $accent 40%; text-style: bold; }
+    """
+
+    def say(self, text: str, *, your_turn: bool) -> None:
+        self.update(text)
+        self.set_class(your_turn, "-your-turn")
