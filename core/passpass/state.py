@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from itertools import combinations
 from typing import ClassVar
@@ -158,6 +158,58 @@ class PassPassView(View):
     set_aside: int
 
 
+class _Resolution:
+    """The trick being resolved, kept as plain ints on the hot path; the view
+    turns it into a :class:`TrickSummary`."""
+
+    __slots__ = (
+        "discarded",
+        "first_winner",
+        "majority",
+        "picked",
+        "plays",
+        "second_winner",
+        "strengths",
+        "taken",
+    )
+
+    def __init__(
+        self,
+        plays: tuple[tuple[int, int], ...],
+        majority: Colour,
+        strengths: tuple[tuple[Colour, int], ...],
+        first_winner: int,
+        second_winner: int,
+    ) -> None:
+        self.plays = plays
+        self.majority = majority
+        self.strengths = strengths
+        self.first_winner = first_winner
+        self.second_winner = second_winner
+        self.picked: int | None = None
+        self.taken: tuple[int, ...] = ()
+        self.discarded: tuple[int, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Resolution):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def summary(self) -> TrickSummary:
+        return TrickSummary(
+            plays=tuple((seat, CARDS[card]) for seat, card in self.plays),
+            majority=self.majority,
+            strengths=self.strengths,
+            first_winner=self.first_winner,
+            second_winner=self.second_winner,
+            picked=None if self.picked is None else CARDS[self.picked],
+            taken=tuple(CARDS[card] for card in self.taken),
+            discarded=tuple(CARDS[card] for card in self.discarded),
+        )
+
+
 def _strength_key(item: tuple[int, int, int, int]) -> tuple[int, int, int]:
     _, strength, highest, position = item
     return (-strength, -highest, position)
@@ -182,7 +234,7 @@ class PassPassState(GameState[PassPassConfig, Action, PassPassView]):
         self.team_totals = [0] * config.team_count
         self.team_pass_pass = [0] * config.team_count
         self.representatives: list[int | None] = [None] * config.team_count
-        self.resolution: TrickSummary | None = None
+        self.resolution: _Resolution | None = None
         self.take_options: tuple[Take, ...] = ()
         self.outcome: Result | None = None
         # PP-5 [interpretation]: the sneakiest player is drawn from the seed
@@ -363,15 +415,8 @@ class PassPassState(GameState[PassPassConfig, Action, PassPassView]):
             runner_up = ranked[1][0]
             second = max((card, seat) for seat, card in self.trick if card // 12 == runner_up)[1]
         strengths = tuple((COLOURS[c], s) for c, s, _, _ in ranked)
-        self.resolution = TrickSummary(
-            plays=tuple((seat, CARDS[card]) for seat, card in self.trick),
-            majority=COLOURS[majority],
-            strengths=strengths,
-            first_winner=first,
-            second_winner=second,
-            picked=None,
-            taken=(),
-            discarded=(),
+        self.resolution = _Resolution(
+            tuple(self.trick), COLOURS[majority], strengths, first, second
         )
         self.phase = Phase.PICK
         return TrickResolved(COLOURS[majority], strengths, first, second)
@@ -381,7 +426,7 @@ class PassPassState(GameState[PassPassConfig, Action, PassPassView]):
         assert self.resolution is not None
         self.trick = [(s, c) for s, c in self.trick if c != card]
         self.won[seat].append(card)
-        self.resolution = replace(self.resolution, picked=CARDS[card])
+        self.resolution.picked = card
         events: list[Event] = [CardPicked(seat, CARDS[card])]
         if self._check_pass_pass(seat, events):
             return tuple(events)
@@ -402,11 +447,8 @@ class PassPassState(GameState[PassPassConfig, Action, PassPassView]):
         self.discarded.extend(discarded)
         self.trick = []
         self.take_options = ()
-        self.resolution = replace(
-            self.resolution,
-            taken=tuple(CARDS[c] for c in cards),
-            discarded=tuple(CARDS[c] for c in discarded),
-        )
+        self.resolution.taken = cards
+        self.resolution.discarded = tuple(discarded)
         events: list[Event] = [
             CardsTaken(seat, tuple(CARDS[c] for c in cards), tuple(CARDS[c] for c in discarded))
         ]
@@ -534,7 +576,7 @@ class PassPassState(GameState[PassPassConfig, Action, PassPassView]):
             hand_sizes=tuple(len(hand) for hand in self.hands),
             colour_counts=tuple(counts),
             trick=tuple((s, CARDS[c]) for s, c in self.trick),
-            resolution=self.resolution,
+            resolution=None if self.resolution is None else self.resolution.summary(),
             won=tuple(tuple(CARDS[c] for c in pile) for pile in self.won),
             round_points=tuple(self.round_points(s) for s in range(n)),
             pass_pass_round=tuple(self.pass_pass_round),
