@@ -11,7 +11,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 
 from core.engine import Action, GameRecord, IllegalAction
-
 from net.table import Listener, Table, TableUpdate
 
 
