@@ -29,13 +29,13 @@ play: $(STAMP_APP)
 	$(BIN)/passe
 
 test: $(STAMP_DEV)
-	$(BIN)/ruff check core net tui themes tests bench
+	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 -q
 
 lint: $(STAMP_DEV)
-	$(BIN)/ruff check core net tui themes tests bench
-	$(BIN)/ruff format --check core net tui themes tests bench
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP_DEV)
 	$(BIN)/mypy
