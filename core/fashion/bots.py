@@ -39,6 +39,11 @@ from core.fashion.state import FashionView, collection_problem
 
 Features = list[Feature]
 
+# The potential a rule change must add: it costs two cards, and rivals may
+# change the rules again before our next turn (FA-13).
+CHANGE_COST = 1.0
+FUTURE = 0.5
+
 
 def _slot_features(view: FashionView) -> Features:
     out: Features = []
@@ -155,7 +160,9 @@ class HeuristicBot(Bot):
     def _evaluate(self, hand: list[Card], feats: Features, view: FashionView) -> float:
         if view.last_round:
             return float(season_value(hand, feats))
-        return potential(hand, feats) + 0.02 * len(hand)
+        # Potential is discounted against banked points: rivals may change
+        # the rules before our next turn (FA-13).
+        return FUTURE * potential(hand, feats) + 0.02 * len(hand)
 
     def _take(
         self, view: FashionView, hand: list[Card], feats: Features, legal: tuple[Action, ...]
@@ -191,15 +198,13 @@ class HeuristicBot(Bot):
                 continue
             rest = [c for c in hand if c not in action.cards]
             gain = stars + self._evaluate(rest, feats, view) - base
-            # Bank points before a rival changes the rules, but not single stars
-            # early on when the group may still grow.
-            if stars == 1 and not view.last_round and len(hand) < 9:
-                gain -= 0.6
+            # Bank points at once: the rules may change before the next turn.
             if gain > best_gain:
                 best_gain, best_action = gain, action
         # Rule changes (FA-13): for each slot and feature, the cheapest A and B.
         me = view.seat if view.seat is not None else -1
         rivals = [s for s in range(view.players) if s != me and view.points[s] >= view.points[me]]
+        keep = {card: keep_value(card, hand, feats) for card in hand}
         for slot in range(4):
             a_cards = [c for c in hand if SYMBOL[c] == slot]
             if not a_cards:
@@ -210,14 +215,14 @@ class HeuristicBot(Bot):
                     if feature == feats[slot]:
                         continue
                     b_cards = [c for c in hand if CARD_ATTRS[c][attribute] == value]
-                    pair = self._cheapest_pair(a_cards, b_cards, hand, feats)
+                    pair = self._cheapest_pair(a_cards, b_cards, keep)
                     if pair is None:
                         continue
                     a, b = pair
                     new = list(feats)
                     new[slot] = feature
                     rest = [c for c in hand if c != a and c != b]
-                    gain = self._evaluate(rest, new, view) - base - 0.3
+                    gain = self._evaluate(rest, new, view) - base - CHANGE_COST
                     if slot == BANNED and rivals:
                         # Hurt the leaders: ban what fills their point piles.
                         hits = sum(
@@ -233,14 +238,14 @@ class HeuristicBot(Bot):
 
     @staticmethod
     def _cheapest_pair(
-        a_cards: list[Card], b_cards: list[Card], hand: list[Card], feats: Features
+        a_cards: list[Card], b_cards: list[Card], keep: dict[Card, float]
     ) -> tuple[Card, Card] | None:
         best: tuple[float, Card, Card] | None = None
         for a in a_cards:
             for b in b_cards:
                 if a == b:
                     continue
-                cost = keep_value(a, hand, feats) + keep_value(b, hand, feats)
+                cost = keep[a] + keep[b]
                 if best is None or cost < best[0]:
                     best = (cost, a, b)
         return None if best is None else (best[1], best[2])

@@ -211,6 +211,8 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         self.last_round = False
         self.round = 1
         self._result: Result | None = None
+        self.collections = 0  # counters for statistics()
+        self.changes = 0
         self._setup()
 
     # -- setup (FA-3..FA-6) ---------------------------------------------------
@@ -510,6 +512,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
             else:
                 self.discard.append(card)
         events.append(CollectionAnnounced(seat, cards, tuple(scored)))
+        self.collections += 1
         self._end_turn()
 
     def _change(self, seat: int, action: Change, events: list[Event]) -> None:
@@ -525,6 +528,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         self.slot_attrs[slot] = action.attribute
         feature = (action.attribute, CARD_ATTRS[action.b][action.attribute])
         events.append(RuleChanged(seat, action.a, action.b, slot, feature, replaced))
+        self.changes += 1
         self._end_turn()
 
     def _end_turn(self) -> None:
@@ -660,6 +664,15 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
             waiting=self.waiting() if self.phase in (CHOOSE, TAKE, ACTION) else (),
         )
 
+    def statistics(self) -> dict[str, int]:
+        """Counters for ``passe simulate``: means per game in its summary."""
+        return {
+            "rounds": self.round,
+            "collections": self.collections,
+            "rule_changes": self.changes,
+            "season_points": sum(self.season or ()),
+        }
+
     def snapshot(self) -> dict[str, Any]:
         """Every internal field, as plain values: equal snapshots = equal states."""
         return {
@@ -680,6 +693,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
             "exhaustions": self.exhaustions,
             "last_round": self.last_round,
             "round": self.round,
+            "counters": (self.collections, self.changes),
             "result": self._result,
             "history": list(self.history),
             "rng": self.rng.getstate(),
