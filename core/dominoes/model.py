@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from core.engine import Action, Event, NotationError
+from core.engine import Action, Event, NotationError, Piece
 
 End = Literal["L", "R"]
 
@@ -21,7 +21,7 @@ MAX_PIP = 6  # DO-1: a double-six set
 
 
 @dataclass(frozen=True, slots=True, order=True)
-class Tile:
+class Tile(Piece):
     """One domino, ``low <= high`` (DO-1). Its pip value is ``low + high``."""
 
     low: int

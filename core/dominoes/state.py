@@ -251,6 +251,9 @@ class DominoesState(GameState[DominoesConfig, DominoAction, DominoesView]):
         (DO-11, which ends a round "as blocked")."""
         return self._blocked_rounds
 
+    def statistics(self) -> dict[str, int]:
+        return {"rounds_per_game": self._rounds_played, "blocked_rounds": self._blocked_rounds}
+
     @property
     def scores(self) -> tuple[int, ...]:
         """Per seat; a team's total repeated for both partners (DO-14)."""
