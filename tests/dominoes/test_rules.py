@@ -113,6 +113,17 @@ def test_scoring_two_players_domino() -> None:
     assert state.leader == 0
 
 
+def test_scoring_three_players_lowest_scores_others_minus_own() -> None:
+    # DO-12 at 3 players: counts 3, 9, 12 -> seat 0 scores (9 + 12) - 3 = 18.
+    state = rig(["1-2", "4-5", "6-6"], train="0-0", leader=0, turn=1, scores=[1, 2, 3])
+    events = play(state, "pass", "pass", "pass")
+    summary = next(e for e in events if isinstance(e, RoundEnded)).summary
+    assert summary.counts == (3, 9, 12)
+    assert summary.winners == (0,)
+    assert summary.points == 18
+    assert state.scores == (19, 2, 3)
+
+
 def test_scoring_four_players_individual() -> None:
     state = rig(["4-6", "1-3", "6-6", "3-4"], train="5-5", leader=0, turn=1)
     events = play(state, "pass", "pass", "pass", "pass")
