@@ -109,19 +109,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     if args.command == "simulate":
         return _simulate(args)
-    return _play()
+    return _play(args)
 
 
-def _play() -> int:
-    try:
-        from tui.app import run
-    except ModuleNotFoundError as error:
-        if error.name != "tui.app":
-            raise
-        print("passe: the game table is not built yet; try: passe simulate --help")
-        _build_parser().print_help()
-        return 0
-    return int(run())
+def _play(args: argparse.Namespace) -> int:
+    from tui.app import DEFAULT_BOT_DELAY, run
+
+    bot_delay = getattr(args, "bot_delay", None)
+    return int(
+        run(
+            bot_delay=DEFAULT_BOT_DELAY if bot_delay is None else bot_delay,
+            seed=getattr(args, "seed", None),
+        )
+    )
 
 
 if __name__ == "__main__":

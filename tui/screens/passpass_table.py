@@ -227,6 +227,9 @@ class PassPassTableScreen(TableScreen):
             return
         await self.submit(action)
 
+    def bindings_state(self) -> object:
+        return (super().bindings_state(), self.check_action("decide", ()))
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "decide":
             view = self.pp_view

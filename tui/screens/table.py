@@ -45,6 +45,7 @@ class TableScreen(PasseScreen):
         self.view: View | None = None
         self.game_over_shown = False
         self.updates_received = 0
+        self._bindings_state: object = None
 
     # -- subclasses --------------------------------------------------------
 
@@ -59,6 +60,10 @@ class TableScreen(PasseScreen):
     def explain(self) -> str:
         """Why the key just pressed does nothing now, in words."""
         return "Nothing to choose right now."
+
+    def bindings_state(self) -> object:
+        """A value that changes whenever the footer's keys should change."""
+        return self.view is not None and self.view.is_over
 
     def final_scores(self, view: View) -> RenderableType:
         """The scores for the end-of-game screen."""
@@ -97,7 +102,10 @@ class TableScreen(PasseScreen):
             self.game_log.add(event.describe(self.names))
         self.view = update.view
         self.show_view(update.view, update.events)
-        self.refresh_bindings()
+        keys = self.bindings_state()
+        if keys != self._bindings_state:
+            self._bindings_state = keys
+            self.refresh_bindings()  # the footer rebuilds: only when keys change
         if update.view.is_over and not self.game_over_shown:
             self.game_over_shown = True
             self.show_game_over(update.view)

@@ -1,4 +1,5 @@
-"""One Pass Pass card: letter + value, diamonds, and its colour from the theme.
+"""How a Pass Pass card is drawn: letter + value over its diamonds, on its
+colour from the theme (``$pp-violet`` ...).
 
 The colour is never the only signal: the letter (V, B, G, Y) and the value are
 always printed, so the four colours are told apart in monochrome too.
@@ -6,48 +7,27 @@ always printed, so the four colours are told apart in monochrome too.
 
 from __future__ import annotations
 
-from textual.widgets import Static
-
 from core.passpass.model import Card
 
-COLOUR_CLASSES: tuple[str, ...] = ("-violet", "-blue", "-green", "-yellow")
+CARD_WIDTH = 5
 DIAMOND = "◆"
+COLOUR_COMPONENTS: tuple[str, ...] = (
+    "card--violet",
+    "card--blue",
+    "card--green",
+    "card--yellow",
+)
 
 
 def diamond_marks(count: int) -> str:
     return DIAMOND * count if count else "·"
 
 
-class CardFace(Static):
-    """A card face, two lines: ``V10`` over its diamonds (``◆◆``)."""
+def card_face(card: Card, diamonds: int) -> tuple[str, str]:
+    """The two lines of a card face, centred in ``CARD_WIDTH`` columns."""
+    return (f"{card!s:^{CARD_WIDTH}}", f"{diamond_marks(diamonds):^{CARD_WIDTH}}")
 
-    DEFAULT_CSS = """
-    CardFace {
-        width: 5;
-        height: 2;
-        content-align: center middle;
-        text-align: center;
-        text-style: bold;
-    }
-    CardFace.-violet { background: $pp-violet; color: $pp-violet-text; }
-    CardFace.-blue { background: $pp-blue; color: $pp-blue-text; }
-    CardFace.-green { background: $pp-green; color: $pp-green-text; }
-    CardFace.-yellow { background: $pp-yellow; color: $pp-yellow-text; }
-    CardFace.-cursor { text-style: bold reverse; }
-    CardFace.-empty { background: $panel; color: $text-muted; text-style: none; }
-    """
 
-    def __init__(self, card: Card | None = None, diamonds: int = 0) -> None:
-        super().__init__()
-        self.card: Card | None = None
-        self.show(card, diamonds)
-
-    def show(self, card: Card | None, diamonds: int = 0) -> None:
-        self.card = card
-        self.remove_class(*COLOUR_CLASSES, "-empty")
-        if card is None:
-            self.add_class("-empty")
-            self.update("\n")
-            return
-        self.add_class(COLOUR_CLASSES[card.colour])
-        self.update(f"{card}\n{diamond_marks(diamonds)}")
+def colour_component(card: Card) -> str:
+    """The component class giving this card's theme colour."""
+    return COLOUR_COMPONENTS[card.colour]

@@ -1,23 +1,30 @@
 """A row of cards with a keyboard cursor: the base of the hand and the trick.
 
-Left/right (or h/l) move the cursor, Enter/space choose the card under it,
-digits choose the Nth card. The row is ``active`` only when its choice is
-yours to make; otherwise its keys are hidden and fall through to the screen,
+Each card is drawn in its theme colour with its letter, value and diamonds, a
+label above (a key number or a player's name) and one below (the cursor mark
+or a tag). Left/right (or h/l) move the cursor, Enter/space choose the card
+under it, digits choose the Nth card. The row is ``active`` only when its
+choice is yours; otherwise its keys are hidden and fall through to the screen,
 which explains why nothing can be chosen now.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from textual.app import ComposeResult
-from textual.containers import Horizontal
+from rich.console import Group, RenderableType
+from rich.style import Style
+from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
 from core.passpass.model import Card
 from tui.messages import CardChosen
-from tui.widgets.card_slot import CURSOR_MARK, CardSlot
+from tui.widgets.card import CARD_WIDTH, COLOUR_COMPONENTS, card_face, colour_component
+
+CURSOR_MARK = "▲"
+GAP = " "
 
 
 @dataclass(frozen=True)
@@ -29,15 +36,27 @@ class SlotData:
 
 
 class CardRow(Widget, can_focus=True):
-    """Subclasses set ``SOURCE``, ``SLOTS`` and their own BINDINGS."""
+    """Subclasses set ``SOURCE``, ``SLOTS``, their own BINDINGS and CSS."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        *COLOUR_COMPONENTS,
+        "card--cursor",
+        "card--label",
+        "card--mark",
+    }
     DEFAULT_CSS = """
     CardRow { height: auto; }
-    CardRow > Horizontal { height: 4; width: 1fr; }
+    CardRow > .card--violet { background: $pp-violet; color: $pp-violet-text; text-style: bold; }
+    CardRow > .card--blue { background: $pp-blue; color: $pp-blue-text; text-style: bold; }
+    CardRow > .card--green { background: $pp-green; color: $pp-green-text; text-style: bold; }
+    CardRow > .card--yellow { background: $pp-yellow; color: $pp-yellow-text; text-style: bold; }
+    CardRow > .card--cursor { text-style: bold reverse; }
+    CardRow > .card--label { color: $text-muted; }
+    CardRow > .card--mark { color: $accent; text-style: bold; }
     """
 
-    SOURCE = "row"
-    SLOTS = 8
+    SOURCE: ClassVar[str] = "row"
+    SLOTS: ClassVar[int] = 8
     active: reactive[bool] = reactive(False)
     cursor: reactive[int] = reactive(0)
 
@@ -45,42 +64,43 @@ class CardRow(Widget, can_focus=True):
         super().__init__(id=id)
         self.items: tuple[SlotData, ...] = ()
 
-    def compose(self) -> ComposeResult:
-        with Horizontal():
-            for _ in range(self.SLOTS):
-                yield CardSlot()
-
-    def on_mount(self) -> None:
-        self._paint()
-
     def set_items(self, items: tuple[SlotData, ...]) -> None:
-        self.items = items[: self.SLOTS]
+        items = items[: self.SLOTS]
+        if items == self.items:
+            return
+        self.items = items
         if self.cursor >= len(self.items):
             self.cursor = max(0, len(self.items) - 1)
-        self._paint()
-        self.refresh_bindings()
+        self.refresh(layout=True)
 
     def watch_active(self) -> None:
-        self._paint()
         self.refresh_bindings()
 
-    def watch_cursor(self) -> None:
-        self._paint()
+    # -- drawing -----------------------------------------------------------
 
-    def _paint(self) -> None:
-        if not self.is_mounted:
-            return
-        for index, slot in enumerate(self.query(CardSlot)):
-            if index < len(self.items):
-                item = self.items[index]
-                cursor = self.active and index == self.cursor
-                below = CURSOR_MARK if cursor else item.below
-                if cursor and item.below:
-                    below = f"{CURSOR_MARK}{item.below}"
-                slot.display = True
-                slot.show(item.card, item.diamonds, item.above, below, cursor)
-            else:
-                slot.display = False
+    def render_cards(self) -> list[Text]:
+        above, top, bottom, below = (Text(no_wrap=True, overflow="crop") for _ in range(4))
+        label = self.get_component_rich_style("card--label")
+        mark = self.get_component_rich_style("card--mark")
+        cursor_style = self.get_component_rich_style("card--cursor")
+        for index, item in enumerate(self.items):
+            if index:
+                for line in (above, top, bottom, below):
+                    line.append(GAP)
+            cursor = self.active and index == self.cursor
+            style: Style = self.get_component_rich_style(colour_component(item.card))
+            if cursor:
+                style = style + cursor_style
+            face_top, face_bottom = card_face(item.card, item.diamonds)
+            above.append(f"{item.above[:CARD_WIDTH]:^{CARD_WIDTH}}", label)
+            top.append(face_top, style)
+            bottom.append(face_bottom, style)
+            tag = f"{CURSOR_MARK}{item.below}" if cursor else item.below
+            below.append(f"{tag[:CARD_WIDTH]:^{CARD_WIDTH}}", mark if cursor else label)
+        return [above, top, bottom, below]
+
+    def render(self) -> RenderableType:
+        return Group(*self.render_cards())
 
     # -- keys --------------------------------------------------------------
 

@@ -14,10 +14,10 @@ class HandView(CardRow):
     HandView {
         border: round $primary 50%;
         border-title-color: $text;
-        padding: 0 1;
+        padding: 0 0;
         height: 6;
     }
-    HandView:focus-within, HandView:focus { border: round $accent; }
+    HandView:focus { border: round $accent; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [

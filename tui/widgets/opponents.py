@@ -27,7 +27,22 @@ class OpponentsPanel(Static):
     def on_mount(self) -> None:
         self.border_title = "Players (public)"
 
+    _shown: object = None
+
     def show(self, view: PassPassView, names: Sequence[str]) -> None:
+        key = (
+            tuple(names),
+            view.to_act,
+            view.is_over,
+            view.hand_sizes,
+            view.colour_counts,
+            tuple(len(pile) for pile in view.won),
+            view.round_points,
+            view.pass_pass_round,
+        )
+        if key == self._shown:
+            return
+        self._shown = key
         table = Table(box=None, padding=(0, 0), pad_edge=False, expand=True, show_edge=False)
         table.add_column("", width=1, no_wrap=True)
         if view.teams:

@@ -35,8 +35,13 @@ class ScoreSheet(Static):
     def on_mount(self) -> None:
         self.border_title = "Score sheet (pts/PP)"
 
+    _shown: object = None
+
     def show(self, view: PassPassView, names: Sequence[str]) -> None:
-        self.update(render_sheet(view, names))
+        key = (tuple(names), view.sheet, view.totals, view.pass_pass_totals)
+        if key != self._shown:
+            self._shown = key
+            self.update(render_sheet(view, names))
 
 
 def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:

@@ -17,6 +17,11 @@ class StatusLine(Static):
     StatusLine.-your-turn { background: $accent 40%; text-style: bold; }
     """
 
+    _said: tuple[str, bool] | None = None
+
     def say(self, text: str, *, your_turn: bool) -> None:
+        if self._said == (text, your_turn):
+            return
+        self._said = (text, your_turn)
         self.update(text)
         self.set_class(your_turn, "-your-turn")

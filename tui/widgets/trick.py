@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual.app import ComposeResult
+from rich.console import Group, RenderableType
+from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
-from textual.widgets import Static
 
 from tui.widgets.card_row import CardRow
-from tui.widgets.card_slot import CardSlot
 
 
 class TrickView(CardRow):
@@ -21,11 +19,10 @@ class TrickView(CardRow):
     TrickView {
         border: round $primary 50%;
         border-title-color: $text;
-        padding: 0 1;
+        padding: 0 0;
         height: 8;
     }
     TrickView:focus { border: round $accent; }
-    TrickView > #summary { height: 2; color: $text; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -40,12 +37,12 @@ class TrickView(CardRow):
 
     SOURCE = "trick"
     SLOTS = 6
-
-    def compose(self) -> ComposeResult:
-        with Horizontal():
-            for _ in range(self.SLOTS):
-                yield CardSlot()
-        yield Static("", id="summary")
+    summary = ""
 
     def set_summary(self, text: str) -> None:
-        self.query_one("#summary", Static).update(text)
+        if text != self.summary:
+            self.summary = text
+            self.refresh()
+
+    def render(self) -> RenderableType:
+        return Group(*self.render_cards(), Text(self.summary))
