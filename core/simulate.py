@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from core.engine import AnyGame, AnyState, Bot, ConfigError
@@ -80,7 +80,14 @@ def play_out(state: AnyState, bots: Sequence[Bot]) -> int:
 
 
 def simulate(
-    game_id: str, *, players: int, teams: bool, games: int, seed: int, bots: Sequence[str]
+    game_id: str,
+    *,
+    players: int,
+    teams: bool,
+    games: int,
+    seed: int,
+    bots: Sequence[str],
+    options: Mapping[str, object] | None = None,
 ) -> Summary:
     """Play ``games`` bot-only games; every game's seed derives from ``seed``.
 
@@ -88,7 +95,7 @@ def simulate(
     game or bot, a bad player count or the wrong number of bots.
     """
     game = get_game(game_id)
-    config = game.make_config(players=players, teams=teams)
+    config = game.make_config(**{**(options or {}), "players": players, "teams": teams})
     if len(bots) != players:
         raise ConfigError(f"{len(bots)} bots named for {players} players: name one per seat")
     for name in bots:

@@ -47,6 +47,19 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _option(text: str) -> tuple[str, object]:
+    """``key=value``; the value is read as JSON when it parses (numbers,
+    true/false, lists), else kept as text."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"bad option {text!r}: write KEY=VALUE")
+    try:
+        value: object = json.loads(raw)
+    except ValueError:
+        value = raw
+    return key.strip(), value
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from core.registry import game_ids
 
@@ -75,6 +88,14 @@ def _build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--games", type=int, default=100, help="number of games (default 100)")
     sim.add_argument("--seed", type=int, default=0, help="seed of the whole run (default 0)")
     sim.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        type=_option,
+        metavar="KEY=VALUE",
+        help="a game option, e.g. payment=everyone or target=61 (repeatable)",
+    )
+    sim.add_argument(
         "--bots",
         type=_bot_list,
         help="one bot per seat, comma-separated, e.g. heuristic,random,random (default: random)",
@@ -95,6 +116,7 @@ def _simulate(args: argparse.Namespace) -> int:
             games=args.games,
             seed=args.seed,
             bots=bots,
+            options=dict(args.option),
         )
     except ConfigError as error:
         print(f"passe: {error}", file=sys.stderr)

@@ -49,6 +49,9 @@ def test_simulate_prints_one_json_summary(capsys: pytest.CaptureFixture[str]) ->
         (["simulate", "passpass", "--players", "five"], "invalid int value"),
         (["simulate", "passpass", "--players", "3", "--teams"], "4 or 6 players"),
         (["bogus"], "invalid choice"),
+        (["simulate", "fashion", "--players", "3", "--option", "payment=all"], "payment"),
+        (["simulate", "fashion", "--players", "3", "--option", "colour"], "KEY=VALUE"),
+        (["simulate", "dominoes", "--players", "3", "--option", "speed=2"], "unknown option"),
     ],
 )
 def test_bad_arguments_print_one_line_and_exit_2(args: list[str], message: str) -> None:
@@ -58,3 +61,11 @@ def test_bad_arguments_print_one_line_and_exit_2(args: list[str], message: str) 
     assert len(lines) == 1, done.stderr
     assert message in lines[0]
     assert "Traceback" not in done.stderr
+
+
+def test_simulate_passes_game_options(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["simulate", "dominoes", "--players", "2", "--games", "3", "--option", "target=10"])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["games"] == 3
+    assert max(data["mean_scores"]) >= 10 / 3  # someone reached the lowered target each game
