@@ -26,10 +26,11 @@ from tui.session import start_local
 from tui.settings import Settings, default_path, load_settings, save_settings
 
 DEFAULT_BOT_DELAY = 0.8
+HIDDEN_IN_HELP = frozenset({"Explain", "Copy selected text"})
 
 
 class PasseApp(App[None]):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
     TITLE = "Passe"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1,question_mark", "help", "Help", key_display="F1"),
@@ -97,11 +98,11 @@ class PasseApp(App[None]):
         for active in screen.active_bindings.values():
             binding = active.binding
             description = binding.description or binding.action
-            if description in seen or not active.enabled:
+            if description in seen or not active.enabled or description in HIDDEN_IN_HELP:
                 continue
             seen.add(description)
             keys.append((self.get_key_display(binding), description))
-        title = type(screen).__name__.removesuffix("Screen")
+        title = getattr(screen, "TITLE_IN_HELP", "") or type(screen).__name__
         notes = getattr(screen, "GUIDE", "")
         self.push_screen(HelpScreen(title, keys, notes))
 

@@ -30,6 +30,7 @@ class HomeScreen(PasseScreen):
         Binding("r", "rules", "Rules"),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
+    TITLE_IN_HELP = "Home"
     GUIDE = (
         "Move between settings with ↑/↓ or Tab; change one with ←/→ (or space).\n"
         "Type your name in the name field. Enter starts the game.\n"

@@ -43,6 +43,7 @@ class PassPassTableScreen(TableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "decide", "Choose", key_display="c"),
     ]
+    TITLE_IN_HELP = "Pass Pass table"
     GUIDE = (
         "Play a card: ←/→ (or h/l) then Enter or space, or its number 1-8.\n"
         "If you win a trick (first winner), pick one of its cards the same way.\n"

@@ -35,6 +35,7 @@ class RulesScreen(PasseScreen):
         Binding("pageup,b", "page(-1)", "Page", key_display="PgUp/PgDn"),
         Binding("pagedown,space", "page(1)", "Page", show=False),
     ]
+    TITLE_IN_HELP = "Rules"
     GUIDE = "Scroll with the arrows, j/k, PgUp/PgDn or space. Escape returns."
 
     def __init__(self, game_id: str) -> None:

@@ -25,7 +25,9 @@ class HandView(CardRow):
         Binding("right,l", "move(1)", "Right", key_display="→"),
         Binding("enter,space", "choose", "Play card", key_display="⏎"),
         *[
-            Binding(str(n), f"choose_nth({n})", "Play card by number", show=False)
+            Binding(
+                str(n), f"choose_nth({n})", "Play card by number", key_display="1-8", show=False
+            )
             for n in range(1, 9)
         ],
     ]

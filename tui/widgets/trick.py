@@ -30,7 +30,9 @@ class TrickView(CardRow):
         Binding("right,l", "move(1)", "Right", key_display="→"),
         Binding("enter,space", "choose", "Pick card", key_display="⏎"),
         *[
-            Binding(str(n), f"choose_nth({n})", "Pick card by number", show=False)
+            Binding(
+                str(n), f"choose_nth({n})", "Pick card by number", key_display="1-6", show=False
+            )
             for n in range(1, 7)
         ],
     ]

@@ -1,0 +1,108 @@
+"""Shared helpers for the TUI tests: an app with a private config file, and
+a driver that plays a whole game through key presses only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from core.passpass.state import PassPassView
+from tui.app import PasseApp
+from tui.screens.choice import ChoiceScreen
+from tui.screens.game_over import GameOverScreen
+from tui.screens.passpass_table import PassPassTableScreen
+from tui.screens.round_end import RoundEndScreen
+
+SIZE = (80, 24)
+
+
+@pytest.fixture(autouse=True)
+def private_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Never read or write the real user's settings."""
+    directory = tmp_path / "config"
+    monkeypatch.setenv("PASSE_CONFIG_DIR", str(directory))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return directory / "settings.json"
+
+
+def write_settings(path: Path, **data: object) -> None:
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def make_app(config: Path, *, seed: int = 7, bot_delay: float = 0.0) -> PasseApp:
+    return PasseApp(config_path=config, bot_delay=bot_delay, seed=seed)
+
+
+@dataclass
+class GameLog:
+    """What happened while the driver played."""
+
+    choices: list[str] = field(default_factory=list)  # kinds of choice dialogs
+    picks: int = 0  # first-winner picks made in the trick widget
+    plays: int = 0
+    round_ends: int = 0
+    keys: list[str] = field(default_factory=list)
+
+
+async def press(pilot: Pilot[None], log: GameLog, *keys: str) -> None:
+    log.keys.extend(keys)
+    await pilot.press(*keys)
+
+
+def my_turn(screen: PassPassTableScreen) -> PassPassView | None:
+    view = screen.pp_view
+    if view is None or view.is_over or view.seat not in view.to_act:
+        return None
+    return view
+
+
+async def play_to_end(
+    pilot: Pilot[None],
+    *,
+    max_steps: int = 4000,
+    choose: Callable[[ChoiceScreen], str] = lambda screen: "1",
+) -> tuple[GameOverScreen, GameLog]:
+    """Play the human seat with keys only until the end-of-game screen:
+    cards with digits or arrows + Enter, picks in the trick, choices in
+    their dialogs, Enter on end-of-round summaries."""
+    app = pilot.app
+    log = GameLog()
+    for step in range(max_steps):
+        await pilot.pause()
+        screen = app.screen
+        if isinstance(screen, GameOverScreen):
+            return screen, log
+        if isinstance(screen, RoundEndScreen):
+            log.round_ends += 1
+            await press(pilot, log, "enter")
+            continue
+        if isinstance(screen, ChoiceScreen):
+            log.choices.append(screen.kind)
+            await press(pilot, log, choose(screen))
+            continue
+        if not isinstance(screen, PassPassTableScreen):
+            raise AssertionError(f"unexpected screen {screen!r}")
+        view = my_turn(screen)
+        if view is None:
+            await pilot.pause(0.005)
+            continue
+        if view.phase == "play":
+            log.plays += 1
+            # Alternate the two ways to play: a digit, or arrows then Enter.
+            if step % 2:
+                await press(pilot, log, str(len(view.hand)))
+            else:
+                await press(pilot, log, "right", "enter")
+        elif view.phase == "pick":
+            log.picks += 1
+            await press(pilot, log, "left", "space")
+        elif view.phase in ("take", "represent"):
+            await press(pilot, log, "c")
+    raise AssertionError(f"the game did not end in {max_steps} steps")

@@ -1,0 +1,90 @@
+"""The UI only ever receives views: never a card from another seat's hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from core.engine import plain
+from core.passpass.model import CARDS, RoundStarted
+from net.client import LocalClient, TableClient
+from net.table import Listener, TableUpdate
+from tests.tui.conftest import SIZE, play_to_end
+from tui.app import PasseApp
+from tui.screens.passpass_table import PassPassTableScreen
+
+CARD_NAMES = {str(card) for card in CARDS}
+
+
+def card_names(data: Any) -> set[str]:
+    """Every card notation found anywhere in plain data (strings like ``V10``
+    or inside ``pick V10`` / ``take G4 B4``)."""
+    found: set[str] = set()
+    if isinstance(data, str):
+        found.update(word for word in data.split() if word in CARD_NAMES)
+    elif isinstance(data, dict):
+        for value in data.values():
+            found |= card_names(value)
+    elif isinstance(data, (list, tuple)):
+        for value in data:
+            found |= card_names(value)
+    return found
+
+
+class SpyingClient(LocalClient):
+    """Records what the screen receives, with the other hands at that moment
+    (read from the authority's state, which the UI itself never sees)."""
+
+    def __init__(self, client: LocalClient) -> None:
+        super().__init__(client.table, client.seat)
+        self.seen: list[tuple[TableUpdate, set[str]]] = []
+
+    async def connect(self, listener: Listener) -> None:
+        def spy(update: TableUpdate) -> None:
+            state: Any = self.table.state
+            hidden = {
+                str(CARDS[card])
+                for seat, hand in enumerate(state.hands)
+                if seat != self.seat
+                for card in hand
+            }
+            self.seen.append((update, hidden))
+            listener(update)
+
+        await super().connect(spy)
+
+
+class SpyApp(PasseApp):
+    spies: list[SpyingClient]
+
+    def make_client(self, game_id: str, **options: Any) -> TableClient:
+        client = super().make_client(game_id, **options)
+        assert isinstance(client, LocalClient)
+        spy = SpyingClient(client)
+        self.spies.append(spy)
+        return spy
+
+
+async def test_the_screen_never_receives_another_seats_cards(private_config: Path) -> None:
+    app = SpyApp(config_path=private_config, bot_delay=0, seed=23)
+    app.spies = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PassPassTableScreen)
+        await play_to_end(pilot)
+    (spy,) = app.spies
+    assert len(spy.seen) > 50
+    own_cards_seen = 0
+    for update, hidden in spy.seen:
+        assert update.view.seat == 0
+        shown = card_names(update.view.to_data())
+        # Events before a new deal name cards of the previous round, which
+        # may now be dealt to someone else: only later events are checked.
+        dealt = [i for i, event in enumerate(update.events) if isinstance(event, RoundStarted)]
+        for event in update.events[dealt[-1] if dealt else 0 :]:
+            shown |= card_names(plain(event))
+        leaked = shown & hidden
+        assert not leaked, f"another seat's cards reached the UI: {sorted(leaked)}"
+        own_cards_seen += len(update.view.hand)  # type: ignore[attr-defined]
+    assert own_cards_seen > 0  # the check above did look at real views

@@ -1,0 +1,118 @@
+"""Whole Pass Pass games through key presses only, at 80x24, against bots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from core.passpass.state import PassPassView
+from core.registry import get_game
+from net.client import LocalClient, TableClient
+from net.table import SeatSpec
+from tests.passpass.rig import rig
+from tests.tui.conftest import SIZE, make_app, play_to_end, write_settings
+from tui.app import PasseApp
+from tui.screens.choice import ChoiceScreen
+from tui.screens.game_over import GameOverScreen
+from tui.screens.home import HomeScreen
+from tui.screens.passpass_table import PassPassTableScreen
+from tui.session import HumansFirstTable, seat_names
+
+
+async def test_individual_game_to_the_end(private_config: Path) -> None:
+    app = make_app(private_config, seed=11)
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, HomeScreen)
+        await pilot.press("enter")  # the defaults: Pass Pass, 4 players, heuristic bots
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        over, log = await play_to_end(pilot)
+        assert isinstance(over, GameOverScreen)
+        view = table.pp_view
+        assert isinstance(view, PassPassView) and view.is_over and view.result is not None
+        assert log.plays >= 8 and log.picks >= 1
+        verdict = str(over.query_one("#verdict").render())
+        assert "Why:" in verdict
+        # The log tells the story in words.
+        assert any(line.startswith("Game over:") for line in table.game_log.lines_written)
+        await pilot.press("h")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_team_game_with_representative_choices(private_config: Path) -> None:
+    write_settings(
+        private_config, game="passpass", players={"passpass": 4}, teams={"passpass": True}
+    )
+    app = make_app(private_config, seed=5)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        first = table.pp_view
+        assert first is not None and first.teams
+
+        asked: list[str] = []
+
+        def choose(screen: ChoiceScreen) -> str:
+            asked.append(screen.kind)
+            return "2" if len(asked) % 2 else "1"  # alternate: partner, yourself
+
+        _, log = await play_to_end(pilot, choose=choose)
+        view = table.pp_view
+        assert view is not None and view.is_over
+        if not view.result or not view.result.immediate:
+            # Every completed round asked this team for its representative.
+            assert log.choices.count("represent") == len(view.sheet)
+        assert "represent" in log.choices
+        assert any("to score for the team" in line for line in table.game_log.lines_written)
+        await pilot.press("a")  # play again: a fresh table with the same settings
+        await pilot.pause()
+        assert isinstance(app.screen, PassPassTableScreen) and app.screen is not table
+
+
+class RiggedApp(PasseApp):
+    """Starts a hand-built position instead of a dealt game."""
+
+    def make_client(self, game_id: str, **options: Any) -> TableClient:
+        # PP-14: you (V1) are second winner behind Ada (V12); whichever card
+        # Ada picks, the lowest remaining cards tie on value (the 5s).
+        state = rig(["V1", "V12", "B5", "G5", "Y5"], leader=1)
+        game = get_game("passpass")
+        names = seat_names(options["name"], 5)
+        seats = [SeatSpec(names[0])] + [SeatSpec(names[s], "heuristic") for s in range(1, 5)]
+        table = HumansFirstTable(game, state, tuple(seats), bot_delay=0)
+        for seat in range(1, 5):
+            table._bots[seat] = game.make_bot("heuristic", seat)
+        return LocalClient(table, 0)
+
+
+async def test_second_winner_chooses_among_tied_lowest_cards(private_config: Path) -> None:
+    write_settings(private_config, players={"passpass": 5})
+    app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        await pilot.press("1")  # play V1
+        for _ in range(200):
+            await pilot.pause()
+            if isinstance(app.screen, ChoiceScreen):
+                break
+        choice = app.screen
+        assert isinstance(choice, ChoiceScreen) and choice.kind == "take"
+        assert len(choice.options) >= 2
+        wanted = choice.options[1]
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.screen is table
+        view = table.pp_view
+        assert view is not None and view.resolution is not None
+        taken = " + ".join(f"{card} ◆" for card in view.resolution.taken)
+        assert [str(card) for card in view.resolution.taken] == [
+            part.split()[0] for part in wanted.split(" + ")
+        ], (taken, wanted)
+        assert any(line.startswith("You takes") for line in table.game_log.lines_written)

@@ -1,0 +1,235 @@
+"""The frame around the games: settings, quitting, small terminals, help,
+rules, themes, and keys pressed at the wrong moment."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.app import App
+from textual.widgets import Markdown
+
+from core.passpass.state import PassPassView
+from core.registry import get_game
+from tests.tui.conftest import SIZE, make_app
+from tui.app import PasseApp
+from tui.screens.confirm_quit import ConfirmQuitScreen
+from tui.screens.help import HelpScreen
+from tui.screens.home import HomeScreen
+from tui.screens.passpass_table import PassPassTableScreen
+from tui.screens.rules import RulesScreen
+from tui.settings import Settings, load_settings, save_settings
+from tui.widgets.hand import HandView
+from tui.widgets.too_small import TooSmall
+
+
+def notices(app: App[None]) -> list[str]:
+    return [str(notification.message) for notification in app._notifications]
+
+
+def first_bot_leader_seed() -> int:
+    """A seed whose first trick is led by a bot (so it is not your turn)."""
+    game = get_game("passpass")
+    config = game.make_config(players=4)
+    return next(s for s in range(100) if game.new_game(config, s).view(None).leader != 0)
+
+
+# -- settings ----------------------------------------------------------------
+
+
+async def test_corrupt_settings_file_is_ignored_with_a_notice(private_config: Path) -> None:
+    private_config.parent.mkdir(parents=True)
+    private_config.write_text("{not json at all", encoding="utf-8")
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        assert any("Ignored corrupt settings file" in text for text in notices(app))
+        await pilot.press("enter")  # and a game still starts
+        await pilot.pause()
+        assert isinstance(app.screen, PassPassTableScreen)
+
+
+def test_settings_with_wrong_types_or_unreadable_are_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"players": {"passpass": "four"}}), encoding="utf-8")
+    settings, notice = load_settings(path)
+    assert settings == Settings() and notice and "players" in notice
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    settings, notice = load_settings(path)
+    assert settings == Settings() and notice
+    directory = tmp_path / "a-directory"
+    directory.mkdir()
+    settings, notice = load_settings(directory)
+    assert settings == Settings() and notice and "Could not read" in notice
+    assert load_settings(tmp_path / "missing.json") == (Settings(), None)
+
+
+def test_settings_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "settings.json"
+    settings = Settings(name="Zoé", theme="passe-mono", players={"passpass": 5})
+    assert save_settings(path, settings) is None
+    loaded, notice = load_settings(path)
+    assert notice is None and loaded == settings
+
+
+async def test_recent_settings_and_theme_are_remembered(private_config: Path) -> None:
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down")  # players
+        await pilot.press("right")  # 4 -> 5
+        await pilot.pause()
+        app.theme = "passe-okabe-ito"
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PassPassTableScreen)
+    saved = json.loads(private_config.read_text(encoding="utf-8"))
+    assert saved["players"]["passpass"] == 5 and saved["theme"] == "passe-okabe-ito"
+    again = make_app(private_config)
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert again.theme == "passe-okabe-ito"
+        assert again.screen.query_one("#players").value == 5  # type: ignore[attr-defined]
+
+
+async def test_themes_are_offered_in_the_command_palette(private_config: Path) -> None:
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Theme: Colour-blind safe (Okabe-Ito palette)" in titles
+        assert "Theme: High-contrast monochrome" in titles
+        for name in ("passe", "passe-okabe-ito", "passe-mono"):
+            assert name in app.available_themes
+
+
+# -- quitting ----------------------------------------------------------------
+
+
+async def test_quitting_a_game_asks_first(private_config: Path) -> None:
+    app = make_app(private_config, bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        await pilot.press("q")
+        assert isinstance(app.screen, ConfirmQuitScreen)
+        await pilot.press("n")  # keep playing
+        assert app.screen is table  # type: ignore[comparison-overlap]
+        await pilot.press("escape")
+        assert isinstance(app.screen, ConfirmQuitScreen)
+        await pilot.press("escape")
+        assert app.screen is table  # type: ignore[comparison-overlap]
+        await pilot.press("ctrl+q")  # the app's quit key asks too
+        assert isinstance(app.screen, ConfirmQuitScreen)
+        await pilot.press("y")  # leave to the home screen
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+        await pilot.press("q")  # quit Passe altogether
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+# -- terminals ---------------------------------------------------------------
+
+
+async def test_too_small_terminal_says_so(private_config: Path) -> None:
+    app = make_app(private_config)
+    async with app.run_test(size=(70, 20)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert screen.has_class("-too-small")
+        message = str(screen.query_one(TooSmall).render())
+        assert "Terminal too small (need 80x24, have 70x20)" in message
+        await pilot.resize_terminal(*SIZE)
+        await pilot.pause()
+        assert not screen.has_class("-too-small")
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.resize_terminal(79, 24)
+        await pilot.pause()
+        assert isinstance(app.screen, PassPassTableScreen)
+        assert app.screen.has_class("-too-small")
+
+
+async def test_no_color_is_respected(private_config: Path, monkeypatch: object) -> None:
+    import os
+
+    os.environ["NO_COLOR"] = "1"
+    try:
+        app = make_app(private_config)
+    finally:
+        del os.environ["NO_COLOR"]
+    assert app.no_color
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+
+
+# -- keys at the wrong moment, help and rules ---------------------------------
+
+
+async def test_a_key_at_the_wrong_moment_explains_itself(private_config: Path) -> None:
+    app = make_app(private_config, seed=first_bot_leader_seed(), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        view = table.pp_view
+        assert isinstance(view, PassPassView) and 0 not in view.to_act
+        assert not table.query_one(HandView).active
+        await pilot.press("enter")
+        await pilot.press("3")
+        await pilot.pause()
+        waiting = table.names[view.to_act[0]]
+        assert f"It is not your turn: {waiting} plays now." in notices(app)
+        # Nothing was played.
+        assert table.pp_view is not None and len(table.pp_view.hand) == 8
+
+
+async def test_help_lists_the_keys_of_the_current_screen(private_config: Path) -> None:
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        described = {description for _, description in help_screen.keys}
+        assert {"Start", "Rules", "Change"} <= described
+        await pilot.press("escape")
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("question_mark")
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        described = {description for _, description in help_screen.keys}
+        assert {"Rules", "Quit", "Help"} <= described
+        assert "pick one of its cards" in help_screen.notes
+
+
+async def test_rules_screen_shows_the_game_rules(private_config: Path) -> None:
+    app = make_app(private_config, bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        rules = app.screen
+        assert isinstance(rules, RulesScreen)
+        markdown = rules.query_one(Markdown)
+        assert "Pass Pass" in markdown.source
+        await pilot.press("escape")
+        assert isinstance(app.screen, PassPassTableScreen)
+
+
+def test_play_command_options() -> None:
+    from tui.cli import _build_parser
+
+    args = _build_parser().parse_args(["play", "--bot-delay", "0", "--seed", "4"])
+    assert args.bot_delay == 0 and args.seed == 4
+    assert isinstance(PasseApp(bot_delay=0).bot_delay, float | int)
