@@ -155,6 +155,11 @@ async def test_too_small_terminal_says_so(private_config: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, PassPassTableScreen)
         assert app.screen.has_class("-too-small")
+        await pilot.resize_terminal(*SIZE)
+        await pilot.pause()
+        await pilot.pause()
+        assert not app.screen.has_class("-too-small")
+        assert isinstance(app.focused, HandView)  # the keys work again
 
 
 async def test_no_color_is_respected(private_config: Path, monkeypatch: object) -> None:

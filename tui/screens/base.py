@@ -32,7 +32,18 @@ class SizeGuard:
             guard.show_size(width, height)
         elif guards:
             guards.first().show_size(width, height)
+        was_small = screen.has_class("-too-small")
         screen.set_class(small, "-too-small")
+        if was_small and not small:
+            # Hidden widgets lost focus while the terminal was too small.
+            screen.call_after_refresh(self.refocus)
+
+    def refocus(self) -> None:
+        """Give focus back to where the keys matter (default: the first
+        focusable widget, if nothing has focus)."""
+        screen: Screen[Any] = self  # type: ignore[assignment]
+        if screen.focused is None:
+            screen.focus_next()
 
     def on_mount(self) -> object:
         self._guard_size()

@@ -89,16 +89,24 @@ class PassPassTableScreen(TableScreen):
         note += " Default diamond table assumed (PP-2)." if view.default_diamonds else ""
         self.query_one("#diamond-note", Static).update(note)
         self.query_one(StatusLine).say(self._status(view, mine), your_turn=mine)
-        hand, trick = self.query_one(HandView), self.query_one(TrickView)
-        if trick.active:
-            trick.focus()
-        elif not hand.has_focus:
-            hand.focus()
+        self.refocus()
         scored = [event for event in events if isinstance(event, RoundScored)]
         if scored and not view.is_over:
             self._show_round_end(view, scored[-1])
         if mine and view.phase in (TAKE, REPRESENT) and not self.choice_open:
             self.action_decide()
+
+    def refocus(self) -> None:
+        """The trick has the keys when you pick from it, the hand otherwise."""
+        hand, trick = self.query_one(HandView), self.query_one(TrickView)
+        if trick.active:
+            if not trick.has_focus:
+                trick.focus()
+        elif not hand.has_focus:
+            hand.focus()
+
+    def on_screen_resume(self) -> None:
+        self.refocus()
 
     def _show_hand(self, view: PassPassView, mine: bool) -> None:
         hand = self.query_one(HandView)

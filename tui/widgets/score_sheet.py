@@ -19,8 +19,7 @@ ROUNDS = 3
 def team_label(view: PassPassView, names: Sequence[str], team: int) -> str:
     if not view.teams:
         return names[team]
-    members = [seat for seat in range(view.players) if view.team_of[seat] == team]
-    return f"{TEAM_LETTERS[team]} " + "/".join(names[seat][:3] for seat in members)
+    return f"Team {TEAM_LETTERS[team]}"
 
 
 class ScoreSheet(Static):
