@@ -23,10 +23,3 @@ class CardChosen(Message):
 
     source: str  # "hand" or "trick"
     index: int
-
-
-@dataclass
-class Explain(Message):
-    """A key was pressed that means nothing now: the screen says why."""
-
-    key: str
