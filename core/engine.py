@@ -309,6 +309,8 @@ class GameState(ABC, Generic[C, A, V]):
         self.seed = seed
         self.rng = random.Random(seed)
         self.history: list[tuple[int, A]] = []
+        # What the set-up did (e.g. "round 1 dealt"), for a table's first update.
+        self.opening_events: tuple[Event, ...] = ()
 
     # -- queries ----------------------------------------------------------
 

@@ -33,6 +33,11 @@ class TableClient(ABC):
     @abstractmethod
     async def close(self) -> None: ...
 
+    def hold(self, holding: bool) -> None:  # noqa: B027 - optional, no-op by default
+        """Ask bots to wait (``True``) while this person reads something, e.g.
+        an end-of-round summary, or to go on. Local tables honour it; a
+        networked table does not stop for one person."""
+
     @abstractmethod
     def record(self) -> GameRecord | None:
         """The game record so far, when this client may know it (for saving)."""
@@ -62,6 +67,12 @@ class LocalClient(TableClient):
             self._unsubscribe()
             self._unsubscribe = None
         await self.table.stop()
+
+    def hold(self, holding: bool) -> None:
+        if holding:
+            self.table.pause()
+        else:
+            self.table.resume()
 
     def record(self) -> GameRecord | None:
         return self.table.record()

@@ -73,6 +73,7 @@ class Table:
     _subscribers: list[_Subscriber] = field(default_factory=list)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _runner: asyncio.Task[None] | None = None
+    _paused: bool = False
 
     @classmethod
     def new(
@@ -85,25 +86,28 @@ class Table:
         bot_delay: float = 0.6,
     ) -> Table:
         game = get_game(game_id)
-        if len(seats) != config.players:
-            raise ConfigError(f"{len(seats)} seats for {config.players} players")
-        table = cls(game, game.new_game(config, seed), tuple(seats), bot_delay)
-        for seat, spec in enumerate(seats):
-            if spec.is_bot:
-                table._bots[seat] = game.make_bot(spec.kind, seed * 7919 + seat)
-        return table
+        return cls.around(game.new_game(config, seed), seats, bot_delay=bot_delay)
 
     @classmethod
     def from_record(
         cls, record: GameRecord, seats: Sequence[SeatSpec], *, bot_delay: float = 0.6
     ) -> Table:
         """Resume a saved game: replay its record, then seat people and bots."""
-        game = get_game(record.game)
-        state = game.replay(record)
+        return cls.around(get_game(record.game).replay(record), seats, bot_delay=bot_delay)
+
+    @classmethod
+    def around(
+        cls, state: AnyState, seats: Sequence[SeatSpec], *, bot_delay: float = 0.6
+    ) -> Table:
+        """A table for a state in any position (new, resumed or hand-built);
+        each bot's seed derives from the game's seed and its seat."""
+        game = get_game(state.game_id)
+        if len(seats) != state.players:
+            raise ConfigError(f"{len(seats)} seats for {state.players} players")
         table = cls(game, state, tuple(seats), bot_delay)
         for seat, spec in enumerate(seats):
             if spec.is_bot:
-                table._bots[seat] = game.make_bot(spec.kind, record.seed * 7919 + seat)
+                table._bots[seat] = game.make_bot(spec.kind, state.seed * 7919 + seat)
         return table
 
     # -- who sees what -----------------------------------------------------
@@ -117,7 +121,9 @@ class Table:
         unsubscribe function. The current view is sent at once."""
         subscriber = _Subscriber(seat, listener)
         self._subscribers.append(subscriber)
-        listener(TableUpdate(self.state.view(seat)))
+        opening = self.state.opening_events if not self.state.history else ()
+        seen = tuple(shown for event in opening if (shown := event.for_seat(seat)) is not None)
+        listener(TableUpdate(self.state.view(seat), seen))
 
         def unsubscribe() -> None:
             with contextlib.suppress(ValueError):
@@ -156,11 +162,32 @@ class Table:
         return events
 
     def bot_to_act(self) -> int | None:
-        """A bot seat that must act now, if any."""
-        for seat in self.state.to_act:
+        """A bot seat that must act now, if any.
+
+        Where several seats act at once and a person is among them (a team
+        choosing its representative, PP-23, where either partner may choose),
+        bots wait for the people: otherwise a bot would always answer before
+        the person beside it could read the question.
+        """
+        to_act = self.state.to_act
+        if len(to_act) > 1 and any(seat not in self._bots for seat in to_act):
+            return None
+        for seat in to_act:
             if seat in self._bots:
                 return seat
         return None
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def pause(self) -> None:
+        """Bots stop moving (e.g. while people read an end-of-round summary)."""
+        self._paused = True
+
+    def resume(self) -> None:
+        self._paused = False
+        self._wake.set()
 
     def step_bot(self) -> tuple[Event, ...]:
         """Let one bot that must act play (from its own view)."""
@@ -176,7 +203,7 @@ class Table:
         """Play bots whenever they must act, ``bot_delay`` apart; runs until
         cancelled or the game ends."""
         while not self.state.is_over:
-            if self.bot_to_act() is None:
+            if self._paused or self.bot_to_act() is None:
                 self._wake.clear()
                 await self._wake.wait()
                 continue
@@ -184,7 +211,8 @@ class Table:
                 await asyncio.sleep(self.bot_delay)
             else:
                 await asyncio.sleep(0)  # let the UI breathe between instant moves
-            self.step_bot()
+            if not self._paused:  # a pause may have come during the delay
+                self.step_bot()
 
     def start(self) -> None:
         if self._runner is None or self._runner.done():

@@ -14,23 +14,6 @@ BOT_NAMES: tuple[str, ...] = ("Ada", "Bruno", "Cleo", "Dmitri", "Ema", "Farid", 
 HUMAN_SEAT = 0
 
 
-class HumansFirstTable(Table):
-    """A table whose bots let people decide first in simultaneous phases.
-
-    When several seats must act at once (e.g. a team choosing its
-    representative, PP-23, where either partner may choose), a bot would
-    otherwise always answer before the person sitting beside it could read
-    the question. Bots wait while any person still has to act; sequential
-    turns are unchanged.
-    """
-
-    def bot_to_act(self) -> int | None:
-        to_act = self.state.to_act
-        if len(to_act) > 1 and any(not self.seats[seat].is_bot for seat in to_act):
-            return None
-        return super().bot_to_act()
-
-
 def seat_names(name: str, players: int) -> tuple[str, ...]:
     return (name, *BOT_NAMES[: players - 1])
 
@@ -53,5 +36,5 @@ def start_local(
     seats = [SeatSpec(names[0], HUMAN)] + [
         SeatSpec(names[seat], bots[seat - 1]) for seat in range(1, players)
     ]
-    table = HumansFirstTable.new(game_id, config, seed, seats, bot_delay=bot_delay)
+    table = Table.new(game_id, config, seed, seats, bot_delay=bot_delay)
     return LocalClient(table, HUMAN_SEAT)

@@ -159,6 +159,14 @@ class DominoesState(GameState[DominoesConfig, DominoAction, DominoesView]):
         # DO-5: the first leader is drawn from the game seed.
         self.leader = self.rng.randrange(n)
         self._deal()
+        self.opening_events = (
+            RoundStarted(
+                self.round_number,
+                self.leader,
+                tuple(len(h) for h in self.hands),
+                len(self.boneyard),
+            ),
+        )
 
     # -- documented constructor for hand-built positions ------------------
 

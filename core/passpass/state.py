@@ -242,7 +242,7 @@ class PassPassState(GameState[PassPassConfig, Action, PassPassView]):
         first = config.first_leader
         self.leader = self.rng.randrange(n) if first is None else first
         self.current = self.leader
-        self.opening_events: tuple[Event, ...] = self._deal()
+        self.opening_events = self._deal()
 
     # -- setup ------------------------------------------------------------
 

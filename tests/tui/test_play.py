@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from core.passpass.state import PassPassView
-from core.registry import get_game
 from net.client import LocalClient, TableClient
-from net.table import SeatSpec
+from net.table import SeatSpec, Table
 from tests.passpass.rig import rig
 from tests.tui.conftest import SIZE, make_app, play_to_end, write_settings
 from tui.app import PasseApp
@@ -16,7 +15,7 @@ from tui.screens.choice import ChoiceScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.home import HomeScreen
 from tui.screens.passpass_table import PassPassTableScreen
-from tui.session import HumansFirstTable, seat_names
+from tui.session import seat_names
 
 
 async def test_individual_game_to_the_end(private_config: Path) -> None:
@@ -80,13 +79,9 @@ class RiggedApp(PasseApp):
         # PP-14: you (V1) are second winner behind Ada (V12); whichever card
         # Ada picks, the lowest remaining cards tie on value (the 5s).
         state = rig(["V1", "V12", "B5", "G5", "Y5"], leader=1)
-        game = get_game("passpass")
         names = seat_names(options["name"], 5)
         seats = [SeatSpec(names[0])] + [SeatSpec(names[s], "heuristic") for s in range(1, 5)]
-        table = HumansFirstTable(game, state, tuple(seats), bot_delay=0)
-        for seat in range(1, 5):
-            table._bots[seat] = game.make_bot("heuristic", seat)
-        return LocalClient(table, 0)
+        return LocalClient(Table.around(state, seats, bot_delay=0), 0)
 
 
 async def test_second_winner_chooses_among_tied_lowest_cards(private_config: Path) -> None:

@@ -77,8 +77,6 @@ class PassPassTableScreen(TableScreen):
 
     def show_view(self, view: View, events: Sequence[Event]) -> None:
         assert isinstance(view, PassPassView)
-        if self.updates_received == 1 and not events:
-            self.game_log.add(f"Round {view.round} is dealt; {self.names[view.leader]} leads.")
         me = view.seat
         mine = me is not None and me in view.to_act and not view.is_over
         self._show_hand(view, mine)
@@ -329,7 +327,11 @@ class PassPassTableScreen(TableScreen):
                     str(row.pass_pass[team]),
                     f"{view.totals[team]}/{view.pass_pass_totals[team]}",
                 )
-        self.app.push_screen(RoundEndScreen(f"End of round {scored.round}", table))
+        self.client.hold(True)  # bots wait while the summary is read
+        self.app.push_screen(
+            RoundEndScreen(f"End of round {scored.round}", table),
+            lambda _: self.client.hold(False),
+        )
 
     def final_scores(self, view: View) -> RenderableType:
         assert isinstance(view, PassPassView)
