@@ -14,6 +14,8 @@ from tui.screens.table import TableScreen
 # game id -> "module:class" of its table screen
 TABLE_SCREENS: dict[str, str] = {
     "passpass": "tui.screens.passpass_table:PassPassTableScreen",
+    "dominoes": "tui.screens.dominoes_table:DominoesTableScreen",
+    "fashion": "tui.screens.fashion_table:FashionTableScreen",
 }
 
 
