@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 
 from core.engine import Action, GameRecord, IllegalAction
-from net.table import Listener, Table, TableUpdate
+from net.table import Listener, SavedTable, Table, TableUpdate
 
 
 class TableClient(ABC):
@@ -37,6 +37,11 @@ class TableClient(ABC):
         """Ask bots to wait (``True``) while this person reads something, e.g.
         an end-of-round summary, or to go on. Local tables honour it; a
         networked table does not stop for one person."""
+
+    def saved(self) -> SavedTable | None:
+        """What resumes this game after a crash, when it is kept here (local
+        play); a networked game is kept by its authority."""
+        return None
 
     @abstractmethod
     def record(self) -> GameRecord | None:
@@ -73,6 +78,11 @@ class LocalClient(TableClient):
             self.table.pause()
         else:
             self.table.resume()
+
+    def saved(self) -> SavedTable | None:
+        if self.seat is None:
+            return None
+        return SavedTable(self.table.record(), self.table.seats, self.seat)
 
     def record(self) -> GameRecord | None:
         return self.table.record()

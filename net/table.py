@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from core.engine import (
     Action,
@@ -23,6 +24,7 @@ from core.engine import (
     Event,
     GameRecord,
     IllegalAction,
+    RecordError,
     View,
 )
 from core.registry import get_game
@@ -53,6 +55,43 @@ class TableUpdate:
 
 
 Listener = Callable[[TableUpdate], None]
+
+
+@dataclass(frozen=True)
+class SavedTable:
+    """Enough to resume a local game after a crash: the record (seed and
+    accepted actions), who sits where, and which seat is the person's."""
+
+    record: GameRecord
+    seats: tuple[SeatSpec, ...]
+    seat: int
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "record": self.record.to_data(),
+            "seats": [{"name": spec.name, "kind": spec.kind} for spec in self.seats],
+            "seat": self.seat,
+        }
+
+    @classmethod
+    def from_data(cls, data: Any) -> SavedTable:
+        """Validate plain data; :class:`RecordError` says what is wrong."""
+        if not isinstance(data, dict):
+            raise RecordError("a saved game must be an object")
+        record = GameRecord.from_data(data.get("record"))  # type: ignore[arg-type]
+        seats_data = data.get("seats")
+        if not isinstance(seats_data, list) or not all(
+            isinstance(entry, dict)
+            and isinstance(entry.get("name"), str)
+            and isinstance(entry.get("kind"), str)
+            for entry in seats_data
+        ):
+            raise RecordError("a saved game's seats must be a list of {name, kind}")
+        seat = data.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(seats_data):
+            raise RecordError("a saved game's seat must be one of its seats")
+        seats = tuple(SeatSpec(entry["name"], entry["kind"]) for entry in seats_data)
+        return cls(record, seats, seat)
 
 
 @dataclass
@@ -93,7 +132,12 @@ class Table:
         cls, record: GameRecord, seats: Sequence[SeatSpec], *, bot_delay: float = 0.6
     ) -> Table:
         """Resume a saved game: replay its record, then seat people and bots."""
-        return cls.around(get_game(record.game).replay(record), seats, bot_delay=bot_delay)
+        game = get_game(record.game)
+        state = game.replay(record)
+        for spec in seats:
+            if spec.is_bot and spec.kind not in game.bots:
+                raise RecordError(f"unknown bot {spec.kind!r} in the saved seats")
+        return cls.around(state, seats, bot_delay=bot_delay)
 
     @classmethod
     def around(

@@ -15,10 +15,14 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from core.engine import ConfigError
-from net.client import TableClient
+from core.engine import ConfigError, RecordError
+from core.registry import get_game
+from net.client import LocalClient, TableClient
+from net.table import SavedTable, Table
 from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES
 from tui.games import load_table_screen
+from tui.saves import clear_save, load_save, save_path, write_save
+from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.screens.table import TableScreen
@@ -51,6 +55,8 @@ class PasseApp(App[None]):
         self.seed = seed
         self.games_started = 0
         self.settings, self.settings_notice = load_settings(self.config_path)
+        self.save_path = save_path(self.config_path)
+        self._save_notice_shown = False
         saved = self.settings.theme
         self.theme = saved if saved in self.available_themes else DEFAULT_THEME
 
@@ -114,7 +120,67 @@ class PasseApp(App[None]):
             return
         self.exit()
 
+    # -- the saved game (nothing lost on a crash) ---------------------------
+
+    def saved_game(self) -> SavedTable | None:
+        saved, notice = load_save(self.save_path)
+        if notice:
+            self.notify(notice, title="Saved game", severity="warning", timeout=8)
+        return saved
+
+    @staticmethod
+    def describe_saved(saved: SavedTable) -> str:
+        try:
+            title = get_game(saved.record.game).info.title
+        except ConfigError:
+            title = saved.record.game
+        return f"{title}, {len(saved.seats)} players, {len(saved.record.actions)} moves played"
+
+    def autosave(self, client: TableClient, over: bool) -> None:
+        """Called after every update of a table: keep the save current."""
+        saved = client.saved()
+        if saved is None:
+            return
+        if over:
+            clear_save(self.save_path)
+            return
+        notice = write_save(self.save_path, saved)
+        if notice and not self._save_notice_shown:
+            self._save_notice_shown = True  # say it once, not at every move
+            self.notify(notice, title="Saved game", severity="warning", timeout=8)
+
+    def resume_game(self) -> None:
+        saved = self.saved_game()
+        if saved is None:
+            self.notify("There is no saved game.", severity="warning")
+            return
+        try:
+            table = Table.from_record(saved.record, saved.seats, bot_delay=self.bot_delay)
+            screen_type = load_table_screen(saved.record.game)
+        except (RecordError, ConfigError, LookupError, ImportError) as error:
+            self.notify(
+                f"The saved game cannot be resumed: {error}", title="Saved game", severity="error"
+            )
+            return
+        self.push_screen(screen_type(LocalClient(table, saved.seat)))
+
     # -- games -------------------------------------------------------------
+
+    def request_new_game(self, settings: Settings) -> None:
+        """Start a game, asking first if that would replace a saved one."""
+        saved = self.saved_game()
+        if saved is None:
+            self.start_game(settings)
+            return
+
+        def decide(choice: str | None) -> None:
+            if choice == DISCARD:
+                clear_save(self.save_path)
+                self.start_game(settings)
+            elif choice == CONTINUE:
+                self.resume_game()
+
+        self.push_screen(ConfirmDiscardScreen(self.describe_saved(saved)), decide)
 
     def start_game(self, settings: Settings) -> None:
         self.settings = settings

@@ -28,7 +28,8 @@ class ConfirmQuitScreen(PasseModal[str | None]):
         with Vertical(classes="dialog"):
             yield Static("Leave this game?", classes="dialog-title")
             yield Static(
-                "The game in progress will be lost.\n\n"
+                "The game is saved: continue it later from the\n"
+                "home screen with c.\n\n"
                 "y  leave to the home screen\n"
                 "q  quit Passe\n"
                 "n  keep playing"

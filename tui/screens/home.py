@@ -28,6 +28,7 @@ class HomeScreen(PasseScreen):
         Binding("up", "app.focus_previous", "Move", key_display="↑↓"),
         Binding("down", "app.focus_next", "Move", show=False),
         Binding("r", "rules", "Rules"),
+        Binding("c", "resume", "Continue saved game"),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
     TITLE_IN_HELP = "Home"
@@ -35,6 +36,7 @@ class HomeScreen(PasseScreen):
         "Move between settings with ↑/↓ or Tab; change one with ←/→ (or space).\n"
         "Type your name in the name field. Enter starts the game.\n"
         "Games marked 'coming' are listed but cannot be played yet.\n"
+        "A game in progress is saved after every move: c continues it.\n"
         "ctrl+p opens the command palette: pick a theme there (Passe, the\n"
         "colour-blind safe Okabe-Ito one, or high-contrast monochrome)."
     )
@@ -90,7 +92,38 @@ class HomeScreen(PasseScreen):
         lines = []
         for entry in self.entries:
             lines.append(f"{entry.title}: {'ready' if entry.playable else entry.note}")
+        saved = self._saved_description()
+        if saved:
+            lines.append(f"\nSaved game: {saved}.\nPress c to continue it.")
         return "\n".join(lines)
+
+    def _saved_description(self) -> str | None:
+        from tui.app import PasseApp
+
+        app = self.app
+        if not isinstance(app, PasseApp) or not app.save_path.exists():
+            return None
+        saved = app.saved_game()
+        return None if saved is None else app.describe_saved(saved)
+
+    def on_screen_resume(self) -> None:
+        self.query_one("#games", Static).update(self._games_text())
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "resume":
+            from tui.app import PasseApp
+
+            app = self.app
+            return isinstance(app, PasseApp) and app.save_path.exists()
+        return True
+
+    def action_resume(self) -> None:
+        from tui.app import PasseApp
+
+        app = self.app
+        assert isinstance(app, PasseApp)
+        app.resume_game()
 
     # -- reacting to changes ---------------------------------------------
 
@@ -204,7 +237,7 @@ class HomeScreen(PasseScreen):
             return
         app = self.app
         assert isinstance(app, PasseApp)
-        app.start_game(self.collect())
+        app.request_new_game(self.collect())
 
     def action_rules(self) -> None:
         game = self.game

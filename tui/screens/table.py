@@ -106,6 +106,9 @@ class TableScreen(PasseScreen):
         if keys != self._bindings_state:
             self._bindings_state = keys
             self.refresh_bindings()  # the footer rebuilds: only when keys change
+        autosave = getattr(self.app, "autosave", None)
+        if autosave is not None:
+            autosave(self.client, update.view.is_over)
         if update.view.is_over and not self.game_over_shown:
             self.game_over_shown = True
             self.show_game_over(update.view)

@@ -1,0 +1,62 @@
+"""The saved game: written after every change of a local game, so that
+nothing is lost when the terminal or the SSH connection dies; removed when
+the game ends. It lives beside the settings file."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from core.engine import RecordError
+from net.table import SavedTable
+
+SAVE_FILE = "saved-game.json"
+
+
+def save_path(settings_path: Path) -> Path:
+    return settings_path.with_name(SAVE_FILE)
+
+
+def write_save(path: Path, saved: SavedTable) -> str | None:
+    """Write atomically (a crash mid-write leaves the old save whole).
+    Returns a notice when the file cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".saved-game.")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(saved.to_data(), stream)
+        os.replace(temporary, path)
+    except OSError as error:
+        return f"Could not save the game to {path}: {error.strerror or error}"
+    return None
+
+
+def load_save(path: Path) -> tuple[SavedTable | None, str | None]:
+    """The saved game, or ``None`` with a notice saying why not. A corrupt
+    file is moved aside (``.corrupt``), never silently deleted."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, None
+    except OSError as error:
+        return None, f"Could not read the saved game {path}: {error.strerror or error}"
+    try:
+        return SavedTable.from_data(json.loads(text)), None
+    except (ValueError, RecordError) as error:
+        aside = path.with_suffix(".corrupt")
+        try:
+            os.replace(path, aside)
+        except OSError:
+            aside = path
+        return None, f"The saved game could not be read ({error}); it was kept as {aside.name}."
+
+
+def clear_save(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        pass  # a save we cannot remove is replaced by the next one
