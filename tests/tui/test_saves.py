@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 from tests.tui.conftest import SIZE, make_app
+from tui.saves import save_path
 from tui.screens.confirm_discard import ConfirmDiscardScreen
 from tui.screens.home import HomeScreen
 from tui.screens.passpass_table import PassPassTableScreen
-from tui.saves import save_path
 
 
 async def _start_and_play_two_cards(config: Path) -> tuple[object, int]:
