@@ -23,3 +23,12 @@ class CardChosen(Message):
 
     source: str  # "hand" or "trick"
     index: int
+
+
+@dataclass
+class TileChosen(Message):
+    """A domino was chosen in the hand (index in the hand); ``end`` is the
+    open end asked for ("L" or "R"), or None to let the screen decide."""
+
+    index: int
+    end: str | None = None
