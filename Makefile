@@ -40,8 +40,11 @@ lint: $(STAMP_DEV)
 typecheck: $(STAMP_DEV)
 	$(BIN)/mypy
 
+# Benchmarks print tables of rates and ratios vs peers; never part of `make test`.
+# make bench BENCH_ARGS="engines --quick" runs one family, shorter.
+BENCH_ARGS ?=
 bench: $(STAMP_BENCH)
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
