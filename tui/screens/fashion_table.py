@@ -1,0 +1,704 @@
+"""The Passe fashion table: the four rule slots, the offer with the deck, your
+hand, every designer's public information and the log. Every decision by
+keyboard: the secret bid (FA-7), the auction winner's choice of the first
+and next player (FA-9), taking two of the three offer cards (FA-10), then
+announcing a collection (FA-11), changing a rule (FA-13) or ending the turn.
+
+Selections are checked against the view's legal actions before they are
+sent; when one is not legal the screen says why in the words of FA-11 and
+the slots in force (e.g. "needs a card with the MUST feature: wool")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer
+
+from core.engine import Action, Event, View
+from core.fashion.model import (
+    ATTRIBUTES,
+    BANNED,
+    CARD_ATTRS,
+    CODE,
+    MONEY,
+    MUST,
+    STAR,
+    SYMBOL,
+    VALUE_NAMES,
+    Bid,
+    BidsRevealed,
+    Card,
+    CardsTaken,
+    Change,
+    Choose,
+    Collect,
+    CollectionAnnounced,
+    End,
+    Feature,
+    PlayerChosen,
+    RuleChanged,
+    Take,
+    TurnEnded,
+    feature_name,
+    shared_features,
+)
+from core.fashion.state import FashionView
+from tui.messages import CardChosen
+from tui.screens.choice import ChoiceScreen
+from tui.screens.round_end import RoundEndScreen
+from tui.screens.table import TableScreen
+from tui.widgets.fashion_card import (
+    SLOT_WORDS,
+    SYMBOLS,
+    card_id,
+    card_short,
+    card_tags,
+    has,
+    slot_features,
+)
+from tui.widgets.fashion_card_row import CardItem, FashionCardRow
+from tui.widgets.fashion_hand import FashionHand
+from tui.widgets.fashion_offer import FashionOffer
+from tui.widgets.fashion_players import FashionPlayers
+from tui.widgets.fashion_slots import FashionSlots
+from tui.widgets.game_log import GameLog
+from tui.widgets.status_line import StatusLine
+
+AUCTION, CHOOSE, TAKE, ACTION, OVER = "auction", "choose", "take", "action", "over"
+
+
+def collection_reason(cards: Sequence[Card], features: Sequence[Feature]) -> str:
+    """Why ``cards`` is not (yet) a valid collection, in the words of FA-11
+    and the slots in force; "" when nothing is wrong with it."""
+    must, banned = features[MUST], features[BANNED]
+    if must == banned:
+        return (
+            f"MUST and BANNED both name {feature_name(must)}: no collection is valid "
+            "until one of them changes (FA-13)"
+        )
+    for card in cards:
+        if has(card, banned):
+            return f"{CODE[card]} has the BANNED feature {feature_name(banned)}: it is passé"
+    if len(cards) >= 2 and not shared_features(list(cards)):
+        return "the cards must share a colour, a cut or a material (FA-11)"
+    if cards and not any(has(card, must) for card in cards):
+        return f"needs a card with the MUST feature: {feature_name(must)}"
+    if len(cards) < 3:
+        return f"a collection needs at least three cards ({len(cards)} selected)"
+    return ""
+
+
+class FashionTableScreen(TableScreen):
+    DEFAULT_CSS = """
+    FashionTableScreen #fa-top { height: 6; }
+    FashionTableScreen #fa-main { height: 1fr; }
+    FashionTableScreen #fa-right { width: 30; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "collect", "Collect"),
+        Binding("x", "change", "Rule change"),
+        Binding("e", "end", "End turn"),
+        Binding("p", "player", "Who plays"),
+    ]
+    TITLE_IN_HELP = "Passe fashion table"
+    GUIDE = (
+        "Cards read: code (colour R U K W, cut D J T C, material S W O L), number,\n"
+        "bottom symbol (★ STAR, ! MUST, ⊘ BANNED, $ MONEY), then the three features\n"
+        "in words. Tags: pt = would score (STAR), must, passé (BANNED), cash (MONEY).\n"
+        "Auction: ↑/↓ to a card, Enter bids it (or its number). If you win, a list\n"
+        "asks who plays first and next (p reopens it). Your turn: in the offer,\n"
+        "space selects two cards, Enter takes them. Then: space selects hand cards\n"
+        "and c announces the collection; or x changes a rule: pick card A (its\n"
+        "symbol names the slot), then card B, then B's feature; or e ends the turn.\n"
+        "r: rules, q/Escape: leave (asks first), ctrl+p: command palette (themes)."
+    )
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.choice_open = False
+        self.selection: list[Card] = []  # hand cards for a collection, in order
+        self.offer_pick: list[Card] = []  # offer cards to take
+        self.changing = False  # picking cards A and B of a rule change
+        self.change_a: Card | None = None
+        self.round_seen: int | None = None
+        self.round_events: list[Event] = []
+        self.round_points: tuple[int, ...] = ()
+
+    def compose_table(self) -> ComposeResult:
+        yield StatusLine(id="status")
+        with Horizontal(id="fa-top"):
+            yield FashionSlots(id="slots")
+            yield FashionOffer(id="offer")
+        with Horizontal(id="fa-main"):
+            yield FashionHand(id="hand")
+            with Vertical(id="fa-right"):
+                yield FashionPlayers(id="players")
+                yield GameLog(id="log")
+        yield Footer()
+
+    # -- the view ------------------------------------------------------------
+
+    @property
+    def fa_view(self) -> FashionView | None:
+        return self.view if isinstance(self.view, FashionView) else None
+
+    def _mine(self, view: FashionView | None = None) -> bool:
+        view = view or self.fa_view
+        return bool(view and not view.is_over and view.seat in view.to_act)
+
+    def _legal(self, kind: type[Action]) -> list[Action]:
+        view = self.fa_view
+        return [a for a in view.legal if isinstance(a, kind)] if view else []
+
+    def _is_legal(self, action: Action) -> bool:
+        view = self.fa_view
+        return view is not None and action in view.legal
+
+    def features(self) -> list[Feature]:
+        view = self.fa_view
+        return slot_features(view.slots) if view else []
+
+    # -- rendering -----------------------------------------------------------
+
+    def show_view(self, view: View, events: Sequence[Event]) -> None:
+        assert isinstance(view, FashionView)
+        mine = self._mine(view)
+        hand = {card_id(code) for code in view.hand}
+        if not (mine and view.phase == ACTION):
+            self.selection = []
+            self.changing, self.change_a = False, None
+        self.selection = [card for card in self.selection if card in hand]
+        if self.change_a is not None and self.change_a not in hand:
+            self.change_a = None
+        offer = {card_id(code) for code in view.offer}
+        if not (mine and view.phase == TAKE):
+            self.offer_pick = []
+        self.offer_pick = [card for card in self.offer_pick if card in offer]
+        self.query_one(FashionSlots).show(view.slots)
+        self.query_one(FashionPlayers).show(view, self.names)
+        self._render_cards()
+        self.refocus()
+        self._track_round(view, events)
+        if mine and view.phase == CHOOSE and not self.choice_open:
+            self.action_player()
+
+    def _render_cards(self) -> None:
+        """The hand, the offer, their hints and the status line."""
+        view = self.fa_view
+        if view is None:
+            return
+        mine = self._mine(view)
+        features = slot_features(view.slots)
+        offer = self.query_one(FashionOffer)
+        offer.border_title = f"Offer: take 2 · round {view.round}"
+        offer.set_items(
+            tuple(
+                CardItem(card, "✓" if card in self.offer_pick else " ", card_tags(card, features))
+                for card in map(card_id, view.offer)
+            )
+        )
+        info = f"Deck {view.deck_size} · discard {view.discard_size} · ran out {view.exhaustions}/2"
+        offer.set_hint("LAST ROUND · " + info if view.last_round else info)
+        offer.mode = "select" if mine and view.phase == TAKE else ""
+        hand = self.query_one(FashionHand)
+        hand.border_title = f"Your hand ({self.names[view.seat or 0]}): {len(view.hand)} cards"
+        items = []
+        for card in map(card_id, view.hand):
+            mark = " "
+            if card in self.selection:
+                mark = "✓"
+            elif card == self.change_a:
+                mark = "A"
+            elif view.my_bid is not None and CODE[card] == view.my_bid:
+                mark = "•"
+            items.append(CardItem(card, mark, card_tags(card, features)))
+        hand.set_items(tuple(items))
+        if mine and view.phase == AUCTION:
+            hand.mode = "bid"
+        elif mine and view.phase == ACTION:
+            hand.mode = "pick" if self.changing else "select"
+        else:
+            hand.mode = ""
+        hand.set_hint(self._hand_hint(view))
+        self.query_one(StatusLine).say(self._status(view), your_turn=mine)
+
+    def refocus(self) -> None:
+        """The offer has the keys when you take from it, the hand otherwise."""
+        view = self.fa_view
+        offer, hand = self.query_one(FashionOffer), self.query_one(FashionHand)
+        target: FashionCardRow = offer if view and self._mine(view) and view.phase == TAKE else hand
+        if not target.has_focus:
+            target.focus()
+
+    def on_screen_resume(self) -> None:
+        self.refocus()
+
+    def _names(self, seats: Sequence[int]) -> str:
+        return ", ".join(self.names[seat] for seat in seats) or "nobody"
+
+    def _status(self, view: FashionView) -> str:
+        where = f"R{view.round}{' (last)' if view.last_round else ''} · "
+        mine = self._mine(view)
+        if view.is_over:
+            return "Game over."
+        if view.phase == AUCTION:
+            if mine:
+                return where + "Auction: bid a card from your hand (↑↓ and Enter, or 1-9)."
+            if view.my_bid is not None:
+                return where + f"You bid {view.my_bid}; waiting for {self._names(view.to_act)}…"
+            return where + f"Auction: waiting for {self._names(view.to_act)} to bid…"
+        winner = self.names[view.auction_winner] if view.auction_winner is not None else "?"
+        if view.phase == CHOOSE:
+            if mine:
+                return where + "You won the auction: choose who plays (p)."
+            return where + f"{winner} chooses who plays next…"
+        if view.phase == TAKE:
+            if mine:
+                return where + "Your turn: select two offer cards (space), Enter takes them."
+            return where + f"{self._current(view)} takes two cards from the offer…"
+        if view.phase == ACTION:
+            if mine:
+                if self.changing:
+                    return where + "Rule change: pick card A, then card B (Enter; esc back)."
+                return where + "Collect (space, c), change a rule (x) or end the turn (e)."
+            return where + f"{self._current(view)} may collect or change a rule…"
+        return where
+
+    def _current(self, view: FashionView) -> str:
+        return self.names[view.current] if view.current is not None else "?"
+
+    def _hand_hint(self, view: FashionView) -> str:
+        mine = self._mine(view)
+        features = slot_features(view.slots)
+        hand = self.query_one(FashionHand)
+        under = hand.card_under_cursor
+        if view.is_over:
+            return ""
+        if view.phase == AUCTION:
+            if mine and under is not None:
+                money = feature_name(features[MONEY])
+                if has(under, features[MONEY]):
+                    return (
+                        f"{card_short(CODE[under])} is currency ({money}): the best currency "
+                        "bid wins and is paid (FA-7, FA-8)."
+                    )
+                return (
+                    f"{card_short(CODE[under])} is no currency ({money} is): it wins only "
+                    "if nobody bids currency (FA-7)."
+                )
+            if view.my_bid is not None:
+                return (
+                    f"• You bid {card_short(view.my_bid)}. Bids stay hidden until everyone has bid."
+                )
+            return "The auction: each designer bids one card in secret (FA-7)."
+        if not mine:
+            if view.phase == CHOOSE or view.current is None:
+                return ""
+            return f"Order so far: {self._names(view.order)}; still to play: " + (
+                self._names([s for s in view.waiting if s != view.current])
+            )
+        if view.phase == CHOOSE:
+            return "Choose who plays (p opens the list)."
+        if view.phase == TAKE:
+            return "Take two of the three offer cards above (FA-10)."
+        if self.changing:
+            return self._change_hint(features, under)
+        return self._selection_hint(features)
+
+    def _selection_hint(self, features: list[Feature]) -> str:
+        if not self.selection:
+            return "space: select cards for a collection (c announces) · x: change a rule · e: end"
+        chosen = sorted(self.selection)
+        star = features[STAR]
+        scoring = [card for card in chosen if has(card, star)]
+        if self._is_legal(Collect(tuple(chosen))):
+            return (
+                f"Valid collection of {len(chosen)}: {len(scoring)} point(s) for STAR "
+                f"{feature_name(star)}; c announces it."
+            )
+        reason = collection_reason(chosen, features) or "not a legal collection"
+        return f"{len(chosen)} selected: {reason}."
+
+    def _change_hint(self, features: list[Feature], under: Card | None) -> str:
+        a = self.change_a
+        if a is None:
+            if under is None:
+                return "Pick card A: its symbol names the slot to change."
+            slot = SYMBOL[under]
+            return (
+                f"A = {card_short(CODE[under])}: changes {SLOT_WORDS[slot]} (now "
+                f"{feature_name(features[slot])}). Enter picks A (FA-13)."
+            )
+        slot = SYMBOL[a]
+        if under is None or under == a:
+            return f"A = {CODE[a]} changes {SLOT_WORDS[slot]}. Now pick card B (another card)."
+        options = " / ".join(VALUE_NAMES[i][CARD_ATTRS[under][i]] for i in range(3))
+        return (
+            f"A = {CODE[a]} changes {SLOT_WORDS[slot]}; B = {CODE[under]}: it could "
+            f"become {options}. Enter picks B."
+        )
+
+    # -- rounds ------------------------------------------------------------
+
+    def _track_round(self, view: FashionView, events: Sequence[Event]) -> None:
+        if self.round_seen is None:
+            self.round_seen = view.round
+            self.round_points = view.points
+        self.round_events.extend(events)
+        if view.round > self.round_seen and not view.is_over:
+            finished = self.round_seen
+            body = self._round_summary(view, self.round_events)
+            self.round_seen = view.round
+            self.round_events = []
+            self.round_points = view.points
+            self.client.hold(True)  # bots wait while the summary is read
+            self.app.push_screen(
+                RoundEndScreen(f"End of round {finished}", body),
+                lambda _: self.client.hold(False),
+            )
+
+    def _round_summary(self, view: FashionView, events: Sequence[Event]) -> RenderableType:
+        table = Table(box=None, padding=(0, 1, 0, 0))
+        table.add_column("Designer", no_wrap=True, max_width=10)
+        table.add_column("Bid", no_wrap=True)
+        table.add_column("Took", no_wrap=True)
+        table.add_column("Then", no_wrap=True, max_width=26)
+        table.add_column("Pts", justify="right", no_wrap=True)
+        bids: dict[int, str] = {}
+        took: dict[int, str] = {}
+        then: dict[int, str] = {}
+        order: list[int] = []
+        winner: int | None = None
+        for event in events:
+            if isinstance(event, BidsRevealed):
+                bids = {s: CODE[c] for s, c in enumerate(event.bids) if c is not None}
+                winner = event.winner
+            elif isinstance(event, PlayerChosen):
+                order.append(event.seat)
+            elif isinstance(event, CardsTaken):
+                took[event.seat] = " ".join(CODE[c] for c in event.cards) or "-"
+            elif isinstance(event, CollectionAnnounced):
+                then[event.seat] = f"collected {len(event.cards)} (+{len(event.scored)})"
+            elif isinstance(event, RuleChanged):
+                then[event.seat] = f"{SLOT_WORDS[event.slot]} → {feature_name(event.feature)}"
+            elif isinstance(event, TurnEnded):
+                then.setdefault(event.seat, "ended")
+        seats = order + [s for s in range(view.players) if s not in order]
+        for seat in seats:
+            gained = view.points[seat] - (
+                self.round_points[seat] if seat < len(self.round_points) else 0
+            )
+            name = self.names[seat] + ("*" if seat == winner else "")
+            table.add_row(
+                name,
+                bids.get(seat, "-"),
+                took.get(seat, "-"),
+                then.get(seat, "-"),
+                f"{view.points[seat]}" + (f" (+{gained})" if gained else ""),
+            )
+        features = slot_features(view.slots)
+        rules = "  ".join(
+            f"{SYMBOLS[slot]} {SLOT_WORDS[slot]} {feature_name(features[slot])}"
+            for slot in range(4)
+        )
+        foot = Text(
+            f"\n* won the auction. Rules now: {rules}\n"
+            f"Deck {view.deck_size} · ran out {view.exhaustions}/2"
+            + (" · the next round is the last." if view.last_round else ".")
+        )
+        return Group(table, foot)
+
+    # -- decisions -------------------------------------------------------------
+
+    async def on_card_chosen(self, message: CardChosen) -> None:
+        view = self.fa_view
+        if view is None or message.source != "hand" or not self._mine(view):
+            self.notify(self.explain(), title="Not now")
+            return
+        if not 0 <= message.index < len(view.hand):
+            return
+        card = card_id(view.hand[message.index])
+        if view.phase == AUCTION:
+            action = Bid(card)
+            if self._is_legal(action):
+                self.query_one(FashionHand).mode = ""
+                await self.submit(action)
+            else:
+                self.notify(f"You cannot bid {CODE[card]} now.", title="Not allowed")
+            return
+        if view.phase == ACTION and self.changing:
+            self._pick_for_change(card)
+            return
+        self.notify(self.explain(), title="Not now")
+
+    def on_fashion_card_row_toggle(self, message: FashionCardRow.Toggle) -> None:
+        view = self.fa_view
+        if view is None or not self._mine(view):
+            return
+        if message.source == "offer" and view.phase == TAKE:
+            if not 0 <= message.index < len(view.offer):
+                return
+            card = card_id(view.offer[message.index])
+            if card in self.offer_pick:
+                self.offer_pick.remove(card)
+            elif len(self.offer_pick) >= 2:
+                self.notify(
+                    "You take exactly two cards (FA-10): unselect one first (space on a ✓).",
+                    title="Two already selected",
+                )
+                return
+            else:
+                self.offer_pick.append(card)
+        elif message.source == "hand" and view.phase == ACTION and not self.changing:
+            if not 0 <= message.index < len(view.hand):
+                return
+            card = card_id(view.hand[message.index])
+            if card in self.selection:
+                self.selection.remove(card)
+            else:
+                self.selection.append(card)
+        self._render_cards()
+
+    async def on_fashion_card_row_confirm(self, message: FashionCardRow.Confirm) -> None:
+        if message.source == "offer":
+            await self._take()
+        else:
+            await self.action_collect()
+
+    def on_fashion_card_row_moved(self, message: FashionCardRow.Moved) -> None:
+        view = self.fa_view
+        if view is not None and message.source == "hand":
+            self.query_one(FashionHand).set_hint(self._hand_hint(view))
+
+    def on_fashion_card_row_cancel(self, message: FashionCardRow.Cancel) -> None:
+        if self.change_a is not None:
+            self.change_a = None
+        else:
+            self.changing = False
+        self._render_cards()
+        self.refresh_bindings()
+
+    async def _take(self) -> None:
+        view = self.fa_view
+        if view is None or view.phase != TAKE or not self._mine(view):
+            self.notify(self.explain(), title="Not now")
+            return
+        if len(self.offer_pick) != 2:
+            self.notify(
+                f"Select two offer cards with space first ({len(self.offer_pick)} selected).",
+                title="Take two cards",
+            )
+            return
+        one, two = sorted(self.offer_pick)
+        action = Take((one, two))
+        if not self._is_legal(action):
+            self.notify("Those cards cannot be taken now.", title="Not allowed")
+            return
+        self.offer_pick = []
+        self.query_one(FashionOffer).mode = ""
+        await self.submit(action)
+
+    def _pick_for_change(self, card: Card) -> None:
+        if self.change_a is None:
+            self.change_a = card
+            self._render_cards()
+            return
+        if card == self.change_a:
+            self.notify("Card B must be another card than A.", title="Rule change")
+            return
+        self._ask_feature(self.change_a, card)
+
+    def _ask_feature(self, a: Card, b: Card) -> None:
+        """Which of B's three features the slot named by A takes (FA-13)."""
+        features = self.features()
+        slot = SYMBOL[a]
+        options: list[Change] = []
+        labels: list[str] = []
+        for attribute in range(3):
+            action = Change(a, b, attribute)
+            if not self._is_legal(action):
+                continue
+            feature = (attribute, CARD_ATTRS[b][attribute])
+            label = f"{ATTRIBUTES[attribute]}: {feature_name(feature)}"
+            other = {MUST: BANNED, BANNED: MUST}.get(slot)
+            if feature == features[slot]:
+                label += " (no change)"
+            elif other is not None and feature == features[other]:
+                label += " (= " + SLOT_WORDS[other] + ": no collection valid!)"
+            options.append(action)
+            labels.append(label)
+        if not options:
+            self.notify(f"{CODE[a]} and {CODE[b]} cannot change a rule now.", title="Not allowed")
+            return
+        body = Text(
+            f"A = {card_short(CODE[a])}: its symbol {SYMBOLS[slot]} names the "
+            f"{SLOT_WORDS[slot]} slot, now {feature_name(features[slot])}.\n"
+            f"B = {card_short(CODE[b])} lies on the slot; A and the slot's old card go "
+            "to the discard pile. Which of B's features does the slot take?\n"
+        )
+        self.choice_open = True
+        self.refresh_bindings()
+
+        def chosen(index: int | None) -> None:
+            self.choice_open = False
+            self.refresh_bindings()
+            if index is None or not self._is_legal(options[index]):
+                return
+            self.changing, self.change_a = False, None
+            self.run_worker(self.submit(options[index]), exclusive=False)
+
+        title = f"Rule change: the {SLOT_WORDS[slot]} slot (FA-13)"
+        self.app.push_screen(ChoiceScreen(title, body, labels, kind="feature"), chosen)
+
+    def bindings_state(self) -> object:
+        return (
+            super().bindings_state(),
+            *(self.check_action(name, ()) for name in ("collect", "change", "end", "player")),
+        )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        view = self.fa_view
+        if action in ("collect", "change", "end"):
+            return bool(view and self._mine(view) and view.phase == ACTION and not self.choice_open)
+        if action == "player":
+            return bool(view and self._mine(view) and view.phase == CHOOSE and not self.choice_open)
+        return True
+
+    async def action_collect(self) -> None:
+        view = self.fa_view
+        if view is None or view.phase != ACTION or not self._mine(view):
+            self.notify(self.explain(), title="Not now")
+            return
+        if self.changing:
+            self.notify("Finish or cancel (esc) the rule change first.", title="Rule change")
+            return
+        if not self.selection:
+            self.notify(
+                "Select the cards of the collection with space first (FA-11).", title="Collection"
+            )
+            return
+        action = Collect(tuple(sorted(self.selection)))
+        if not self._is_legal(action):
+            reason = collection_reason(sorted(self.selection), self.features())
+            self.notify(
+                (reason or "not a legal collection") + ".",
+                title="Not a valid collection",
+                severity="warning",
+            )
+            return
+        self.selection = []
+        self.query_one(FashionHand).mode = ""
+        await self.submit(action)
+
+    def action_change(self) -> None:
+        view = self.fa_view
+        if view is None or view.phase != ACTION or not self._mine(view):
+            self.notify(self.explain(), title="Not now")
+            return
+        self.selection = []
+        self.changing, self.change_a = True, None
+        self._render_cards()
+        self.refresh_bindings()
+
+    async def action_end(self) -> None:
+        if not self._is_legal(End()):
+            self.notify(self.explain(), title="Not now")
+            return
+        self.query_one(FashionHand).mode = ""
+        await self.submit(End())
+
+    def action_player(self) -> None:
+        view = self.fa_view
+        if view is None or view.phase != CHOOSE or not self._mine(view):
+            self.notify(self.explain(), title="Not now")
+            return
+        options = [a for a in self._legal(Choose) if isinstance(a, Choose)]
+        if not options:
+            return
+        first = options[0].first
+        labels = []
+        for action in options:
+            seat = action.seat
+            you = " (you)" if seat == view.seat else ""
+            labels.append(
+                f"{self.names[seat]}{you}: {view.hand_sizes[seat]} cards, {view.points[seat]} pts"
+            )
+        played = self._names(view.order) if view.order else "nobody yet"
+        body = Text(
+            "You won the auction (FA-9): choose who plays "
+            f"{'first' if first else 'next'}. Each plays once this round; you may\n"
+            f"choose yourself at any point. Played so far: {played}.\n"
+            f"Offer: {', '.join(card_short(code) for code in view.offer)}\n"
+        )
+        self.choice_open = True
+        self.refresh_bindings()
+
+        def chosen(index: int | None) -> None:
+            self.choice_open = False
+            self.refresh_bindings()
+            current = self.fa_view
+            if index is None or current is None or not self._is_legal(options[index]):
+                return
+            self.run_worker(self.submit(options[index]), exclusive=False)
+
+        title = f"Who plays {'first' if first else 'next'}?"
+        self.app.push_screen(ChoiceScreen(title, body, labels, kind="player"), chosen)
+
+    # -- the end -----------------------------------------------------------
+
+    def final_scores(self, view: View) -> RenderableType:
+        assert isinstance(view, FashionView) and view.result is not None
+        table = Table(box=None, padding=(0, 1, 0, 0))
+        table.add_column("Designer", no_wrap=True, max_width=10)
+        table.add_column("Pile", justify="right")
+        table.add_column("Season", justify="right")
+        table.add_column("Total", justify="right")
+        table.add_column("Season collection (FA-15)", no_wrap=True, max_width=40)
+        season = view.season_points or (0,) * view.players
+        hands = view.season_hands or ((),) * view.players
+        for seat in range(view.players):
+            table.add_row(
+                self.names[seat],
+                str(view.points[seat]),
+                str(season[seat]),
+                Text(str(view.result.scores[seat]), style="bold"),
+                " ".join(hands[seat]) or "-",
+            )
+        return table
+
+    def explain(self) -> str:
+        view = self.fa_view
+        if view is None:
+            return "The table is still being set up."
+        if view.is_over:
+            return "The game is over."
+        mine = self._mine(view)
+        if view.phase == AUCTION:
+            if mine:
+                return "Bid one card: ↑/↓ to it and Enter, or its number (FA-7)."
+            if view.my_bid is not None:
+                return f"You have bid {view.my_bid}; waiting for {self._names(view.to_act)} to bid."
+            return f"The auction is on: waiting for {self._names(view.to_act)} to bid."
+        winner = self.names[view.auction_winner] if view.auction_winner is not None else "?"
+        if view.phase == CHOOSE:
+            if mine:
+                return "Press p to choose who plays (FA-9)."
+            return f"{winner} won the auction and chooses who plays next; wait."
+        if view.phase == TAKE:
+            if mine:
+                return "Select two offer cards with space, then Enter takes them (FA-10)."
+            return f"It is {self._current(view)}'s turn to take cards; wait."
+        if view.phase == ACTION:
+            if mine:
+                if self.changing:
+                    return "Pick card A, then card B with Enter; esc steps back."
+                return "Space selects cards, c announces; x changes a rule; e ends the turn."
+            return f"It is {self._current(view)}'s turn; wait."
+        return "Nothing to choose right now."

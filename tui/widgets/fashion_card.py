@@ -1,0 +1,100 @@
+"""How a Passe fashion card is written: code, number, bottom symbol and its
+three features in words, e.g. ``RDS 5★ red   dress    silk``.
+
+The colour feature is always spelled out (and lettered in the code), so the
+theme colour given to it is never the only signal (FA-1). Slot symbols are
+the same four glyphs as the cards' bottom symbols (FA-2): ★ STAR, ! MUST,
+⊘ BANNED, $ MONEY.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.style import Style
+from rich.text import Text
+
+from core.fashion.model import (
+    ATTRIBUTES,
+    BANNED,
+    CARD_ATTRS,
+    CODE,
+    MONEY,
+    MUST,
+    NUMBER,
+    STAR,
+    SYMBOL,
+    VALUE_NAMES,
+    Card,
+    Feature,
+    parse_card,
+)
+from core.fashion.state import SlotInfo
+
+SYMBOLS = ("★", "!", "⊘", "$")
+SLOT_WORDS = ("STAR", "MUST", "BANNED", "MONEY")
+COLOUR_COMPONENTS: tuple[str, ...] = ("fcard--red", "fcard--blue", "fcard--black", "fcard--white")
+WIDTHS = (5, 8, 7)  # longest colour, cut and material words
+# The width of a card written by card_text (without tags): "RDS 5★ " + words.
+CARD_TEXT_WIDTH = 7 + sum(WIDTHS) + 2
+
+
+def colour_css(widget: str) -> str:
+    """The rules giving a widget's colour components their theme colours."""
+    return f"""
+    {widget} > .fcard--red {{ color: $error; text-style: bold; }}
+    {widget} > .fcard--blue {{ color: $primary; text-style: bold; }}
+    {widget} > .fcard--black {{ color: $text-muted; text-style: bold; }}
+    {widget} > .fcard--white {{ color: $foreground; text-style: bold; }}
+    """
+
+
+def card_id(code: str) -> Card:
+    return parse_card(code)
+
+
+def slot_features(slots: Sequence[SlotInfo]) -> list[Feature]:
+    """The four slots of a view as (attribute, value) indexes (FA-2)."""
+    out: list[Feature] = []
+    for info in slots:
+        attribute = ATTRIBUTES.index(info.attribute)
+        out.append((attribute, VALUE_NAMES[attribute].index(info.value)))
+    return out
+
+
+def has(card: Card, feature: Feature) -> bool:
+    return CARD_ATTRS[card][feature[0]] == feature[1]
+
+
+def card_tags(card: Card, features: Sequence[Feature]) -> str:
+    """What the rules in force make of this card: ``pt`` it would score
+    (STAR, FA-12), ``must`` it has the MUST feature, ``passé`` it has the
+    BANNED one (FA-11), ``cash`` it is a currency card in the auction (FA-7)."""
+    tags = []
+    if has(card, features[STAR]):
+        tags.append("pt")
+    if has(card, features[MUST]):
+        tags.append("must")
+    if has(card, features[BANNED]):
+        tags.append("passé")
+    if has(card, features[MONEY]):
+        tags.append("cash")
+    return " ".join(tags)
+
+
+def card_text(card: Card, colour_style: Style | str = "") -> Text:
+    """``RDS 5★ red   dress    silk``: the code, number and symbol, then the
+    three features in words, the colour word in ``colour_style``."""
+    c, k, m = CARD_ATTRS[card]
+    text = Text(no_wrap=True, overflow="crop")
+    text.append(CODE[card], style="bold")
+    text.append(f" {NUMBER[card]}{SYMBOLS[SYMBOL[card]]} ")
+    text.append(f"{VALUE_NAMES[0][c]:<{WIDTHS[0]}}", style=colour_style)
+    text.append(f" {VALUE_NAMES[1][k]:<{WIDTHS[1]}} {VALUE_NAMES[2][m]:<{WIDTHS[2]}}")
+    return text
+
+
+def card_short(code: str) -> str:
+    """``RDS 5★``: the code with its number and symbol."""
+    card = card_id(code)
+    return f"{code} {NUMBER[card]}{SYMBOLS[SYMBOL[card]]}"
