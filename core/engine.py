@@ -415,7 +415,7 @@ class GameInfo:
     title: str
     min_players: int
     max_players: int
-    team_sizes: tuple[int, ...]
+    team_player_counts: tuple[int, ...]  # player counts at which teams may play
     summary: str
 
 

@@ -1,19 +1,54 @@
 """Find games by id, so that ``net`` and ``tui`` never import a game by name.
 
-Adding a game = one package in ``core/`` exposing ``GAME`` + one line here.
+Each game's :class:`GameInfo` lives here, so menus can list every game
+without importing its engine; the engine is imported on first use.
+Adding a game = one package in ``core/`` exposing ``GAME`` + one entry here.
 """
 
 from __future__ import annotations
 
 import importlib
 
-from core.engine import AnyGame, ConfigError
+from core.engine import AnyGame, ConfigError, GameInfo
 
-# game id -> module that defines ``GAME``; imported lazily on first use.
-_MODULES: dict[str, str] = {
-    "passpass": "core.passpass",
-    "dominoes": "core.dominoes",
-    "fashion": "core.fashion",
+# game id -> (module that defines ``GAME``, its facts for menus), in menu order.
+_GAMES: dict[str, tuple[str, GameInfo]] = {
+    "passpass": (
+        "core.passpass",
+        GameInfo(
+            id="passpass",
+            title="Pass Pass",
+            min_players=3,
+            max_players=6,
+            team_player_counts=(4, 6),  # PP-3
+            summary="Tricks with no need to follow colour: win the majority colour, "
+            "collect sets of the four colours and diamonds.",
+        ),
+    ),
+    "dominoes": (
+        "core.dominoes",
+        GameInfo(
+            id="dominoes",
+            title="Passe dominoes",
+            min_players=2,
+            max_players=4,
+            team_player_counts=(4,),  # DO-2
+            summary="Double-six dominoes where you may always pass: empty your hand or "
+            "hold the lowest count when the train blocks.",
+        ),
+    ),
+    "fashion": (
+        "core.fashion",
+        GameInfo(
+            id="fashion",
+            title="Passe fashion",
+            min_players=2,
+            max_players=8,
+            team_player_counts=(),
+            summary="Fashion designers bid for the order of play, announce collections "
+            "and change in public what is in fashion and what is passé.",
+        ),
+    ),
 }
 
 _loaded: dict[str, AnyGame] = {}
@@ -21,17 +56,28 @@ _loaded: dict[str, AnyGame] = {}
 
 def game_ids() -> tuple[str, ...]:
     """Ids of every game, in menu order (nothing is imported)."""
-    return tuple(_MODULES)
+    return tuple(_GAMES)
+
+
+def game_info(game_id: str) -> GameInfo:
+    """A game's facts for menus, without importing its engine."""
+    try:
+        return _GAMES[game_id][1]
+    except KeyError:
+        raise _unknown(game_id) from None
+
+
+def _unknown(game_id: str) -> ConfigError:
+    return ConfigError(f"unknown game {game_id!r}; the games are: {', '.join(_GAMES)}")
 
 
 def get_game(game_id: str) -> AnyGame:
     """The game with this id; :class:`ConfigError` naming the known ids if none."""
     if game_id in _loaded:
         return _loaded[game_id]
-    module_name = _MODULES.get(game_id)
-    if module_name is None:
-        known = ", ".join(_MODULES)
-        raise ConfigError(f"unknown game {game_id!r}; the games are: {known}")
+    if game_id not in _GAMES:
+        raise _unknown(game_id)
+    module_name = _GAMES[game_id][0]
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:

@@ -8,7 +8,6 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
 from typing import NoReturn
 
 from core.engine import ConfigError
@@ -17,6 +16,8 @@ USAGE_ERROR = 2
 
 
 def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # slow: only for --version
+
     try:
         return version("passe")
     except PackageNotFoundError:
@@ -28,6 +29,17 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(USAGE_ERROR, f"passe: {message} (see passe --help)\n")
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, looking the version up only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(f"passe {package_version()}")
+        parser.exit()
 
 
 def _bot_list(text: str) -> list[str]:
@@ -67,7 +79,7 @@ def _build_parser() -> argparse.ArgumentParser:
         prog="passe",
         description="Passe: a terminal table for Pass Pass, Passe dominoes and Passe fashion.",
     )
-    parser.add_argument("--version", action="version", version=f"passe {package_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     play = commands.add_parser("play", help="open the game table (the default)")

@@ -5,11 +5,15 @@ lazily, so a game whose engine or screen is missing never breaks the app."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from core.engine import GameInfo
-from core.registry import game_ids, get_game
-from tui.screens.table import TableScreen
+from core.registry import game_ids, game_info
+
+if TYPE_CHECKING:
+    from tui.screens.table import TableScreen
 
 # game id -> "module:class" of its table screen
 TABLE_SCREENS: dict[str, str] = {
@@ -40,19 +44,20 @@ def load_table_screen(game_id: str) -> type[TableScreen]:
     return screen
 
 
+def _installed(module_name: str) -> bool:
+    try:
+        return importlib.util.find_spec(module_name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
 def game_entries() -> list[GameEntry]:
-    """Every game of the registry, playable or marked as coming."""
+    """Every game of the registry, playable or marked as coming. Nothing is
+    imported: engines and screens load when their game starts (start-up time)."""
     entries: list[GameEntry] = []
     for game_id in game_ids():
-        try:
-            info: GameInfo | None = get_game(game_id).info
-        except Exception:  # a broken or missing engine must not break the menu
-            entries.append(GameEntry(game_id, None, False, "coming"))
-            continue
-        try:
-            load_table_screen(game_id)
-        except (LookupError, ImportError):
-            entries.append(GameEntry(game_id, info, False, "coming"))
-            continue
-        entries.append(GameEntry(game_id, info, True, ""))
+        info = game_info(game_id)
+        screen = TABLE_SCREENS.get(game_id, "").partition(":")[0]
+        playable = bool(screen) and _installed(screen)
+        entries.append(GameEntry(game_id, info, playable, "" if playable else "coming"))
     return entries

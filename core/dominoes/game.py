@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import ClassVar
 
-from core.engine import Bot, Game, GameInfo, RandomBot
+from core.engine import Bot, Game, RandomBot
+from core.registry import game_info
 
 from .bots import HeuristicBot
 from .model import DominoAction, parse_action
@@ -16,17 +17,7 @@ from .state import DominoesConfig, DominoesState
 class DominoesGame(Game[DominoesConfig, DominoesState]):
     """Passe dominoes (DO-1..DO-14)."""
 
-    info = GameInfo(
-        id="dominoes",
-        title="Passe dominoes",
-        min_players=2,
-        max_players=4,
-        team_sizes=(2,),
-        summary=(
-            "Double-six dominoes where you may always pass: empty your hand or "
-            "hold the lowest count when the train blocks."
-        ),
-    )
+    info = game_info("dominoes")
     config_type = DominoesConfig
     bots: ClassVar[Mapping[str, type[Bot]]] = {"random": RandomBot, "heuristic": HeuristicBot}
 

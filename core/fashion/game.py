@@ -10,20 +10,11 @@ from core.engine import Bot, Config, Game, GameInfo, RandomBot
 from core.fashion.bots import HeuristicBot
 from core.fashion.model import FashionAction, parse_action
 from core.fashion.state import FashionConfig, FashionState
+from core.registry import game_info
 
 
 class FashionGame(Game[FashionConfig, FashionState]):
-    info: ClassVar[GameInfo] = GameInfo(
-        id="fashion",
-        title="Passe fashion",
-        min_players=2,
-        max_players=8,
-        team_sizes=(),
-        summary=(
-            "Fashion designers bid for the order of play, announce collections "
-            "and change in public what is in fashion and what is passé."
-        ),
-    )
+    info: ClassVar[GameInfo] = game_info("fashion")
     config_type: ClassVar[type[Config]] = FashionConfig
     bots: ClassVar[Mapping[str, type[Bot]]] = {"random": RandomBot, "heuristic": HeuristicBot}
 

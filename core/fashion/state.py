@@ -16,6 +16,7 @@ the history, so a replay re-derives them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, ClassVar
 
 from core.engine import Config, ConfigError, Event, GameState, IllegalAction, Result, View
@@ -350,7 +351,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         for a in hand:
             for b in hand:
                 if a != b:
-                    actions += [Change(a, b, attribute) for attribute in range(3)]
+                    actions += _changes(a, b)
         return tuple(actions)
 
     # -- applying actions -----------------------------------------------------
@@ -698,3 +699,10 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
             "history": list(self.history),
             "rng": self.rng.getstate(),
         }
+
+
+@cache
+def _changes(a: Card, b: Card) -> tuple[Change, Change, Change]:
+    """The three rule changes with cards A and B (FA-13), built once: the
+    action step lists them for every pair of cards in hand (the hot path)."""
+    return (Change(a, b, 0), Change(a, b, 1), Change(a, b, 2))

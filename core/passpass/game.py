@@ -7,22 +7,15 @@ from importlib.resources import files
 from types import MappingProxyType
 from typing import ClassVar
 
-from core.engine import Action, Bot, Game, GameInfo, RandomBot
+from core.engine import Action, Bot, Game, RandomBot
 from core.passpass.bots import HeuristicBot
 from core.passpass.model import parse_action
 from core.passpass.state import PassPassConfig, PassPassState
+from core.registry import game_info
 
 
 class PassPassGame(Game[PassPassConfig, PassPassState]):
-    info = GameInfo(
-        id="passpass",
-        title="Pass Pass",
-        min_players=3,
-        max_players=6,
-        team_sizes=(4, 6),
-        summary="Tricks with no need to follow colour: win the majority colour, "
-        "collect sets of the four colours and diamonds.",
-    )
+    info = game_info("passpass")
     config_type = PassPassConfig
     bots: ClassVar[Mapping[str, type[Bot]]] = MappingProxyType(
         {"random": RandomBot, "heuristic": HeuristicBot}

@@ -13,8 +13,7 @@ from textual.widgets import Footer, Input, Label, Static
 from core.engine import AnyGame, ConfigError
 from core.registry import get_game
 from tui.games import GameEntry, game_entries
-from tui.screens.base import PasseScreen
-from tui.screens.rules import RulesScreen
+from tui.screens.base import PasseScreen, rules_screen
 from tui.session import BOT_NAMES
 from tui.settings import BOT_LEVELS, NAME_LENGTH, Settings, clean_name
 from tui.widgets.chooser import Chooser
@@ -242,7 +241,8 @@ class HomeScreen(PasseScreen):
     def action_rules(self) -> None:
         game = self.game
         if game is not None:
-            self.app.push_screen(RulesScreen(game.id))
+            self.app.push_screen(rules_screen(game.id))
 
     def playable_entries(self) -> list[GameEntry]:
         return self.playable
+

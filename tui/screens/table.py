@@ -22,10 +22,9 @@ from core.engine import Action, Event, IllegalAction, View
 from net.client import TableClient
 from net.table import TableUpdate
 from tui.messages import TableUpdated
-from tui.screens.base import PasseScreen
+from tui.screens.base import PasseScreen, rules_screen
 from tui.screens.confirm_quit import HOME, QUIT, ConfirmQuitScreen
 from tui.screens.game_over import AGAIN, GameOverScreen
-from tui.screens.rules import RulesScreen
 from tui.widgets.game_log import GameLog
 
 EXPLAIN_KEYS = "enter,space,left,right,h,l,1,2,3,4,5,6,7,8,9"
@@ -142,7 +141,7 @@ class TableScreen(PasseScreen):
         return self.view is not None and not self.view.is_over
 
     def action_rules(self) -> None:
-        self.app.push_screen(RulesScreen(self.client.game_id))
+        self.app.push_screen(rules_screen(self.client.game_id))
 
     def action_explain(self) -> None:
         self.notify(self.explain(), title="Not now", severity="information")
@@ -162,3 +161,4 @@ class TableScreen(PasseScreen):
             app.call_later(app.go_home)
         elif choice == QUIT:
             app.exit()
+
