@@ -415,8 +415,14 @@ class GameInfo:
     title: str
     min_players: int
     max_players: int
+    solo_player_counts: tuple[int, ...]  # player counts playing each for themselves
     team_player_counts: tuple[int, ...]  # player counts at which teams may play
     summary: str
+
+    def allows(self, players: int, teams: bool) -> bool:
+        """Whether the game's Config accepts this table (for menus, without
+        importing the engine; a test checks it agrees with the Config)."""
+        return players in (self.team_player_counts if teams else self.solo_player_counts)
 
 
 class Game(ABC, Generic[C, S]):

@@ -20,7 +20,8 @@ _GAMES: dict[str, tuple[str, GameInfo]] = {
             title="Pass Pass",
             min_players=3,
             max_players=6,
-            team_player_counts=(4, 6),  # PP-3
+            solo_player_counts=(3, 4, 5),  # PP-3
+            team_player_counts=(4, 6),
             summary="Tricks with no need to follow colour: win the majority colour, "
             "collect sets of the four colours and diamonds.",
         ),
@@ -32,7 +33,8 @@ _GAMES: dict[str, tuple[str, GameInfo]] = {
             title="Passe dominoes",
             min_players=2,
             max_players=4,
-            team_player_counts=(4,),  # DO-2
+            solo_player_counts=(2, 3, 4),  # DO-2
+            team_player_counts=(4,),
             summary="Double-six dominoes where you may always pass: empty your hand or "
             "hold the lowest count when the train blocks.",
         ),
@@ -44,6 +46,7 @@ _GAMES: dict[str, tuple[str, GameInfo]] = {
             title="Passe fashion",
             min_players=2,
             max_players=8,
+            solo_player_counts=tuple(range(2, 9)),
             team_player_counts=(),
             summary="Fashion designers bid for the order of play, announce collections "
             "and change in public what is in fashion and what is passé.",

@@ -10,8 +10,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, Label, Static
 
-from core.engine import AnyGame, ConfigError
-from core.registry import get_game
+from core.engine import GameInfo
+from core.registry import game_info
 from tui.games import GameEntry, game_entries
 from tui.screens.base import PasseScreen, rules_screen
 from tui.session import BOT_NAMES
@@ -127,10 +127,11 @@ class HomeScreen(PasseScreen):
     # -- reacting to changes ---------------------------------------------
 
     @property
-    def game(self) -> AnyGame | None:
+    def game(self) -> GameInfo | None:
+        """The chosen game's facts (its engine loads only when it starts)."""
         if not self.playable:
             return None
-        return get_game(self.query_one("#game", Chooser).value)
+        return game_info(self.query_one("#game", Chooser).value)
 
     def on_chooser_changed(self, message: Chooser.Changed) -> None:
         chooser_id = message.chooser.id
@@ -146,7 +147,7 @@ class HomeScreen(PasseScreen):
         if game is None:
             self.query_one("#summary", Static).update("No game is playable yet.")
             return
-        info = game.info
+        info = game
         self.query_one("#summary", Static).update(info.summary)
         players = self.query_one("#players", Chooser)
         wanted = self.settings.players.get(info.id, min(max(4, info.min_players), info.max_players))
@@ -161,21 +162,13 @@ class HomeScreen(PasseScreen):
             return
         players = self.query_one("#players", Chooser).value
         teams = self.query_one("#teams", Chooser)
-        allowed = [flag for flag in (False, True) if self._valid(game, players, flag)]
+        allowed = [flag for flag in (False, True) if game.allows(players, flag)]
         wanted = self.settings.teams.get(game.id, False)
         teams.set_options(
             [("teams of two" if flag else "no, each for themselves", flag) for flag in allowed],
             wanted if wanted in allowed else None,
         )
         self._refresh_seats()
-
-    @staticmethod
-    def _valid(game: AnyGame, players: int, teams: bool) -> bool:
-        try:
-            game.make_config(players=players, teams=teams)
-        except ConfigError:
-            return False
-        return True
 
     def _refresh_seats(self) -> None:
         game = self.game
@@ -184,7 +177,7 @@ class HomeScreen(PasseScreen):
         players: int = self.query_one("#players", Chooser).value
         name = clean_name(self.query_one("#name", Input).value)
         self.query_one("#seat-you", Static).update(f"1 {name} (you)")
-        levels = sorted(game.bots, key=lambda level: (level != "heuristic", level))
+        levels = BOT_LEVELS  # every game ships these (tests/core/test_registry.py)
         for seat in range(1, MAX_BOT_SEATS + 1):
             chooser = self.query_one(f"#bot-{seat}", Chooser)
             chooser.display = seat < players
