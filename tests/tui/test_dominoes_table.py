@@ -1,0 +1,362 @@
+"""The Passe dominoes table: a whole game through key presses only at 80x24
+against heuristic bots, snapshots mid-game in the default and colour-blind
+themes, no hidden information reaching the screen, and keys pressed at the
+wrong moment explained (DO-4, DO-6, DO-7)."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.app import App
+from textual.pilot import Pilot
+
+from core.dominoes import DominoesView, Place
+from core.dominoes.model import TILES, RoundStarted
+from core.engine import plain
+from net.client import LocalClient, TableClient
+from net.table import Listener, SeatSpec, Table, TableUpdate
+from tests.dominoes.rig import REST, rig
+from tests.tui.conftest import SIZE, make_app
+from tui.app import PasseApp
+from tui.screens.choice import ChoiceScreen
+from tui.screens.dominoes_table import END_CHOICE, DominoesTableScreen
+from tui.screens.game_over import GameOverScreen
+from tui.screens.home import HomeScreen
+from tui.screens.round_end import RoundEndScreen
+from tui.session import seat_names
+from tui.widgets.domino_hand import DIGITS, DominoHand
+from tui.widgets.domino_players import DominoPlayers
+from tui.widgets.domino_scores import DominoScores
+
+THEMES = ["passe", "passe-okabe-ito"]
+
+
+def text_of(renderable: Any, width: int = 76) -> str:
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def notices(app: App[Any]) -> list[str]:
+    return [str(notification.message) for notification in app._notifications]
+
+
+async def choose_dominoes(pilot: Pilot[Any], *, players: int, teams: bool) -> None:
+    """On the home screen, by keys only: the game, players, teams; start."""
+    app = pilot.app
+    assert isinstance(app.screen, HomeScreen)
+    await pilot.press("right")  # Pass Pass -> Passe dominoes
+    await pilot.pause()
+    home = app.screen
+    assert home.collect().game == "dominoes"
+    await pilot.press("down")  # the players chooser: 4 by default
+    for _ in range(4):
+        if home.collect().players["dominoes"] == players:
+            break
+        await pilot.press("right")
+    await pilot.press("down")  # the teams chooser
+    if teams:
+        await pilot.press("right")
+    assert home.collect().teams["dominoes"] is teams
+    await pilot.press("enter")
+    await pilot.pause()
+    assert isinstance(app.screen, DominoesTableScreen)
+
+
+def my_turn(screen: DominoesTableScreen) -> DominoesView | None:
+    view = screen.do_view
+    if view is None or not screen.mine(view) or screen.choice_open:
+        return None
+    return view
+
+
+class Driver:
+    """Plays your seat by keys only: on each turn the tile ``places[turn %
+    len(places)]`` (so the bots' seeds give known games), by digit, by
+    arrows and Enter (answering the end dialog), or by arrows and [ / ] in
+    turn; else draw if allowed, else pass. Round summaries are closed with
+    Enter."""
+
+    def __init__(self, pilot: Pilot[Any]) -> None:
+        self.pilot = pilot
+        self.turn = 0
+        self.end: str | None = None  # the end wanted when a dialog asks
+        self.counts = {"place": 0, "draw": 0, "pass": 0, "round_ends": 0, "end_choices": 0}
+
+    async def play_turn(self, screen: DominoesTableScreen) -> None:
+        pilot = self.pilot
+        view = screen.do_view
+        assert view is not None
+        places = [a for a in view.legal if isinstance(a, Place)]
+        turn = self.turn
+        self.turn += 1
+        if not places:
+            kind = "draw" if view.can_draw else "pass"
+            self.counts[kind] += 1
+            await pilot.press(kind[0])
+            return
+        self.counts["place"] += 1
+        action = places[turn % len(places)]
+        self.end = action.end
+        index = view.hand.index(action.tile)
+        way = turn % 3
+        if way == 0 and index < len(DIGITS):
+            await pilot.press(DIGITS[index])
+            return
+        cursor = screen.query_one(DominoHand).cursor
+        await pilot.press(*(["right"] * ((index - cursor) % len(view.hand))))
+        if way == 1 or action.end is None:
+            await pilot.press("enter")
+        else:
+            bracket = "left" if action.end == "L" else "right"
+            await pilot.press(f"{bracket}_square_bracket")
+
+    async def step(self) -> DominoesTableScreen | GameOverScreen | None:
+        """One step; returns the table when it is your turn (not played),
+        the end-of-game screen at the end, else None."""
+        pilot = self.pilot
+        await pilot.pause()
+        screen = pilot.app.screen
+        if isinstance(screen, GameOverScreen):
+            return screen
+        if isinstance(screen, RoundEndScreen):
+            self.counts["round_ends"] += 1
+            await pilot.press("enter")
+            while pilot.app.screen is screen:
+                await pilot.pause()
+            return None
+        if isinstance(screen, ChoiceScreen):
+            assert screen.kind == END_CHOICE and len(screen.options) == 2
+            self.counts["end_choices"] += 1
+            await pilot.press("1" if self.end == "L" else "2")
+            return None
+        assert isinstance(screen, DominoesTableScreen), screen
+        if my_turn(screen) is None:
+            await pilot.pause(0.002)
+            return None
+        return screen
+
+    async def play(self, max_steps: int = 4000, *, rounds: int | None = None) -> dict[str, int]:
+        """Until the end-of-game screen, or ``rounds`` round summaries read."""
+        for _ in range(max_steps):
+            screen = await self.step()
+            if isinstance(screen, GameOverScreen) or self.counts["round_ends"] == rounds:
+                return self.counts
+            if isinstance(screen, DominoesTableScreen):
+                await self.play_turn(screen)
+        raise AssertionError(f"the game did not end in {max_steps} steps")
+
+
+async def test_partnership_game_to_the_end_by_keys(private_config: Path) -> None:
+    app = make_app(private_config, seed=14)  # a short game: two rounds
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=4, teams=True)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        first = table.do_view
+        assert first is not None and first.teams and first.target == 61  # DO-13, DO-14
+        counts = await Driver(pilot).play()
+        over = app.screen
+        assert isinstance(over, GameOverScreen)
+        view = table.do_view
+        assert view is not None and view.is_over and view.result is not None
+        assert counts["place"] >= 5 and counts["round_ends"] >= 1, counts
+        assert str(over.query_one("#verdict").render()).count("Why:") == 1
+        final = text_of(over.scores)
+        assert "Pips" in final and "Totals:" in final and "target 61" in final
+        lines = table.game_log.lines_written
+        assert any(" wins the game " in line or " win the game " in line for line in lines)
+        # The score sheet lists every finished round (DO-12).
+        assert len(table.history) == view.rounds_played
+        await pilot.press("h")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+
+
+# -- snapshots ---------------------------------------------------------------
+
+
+async def mid_game(pilot: Pilot[Any]) -> None:
+    """Three players, by keys, until your turn in round 2 with at least 8
+    tiles in the train (the round 1 summary is read on the way)."""
+    await choose_dominoes(pilot, players=3, teams=False)
+    driver = Driver(pilot)
+    for _ in range(2000):
+        screen = await driver.step()
+        assert not isinstance(screen, GameOverScreen)
+        if screen is None:
+            continue
+        view = screen.do_view
+        assert view is not None
+        if view.round >= 2 and len(view.train) >= 8:
+            await pilot.press("right", "right")  # show the cursor moving
+            return
+        await driver.play_turn(screen)
+    raise AssertionError("never reached a long train in round 2")
+
+
+def themed(theme: str) -> Any:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        pilot.app.theme = theme
+        await mid_game(pilot)
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_dominoes_table_mid_game(snap_compare: Any, private_config: Path, theme: str) -> None:
+    app = make_app(private_config, seed=64)
+    assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme))
+
+
+# -- hidden information --------------------------------------------------------
+
+TILE_RE = re.compile(r"\b(\d)-(\d)")
+
+
+def tile_names(data: Any) -> set[str]:
+    """Every tile notation (``3-5``, also inside ``3-5L``) in plain data."""
+    found: set[str] = set()
+    if isinstance(data, str):
+        found.update(f"{a}-{b}" for a, b in TILE_RE.findall(data))
+    elif isinstance(data, dict):
+        for value in data.values():
+            found |= tile_names(value)
+    elif isinstance(data, (list, tuple)):
+        for value in data:
+            found |= tile_names(value)
+    return found
+
+
+class SpyingClient(LocalClient):
+    """Records each update with the other hands and the boneyard at that
+    moment (read from the authority's state, which the UI never sees)."""
+
+    def __init__(self, client: LocalClient) -> None:
+        super().__init__(client.table, client.seat)
+        self.seen: list[tuple[TableUpdate, set[str]]] = []
+
+    async def connect(self, listener: Listener) -> None:
+        def spy(update: TableUpdate) -> None:
+            state: Any = self.table.state
+            hidden = {
+                str(TILES[tid])
+                for seat, hand in enumerate(state.hands)
+                if seat != self.seat
+                for tid in hand
+            } | {str(TILES[tid]) for tid in state.boneyard}
+            self.seen.append((update, hidden))
+            listener(update)
+
+        await super().connect(spy)
+
+
+class SpyApp(PasseApp):
+    spies: list[SpyingClient]
+
+    def make_client(self, game_id: str, **options: Any) -> TableClient:
+        client = super().make_client(game_id, **options)
+        assert isinstance(client, LocalClient)
+        spy = SpyingClient(client)
+        self.spies.append(spy)
+        return spy
+
+
+def public_part(view: DominoesView) -> Iterable[Any]:
+    """The view without ``last_round``: the previous round's hands are shown
+    at its end (DO-12), and those tiles may now be dealt to anyone."""
+    data = plain(view)
+    data.pop("last_round")
+    return data  # type: ignore[no-any-return]
+
+
+async def test_the_screen_never_receives_another_seats_tiles(private_config: Path) -> None:
+    app = SpyApp(config_path=private_config, bot_delay=0, seed=182)
+    app.spies = []
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        counts = await Driver(pilot).play(rounds=3)
+        assert counts["draw"] >= 1  # drawn tiles are private (DO-7)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        players = text_of(table.query_one(DominoPlayers).content)
+        assert "Boneyard" in players
+    (spy,) = app.spies
+    assert len(spy.seen) > 30
+    own_seen = 0
+    for update, hidden in spy.seen:
+        view = update.view
+        assert isinstance(view, DominoesView) and view.seat == 0
+        shown = tile_names(public_part(view))
+        dealt = [i for i, event in enumerate(update.events) if isinstance(event, RoundStarted)]
+        for event in update.events[dealt[-1] if dealt else 0 :]:
+            shown |= tile_names(plain(event))
+        leaked = shown & hidden
+        assert not leaked, f"another seat's tiles reached the UI: {sorted(leaked)}"
+        own_seen += len(view.hand)
+    assert own_seen > 0
+
+
+# -- keys at the wrong moment, illegal choices explained ------------------------
+
+
+class RiggedApp(PasseApp):
+    """Two players in a hand-built position: the train is [3║3], you hold
+    0-5 (fits no end), 2-3 (fits both) and 1-1; the boneyard holds two tiles,
+    which can never be drawn (DO-4). Ada's bot waits a minute per move."""
+
+    def make_client(self, game_id: str, **options: Any) -> TableClient:
+        state = rig(["0-5 2-3 1-1", REST], train="3-3", boneyard="6-6 5-6", turn=0)
+        names = seat_names(options["name"], 2)
+        seats = [SeatSpec(names[0]), SeatSpec(names[1], "heuristic")]
+        return LocalClient(Table.around(state, seats, bot_delay=60), 0)
+
+
+async def test_wrong_moment_keys_and_illegal_choices_explain_themselves(
+    private_config: Path,
+) -> None:
+    app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        view = table.do_view
+        assert view is not None and view.ends == (3, 3) and not view.can_draw
+        # The footer offers pass but not draw (DO-4, DO-7).
+        footer_keys = {
+            key for key, b in table.active_bindings.items() if b.enabled and b.binding.show
+        }
+        assert "p" in footer_keys and "d" not in footer_keys
+        await pilot.press("d")
+        await pilot.pause()
+        assert any("never be drawn (DO-4)" in text for text in notices(app))
+        await pilot.press("1")  # 0-5 fits neither end
+        await pilot.pause()
+        assert any("[0|5] fits neither end (left 3, right 3)" in text for text in notices(app))
+        assert [str(t) for t in view.hand] == ["0-5", "1-1", "2-3"]
+        await pilot.press("right", "right", "enter")  # 2-3 fits both ends: which one?
+        await pilot.pause()
+        choice = app.screen
+        assert isinstance(choice, ChoiceScreen) and choice.kind == END_CHOICE
+        await pilot.press("2")  # the right end
+        await pilot.pause()
+        assert app.screen is table
+        view = table.do_view
+        assert view is not None and view.train[-1].tile.low == 2 and view.train[-1].end == "R"
+        assert view.ends == (3, 2)
+        # Ada's turn now: every key says whose turn it is.
+        app._notifications.clear()
+        for key in ("1", "enter", "p", "d", "left_square_bracket"):
+            await pilot.press(key)
+            await pilot.pause()
+        said = notices(app)
+        assert len(said) == 5 and all("not your turn: Ada plays now" in text for text in said)
+        sheet = text_of(table.query_one(DominoScores).content)
+        assert "0/101" in sheet  # DO-13: 101 at two players

@@ -1,0 +1,166 @@
+"""Your dominoes, numbered for the digit keys (1-9, 0 for the tenth), with
+under each tile the open ends it fits (L, R, or L R) so the playable tiles
+read without colour. ←/→ (or h/l) move the cursor, Enter/space place the
+tile under it (the screen asks which end when it fits both), ``[`` and ``]``
+place it at the left or right end, a digit chooses a tile directly. The
+hand is ``active`` only on your turn; otherwise its keys fall through to the
+screen, which explains why nothing can be placed now."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from core.dominoes import Tile
+from tui.messages import TileChosen
+from tui.widgets.domino_tile import TILE_WIDTH, tile_text
+
+SLOT = TILE_WIDTH + 1  # a tile and a gap
+CURSOR_MARK = "▼"
+DIGITS = "1234567890"
+
+
+@dataclass(frozen=True)
+class HandTile:
+    tile: Tile
+    fits: str  # "L", "R", "L R", "any" (to lead) or "" (fits no end)
+
+
+class DominoHand(Widget, can_focus=True):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "hand--tile",
+        "hand--dead",
+        "hand--cursor",
+        "hand--label",
+        "hand--fits",
+    }
+    DEFAULT_CSS = """
+    DominoHand {
+        border: round $primary 50%;
+        border-title-color: $text;
+        height: auto;
+        min-height: 5;
+        padding: 0 1;
+    }
+    DominoHand:focus { border: round $accent; }
+    DominoHand > .hand--tile { color: $text; text-style: bold; }
+    DominoHand > .hand--dead { color: $text-muted; }
+    DominoHand > .hand--cursor { background: $accent; color: $background; text-style: bold; }
+    DominoHand > .hand--label { color: $text-muted; }
+    DominoHand > .hand--fits { color: $accent; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,h", "move(-1)", "Tile", key_display="←→"),
+        Binding("right,l", "move(1)", "Tile", show=False),
+        Binding("enter,space", "choose", "Place", key_display="⏎"),
+        Binding("left_square_bracket", "choose_end('L')", "End", key_display="[ ]"),
+        Binding("right_square_bracket", "choose_end('R')", "Right end", show=False),
+        # Drawing and passing are the screen's decisions (DO-4, DO-7), listed
+        # here so the footer shows them beside the tile keys.
+        Binding("d", "screen.draw", "Draw"),
+        Binding("p", "screen.pass", "Pass"),
+        *[
+            Binding(key, f"choose_nth({n})", "Place tile by number", key_display="1-0", show=False)
+            for n, key in enumerate(DIGITS, start=1)
+        ],
+    ]
+
+    active: reactive[bool] = reactive(False)
+    cursor: reactive[int] = reactive(0)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.items: tuple[HandTile, ...] = ()
+        self.leading = False
+
+    def set_items(self, items: tuple[HandTile, ...], *, leading: bool = False) -> None:
+        if leading != self.leading:
+            self.leading = leading
+            self.refresh_bindings()
+        if items == self.items:
+            return
+        chosen = self.items[self.cursor].tile if self.cursor < len(self.items) else None
+        self.items = items
+        # Keep the cursor on the same tile when the hand changes around it.
+        tiles = [item.tile for item in items]
+        if chosen in tiles:
+            self.cursor = tiles.index(chosen)
+        elif self.cursor >= len(items):
+            self.cursor = max(0, len(items) - 1)
+        self.refresh(layout=True)
+
+    def watch_active(self) -> None:
+        self.refresh_bindings()
+
+    # -- drawing -----------------------------------------------------------
+
+    def per_row(self) -> int:
+        return max(1, (self.content_size.width + 1) // SLOT)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        per_row = max(1, (width + 1) // SLOT)
+        rows = max(1, -(-len(self.items) // per_row))
+        return rows * 3
+
+    def render(self) -> RenderableType:
+        label = self.get_component_rich_style("hand--label")
+        fits_style = self.get_component_rich_style("hand--fits")
+        live = self.get_component_rich_style("hand--tile")
+        dead = self.get_component_rich_style("hand--dead")
+        cursor_style = self.get_component_rich_style("hand--cursor")
+        if not self.items:
+            return Text("No tiles left.", style=label)
+        per_row = self.per_row()
+        lines: list[Text] = []
+        for start in range(0, len(self.items), per_row):
+            above, faces, below = (Text(no_wrap=True, overflow="crop") for _ in range(3))
+            for index in range(start, min(start + per_row, len(self.items))):
+                item = self.items[index]
+                if index > start:
+                    for line in (above, faces, below):
+                        line.append(" ")
+                cursor = self.active and index == self.cursor
+                key = DIGITS[index] if index < len(DIGITS) else ""
+                mark = f"{CURSOR_MARK}{key}" if cursor else key
+                above.append(f"{mark:^{TILE_WIDTH}}", fits_style if cursor else label)
+                style = live if item.fits else dead
+                faces.append(tile_text(item.tile), cursor_style if cursor else style)
+                fits = "" if item.fits == "any" else item.fits
+                below.append(f"{fits:^{TILE_WIDTH}}", fits_style)
+            lines.extend((above, faces, below))
+        return Group(*lines)
+
+    # -- keys --------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("move", "choose", "choose_nth", "choose_end"):
+            if not self.active or not self.items:
+                return False
+            if action == "choose_end" and self.leading:
+                return False  # DO-6: the first tile has no end to choose
+            if action == "choose_nth":
+                nth = parameters[0]
+                return isinstance(nth, int) and 1 <= nth <= len(self.items)
+        return True
+
+    def action_move(self, step: int) -> None:
+        if self.items:
+            self.cursor = (self.cursor + step) % len(self.items)
+
+    def action_choose(self) -> None:
+        self.post_message(TileChosen(self.cursor))
+
+    def action_choose_end(self, end: str) -> None:
+        self.post_message(TileChosen(self.cursor, end))
+
+    def action_choose_nth(self, nth: int) -> None:
+        self.cursor = nth - 1
+        self.post_message(TileChosen(nth - 1))

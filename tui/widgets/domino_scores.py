@@ -1,0 +1,160 @@
+"""The dominoes score sheet: each player's (or team's, DO-14) running total
+against the target (DO-13), then what each finished round scored, newest
+first. Also the round summary (every hand's pip count and who scored what,
+DO-12) for the end-of-round and end-of-game screens."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from core.dominoes import DominoesView
+from core.dominoes.model import RoundSummary
+from tui.widgets.domino_players import TEAM_LETTERS, team_of
+from tui.widgets.domino_tile import tiles_text
+
+REASONS = {
+    "domino": "domino",
+    "blocked": "blocked",
+    "passes": "all passed",
+}
+
+
+def side_label(names: Sequence[str], side: int, teams: bool, short: bool = False) -> str:
+    """A scoring side: a player, or with partnerships a team and its players."""
+    if not teams:
+        return names[side]
+    members = [names[s] for s in range(len(names)) if team_of(s) == side]
+    if short:
+        return f"Team {TEAM_LETTERS[side]}"
+    return f"Team {TEAM_LETTERS[side]} ({' + '.join(members)})"
+
+
+def sides(view: DominoesView) -> range:
+    return range(2 if view.teams else view.players)
+
+
+def side_score(view: DominoesView, side: int) -> int:
+    if view.team_scores is not None:
+        return view.team_scores[side]
+    return view.scores[side]
+
+
+def round_result(summary: RoundSummary, names: Sequence[str], teams: bool) -> str:
+    """Who scored in a round, in words (DO-12, DO-14)."""
+    if not summary.winners:
+        return "tie, nobody scores"
+    if teams:
+        who = side_label(names, team_of(summary.winners[0]), teams, short=True)
+    else:
+        who = names[summary.winners[0]]
+    return f"{who} +{summary.points}"
+
+
+class DominoScores(Static):
+    DEFAULT_CSS = """
+    DominoScores {
+        border: round $primary 50%;
+        border-title-color: $text;
+        height: 1fr;
+        padding: 0 1;
+    }
+    """
+
+    _shown: object = None
+
+    def show(
+        self, view: DominoesView, names: Sequence[str], history: Sequence[RoundSummary]
+    ) -> None:
+        key = (tuple(names), view.scores, view.target, tuple(history))
+        if key == self._shown:
+            return
+        self._shown = key
+        self.border_title = f"Scores · target {view.target}"
+        table = Table(
+            box=None, padding=(0, 1, 0, 0), pad_edge=False, expand=True, show_header=False
+        )
+        table.add_column("", ratio=1, no_wrap=True, overflow="ellipsis")
+        table.add_column("Pts", width=7, justify="right", no_wrap=True)
+        for side in sides(view):
+            label = side_label(names, side, view.teams)
+            table.add_row(label, Text(f"{side_score(view, side)}/{view.target}", style="bold"))
+        lines: list[Text] = []
+        for summary in reversed(history):
+            reason = REASONS.get(summary.reason, summary.reason)
+            result = round_result(summary, names, view.teams)
+            lines.append(
+                Text(f"R{summary.number} {reason}: {result}", style="dim", overflow="ellipsis")
+            )
+        if not history:
+            lines.append(Text("No round finished yet.", style="dim"))
+        self.update(Group(table, *lines))
+
+
+def render_round(
+    summary: RoundSummary, names: Sequence[str], *, teams: bool, target: int
+) -> RenderableType:
+    """A finished round: why it ended, every hand and its pip count, who
+    scored what and how (DO-10..DO-12, DO-14), and the totals after it."""
+    if summary.reason == "domino" and summary.domino is not None:
+        why = f"{names[summary.domino]} placed their last tile: domino (DO-10)."
+    elif summary.reason == "blocked":
+        why = "Blocked: no tile fits and nobody may draw (DO-10)."
+    else:
+        why = "Everyone passed in a row, once around the table (DO-11)."
+    table = Table(box=None, padding=(0, 2, 0, 0), pad_edge=False)
+    table.add_column("Player", no_wrap=True, overflow="ellipsis", max_width=14)
+    if teams:
+        table.add_column("T", no_wrap=True)
+    table.add_column("Tiles left in hand", overflow="fold", max_width=36)
+    table.add_column("Pips", justify="right", no_wrap=True)
+    table.add_column("Scored", justify="right", no_wrap=True)
+    for seat, hand in enumerate(summary.hands):
+        row: list[str | Text] = [names[seat]]
+        if teams:
+            row.append(TEAM_LETTERS[team_of(seat)])
+        row.append(tiles_text(hand))
+        row.append(str(summary.counts[seat]))
+        won = seat in summary.winners
+        if won and teams:
+            row.append(Text(f"team +{summary.points}", style="bold"))
+        else:
+            row.append(Text(f"+{summary.points}", style="bold") if won else Text("0"))
+        table.add_row(*row)
+    counts = summary.team_counts if teams and summary.team_counts else summary.counts
+    if summary.winners:
+        side = team_of(summary.winners[0]) if teams else summary.winners[0]
+        own = counts[side]
+        others = sum(counts) - own
+        who = side_label(names, side, teams, short=True)
+        how = (
+            f"{who} has the lowest count and scores {others} - {own} = {summary.points}"
+            f" ({'the other team' if teams else 'the others'}' pips minus the lowest, "
+            f"{'DO-14' if teams else 'DO-12'})."
+        )
+    else:
+        how = f"Tie for the lowest count ({min(counts)}): nobody scores (DO-12)."
+    parts: list[RenderableType] = [Text(why), table]
+    if teams and summary.team_counts:
+        parts.append(
+            Text(
+                "Team pips: "
+                + ", ".join(
+                    f"{side_label(names, side, True, short=True)} {count}"
+                    for side, count in enumerate(summary.team_counts)
+                )
+            )
+        )
+    parts.append(Text(how))
+    # ``scores`` is per seat, a team's total repeated: seats 0 and 1 stand
+    # for teams A and B.
+    shown = range(2) if teams else range(len(names))
+    totals = " · ".join(
+        f"{side_label(names, side, teams, short=True)} {summary.scores[side]}" for side in shown
+    )
+    parts.append(Text(f"Totals: {totals} (target {target})", style="bold"))
+    return Group(*parts)
