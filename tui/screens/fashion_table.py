@@ -91,7 +91,7 @@ def collection_reason(cards: Sequence[Card], features: Sequence[Feature]) -> str
     if cards and not any(has(card, must) for card in cards):
         return f"needs a card with the MUST feature: {feature_name(must)}"
     if len(cards) < 3:
-        return f"a collection needs at least three cards ({len(cards)} selected)"
+        return "a collection needs at least three cards (FA-11)"
     return ""
 
 
@@ -103,9 +103,11 @@ class FashionTableScreen(TableScreen):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "collect", "Collect"),
-        Binding("x", "change", "Rule change"),
+        Binding("x", "change", "New rule"),
         Binding("e", "end", "End turn"),
         Binding("p", "player", "Who plays"),
+        # The same keys at the wrong moment say why they do nothing now.
+        Binding("c,x,e,p", "explain", "Explain", show=False),
     ]
     TITLE_IN_HELP = "Passe fashion table"
     GUIDE = (
@@ -141,7 +143,7 @@ class FashionTableScreen(TableScreen):
             with Vertical(id="fa-right"):
                 yield FashionPlayers(id="players")
                 yield GameLog(id="log")
-        yield Footer()
+        yield Footer(compact=True)  # five decision keys besides the frame's own
 
     # -- the view ------------------------------------------------------------
 
@@ -197,7 +199,8 @@ class FashionTableScreen(TableScreen):
         mine = self._mine(view)
         features = slot_features(view.slots)
         offer = self.query_one(FashionOffer)
-        offer.border_title = f"Offer: take 2 · round {view.round}"
+        last = " · LAST" if view.last_round else ""  # FA-14: the game ends after it
+        offer.border_title = f"Offer: take 2 · round {view.round}{last}"
         offer.set_items(
             tuple(
                 CardItem(card, "✓" if card in self.offer_pick else " ", card_tags(card, features))
@@ -205,7 +208,7 @@ class FashionTableScreen(TableScreen):
             )
         )
         info = f"Deck {view.deck_size} · discard {view.discard_size} · ran out {view.exhaustions}/2"
-        offer.set_hint("LAST ROUND · " + info if view.last_round else info)
+        offer.set_hint(info)
         offer.mode = "select" if mine and view.phase == TAKE else ""
         hand = self.query_one(FashionHand)
         hand.border_title = f"Your hand ({self.names[view.seat or 0]}): {len(view.hand)} cards"

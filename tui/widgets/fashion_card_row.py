@@ -65,6 +65,7 @@ class FashionCardRow(Widget, can_focus=True):
 
     SOURCE: ClassVar[str] = "cards"
     HINT_LINES: ClassVar[int] = 2
+    EMPTY: ClassVar[str] = "No cards."
     mode: reactive[str] = reactive("")
     cursor: reactive[int] = reactive(0)
 
@@ -174,6 +175,8 @@ class FashionCardRow(Widget, can_focus=True):
             if item.tags:
                 line.append(" " + item.tags, tag_style)
             lines.append(line)
+        if not count:
+            lines.append(Text(f"  {self.EMPTY}", style=tag_style))
         if more:
             above, below = self.top, count - self.top - shown
             lines.append(Text(f"  ↑ {above} more · ↓ {below} more (of {count})", style=tag_style))

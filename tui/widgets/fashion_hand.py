@@ -23,7 +23,7 @@ class FashionHand(FashionCardRow):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Move", key_display="↑↓"),
+        Binding("up,k", "move(-1)", "Move", key_display="↑↓", show=False),
         Binding("down,j", "move(1)", "Move", show=False),
         Binding("left,h", "move(-1)", "Move", show=False),
         Binding("right,l", "move(1)", "Move", show=False),
@@ -43,4 +43,5 @@ class FashionHand(FashionCardRow):
     ]
 
     SOURCE = "hand"
+    EMPTY = "No cards in your hand."
     HINT_LINES = 2

@@ -24,7 +24,7 @@ class FashionOffer(FashionCardRow):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k,left,h", "move(-1)", "Move", key_display="↑↓"),
+        Binding("up,k,left,h", "move(-1)", "Move", key_display="↑↓", show=False),
         Binding("down,j,right,l", "move(1)", "Move", show=False),
         Binding("space", "select_card", "Select", key_display="space"),
         Binding("enter", "confirm", "Take the two", key_display="⏎"),
@@ -32,4 +32,5 @@ class FashionOffer(FashionCardRow):
     ]
 
     SOURCE = "offer"
+    EMPTY = "Empty: nothing left to take (FA-14)."
     HINT_LINES = 1

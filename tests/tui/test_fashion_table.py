@@ -1,0 +1,518 @@
+"""The Passe fashion table: a whole game through key presses only at 80x24,
+every decision by keyboard (bid FA-7, who plays FA-9, take two FA-10,
+collection FA-11, rule change FA-13, end), selections explained before they
+are sent, keys at the wrong moment explained, no hidden information reaching
+the screen, and snapshots mid-game in the default and colour-blind themes."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.table import Table as RichTable
+from textual.app import App
+from textual.pilot import Pilot
+
+from core.engine import Event
+from core.fashion.bots import HeuristicBot
+from core.fashion.model import CODE, BidPlaced, Collect, parse_card
+from core.fashion.state import FashionConfig, FashionState, FashionView
+from net.client import LocalClient, TableClient
+from net.table import Listener, SeatSpec, Table, TableUpdate
+from tests.tui.conftest import SIZE, make_app
+from tui.app import PasseApp
+from tui.screens.choice import ChoiceScreen
+from tui.screens.fashion_table import FashionTableScreen, collection_reason
+from tui.screens.game_over import GameOverScreen
+from tui.screens.home import HomeScreen
+from tui.screens.round_end import RoundEndScreen
+from tui.session import seat_names
+from tui.widgets.chooser import Chooser
+from tui.widgets.fashion_card import slot_features
+from tui.widgets.fashion_hand import FashionHand
+
+THEMES = ["passe", "passe-okabe-ito"]
+CODES = set(CODE)
+
+
+def notices(app: App[None]) -> list[str]:
+    return [str(notification.message) for notification in app._notifications]
+
+
+async def choose_fashion(pilot: Pilot[Any], players: int = 4) -> None:
+    """On the home screen, by keys: the game chooser to Passe fashion, the
+    player count to ``players``, then Enter."""
+    app = pilot.app
+    await pilot.pause()
+    assert isinstance(app.screen, HomeScreen)
+    game = app.screen.query_one("#game", Chooser)
+    for _ in range(len(game.options)):
+        if game.value == "fashion":
+            break
+        await pilot.press("right")
+    assert game.value == "fashion"
+    await pilot.press("down")  # to the player count
+    count = app.screen.query_one("#players", Chooser)
+    for _ in range(len(count.options)):
+        if count.value == players:
+            break
+        await pilot.press("right")
+    assert count.value == players
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+def my_view(screen: FashionTableScreen) -> FashionView | None:
+    view = screen.fa_view
+    if view is None or view.is_over or view.seat not in view.to_act:
+        return None
+    return view
+
+
+async def move_hand_to(pilot: Pilot[Any], screen: FashionTableScreen, index: int) -> None:
+    hand = screen.query_one(FashionHand)
+    step = "down" if index > hand.cursor else "up"
+    while hand.cursor != index:
+        await pilot.press(step)
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.bids = self.takes = self.collections = self.changes = self.ends = 0
+        self.choices: list[str] = []
+        self.round_ends = 0
+        self.explained: list[str] = []
+
+
+async def play_turn(pilot: Pilot[Any], screen: FashionTableScreen, tally: Tally) -> bool:
+    """Make the human seat's current decision by keys; False if not ours."""
+    view = my_view(screen)
+    if view is None:
+        return False
+    if view.phase == "auction":
+        tally.bids += 1
+        if tally.bids % 2:
+            await pilot.press(str(min(len(view.hand), 9)))  # a digit bids the Nth card
+        else:
+            await pilot.press("down", "enter")
+    elif view.phase == "take":
+        tally.takes += 1
+        await pilot.press("space", "down", "space", "enter")
+    elif view.phase == "action":
+        collections = [a for a in view.legal if isinstance(a, Collect)]
+        if collections:
+            cards = max(collections, key=lambda a: len(a.cards)).cards
+            if not tally.explained:
+                # A first card alone: explained before anything is sent.
+                await move_hand_to(pilot, screen, view.hand.index(CODE[cards[0]]))
+                await pilot.press("space", "c")
+                tally.explained.append(notices(pilot.app)[-1])
+                await pilot.press("space")  # unselect it again
+            for card in cards:
+                await move_hand_to(pilot, screen, view.hand.index(CODE[card]))
+                await pilot.press("space")
+            tally.collections += 1
+            await pilot.press("c")
+        elif len(view.hand) >= 8 and tally.changes < 3:
+            tally.changes += 1
+            await pilot.press("x", "enter", "down", "enter")  # A, then B
+            for _ in range(20):
+                await pilot.pause()
+                if isinstance(pilot.app.screen, ChoiceScreen):
+                    break
+            assert isinstance(pilot.app.screen, ChoiceScreen)
+            tally.choices.append(pilot.app.screen.kind)
+            await pilot.press("2")  # B's cut
+        else:
+            tally.ends += 1
+            await pilot.press("e")
+    return True
+
+
+async def play_fashion(pilot: Pilot[Any], *, max_steps: int = 3000) -> Tally:
+    app = pilot.app
+    tally = Tally()
+    for _ in range(max_steps):
+        await pilot.pause()
+        screen = app.screen
+        if isinstance(screen, GameOverScreen):
+            return tally
+        if isinstance(screen, RoundEndScreen):
+            tally.round_ends += 1
+            await pilot.press("enter")
+            continue
+        if isinstance(screen, ChoiceScreen):
+            tally.choices.append(screen.kind)
+            await pilot.press("1")
+            continue
+        assert isinstance(screen, FashionTableScreen), screen
+        if not await play_turn(pilot, screen, tally):
+            await pilot.pause(0.005)
+    raise AssertionError(f"the game did not end in {max_steps} steps")
+
+
+async def test_whole_game_by_keys_to_the_end_screen(private_config: Path) -> None:
+    app = make_app(private_config, seed=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_fashion(pilot, players=4)
+        table = app.screen
+        assert isinstance(table, FashionTableScreen)
+        tally = await play_fashion(pilot)
+        over = app.screen
+        assert isinstance(over, GameOverScreen)
+        view = table.fa_view
+        assert view is not None and view.is_over and view.result is not None
+        assert tally.bids >= 3 and tally.takes >= 3 and tally.round_ends >= 2
+        assert "player" in tally.choices  # won at least one auction: chose who plays
+        assert tally.collections >= 1 and "feature" in tally.choices  # a rule change
+        assert tally.explained and "collection needs at least three" in tally.explained[0]
+        lines = table.game_log.lines_written
+        assert any(line.startswith("Game over.") for line in lines)
+        assert any("announces a collection" in line and line.startswith("You") for line in lines)
+        assert any(line.startswith("You changes") for line in lines)
+        sheet = over.scores
+        assert isinstance(sheet, RichTable)
+        assert [str(c.header) for c in sheet.columns][:4] == ["Designer", "Pile", "Season", "Total"]
+        await pilot.press("h")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+
+
+# -- a hand-built position: every step of a turn, checked --------------------
+
+# STAR red (colour of RDS), MUST wool (material of KJW), BANNED coat (cut of
+# UCS), MONEY blue (colour of UDS). You hold the only blue card: you win the
+# first auction with it (FA-7).
+SLOTS = [("RDS", 0), ("KJW", 2), ("UCS", 1), ("UDS", 0)]
+MINE = ["RDW", "RJS", "RTS", "RTO", "RCS", "UTL"]
+THEIRS = ["KDS", "KJS", "KTS", "WDS", "WJS"]
+OFFER = ["WTS", "KCO", "WCO"]
+
+
+def rigged_state() -> FashionState:
+    used = set(MINE + THEIRS + OFFER) | {code for code, _ in SLOTS}
+    rest = [card for card in range(64) if CODE[card] not in used]
+    return FashionState.from_position(
+        FashionConfig(players=2),
+        hands=[[parse_card(c) for c in MINE], [parse_card(c) for c in THEIRS]],
+        offer=[parse_card(c) for c in OFFER],
+        deck=rest,
+        discard=[],
+        slots=[(parse_card(c), a) for c, a in SLOTS],
+        prev_order=[1, 0],
+    )
+
+
+class RiggedApp(PasseApp):
+    def make_client(self, game_id: str, **options: Any) -> TableClient:
+        names = seat_names(options["name"], 2)
+        seats = [SeatSpec(names[0]), SeatSpec(names[1], "heuristic")]
+        return LocalClient(Table.around(rigged_state(), seats, bot_delay=0), 0)
+
+
+async def start_rigged(pilot: Pilot[Any]) -> FashionTableScreen:
+    await choose_fashion(pilot, players=2)
+    table = pilot.app.screen
+    assert isinstance(table, FashionTableScreen)
+    view = table.fa_view
+    assert view is not None and view.phase == "auction"
+    await pilot.press(str(view.hand.index("UTL") + 1))  # bid the currency card
+    for _ in range(50):
+        await pilot.pause()
+        if isinstance(pilot.app.screen, ChoiceScreen):
+            break
+    choice = pilot.app.screen
+    assert isinstance(choice, ChoiceScreen) and choice.kind == "player"
+    assert choice.options[0].startswith("You (you)")
+    await pilot.press("1")  # you play first
+    await pilot.pause()
+    view = table.fa_view
+    assert view is not None and view.phase == "take" and view.current == 0
+    await pilot.press("space", "down", "space", "enter")  # take the first two
+    await pilot.pause()
+    view = table.fa_view
+    assert view is not None and view.phase == "action"
+    assert "WTS" in view.hand and "KCO" in view.hand
+    return table
+
+
+async def select(pilot: Pilot[Any], table: FashionTableScreen, *codes: str) -> None:
+    view = table.fa_view
+    assert view is not None
+    for code in codes:
+        await move_hand_to(pilot, table, view.hand.index(code))
+        await pilot.press("space")
+
+
+def hint(table: FashionTableScreen) -> str:
+    return table.query_one(FashionHand).hint
+
+
+async def test_selections_are_explained_before_they_are_sent(private_config: Path) -> None:
+    app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await start_rigged(pilot)
+        received = table.updates_received
+        await select(pilot, table, "RJS", "RTS", "RTO")
+        assert hint(table) == "3 selected: needs a card with the MUST feature: wool."
+        await pilot.press("c")
+        await pilot.pause()
+        assert notices(app)[-1] == "needs a card with the MUST feature: wool."
+        assert table.updates_received == received  # nothing was sent
+        await select(pilot, table, "RCS")
+        assert "RCS has the BANNED feature coat: it is passé" in hint(table)
+        await select(pilot, table, "RCS", "RDW")  # unselect RCS, add the wool card
+        assert hint(table).startswith("Valid collection of 4: 4 point(s) for STAR red")
+        await select(pilot, table, "RTO", "RTS", "RJS", "WTS")
+        assert "share a colour, a cut or a material" in hint(table)  # RDW and WTS
+        await select(pilot, table, "WTS", "RJS", "RTS")
+        assert hint(table).startswith("Valid collection of 3: 3 point(s)")
+        await pilot.press("enter")  # Enter announces too
+        await pilot.pause()
+        view = table.fa_view
+        assert view is not None and view.points[0] == 3  # all red: STAR (FA-12)
+        assert "RDW" not in view.hand and view.phase != "action"
+
+
+async def test_rule_change_picks_a_then_b_then_the_feature(private_config: Path) -> None:
+    app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await start_rigged(pilot)
+        view = table.fa_view
+        assert view is not None
+        await pilot.press("space", "x")  # a selection is dropped when the change starts
+        assert not table.selection and table.changing
+        # RJS: symbol (0 + 1 + 0) mod 4 = 1, MUST (FA-1); B = RTO (cotton).
+        await move_hand_to(pilot, table, view.hand.index("RJS"))
+        assert hint(table).startswith("A = RJS 2!: changes MUST (now wool)")
+        await pilot.press("enter", "escape")  # esc steps back: A is unpicked
+        assert table.change_a is None and table.changing
+        await pilot.press("enter")
+        assert table.change_a == parse_card("RJS")
+        await move_hand_to(pilot, table, view.hand.index("RTO"))
+        assert "it could become red / trousers / cotton" in hint(table)
+        await pilot.press("enter")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceScreen) and dialog.kind == "feature"
+        assert dialog.options == ["colour: red", "cut: trousers", "material: cotton"]
+        await pilot.press("3")
+        await pilot.pause()
+        view = table.fa_view
+        assert view is not None
+        must = view.slots[1]
+        assert (must.slot, must.attribute, must.value, must.card) == (
+            "must",
+            "material",
+            "cotton",
+            "RTO",
+        )
+        lines = table.game_log.lines_written
+        assert any(line.startswith("You changes MUST to cotton") for line in lines)
+
+
+async def test_keys_at_the_wrong_moment_explain_themselves(private_config: Path) -> None:
+    app = make_app(private_config, seed=4, bot_delay=30)  # bots are slow: nothing moves
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_fashion(pilot, players=3)
+        table = app.screen
+        assert isinstance(table, FashionTableScreen)
+        view = table.fa_view
+        assert view is not None and view.phase == "auction" and 0 in view.to_act
+        await pilot.press("e")  # end turn in the auction
+        await pilot.pause()
+        assert notices(app)[-1] == "Bid one card: ↑/↓ to it and Enter, or its number (FA-7)."
+        await pilot.press("1")  # bid the first card
+        await pilot.pause()
+        view = table.fa_view
+        assert view is not None and view.my_bid == view.hand[0]
+        assert table.query_one(FashionHand).mode == ""
+        await pilot.press("enter")
+        await pilot.pause()
+        assert notices(app)[-1].startswith(f"You have bid {view.my_bid}; waiting for Ada")
+        await pilot.press("c")
+        await pilot.pause()
+        assert notices(app)[-1].startswith("You have bid")
+
+
+def test_collection_reasons_follow_fa_11() -> None:
+    features = slot_features(rigged_state().view(0).slots)
+    cards = [parse_card(code) for code in ("RJS", "RTS")]
+    assert collection_reason(cards, features) == "needs a card with the MUST feature: wool"
+    cards.append(parse_card("RDW"))
+    assert collection_reason(cards, features) == ""
+
+
+# -- hidden information ---------------------------------------------------------
+
+
+CARD_FIELDS = ("card", "cards", "bids", "paid", "hands", "a", "b", "replaced", "scored")
+
+
+def codes_in(data: Any) -> set[str]:
+    """Every card code in plain data (``RDS``, ``bid RDS``, ``(RDS).``)."""
+    found: set[str] = set()
+    if isinstance(data, str):
+        found.update(word for word in re.findall(r"[A-Z]{3}", data) if word in CODES)
+    elif isinstance(data, dict):
+        for value in data.values():
+            found |= codes_in(value)
+    elif isinstance(data, (list, tuple)):
+        for value in data:
+            found |= codes_in(value)
+    return found
+
+
+def event_codes(event: Event) -> set[str]:
+    """The cards an event names (events hold card ids, not codes)."""
+
+    def flat(value: Any) -> list[int]:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return [value]
+        if isinstance(value, (list, tuple)):
+            return [card for item in value for card in flat(item)]
+        return []
+
+    found = codes_in(event.describe(("a", "b", "c", "d")))
+    for field in dataclasses.fields(event):  # type: ignore[arg-type]
+        if field.name in CARD_FIELDS:
+            found.update(CODE[card] for card in flat(getattr(event, field.name)))
+    return found
+
+
+class SpyingClient(LocalClient):
+    """Checks every update the screen gets against what a spectator of the
+    same table has learnt so far: another seat's card may reach the screen
+    only once it has been public (in the offer, a revealed bid, a slot...)."""
+
+    def __init__(self, client: LocalClient) -> None:
+        super().__init__(client.table, client.seat)
+        self.public: set[str] = set()
+        self.checked = 0
+        self.pending_bids_seen = 0
+
+    async def connect(self, listener: Listener) -> None:
+        def spectate(update: TableUpdate) -> None:
+            self.public |= codes_in(update.view.to_data())
+            for event in update.events:
+                self.public |= event_codes(event)
+
+        def spy(update: TableUpdate) -> None:
+            state: Any = self.table.state
+            hidden = {
+                CODE[card]
+                for seat, hand in enumerate(state.hands)
+                if seat != self.seat
+                for card in hand
+            } - self.public
+            shown = codes_in(update.view.to_data())
+            for event in update.events:
+                shown |= event_codes(event)
+                if isinstance(event, BidPlaced) and event.seat != self.seat:
+                    assert event.card is None, "another seat's bid reached the UI"
+            leaked = shown & hidden
+            assert not leaked, f"another seat's cards reached the UI: {sorted(leaked)}"
+            view = update.view
+            assert isinstance(view, FashionView) and view.seat == self.seat
+            own = state.bids[self.seat]
+            assert view.my_bid == (CODE[own] if own is not None else None)
+            self.pending_bids_seen += sum(
+                1 for seat, bid in enumerate(state.bids) if seat != self.seat and bid is not None
+            )
+            self.checked += 1
+            listener(update)
+
+        self.table.subscribe(None, spectate)  # first: the public learns first
+        await super().connect(spy)
+
+
+class SpyApp(PasseApp):
+    spies: list[SpyingClient]
+
+    def make_client(self, game_id: str, **options: Any) -> TableClient:
+        client = super().make_client(game_id, **options)
+        assert isinstance(client, LocalClient)
+        spy = SpyingClient(client)
+        self.spies.append(spy)
+        return spy
+
+
+async def test_the_screen_never_receives_hidden_cards_or_bids(private_config: Path) -> None:
+    """8 designers; the person's moves are a heuristic bot's, sent through
+    the screen (keys are tested above), so that many updates are seen fast."""
+    app = SpyApp(config_path=private_config, bot_delay=0, seed=9)
+    app.spies = []
+    me = HeuristicBot(5)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_fashion(pilot, players=8)
+        table = app.screen
+        assert isinstance(table, FashionTableScreen)
+        for _ in range(2000):
+            await pilot.pause()
+            screen = app.screen
+            if isinstance(screen, GameOverScreen):
+                break
+            if isinstance(screen, (RoundEndScreen, ChoiceScreen)):
+                await pilot.press("enter")
+                continue
+            view = my_view(table)
+            if view is None:
+                await pilot.pause(0.005)
+                continue
+            await table.submit(me.choose(view))
+        assert isinstance(app.screen, GameOverScreen)
+    (spy,) = app.spies
+    assert spy.checked > 30
+    assert spy.pending_bids_seen > 0  # bots' secret bids existed while we looked
+
+
+# -- snapshots --------------------------------------------------------------------
+
+
+async def mid_game(pilot: Pilot[Any]) -> None:
+    """Fashion with 8 designers (the most that fit), by keys until your
+    action in round 2, with two cards selected (the hint explains them)."""
+    await choose_fashion(pilot, players=8)
+    app = pilot.app
+    tally = Tally()
+    for _ in range(500):
+        await pilot.pause()
+        screen = app.screen
+        if isinstance(screen, RoundEndScreen):
+            await pilot.press("enter")
+            continue
+        if isinstance(screen, ChoiceScreen):
+            await pilot.press("1")
+            continue
+        assert isinstance(screen, FashionTableScreen)
+        view = my_view(screen)
+        if view is None:
+            await pilot.pause(0.005)
+            continue
+        if view.phase == "action" and view.round >= 2:
+            await pilot.press("space", "down", "down", "space")
+            return
+        if view.phase == "action":
+            await pilot.press("e")
+        else:
+            await play_turn(pilot, screen, tally)
+    raise AssertionError("never reached round 2")
+
+
+def themed(theme: str, then: Callable[[Pilot[Any]], Awaitable[None]]) -> Any:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        pilot.app.theme = theme
+        await then(pilot)
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_fashion_table_mid_game(snap_compare: Any, private_config: Path, theme: str) -> None:
+    app = make_app(private_config, seed=2)
+    assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, mid_game))
