@@ -33,6 +33,7 @@ from tui.session import seat_names
 from tui.widgets.domino_hand import DIGITS, DominoHand
 from tui.widgets.domino_players import DominoPlayers
 from tui.widgets.domino_scores import DominoScores
+from tui.widgets.domino_train import DominoTrain
 
 THEMES = ["passe", "passe-okabe-ito"]
 
@@ -308,12 +309,16 @@ async def test_the_screen_never_receives_another_seats_tiles(private_config: Pat
 
 
 class RiggedApp(PasseApp):
-    """Two players in a hand-built position: the train is [3║3], you hold
-    0-5 (fits no end), 2-3 (fits both) and 1-1; the boneyard holds two tiles,
-    which can never be drawn (DO-4). Ada's bot waits a minute per move."""
+    """Two players in a hand-built position: by default the train is [3║3],
+    you hold 0-5 (fits no end), 2-3 (fits both) and 1-1; the boneyard holds
+    two tiles, which can never be drawn (DO-4). Ada's bot waits a minute."""
+
+    hand = "0-5 2-3 1-1"
+    train = "3-3"
+    boneyard = "6-6 5-6"
 
     def make_client(self, game_id: str, **options: Any) -> TableClient:
-        state = rig(["0-5 2-3 1-1", REST], train="3-3", boneyard="6-6 5-6", turn=0)
+        state = rig([self.hand, REST], train=self.train, boneyard=self.boneyard, turn=0)
         names = seat_names(options["name"], 2)
         seats = [SeatSpec(names[0]), SeatSpec(names[1], "heuristic")]
         return LocalClient(Table.around(state, seats, bot_delay=60), 0)
@@ -360,3 +365,42 @@ async def test_wrong_moment_keys_and_illegal_choices_explain_themselves(
         assert len(said) == 5 and all("not your turn: Ada plays now" in text for text in said)
         sheet = text_of(table.query_one(DominoScores).content)
         assert "0/101" in sheet  # DO-13: 101 at two players
+
+
+LONG_TRAIN = (
+    "0-0 0-1R 1-1R 1-2R 2-2R 2-3R 3-3R 3-4R 4-4R 4-5R 5-5R 5-6R 0-2L 6-6R 0-6R "
+    "0-4R 2-4L 4-6L 1-6L 1-3L 3-5L 0-5L"
+)
+
+
+class LongTrainApp(RiggedApp):
+    """22 tiles in the train: more than one line at 80 columns."""
+
+    hand = "2-6 1-4 3-6"
+    train = LONG_TRAIN
+    boneyard = "2-5 1-5"
+
+
+async def test_a_long_train_wraps_and_keeps_both_ends_labelled(private_config: Path) -> None:
+    app = LongTrainApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        view = table.do_view
+        assert view is not None and len(view.train) == 22
+        left, right = view.ends or (-1, -1)
+        train = table.query_one(DominoTrain)
+        lines = text_of(train.render(), width=train.content_size.width).splitlines()
+        assert lines[0].startswith(f"◀ left end {left}")
+        assert lines[0].rstrip().endswith(f"right end {right} ▶")
+        assert "22 tiles" in lines[0]
+        rows = [line.strip() for line in lines[1:] if line.strip()]
+        assert len(rows) == 2  # wrapped, nothing hidden
+        assert rows[0].startswith(f"[{left}") and rows[-1].endswith(f"{right}]")
+        assert "".join(rows).count("[") == 22 and "║" in rows[0]  # doubles marked
+        # At 120 columns the same train fits on one line.
+        await pilot.resize_terminal(120, 30)
+        await pilot.pause()
+        lines = text_of(train.render(), width=train.content_size.width).splitlines()
+        assert len([line for line in lines[1:] if line.strip()]) == 1

@@ -131,7 +131,9 @@ class DominoesTableScreen(TableScreen):
                 s.number != event.summary.number for s in self.history
             ):
                 self.history.append(event.summary)
-            if isinstance(event, (RoundStarted, Placed, Drew, Passed)):
+            if isinstance(event, RoundStarted):
+                self.last_text = event.describe(self.names)
+            elif isinstance(event, (Placed, Drew, Passed)):
                 self.last_text = "Last: " + event.describe(self.names)
 
     def refocus(self) -> None:

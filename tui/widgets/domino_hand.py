@@ -61,8 +61,14 @@ class DominoHand(Widget, can_focus=True):
         Binding("left,h", "move(-1)", "Tile", key_display="←→"),
         Binding("right,l", "move(1)", "Tile", show=False),
         Binding("enter,space", "choose", "Place", key_display="⏎"),
-        Binding("left_square_bracket", "choose_end('L')", "End", key_display="[ ]"),
-        Binding("right_square_bracket", "choose_end('R')", "Right end", show=False),
+        Binding(
+            "left_square_bracket",
+            "choose_end('L')",
+            "End",
+            key_display="[ ]",
+            tooltip="[ left end, ] right end",
+        ),
+        Binding("right_square_bracket", "choose_end('R')", "End", show=False),
         # Drawing and passing are the screen's decisions (DO-4, DO-7), listed
         # here so the footer shows them beside the tile keys.
         Binding("d", "screen.draw", "Draw"),

@@ -100,24 +100,25 @@ def render_round(
 ) -> RenderableType:
     """A finished round: why it ended, every hand and its pip count, who
     scored what and how (DO-10..DO-12, DO-14), and the totals after it."""
+    head = f"Round {summary.number} ended"
     if summary.reason == "domino" and summary.domino is not None:
-        why = f"{names[summary.domino]} placed their last tile: domino (DO-10)."
+        why = f"{head}: {names[summary.domino]} placed their last tile (domino, DO-10)."
     elif summary.reason == "blocked":
-        why = "Blocked: no tile fits and nobody may draw (DO-10)."
+        why = f"{head} blocked: no tile fits and nobody may draw (DO-10)."
     else:
-        why = "Everyone passed in a row, once around the table (DO-11)."
+        why = f"{head}: everyone passed in a row, once around the table (DO-11)."
     table = Table(box=None, padding=(0, 2, 0, 0), pad_edge=False)
     table.add_column("Player", no_wrap=True, overflow="ellipsis", max_width=14)
     if teams:
         table.add_column("T", no_wrap=True)
-    table.add_column("Tiles left in hand", overflow="fold", max_width=36)
+    table.add_column("Tiles left in hand", overflow="fold", max_width=35)
     table.add_column("Pips", justify="right", no_wrap=True)
     table.add_column("Scored", justify="right", no_wrap=True)
     for seat, hand in enumerate(summary.hands):
         row: list[str | Text] = [names[seat]]
         if teams:
             row.append(TEAM_LETTERS[team_of(seat)])
-        row.append(tiles_text(hand))
+        row.append(tiles_text(hand, " "))
         row.append(str(summary.counts[seat]))
         won = seat in summary.winners
         if won and teams:
@@ -131,13 +132,14 @@ def render_round(
         own = counts[side]
         others = sum(counts) - own
         who = side_label(names, side, teams, short=True)
-        how = (
-            f"{who} has the lowest count and scores {others} - {own} = {summary.points}"
-            f" ({'the other team' if teams else 'the others'}' pips minus the lowest, "
-            f"{'DO-14' if teams else 'DO-12'})."
-        )
+        if teams:
+            rule = "the other team's pips minus its own, DO-14"
+        else:
+            rule = "everyone else's pips minus their own, DO-12"
+        how = f"{who} has the lowest count and scores {others} - {own} = {summary.points} ({rule})."
     else:
-        how = f"Tie for the lowest count ({min(counts)}): nobody scores (DO-12)."
+        rule = "DO-14" if teams else "DO-12"
+        how = f"Tie for the lowest count ({min(counts)}): nobody scores ({rule})."
     parts: list[RenderableType] = [Text(why), table]
     if teams and summary.team_counts:
         parts.append(

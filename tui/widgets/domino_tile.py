@@ -23,9 +23,9 @@ def tile_text(tile: Tile) -> str:
     return face(tile.low, tile.high)
 
 
-def tiles_text(tiles: tuple[Tile, ...] | list[Tile]) -> str:
+def tiles_text(tiles: tuple[Tile, ...] | list[Tile], gap: str = "") -> str:
     """Several tiles side by side, or a dash for none."""
-    return "".join(tile_text(t) for t in tiles) if tiles else "—"
+    return gap.join(tile_text(t) for t in tiles) if tiles else "—"
 
 
 def end_words(end: str | None) -> str:
