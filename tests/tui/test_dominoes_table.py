@@ -342,6 +342,9 @@ async def test_wrong_moment_keys_and_illegal_choices_explain_themselves(
         await pilot.press("d")
         await pilot.pause()
         assert any("never be drawn (DO-4)" in text for text in notices(app))
+        await pilot.press("0")  # no tenth tile: what can be done now
+        await pilot.pause()
+        assert any("with Enter, [ or ], or pass (p)." in text for text in notices(app))
         await pilot.press("1")  # 0-5 fits neither end
         await pilot.pause()
         assert any("[0|5] fits neither end (left 3, right 3)" in text for text in notices(app))
@@ -362,6 +365,7 @@ async def test_wrong_moment_keys_and_illegal_choices_explain_themselves(
             await pilot.press(key)
             await pilot.pause()
         said = notices(app)
+        assert all(n.markup is False for n in app._notifications)  # tiles are not markup
         assert len(said) == 5 and all("not your turn: Ada plays now" in text for text in said)
         sheet = text_of(table.query_one(DominoScores).content)
         assert "0/101" in sheet  # DO-13: 101 at two players
