@@ -135,8 +135,9 @@ def render_round(
         if teams:
             rule = "the other team's pips minus its own, DO-14"
         else:
-            rule = "everyone else's pips minus their own, DO-12"
-        how = f"{who} has the lowest count and scores {others} - {own} = {summary.points} ({rule})."
+            rule = "everyone else's pips minus the lowest, DO-12"
+        points = f"{summary.points} point{'s' if summary.points != 1 else ''}"
+        how = f"Lowest count: {who}. Scored: {others} - {own} = {points} ({rule})."
     else:
         rule = "DO-14" if teams else "DO-12"
         how = f"Tie for the lowest count ({min(counts)}): nobody scores ({rule})."
