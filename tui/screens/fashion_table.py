@@ -111,15 +111,17 @@ class FashionTableScreen(TableScreen):
     ]
     TITLE_IN_HELP = "Passe fashion table"
     GUIDE = (
-        "Cards read: code (colour R U K W, cut D J T C, material S W O L), number,\n"
-        "bottom symbol (★ STAR, ! MUST, ⊘ BANNED, $ MONEY), then the three features\n"
-        "in words. Tags: pt = would score (STAR), must, passé (BANNED), cash (MONEY).\n"
-        "Auction: ↑/↓ to a card, Enter bids it (or its number). If you win, a list\n"
-        "asks who plays first and next (p reopens it). Your turn: in the offer,\n"
-        "space selects two cards, Enter takes them. Then: space selects hand cards\n"
-        "and c announces the collection; or x changes a rule: pick card A (its\n"
-        "symbol names the slot), then card B, then B's feature; or e ends the turn.\n"
-        "r: rules, q/Escape: leave (asks first), ctrl+p: command palette (themes)."
+        "Cards read: code (colour R U K W, cut D J T C, material S W O L),\n"
+        "number, bottom symbol (★ STAR, ! MUST, ⊘ BANNED, $ MONEY), then the\n"
+        "three features in words. Tags: pt = would score (STAR), must, passé\n"
+        "(BANNED), cash (MONEY: a currency card in the auction).\n"
+        "Auction: ↑/↓ to a card, Enter bids it (or its number 1-9).\n"
+        "Auction won: a list asks who plays first, then next (p reopens it).\n"
+        "Your turn: in the offer, space selects two cards, Enter takes them.\n"
+        "Then space selects hand cards and c (or Enter) announces them; or x\n"
+        "changes a rule: card A (its symbol names the slot), card B, then\n"
+        "B's feature; esc steps back. Or e ends the turn.\n"
+        "r: rules, q/Escape: leave (asks first), ctrl+p: palette (themes)."
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -407,12 +409,9 @@ class FashionTableScreen(TableScreen):
                 f"{view.points[seat]}" + (f" (+{gained})" if gained else ""),
             )
         features = slot_features(view.slots)
-        rules = "  ".join(
-            f"{SYMBOLS[slot]} {SLOT_WORDS[slot]} {feature_name(features[slot])}"
-            for slot in range(4)
-        )
+        rules = "  ".join(f"{SYMBOLS[slot]} {feature_name(features[slot])}" for slot in range(4))
         foot = Text(
-            f"\n* won the auction. Rules now: {rules}\n"
+            f"\n* won the auction.\nRules now: {rules}\n"
             f"Deck {view.deck_size} · ran out {view.exhaustions}/2"
             + (" · the next round is the last." if view.last_round else ".")
         )
@@ -635,9 +634,9 @@ class FashionTableScreen(TableScreen):
             )
         played = self._names(view.order) if view.order else "nobody yet"
         body = Text(
-            "You won the auction (FA-9): choose who plays "
-            f"{'first' if first else 'next'}. Each plays once this round; you may\n"
-            f"choose yourself at any point. Played so far: {played}.\n"
+            f"You won the auction (FA-9): choose who plays {'first' if first else 'next'}. "
+            "Everyone plays once this round; you may choose yourself at any point. "
+            f"Played so far: {played}.\n"
             f"Offer: {', '.join(card_short(code) for code in view.offer)}\n"
         )
         self.choice_open = True
