@@ -171,9 +171,10 @@ async def test_whole_game_by_keys_to_the_end_screen(private_config: Path) -> Non
         assert tally.collections >= 1 and "feature" in tally.choices  # a rule change
         assert tally.explained and "collection needs at least three" in tally.explained[0]
         lines = table.game_log.lines_written
-        assert any(line.startswith("Game over.") for line in lines)
-        assert any("announces a collection" in line and line.startswith("You") for line in lines)
-        assert any(line.startswith("You changes") for line in lines)
+        # (The log's wording is the engine's: only its facts are checked.)
+        assert any(line.startswith("Game over") for line in lines)
+        assert any(line.startswith("You") and " a collection " in line for line in lines)
+        assert any(line.startswith("You") and "(discarding " in line for line in lines)
         sheet = over.scores
         assert isinstance(sheet, RichTable)
         assert [str(c.header) for c in sheet.columns][:4] == ["Designer", "Pile", "Season", "Total"]
@@ -312,7 +313,7 @@ async def test_rule_change_picks_a_then_b_then_the_feature(private_config: Path)
             "RTO",
         )
         lines = table.game_log.lines_written
-        assert any(line.startswith("You changes MUST to cotton") for line in lines)
+        assert any(line.startswith("You") and "MUST to cotton" in line for line in lines)
 
 
 async def test_keys_at_the_wrong_moment_explain_themselves(private_config: Path) -> None:
@@ -377,7 +378,7 @@ def event_codes(event: Event) -> set[str]:
             return [card for item in value for card in flat(item)]
         return []
 
-    found = codes_in(event.describe(("a", "b", "c", "d")))
+    found = codes_in(event.describe(tuple(f"p{seat}" for seat in range(8))))
     for field in dataclasses.fields(event):  # type: ignore[arg-type]
         if field.name in CARD_FIELDS:
             found.update(CODE[card] for card in flat(getattr(event, field.name)))
