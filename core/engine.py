@@ -86,6 +86,57 @@ class Piece:
     __slots__ = ()
 
 
+class Names(tuple[str, ...]):
+    """Seat names for :meth:`Event.describe`, knowing which seat reads the
+    log: that seat is "you", and its verbs agree ("You play", "Ada plays").
+    Indexing gives "you" for that seat; iterating gives the names as seated."""
+
+    you: int | None
+
+    def __new__(cls, names: Sequence[str], you: int | None = None) -> Names:
+        made = super().__new__(cls, names)
+        made.you = you
+        return made
+
+    def __getitem__(self, seat: int) -> str:  # type: ignore[override]
+        return "you" if seat == self.you else tuple.__getitem__(self, seat)
+
+
+def seat_name(names: Sequence[str], seat: int) -> str:
+    """``names[seat]``, or "seat N" when no name was given for it."""
+    return names[seat] if 0 <= seat < len(names) else f"seat {seat + 1}"
+
+
+def acts(names: Sequence[str], seat: int, verb: str, *, start: bool = True) -> str:
+    """``"Ada plays"``, or ``"You play"`` when ``seat`` reads the log.
+
+    ``verb`` is the third-person form ("plays", "passes", "has").
+    """
+    if isinstance(names, Names) and seat == names.you:
+        subject = "You" if start else "you"
+        return f"{subject} {_plain_verb(verb)}"
+    return f"{seat_name(names, seat)} {verb}"
+
+
+def _plain_verb(verb: str) -> str:
+    irregular = {"has": "have", "is": "are", "does": "do"}
+    head, _, rest = verb.partition(" ")
+    if head in irregular:
+        plain_head = irregular[head]
+    elif head.endswith(("sses", "shes", "ches", "xes")):
+        plain_head = head[:-2]
+    elif head.endswith("s"):
+        plain_head = head[:-1]
+    else:
+        plain_head = head
+    return f"{plain_head} {rest}" if rest else plain_head
+
+
+def joined(names: Sequence[str], seats: Sequence[int]) -> str:
+    """``"Ada and Bruno"``; the reader's seat reads "you"."""
+    return " and ".join(seat_name(names, seat) for seat in seats)
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened, for the log and for animation.
@@ -498,6 +549,7 @@ __all__ = [
     "GameRecord",
     "GameState",
     "IllegalAction",
+    "Names",
     "NotationError",
     "PasseError",
     "Piece",
@@ -505,6 +557,9 @@ __all__ = [
     "RecordError",
     "Result",
     "View",
+    "acts",
     "field",
+    "joined",
     "plain",
+    "seat_name",
 ]

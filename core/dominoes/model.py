@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from core.engine import Action, Event, NotationError, Piece
+from core.engine import Action, Event, Names, NotationError, Piece, acts, joined
 
 End = Literal["L", "R"]
 
@@ -208,7 +208,7 @@ class RoundStarted(Event):
     boneyard: int
 
     def describe(self, names: Sequence[str]) -> str:
-        return f"Round {self.number} is dealt; {names[self.leader]} leads."
+        return f"Round {self.number} is dealt; {acts(names, self.leader, 'leads', start=False)}."
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,13 +224,13 @@ class Placed(Event):
     tiles_left: int
 
     def describe(self, names: Sequence[str]) -> str:
-        who = names[self.seat]
         if self.end is None:
-            text = f"{who} leads with {self.tile}"
+            text = f"{acts(names, self.seat, 'leads')} with {self.tile}"
         else:
-            text = f"{who} plays {self.tile} {_end_words(self.end)}"
+            text = f"{acts(names, self.seat, 'plays')} {self.tile} {_end_words(self.end)}"
         if self.tiles_left == 0:
-            return text + " and is out: domino!"
+            out = "are out" if isinstance(names, Names) and names.you == self.seat else "is out"
+            return text + f" and {out}: domino!"
         return text + "."
 
 
@@ -248,8 +248,9 @@ class Drew(Event):
         return replace(self, tile=None)
 
     def describe(self, names: Sequence[str]) -> str:
-        what = f"draws {self.tile}" if self.tile is not None else "draws a tile"
-        return f"{names[self.seat]} {what} ({self.boneyard} left in the boneyard)."
+        what = str(self.tile) if self.tile is not None else "a tile"
+        drew = acts(names, self.seat, "draws")
+        return f"{drew} {what} ({self.boneyard} left in the boneyard)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +261,7 @@ class Passed(Event):
     passes: int
 
     def describe(self, names: Sequence[str]) -> str:
-        return f"{names[self.seat]} passes."
+        return f"{acts(names, self.seat, 'passes')}."
 
 
 _REASONS = {
@@ -282,8 +283,10 @@ class RoundEnded(Event):
         counts = ", ".join(f"{names[i]} {c}" for i, c in enumerate(s.counts))
         if not s.winners:
             return f"{head}: tie for the lowest count, nobody scores ({counts})."
-        who = " and ".join(names[i] for i in s.winners)
-        return f"{head}: {who} score{'s' if len(s.winners) == 1 else ''} {s.points} ({counts})."
+        if len(s.winners) == 1:
+            scorer = acts(names, s.winners[0], "scores", start=False)
+            return f"{head}: {scorer} {s.points} ({counts})."
+        return f"{head}: {joined(names, s.winners)} score {s.points} ({counts})."
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,9 +298,11 @@ class GameEnded(Event):
     target: int
 
     def describe(self, names: Sequence[str]) -> str:
-        who = " and ".join(names[i] for i in self.winners)
-        verb = "win" if len(self.winners) > 1 else "wins"
-        return f"{who} {verb} the game with {self.scores[self.winners[0]]} points."
+        points = self.scores[self.winners[0]]
+        if len(self.winners) == 1:
+            return f"{acts(names, self.winners[0], 'wins')} the game with {points} points."
+        who = joined(names, self.winners)
+        return f"{who[0].upper()}{who[1:]} win the game with {points} points."
 
 
 __all__ = [

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.engine import Action, Event, NotationError
+from core.engine import Action, Event, NotationError, acts, seat_name
 
 Card = int
 """A card id, 0..63."""
@@ -112,10 +112,6 @@ def shared_features(cards: Sequence[Card]) -> tuple[Feature, ...]:
     return tuple(
         (a, first[a]) for a in range(3) if all(CARD_ATTRS[c][a] == first[a] for c in cards)
     )
-
-
-def _words(names: Sequence[str], seat: int) -> str:
-    return names[seat] if 0 <= seat < len(names) else f"seat {seat + 1}"
 
 
 # -- actions ------------------------------------------------------------------
@@ -273,8 +269,8 @@ class BidPlaced(Event):
     def describe(self, names: Sequence[str]) -> str:
         how = " (their only card)" if self.forced else ""
         if self.card is None:
-            return f"{_words(names, self.seat)} placed a bid{how}."
-        return f"{_words(names, self.seat)} bid {card_name(self.card)}{how}."
+            return f"{acts(names, self.seat, 'placed')} a bid{how}."
+        return f"{acts(names, self.seat, 'bid')} {card_name(self.card)}{how}."
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,16 +284,16 @@ class BidsRevealed(Event):
 
     def describe(self, names: Sequence[str]) -> str:
         shown = ", ".join(
-            f"{_words(names, s)} {CODE[c]}" for s, c in enumerate(self.bids) if c is not None
+            f"{seat_name(names, s)} {CODE[c]}" for s, c in enumerate(self.bids) if c is not None
         )
         why = "best currency card" if self.currency else "highest number"
         if not shown:
             return (
-                f"Nobody could bid; {_words(names, self.winner)} wins the auction "
+                f"Nobody could bid; {acts(names, self.winner, 'wins', start=False)} the auction "
                 "as first of the last order."
             )
         paid = f"; paid: {codes(self.paid)}" if self.paid else ""
-        return f"Bids: {shown}. {_words(names, self.winner)} wins ({why}){paid}."
+        return f"Bids: {shown}. {acts(names, self.winner, 'wins')} ({why}){paid}."
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,8 +304,8 @@ class PlayerChosen(Event):
 
     def describe(self, names: Sequence[str]) -> str:
         if self.forced:
-            return f"{_words(names, self.seat)} plays next (the only one left)."
-        return f"{_words(names, self.chooser)} chooses {_words(names, self.seat)} to play."
+            return f"{acts(names, self.seat, 'plays')} next (the only one left)."
+        return f"{acts(names, self.chooser, 'chooses')} {seat_name(names, self.seat)} to play."
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,8 +315,8 @@ class CardsTaken(Event):
 
     def describe(self, names: Sequence[str]) -> str:
         if not self.cards:
-            return f"{_words(names, self.seat)} finds the offer empty and takes nothing."
-        return f"{_words(names, self.seat)} takes {codes(self.cards)} from the offer."
+            return f"{acts(names, self.seat, 'finds')} the offer empty: nothing to take."
+        return f"{acts(names, self.seat, 'takes')} {codes(self.cards)} from the offer."
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,7 +352,7 @@ class CollectionAnnounced(Event):
 
     def describe(self, names: Sequence[str]) -> str:
         return (
-            f"{_words(names, self.seat)} announces a collection {codes(self.cards)}, "
+            f"{acts(names, self.seat, 'announces')} a collection {codes(self.cards)}, "
             f"scoring {len(self.scored)} point(s)."
         )
 
@@ -372,7 +368,7 @@ class RuleChanged(Event):
 
     def describe(self, names: Sequence[str]) -> str:
         return (
-            f"{_words(names, self.seat)} changes {SLOT_NAMES[self.slot].upper()} to "
+            f"{acts(names, self.seat, 'changes')} {SLOT_NAMES[self.slot].upper()} to "
             f"{feature_name(self.feature)} (discarding {CODE[self.a]}, laying {CODE[self.b]})."
         )
 
@@ -383,7 +379,7 @@ class TurnEnded(Event):
     forced: bool
 
     def describe(self, names: Sequence[str]) -> str:
-        return f"{_words(names, self.seat)} ends the turn."
+        return f"{acts(names, self.seat, 'ends')} the turn."
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,8 +393,8 @@ class GameEnded(Event):
 
     def describe(self, names: Sequence[str]) -> str:
         parts = ", ".join(
-            f"{_words(names, s)} {score} ({self.season[s]} season)"
+            f"{seat_name(names, s)} {score} ({self.season[s]} season)"
             for s, score in enumerate(self.scores)
         )
-        who = " and ".join(_words(names, s) for s in self.winners)
+        who = " and ".join(seat_name(names, s) for s in self.winners)
         return f"Game over. Scores: {parts}. Winner: {who}."

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
-from core.engine import Action, Event, NotationError, Piece
+from core.engine import Action, Event, NotationError, Piece, acts, joined
 
 
 class Colour(IntEnum):
@@ -182,7 +182,7 @@ class RoundStarted(Event):
     leader: int
 
     def describe(self, names: Sequence[str]) -> str:
-        return f"Round {self.round} is dealt; {names[self.leader]} leads."
+        return f"Round {self.round} is dealt; {acts(names, self.leader, 'leads', start=False)}."
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +191,7 @@ class CardPlayed(Event):
     card: Card
 
     def describe(self, names: Sequence[str]) -> str:
-        return f"{names[self.seat]} plays {self.card}."
+        return f"{acts(names, self.seat, 'plays')} {self.card}."
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +217,7 @@ class CardPicked(Event):
     card: Card
 
     def describe(self, names: Sequence[str]) -> str:
-        return f"{names[self.seat]} picks {self.card}."
+        return f"{acts(names, self.seat, 'picks')} {self.card}."
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +228,7 @@ class CardsTaken(Event):
 
     def describe(self, names: Sequence[str]) -> str:
         taken, discarded = _cards(self.cards), _cards(self.discarded)
-        return f"{names[self.seat]} takes {taken}; discarded: {discarded}."
+        return f"{acts(names, self.seat, 'takes')} {taken}; discarded: {discarded}."
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +240,8 @@ class PassPassChecked(Event):
     total: int
 
     def describe(self, names: Sequence[str]) -> str:
-        return f"Pass Pass! {names[self.seat]} checks one ({self.total} in all)."
+        checker = acts(names, self.seat, "checks", start=False)
+        return f"Pass Pass! {checker} one ({self.total} in all)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +253,7 @@ class RepresentativeChosen(Event):
     chosen_by: int
 
     def describe(self, names: Sequence[str]) -> str:
-        return f"{names[self.chosen_by]} picks {names[self.seat]} to score for the team."
+        return f"{acts(names, self.chosen_by, 'picks')} {names[self.seat]} to score for the team."
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,5 +275,5 @@ class GameEnded(Event):
     reason: str
 
     def describe(self, names: Sequence[str]) -> str:
-        who = " and ".join(names[seat] for seat in self.winners)
+        who = joined(names, self.winners)
         return f"Game over: {who} win{'s' if len(self.winners) == 1 else ''} ({self.reason})."

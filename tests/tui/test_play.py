@@ -110,4 +110,4 @@ async def test_second_winner_chooses_among_tied_lowest_cards(private_config: Pat
         assert [str(card) for card in view.resolution.taken] == [
             part.split()[0] for part in wanted.split(" + ")
         ], (taken, wanted)
-        assert any(line.startswith("You takes") for line in table.game_log.lines_written)
+        assert any(line.startswith("You take ") for line in table.game_log.lines_written)

@@ -146,9 +146,9 @@ class DominoesTableScreen(TableScreen):
             ):
                 self.history.append(event.summary)
             if isinstance(event, RoundStarted):
-                self.last_text = event.describe(self.names)
+                self.last_text = event.describe(self.log_names)
             elif isinstance(event, (Placed, Drew, Passed)):
-                self.last_text = "Last: " + event.describe(self.names)
+                self.last_text = "Last: " + event.describe(self.log_names)
 
     def refocus(self) -> None:
         hand = self.query_one(DominoHand)

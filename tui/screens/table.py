@@ -18,7 +18,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
-from core.engine import Action, Event, IllegalAction, View
+from core.engine import Action, Event, IllegalAction, Names, View
 from net.client import TableClient
 from net.table import TableUpdate
 from tui.messages import TableUpdated
@@ -89,6 +89,11 @@ class TableScreen(PasseScreen):
         await self.client.close()
 
     @property
+    def log_names(self) -> Names:
+        """Seat names for event descriptions: this client's seat reads "you"."""
+        return Names(self.names, you=self.client.seat)
+
+    @property
     def game_log(self) -> GameLog:
         return self.query_one(GameLog)
 
@@ -98,7 +103,7 @@ class TableScreen(PasseScreen):
         if update.rejected:
             self.notify(update.rejected, title="Not allowed", severity="warning")
         for event in update.events:
-            self.game_log.add(event.describe(self.names))
+            self.game_log.add(event.describe(self.log_names))
         self.view = update.view
         self.show_view(update.view, update.events)
         keys = self.bindings_state()
