@@ -25,7 +25,6 @@ from tui.saves import clear_save, load_save, save_path, write_save
 from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
-from tui.screens.table import TableScreen
 from tui.session import start_local
 from tui.settings import Settings, default_path, load_settings, save_settings
 
@@ -114,6 +113,8 @@ class PasseApp(App[None]):
 
     async def action_quit(self) -> None:
         """Quitting during a game asks first (the table screen's dialog)."""
+        from tui.screens.table import TableScreen  # on demand: start-up time
+
         table = next((s for s in self.screen_stack if isinstance(s, TableScreen)), None)
         if table is not None and table.in_progress and self.screen is table:
             table.action_leave()
