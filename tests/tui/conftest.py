@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 import pytest
 from textual.pilot import Pilot
 
 from core.passpass.state import PassPassView
+from net.client import LocalClient, TableClient
 from tui.app import PasseApp
 from tui.screens.choice import ChoiceScreen
 from tui.screens.game_over import GameOverScreen
@@ -18,6 +20,7 @@ from tui.screens.passpass_table import PassPassTableScreen
 from tui.screens.round_end import RoundEndScreen
 
 SIZE = (80, 24)
+SpyT = TypeVar("SpyT", bound=TableClient)
 
 
 @pytest.fixture(autouse=True)
@@ -34,6 +37,23 @@ def write_settings(path: Path, **data: object) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data), encoding="utf-8")
+
+
+class SpyApp(PasseApp, Generic[SpyT]):
+    """An app whose new games' clients are wrapped by ``spy_type``, to watch
+    exactly what a table screen receives (the spies are kept in ``spies``)."""
+
+    def __init__(self, spy_type: Callable[[LocalClient], SpyT], **options: Any) -> None:
+        super().__init__(**options)
+        self.spy_type = spy_type
+        self.spies: list[SpyT] = []
+
+    def make_client(self, game_id: str, **options: Any) -> TableClient:
+        client = super().make_client(game_id, **options)
+        assert isinstance(client, LocalClient)
+        spy = self.spy_type(client)
+        self.spies.append(spy)
+        return spy
 
 
 def make_app(config: Path, *, seed: int = 7, bot_delay: float = 0.0) -> PasseApp:

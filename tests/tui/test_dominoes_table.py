@@ -22,7 +22,7 @@ from core.engine import plain
 from net.client import LocalClient, TableClient
 from net.table import Listener, SeatSpec, Table, TableUpdate
 from tests.dominoes.rig import REST, rig
-from tests.tui.conftest import SIZE, make_app
+from tests.tui.conftest import SIZE, SpyApp, make_app
 from tui.app import PasseApp
 from tui.screens.choice import ChoiceScreen
 from tui.screens.dominoes_table import END_CHOICE, DominoesTableScreen
@@ -259,16 +259,6 @@ class SpyingClient(LocalClient):
         await super().connect(spy)
 
 
-class SpyApp(PasseApp):
-    spies: list[SpyingClient]
-
-    def make_client(self, game_id: str, **options: Any) -> TableClient:
-        client = super().make_client(game_id, **options)
-        assert isinstance(client, LocalClient)
-        spy = SpyingClient(client)
-        self.spies.append(spy)
-        return spy
-
 
 def public_part(view: DominoesView) -> Iterable[Any]:
     """The view without ``last_round``: the previous round's hands are shown
@@ -279,8 +269,7 @@ def public_part(view: DominoesView) -> Iterable[Any]:
 
 
 async def test_the_screen_never_receives_another_seats_tiles(private_config: Path) -> None:
-    app = SpyApp(config_path=private_config, bot_delay=0, seed=182)
-    app.spies = []
+    app = SpyApp(SpyingClient, config_path=private_config, bot_delay=0, seed=182)
     async with app.run_test(size=SIZE) as pilot:
         await choose_dominoes(pilot, players=2, teams=False)
         counts = await Driver(pilot).play(rounds=3)

@@ -23,7 +23,7 @@ from core.fashion.model import CODE, BidPlaced, Collect, parse_card
 from core.fashion.state import FashionConfig, FashionState, FashionView
 from net.client import LocalClient, TableClient
 from net.table import Listener, SeatSpec, Table, TableUpdate
-from tests.tui.conftest import SIZE, make_app
+from tests.tui.conftest import SIZE, SpyApp, make_app
 from tui.app import PasseApp
 from tui.screens.choice import ChoiceScreen
 from tui.screens.fashion_table import FashionTableScreen, collection_reason
@@ -431,22 +431,11 @@ class SpyingClient(LocalClient):
         await super().connect(spy)
 
 
-class SpyApp(PasseApp):
-    spies: list[SpyingClient]
-
-    def make_client(self, game_id: str, **options: Any) -> TableClient:
-        client = super().make_client(game_id, **options)
-        assert isinstance(client, LocalClient)
-        spy = SpyingClient(client)
-        self.spies.append(spy)
-        return spy
-
 
 async def test_the_screen_never_receives_hidden_cards_or_bids(private_config: Path) -> None:
     """8 designers; the person's moves are a heuristic bot's, sent through
     the screen (keys are tested above), so that many updates are seen fast."""
-    app = SpyApp(config_path=private_config, bot_delay=0, seed=9)
-    app.spies = []
+    app = SpyApp(SpyingClient, config_path=private_config, bot_delay=0, seed=9)
     me = HeuristicBot(5)
     async with app.run_test(size=SIZE) as pilot:
         await choose_fashion(pilot, players=8)

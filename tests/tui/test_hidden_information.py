@@ -7,10 +7,9 @@ from typing import Any
 
 from core.engine import plain
 from core.passpass.model import CARDS, RoundStarted
-from net.client import LocalClient, TableClient
+from net.client import LocalClient
 from net.table import Listener, TableUpdate
-from tests.tui.conftest import SIZE, play_to_end
-from tui.app import PasseApp
+from tests.tui.conftest import SIZE, SpyApp, play_to_end
 from tui.screens.passpass_table import PassPassTableScreen
 
 CARD_NAMES = {str(card) for card in CARDS}
@@ -54,20 +53,9 @@ class SpyingClient(LocalClient):
         await super().connect(spy)
 
 
-class SpyApp(PasseApp):
-    spies: list[SpyingClient]
-
-    def make_client(self, game_id: str, **options: Any) -> TableClient:
-        client = super().make_client(game_id, **options)
-        assert isinstance(client, LocalClient)
-        spy = SpyingClient(client)
-        self.spies.append(spy)
-        return spy
-
 
 async def test_the_screen_never_receives_another_seats_cards(private_config: Path) -> None:
-    app = SpyApp(config_path=private_config, bot_delay=0, seed=23)
-    app.spies = []
+    app = SpyApp(SpyingClient, config_path=private_config, bot_delay=0, seed=23)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
         await pilot.pause()
