@@ -244,6 +244,7 @@ class DominoesState(GameState[DominoesConfig, DominoAction, DominoesView]):
                 raise ValueError(f"give {len(state.side_scores)} scores")
             state.side_scores = list(scores)
         state._legal = None
+        state.opening_events = ()  # the random deal's announcement no longer holds
         return state
 
     # -- read-only facts ----------------------------------------------------
