@@ -254,6 +254,19 @@ def parse_action(text: str) -> FashionAction:
 
 
 @dataclass(frozen=True, slots=True)
+class AuctionOpened(Event):
+    """A round begins with its secret auction (FA-7)."""
+
+    round: int
+    bidders: int
+
+    def describe(self, names: Sequence[str]) -> str:
+        if not self.bidders:
+            return f"Round {self.round}: nobody has a card to bid."
+        return f"Round {self.round}: the auction opens; every designer with cards bids one."
+
+
+@dataclass(frozen=True, slots=True)
 class BidPlaced(Event):
     """A seat put a card face down (FA-7); the card is its own secret."""
 

@@ -33,6 +33,7 @@ from core.fashion.model import (
     STAR,
     SYMBOL,
     VALUE_NAMES,
+    AuctionOpened,
     Bid,
     BidPlaced,
     BidsRevealed,
@@ -215,6 +216,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         self.collections = 0  # counters for statistics()
         self.changes = 0
         self._setup()
+        self.opening_events = (self._auction_opened(),)
 
     # -- setup (FA-3..FA-6) ---------------------------------------------------
 
@@ -580,6 +582,10 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         self.round += 1
         self.winner = None
         self.phase = AUCTION
+        events.append(self._auction_opened())
+
+    def _auction_opened(self) -> AuctionOpened:
+        return AuctionOpened(self.round, sum(1 for hand in self.hands if hand))
 
     def _finish(self, events: list[Event]) -> None:
         """FA-15 season collections and FA-16 ranking."""
