@@ -50,14 +50,36 @@ def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
     for number in range(1, ROUNDS + 1):
         table.add_column(f"R{number}", width=5, justify="right", no_wrap=True)
     table.add_column("Tot", width=6, justify="right", no_wrap=True)
+    # PP-19/PP-24: a game won at once leaves its last round unscored; show
+    # that round's Pass Pass (points are not counted) so the win is visible.
+    result = view.result
+    decisive = view.round if result is not None and result.immediate else None
     for team in range(len(view.totals)):
         cells: list[str | Text] = [team_label(view, names, team)]
         for number in range(1, ROUNDS + 1):
             row = next((r for r in view.sheet if r.round == number), None)
-            cells.append(f"{row.points[team]}/{row.pass_pass[team]}" if row else "")
+            if row is not None:
+                cells.append(f"{row.points[team]}/{row.pass_pass[team]}")
+            elif number == decisive:
+                checked = max(
+                    view.pass_pass_round[seat]
+                    for seat in range(view.players)
+                    if view.team_of[seat] == team
+                )
+                cells.append(f"–/{checked}")
+            else:
+                cells.append("")
         cells.append(Text(f"{view.totals[team]}/{view.pass_pass_totals[team]}", style="bold"))
         table.add_row(*cells)
     parts: list[Table | Text] = [table]
+    if decisive is not None:
+        parts.append(
+            Text(
+                f"R{decisive}: won at once by a third Pass Pass; points not counted.",
+                style="dim",
+                overflow="ellipsis",
+            )
+        )
     if view.teams and view.sheet:
         reps = "; ".join(
             f"R{row.round} " + ", ".join(names[seat][:5] for seat in row.representatives)
