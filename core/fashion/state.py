@@ -55,6 +55,8 @@ from core.fashion.model import (
     TurnEnded,
     card_name,
     feature_name,
+    has_feature,
+    shared_features,
 )
 
 PAYMENTS = ("winner", "everyone", "nobody")
@@ -125,25 +127,27 @@ class FashionView(View):
 def collection_problem(
     cards: tuple[Card, ...] | list[Card], slot_features: list[Feature]
 ) -> str | None:
-    """Why ``cards`` is not a valid collection under FA-11, or None if it is."""
-    if len(cards) < 3:
-        return "a collection needs at least three cards"
-    first = CARD_ATTRS[cards[0]]
-    if not any(all(CARD_ATTRS[c][a] == first[a] for c in cards) for a in range(3)):
-        return "the cards of a collection must share a colour, a cut or a material"
-    must_a, must_v = slot_features[MUST]
-    if not any(CARD_ATTRS[c][must_a] == must_v for c in cards):
+    """Why ``cards`` is not a valid collection under FA-11, or None if it is.
+
+    The checks run in the order a player building a collection card by card
+    meets them, so the same words explain a partial selection in the UI and a
+    refused announcement in the engine.
+    """
+    must, banned = slot_features[MUST], slot_features[BANNED]
+    if must == banned:  # FA-13
         return (
-            f"a collection must include a card with the MUST feature "
-            f"({feature_name(slot_features[MUST])})"
+            f"MUST and BANNED both name {feature_name(must)}: no collection is valid "
+            "until one of them changes (FA-13)"
         )
-    ban_a, ban_v = slot_features[BANNED]
-    for c in cards:
-        if CARD_ATTRS[c][ban_a] == ban_v:
-            return (
-                f"{card_name(c)} has the BANNED feature "
-                f"({feature_name(slot_features[BANNED])}): it is passé"
-            )
+    for card in cards:
+        if has_feature(card, banned):
+            return f"{CODE[card]} has the BANNED feature {feature_name(banned)}: it is passé"
+    if len(cards) >= 2 and not shared_features(cards):
+        return "the cards must share a colour, a cut or a material (FA-11)"
+    if cards and not any(has_feature(card, must) for card in cards):
+        return f"needs a card with the MUST feature: {feature_name(must)}"
+    if len(cards) < 3:
+        return "a collection needs at least three cards (FA-11)"
     return None
 
 

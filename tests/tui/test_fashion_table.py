@@ -20,13 +20,13 @@ from textual.pilot import Pilot
 from core.engine import Event
 from core.fashion.bots import HeuristicBot
 from core.fashion.model import CODE, BidPlaced, Collect, parse_card
-from core.fashion.state import FashionConfig, FashionState, FashionView
+from core.fashion.state import FashionConfig, FashionState, FashionView, collection_problem
 from net.client import LocalClient, TableClient
 from net.table import Listener, SeatSpec, Table, TableUpdate
 from tests.tui.conftest import SIZE, SpyApp, make_app
 from tui.app import PasseApp
 from tui.screens.choice import ChoiceScreen
-from tui.screens.fashion_table import FashionTableScreen, collection_reason
+from tui.screens.fashion_table import FashionTableScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.home import HomeScreen
 from tui.screens.round_end import RoundEndScreen
@@ -343,9 +343,9 @@ async def test_keys_at_the_wrong_moment_explain_themselves(private_config: Path)
 def test_collection_reasons_follow_fa_11() -> None:
     features = slot_features(rigged_state().view(0).slots)
     cards = [parse_card(code) for code in ("RJS", "RTS")]
-    assert collection_reason(cards, features) == "needs a card with the MUST feature: wool"
+    assert collection_problem(cards, features) == "needs a card with the MUST feature: wool"
     cards.append(parse_card("RDW"))
-    assert collection_reason(cards, features) == ""
+    assert collection_problem(cards, features) is None
 
 
 # -- hidden information ---------------------------------------------------------

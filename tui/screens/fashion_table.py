@@ -47,9 +47,9 @@ from core.fashion.model import (
     Take,
     TurnEnded,
     feature_name,
-    shared_features,
+    has_feature,
 )
-from core.fashion.state import FashionView
+from core.fashion.state import FashionView, collection_problem
 from tui.messages import CardChosen
 from tui.screens.choice import ChoiceScreen
 from tui.screens.round_end import RoundEndScreen
@@ -60,7 +60,6 @@ from tui.widgets.fashion_card import (
     card_id,
     card_short,
     card_tags,
-    has,
     slot_features,
 )
 from tui.widgets.fashion_card_row import CardItem, FashionCardRow
@@ -72,27 +71,6 @@ from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
 
 AUCTION, CHOOSE, TAKE, ACTION, OVER = "auction", "choose", "take", "action", "over"
-
-
-def collection_reason(cards: Sequence[Card], features: Sequence[Feature]) -> str:
-    """Why ``cards`` is not (yet) a valid collection, in the words of FA-11
-    and the slots in force; "" when nothing is wrong with it."""
-    must, banned = features[MUST], features[BANNED]
-    if must == banned:
-        return (
-            f"MUST and BANNED both name {feature_name(must)}: no collection is valid "
-            "until one of them changes (FA-13)"
-        )
-    for card in cards:
-        if has(card, banned):
-            return f"{CODE[card]} has the BANNED feature {feature_name(banned)}: it is passé"
-    if len(cards) >= 2 and not shared_features(list(cards)):
-        return "the cards must share a colour, a cut or a material (FA-11)"
-    if cards and not any(has(card, must) for card in cards):
-        return f"needs a card with the MUST feature: {feature_name(must)}"
-    if len(cards) < 3:
-        return "a collection needs at least three cards (FA-11)"
-    return ""
 
 
 class FashionTableScreen(TableScreen):
@@ -289,7 +267,7 @@ class FashionTableScreen(TableScreen):
         if view.phase == AUCTION:
             if mine and under is not None:
                 money = feature_name(features[MONEY])
-                if has(under, features[MONEY]):
+                if has_feature(under, features[MONEY]):
                     return (
                         f"{card_short(CODE[under])} is currency ({money}): the best currency "
                         "bid wins and is paid (FA-7, FA-8)."
@@ -322,13 +300,13 @@ class FashionTableScreen(TableScreen):
             return "space: select cards for a collection (c announces) · x: change a rule · e: end"
         chosen = sorted(self.selection)
         star = features[STAR]
-        scoring = [card for card in chosen if has(card, star)]
+        scoring = [card for card in chosen if has_feature(card, star)]
         if self._is_legal(Collect(tuple(chosen))):
             return (
                 f"Valid collection of {len(chosen)}: {len(scoring)} point(s) for STAR "
                 f"{feature_name(star)}; c announces it."
             )
-        reason = collection_reason(chosen, features) or "not a legal collection"
+        reason = collection_problem(chosen, features) or "not a legal collection"
         return f"{len(chosen)} selected: {reason}."
 
     def _change_hint(self, features: list[Feature], under: Card | None) -> str:
@@ -588,7 +566,7 @@ class FashionTableScreen(TableScreen):
             return
         action = Collect(tuple(sorted(self.selection)))
         if not self._is_legal(action):
-            reason = collection_reason(sorted(self.selection), self.features())
+            reason = collection_problem(sorted(self.selection), self.features()) or ""
             self.notify(
                 (reason or "not a legal collection") + ".",
                 title="Not a valid collection",

@@ -27,6 +27,7 @@ from core.fashion.model import (
     VALUE_NAMES,
     Card,
     Feature,
+    has_feature,
     parse_card,
 )
 from core.fashion.state import SlotInfo
@@ -62,22 +63,18 @@ def slot_features(slots: Sequence[SlotInfo]) -> list[Feature]:
     return out
 
 
-def has(card: Card, feature: Feature) -> bool:
-    return CARD_ATTRS[card][feature[0]] == feature[1]
-
-
 def card_tags(card: Card, features: Sequence[Feature]) -> str:
     """What the rules in force make of this card: ``pt`` it would score
     (STAR, FA-12), ``must`` it has the MUST feature, ``passé`` it has the
     BANNED one (FA-11), ``cash`` it is a currency card in the auction (FA-7)."""
     tags = []
-    if has(card, features[STAR]):
+    if has_feature(card, features[STAR]):
         tags.append("pt")
-    if has(card, features[MUST]):
+    if has_feature(card, features[MUST]):
         tags.append("must")
-    if has(card, features[BANNED]):
+    if has_feature(card, features[BANNED]):
         tags.append("passé")
-    if has(card, features[MONEY]):
+    if has_feature(card, features[MONEY]):
         tags.append("cash")
     return " ".join(tags)
 
