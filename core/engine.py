@@ -132,6 +132,18 @@ def _plain_verb(verb: str) -> str:
     return f"{plain_head} {rest}" if rest else plain_head
 
 
+def plural(count: int, noun: str) -> str:
+    """``"1 point"``, ``"3 points"``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def possessive(names: Sequence[str], seat: int) -> str:
+    """``"Ada's"``, or ``"your"`` when ``seat`` reads the log."""
+    if isinstance(names, Names) and seat == names.you:
+        return "your"
+    return f"{seat_name(names, seat)}'s"
+
+
 def joined(names: Sequence[str], seats: Sequence[int]) -> str:
     """``"Ada and Bruno"``; the reader's seat reads "you"."""
     return " and ".join(seat_name(names, seat) for seat in seats)
@@ -513,8 +525,12 @@ class Game(ABC, Generic[C, S]):
             known = ", ".join(sorted(self.bots))
             raise ConfigError(f"unknown bot {name!r}; this game has: {known}") from None
 
-    def replay(self, record: GameRecord) -> S:
-        """Rebuild the state a record describes, re-validating every action."""
+    def replay(self, record: GameRecord, events: list[Event] | None = None) -> S:
+        """Rebuild the state a record describes, re-validating every action.
+
+        ``events``, if given, receives every event of the game in order (the
+        set-up's first), e.g. to show a resumed game's log.
+        """
         if record.game != self.id:
             raise RecordError(f"this record is of {record.game!r}, not {self.id!r}")
         try:
@@ -522,13 +538,17 @@ class Game(ABC, Generic[C, S]):
         except ConfigError as error:
             raise RecordError(f"bad config in record: {error}") from None
         state = self.new_game(config, record.seed)
+        if events is not None:
+            events.extend(state.opening_events)
         for index, (seat, text) in enumerate(record.actions):
             try:
-                state.apply(seat, self.parse_action(text))
+                happened = state.apply(seat, self.parse_action(text))
             except IllegalAction as error:
                 raise RecordError(
                     f"action {index + 1} ({seat}: {text}) does not replay: {error.reason}"
                 ) from None
+            if events is not None:
+                events.extend(happened)
         return state
 
 
@@ -561,5 +581,7 @@ __all__ = [
     "field",
     "joined",
     "plain",
+    "plural",
+    "possessive",
     "seat_name",
 ]

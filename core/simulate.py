@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from core.engine import AnyGame, AnyState, Bot, ConfigError
+from core.engine import AnyGame, AnyState, Bot, ConfigError, plural
 from core.registry import get_game
 
 MAX_ACTIONS_PER_GAME = 100_000  # a guard: every game must end far sooner
@@ -97,7 +97,8 @@ def simulate(
     game = get_game(game_id)
     config = game.make_config(**{**(options or {}), "players": players, "teams": teams})
     if len(bots) != players:
-        raise ConfigError(f"{len(bots)} bots named for {players} players: name one per seat")
+        named = plural(len(bots), "bot")
+        raise ConfigError(f"{named} named for {players} players: name one per seat")
     for name in bots:
         if name not in game.bots:
             known = ", ".join(sorted(game.bots))

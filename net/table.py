@@ -113,6 +113,9 @@ class Table:
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _runner: asyncio.Task[None] | None = None
     _paused: bool = False
+    # Every event since the set-up, so that a seat that (re)connects gets the
+    # story so far, filtered for what it may know.
+    events: list[Event] = field(default_factory=list)
 
     @classmethod
     def new(
@@ -133,11 +136,14 @@ class Table:
     ) -> Table:
         """Resume a saved game: replay its record, then seat people and bots."""
         game = get_game(record.game)
-        state = game.replay(record)
+        events: list[Event] = []
+        state = game.replay(record, events)
         for spec in seats:
             if spec.is_bot and spec.kind not in game.bots:
                 raise RecordError(f"unknown bot {spec.kind!r} in the saved seats")
-        return cls.around(state, seats, bot_delay=bot_delay)
+        table = cls.around(state, seats, bot_delay=bot_delay)
+        table.events = events
+        return table
 
     @classmethod
     def around(
@@ -149,6 +155,8 @@ class Table:
         if len(seats) != state.players:
             raise ConfigError(f"{len(seats)} seats for {state.players} players")
         table = cls(game, state, tuple(seats), bot_delay)
+        if not state.history:
+            table.events = list(state.opening_events)
         for seat, spec in enumerate(seats):
             if spec.is_bot:
                 table._bots[seat] = game.make_bot(spec.kind, state.seed * 7919 + seat)
@@ -165,8 +173,9 @@ class Table:
         unsubscribe function. The current view is sent at once."""
         subscriber = _Subscriber(seat, listener)
         self._subscribers.append(subscriber)
-        opening = self.state.opening_events if not self.state.history else ()
-        seen = tuple(shown for event in opening if (shown := event.for_seat(seat)) is not None)
+        seen = tuple(
+            shown for event in self.events if (shown := event.for_seat(seat)) is not None
+        )
         listener(TableUpdate(self.state.view(seat), seen))
 
         def unsubscribe() -> None:
@@ -176,6 +185,7 @@ class Table:
         return unsubscribe
 
     def _broadcast(self, events: Sequence[Event]) -> None:
+        self.events.extend(events)
         for subscriber in list(self._subscribers):
             seen = tuple(
                 shown

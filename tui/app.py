@@ -21,7 +21,7 @@ from net.client import LocalClient, TableClient
 from net.table import SavedTable, Table
 from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES
 from tui.games import load_table_screen
-from tui.saves import clear_save, load_save, save_path, write_save
+from tui.saves import clear_save, load_save, save_path, set_aside, write_save
 from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
@@ -66,7 +66,13 @@ class PasseApp(App[None]):
         return {**super().get_theme_variable_defaults(), **CARD_VARIABLES}
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own theme picker offers its many built-in themes; Passe
+        # offers its three (readable cards, colour-blind safe, monochrome).
+        yield from (
+            command
+            for command in super().get_system_commands(screen)
+            if command.callback != self.action_change_theme
+        )
         for theme in THEMES:
             yield SystemCommand(
                 f"Theme: {THEME_DESCRIPTIONS[theme.name]}",
@@ -159,9 +165,14 @@ class PasseApp(App[None]):
             table = Table.from_record(saved.record, saved.seats, bot_delay=self.bot_delay)
             screen_type = load_table_screen(saved.record.game)
         except (RecordError, ConfigError, LookupError, ImportError) as error:
+            aside = set_aside(self.save_path)
             self.notify(
-                f"The saved game cannot be resumed: {error}", title="Saved game", severity="error"
+                f"The saved game cannot be resumed: {error}. It was kept as {aside.name}.",
+                title="Saved game",
+                severity="error",
             )
+            if isinstance(self.screen, HomeScreen):
+                self.screen.on_screen_resume()  # the saved game is no longer offered
             return
         self.push_screen(screen_type(LocalClient(table, saved.seat)))
 
@@ -170,7 +181,9 @@ class PasseApp(App[None]):
     def request_new_game(self, settings: Settings) -> None:
         """Start a game, asking first if that would replace a saved one."""
         saved = self.saved_game()
-        if saved is None:
+        if saved is None or not saved.record.actions:
+            # A game left before its first move holds nothing worth asking about.
+            clear_save(self.save_path)
             self.start_game(settings)
             return
 

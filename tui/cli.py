@@ -8,7 +8,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from core.engine import ConfigError
 
@@ -27,8 +27,12 @@ def package_version() -> str:
 class _Parser(argparse.ArgumentParser):
     """argparse, but an error is one line on stderr and exit code 2."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # --game must not mean --games
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
-        self.exit(USAGE_ERROR, f"passe: {message} (see passe --help)\n")
+        self.exit(USAGE_ERROR, f"passe: {message} (see {self.prog} --help)\n")
 
 
 class _VersionAction(argparse.Action):

@@ -45,12 +45,19 @@ def load_save(path: Path) -> tuple[SavedTable | None, str | None]:
     try:
         return SavedTable.from_data(json.loads(text)), None
     except (ValueError, RecordError) as error:
-        aside = path.with_suffix(".corrupt")
-        try:
-            os.replace(path, aside)
-        except OSError:
-            aside = path
+        aside = set_aside(path)
         return None, f"The saved game could not be read ({error}); it was kept as {aside.name}."
+
+
+def set_aside(path: Path) -> Path:
+    """Move a save that cannot be used out of the way, keeping it for a look
+    (``.corrupt``), so that it is not offered again. Returns where it is."""
+    aside = path.with_suffix(".corrupt")
+    try:
+        os.replace(path, aside)
+    except OSError:
+        return path
+    return aside
 
 
 def clear_save(path: Path) -> None:

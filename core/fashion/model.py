@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.engine import Action, Event, NotationError, acts, seat_name
+from core.engine import Action, Event, NotationError, acts, plural, seat_name
 
 Card = int
 """A card id, 0..63."""
@@ -366,7 +366,7 @@ class CollectionAnnounced(Event):
     def describe(self, names: Sequence[str]) -> str:
         return (
             f"{acts(names, self.seat, 'announces')} a collection {codes(self.cards)}, "
-            f"scoring {len(self.scored)} point(s)."
+            f"scoring {plural(len(self.scored), 'point')}."
         )
 
 

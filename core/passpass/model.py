@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
-from core.engine import Action, Event, NotationError, Piece, acts, joined
+from core.engine import Action, Event, NotationError, Piece, acts, joined, possessive
 
 
 class Colour(IntEnum):
@@ -253,19 +253,29 @@ class RepresentativeChosen(Event):
     chosen_by: int
 
     def describe(self, names: Sequence[str]) -> str:
+        if self.seat == self.chosen_by:
+            return f"{acts(names, self.seat, 'scores')} for the team this round."
         return f"{acts(names, self.chosen_by, 'picks')} {names[self.seat]} to score for the team."
 
 
 @dataclass(frozen=True, slots=True)
 class RoundScored(Event):
+    """PP-20; in team mode (PP-23) every seat carries its team's figures and
+    ``representatives`` names, per team, the player who scored for it."""
+
     round: int
     points: tuple[int, ...]
     pass_pass: tuple[int, ...]
+    representatives: tuple[int, ...] = ()
 
     def describe(self, names: Sequence[str]) -> str:
-        parts = ", ".join(
-            f"{names[seat]} {points}" for seat, points in enumerate(self.points)
-        )
+        if self.representatives:
+            parts = ", ".join(
+                f"{possessive(names, rep)} team {self.points[rep]}"
+                for rep in self.representatives
+            )
+        else:
+            parts = ", ".join(f"{names[seat]} {points}" for seat, points in enumerate(self.points))
         return f"Round {self.round} scored: {parts}."
 
 

@@ -514,7 +514,7 @@ class PassPassState(GameState[PassPassConfig, Action, PassPassView]):
         )
         per_seat = tuple(points[self.config.team_of(s)] for s in range(self.config.players))
         pp_seat = tuple(pass_pass[self.config.team_of(s)] for s in range(self.config.players))
-        events: list[Event] = [RoundScored(self.round + 1, per_seat, pp_seat)]
+        events: list[Event] = [RoundScored(self.round + 1, per_seat, pp_seat, reps)]
         if self.round + 1 == ROUNDS:
             events.append(self._final_ranking())
             return tuple(events)

@@ -100,3 +100,33 @@ async def test_a_save_that_no_longer_replays_is_refused_clearly(private_config: 
         assert isinstance(app.screen, HomeScreen)
         messages = [n.message for n in app._notifications]
         assert any("cannot be resumed" in m for m in messages), messages
+        assert "Saved game" not in str(app.screen.query_one("#games").render())
+    assert not path.exists() and path.with_suffix(".corrupt").exists()  # never offered again
+
+
+async def test_a_resumed_game_shows_its_log_so_far(private_config: Path) -> None:
+    await _start_and_play_two_cards(private_config)
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("c")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        lines = table.game_log.lines_written
+        assert lines[0].startswith("Round 1 is dealt")
+        assert sum(line.startswith("You play ") for line in lines) == 2
+
+
+async def test_a_game_left_before_any_move_is_replaced_without_asking(
+    private_config: Path,
+) -> None:
+    path = save_path(private_config)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    seats = [{"name": "Me", "kind": "human"}] + [{"name": "B", "kind": "random"}] * 3
+    record = {"game": "passpass", "config": {"players": 4}, "seed": 1, "actions": []}
+    path.write_text(json.dumps({"record": record, "seats": seats, "seat": 0}), encoding="utf-8")
+    app = make_app(private_config, seed=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PassPassTableScreen)  # no "discard?" question

@@ -238,3 +238,12 @@ def test_play_command_options() -> None:
     args = _build_parser().parse_args(["play", "--bot-delay", "0", "--seed", "4"])
     assert args.bot_delay == 0 and args.seed == 4
     assert isinstance(PasseApp(bot_delay=0).bot_delay, float | int)
+
+
+async def test_the_palette_offers_only_passes_themes(private_config: Path) -> None:
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE):
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        themes = [title for title in titles if "theme" in title.lower()]
+        assert themes and all(title.startswith("Theme: ") for title in themes), titles
+        assert len(themes) == 3
