@@ -277,3 +277,18 @@ def test_replaceable_diamond_table() -> None:
     assert custom.round_points(0) == 2 + 2
     assert not custom.config.default_diamonds and state.config.default_diamonds
     assert parse_card("g10").value == 10
+
+
+def test_team_round_is_described_per_team_with_its_scorer() -> None:
+    from core.engine import Names
+
+    state = _last_trick_of_round(4, teams=True)
+    state.won[2] = cards("V1 V2")
+    play(state, "V12", "V11", "B12", "B1", "pick V12")
+    names = Names(["Me", "Ada", "Bruno", "Cleo"], you=0)
+    chosen = state.apply(0, GAME.parse_action("rep 1"))
+    assert chosen[0].describe(names) == "You score for the team this round."
+    scored = state.apply(1, GAME.parse_action("rep 2"))
+    lines = [event.describe(names) for event in scored]
+    assert lines[0] == "Ada scores for the team this round."
+    assert lines[1] == "Round 1 scored: your team 1, Ada's team 5."
