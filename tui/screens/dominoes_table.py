@@ -177,7 +177,7 @@ class DominoesTableScreen(TableScreen):
         leader = view.turn if view.turn is not None else view.leader
         if leader == view.seat:
             return f"Round {view.round}: the train is empty. You lead with any tile (DO-6)."
-        return f"Round {view.round}: the train is empty. {self.names[leader]} leads (DO-6)."
+        return f"Round {view.round}: the train is empty. {self.acts(leader, 'leads')} (DO-6)."
 
     def _status(self, view: DominoesView, mine: bool) -> str:
         where = f"Round {view.round} · "
@@ -321,7 +321,7 @@ class DominoesTableScreen(TableScreen):
         if not self.mine(view):
             if view.turn is None:
                 return "Nothing to choose right now."
-            return f"It is not your turn: {self.names[view.turn]} plays now."
+            return f"It is not your turn: {self.acts(view.turn, 'plays', start=False)} now."
         count = min(len(view.hand), len(DIGITS))
         if view.ends is None:
             return (
@@ -337,7 +337,9 @@ class DominoesTableScreen(TableScreen):
     # -- summaries ---------------------------------------------------------
 
     def _show_round_end(self, view: DominoesView, summary: RoundSummary) -> None:
-        body = render_round(summary, self.names, teams=view.teams, target=view.target)
+        body = render_round(
+            summary, self.names, teams=view.teams, target=view.target, you=view.seat
+        )
         self.client.hold(True)  # bots wait while the summary is read
         self.app.push_screen(
             RoundEndScreen(f"End of round {summary.number}", body),
@@ -347,7 +349,9 @@ class DominoesTableScreen(TableScreen):
     def final_scores(self, view: View) -> RenderableType:
         assert isinstance(view, DominoesView)
         if view.last_round is not None:
-            return render_round(view.last_round, self.names, teams=view.teams, target=view.target)
+            return render_round(
+                view.last_round, self.names, teams=view.teams, target=view.target, you=view.seat
+            )
         return Text(
             " · ".join(
                 f"{side_label(self.names, side, view.teams, short=True)} {side_score(view, side)}"

@@ -237,22 +237,25 @@ class FashionTableScreen(TableScreen):
             if view.my_bid is not None:
                 return where + f"You bid {view.my_bid}; waiting for {self._names(view.to_act)}…"
             return where + f"Auction: waiting for {self._names(view.to_act)} to bid…"
-        winner = self.names[view.auction_winner] if view.auction_winner is not None else "?"
         if view.phase == CHOOSE:
             if mine:
                 return where + "You won the auction: choose who plays (p)."
-            return where + f"{winner} chooses who plays next…"
+            return where + self._who(view.auction_winner, "chooses") + " who plays next…"
         if view.phase == TAKE:
             if mine:
                 return where + "Your turn: select two offer cards (space), Enter takes them."
-            return where + f"{self._current(view)} takes two cards from the offer…"
+            return where + self._who(view.current, "takes") + " two cards from the offer…"
         if view.phase == ACTION:
             if mine:
                 if self.changing:
                     return where + "Rule change: pick card A, then card B (Enter; esc back)."
                 return where + "Collect (space, c), change a rule (x) or end the turn (e)."
-            return where + f"{self._current(view)} may collect or change a rule…"
+            return where + self._who(view.current, "may") + " collect or change a rule…"
         return where
+
+    def _who(self, seat: int | None, verb: str) -> str:
+        """``seat`` as the subject of ``verb`` ("Ada takes", "You take")."""
+        return self.acts(seat, verb) if seat is not None else f"? {verb}"
 
     def _current(self, view: FashionView) -> str:
         return self.names[view.current] if view.current is not None else "?"
@@ -666,11 +669,11 @@ class FashionTableScreen(TableScreen):
             if view.my_bid is not None:
                 return f"You have bid {view.my_bid}; waiting for {self._names(view.to_act)} to bid."
             return f"The auction is on: waiting for {self._names(view.to_act)} to bid."
-        winner = self.names[view.auction_winner] if view.auction_winner is not None else "?"
         if view.phase == CHOOSE:
             if mine:
                 return "Press p to choose who plays (FA-9)."
-            return f"{winner} won the auction and chooses who plays next; wait."
+            winner = self._who(view.auction_winner, "won")
+            return f"{winner} the auction and chooses who plays next; wait."
         if view.phase == TAKE:
             if mine:
                 return "Select two offer cards with space, then Enter takes them (FA-10)."

@@ -137,7 +137,7 @@ class PassPassTableScreen(TableScreen):
             elif res is not None:
                 summary = "Last trick: " + self._resolved_text(res)
             else:
-                summary = f"{self.names[view.leader]} led this trick."
+                summary = self.acts(view.leader, "led") + " this trick."
         elif res is not None:
             for seat, card in res.plays:
                 tag = "out"
@@ -150,7 +150,7 @@ class PassPassTableScreen(TableScreen):
         elif view.is_over:
             summary = "The game is over."
         else:
-            summary = f"{self.names[view.leader]} leads the first trick."
+            summary = self.acts(view.leader, "leads") + " the first trick."
         self.trick_items = tuple(items)
         trick.set_items(self.trick_items)
         trick.set_summary(summary)
@@ -161,17 +161,21 @@ class PassPassTableScreen(TableScreen):
         return f"Majority {res.majority.label} ({ranking})"
 
     def _resolving_text(self, view: PassPassView, res: TrickSummary) -> str:
-        first, second = self.names[res.first_winner], self.names[res.second_winner]
+        first, second = res.first_winner, res.second_winner
         if view.phase == PICK:
-            return f"{self._majority_text(res)}. 1st {first} picks a card; 2nd {second} takes two."
+            return (
+                f"{self._majority_text(res)}. 1st: {self.acts(first, 'picks')} a card; "
+                f"2nd: {self.acts(second, 'takes')} two."
+            )
         return (
-            f"{self._majority_text(res)}. {first} picked {res.picked}; "
-            f"{second} chooses among the tied lowest cards."
+            f"{self._majority_text(res)}. {self.acts(first, 'picked')} {res.picked}; "
+            f"{self.acts(second, 'chooses', start=False)} among the tied lowest cards."
         )
 
     def _resolved_text(self, res: TrickSummary) -> str:
-        first, second = self.names[res.first_winner], self.names[res.second_winner]
-        text = f"{res.majority.label} won. {first} kept {res.picked}; {second} took "
+        first = self.acts(res.first_winner, "kept")
+        second = self.acts(res.second_winner, "took", start=False)
+        text = f"{res.majority.label} won. {first} {res.picked}; {second} "
         text += cards_text(res.taken)
         if res.discarded:
             text += f"; out: {cards_text(res.discarded)}"
@@ -190,11 +194,11 @@ class PassPassTableScreen(TableScreen):
             if mine:
                 keys = f"←/→ and Enter, or 1-{len(view.trick)}"
                 return where + f"You won the trick: pick a card to keep ({keys})."
-            return where + f"{self.names[res.first_winner]} (1st) is picking a card…"
+            return where + self.acts(res.first_winner, "is") + " picking a card (1st)…"
         if view.phase == TAKE and res is not None:
             if mine:
                 return where + "Choose which tied lowest cards to take (press c)."
-            return where + f"{self.names[res.second_winner]} (2nd) is choosing…"
+            return where + self.acts(res.second_winner, "is") + " choosing (2nd)…"
         if view.phase == REPRESENT:
             if mine:
                 return where + "Choose who scores for your team this round (press c)."
@@ -354,11 +358,11 @@ class PassPassTableScreen(TableScreen):
             if mine:
                 count = len(view.trick)
                 return f"Pick one of the {count} cards of the trick: 1-{count}, or ←/→ and Enter."
-            return f"{self.names[res.first_winner]} won this trick and is picking a card; wait."
+            return self.acts(res.first_winner, "won") + " this trick and is picking a card; wait."
         if view.phase == TAKE and res is not None:
             if mine:
                 return "Press c to choose which tied cards you take."
-            return f"{self.names[res.second_winner]} is choosing which cards to take; wait."
+            return self.acts(res.second_winner, "is") + " choosing which cards to take; wait."
         if view.phase == REPRESENT:
             if mine:
                 return "Press c to choose who scores for your team."

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
-from core.engine import Action, Event, IllegalAction, Names, View
+from core.engine import Action, Event, IllegalAction, Names, View, acts
 from net.client import TableClient
 from net.table import TableUpdate
 from tui.messages import TableUpdated
@@ -92,6 +92,12 @@ class TableScreen(PasseScreen):
     def log_names(self) -> Names:
         """Seat names for event descriptions: this client's seat reads "you"."""
         return Names(self.names, you=self.client.seat)
+
+    def acts(self, seat: int, verb: str, *, start: bool = True) -> str:
+        """A seat as the subject of a sentence: "Ada leads", "You lead" (or
+        "you lead" with ``start=False``). Every sentence of the UI with a seat
+        as subject goes through this, like the log."""
+        return acts(self.log_names, seat, verb, start=start)
 
     @property
     def game_log(self) -> GameLog:

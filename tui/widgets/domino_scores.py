@@ -96,13 +96,22 @@ class DominoScores(Static):
 
 
 def render_round(
-    summary: RoundSummary, names: Sequence[str], *, teams: bool, target: int
+    summary: RoundSummary,
+    names: Sequence[str],
+    *,
+    teams: bool,
+    target: int,
+    you: int | None = None,
 ) -> RenderableType:
     """A finished round: why it ended, every hand and its pip count, who
     scored what and how (DO-10..DO-12, DO-14), and the totals after it."""
     head = f"Round {summary.number} ended"
     if summary.reason == "domino" and summary.domino is not None:
-        why = f"{head}: {names[summary.domino]} placed their last tile (domino, DO-10)."
+        if summary.domino == you:
+            placed = "you placed your last tile"
+        else:
+            placed = f"{names[summary.domino]} placed their last tile"
+        why = f"{head}: {placed} (domino, DO-10)."
     elif summary.reason == "blocked":
         why = f"{head} blocked: no tile fits and nobody may draw (DO-10)."
     else:

@@ -77,7 +77,9 @@ class FashionPlayers(Static):
         if auction:
             self.border_subtitle = "auction: ✓ = bid placed"
         elif view.auction_winner is not None:
-            self.border_subtitle = f"* {names[view.auction_winner][:NAME_WIDTH]} won the auction"
+            who = names[view.auction_winner][:NAME_WIDTH]
+            who = "you" if view.auction_winner == view.seat else who
+            self.border_subtitle = f"* {who} won the auction"
         else:
             self.border_subtitle = ""
         self.update(Group(*lines))

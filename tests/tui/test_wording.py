@@ -1,0 +1,31 @@
+"""Sentences of the table screens read right for the seat reading them:
+"You lead", never "You leads" (the same helpers as the log)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.registry import get_game
+from tests.tui.conftest import SIZE, make_app
+from tui.screens.passpass_table import PassPassTableScreen
+from tui.widgets.trick import TrickView
+
+
+def human_leader_seed() -> int:
+    """A seed whose first Pass Pass trick is led by you (seat 0)."""
+    game = get_game("passpass")
+    config = game.make_config(players=4)
+    return next(s for s in range(100) if game.new_game(config, s).view(None).leader == 0)
+
+
+async def test_you_lead_the_first_trick(private_config: Path) -> None:
+    app = make_app(private_config, seed=human_leader_seed(), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        assert table.query_one(TrickView).summary == "You lead the first trick."
+        assert table.acts(0, "picks") == "You pick"
+        assert table.acts(0, "is", start=False) == "you are"
+        assert table.acts(1, "takes") == f"{table.names[1]} takes"
