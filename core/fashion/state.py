@@ -678,7 +678,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
     def statistics(self) -> dict[str, int]:
         """Counters for ``passe simulate``: means per game in its summary."""
         return {
-            "rounds": self.round,
+            "rounds_per_game": self.round,
             "collections": self.collections,
             "rule_changes": self.changes,
             "season_points": sum(self.season or ()),
