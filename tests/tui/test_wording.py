@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.passpass.model import Card, Colour
+from core.passpass.state import TrickSummary
 from core.registry import get_game
 from tests.tui.conftest import SIZE, make_app
 from tui.screens.passpass_table import PassPassTableScreen
@@ -29,3 +31,27 @@ async def test_you_lead_the_first_trick(private_config: Path) -> None:
         assert table.acts(0, "picks") == "You pick"
         assert table.acts(0, "is", start=False) == "you are"
         assert table.acts(1, "takes") == f"{table.names[1]} takes"
+
+
+async def test_a_resolved_trick_says_who_got_each_card(private_config: Path) -> None:
+    app = make_app(private_config, seed=human_leader_seed(), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        cards = [Card(Colour.VIOLET, v) for v in (3, 5, 7, 9)]
+        res = TrickSummary(
+            plays=tuple(enumerate(cards)),
+            majority=Colour.VIOLET,
+            strengths=((Colour.VIOLET, 24),),
+            first_winner=0,
+            second_winner=2,
+            picked=cards[3],
+            taken=(cards[0], cards[1]),
+            discarded=(cards[2],),
+        )
+        tags = [table._went_to(res, card) for card in cards]
+        second = "→" + table.names[2][:4]
+        assert tags == [second, second, "out", "→you"]
+        assert all(len(tag) <= 5 for tag in tags)

@@ -23,7 +23,7 @@ from tui.messages import CardChosen
 from tui.screens.choice import ChoiceScreen
 from tui.screens.round_end import RoundEndScreen
 from tui.screens.table import TableScreen
-from tui.widgets.card import diamond_marks
+from tui.widgets.card import CARD_WIDTH, diamond_marks
 from tui.widgets.card_row import SlotData
 from tui.widgets.game_log import GameLog
 from tui.widgets.hand import HandView
@@ -140,11 +140,7 @@ class PassPassTableScreen(TableScreen):
                 summary = self.acts(view.leader, "led") + " this trick."
         elif res is not None:
             for seat, card in res.plays:
-                tag = "out"
-                if card == res.picked:
-                    tag = "kept"
-                elif card in res.taken:
-                    tag = "took"
+                tag = self._went_to(res, card)
                 items.append(SlotData(card, diamonds[card.value - 1], self.names[seat], tag))
             summary = "Last trick: " + self._resolved_text(res)
         elif view.is_over:
@@ -155,6 +151,17 @@ class PassPassTableScreen(TableScreen):
         trick.set_items(self.trick_items)
         trick.set_summary(summary)
         trick.active = mine and view.phase == PICK
+
+    def _went_to(self, res: TrickSummary, card: Card) -> str:
+        """Under a resolved trick's card: who got it ("→Ada", "→you") or
+        "out" when it was discarded, within the card's width."""
+        if card == res.picked:
+            seat = res.first_winner
+        elif card in res.taken:
+            seat = res.second_winner
+        else:
+            return "out"
+        return "→" + self.log_names[seat][: CARD_WIDTH - 1]
 
     def _majority_text(self, res: TrickSummary) -> str:
         ranking = ", ".join(f"{colour.letter}{strength}" for colour, strength in res.strengths)
