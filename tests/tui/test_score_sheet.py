@@ -29,3 +29,27 @@ def test_sheet_in_progress_has_no_decisive_round() -> None:
     state = rig(["Y12 Y1", "V2 Y2", "B2 Y3"], leader=0)
     text = text_of(render_sheet(state.view(0), ["Me", "Ada", "Bruno"]))
     assert "–/" not in text and "won at once" not in text
+
+
+def test_the_round_in_progress_shows_its_running_figures() -> None:
+    # PP-18: a Pass Pass is checked at once, mid-round.
+    state = rig(["Y12 Y1", "V2 Y2", "B2 Y3"], won=["V5 B5 G5 Y5", "", ""], leader=0)
+    view = state.view(0)
+    assert not view.sheet and view.pass_pass_round[0] >= 1
+    text = text_of(render_sheet(view, ["Me", "Ada", "Bruno"]))
+    me = next(line for line in text.splitlines() if line.startswith("Me"))
+    assert f"{view.round_points[0]}/{view.pass_pass_round[0]}" in me
+    ada = next(line for line in text.splitlines() if line.startswith("Ada"))
+    assert "0/0" in ada
+
+
+def test_in_team_mode_the_running_figures_are_the_better_players() -> None:
+    state = rig(
+        ["Y12", "V2", "B2", "G2"], teams=True, won=["", "V5 B5 G5 Y5", "", ""], leader=0
+    )
+    view = state.view(0)
+    team = view.team_of[1]
+    assert view.pass_pass_round[1] == 1
+    text = text_of(render_sheet(view, ["Me", "Ada", "Bruno", "Cleo"]))
+    line = next(line for line in text.splitlines() if line.startswith(f"Team {'AB'[team]}"))
+    assert f"{view.round_points[1]}/{view.pass_pass_round[1]}" in line

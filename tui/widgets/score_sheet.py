@@ -1,5 +1,6 @@
 """The Pass Pass score sheet: points and Pass Pass per round, and totals.
-In team mode one line per team, and who represented it each round (PP-23)."""
+In team mode one line per team, and who represented it each round (PP-23).
+The round in progress shows its running figures, dim (PP-18)."""
 
 from __future__ import annotations
 
@@ -37,10 +38,27 @@ class ScoreSheet(Static):
     _shown: object = None
 
     def show(self, view: PassPassView, names: Sequence[str]) -> None:
-        key = (tuple(names), view.sheet, view.totals, view.pass_pass_totals)
+        key = (
+            tuple(names),
+            view.round,
+            view.sheet,
+            view.totals,
+            view.pass_pass_totals,
+            view.round_points,
+            view.pass_pass_round,
+            view.is_over,
+        )
         if key != self._shown:
             self._shown = key
             self.update(render_sheet(view, names))
+
+
+def best_seat(view: PassPassView, team: int) -> int:
+    """The seat whose running figures stand for ``team`` this round: the seat
+    itself, or in team mode the better of its players (most Pass Pass, then
+    most points), as the representative is only chosen at the end (PP-23)."""
+    seats = [seat for seat in range(view.players) if view.team_of[seat] == team]
+    return max(seats, key=lambda seat: (view.pass_pass_round[seat], view.round_points[seat]))
 
 
 def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
@@ -54,6 +72,9 @@ def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
     # that round's Pass Pass (points are not counted) so the win is visible.
     result = view.result
     decisive = view.round if result is not None and result.immediate else None
+    # PP-18: a Pass Pass is checked at once, mid-round; the round not yet
+    # scored shows its running figures, dim.
+    running = view.round if not view.is_over else None
     for team in range(len(view.totals)):
         cells: list[str | Text] = [team_label(view, names, team)]
         for number in range(1, ROUNDS + 1):
@@ -67,6 +88,10 @@ def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
                     if view.team_of[seat] == team
                 )
                 cells.append(f"–/{checked}")
+            elif number == running:
+                seat = best_seat(view, team)
+                figures = f"{view.round_points[seat]}/{view.pass_pass_round[seat]}"
+                cells.append(Text(figures, style="dim"))
             else:
                 cells.append("")
         cells.append(Text(f"{view.totals[team]}/{view.pass_pass_totals[team]}", style="bold"))
