@@ -56,6 +56,20 @@ class SpyApp(PasseApp, Generic[SpyT]):
         return spy
 
 
+def footer_keys(app: PasseApp) -> list[tuple[str, int]]:
+    """The current screen's footer keys: description and right edge (cells)."""
+    from textual.widgets._footer import FooterKey
+
+    return [(key.description, key.region.right) for key in app.screen.query(FooterKey)]
+
+
+def help_fits(app: PasseApp) -> bool:
+    """The footer shows F1 Help within the terminal's width."""
+    return any(
+        description == "Help" and right <= app.size.width for description, right in footer_keys(app)
+    )
+
+
 def make_app(config: Path, *, seed: int = 7, bot_delay: float = 0.0) -> PasseApp:
     return PasseApp(config_path=config, bot_delay=bot_delay, seed=seed)
 

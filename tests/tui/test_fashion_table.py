@@ -23,7 +23,7 @@ from core.fashion.model import CODE, BidPlaced, Collect, parse_card
 from core.fashion.state import FashionConfig, FashionState, FashionView, collection_problem
 from net.client import LocalClient, TableClient
 from net.table import Listener, SeatSpec, Table, TableUpdate
-from tests.tui.conftest import SIZE, SpyApp, make_app
+from tests.tui.conftest import SIZE, SpyApp, footer_keys, help_fits, make_app
 from tui.app import PasseApp
 from tui.screens.choice import ChoiceScreen
 from tui.screens.fashion_table import FashionTableScreen
@@ -506,3 +506,20 @@ def themed(theme: str, then: Callable[[Pilot[Any]], Awaitable[None]]) -> Any:
 def test_fashion_table_mid_game(snap_compare: Any, private_config: Path, theme: str) -> None:
     app = make_app(private_config, seed=2)
     assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, mid_game))
+
+
+async def test_a_rule_change_shows_only_its_keys_and_help_fits(private_config: Path) -> None:
+    app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await start_rigged(pilot)
+        await pilot.press("x")
+        await pilot.pause()
+        assert table.changing
+        keys = footer_keys(app)
+        shown = [description for description, _ in keys]
+        assert not {"Collect", "New rule", "End turn"} & set(shown), shown
+        assert help_fits(app), keys
+        await pilot.press("e")  # does nothing but explain
+        await pilot.pause()
+        assert table.changing and table.fa_view is not None
+        assert table.fa_view.phase == "action"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.tui.conftest import SIZE, make_app
+from tests.tui.conftest import SIZE, footer_keys, help_fits, make_app
 from tui.saves import save_path
 from tui.screens.confirm_discard import ConfirmDiscardScreen
 from tui.screens.home import HomeScreen
@@ -45,6 +45,8 @@ async def test_a_crashed_game_resumes_where_it_stopped(private_config: Path) -> 
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
         assert "Saved game: Pass Pass" in str(app.screen.query_one("#games").render())
+        assert "Continue" in [description for description, _ in footer_keys(app)]
+        assert help_fits(app), footer_keys(app)
         await pilot.press("c")
         await pilot.pause()
         table = app.screen

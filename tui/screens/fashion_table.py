@@ -549,7 +549,15 @@ class FashionTableScreen(TableScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self.fa_view
         if action in ("collect", "change", "end"):
-            return bool(view and self._mine(view) and view.phase == ACTION and not self.choice_open)
+            # Hidden during a rule change: only its own keys work then (and
+            # the footer keeps room for F1 Help at 80 columns).
+            return bool(
+                view
+                and self._mine(view)
+                and view.phase == ACTION
+                and not self.choice_open
+                and not self.changing
+            )
         if action == "player":
             return bool(view and self._mine(view) and view.phase == CHOOSE and not self.choice_open)
         return True

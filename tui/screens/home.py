@@ -27,7 +27,7 @@ class HomeScreen(PasseScreen):
         Binding("up", "app.focus_previous", "Move", key_display="↑↓"),
         Binding("down", "app.focus_next", "Move", show=False),
         Binding("r", "rules", "Rules"),
-        Binding("c", "resume", "Continue saved game"),
+        Binding("c", "resume", "Continue"),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
     TITLE_IN_HELP = "Home"
