@@ -247,3 +247,26 @@ async def test_the_palette_offers_only_passes_themes(private_config: Path) -> No
         themes = [title for title in titles if "theme" in title.lower()]
         assert themes and all(title.startswith("Theme: ") for title in themes), titles
         assert len(themes) == 3
+
+
+
+async def test_a_stale_notice_is_cleared_once_your_action_is_accepted(
+    private_config: Path,
+) -> None:
+    game = get_game("passpass")
+    config = game.make_config(players=4)
+    seed = next(s for s in range(100) if game.new_game(config, s).view(None).leader == 0)
+    app = make_app(private_config, seed=seed, bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        await pilot.press("9")  # eight cards: explained, nothing played
+        await pilot.pause()
+        assert any("Play one of your 8 cards" in text for text in notices(app))
+        await pilot.press("1")
+        await pilot.pause()
+        view = table.pp_view
+        assert view is not None and len(view.hand) == 7
+        assert notices(app) == []

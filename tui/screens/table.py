@@ -1,6 +1,7 @@
 """What every game's table screen shares: the client connection, the log, the
 footer and help, rules, quitting with confirmation, refusals shown as
-notifications, and the end-of-game screen.
+notifications (cleared once an action of yours is accepted or your turn
+starts, so no stale warning contradicts the board), and the end-of-game screen.
 
 A game's screen subclasses :class:`TableScreen` and implements
 :meth:`show_view` (render a view) and :meth:`explain` (why a key does nothing
@@ -45,6 +46,8 @@ class TableScreen(PasseScreen):
         self.game_over_shown = False
         self.updates_received = 0
         self._bindings_state: object = None
+        self._submitted = False  # an action of ours awaits its update
+        self._my_turn = False
 
     # -- subclasses --------------------------------------------------------
 
@@ -106,6 +109,15 @@ class TableScreen(PasseScreen):
     def on_table_updated(self, message: TableUpdated) -> None:
         update = message.update
         self.updates_received += 1
+        view = update.view
+        my_turn = not view.is_over and view.seat is not None and view.seat in view.to_act
+        accepted = self._submitted and not update.rejected
+        if accepted or (my_turn and not self._my_turn):
+            # Earlier warnings ("Does not fit…", "Not now") would contradict
+            # the board once our action is accepted or a new turn starts.
+            self.app.clear_notifications()
+        self._my_turn = my_turn
+        self._submitted = False
         if update.rejected:
             self.notify(update.rejected, title="Not allowed", severity="warning")
         for event in update.events:
@@ -125,6 +137,7 @@ class TableScreen(PasseScreen):
 
     async def submit(self, action: Action) -> None:
         # A refusal also arrives as an update with ``rejected``, shown then.
+        self._submitted = True
         with contextlib.suppress(IllegalAction):
             await self.client.submit(action)
 
