@@ -55,3 +55,29 @@ async def test_a_resolved_trick_says_who_got_each_card(private_config: Path) -> 
         second = "→" + table.names[2][:4]
         assert tags == [second, second, "out", "→you"]
         assert all(len(tag) <= 5 for tag in tags)
+
+
+async def test_tied_cards_read_plainly(private_config: Path) -> None:
+    app = make_app(private_config, seed=human_leader_seed(), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        view = table.pp_view
+        assert view is not None
+        none = next(v for v in range(1, 13) if view.diamonds[v - 1] == 0)
+        one = next(v for v in range(1, 13) if view.diamonds[v - 1] == 1)
+        assert table._card_label(view, Card(Colour.VIOLET, none)) == f"V{none} (no ◆)"
+        assert table._card_label(view, Card(Colour.BLUE, one)) == f"B{one} ◆"
+        body = str(table._take_body(view))
+        assert "·" not in body and "and\n" not in body
+
+
+def test_digit_ranges_read_right_for_one_item() -> None:
+    from tui.screens.table import number_keys
+
+    assert number_keys(1) == "1"
+    assert number_keys(6) == "1-6"
+    assert number_keys(12) == "1-9"
+    assert number_keys(10, "1234567890") == "1-0"

@@ -23,7 +23,7 @@ from core.engine import Event, View
 from tui.messages import TileChosen
 from tui.screens.choice import ChoiceScreen
 from tui.screens.round_end import RoundEndScreen
-from tui.screens.table import TableScreen
+from tui.screens.table import TableScreen, number_keys
 from tui.widgets.domino_hand import DIGITS, DominoHand, HandTile
 from tui.widgets.domino_players import DominoPlayers
 from tui.widgets.domino_scores import DominoScores, render_round, side_label, side_score, sides
@@ -187,7 +187,7 @@ class DominoesTableScreen(TableScreen):
             if view.turn is None:
                 return where
             return where + f"Waiting for {self.names[view.turn]}…"
-        keys = f"1-{DIGITS[min(len(view.hand), len(DIGITS)) - 1]}"
+        keys = number_keys(len(view.hand), DIGITS)
         if view.ends is None:
             return where + f"You lead: place any tile (←→ and Enter, or {keys})."
         if view.can_draw:
@@ -325,7 +325,7 @@ class DominoesTableScreen(TableScreen):
         count = min(len(view.hand), len(DIGITS))
         if view.ends is None:
             return (
-                f"You lead: place any of your tiles (DO-6): 1-{DIGITS[count - 1]}, "
+                f"You lead: place any of your tiles (DO-6): {number_keys(count, DIGITS)}, "
                 "or ←/→ and Enter."
             )
         draw = ", draw (d)" if view.can_draw else ""

@@ -53,7 +53,7 @@ from core.fashion.state import FashionView, collection_problem
 from tui.messages import CardChosen
 from tui.screens.choice import ChoiceScreen
 from tui.screens.round_end import RoundEndScreen
-from tui.screens.table import TableScreen
+from tui.screens.table import TableScreen, number_keys
 from tui.widgets.fashion_card import (
     SLOT_WORDS,
     SYMBOLS,
@@ -233,7 +233,8 @@ class FashionTableScreen(TableScreen):
             return "Game over."
         if view.phase == AUCTION:
             if mine:
-                return where + "Auction: bid a card from your hand (↑↓ and Enter, or 1-9)."
+                keys = number_keys(len(view.hand))
+                return where + f"Auction: bid a card from your hand (↑↓ and Enter, or {keys})."
             if view.my_bid is not None:
                 return where + f"You bid {view.my_bid}; waiting for {self._names(view.to_act)}…"
             return where + f"Auction: waiting for {self._names(view.to_act)} to bid…"

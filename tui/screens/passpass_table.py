@@ -22,7 +22,7 @@ from core.passpass.state import PassPassView, TrickSummary
 from tui.messages import CardChosen
 from tui.screens.choice import ChoiceScreen
 from tui.screens.round_end import RoundEndScreen
-from tui.screens.table import TableScreen
+from tui.screens.table import TableScreen, number_keys
 from tui.widgets.card import CARD_WIDTH, diamond_marks
 from tui.widgets.card_row import SlotData
 from tui.widgets.game_log import GameLog
@@ -86,13 +86,20 @@ class PassPassTableScreen(TableScreen):
         note = "◆ diamond = 1 point."
         note += " Default diamond table assumed (PP-2)." if view.default_diamonds else ""
         self.query_one("#diamond-note", Static).update(note)
-        self.query_one(StatusLine).say(self._status(view, mine), your_turn=mine)
+        self._say_status()
         self.refocus()
         scored = [event for event in events if isinstance(event, RoundScored)]
         if scored and not view.is_over:
             self._show_round_end(view, scored[-1])
         if mine and view.phase in (TAKE, REPRESENT) and not self.choice_open:
             self.action_decide()
+
+    def _say_status(self) -> None:
+        view = self.pp_view
+        if view is None:
+            return
+        mine = view.seat is not None and view.seat in view.to_act and not view.is_over
+        self.query_one(StatusLine).say(self._status(view, mine), your_turn=mine)
 
     def refocus(self) -> None:
         """The trick has the keys when you pick from it, the hand otherwise."""
@@ -195,20 +202,22 @@ class PassPassTableScreen(TableScreen):
         res = view.resolution
         if view.phase == PLAY:
             if mine:
-                return where + f"Your turn: play a card (←/→ and Enter, or 1-{len(view.hand)})."
+                keys = f"←/→ and Enter, or {number_keys(len(view.hand))}"
+                return where + f"Your turn: play a card ({keys})."
             return where + f"Waiting for {self._acting(view)} to play…"
         if view.phase == PICK and res is not None:
             if mine:
-                keys = f"←/→ and Enter, or 1-{len(view.trick)}"
+                keys = f"←/→ and Enter, or {number_keys(len(view.trick))}"
                 return where + f"You won the trick: pick a card to keep ({keys})."
             return where + self.acts(res.first_winner, "is") + " picking a card (1st)…"
+        key = "in the dialog" if self.choice_open else "press c"
         if view.phase == TAKE and res is not None:
             if mine:
-                return where + "Choose which tied lowest cards to take (press c)."
+                return where + f"Choose which tied lowest cards to take ({key})."
             return where + self.acts(res.second_winner, "is") + " choosing (2nd)…"
         if view.phase == REPRESENT:
             if mine:
-                return where + "Choose who scores for your team this round (press c)."
+                return where + f"Choose who scores for your team this round ({key})."
             return where + "Teams are choosing who scores for them…"
         return where
 
@@ -283,11 +292,13 @@ class PassPassTableScreen(TableScreen):
             return
         self.choice_open = True
         self.refresh_bindings()
+        self._say_status()
         kind = view.phase
 
         def chosen(index: int | None) -> None:
             self.choice_open = False
             self.refresh_bindings()
+            self._say_status()
             current = self.pp_view
             if index is None or current is None or current.phase != kind:
                 return
@@ -296,13 +307,17 @@ class PassPassTableScreen(TableScreen):
         self.app.push_screen(ChoiceScreen(title, body, labels, kind=kind), chosen)
 
     def _card_label(self, view: PassPassView, card: Card) -> str:
-        return f"{card} {diamond_marks(view.diamonds[card.value - 1])}"
+        """``"B5 ◆"``, ``"V6 (no ◆)"``: a card and its diamonds, in words
+        where a lone dot would read like a separator."""
+        diamonds = view.diamonds[card.value - 1]
+        return f"{card} {diamond_marks(diamonds)}" if diamonds else f"{card} (no ◆)"
 
     def _take_body(self, view: PassPassView) -> RenderableType:
-        remaining = " ".join(self._card_label(view, card) for _, card in view.trick)
+        remaining = ", ".join(self._card_label(view, card) for _, card in view.trick)
         return Text(
-            "You are the second winner: you take the two lowest remaining cards, and\n"
-            f"their values tie. Remaining cards: {remaining}\n"
+            "You are the second winner: you take the two lowest remaining cards, "
+            "and their values tie, so you choose which two. "
+            f"Remaining cards: {remaining}.\n"
         )
 
     def _represent_body(self, view: PassPassView, seats: list[int]) -> RenderableType:
@@ -359,12 +374,13 @@ class PassPassTableScreen(TableScreen):
         if view.phase == PLAY:
             if mine:
                 count = len(view.hand)
-                return f"Play one of your {count} cards: 1-{count}, or ←/→ and Enter."
+                return f"Play one of your {count} cards: {number_keys(count)}, or ←/→ and Enter."
             return f"It is not your turn: {self._acting(view)} plays now."
         if view.phase == PICK and res is not None:
             if mine:
                 count = len(view.trick)
-                return f"Pick one of the {count} cards of the trick: 1-{count}, or ←/→ and Enter."
+                keys = number_keys(count)
+                return f"Pick one of the {count} cards of the trick: {keys}, or ←/→ and Enter."
             return self.acts(res.first_winner, "won") + " this trick and is picking a card; wait."
         if view.phase == TAKE and res is not None:
             if mine:

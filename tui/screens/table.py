@@ -31,6 +31,13 @@ from tui.widgets.game_log import GameLog
 EXPLAIN_KEYS = "enter,space,left,right,h,l,1,2,3,4,5,6,7,8,9"
 
 
+def number_keys(count: int, digits: str = "123456789") -> str:
+    """The digit keys that choose among ``count`` items: "1-6", or just "1"
+    for a single item (at most as many as ``digits``)."""
+    count = max(1, min(count, len(digits)))
+    return digits[0] if count == 1 else f"{digits[0]}-{digits[count - 1]}"
+
+
 class TableScreen(PasseScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "rules", "Rules"),
