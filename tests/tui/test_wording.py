@@ -81,3 +81,17 @@ def test_digit_ranges_read_right_for_one_item() -> None:
     assert number_keys(6) == "1-6"
     assert number_keys(12) == "1-9"
     assert number_keys(10, "1234567890") == "1-0"
+
+
+async def test_home_lists_no_developer_status(private_config: Path) -> None:
+    from tui.screens.home import HomeScreen
+
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        text = str(home.query_one("#games").render())
+        assert "ready" not in text
+        # Every game is playable now: nothing is listed as coming.
+        assert all(entry.playable for entry in home.entries) and text.strip() == ""

@@ -34,7 +34,6 @@ class HomeScreen(PasseScreen):
     GUIDE = (
         "Move between settings with ↑/↓ or Tab; change one with ←/→ (or space).\n"
         "Type your name in the name field. Enter starts the game.\n"
-        "Games marked 'coming' are listed but cannot be played yet.\n"
         "A game in progress is saved after every move: c continues it.\n"
         "ctrl+p opens the command palette: pick a theme there (Passe, the\n"
         "colour-blind safe Okabe-Ito one, or high-contrast monochrome)."
@@ -88,12 +87,13 @@ class HomeScreen(PasseScreen):
         self.query_one("#game", Chooser).focus()
 
     def _games_text(self) -> str:
-        lines = []
-        for entry in self.entries:
-            lines.append(f"{entry.title}: {'ready' if entry.playable else entry.note}")
+        # Only games that cannot be played yet are listed (as "coming").
+        lines = [f"{entry.title}: {entry.note}" for entry in self.entries if not entry.playable]
         saved = self._saved_description()
         if saved:
-            lines.append(f"\nSaved game: {saved}.\nPress c to continue it.")
+            if lines:
+                lines.append("")
+            lines.append(f"Saved game: {saved}.\nPress c to continue it.")
         return "\n".join(lines)
 
     def _saved_description(self) -> str | None:
