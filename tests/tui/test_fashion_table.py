@@ -431,7 +431,6 @@ class SpyingClient(LocalClient):
         await super().connect(spy)
 
 
-
 async def test_the_screen_never_receives_hidden_cards_or_bids(private_config: Path) -> None:
     """8 designers; the person's moves are a heuristic bot's, sent through
     the screen (keys are tested above), so that many updates are seen fast."""
@@ -523,3 +522,32 @@ async def test_a_rule_change_shows_only_its_keys_and_help_fits(private_config: P
         await pilot.pause()
         assert table.changing and table.fa_view is not None
         assert table.fa_view.phase == "action"
+
+
+async def test_offer_rows_show_every_tag_at_80_columns() -> None:
+    from textual.app import App, ComposeResult
+
+    from tui.widgets.fashion_card_row import CardItem
+    from tui.widgets.fashion_offer import FashionOffer
+
+    class OfferApp(App[None]):
+        CSS = "FashionOffer { width: 40; }"  # as wide as at 80x24
+
+        def compose(self) -> ComposeResult:
+            yield FashionOffer(id="offer")
+
+    app = OfferApp()
+    async with app.run_test(size=SIZE) as pilot:
+        offer = app.query_one(FashionOffer)
+        tags = ("pt must cash", "passé cash", "")
+        offer.set_items(
+            tuple(
+                CardItem(parse_card(code), tags=tag)
+                for code, tag in zip(("KJS", "RTO", "WDL"), tags, strict=True)
+            )
+        )
+        await pilot.pause()
+        lines = [line.plain.rstrip() for line in offer.card_lines()]
+        width = offer.content_region.width
+        assert all(len(line) <= width for line in lines), lines
+        assert lines[0].endswith("pt must cash") and lines[1].endswith("passé cash"), lines

@@ -79,11 +79,18 @@ def card_tags(card: Card, features: Sequence[Feature]) -> str:
     return " ".join(tags)
 
 
-def card_text(card: Card, colour_style: Style | str = "") -> Text:
+def card_text(card: Card, colour_style: Style | str = "", *, words: bool = True) -> Text:
     """``RDS 5★ red   dress    silk``: the code, number and symbol, then the
-    three features in words, the colour word in ``colour_style``."""
+    three features in words, the colour word in ``colour_style``. Without
+    ``words`` (where a row is too narrow for them and its tags) only
+    ``RDS 5★``, the code in ``colour_style``: its letters name the features."""
     c, k, m = CARD_ATTRS[card]
     text = Text(no_wrap=True, overflow="crop")
+    if not words:
+        colour = Style.parse(colour_style) if isinstance(colour_style, str) else colour_style
+        text.append(CODE[card], style=Style(bold=True) + colour)
+        text.append(f" {NUMBER[card]}{SYMBOLS[SYMBOL[card]]}")
+        return text
     text.append(CODE[card], style="bold")
     text.append(f" {NUMBER[card]}{SYMBOLS[SYMBOL[card]]} ")
     text.append(f"{VALUE_NAMES[0][c]:<{WIDTHS[0]}}", style=colour_style)

@@ -32,9 +32,10 @@ from textual.widget import Widget
 
 from core.fashion.model import CARD_ATTRS, Card
 from tui.messages import CardChosen
-from tui.widgets.fashion_card import COLOUR_COMPONENTS, card_text, colour_css
+from tui.widgets.fashion_card import CARD_TEXT_WIDTH, COLOUR_COMPONENTS, card_text, colour_css
 
 CURSOR_MARK = "▸"
+MARKS_WIDTH = 3  # the cursor, the selection mark and a space, left of a card
 MODES = ("", "bid", "pick", "select")
 
 
@@ -157,6 +158,11 @@ class FashionCardRow(Widget, can_focus=True):
         marked = self.get_component_rich_style("fcard--marked")
         tag_style = self.get_component_rich_style("fcard--tag")
         show_cursor = self.has_focus
+        # Every tag must show: where the widest row (marks, card, tags) does
+        # not fit, the feature words are left out (the code names them).
+        width = self.content_region.width
+        widest = max((len(item.tags) + 1 if item.tags else 0 for item in self.items), default=0)
+        words = not width or MARKS_WIDTH + CARD_TEXT_WIDTH + widest <= width
         lines: list[Text] = []
         for index in range(self.top, min(count, self.top + shown)):
             item = self.items[index]
@@ -168,7 +174,7 @@ class FashionCardRow(Widget, can_focus=True):
             colour: Style = self.get_component_rich_style(
                 COLOUR_COMPONENTS[CARD_ATTRS[item.card][0]]
             )
-            face = card_text(item.card, colour)
+            face = card_text(item.card, colour, words=words)
             if here:
                 face.stylize(cursor_style)
             line.append_text(face)
