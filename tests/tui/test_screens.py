@@ -270,3 +270,27 @@ async def test_a_stale_notice_is_cleared_once_your_action_is_accepted(
         view = table.pp_view
         assert view is not None and len(view.hand) == 7
         assert notices(app) == []
+
+
+async def test_keys_do_nothing_behind_the_too_small_message(private_config: Path) -> None:
+    app = make_app(private_config)
+    async with app.run_test(size=(70, 20)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter", "r")  # no game starts, no rules open
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        await pilot.resize_terminal(*SIZE)
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        await pilot.resize_terminal(79, 24)
+        await pilot.pause()
+        await pilot.press("1", "right", "enter", "r")
+        await pilot.pause()
+        view = table.pp_view
+        assert app.screen is table and view is not None and len(view.hand) == 8
+        await pilot.press("f1")  # help still opens
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)

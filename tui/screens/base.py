@@ -6,11 +6,17 @@ from __future__ import annotations
 from typing import Any, ClassVar, TypeVar
 
 from textual import events
+from textual.binding import BindingsMap
+from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 
 from tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
 
 T = TypeVar("T")
+
+# While the terminal is too small only these still act (besides the app's
+# own keys: help, quit, palette): nothing happens unseen behind the message.
+SMALL_ACTIONS = frozenset({"leave", "app.quit", "quit", "help", "app.help"})
 
 
 class SizeGuard:
@@ -34,9 +40,28 @@ class SizeGuard:
             guards.first().show_size(width, height)
         was_small = screen.has_class("-too-small")
         screen.set_class(small, "-too-small")
+        if small != was_small:
+            screen.refresh_bindings()
         if was_small and not small:
             # Hidden widgets lost focus while the terminal was too small.
             screen.call_after_refresh(self.refocus)
+
+    @property
+    def _binding_chain(self) -> list[tuple[DOMNode, BindingsMap]]:
+        """Textual's chain of key bindings; while the terminal is too small,
+        only the app's keys and quitting or help (:data:`SMALL_ACTIONS`)."""
+        chain: list[tuple[DOMNode, BindingsMap]] = super()._binding_chain  # type: ignore[misc]
+        screen: Screen[Any] = self  # type: ignore[assignment]
+        if not screen.has_class("-too-small"):
+            return chain
+        kept: list[tuple[DOMNode, BindingsMap]] = []
+        for node, bindings in chain:
+            if node is not screen.app:
+                bindings = BindingsMap(
+                    binding for _, binding in bindings if binding.action in SMALL_ACTIONS
+                )
+            kept.append((node, bindings))
+        return kept
 
     def refocus(self) -> None:
         """Give focus back to where the keys matter (default: the first
