@@ -111,7 +111,7 @@ def render_round(
             placed = "you placed your last tile"
         else:
             placed = f"{names[summary.domino]} placed their last tile"
-        why = f"{head}: {placed} (domino, DO-10)."
+        why = f"{head}: {placed}. Domino! (DO-10)"
     elif summary.reason == "blocked":
         why = f"{head} blocked: no tile fits and nobody may draw (DO-10)."
     else:
