@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 
 from core.passpass.state import PassPassView
 from net.client import LocalClient, TableClient
+from net.table import Listener, TableUpdate
 from tui.app import PasseApp
 from tui.screens.choice import ChoiceScreen
 from tui.screens.game_over import GameOverScreen
@@ -37,6 +38,26 @@ def write_settings(path: Path, **data: object) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data), encoding="utf-8")
+
+
+class RecordingClient(LocalClient):
+    """Records every update the screen receives, with what was hidden from
+    this seat at that moment (read from the authority's state, which the UI
+    itself never sees): subclasses say what is hidden in :meth:`hidden_now`."""
+
+    def __init__(self, client: LocalClient) -> None:
+        super().__init__(client.table, client.seat)
+        self.seen: list[tuple[TableUpdate, set[str]]] = []
+
+    def hidden_now(self) -> set[str]:
+        raise NotImplementedError
+
+    async def connect(self, listener: Listener) -> None:
+        def record(update: TableUpdate) -> None:
+            self.seen.append((update, self.hidden_now()))
+            listener(update)
+
+        await super().connect(record)
 
 
 class SpyApp(PasseApp, Generic[SpyT]):

@@ -20,9 +20,9 @@ from core.dominoes import DominoesView, Place
 from core.dominoes.model import TILES, RoundStarted
 from core.engine import plain
 from net.client import LocalClient, TableClient
-from net.table import Listener, SeatSpec, Table, TableUpdate
+from net.table import SeatSpec, Table
 from tests.dominoes.rig import REST, rig
-from tests.tui.conftest import SIZE, SpyApp, make_app
+from tests.tui.conftest import SIZE, RecordingClient, SpyApp, make_app
 from tui.app import PasseApp
 from tui.screens.choice import ChoiceScreen
 from tui.screens.dominoes_table import END_CHOICE, DominoesTableScreen
@@ -236,27 +236,17 @@ def tile_names(data: Any) -> set[str]:
     return found
 
 
-class SpyingClient(LocalClient):
-    """Records each update with the other hands and the boneyard at that
-    moment (read from the authority's state, which the UI never sees)."""
+class SpyingClient(RecordingClient):
+    """Other hands and the boneyard are hidden (DO-4, DO-7)."""
 
-    def __init__(self, client: LocalClient) -> None:
-        super().__init__(client.table, client.seat)
-        self.seen: list[tuple[TableUpdate, set[str]]] = []
-
-    async def connect(self, listener: Listener) -> None:
-        def spy(update: TableUpdate) -> None:
-            state: Any = self.table.state
-            hidden = {
-                str(TILES[tid])
-                for seat, hand in enumerate(state.hands)
-                if seat != self.seat
-                for tid in hand
-            } | {str(TILES[tid]) for tid in state.boneyard}
-            self.seen.append((update, hidden))
-            listener(update)
-
-        await super().connect(spy)
+    def hidden_now(self) -> set[str]:
+        state: Any = self.table.state
+        return {
+            str(TILES[tid])
+            for seat, hand in enumerate(state.hands)
+            if seat != self.seat
+            for tid in hand
+        } | {str(TILES[tid]) for tid in state.boneyard}
 
 
 

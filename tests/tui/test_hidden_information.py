@@ -7,9 +7,7 @@ from typing import Any
 
 from core.engine import plain
 from core.passpass.model import CARDS, RoundStarted
-from net.client import LocalClient
-from net.table import Listener, TableUpdate
-from tests.tui.conftest import SIZE, SpyApp, play_to_end
+from tests.tui.conftest import SIZE, RecordingClient, SpyApp, play_to_end
 from tui.screens.passpass_table import PassPassTableScreen
 
 CARD_NAMES = {str(card) for card in CARDS}
@@ -30,27 +28,15 @@ def card_names(data: Any) -> set[str]:
     return found
 
 
-class SpyingClient(LocalClient):
-    """Records what the screen receives, with the other hands at that moment
-    (read from the authority's state, which the UI itself never sees)."""
-
-    def __init__(self, client: LocalClient) -> None:
-        super().__init__(client.table, client.seat)
-        self.seen: list[tuple[TableUpdate, set[str]]] = []
-
-    async def connect(self, listener: Listener) -> None:
-        def spy(update: TableUpdate) -> None:
-            state: Any = self.table.state
-            hidden = {
-                str(CARDS[card])
-                for seat, hand in enumerate(state.hands)
-                if seat != self.seat
-                for card in hand
-            }
-            self.seen.append((update, hidden))
-            listener(update)
-
-        await super().connect(spy)
+class SpyingClient(RecordingClient):
+    def hidden_now(self) -> set[str]:
+        state: Any = self.table.state
+        return {
+            str(CARDS[card])
+            for seat, hand in enumerate(state.hands)
+            if seat != self.seat
+            for card in hand
+        }
 
 
 
