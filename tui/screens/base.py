@@ -6,8 +6,6 @@ from __future__ import annotations
 from typing import Any, ClassVar, TypeVar
 
 from textual import events
-from textual.binding import BindingsMap
-from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 
 from tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
@@ -46,22 +44,13 @@ class SizeGuard:
             # Hidden widgets lost focus while the terminal was too small.
             screen.call_after_refresh(self.refocus)
 
-    @property
-    def _binding_chain(self) -> list[tuple[DOMNode, BindingsMap]]:
-        """Textual's chain of key bindings; while the terminal is too small,
-        only the app's keys and quitting or help (:data:`SMALL_ACTIONS`)."""
-        chain: list[tuple[DOMNode, BindingsMap]] = super()._binding_chain  # type: ignore[misc]
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While the terminal is too small only quitting and help act
+        (:data:`SMALL_ACTIONS`): nothing happens unseen behind the message.
+        Screens that refine ``check_action`` end with ``super().check_action``.
+        Widgets' own keys need no check: hidden widgets lose the focus."""
         screen: Screen[Any] = self  # type: ignore[assignment]
-        if not screen.has_class("-too-small"):
-            return chain
-        kept: list[tuple[DOMNode, BindingsMap]] = []
-        for node, bindings in chain:
-            if node is not screen.app:
-                bindings = BindingsMap(
-                    binding for _, binding in bindings if binding.action in SMALL_ACTIONS
-                )
-            kept.append((node, bindings))
-        return kept
+        return not (screen.has_class("-too-small") and action not in SMALL_ACTIONS)
 
     def refocus(self) -> None:
         """Give focus back to where the keys matter (default: the first

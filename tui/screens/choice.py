@@ -55,7 +55,7 @@ class ChoiceScreen(PasseModal[int | None]):
         if action == "choose":
             nth = parameters[0]
             return isinstance(nth, int) and 1 <= nth <= len(self.options)
-        return True
+        return super().check_action(action, parameters)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

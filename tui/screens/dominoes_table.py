@@ -283,7 +283,7 @@ class DominoesTableScreen(TableScreen):
         if action == "pass":
             # DO-7: always allowed once the train is started.
             return bool(view and self.mine(view) and PASS in view.legal and not self.choice_open)
-        return True
+        return super().check_action(action, parameters)
 
     async def action_draw(self) -> None:
         self.query_one(DominoHand).active = False

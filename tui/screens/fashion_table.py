@@ -561,7 +561,7 @@ class FashionTableScreen(TableScreen):
             )
         if action == "player":
             return bool(view and self._mine(view) and view.phase == CHOOSE and not self.choice_open)
-        return True
+        return super().check_action(action, parameters)
 
     async def action_collect(self) -> None:
         view = self.fa_view

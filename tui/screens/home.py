@@ -115,7 +115,7 @@ class HomeScreen(PasseScreen):
 
             app = self.app
             return isinstance(app, PasseApp) and app.save_path.exists()
-        return True
+        return super().check_action(action, parameters)
 
     def action_resume(self) -> None:
         from tui.app import PasseApp

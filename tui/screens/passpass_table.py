@@ -266,7 +266,7 @@ class PassPassTableScreen(TableScreen):
                 and view.seat in view.to_act
                 and not self.choice_open
             )
-        return True
+        return super().check_action(action, parameters)
 
     def action_decide(self) -> None:
         view = self.pp_view
