@@ -91,6 +91,18 @@ def help_fits(app: PasseApp) -> bool:
     )
 
 
+def passpass_seed(*, you_lead: bool) -> int:
+    """A seed of a 4-player Pass Pass game whose first trick is led by you
+    (seat 0) or, with ``you_lead=False``, by a bot (so it is not your turn)."""
+    from core.registry import get_game
+
+    game = get_game("passpass")
+    config = game.make_config(players=4)
+    return next(
+        s for s in range(100) if (game.new_game(config, s).view(None).leader == 0) == you_lead
+    )
+
+
 def make_app(config: Path, *, seed: int = 7, bot_delay: float = 0.0) -> PasseApp:
     return PasseApp(config_path=config, bot_delay=bot_delay, seed=seed)
 

@@ -11,7 +11,7 @@ from textual.widgets import Markdown
 
 from core.passpass.state import PassPassView
 from core.registry import get_game
-from tests.tui.conftest import SIZE, make_app
+from tests.tui.conftest import SIZE, make_app, passpass_seed
 from tui.app import PasseApp
 from tui.screens.confirm_quit import ConfirmQuitScreen
 from tui.screens.help import HelpScreen
@@ -25,13 +25,6 @@ from tui.widgets.too_small import TooSmall
 
 def notices(app: App[None]) -> list[str]:
     return [str(notification.message) for notification in app._notifications]
-
-
-def first_bot_leader_seed() -> int:
-    """A seed whose first trick is led by a bot (so it is not your turn)."""
-    game = get_game("passpass")
-    config = game.make_config(players=4)
-    return next(s for s in range(100) if game.new_game(config, s).view(None).leader != 0)
 
 
 # -- settings ----------------------------------------------------------------
@@ -180,7 +173,7 @@ async def test_no_color_is_respected(private_config: Path, monkeypatch: object) 
 
 
 async def test_a_key_at_the_wrong_moment_explains_itself(private_config: Path) -> None:
-    app = make_app(private_config, seed=first_bot_leader_seed(), bot_delay=30)
+    app = make_app(private_config, seed=passpass_seed(you_lead=False), bot_delay=30)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
         await pilot.pause()

@@ -7,21 +7,13 @@ from pathlib import Path
 
 from core.passpass.model import Card, Colour
 from core.passpass.state import TrickSummary
-from core.registry import get_game
-from tests.tui.conftest import SIZE, make_app
+from tests.tui.conftest import SIZE, make_app, passpass_seed
 from tui.screens.passpass_table import PassPassTableScreen
 from tui.widgets.trick import TrickView
 
 
-def human_leader_seed() -> int:
-    """A seed whose first Pass Pass trick is led by you (seat 0)."""
-    game = get_game("passpass")
-    config = game.make_config(players=4)
-    return next(s for s in range(100) if game.new_game(config, s).view(None).leader == 0)
-
-
 async def test_you_lead_the_first_trick(private_config: Path) -> None:
-    app = make_app(private_config, seed=human_leader_seed(), bot_delay=30)
+    app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
         await pilot.pause()
@@ -34,7 +26,7 @@ async def test_you_lead_the_first_trick(private_config: Path) -> None:
 
 
 async def test_a_resolved_trick_says_who_got_each_card(private_config: Path) -> None:
-    app = make_app(private_config, seed=human_leader_seed(), bot_delay=30)
+    app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
         await pilot.pause()
@@ -58,7 +50,7 @@ async def test_a_resolved_trick_says_who_got_each_card(private_config: Path) -> 
 
 
 async def test_tied_cards_read_plainly(private_config: Path) -> None:
-    app = make_app(private_config, seed=human_leader_seed(), bot_delay=30)
+    app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
         await pilot.pause()
