@@ -30,6 +30,8 @@ from core.engine import (
 from core.registry import get_game
 
 HUMAN = "human"
+# Names of bots around a table, by seat (a person sits in seat 0 locally).
+BOT_NAMES: tuple[str, ...] = ("Ada", "Bruno", "Cleo", "Dmitri", "Ema", "Farid", "Gaia")
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,9 @@ class Table:
     # Every event since the set-up, so that a seat that (re)connects gets the
     # story so far, filtered for what it may know.
     events: list[Event] = field(default_factory=list)
+    # Called once per change with its events (unfiltered): the networked
+    # authority fans each change out to the seats itself.
+    observers: list[Callable[[Sequence[Event]], None]] = field(default_factory=list)
 
     @classmethod
     def new(
@@ -146,9 +151,7 @@ class Table:
         return table
 
     @classmethod
-    def around(
-        cls, state: AnyState, seats: Sequence[SeatSpec], *, bot_delay: float = 0.6
-    ) -> Table:
+    def around(cls, state: AnyState, seats: Sequence[SeatSpec], *, bot_delay: float = 0.6) -> Table:
         """A table for a state in any position (new, resumed or hand-built);
         each bot's seed derives from the game's seed and its seat."""
         game = get_game(state.game_id)
@@ -173,9 +176,7 @@ class Table:
         unsubscribe function. The current view is sent at once."""
         subscriber = _Subscriber(seat, listener)
         self._subscribers.append(subscriber)
-        seen = tuple(
-            shown for event in self.events if (shown := event.for_seat(seat)) is not None
-        )
+        seen = tuple(shown for event in self.events if (shown := event.for_seat(seat)) is not None)
         listener(TableUpdate(self.state.view(seat), seen))
 
         def unsubscribe() -> None:
@@ -186,11 +187,11 @@ class Table:
 
     def _broadcast(self, events: Sequence[Event]) -> None:
         self.events.extend(events)
+        for observer in list(self.observers):
+            observer(events)
         for subscriber in list(self._subscribers):
             seen = tuple(
-                shown
-                for event in events
-                if (shown := event.for_seat(subscriber.seat)) is not None
+                shown for event in events if (shown := event.for_seat(subscriber.seat)) is not None
             )
             subscriber.listener(TableUpdate(self.state.view(subscriber.seat), seen))
 
@@ -207,13 +208,19 @@ class Table:
         except IllegalAction as error:
             for subscriber in self._subscribers:
                 if subscriber.seat == seat:
-                    subscriber.listener(
-                        TableUpdate(self.state.view(seat), rejected=error.reason)
-                    )
+                    subscriber.listener(TableUpdate(self.state.view(seat), rejected=error.reason))
             raise
         self._broadcast(events)
         self._wake.set()
         return events
+
+    def hand_to_bot(self, seat: int, kind: str, name: str | None = None) -> None:
+        """A bot of ``kind`` plays ``seat`` from now on (its player left)."""
+        bot = self.game.make_bot(kind, self.state.seed * 7919 + seat)
+        spec = SeatSpec(name or self.seats[seat].name, kind)
+        self.seats = (*self.seats[:seat], spec, *self.seats[seat + 1 :])
+        self._bots[seat] = bot
+        self._wake.set()
 
     def bot_to_act(self) -> int | None:
         """A bot seat that must act now, if any.

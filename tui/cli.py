@@ -116,6 +116,9 @@ def _build_parser() -> argparse.ArgumentParser:
         type=_bot_list,
         help="one bot per seat, comma-separated, e.g. heuristic,random,random (default: random)",
     )
+    from tui.network_cli import add_commands
+
+    add_commands(commands, _option)
     return parser
 
 
@@ -147,6 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     if args.command == "simulate":
         return _simulate(args)
+    if args.command in ("host", "join"):
+        from tui.network_cli import run
+
+        return run(args)
     return _play(args)
 
 

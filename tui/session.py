@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from core.registry import get_game
 from net.client import LocalClient, TableClient
-from net.table import HUMAN, SeatSpec, Table
+from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
 
-BOT_NAMES: tuple[str, ...] = ("Ada", "Bruno", "Cleo", "Dmitri", "Ema", "Farid", "Gaia")
+__all__ = ["BOT_NAMES", "HUMAN_SEAT", "seat_names", "start_local"]
 
 HUMAN_SEAT = 0
 

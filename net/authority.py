@@ -1,0 +1,556 @@
+"""The authority: the one process that holds a room's table and deck.
+
+It publishes the room's public state (retained, signed), seats peers by the
+key that asked, validates every request (signature, seal, room, nonce, seat,
+then the core engine) and sends each seated peer its own view and log, sealed
+to that peer's key. Every refusal goes back to its sender only, with a reason;
+nothing refused changes the state. See ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import os
+import secrets
+import time
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.codec import GameCodec, codec_for
+from core.engine import Config, Event, IllegalAction
+from core.registry import get_game
+from net.identity import Identity, peer_id
+from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
+from net.transport import LastWill, MqttLink
+from net.wire import (
+    Act,
+    Envelope,
+    Hello,
+    Leave,
+    PeerMessage,
+    Presence,
+    Refused,
+    RoomState,
+    SeatState,
+    Sync,
+    Update,
+    Welcome,
+    WireError,
+    open_body,
+    open_envelope,
+    peer_message_decoder,
+    presence_decoder,
+    presence_topic,
+    room_prefix,
+    room_topic,
+    seal,
+    to_peer_topic,
+    topic_peer,
+)
+
+log = logging.getLogger("passe.authority")
+
+LOBBY, PLAYING, OVER, CLOSED = "lobby", "playing", "over", "closed"
+OPEN, BOT = "open", "bot"
+NAME_LENGTH = 16
+# A player who quits mid-game is replaced by this bot, so the others can finish.
+REPLACEMENT_BOT = "heuristic"
+
+
+def clean_name(text: str) -> str:
+    """A display name from hostile text: printable, trimmed, at most 16 chars."""
+    printable = "".join(
+        ch for ch in text if unicodedata.category(ch)[0] not in ("C", "Z") or ch == " "
+    )
+    return " ".join(printable.split())[:NAME_LENGTH] or "Player"
+
+
+@dataclass
+class SeatSlot:
+    name: str
+    kind: str = OPEN  # open, human or bot
+    level: str = ""  # the bot's level
+    key: bytes | None = None  # the public key of the person holding it
+    present: bool = False
+
+    def public(self) -> SeatState:
+        return SeatState(
+            self.name,
+            self.kind,
+            self.level,
+            peer_id(self.key) if self.key is not None else "",
+            self.present if self.kind == HUMAN else self.kind == BOT,
+        )
+
+
+@dataclass
+class _PeerRecord:
+    last_nonce: tuple[int, int] = (-1, -1)
+    presence_epoch: int = -1
+    online: bool = False
+    name: str = ""
+
+
+@dataclass
+class Authority:
+    """A room's authority, for one game. Lobby controls (:meth:`set_bot`,
+    :meth:`start_game`) are called in-process by the host."""
+
+    identity: Identity
+    code: str
+    game_id: str
+    config: Config
+    host_name: str
+    broker_host: str
+    broker_port: int
+    seed: int = field(default_factory=lambda: secrets.randbits(62))
+    bot_delay: float = 0.6
+    app_version: str = ""
+    seats: list[SeatSlot] = field(default_factory=list)
+    phase: str = LOBBY
+    table: Table | None = None
+    seq: int = 0
+    on_change: list[Callable[[], None]] = field(default_factory=list)
+    _peers: dict[bytes, _PeerRecord] = field(default_factory=dict)
+    _logs: dict[int, list[list[Any]]] = field(default_factory=dict)  # per seat, encoded
+    _link: MqttLink | None = None
+    _outbox: asyncio.Queue[tuple[str, bytes, bool]] | None = None
+    _sender: asyncio.Task[None] | None = None
+    _stamp: int = 0
+    _salt: bytes = field(default_factory=lambda: os.urandom(16))
+    _epoch: int = field(default_factory=lambda: time.time_ns() // 1_000_000)
+    _notice: str = ""
+    _over: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        self.game = get_game(self.game_id)
+        self.codec: GameCodec = codec_for(self.game)
+        if not self.seats:
+            self.seats = [SeatSlot(f"Seat {n + 1}") for n in range(self.config.players)]
+        self.prefix = room_prefix(self.code)
+
+    # -- life cycle ----------------------------------------------------------
+
+    async def start(self, timeout: float = 5.0) -> None:
+        self._outbox = asyncio.Queue()
+        self._sender = asyncio.get_running_loop().create_task(self._send_loop())
+        will = LastWill(
+            presence_topic(self.code, self.identity.peer_id),
+            seal(
+                self.identity,
+                presence_topic(self.code, self.identity.peer_id),
+                Presence(room=self.code, epoch=self._epoch, online=False, name="host"),
+            ),
+        )
+        self._link = MqttLink(
+            self.broker_host,
+            self.broker_port,
+            subscriptions=[f"{self.prefix}/a/+", f"{self.prefix}/presence/+"],
+            on_message=self._on_message,
+            on_connect=self._on_connect,
+            will=will,
+        )
+        await self._link.start(timeout)
+
+    async def close(self) -> None:
+        """Close the room: the retained state says so; peers are told."""
+        if self.table is not None:
+            await self.table.stop()
+        self.phase = CLOSED if self.phase != OVER else OVER
+        final: list[tuple[str, bytes]] = []
+        if self._link is not None:
+            final = [
+                (room_topic(self.code), self._room_payload()),
+                (
+                    presence_topic(self.code, self.identity.peer_id),
+                    self._presence_payload(online=False),
+                ),
+            ]
+        if self._sender is not None:
+            await self._drain()
+            self._sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sender
+        if self._link is not None:
+            await self._link.close(final=final)
+
+    async def wait_over(self) -> None:
+        await self._over.wait()
+
+    # -- lobby controls (host only, in-process) ------------------------------
+
+    @property
+    def free_seats(self) -> int:
+        return sum(1 for seat in self.seats if seat.kind == OPEN)
+
+    def set_bot(self, seat: int, level: str | None) -> None:
+        """Put a bot of ``level`` in an empty seat, or empty it (``None``)."""
+        if self.phase != LOBBY:
+            raise IllegalAction("the game has started")
+        slot = self.seats[seat]
+        if slot.kind == HUMAN:
+            raise IllegalAction(f"{slot.name} sits there")
+        if level is None:
+            self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
+        else:
+            self.game.make_bot(level)  # ConfigError for an unknown level
+            self.seats[seat] = SeatSlot(_bot_name(seat, self.seats), BOT, level)
+        self._publish_room()
+
+    def can_start(self) -> str | None:
+        """Why the game cannot start yet, or ``None``."""
+        if self.phase != LOBBY:
+            return "the game has already started"
+        open_seats = [str(n + 1) for n, seat in enumerate(self.seats) if seat.kind == OPEN]
+        if open_seats:
+            return f"seat {', '.join(open_seats)} still empty: wait for players or add bots"
+        return None
+
+    def start_game(self) -> None:
+        reason = self.can_start()
+        if reason is not None:
+            raise IllegalAction(reason)
+        specs = [
+            SeatSpec(seat.name, HUMAN if seat.kind == HUMAN else seat.level) for seat in self.seats
+        ]
+        self.table = Table.new(
+            self.game_id, self.config, self.seed, specs, bot_delay=self.bot_delay
+        )
+        self.table.observers.append(self._on_table_change)
+        self.phase = PLAYING
+        self._logs = {}
+        for seat, slot in enumerate(self.seats):
+            if slot.kind == HUMAN:
+                self._logs[seat] = self._seat_events(seat, self.table.events)
+        self._publish_room()
+        for seat in self._logs:
+            self._send_update(seat, base=0)
+        self.table.start()
+        self._check_over()
+
+    # -- what goes out -------------------------------------------------------
+
+    def seed_hash(self) -> bytes:
+        return hashlib.sha256(self._salt + self.seed.to_bytes(8, "big")).digest()
+
+    def room_state(self) -> RoomState:
+        over = self.phase == OVER and self.table is not None
+        return RoomState(
+            room=self.code,
+            game=self.game_id,
+            config=self.config.to_data(),
+            host=self.host_name[:64],
+            phase=self.phase,
+            seats=[seat.public() for seat in self.seats],
+            seq=self.seq,
+            stamp=self._next_stamp(),
+            app=self.app_version[:40],
+            seed_hash=self.seed_hash(),
+            # The record reveals every hand: only once the game is over.
+            record=self.table.record().to_data() if over and self.table else None,
+            salt=self._salt if over else b"",
+            notice=self._notice,
+        )
+
+    def _next_stamp(self) -> int:
+        self._stamp = max(self._stamp + 1, time.time_ns() // 1_000_000)
+        return self._stamp
+
+    def _room_payload(self) -> bytes:
+        return seal(self.identity, room_topic(self.code), self.room_state())
+
+    def _presence_payload(self, *, online: bool) -> bytes:
+        topic = presence_topic(self.code, self.identity.peer_id)
+        return seal(
+            self.identity,
+            topic,
+            Presence(room=self.code, epoch=self._epoch, online=online, name="host"),
+        )
+
+    def _publish_room(self) -> None:
+        self._enqueue(room_topic(self.code), self._room_payload(), retain=True)
+        for callback in list(self.on_change):
+            callback()
+
+    def _enqueue(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+        if self._outbox is not None:
+            self._outbox.put_nowait((topic, payload, retain))
+
+    async def _send_loop(self) -> None:
+        assert self._outbox is not None
+        while True:
+            topic, payload, retain = await self._outbox.get()
+            try:
+                if self._link is not None:
+                    await self._link.publish(topic, payload, retain=retain)
+            finally:
+                self._outbox.task_done()
+
+    async def _drain(self) -> None:
+        if self._outbox is not None and self._link is not None and self._link.connected:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._outbox.join(), 3)
+
+    def _to_peer(self, key: bytes, message: Welcome | Refused | Update) -> None:
+        topic = to_peer_topic(self.code, peer_id(key))
+        self._enqueue(topic, seal(self.identity, topic, message, key))
+
+    def _refuse(self, key: bytes, reason: str, code: str, n: int = 0) -> None:
+        log.info("refused %s: %s", peer_id(key), reason)
+        self._to_peer(key, Refused(room=self.code, reason=reason, code=code, n=n))
+
+    def _seat_events(self, seat: int, events: Sequence[Event]) -> list[list[Any]]:
+        return [
+            self.codec.encode_event(shown)
+            for event in events
+            if (shown := event.for_seat(seat)) is not None
+        ]
+
+    def _send_update(self, seat: int, *, base: int, rejected: str | None = None) -> None:
+        slot = self.seats[seat]
+        if self.table is None or slot.key is None or slot.kind != HUMAN:
+            return
+        seat_log = self._logs.get(seat, [])
+        base = min(base, len(seat_log))
+        update = Update(
+            room=self.code,
+            seq=self.seq,
+            view=self.codec.encode_view(self.table.state.view(seat)),
+            base=base,
+            events=seat_log[base:],
+            rejected=rejected,
+            ack=self._peers[slot.key].last_nonce[1] if slot.key in self._peers else 0,
+        )
+        self._to_peer(slot.key, update)
+
+    def _on_table_change(self, events: Sequence[Event]) -> None:
+        """Once per accepted action (a person's or a bot's): every seated
+        person gets the change, as that seat may see it."""
+        self.seq += 1
+        assert self.table is not None
+        for seat, slot in enumerate(self.seats):
+            if slot.kind != HUMAN:
+                continue
+            seat_log = self._logs.setdefault(seat, [])
+            base = len(seat_log)
+            seat_log.extend(self._seat_events(seat, events))
+            self._send_update(seat, base=base)
+        self._check_over()
+
+    def _check_over(self) -> None:
+        if self.table is not None and self.table.state.is_over and self.phase == PLAYING:
+            self.phase = OVER
+            self._publish_room()
+            self._over.set()
+
+    # -- what comes in -------------------------------------------------------
+
+    async def _on_connect(self) -> None:
+        """After every (re)connection: state, presence, and everyone's view
+        (they may have missed updates while the link was down)."""
+        assert self._link is not None
+        await self._link.publish(room_topic(self.code), self._room_payload(), retain=True)
+        await self._link.publish(
+            presence_topic(self.code, self.identity.peer_id),
+            self._presence_payload(online=True),
+            retain=True,
+        )
+        if self.table is not None:
+            for seat in self._logs:
+                self._send_update(seat, base=0)
+
+    async def _on_message(self, topic: str, payload: bytes) -> None:
+        presence_peer = topic_peer(topic, f"{self.prefix}/presence")
+        if presence_peer is not None:
+            self._on_presence(topic, presence_peer, payload)
+            return
+        sender = topic_peer(topic, f"{self.prefix}/a")
+        if sender is None:
+            return
+        try:
+            envelope = open_envelope(topic, payload)
+        except WireError as error:
+            # Unsigned or forged: there is no one to answer safely.
+            log.warning("dropped a message on %s: %s", topic, error.reason)
+            return
+        if peer_id(envelope.sender) != sender:
+            log.warning("dropped a message on %s: signed by another peer", topic)
+            return
+        try:
+            message = open_body(envelope, peer_message_decoder, self.identity)
+        except WireError as error:
+            self._refuse(envelope.sender, error.reason, error.code)
+            return
+        self.handle(envelope, message)
+
+    def handle(self, envelope: Envelope, message: PeerMessage) -> None:
+        key = envelope.sender
+        if message.room != self.code:
+            self._refuse(key, f"this is room {self.code}, not {message.room}", "bad", message.n)
+            return
+        record = self._peers.setdefault(key, _PeerRecord())
+        nonce = (message.epoch, message.n)
+        if nonce <= record.last_nonce:
+            # A replayed or reordered request: refuse it, and re-synchronise
+            # the sender so that it does not act on an outdated picture.
+            self._refuse(key, "an old or repeated request was ignored", "stale", message.n)
+            seat = self._seat_of(key)
+            if seat is not None:
+                self._send_update(seat, base=0)
+            return
+        record.last_nonce = nonce
+        if isinstance(message, Hello):
+            self._on_hello(key, message)
+        elif isinstance(message, Act):
+            self._on_act(key, message)
+        elif isinstance(message, Sync):
+            self._on_sync(key, message)
+        elif isinstance(message, Leave):
+            self._on_leave(key, message)
+
+    def _seat_of(self, key: bytes) -> int | None:
+        for seat, slot in enumerate(self.seats):
+            if slot.kind == HUMAN and slot.key == key:
+                return seat
+        return None
+
+    def _on_hello(self, key: bytes, hello: Hello) -> None:
+        seat = self._seat_of(key)
+        if seat is not None:  # the same key again: a reconnection
+            self.seats[seat].present = True
+            self._to_peer(key, Welcome(room=self.code, seat=seat))
+            self._send_update(seat, base=hello.have)
+            self._publish_room()
+            return
+        if self.phase != LOBBY:
+            state = "is over" if self.phase == OVER else "has already started"
+            self._refuse(key, f"the game in room {self.code} {state}", "started", hello.n)
+            return
+        if hello.seat is not None:
+            if hello.seat >= len(self.seats):
+                self._refuse(key, f"there is no seat {hello.seat + 1}", "bad", hello.n)
+                return
+            if self.seats[hello.seat].kind != OPEN:
+                self._refuse(key, f"seat {hello.seat + 1} is taken", "taken", hello.n)
+                return
+            seat = hello.seat
+        else:
+            free = [n for n, slot in enumerate(self.seats) if slot.kind == OPEN]
+            if not free:
+                self._refuse(key, f"room {self.code} is full", "full", hello.n)
+                return
+            seat = free[0]
+        name = self._unique_name(clean_name(hello.name), seat)
+        # A seat is bound to the key that took it (and only that key).
+        self.seats[seat] = SeatSlot(name, HUMAN, key=key, present=True)
+        log.info("%s took seat %d", name, seat + 1)
+        self._to_peer(key, Welcome(room=self.code, seat=seat))
+        self._publish_room()
+
+    def _unique_name(self, name: str, seat: int) -> str:
+        taken = {slot.name for n, slot in enumerate(self.seats) if n != seat and slot.kind != OPEN}
+        if name not in taken:
+            return name
+        for number in range(2, 20):
+            candidate = f"{name[: NAME_LENGTH - 3]} {number}"
+            if candidate not in taken:
+                return candidate
+        return name
+
+    def _on_act(self, key: bytes, act: Act) -> None:
+        seat = self._seat_of(key)
+        if seat is None:
+            self._refuse(key, "you have no seat at this table", "unseated", act.n)
+            return
+        if act.seat != seat:
+            self._refuse(
+                key,
+                f"you sit in seat {seat + 1}: you cannot act for seat {act.seat + 1}",
+                "seat",
+                act.n,
+            )
+            self._send_update(seat, base=0)
+            return
+        if self.phase != PLAYING or self.table is None:
+            reason = "the game is over" if self.phase == OVER else "the game has not started"
+            self._refuse(key, reason, "illegal", act.n)
+            return
+        if act.at > self.seq:
+            self._refuse(key, "an action for a state that does not exist yet", "bad", act.n)
+            self._send_update(seat, base=0)
+            return
+        try:
+            self.table.submit(seat, act.action)
+        except IllegalAction as error:
+            # The refusal travels with the seat's current view: a peer that
+            # acted on an outdated picture is re-synchronised at once.
+            self._send_update(seat, base=len(self._logs.get(seat, [])), rejected=error.reason)
+
+    def _on_sync(self, key: bytes, sync: Sync) -> None:
+        seat = self._seat_of(key)
+        if seat is None:
+            self._refuse(key, "you have no seat at this table", "unseated", sync.n)
+            return
+        if self.table is None:
+            self._to_peer(key, Welcome(room=self.code, seat=seat))
+            return
+        self._send_update(seat, base=sync.have)
+
+    def _on_leave(self, key: bytes, leave: Leave) -> None:
+        seat = self._seat_of(key)
+        if seat is None:
+            return
+        name = self.seats[seat].name
+        if self.phase == LOBBY:
+            # The key is unbound with the seat: it gives no hold on the next taker.
+            self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
+            self._notice = f"{name} left"
+        elif self.phase == PLAYING and self.table is not None:
+            self.seats[seat] = SeatSlot(name, BOT, REPLACEMENT_BOT, present=True)
+            self._logs.pop(seat, None)
+            self.table.hand_to_bot(seat, REPLACEMENT_BOT)
+            self._notice = f"{name} left the game; a bot plays for them"
+        else:
+            self.seats[seat].present = False
+            self._notice = f"{name} left"
+        log.info(self._notice)
+        self._publish_room()
+
+    def _on_presence(self, topic: str, sender: str, payload: bytes) -> None:
+        try:
+            envelope = open_envelope(topic, payload)
+            presence = open_body(envelope, presence_decoder)
+        except WireError:
+            return
+        if peer_id(envelope.sender) != sender or presence.room != self.code:
+            return
+        record = self._peers.setdefault(envelope.sender, _PeerRecord())
+        # Sparkplug's STATE rule: a will or record older than the newest
+        # epoch seen is ignored, so a late will cannot mark a live peer gone.
+        if presence.epoch < record.presence_epoch:
+            return
+        if presence.epoch == record.presence_epoch and presence.online and not record.online:
+            return  # a stale "online" after this epoch's will
+        record.presence_epoch = presence.epoch
+        record.online = presence.online
+        seat = self._seat_of(envelope.sender)
+        if seat is not None and self.seats[seat].present != presence.online:
+            self.seats[seat].present = presence.online
+            self._publish_room()
+
+
+def _bot_name(seat: int, seats: Sequence[SeatSlot]) -> str:
+    """A bot's name for ``seat``: one of the table's bot names not yet used."""
+    taken = {slot.name for slot in seats}
+    for name in BOT_NAMES[seat - 1 :] + BOT_NAMES:
+        if name not in taken:
+            return name
+    return f"Bot {seat + 1}"
+
+
+__all__ = ["Authority", "SeatSlot", "clean_name"]

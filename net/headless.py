@@ -1,0 +1,61 @@
+"""Seats without a screen: a bot that joins a room from its own process.
+
+``passe join CODE --bot LEVEL`` fills a seat from another machine (or a test)
+with a bot that plays from its own view, exactly as a person would through the
+table screen: the view arrives over the network, the bot picks one of its
+legal actions, the authority validates it. Progress is printed as JSON lines
+so that scripts and tests can follow it without sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+from core.engine import Bot
+from core.registry import get_game
+from net.remote import RemoteTable
+from net.table import TableUpdate
+
+
+def emit(event: str, **fields: Any) -> None:
+    """One JSON line on stdout, flushed at once."""
+    sys.stdout.write(json.dumps({"event": event, **fields}) + "\n")
+    sys.stdout.flush()
+
+
+async def play_with_bot(table: RemoteTable, level: str, *, seed: int | None = None) -> None:
+    """Play the seat with a bot until the game is over."""
+    await table.wait_started()
+    bot: Bot = get_game(table.game_id).make_bot(level, seed)
+    over = asyncio.Event()
+    wake = asyncio.Event()
+    last_acted_seq = -2
+
+    def on_update(update: TableUpdate) -> None:
+        nonlocal last_acted_seq
+        if update.rejected is not None:
+            emit("refused", reason=update.rejected)
+            last_acted_seq = -2  # the refusal came with a fresh view: act again
+        if update.view.is_over:
+            over.set()
+        wake.set()
+
+    await table.connect(on_update)
+    while not over.is_set():
+        await wake.wait()
+        wake.clear()
+        view = table.view
+        if view is None or view.is_over:
+            continue
+        # Act once per picture of the table: a refusal re-synchronises it.
+        # Wait for the answer to our last action before acting again: in
+        # simultaneous phases other seats' updates arrive meanwhile.
+        if view.legal and table.seq != last_acted_seq and not table.action_pending:
+            last_acted_seq = table.seq
+            await table.submit(bot.choose(view))
+
+
+__all__ = ["emit", "play_with_bot"]

@@ -1,0 +1,153 @@
+"""A peer's long-lived key pair: who this process is at every table.
+
+One Ed25519 signing key (PyNaCl) per user, stored in the user's data
+directory. Its public half names the peer; the same key, converted to
+Curve25519, receives what is encrypted to the peer's seat. A seat is bound to
+the key that took it, so a player who restarts (same key on disk) gets their
+seat back. A missing key is created; a corrupt one is reported, set aside and
+replaced, never fatal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from nacl.exceptions import BadSignatureError
+from nacl.public import PrivateKey, PublicKey
+from nacl.signing import SigningKey, VerifyKey
+from platformdirs import user_data_path
+
+KEY_FILE = "identity.key"
+_HEADER = "passe-ed25519-seed-v1"
+PUBLIC_KEY_SIZE = 32
+SIGNATURE_SIZE = 64
+
+
+def data_dir() -> Path:
+    """``$PASSE_DATA_DIR`` if set, else the platform's per-user data directory."""
+    override = os.environ.get("PASSE_DATA_DIR")
+    return Path(override) if override else user_data_path("passe", appauthor=False)
+
+
+def peer_id(public_key: bytes) -> str:
+    """A short, topic-safe name for a public key (16 hex digits of its hash)."""
+    return hashlib.blake2b(public_key, digest_size=8).hexdigest()
+
+
+def fingerprint(public_key: bytes) -> str:
+    """What a person compares: ``ab12-cd34-ef56-7890``."""
+    digest = peer_id(public_key)
+    return "-".join(digest[i : i + 4] for i in range(0, 16, 4))
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A signing key and what derives from it."""
+
+    signing_key: SigningKey
+
+    @classmethod
+    def generate(cls) -> Identity:
+        return cls(SigningKey.generate())
+
+    @property
+    def public_key(self) -> bytes:
+        return bytes(self.signing_key.verify_key)
+
+    @property
+    def peer_id(self) -> str:
+        return peer_id(self.public_key)
+
+    @property
+    def box_key(self) -> PrivateKey:
+        """The Curve25519 private key for what is encrypted to this peer."""
+        return self.signing_key.to_curve25519_private_key()
+
+    def sign(self, message: bytes) -> bytes:
+        """The 64-byte detached signature of ``message``."""
+        return self.signing_key.sign(message).signature
+
+
+def box_public_key(public_key: bytes) -> PublicKey:
+    """The Curve25519 public key matching an Ed25519 one (raises ValueError)."""
+    try:
+        return VerifyKey(public_key).to_curve25519_public_key()
+    except Exception as error:  # nacl raises several types for a bad point
+        raise ValueError("not a valid public key") from error
+
+
+def verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """Whether ``signature`` is ``public_key``'s signature of ``message``."""
+    if len(public_key) != PUBLIC_KEY_SIZE or len(signature) != SIGNATURE_SIZE:
+        return False
+    try:
+        VerifyKey(public_key).verify(message, signature)
+    except (BadSignatureError, ValueError, TypeError):
+        return False
+    except Exception:  # nacl.exceptions.CryptoError for a key that is not a point
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class LoadedIdentity:
+    identity: Identity
+    notice: str | None  # set when the key was created or replaced
+
+
+def load_identity(path: Path | None = None) -> LoadedIdentity:
+    """The identity stored at ``path`` (default: the data directory's), made on
+    first use. A corrupt file is renamed ``identity.key.corrupt`` and replaced;
+    the notice says so."""
+    path = path or data_dir() / KEY_FILE
+    notice: str | None = None
+    try:
+        text = path.read_text(encoding="ascii")
+    except FileNotFoundError:
+        text = None
+    except (OSError, UnicodeDecodeError) as error:
+        text = ""
+        notice = f"could not read your key {path} ({error})"
+    if text is not None:
+        lines = text.split()
+        if len(lines) == 2 and lines[0] == _HEADER:
+            try:
+                seed = bytes.fromhex(lines[1])
+            except ValueError:
+                seed = b""
+            if len(seed) == 32:
+                return LoadedIdentity(Identity(SigningKey(seed)), notice)
+        corrupt = path.with_name(path.name + ".corrupt")
+        with contextlib.suppress(OSError):
+            path.replace(corrupt)
+        notice = f"your key file {path} was damaged: kept as {corrupt.name}, made a new key"
+    identity = Identity.generate()
+    _write_key(path, identity)
+    return LoadedIdentity(identity, notice or f"made a new key in {path}")
+
+
+def _write_key(path: Path, identity: Identity) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    seed = bytes(identity.signing_key).hex()
+    # Private: readable by its owner only, written atomically.
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(f"{_HEADER}\n{seed}\n")
+    os.replace(temporary, path)
+
+
+__all__ = [
+    "Identity",
+    "LoadedIdentity",
+    "box_public_key",
+    "data_dir",
+    "fingerprint",
+    "load_identity",
+    "peer_id",
+    "verify",
+]

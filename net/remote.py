@@ -1,0 +1,434 @@
+"""A peer's side of a networked room: join by code, wait in the lobby, play.
+
+:class:`RemoteTable` is the MQTT implementation of
+:class:`~net.client.TableClient`: the table screens use it exactly as they use
+the in-process client. It trusts nothing it receives: the room's state must be
+signed by the authority key it first saw, private messages must be sealed to
+this peer by that key, views and events are decoded field by field
+(:mod:`core.codec`), and a gap in the log makes it ask for the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+
+from core.codec import CodecError, GameCodec, codec_for
+from core.engine import Action, Event, GameRecord, IllegalAction, RecordError, View
+from core.registry import get_game
+from net.client import TableClient
+from net.identity import Identity
+from net.table import Listener, TableUpdate
+from net.transport import BrokerUnreachable, LastWill, MqttLink
+from net.wire import (
+    PROTOCOL_VERSION,
+    TOPIC_ROOT,
+    Act,
+    Hello,
+    Leave,
+    Presence,
+    Refused,
+    RoomState,
+    Sync,
+    Update,
+    Welcome,
+    WireError,
+    authority_message_decoder,
+    open_body,
+    open_envelope,
+    presence_topic,
+    room_prefix,
+    room_state_decoder,
+    seal,
+    to_authority_topic,
+    to_peer_topic,
+)
+
+log = logging.getLogger("passe.peer")
+
+ROOM_WAIT = 3.0  # seconds to find the room's retained state on the broker
+REPLY_WAIT = 5.0  # seconds for the authority to answer a join
+
+
+class JoinError(Exception):
+    """Joining failed; the message is one line for a person. ``code``:
+    unreachable, no-room, version, full, started, taken, closed, timeout, bad."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+RoomListener = Callable[[RoomState], None]
+LinkListener = Callable[[bool], None]
+
+
+class RemoteTable(TableClient):
+    """One seat at a networked table (see :func:`join_room`)."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        code: str,
+        broker_host: str,
+        broker_port: int,
+        name: str,
+    ) -> None:
+        self.identity = identity
+        self.code = code
+        self.broker_host = broker_host
+        self.broker_port = broker_port
+        self.name = name
+        self.seat: int | None = None
+        self.game_id = ""
+        self.names: tuple[str, ...] = ()
+        self.room: RoomState | None = None
+        self.authority_key: bytes | None = None
+        self.codec: GameCodec | None = None
+        self.view: View | None = None
+        self.log: list[Event] = []
+        self.seq = -1
+        self._listener: Listener | None = None
+        self._room_listeners: list[RoomListener] = []
+        self._link_listeners: list[LinkListener] = []
+        self._room_seen = asyncio.Event()
+        self._foreign_version: int | None = None
+        self._pending: asyncio.Future[Welcome | Refused] | None = None
+        self._epoch = time.time_ns() // 1_000_000
+        self._n = 0
+        self._link: MqttLink | None = None
+        self._prefix = room_prefix(code)
+        self._started = asyncio.Event()
+        self._closed = False
+        self.verified: bool | None = None  # the deal checked against its hash
+        self.acked = 0  # the n of our latest request the authority has handled
+        self.last_action_n = 0  # the n of our latest action
+
+    # -- joining -------------------------------------------------------------
+
+    async def join(self, seat: int | None = None, *, timeout: float = ROOM_WAIT) -> int:
+        """Connect, find the room, take a seat; raises :class:`JoinError`."""
+        me = self.identity.peer_id
+        presence = presence_topic(self.code, me)
+        self._link = MqttLink(
+            self.broker_host,
+            self.broker_port,
+            # Any protocol version's room state, to tell a mismatch from a
+            # wrong code; our own private topic.
+            subscriptions=[f"passe/+/{self.code}/room", to_peer_topic(self.code, me)],
+            on_message=self._on_message,
+            on_connect=self._on_connect,
+            on_state=self._on_link_state,
+            will=LastWill(presence, self._presence_payload(online=False)),
+        )
+        try:
+            await self._link.start(timeout=max(timeout, 3.0))
+        except BrokerUnreachable as error:
+            raise JoinError(str(error), "unreachable") from None
+        try:
+            await asyncio.wait_for(self._room_seen.wait(), timeout)
+        except TimeoutError:
+            await self._abandon()
+            if self._foreign_version is not None:
+                raise JoinError(
+                    f"room {self.code} speaks protocol version {self._foreign_version}; "
+                    f"this Passe speaks version {PROTOCOL_VERSION}: use the same Passe version",
+                    "version",
+                ) from None
+            raise JoinError(
+                f"no room {self.code} at {self.broker_host}:{self.broker_port}: check the code",
+                "no-room",
+            ) from None
+        assert self.room is not None
+        if self.room.phase == "closed":
+            await self._abandon()
+            raise JoinError(f"room {self.code} was closed by its host", "closed")
+        reply = await self._request(
+            Hello(
+                room=self.code,
+                epoch=self._epoch,
+                n=self._next_n(),
+                name=self.name,
+                seat=seat,
+                have=0,
+            )
+        )
+        if isinstance(reply, Refused):
+            await self._abandon()
+            raise JoinError(reply.reason, reply.code)
+        self.seat = reply.seat
+        return reply.seat
+
+    async def _abandon(self) -> None:
+        if self._link is not None:
+            await self._link.close(
+                final=[
+                    (
+                        presence_topic(self.code, self.identity.peer_id),
+                        self._presence_payload(online=False),
+                    )
+                ]
+            )
+
+    async def _request(self, message: Hello | Sync) -> Welcome | Refused:
+        loop = asyncio.get_running_loop()
+        self._pending = loop.create_future()
+        self._send(message)
+        try:
+            return await asyncio.wait_for(self._pending, REPLY_WAIT)
+        except TimeoutError:
+            await self._abandon()
+            raise JoinError(
+                f"the host of room {self.code} did not answer: it may have left", "timeout"
+            ) from None
+        finally:
+            self._pending = None
+
+    def _next_n(self) -> int:
+        self._n += 1
+        return self._n
+
+    def _send(self, message: Hello | Act | Sync | Leave) -> bool:
+        if self._link is None or self.authority_key is None:
+            return False
+        topic = to_authority_topic(self.code, self.identity.peer_id)
+        payload = seal(self.identity, topic, message, self.authority_key)
+        task = asyncio.get_running_loop().create_task(self._link.publish(topic, payload))
+        task.add_done_callback(_log_failure)
+        return self._link.connected
+
+    def _presence_payload(self, *, online: bool) -> bytes:
+        topic = presence_topic(self.code, self.identity.peer_id)
+        return seal(
+            self.identity,
+            topic,
+            Presence(room=self.code, epoch=self._epoch, online=online, name=self.name[:40]),
+        )
+
+    # -- room and link state, for the lobby and the table screens ------------
+
+    def on_room(self, listener: RoomListener) -> Callable[[], None]:
+        """Call ``listener`` with every new room state (and now, if known)."""
+        self._room_listeners.append(listener)
+        if self.room is not None:
+            listener(self.room)
+        return lambda: self._room_listeners.remove(listener)
+
+    def on_link(self, listener: LinkListener) -> Callable[[], None]:
+        """Call ``listener(True/False)`` when the broker link comes and goes."""
+        self._link_listeners.append(listener)
+        return lambda: self._link_listeners.remove(listener)
+
+    @property
+    def connected(self) -> bool:
+        return self._link is not None and self._link.connected
+
+    async def wait_started(self) -> None:
+        await self._started.wait()
+
+    def _on_link_state(self, up: bool) -> None:
+        for listener in list(self._link_listeners):
+            listener(up)
+
+    async def _on_connect(self) -> None:
+        assert self._link is not None
+        await self._link.publish(
+            presence_topic(self.code, self.identity.peer_id),
+            self._presence_payload(online=True),
+            retain=True,
+        )
+        if self.seat is not None:
+            # Back after a drop: take the seat again and fetch what was missed.
+            self._send(
+                Hello(
+                    room=self.code,
+                    epoch=self._epoch,
+                    n=self._next_n(),
+                    name=self.name,
+                    seat=self.seat,
+                    have=len(self.log),
+                )
+            )
+
+    # -- what comes in -------------------------------------------------------
+
+    async def _on_message(self, topic: str, payload: bytes) -> None:
+        if topic.endswith("/room"):
+            self._on_room_message(topic, payload)
+            return
+        try:
+            envelope = open_envelope(topic, payload)
+        except WireError as error:
+            log.warning("dropped a message on %s: %s", topic, error.reason)
+            return
+        if envelope.sender != self.authority_key:
+            log.warning("dropped a message on %s: not from this room's host", topic)
+            return
+        try:
+            message = open_body(envelope, authority_message_decoder, self.identity)
+        except WireError as error:
+            log.warning("dropped a message on %s: %s", topic, error.reason)
+            return
+        if message.room != self.code:
+            return
+        if isinstance(message, (Welcome, Refused)) and self._pending is not None:
+            if not self._pending.done():
+                self._pending.set_result(message)
+            return
+        if isinstance(message, Welcome):
+            self.seat = message.seat
+        elif isinstance(message, Update):
+            self._on_update(message)
+        elif isinstance(message, Refused):
+            self._deliver(rejected=message.reason)
+
+    def _on_room_message(self, topic: str, payload: bytes) -> None:
+        version = topic.split("/")[1]
+        if topic != f"{TOPIC_ROOT}/{self.code}/room":
+            if version.startswith("v") and version[1:].isdigit():
+                self._foreign_version = int(version[1:])
+            return
+        try:
+            envelope = open_envelope(topic, payload)
+            room = open_body(envelope, room_state_decoder)
+        except WireError as error:
+            log.warning("ignored a room state: %s", error.reason)
+            return
+        if room.room != self.code:
+            return
+        if self.authority_key is None:
+            # Trust on first use: the room's authority is whoever signs its
+            # retained state when we arrive (docs/protocol.md, trust model).
+            self.authority_key = envelope.sender
+        elif envelope.sender != self.authority_key:
+            log.warning("ignored a room state signed by another key")
+            return
+        if self.room is not None and room.stamp <= self.room.stamp:
+            return
+        if self.codec is None:
+            try:
+                self.codec = codec_for(get_game(room.game))
+            except Exception:
+                log.warning("ignored a room of an unknown game %r", room.game[:20])
+                return
+            self.game_id = room.game
+        elif room.game != self.game_id:
+            return
+        self.room = room
+        self.names = tuple(seat.name for seat in room.seats)
+        if room.phase in ("playing", "over"):
+            self._started.set()
+        if room.record is not None and room.salt:
+            self._check_deal(room)
+        self._room_seen.set()
+        for listener in list(self._room_listeners):
+            listener(room)
+
+    def _check_deal(self, room: RoomState) -> None:
+        record = room.record or {}
+        seed = record.get("seed")
+        if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**63:
+            digest = hashlib.sha256(room.salt + seed.to_bytes(8, "big")).digest()
+            self.verified = digest == room.seed_hash
+        else:
+            self.verified = False
+
+    def _on_update(self, update: Update) -> None:
+        assert self.codec is not None
+        if update.seq < self.seq:
+            return  # an older picture than the one shown
+        if update.base > len(self.log):
+            # Something was missed: ask for the log from where ours ends.
+            self._send(
+                Sync(room=self.code, epoch=self._epoch, n=self._next_n(), have=len(self.log))
+            )
+            return
+        try:
+            view = self.codec.decode_view(update.view)
+            events = [self.codec.decode_event(raw) for raw in update.events]
+        except CodecError as error:
+            log.warning("ignored an update that does not decode: %s", error)
+            return
+        if view.seat != self.seat:
+            log.warning("ignored an update for seat %s", view.seat)
+            return
+        fresh = events[len(self.log) - update.base :]
+        self.log.extend(fresh)
+        self.view = view
+        self.seq = update.seq
+        self.acked = max(self.acked, update.ack)
+        self._started.set()
+        self._deliver(tuple(fresh), update.rejected)
+
+    def _deliver(self, events: tuple[Event, ...] = (), rejected: str | None = None) -> None:
+        if self._listener is not None and self.view is not None:
+            self._listener(TableUpdate(self.view, events, rejected))
+
+    # -- TableClient ---------------------------------------------------------
+
+    async def connect(self, listener: Listener) -> None:
+        """Start delivering updates; the first carries the view and the log."""
+        self._listener = listener
+        if self.view is not None:
+            listener(TableUpdate(self.view, tuple(self.log)))
+
+    async def submit(self, action: Action) -> None:
+        if self.seat is None:
+            raise IllegalAction("you have no seat at this table")
+        act = Act(
+            room=self.code,
+            epoch=self._epoch,
+            n=self._next_n(),
+            seat=self.seat,
+            action=str(action),
+            at=max(self.seq, 0),
+        )
+        self.last_action_n = act.n
+        sent = self._send(act)
+        if not sent:
+            self._deliver(rejected="not connected to the table: reconnecting…")
+
+    @property
+    def action_pending(self) -> bool:
+        """Whether our latest action has not been handled yet."""
+        return self.last_action_n > self.acked
+
+    async def leave(self) -> None:
+        """Quit the room for good: the host frees the seat or hands it to a bot."""
+        if self.seat is not None and self._link is not None and self._link.connected:
+            topic = to_authority_topic(self.code, self.identity.peer_id)
+            payload = seal(
+                self.identity,
+                topic,
+                Leave(room=self.code, epoch=self._epoch, n=self._next_n()),
+                self.authority_key,
+            )
+            await self._link.publish(topic, payload)
+        await self.close()
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._listener = None
+        await self._abandon()
+
+    def record(self) -> GameRecord | None:
+        """The game record, once the game is over (never before: it holds the seed)."""
+        if self.room is None or self.room.record is None:
+            return None
+        with contextlib.suppress(RecordError):
+            return GameRecord.from_data(self.room.record)
+        return None
+
+
+def _log_failure(task: asyncio.Task[bool]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("sending failed: %s", task.exception())
+
+
+__all__ = ["JoinError", "RemoteTable"]

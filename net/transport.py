@@ -1,0 +1,219 @@
+"""A connection to an MQTT broker that comes back by itself.
+
+aiomqtt (the maintained successor of asyncio-mqtt) connects once; a dropped
+link ends its message iterator. :class:`MqttLink` wraps it: it reconnects
+with capped exponential backoff and jitter, subscribes again, sets the last
+will, sets TCP_NODELAY (without it each small message can wait tens of
+milliseconds for Nagle's algorithm), and drops any payload over the size limit
+or on a topic it did not subscribe to (amqtt hands retained messages of other
+topics to new clients) before it reaches the handler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import socket
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+import aiomqtt
+
+from net.wire import MAX_PAYLOAD
+
+log = logging.getLogger("passe.net")
+
+MessageHandler = Callable[[str, bytes], Awaitable[None]]
+ConnectHook = Callable[[], Awaitable[None]]
+StateHook = Callable[[bool], None]
+
+NODELAY = (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+BACKOFF_FIRST = 0.2
+BACKOFF_MAX = 5.0
+
+
+class BrokerUnreachable(ConnectionError):
+    """The broker could not be reached; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class LastWill:
+    topic: str
+    payload: bytes
+    retain: bool = True
+
+
+def _matches(pattern: str, topic: str) -> bool:
+    """MQTT topic filter matching (``+`` one level, ``#`` the rest)."""
+    parts = pattern.split("/")
+    levels = topic.split("/")
+    for index, part in enumerate(parts):
+        if part == "#":
+            return True
+        if index >= len(levels):
+            return False
+        if part not in ("+", levels[index]):
+            return False
+    return len(parts) == len(levels)
+
+
+class MqttLink:
+    """One broker connection for one peer or authority, kept alive until
+    :meth:`close`. ``on_message`` runs for each accepted message, in order;
+    ``on_connect`` after every (re)connection and subscription."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        subscriptions: Sequence[str],
+        on_message: MessageHandler,
+        on_connect: ConnectHook | None = None,
+        on_state: StateHook | None = None,
+        will: LastWill | None = None,
+        client_id: str | None = None,
+        keepalive: int = 10,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.subscriptions = list(subscriptions)
+        self.on_message = on_message
+        self.on_connect = on_connect
+        self.on_state = on_state
+        self.will = will
+        self.client_id = client_id or f"passe-{uuid.uuid4().hex[:12]}"
+        self.keepalive = keepalive
+        self._client: aiomqtt.Client | None = None
+        self._connected = asyncio.Event()
+        self._closing = False
+        self._runner: asyncio.Task[None] | None = None
+        self._last_error: str = ""
+        self._failures = 0
+
+    # -- life cycle ----------------------------------------------------------
+
+    async def start(self, timeout: float = 5.0) -> None:
+        """Connect (raising :class:`BrokerUnreachable` after ``timeout``),
+        then keep the link up in the background."""
+        self._runner = asyncio.get_running_loop().create_task(self._run())
+        try:
+            await asyncio.wait_for(self._connected.wait(), timeout)
+        except TimeoutError:
+            await self.close(graceful=False)
+            where = f"{self.host}:{self.port}"
+            raise BrokerUnreachable(
+                f"cannot reach the broker at {where}"
+                + (f" ({self._last_error})" if self._last_error else "")
+            ) from None
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    async def wait_connected(self) -> None:
+        await self._connected.wait()
+
+    async def close(
+        self, *, graceful: bool = True, final: Sequence[tuple[str, bytes]] = ()
+    ) -> None:
+        """Publish ``final`` messages (retained) if connected, then disconnect.
+        ``graceful=False`` skips them."""
+        self._closing = True
+        client = self._client
+        if graceful and client is not None and self.connected:
+            for topic, payload in final:
+                with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                    await client.publish(topic, payload, qos=1, retain=True, timeout=2)
+        if self._runner is not None:
+            self._runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._runner
+            self._runner = None
+
+    async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> bool:
+        """Send now if connected; ``False`` if the link is down (the protocol
+        recovers by re-synchronising after the reconnection)."""
+        client = self._client
+        if client is None or not self.connected:
+            return False
+        try:
+            await client.publish(topic, payload, qos=1 if retain else 0, retain=retain)
+        except (aiomqtt.MqttError, TimeoutError) as error:
+            log.debug("publish to %s failed: %s", topic, error)
+            return False
+        return True
+
+    # -- the loop ------------------------------------------------------------
+
+    async def _run(self) -> None:
+        delay = BACKOFF_FIRST
+        while not self._closing:
+            try:
+                await self._session()
+                delay = BACKOFF_FIRST  # it was up: start again quickly
+            except asyncio.CancelledError:
+                raise
+            except (aiomqtt.MqttError, OSError, TimeoutError) as error:
+                self._last_error = str(error) or type(error).__name__
+                log.debug("broker %s:%s: %s", self.host, self.port, self._last_error)
+            finally:
+                if self._connected.is_set():
+                    self._connected.clear()
+                    if self.on_state is not None:
+                        self.on_state(False)
+                self._client = None
+            if self._closing:
+                return
+            # Jitter spreads the reconnections of a whole table after a restart.
+            await asyncio.sleep(delay * random.uniform(0.7, 1.3))
+            delay = min(delay * 2, BACKOFF_MAX)
+
+    async def _session(self) -> None:
+        will = (
+            aiomqtt.Will(self.will.topic, self.will.payload, qos=1, retain=self.will.retain)
+            if self.will is not None
+            else None
+        )
+        client = aiomqtt.Client(
+            self.host,
+            self.port,
+            identifier=self.client_id,
+            will=will,
+            keepalive=self.keepalive,
+            timeout=5,
+            clean_session=True,
+            socket_options=[NODELAY],
+            max_queued_incoming_messages=10_000,
+        )
+        async with client:
+            self._client = client
+            for pattern in self.subscriptions:
+                await client.subscribe(pattern, qos=1)
+            self._connected.set()
+            if self.on_connect is not None:
+                await self.on_connect()
+            if self.on_state is not None:
+                self.on_state(True)
+            async for message in client.messages:
+                topic = message.topic.value
+                payload = message.payload
+                if not isinstance(payload, (bytes, bytearray)):
+                    continue
+                if len(payload) > MAX_PAYLOAD:
+                    log.warning("dropped %d bytes on %s: over the size limit", len(payload), topic)
+                    continue
+                if not any(_matches(pattern, topic) for pattern in self.subscriptions):
+                    continue
+                try:
+                    await self.on_message(topic, bytes(payload))
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # a handler bug must not take the link down
+                    log.exception("handling a message on %s failed", topic)
+
+
+__all__ = ["BrokerUnreachable", "LastWill", "MqttLink"]

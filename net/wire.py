@@ -1,0 +1,335 @@
+"""The wire format of protocol v1: topics, envelopes and message bodies.
+
+Every MQTT payload is a msgpack :class:`Envelope` signed by its sender's
+Ed25519 key over the topic and the body, so a message cannot be forged, nor
+moved to another room or topic. Private bodies are sealed (NaCl ``Box``,
+Curve25519 + XSalsa20-Poly1305) from the sender's key to the one recipient's.
+Bodies are tagged msgspec structs: msgspec decodes and checks every field's
+type and bound in one pass, so nothing unchecked reaches the authority or the
+table. ``docs/protocol.md`` is the reference; this module is its code.
+
+Nothing here trusts the network: :func:`open_envelope` and
+:func:`open_body` raise :class:`WireError` (with a reason fit to send back)
+for anything oversized, malformed, of another version, badly signed or not
+decryptable.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final, TypeVar
+
+import msgspec
+from msgspec import Meta, Struct
+from nacl.exceptions import CryptoError
+from nacl.public import Box
+
+from net.identity import (
+    PUBLIC_KEY_SIZE,
+    SIGNATURE_SIZE,
+    Identity,
+    box_public_key,
+    peer_id,
+    verify,
+)
+
+T = TypeVar("T")
+
+PROTOCOL_VERSION: Final = 1
+# A fashion view may list several hundred legal actions; 256 KiB leaves room
+# and still bounds what one message can make a peer allocate.
+MAX_PAYLOAD: Final = 256 * 1024
+TOPIC_ROOT: Final = f"passe/v{PROTOCOL_VERSION}"
+
+Name = Annotated[str, Meta(min_length=1, max_length=40)]
+ShortText = Annotated[str, Meta(max_length=400)]
+Count = Annotated[int, Meta(ge=0, le=2**53)]
+SeatIndex = Annotated[int, Meta(ge=0, le=15)]
+Code = Annotated[str, Meta(min_length=6, max_length=6)]
+PeerId = Annotated[str, Meta(min_length=16, max_length=16)]
+
+
+class WireError(ValueError):
+    """A payload that is refused; ``reason`` is fit to send back."""
+
+    def __init__(self, reason: str, code: str = "bad") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.code = code
+
+
+# --------------------------------------------------------------------------
+# Topics: a room is only a topic prefix.
+
+
+def room_prefix(code: str) -> str:
+    return f"{TOPIC_ROOT}/{code}"
+
+
+def room_topic(code: str) -> str:
+    """Retained, public, signed by the authority: the room's state."""
+    return f"{room_prefix(code)}/room"
+
+
+def presence_topic(code: str, peer: str) -> str:
+    """Retained, public, signed by the peer: online or gone, with an epoch."""
+    return f"{room_prefix(code)}/presence/{peer}"
+
+
+def to_authority_topic(code: str, peer: str) -> str:
+    """A peer's requests, sealed to the authority."""
+    return f"{room_prefix(code)}/a/{peer}"
+
+
+def to_peer_topic(code: str, peer: str) -> str:
+    """The authority's messages to one peer, sealed to that peer."""
+    return f"{room_prefix(code)}/p/{peer}"
+
+
+def topic_peer(topic: str, prefix: str) -> str | None:
+    """The peer id ending ``topic`` when it is ``prefix/<peer id>``."""
+    if not topic.startswith(prefix + "/"):
+        return None
+    rest = topic[len(prefix) + 1 :]
+    if len(rest) != 16 or not all(c in "0123456789abcdef" for c in rest):
+        return None
+    return rest
+
+
+# --------------------------------------------------------------------------
+# The envelope
+
+
+class Envelope(Struct, array_like=True, forbid_unknown_fields=True):
+    """``[version, sender public key, sealed, body, signature]``."""
+
+    v: int
+    sender: Annotated[bytes, Meta(min_length=PUBLIC_KEY_SIZE, max_length=PUBLIC_KEY_SIZE)]
+    sealed: bool
+    body: bytes
+    sig: Annotated[bytes, Meta(min_length=SIGNATURE_SIZE, max_length=SIGNATURE_SIZE)]
+
+
+_envelope_decoder = msgspec.msgpack.Decoder(Envelope)
+_encoder = msgspec.msgpack.Encoder()
+
+
+def _signed_bytes(topic: str, sealed: bool, body: bytes) -> bytes:
+    return b"passe/1\0" + topic.encode() + (b"\1" if sealed else b"\0") + body
+
+
+def seal(identity: Identity, topic: str, message: Struct, recipient: bytes | None = None) -> bytes:
+    """The payload carrying ``message`` on ``topic``: signed, and sealed to
+    ``recipient`` (a public key) when given."""
+    body = _encoder.encode(message)
+    if recipient is not None:
+        body = bytes(Box(identity.box_key, box_public_key(recipient)).encrypt(body))
+    sealed = recipient is not None
+    signature = identity.sign(_signed_bytes(topic, sealed, body))
+    return _encoder.encode(Envelope(PROTOCOL_VERSION, identity.public_key, sealed, body, signature))
+
+
+def open_envelope(topic: str, payload: bytes) -> Envelope:
+    """Check size, version and signature; the body is not decoded yet."""
+    if len(payload) > MAX_PAYLOAD:
+        raise WireError(f"message of {len(payload)} bytes: the limit is {MAX_PAYLOAD}", "size")
+    try:
+        envelope = _envelope_decoder.decode(payload)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        version = _version_of(payload)
+        if version is not None and version != PROTOCOL_VERSION:
+            raise WireError(
+                f"protocol version {version}; this Passe speaks version {PROTOCOL_VERSION}",
+                "version",
+            ) from None
+        raise WireError("not a Passe message (malformed envelope)") from None
+    if envelope.v != PROTOCOL_VERSION:
+        raise WireError(
+            f"protocol version {envelope.v}; this Passe speaks version {PROTOCOL_VERSION}",
+            "version",
+        )
+    if not verify(
+        envelope.sender, _signed_bytes(topic, envelope.sealed, envelope.body), envelope.sig
+    ):
+        raise WireError("bad signature", "signature")
+    return envelope
+
+
+def _version_of(payload: bytes) -> int | None:
+    try:
+        raw = msgspec.msgpack.decode(payload)
+    except msgspec.DecodeError:
+        return None
+    if isinstance(raw, list) and raw and isinstance(raw[0], int) and not isinstance(raw[0], bool):
+        return raw[0]
+    return None
+
+
+def open_body(
+    envelope: Envelope, decoder: msgspec.msgpack.Decoder[T], identity: Identity | None = None
+) -> T:
+    """Decrypt (when sealed, with ``identity``) and decode the body."""
+    body = envelope.body
+    if envelope.sealed:
+        if identity is None:
+            raise WireError("a sealed message where a public one was expected")
+        try:
+            body = Box(identity.box_key, box_public_key(envelope.sender)).decrypt(body)
+        except (CryptoError, ValueError):
+            raise WireError("cannot decrypt: not sealed to this peer", "sealed") from None
+    elif identity is not None:
+        raise WireError("a public message where a sealed one was expected")
+    try:
+        return decoder.decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        raise WireError(f"malformed message: {str(error)[:200]}") from None
+
+
+def sender_id(envelope: Envelope) -> str:
+    return peer_id(envelope.sender)
+
+
+# --------------------------------------------------------------------------
+# Bodies. Every request carries the room code and a nonce (epoch, n) that
+# only grows per sender key: the authority refuses a replayed or reordered one.
+
+
+class Request(Struct, tag_field="t", forbid_unknown_fields=True):
+    room: Code
+    epoch: Count  # the sender's process start, in ms: grows across restarts
+    n: Count  # grows by one per request within an epoch
+
+
+class Hello(Request, tag="hello"):
+    """Take a seat (``seat``: the one wanted, or any free one), or take back
+    the seat this key holds."""
+
+    name: Name
+    seat: SeatIndex | None = None
+    have: Count = 0  # events of the log this peer already holds
+
+
+class Act(Request, tag="act"):
+    seat: SeatIndex
+    action: ShortText
+    at: Count  # the update sequence this peer had seen
+
+
+class Sync(Request, tag="sync"):
+    """Send me my current view and the log from event ``have`` on."""
+
+    have: Count = 0
+
+
+class Leave(Request, tag="leave"):
+    """This player quits (asked and confirmed): free or hand over the seat."""
+
+
+PeerMessage = Hello | Act | Sync | Leave
+peer_message_decoder: Final = msgspec.msgpack.Decoder(PeerMessage)
+
+
+class Reply(Struct, tag_field="t", forbid_unknown_fields=True):
+    room: Code
+
+
+class Welcome(Reply, tag="welcome"):
+    seat: SeatIndex
+
+
+class Refused(Reply, tag="refused"):
+    """A request refused; the state is unchanged. ``code``: full, started,
+    unseated, illegal, stale, bad, version, closed."""
+
+    reason: ShortText
+    code: Annotated[str, Meta(max_length=20)]
+    n: Count = 0  # the refused request's n
+
+
+class Update(Reply, tag="update"):
+    """The seat's view at ``seq`` and its log's events from index ``base``."""
+
+    seq: Count
+    view: dict[str, Any]
+    base: Count
+    events: Annotated[list[Any], Meta(max_length=100_000)]
+    rejected: ShortText | None = None
+    ack: Count = 0  # the n of this peer's latest request handled before it
+
+
+AuthorityMessage = Welcome | Refused | Update
+authority_message_decoder: Final = msgspec.msgpack.Decoder(AuthorityMessage)
+
+
+class SeatState(Struct, array_like=True, forbid_unknown_fields=True):
+    """``kind``: "open", "human" or "bot"; ``level`` the bot's level."""
+
+    name: Annotated[str, Meta(max_length=40)]
+    kind: Annotated[str, Meta(max_length=10)]
+    level: Annotated[str, Meta(max_length=20)] = ""
+    peer: Annotated[str, Meta(max_length=16)] = ""
+    present: bool = False
+
+
+class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True):
+    """The room in public, retained. ``phase``: lobby, playing, over, closed.
+    ``stamp`` grows with every publication (ms), so an older copy is ignored."""
+
+    room: Code
+    game: Annotated[str, Meta(max_length=20)]
+    config: dict[str, Any]
+    host: Annotated[str, Meta(max_length=64)]
+    phase: Annotated[str, Meta(max_length=10)]
+    seats: Annotated[list[SeatState], Meta(max_length=16)]
+    seq: Count
+    stamp: Count
+    app: Annotated[str, Meta(max_length=40)] = ""
+    seed_hash: bytes = b""  # sha256 of the deal's commitment, public from the start
+    record: dict[str, Any] | None = None  # the whole game, once it is over
+    salt: bytes = b""  # with the record: check sha256(salt + seed) == seed_hash
+    notice: ShortText = ""
+
+
+room_state_decoder: Final = msgspec.msgpack.Decoder(RoomState)
+
+
+class Presence(Struct, tag_field="t", tag="presence", forbid_unknown_fields=True):
+    """Retained per peer, and its last will (online false, same epoch)."""
+
+    room: Code
+    epoch: Count
+    online: bool
+    name: Annotated[str, Meta(max_length=40)] = ""
+
+
+presence_decoder: Final = msgspec.msgpack.Decoder(Presence)
+
+__all__ = [
+    "MAX_PAYLOAD",
+    "PROTOCOL_VERSION",
+    "Act",
+    "AuthorityMessage",
+    "Envelope",
+    "Hello",
+    "Leave",
+    "PeerMessage",
+    "Presence",
+    "Refused",
+    "RoomState",
+    "SeatState",
+    "Sync",
+    "Update",
+    "Welcome",
+    "WireError",
+    "authority_message_decoder",
+    "open_body",
+    "open_envelope",
+    "peer_message_decoder",
+    "presence_decoder",
+    "presence_topic",
+    "room_state_decoder",
+    "room_topic",
+    "seal",
+    "sender_id",
+    "to_authority_topic",
+    "to_peer_topic",
+]

@@ -1,0 +1,290 @@
+"""``passe host`` and ``passe join``: networked play from the command line.
+
+Without ``--headless``/``--bot`` they open the game table on the room's lobby;
+with them they run without a screen, print JSON lines (``{"event": ...}``) and
+exit when the game is over, which is how a bot fills a seat from another
+machine and how the tests drive whole games between real processes. Every
+failure is one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from typing import Any
+
+USAGE_ERROR = 2
+HEADLESS_BOTS = ("heuristic", "random")
+
+
+def _broker(text: str) -> tuple[str, int]:
+    from net.codes import CodeError, parse_join_target
+
+    try:
+        target = parse_join_target(f"000000@{text}")
+    except CodeError as error:
+        raise argparse.ArgumentTypeError(f"bad broker {text!r}: {error}") from None
+    assert target.host is not None
+    return target.host, target.port or 1883
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port}: choose between 1 and 65535")
+    return port
+
+
+def add_commands(commands: Any, option_type: Any) -> None:
+    """Add ``host`` and ``join`` to the ``passe`` command's subparsers."""
+    from core.registry import game_ids
+
+    host = commands.add_parser(
+        "host",
+        help="host a LAN game: others join by its room code",
+        description="Open a room others join with `passe join CODE`. Without --broker, "
+        "an embedded MQTT broker is started on --port (or the next free port).",
+    )
+    host.add_argument(
+        "game", nargs="?", default="passpass", help=f"one of: {', '.join(game_ids())}"
+    )
+    host.add_argument("--players", type=int, default=None, help="number of seats")
+    host.add_argument("--teams", action="store_true", help="play in teams (where allowed)")
+    host.add_argument("--name", default=None, help="your name at the table")
+    host.add_argument(
+        "--broker",
+        type=_broker,
+        default=None,
+        metavar="HOST[:PORT]",
+        help="use this MQTT broker (e.g. Mosquitto) instead of the embedded one",
+    )
+    host.add_argument(
+        "--port", type=_port, default=1883, help="embedded broker's port (default 1883)"
+    )
+    host.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        type=option_type,
+        metavar="KEY=VALUE",
+        help="a game option, e.g. target=61 (repeatable)",
+    )
+    host.add_argument("--seed", type=int, default=None, help="seed of the deal (default: random)")
+    host.add_argument(
+        "--bot-delay", type=float, default=None, help="seconds between bot moves (default 0.8)"
+    )
+    host.add_argument(
+        "--headless",
+        action="store_true",
+        help="no screen: wait for --wait-for people, seat bots elsewhere, play, print JSON lines",
+    )
+    host.add_argument(
+        "--wait-for",
+        type=int,
+        default=None,
+        metavar="N",
+        help="headless: start when N people have joined (default: every seat)",
+    )
+    host.add_argument(
+        "--bots",
+        default="heuristic",
+        choices=HEADLESS_BOTS,
+        help="headless: the bot level for seats no one took (default heuristic)",
+    )
+    host.add_argument("--no-advertise", action="store_true", help="do not announce on the LAN")
+
+    join = commands.add_parser(
+        "join",
+        help="join a LAN game by its room code",
+        description="Join the room CODE, found on the LAN by its code; write CODE@HOST:PORT "
+        "(or use --broker) where discovery is blocked. Codes ignore case, and O/0 and "
+        "I/L/1 are the same.",
+    )
+    join.add_argument("code", metavar="CODE[@HOST[:PORT]]", help="the room code the host shows")
+    join.add_argument("--name", default=None, help="your name at the table")
+    join.add_argument(
+        "--broker",
+        type=_broker,
+        default=None,
+        metavar="HOST[:PORT]",
+        help="the room's MQTT broker, when discovery cannot find it",
+    )
+    join.add_argument("--seat", type=int, default=None, help="the seat you want (1-based)")
+    join.add_argument(
+        "--bot",
+        default=None,
+        choices=HEADLESS_BOTS,
+        help="no screen: a bot of this level plays your seat (prints JSON lines)",
+    )
+    join.add_argument("--seed", type=int, default=None, help="the bot's seed")
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, format="passe: %(message)s")
+    try:
+        if args.command == "host":
+            return asyncio.run(_host(args))
+        return asyncio.run(_join(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+def _fail(message: str) -> int:
+    print(f"passe: {message}", file=sys.stderr)
+    return USAGE_ERROR
+
+
+def _emit(event: str, **fields: Any) -> None:
+    from net.headless import emit
+
+    emit(event, **fields)
+
+
+async def _host(args: argparse.Namespace) -> int:
+    from core.engine import ConfigError
+    from core.registry import get_game
+    from net.host import default_host_name, open_room
+    from net.identity import load_identity
+
+    try:
+        game = get_game(args.game)
+        players = args.players if args.players is not None else game.info.min_players
+        config = game.make_config(players=players, teams=args.teams, **dict(args.option))
+    except ConfigError as error:
+        return _fail(str(error))
+    if not args.headless:
+        return _fail(
+            "hosting with a screen: open `passe` and choose Host a LAN game, or add --headless"
+        )
+    if args.wait_for is not None and not 0 <= args.wait_for <= players:
+        return _fail(f"--wait-for {args.wait_for}: choose between 0 and {players}")
+    identity = load_identity().identity
+    try:
+        room = await open_room(
+            game.id,
+            config,
+            identity=identity,
+            host_name=args.name or default_host_name(),
+            broker=args.broker,
+            port=args.port,
+            seed=args.seed,
+            bot_delay=args.bot_delay if args.bot_delay is not None else 0.8,
+            advertise=not args.no_advertise,
+        )
+    except Exception as error:  # broker errors carry their own one-line reason
+        return _fail(str(error) or type(error).__name__)
+    authority = room.authority
+    try:
+        _emit(
+            "room",
+            code=room.code,
+            join=room.join_hint,
+            broker=f"{room.broker_host}:{room.broker_port}",
+        )
+        wanted = players if args.wait_for is None else args.wait_for
+        joined = asyncio.Event()
+        seen: set[int] = set()
+
+        def on_change() -> None:
+            for seat, slot in enumerate(authority.seats):
+                if slot.kind == "human" and seat not in seen:
+                    seen.add(seat)
+                    _emit("seated", seat=seat, name=slot.name)
+            if len(seen) >= wanted:
+                joined.set()
+            asyncio.get_running_loop().create_task(room.update_advert())
+
+        authority.on_change.append(on_change)
+        on_change()
+        await joined.wait()
+        for seat, slot in enumerate(authority.seats):
+            if slot.kind == "open":
+                authority.set_bot(seat, args.bots)
+        authority.start_game()
+        _emit("started", seed_hash=authority.seed_hash().hex())
+        await authority.wait_over()
+        assert authority.table is not None
+        result = authority.table.state.result()
+        _emit(
+            "over",
+            result=None
+            if result is None
+            else json.loads(
+                json.dumps(
+                    {"winners": result.winners, "scores": result.scores, "reason": result.reason}
+                )
+            ),
+            actions=len(authority.table.state.history),
+        )
+    finally:
+        await room.close()
+    return 0
+
+
+async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
+    from net.codes import CodeError, parse_join_target
+
+    try:
+        target = parse_join_target(args.code)
+    except CodeError as error:
+        return _fail(str(error))
+    if target.host is not None:
+        return target.code, target.host, target.port or 1883
+    if args.broker is not None:
+        host, port = args.broker
+        return target.code, host, port
+    from net.discovery import find_room
+
+    advert = await find_room(target.code, timeout=3.0)
+    if advert is None:
+        return _fail(
+            f"no room {target.code} found on the LAN: check the code, or ask the host "
+            "for the address and type CODE@HOST:PORT"
+        )
+    address = advert.addresses[0] if advert.addresses else "127.0.0.1"
+    return target.code, address, advert.port
+
+
+async def _join(args: argparse.Namespace) -> int:
+    from net.headless import play_with_bot
+    from net.identity import load_identity
+    from net.remote import JoinError, RemoteTable
+
+    resolved = await _resolve(args)
+    if isinstance(resolved, int):
+        return resolved
+    code, host, port = resolved
+    if args.bot is None:
+        return _fail(
+            "joining with a screen: open `passe` and choose Join by code, or add --bot LEVEL"
+        )
+    if args.seat is not None and not 1 <= args.seat <= 16:
+        return _fail(f"--seat {args.seat}: seats are numbered from 1")
+    identity = load_identity().identity
+    table = RemoteTable(identity, code, host, port, args.name or "Bot")
+    try:
+        seat = await table.join(None if args.seat is None else args.seat - 1)
+    except JoinError as error:
+        return _fail(str(error))
+    try:
+        _emit("seated", seat=seat, code=code)
+        await play_with_bot(table, args.bot, seed=args.seed)
+        view = table.view
+        result = view.result if view is not None else None
+        _emit(
+            "over",
+            winners=list(result.winners) if result else [],
+            scores=list(result.scores) if result else [],
+        )
+    finally:
+        await table.close()
+    return 0
+
+
+__all__ = ["add_commands", "run"]
