@@ -98,6 +98,9 @@ def add_commands(commands: Any, option_type: Any) -> None:
         help="headless: the bot level for seats no one took (default heuristic)",
     )
     host.add_argument("--no-advertise", action="store_true", help="do not announce on the LAN")
+    host.add_argument(
+        "--code", default=None, help="the room code to use (default: a new random one)"
+    )
 
     join = commands.add_parser(
         "join",
@@ -150,7 +153,7 @@ async def _host(args: argparse.Namespace) -> int:
     from core.engine import ConfigError
     from core.registry import get_game
     from net.host import default_host_name, open_room
-    from net.identity import load_identity
+    from net.identity import Identity
 
     try:
         game = get_game(args.game)
@@ -164,7 +167,17 @@ async def _host(args: argparse.Namespace) -> int:
         )
     if args.wait_for is not None and not 0 <= args.wait_for <= players:
         return _fail(f"--wait-for {args.wait_for}: choose between 0 and {players}")
-    identity = load_identity().identity
+    code = None
+    if args.code is not None:
+        from net.codes import CodeError, normalize_code
+
+        try:
+            code = normalize_code(args.code)
+        except CodeError as error:
+            return _fail(str(error))
+    # The authority's key is its own, not the person's: the host's player
+    # joins their own room with their key like everyone else.
+    identity = Identity.generate()
     try:
         room = await open_room(
             game.id,
@@ -176,6 +189,7 @@ async def _host(args: argparse.Namespace) -> int:
             seed=args.seed,
             bot_delay=args.bot_delay if args.bot_delay is not None else 0.8,
             advertise=not args.no_advertise,
+            code=code,
         )
     except Exception as error:  # broker errors carry their own one-line reason
         return _fail(str(error) or type(error).__name__)

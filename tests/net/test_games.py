@@ -1,0 +1,74 @@
+"""Whole networked games between real processes over a real broker (issue 10).
+
+A headless host process runs the authority; two `passe join --bot` processes
+take seats from their own processes, each with its own key, and play from the
+views they receive; the host seats a bot in any other seat. Each game is
+played to its end over Mosquitto and over the embedded broker.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.net.procs import PasseProcess, need_mosquitto
+
+GAMES = [("passpass", 3), ("dominoes", 2), ("fashion", 3)]
+
+
+async def play_whole_game(
+    tmp_path: Path, game: str, players: int, broker_args: list[str], seed: int
+) -> None:
+    host = PasseProcess("host", tmp_path)
+    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
+    try:
+        await host.start(
+            "host",
+            game,
+            "--players",
+            str(players),
+            "--headless",
+            "--wait-for",
+            "2",
+            "--bot-delay",
+            "0",
+            "--seed",
+            str(seed),
+            "--no-advertise",
+            *broker_args,
+        )
+        room = await host.expect("room")
+        for n, peer in enumerate(peers):
+            await peer.start(
+                "join",
+                f"{room['code']}@{room['broker']}",
+                "--bot",
+                "heuristic",
+                "--name",
+                f"Peer {n}",
+                "--seed",
+                str(n),
+            )
+        seats = {(await peer.expect("seated"))["seat"] for peer in peers}
+        assert len(seats) == 2
+        await host.expect("started")
+        over = await host.expect("over")
+        results = [await peer.expect("over") for peer in peers]
+        for result in results:
+            assert result["winners"] == over["result"]["winners"]
+            assert result["scores"] == over["result"]["scores"]
+        assert over["actions"] > 0
+        assert await host.finish() == 0
+        for peer in peers:
+            assert await peer.finish() == 0
+    finally:
+        for process in (host, *peers):
+            await process.stop()
+
+
+@pytest.mark.mosquitto
+@pytest.mark.parametrize(("game", "players"), GAMES)
+async def test_whole_game_over_mosquitto(tmp_path: Path, game: str, players: int) -> None:
+    need_mosquitto()
+    await play_whole_game(tmp_path, game, players, ["--broker", "127.0.0.1:1883"], seed=11)
