@@ -52,6 +52,7 @@ log = logging.getLogger("passe.peer")
 
 ROOM_WAIT = 3.0  # seconds to find the room's retained state on the broker
 REPLY_WAIT = 5.0  # seconds for the authority to answer a join
+CONNECT_WAIT = 5.0  # seconds to reach the broker, retrying with backoff
 
 
 class JoinError(Exception):
@@ -126,7 +127,8 @@ class RemoteTable(TableClient):
             will=LastWill(presence, self._presence_payload(online=False)),
         )
         try:
-            await self._link.start(timeout=max(timeout, 3.0))
+            # A loaded machine or a busy embedded broker can take a few seconds.
+            await self._link.start(timeout=CONNECT_WAIT)
         except BrokerUnreachable as error:
             raise JoinError(str(error), "unreachable") from None
         try:

@@ -189,6 +189,10 @@ class MqttLink:
             socket_options=[NODELAY],
             max_queued_incoming_messages=10_000,
         )
+        # aiomqtt sets this future's exception on an abrupt disconnection and
+        # may not await it when its task is cancelled; retrieving it here
+        # keeps "Future exception was never retrieved" off the user's terminal.
+        client._disconnected.add_done_callback(_retrieve)  # noqa: SLF001
         async with client:
             self._client = client
             for pattern in self.subscriptions:
@@ -214,6 +218,11 @@ class MqttLink:
                     raise
                 except Exception:  # a handler bug must not take the link down
                     log.exception("handling a message on %s failed", topic)
+
+
+def _retrieve(future: asyncio.Future[None]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 __all__ = ["BrokerUnreachable", "LastWill", "MqttLink"]

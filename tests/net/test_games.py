@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.net.procs import PasseProcess, need_mosquitto
+from tests.net.procs import PasseProcess, free_port, need_mosquitto
 
 GAMES = [("passpass", 3), ("dominoes", 2), ("fashion", 3)]
 
@@ -72,3 +72,13 @@ async def play_whole_game(
 async def test_whole_game_over_mosquitto(tmp_path: Path, game: str, players: int) -> None:
     need_mosquitto()
     await play_whole_game(tmp_path, game, players, ["--broker", "127.0.0.1:1883"], seed=11)
+
+
+@pytest.mark.parametrize(("game", "players"), GAMES)
+async def test_whole_game_over_the_embedded_broker(
+    tmp_path: Path, game: str, players: int
+) -> None:
+    """No --broker: the host starts amqtt in a child process on a free port."""
+    await play_whole_game(
+        tmp_path, game, players, ["--port", str(free_port())], seed=12
+    )
