@@ -230,6 +230,7 @@ class RemoteTable(TableClient):
         return self._link is not None and self._link.connected
 
     async def wait_started(self) -> None:
+        """Until the first view of the game has arrived."""
         await self._started.wait()
 
     def _on_link_state(self, up: bool) -> None:
@@ -322,8 +323,6 @@ class RemoteTable(TableClient):
             return
         self.room = room
         self.names = tuple(seat.name for seat in room.seats)
-        if room.phase in ("playing", "over"):
-            self._started.set()
         if room.record is not None and room.salt:
             self._check_deal(room)
         self._room_seen.set()
