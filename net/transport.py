@@ -192,7 +192,7 @@ class MqttLink:
         # aiomqtt sets this future's exception on an abrupt disconnection and
         # may not await it when its task is cancelled; retrieving it here
         # keeps "Future exception was never retrieved" off the user's terminal.
-        client._disconnected.add_done_callback(_retrieve)  # noqa: SLF001
+        client._disconnected.add_done_callback(_retrieve)
         async with client:
             self._client = client
             for pattern in self.subscriptions:

@@ -3,6 +3,7 @@ and hostile plain data is refused with CodecError, never anything else."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 from typing import Any
 
@@ -104,10 +105,8 @@ plain_data = st.recursive(
 def test_random_data_never_crashes_the_decoder(data: Any, game_id: str) -> None:
     codec = codec_for(get_game(game_id))
     for decode in (codec.decode_view, codec.decode_event):
-        try:
+        with contextlib.suppress(CodecError):
             decode(data)
-        except CodecError:
-            pass
 
 
 @settings(max_examples=200, deadline=None)

@@ -25,8 +25,9 @@ class WatchedTable:
         self._changed = asyncio.Condition()
 
     @classmethod
-    async def join(cls, code: str, host: str, port: int, name: str,
-                   identity: Identity | None = None) -> WatchedTable:
+    async def join(
+        cls, code: str, host: str, port: int, name: str, identity: Identity | None = None
+    ) -> WatchedTable:
         table = RemoteTable(identity or Identity.generate(), code, host, port, name)
         await table.join()
         watched = cls(table)
@@ -46,7 +47,9 @@ class WatchedTable:
         return len(self.updates)
 
     async def until(
-        self, test: Callable[[TableUpdate], bool], since: int | None = None,
+        self,
+        test: Callable[[TableUpdate], bool],
+        since: int | None = None,
         timeout: float = DEADLINE,
     ) -> TableUpdate:
         """The first update from ``since`` (default: the latest one) passing ``test``."""

@@ -75,10 +75,6 @@ async def test_whole_game_over_mosquitto(tmp_path: Path, game: str, players: int
 
 
 @pytest.mark.parametrize(("game", "players"), GAMES)
-async def test_whole_game_over_the_embedded_broker(
-    tmp_path: Path, game: str, players: int
-) -> None:
+async def test_whole_game_over_the_embedded_broker(tmp_path: Path, game: str, players: int) -> None:
     """No --broker: the host starts amqtt in a child process on a free port."""
-    await play_whole_game(
-        tmp_path, game, players, ["--port", str(free_port())], seed=12
-    )
+    await play_whole_game(tmp_path, game, players, ["--port", str(free_port())], seed=12)

@@ -19,8 +19,19 @@ BROKER = "127.0.0.1:1883"
 async def start_host(tmp_path: Path, *extra: str) -> tuple[PasseProcess, str]:
     host = PasseProcess("host", tmp_path)
     await host.start(
-        "host", "passpass", "--players", "3", "--headless", "--wait-for", "2",
-        "--bot-delay", "0", "--no-advertise", "--broker", BROKER, *extra,
+        "host",
+        "passpass",
+        "--players",
+        "3",
+        "--headless",
+        "--wait-for",
+        "2",
+        "--bot-delay",
+        "0",
+        "--no-advertise",
+        "--broker",
+        BROKER,
+        *extra,
     )
     return host, (await host.expect("room"))["code"]
 
@@ -75,8 +86,13 @@ async def test_a_full_room_refuses_newcomers(tmp_path: Path) -> None:
     need_mosquitto()
     game = get_game("dominoes")
     authority = Authority(
-        Identity.generate(), "F0MM01", "dominoes", game.make_config(players=2), "test",
-        "127.0.0.1", 1883,
+        Identity.generate(),
+        "F0MM01",
+        "dominoes",
+        game.make_config(players=2),
+        "test",
+        "127.0.0.1",
+        1883,
     )
     await authority.start()
     try:
@@ -94,8 +110,9 @@ async def test_another_protocol_version_is_named(tmp_path: Path) -> None:
     need_mosquitto()
     future = Identity.generate()
     topic = "passe/v2/VERS10/room"
-    state = RoomState(room="VERS10", game="passpass", config={}, host="x", phase="lobby",
-                      seats=[], seq=0, stamp=1)
+    state = RoomState(
+        room="VERS10", game="passpass", config={}, host="x", phase="lobby", seats=[], seq=0, stamp=1
+    )
     async with RawClient("127.0.0.1", 1883, []) as client:
         await client.publish(topic, seal(future, topic, state), retain=True)
         try:
@@ -120,8 +137,13 @@ async def test_a_closed_room_says_so(tmp_path: Path) -> None:
     need_mosquitto()
     game = get_game("passpass")
     authority = Authority(
-        Identity.generate(), "C10SED", "passpass", game.make_config(players=3), "test",
-        "127.0.0.1", 1883,
+        Identity.generate(),
+        "C10SED",
+        "passpass",
+        game.make_config(players=3),
+        "test",
+        "127.0.0.1",
+        1883,
     )
     await authority.start()
     await authority.close()

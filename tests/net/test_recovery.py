@@ -31,8 +31,20 @@ async def test_a_killed_peer_comes_back_to_its_seat(tmp_path: Path) -> None:
         ben = PasseProcess("ben", tmp_path)
         try:
             await host.start(
-                "host", "passpass", "--players", "3", "--headless", "--wait-for", "2",
-                "--bot-delay", "0.05", "--seed", "3", "--no-advertise", "--broker", where,
+                "host",
+                "passpass",
+                "--players",
+                "3",
+                "--headless",
+                "--wait-for",
+                "2",
+                "--bot-delay",
+                "0.05",
+                "--seed",
+                "3",
+                "--no-advertise",
+                "--broker",
+                where,
             )
             code = (await host.expect("room"))["code"]
             async with RawClient("127.0.0.1", broker.port, [room_topic(code)]) as spy:
@@ -45,8 +57,11 @@ async def test_a_killed_peer_comes_back_to_its_seat(tmp_path: Path) -> None:
                 ana.kill()
                 # Everyone learns within seconds that Ana is away (her will).
                 await spy.until(
-                    lambda topic, payload: (state := room_state(topic, payload)) is not None
-                    and state.phase == "playing" and not state.seats[seat].present
+                    lambda topic, payload: (
+                        (state := room_state(topic, payload)) is not None
+                        and state.phase == "playing"
+                        and not state.seats[seat].present
+                    )
                 )
                 # Same key on disk: the same seat, the view and the log so far.
                 await ana.start("join", f"{code}@{where}", "--bot", "heuristic", "--name", "Ana")
@@ -54,8 +69,10 @@ async def test_a_killed_peer_comes_back_to_its_seat(tmp_path: Path) -> None:
                 synced = await ana.expect("synced")
                 assert synced["events"] > 3 and synced["seq"] > 0
                 await spy.until(
-                    lambda topic, payload: (state := room_state(topic, payload)) is not None
-                    and state.seats[seat].present
+                    lambda topic, payload: (
+                        (state := room_state(topic, payload)) is not None
+                        and state.seats[seat].present
+                    )
                 )
             over = await host.expect("over")
             for peer in (ana, ben):
@@ -73,8 +90,20 @@ async def test_the_game_survives_a_broker_restart(tmp_path: Path) -> None:
         peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
         try:
             await host.start(
-                "host", "dominoes", "--players", "3", "--headless", "--wait-for", "2",
-                "--bot-delay", "0.02", "--seed", "4", "--no-advertise", "--broker", where,
+                "host",
+                "dominoes",
+                "--players",
+                "3",
+                "--headless",
+                "--wait-for",
+                "2",
+                "--bot-delay",
+                "0.02",
+                "--seed",
+                "4",
+                "--no-advertise",
+                "--broker",
+                where,
             )
             code = (await host.expect("room"))["code"]
             for peer in peers:

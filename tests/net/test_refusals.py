@@ -29,8 +29,20 @@ async def test_refusals_change_nothing(tmp_path: Path) -> None:
     need_mosquitto()
     host = PasseProcess("host", tmp_path)
     await host.start(
-        "host", "passpass", "--players", "3", "--headless", "--wait-for", "2",
-        "--bot-delay", "0", "--seed", "5", "--no-advertise", "--broker", "127.0.0.1:1883",
+        "host",
+        "passpass",
+        "--players",
+        "3",
+        "--headless",
+        "--wait-for",
+        "2",
+        "--bot-delay",
+        "0",
+        "--seed",
+        "5",
+        "--no-advertise",
+        "--broker",
+        "127.0.0.1:1883",
     )
     try:
         code = (await host.expect("room"))["code"]
@@ -58,8 +70,12 @@ async def test_refusals_change_nothing(tmp_path: Path) -> None:
             idle_topic = to_authority_topic(code, idle.table.identity.peer_id)
             mark = idle.mark()
             stolen = Act(
-                room=code, epoch=idle.table._epoch, n=idle.table._next_n(),
-                seat=mover.table.seat or 0, action=str(mover.table.view.legal[0]), at=seq,
+                room=code,
+                epoch=idle.table._epoch,
+                n=idle.table._next_n(),
+                seat=mover.table.seat or 0,
+                action=str(mover.table.view.legal[0]),
+                at=seq,
             )
             await spy.publish(
                 idle_topic, seal(idle.table.identity, idle_topic, stolen, idle.table.authority_key)
@@ -80,14 +96,19 @@ async def test_refusals_change_nothing(tmp_path: Path) -> None:
                     stranger_in,
                     seal(stranger, stranger_in, request, idle.table.authority_key),
                 )
-                _, payload = await spy.until(
-                    lambda topic, payload: topic == stranger_out
-                    and (reply := open_body(open_envelope(topic, payload),
-                                            authority_message_decoder, stranger))
-                    is not None and isinstance(reply, Refused) and reply.n == request.n
+
+                def refused_to_stranger(topic: str, payload: bytes, n: int = request.n) -> bool:
+                    if topic != stranger_out:
+                        return False
+                    reply = open_body(
+                        open_envelope(topic, payload), authority_message_decoder, stranger
+                    )
+                    return isinstance(reply, Refused) and reply.n == n
+
+                _, payload = await spy.until(refused_to_stranger)
+                reply = open_body(
+                    open_envelope(stranger_out, payload), authority_message_decoder, stranger
                 )
-                reply = open_body(open_envelope(stranger_out, payload),
-                                  authority_message_decoder, stranger)
                 assert isinstance(reply, Refused) and reply.code == "unseated"
 
             # Malformed and oversized payloads: dropped, the host lives on.
