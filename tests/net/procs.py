@@ -48,8 +48,9 @@ def free_port() -> int:
 class PasseProcess:
     """``passe ARGS`` in its own process, with its own key and config."""
 
-    def __init__(self, name: str, home: Path) -> None:
+    def __init__(self, name: str, home: Path, wrap: tuple[str, ...] = ()) -> None:
         self.name = name
+        self.wrap = wrap  # e.g. ("ip", "netns", "exec", NAME): run it elsewhere
         self.home = home / name
         self.home.mkdir(parents=True, exist_ok=True)
         self.process: asyncio.subprocess.Process | None = None
@@ -67,6 +68,7 @@ class PasseProcess:
 
     async def start(self, *args: str) -> PasseProcess:
         self.process = await asyncio.create_subprocess_exec(
+            *self.wrap,
             sys.executable,
             "-m",
             "tui.cli",

@@ -78,3 +78,32 @@ async def test_whole_game_over_mosquitto(tmp_path: Path, game: str, players: int
 async def test_whole_game_over_the_embedded_broker(tmp_path: Path, game: str, players: int) -> None:
     """No --broker: the host starts amqtt in a child process on a free port."""
     await play_whole_game(tmp_path, game, players, ["--port", str(free_port())], seed=12)
+
+
+async def test_join_by_the_code_alone(tmp_path: Path) -> None:
+    """The host advertises the room over mDNS (loopback here; see
+    test_lan_games.py for other machines); the joiner types only the code."""
+    host = PasseProcess("host", tmp_path)
+    joiner = PasseProcess("joiner", tmp_path)
+    try:
+        await host.start(
+            "host",
+            "dominoes",
+            "--players",
+            "2",
+            "--headless",
+            "--wait-for",
+            "1",
+            "--bot-delay",
+            "0",
+            "--port",
+            str(free_port()),
+        )
+        room = await host.expect("room")
+        await joiner.start("join", room["code"], "--bot", "random")
+        await joiner.expect("seated")
+        over = await host.expect("over")
+        assert (await joiner.expect("over"))["scores"] == over["result"]["scores"]
+    finally:
+        for process in (host, joiner):
+            await process.stop()

@@ -44,9 +44,7 @@ def test_the_round_in_progress_shows_its_running_figures() -> None:
 
 
 def test_in_team_mode_the_running_figures_are_the_better_players() -> None:
-    state = rig(
-        ["Y12", "V2", "B2", "G2"], teams=True, won=["", "V5 B5 G5 Y5", "", ""], leader=0
-    )
+    state = rig(["Y12", "V2", "B2", "G2"], teams=True, won=["", "V5 B5 G5 Y5", "", ""], leader=0)
     view = state.view(0)
     team = view.team_of[1]
     assert view.pass_pass_round[1] == 1
