@@ -157,6 +157,112 @@ async def _measure(count: int, chunks: int) -> str:
     return table("bare aiomqtt request/reply round trip (loopback)", headers, rows)
 
 
+async def move_round_trips(
+    host: str, port: int, count: int, *, game_id: str = "passpass", players: int = 3
+) -> list[float]:
+    """Seconds from a peer submitting an action to that peer holding its own
+    update (the authority validated it, re-encoded every seat's view, sealed
+    and sent one update per seat; the peer opened and decoded its own), for
+    ``count`` moves of bench-driven peers, one room after another."""
+    from core.registry import get_game
+    from net.authority import Authority
+    from net.codes import new_code
+    from net.identity import Identity
+    from net.remote import RemoteTable
+
+    game = get_game(game_id)
+    times: list[float] = []
+    room_number = 0
+    while len(times) < count:
+        room_number += 1
+        authority = Authority(
+            Identity.generate(),
+            new_code(),
+            game_id,
+            game.make_config(players=players),
+            "bench",
+            host,
+            port,
+            seed=room_number,
+            bot_delay=0,
+        )
+        await authority.start()
+        peers = [
+            RemoteTable(Identity.generate(), authority.code, host, port, f"P{n}")
+            for n in range(players)
+        ]
+        changed = asyncio.Event()
+        try:
+            for peer in peers:
+                await peer.join()
+                await peer.connect(lambda update: changed.set())
+            authority.start_game()
+            by_seat = {peer.seat: peer for peer in peers}
+            bot = game.make_bot("random", room_number)
+            seq = 0
+            while len(times) < count:
+                # Not timed: wait until the seat to act holds the latest view.
+                while True:
+                    views = [p.view for p in peers]
+                    if all(v is not None for v in views) and all(p.seq >= seq for p in peers):
+                        break
+                    changed.clear()
+                    await changed.wait()
+                view = peers[0].view
+                assert view is not None
+                if view.is_over:
+                    break
+                mover = by_seat[view.to_act[0]]
+                assert mover.view is not None
+                action = bot.choose(mover.view)
+                start = time.perf_counter()
+                await mover.submit(action)
+                while mover.action_pending or mover.seq <= seq:
+                    changed.clear()
+                    await changed.wait()
+                times.append(time.perf_counter() - start)
+                seq = mover.seq
+        finally:
+            for peer in peers:
+                await peer.close()
+            await authority.close()
+    return times
+
+
+async def _measure_moves(count: int) -> str:
+    rows: list[list[str]] = []
+    async with brokers() as running:
+        for name, (host, port) in running.items():
+            bare = await bare_round_trips(host, port, count, qos=0)
+            moves = await move_round_trips(host, port, count)
+            bare_p99 = percentile(bare, 0.99)
+            rows.append(
+                [
+                    name,
+                    f"{len(moves):,}",
+                    fmt_ms(percentile(moves, 0.5)),
+                    fmt_ms(percentile(moves, 0.99)),
+                    fmt_ms(percentile(bare, 0.5)),
+                    fmt_ms(bare_p99),
+                    f"{percentile(moves, 0.99) / bare_p99:.2f}x",
+                ]
+            )
+    headers = [
+        "broker",
+        "moves",
+        "move p50 ms",
+        "move p99 ms",
+        "bare p50 ms",
+        "bare p99 ms",
+        "move p99 / bare p99",
+    ]
+    return table(
+        "networked move (Pass Pass, 3 peers) vs bare request/reply, QoS 0, same run",
+        headers,
+        rows,
+    )
+
+
 def _row(name: str, qos: int, nodelay: str, values: Sequence[float]) -> list[str]:
     return [
         name,
@@ -171,7 +277,8 @@ def _row(name: str, qos: int, nodelay: str, values: Sequence[float]) -> list[str
 
 def run(*, quick: bool) -> str:
     count, chunks = (200, 4) if quick else (1000, 10)
-    return asyncio.run(_measure(count, chunks))
+    bare = asyncio.run(_measure(count, chunks))
+    return bare + "\n\n" + asyncio.run(_measure_moves(count))
 
 
 if __name__ == "__main__":

@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.codec import GameCodec, codec_for
 from core.engine import Config, Event, IllegalAction
 from core.registry import get_game
+from net.codec import GameCodec, codec_for
 from net.codes import normalize_code
 from net.identity import Identity, peer_id
 from net.table import BOT_NAMES, HUMAN, SeatSpec, Table

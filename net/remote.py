@@ -5,7 +5,7 @@
 the in-process client. It trusts nothing it receives: the room's state must be
 signed by the authority key it first saw, private messages must be sealed to
 this peer by that key, views and events are decoded field by field
-(:mod:`core.codec`), and a gap in the log makes it ask for the rest.
+(:mod:`net.codec`), and a gap in the log makes it ask for the rest.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import logging
 import time
 from collections.abc import Callable
 
-from core.codec import CodecError, GameCodec, codec_for
 from core.engine import Action, Event, GameRecord, IllegalAction, RecordError, View
 from core.registry import get_game
 from net.client import TableClient
+from net.codec import CodecError, GameCodec, codec_for
 from net.identity import Identity
 from net.table import Listener, TableUpdate
 from net.transport import BrokerUnreachable, LastWill, MqttLink
