@@ -76,7 +76,7 @@ class MqttLink:
         on_state: StateHook | None = None,
         will: LastWill | None = None,
         client_id: str | None = None,
-        keepalive: int = 10,
+        keepalive: int = 5,
     ) -> None:
         self.host = host
         self.port = port
