@@ -146,9 +146,7 @@ class Table:
         return table
 
     @classmethod
-    def around(
-        cls, state: AnyState, seats: Sequence[SeatSpec], *, bot_delay: float = 0.6
-    ) -> Table:
+    def around(cls, state: AnyState, seats: Sequence[SeatSpec], *, bot_delay: float = 0.6) -> Table:
         """A table for a state in any position (new, resumed or hand-built);
         each bot's seed derives from the game's seed and its seat."""
         game = get_game(state.game_id)
@@ -173,9 +171,7 @@ class Table:
         unsubscribe function. The current view is sent at once."""
         subscriber = _Subscriber(seat, listener)
         self._subscribers.append(subscriber)
-        seen = tuple(
-            shown for event in self.events if (shown := event.for_seat(seat)) is not None
-        )
+        seen = tuple(shown for event in self.events if (shown := event.for_seat(seat)) is not None)
         listener(TableUpdate(self.state.view(seat), seen))
 
         def unsubscribe() -> None:
@@ -188,9 +184,7 @@ class Table:
         self.events.extend(events)
         for subscriber in list(self._subscribers):
             seen = tuple(
-                shown
-                for event in events
-                if (shown := event.for_seat(subscriber.seat)) is not None
+                shown for event in events if (shown := event.for_seat(subscriber.seat)) is not None
             )
             subscriber.listener(TableUpdate(self.state.view(subscriber.seat), seen))
 
@@ -207,9 +201,7 @@ class Table:
         except IllegalAction as error:
             for subscriber in self._subscribers:
                 if subscriber.seat == seat:
-                    subscriber.listener(
-                        TableUpdate(self.state.view(seat), rejected=error.reason)
-                    )
+                    subscriber.listener(TableUpdate(self.state.view(seat), rejected=error.reason))
             raise
         self._broadcast(events)
         self._wake.set()
