@@ -30,6 +30,9 @@ How amqtt is set up here (amqtt 0.12):
   every client that connects, before it subscribes (see
   ``tests/net/test_broker.py``): clients must filter what they receive, and
   nothing private may ever be published retained.
+- amqtt 0.12 delivers at the subscription's QoS, not the lower of the
+  publication's and the subscription's (MQTT 3.1.1, 3.8.4): a QoS 0 publish
+  reaches a QoS 1 subscriber as QoS 1 (Mosquitto: QoS 0).
 """
 
 from __future__ import annotations

@@ -79,8 +79,9 @@ class Mosquitto:
 
     host = "127.0.0.1"
 
-    def __init__(self, binary: str, directory: Path, port: int) -> None:
+    def __init__(self, binary: str, directory: Path, port: int, config: str = CONFIG) -> None:
         self.binary = binary
+        self.config = config
         self.directory = directory
         self.port = port
         self.process: subprocess.Popen[bytes] | None = None
@@ -89,7 +90,7 @@ class Mosquitto:
 
     def start(self) -> None:
         config = self.directory / "mosquitto.conf"
-        config.write_text(CONFIG.format(port=self.port), encoding="utf-8")
+        config.write_text(self.config.format(port=self.port), encoding="utf-8")
         self.output = []
         self.process = subprocess.Popen(
             [self.binary, "-c", str(config)],
@@ -174,10 +175,12 @@ class Mosquitto:
 
 
 @contextlib.contextmanager
-def start_mosquitto(port: int = 0) -> Iterator[Mosquitto]:
+def start_mosquitto(port: int = 0, *, config: str = CONFIG) -> Iterator[Mosquitto]:
     """A running Mosquitto on 127.0.0.1:``port`` (0: a free port), stopped
-    on exit. Raises :class:`MosquittoError` if it cannot start (and
-    ``FileNotFoundError`` without a mosquitto binary)."""
+    on exit. ``config`` is a template with ``{port}``, logging at least
+    ``information`` to stderr (its "running" line tells it is ready). Raises
+    :class:`MosquittoError` if it cannot start (and ``FileNotFoundError``
+    without a mosquitto binary)."""
     binary = mosquitto_path()
     if binary is None:
         raise FileNotFoundError("mosquitto is not installed")
@@ -185,7 +188,7 @@ def start_mosquitto(port: int = 0) -> Iterator[Mosquitto]:
         attempts = _PORT_ATTEMPTS if port == 0 else 1
         broker: Mosquitto | None = None
         for attempt in range(attempts):
-            broker = Mosquitto(binary, Path(directory), port or free_port())
+            broker = Mosquitto(binary, Path(directory), port or free_port(), config)
             try:
                 broker.start()
                 break

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import aiomqtt
 import pytest
@@ -26,6 +27,7 @@ from net.broker import (
 from tests.net.brokers import require_mosquitto, start_mosquitto
 
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -279,3 +281,14 @@ async def test_mosquitto_sends_only_what_was_subscribed() -> None:
                     b"C",
                     True,
                 )
+
+
+def test_the_example_mosquitto_conf_is_accepted() -> None:
+    """docs/mosquitto.conf runs, on a free loopback port instead of 1883."""
+    require_mosquitto()
+    conf = (ROOT / "docs" / "mosquitto.conf").read_text(encoding="utf-8")
+    assert "\nset_tcp_nodelay true\n" in conf and "\nlistener 1883\n" in conf
+    assert "{" not in conf  # it becomes a template for {port}
+    local = conf.replace("\nlistener 1883\n", "\nlistener {port} 127.0.0.1\n")
+    with start_mosquitto(config=local + "log_type information\n") as mosquitto:
+        assert not [line for line in mosquitto.output if "Error" in line]
