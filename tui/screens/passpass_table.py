@@ -25,6 +25,7 @@ from tui.screens.round_end import RoundEndScreen
 from tui.screens.table import TableScreen, number_keys
 from tui.widgets.card import CARD_WIDTH, diamond_marks
 from tui.widgets.card_row import SlotData
+from tui.widgets.fit import fit
 from tui.widgets.game_log import GameLog
 from tui.widgets.hand import HandView
 from tui.widgets.opponents import OpponentsPanel
@@ -168,7 +169,7 @@ class PassPassTableScreen(TableScreen):
             seat = res.second_winner
         else:
             return "out"
-        return "→" + self.log_names[seat][: CARD_WIDTH - 1]
+        return "→" + fit(self.log_names[seat], CARD_WIDTH - 1)
 
     def _majority_text(self, res: TrickSummary) -> str:
         ranking = ", ".join(f"{colour.letter}{strength}" for colour, strength in res.strengths)
