@@ -9,6 +9,7 @@ from pathlib import Path
 from textual.app import App
 from textual.widgets import Markdown
 
+from core.passpass.model import Play
 from core.passpass.state import PassPassView
 from core.registry import get_game
 from tests.tui.conftest import SIZE, make_app, passpass_seed
@@ -20,6 +21,7 @@ from tui.screens.passpass_table import PassPassTableScreen
 from tui.screens.rules import RulesScreen
 from tui.settings import Settings, load_settings, save_settings
 from tui.widgets.hand import HandView
+from tui.widgets.trick import TrickView
 from tui.widgets.too_small import TooSmall
 
 
@@ -287,3 +289,47 @@ async def test_keys_do_nothing_behind_the_too_small_message(private_config: Path
         await pilot.press("f1")  # help still opens
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
+
+
+async def test_tab_never_takes_the_keys_away_from_the_hand(private_config: Path) -> None:
+    # From the play-test: one Tab moved focus to the trick, then every digit
+    # was refused ("Not now") while help still listed Tab.
+    app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        hand = table.query_one(HandView)
+        await pilot.press("tab", "shift+tab", "tab")
+        await pilot.pause()
+        assert app.focused is hand
+        assert any("Play one of your 8 cards" in text for text in notices(app))
+        await pilot.click(TrickView)  # a click does not move the keys either
+        await pilot.pause()
+        assert app.focused is hand
+        await pilot.press("2")
+        await pilot.pause()
+        view = table.pp_view
+        assert view is not None and len(view.hand) == 7
+        await pilot.press("f1")
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        assert all("tab" not in key.lower() for key, _ in help_screen.keys)
+
+
+async def test_a_refusal_reads_in_words_not_seat_numbers(private_config: Path) -> None:
+    # From the play-test: a key landing as a bot's move ended showed the
+    # engine's "it is not seat 1's turn to act".
+    app = make_app(private_config, seed=passpass_seed(you_lead=False), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        view = table.pp_view
+        assert view is not None and 0 not in view.to_act
+        await table.submit(Play(view.hand[0]))  # as if the view had said "your turn"
+        await pilot.pause()
+        waiting = table.names[view.to_act[0]]
+        assert notices(app) == [f"It is not your turn: {waiting} plays now."]

@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
@@ -43,6 +44,10 @@ class TableScreen(PasseScreen):
         Binding("r", "rules", "Rules"),
         Binding("q,escape", "leave", "Quit", key_display="q"),
         Binding(EXPLAIN_KEYS, "explain", "Explain", show=False),
+        # The screen decides which widget has the keys (refocus): Tab does not
+        # move them away (the game's keys would all be refused), it explains
+        # which keys work now instead. Replaces Screen's focus_next/previous.
+        Binding("tab,shift+tab", "explain", "Explain", show=False),
     ]
 
     def __init__(self, client: TableClient) -> None:
@@ -69,6 +74,21 @@ class TableScreen(PasseScreen):
     def explain(self) -> str:
         """Why the key just pressed does nothing now, in words."""
         return "Nothing to choose right now."
+
+    def refusal(self, reason: str) -> str:
+        """A refusal by the rules, in words for a person: the only way
+        refusals are shown. When it is not (or no longer) your turn, which
+        happens when a key lands just as a bot's move ends, the engine's
+        reason names seats by number ("it is not seat 1's turn"): the
+        screen's :meth:`explain` of the current view says whose turn it is
+        instead. Otherwise the engine's reason (rule ids included) reads as
+        a sentence."""
+        view = self.view
+        if view is None or view.is_over or view.seat not in view.to_act:
+            return self.explain()
+        text = reason.strip()
+        text = text[:1].upper() + text[1:]
+        return text if text.endswith((".", "!", "?")) else text + "."
 
     def bindings_state(self) -> object:
         """A value that changes whenever the footer's keys should change."""
@@ -125,11 +145,11 @@ class TableScreen(PasseScreen):
             self.app.clear_notifications()
         self._my_turn = my_turn
         self._submitted = False
-        if update.rejected:
-            self.notify(update.rejected, title="Not allowed", severity="warning")
         for event in update.events:
             self.game_log.add(event.describe(self.log_names))
         self.view = update.view
+        if update.rejected:
+            self.notify(self.refusal(update.rejected), title="Not allowed", severity="warning")
         self.show_view(update.view, update.events)
         keys = self.bindings_state()
         if keys != self._bindings_state:
@@ -166,6 +186,11 @@ class TableScreen(PasseScreen):
             app.call_later(app.go_home)
 
     # -- keys --------------------------------------------------------------
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # Focus moved by other means (a mouse click) goes back to where the
+        # game's keys are: the screen's refocus chooses, never the person.
+        self.call_after_refresh(self.refocus)
 
     @property
     def in_progress(self) -> bool:
