@@ -129,9 +129,16 @@ class PasseApp(App[None]):
         self.push_screen(HelpScreen(title, keys, notes))
 
     async def action_quit(self) -> None:
-        """Quitting during a game asks first (the table screen's dialog)."""
+        """Quitting during a game asks first (the table screen's dialog),
+        unless the terminal is too small to show it: then it quits at once
+        (the game is saved after every move), as the message says."""
+        from tui.screens.base import SizeGuard
         from tui.screens.table import TableScreen  # on demand: start-up time
 
+        screen = self.screen
+        if isinstance(screen, SizeGuard) and screen.too_small:
+            self.exit()
+            return
         table = next((s for s in self.screen_stack if isinstance(s, TableScreen)), None)
         if table is not None and table.in_progress and self.screen is table:
             table.action_leave()

@@ -15,6 +15,7 @@ from core.registry import get_game
 from tests.tui.conftest import SIZE, make_app, passpass_seed
 from tui.app import PasseApp
 from tui.screens.confirm_quit import ConfirmQuitScreen
+from tui.saves import save_path
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.screens.passpass_table import PassPassTableScreen
@@ -282,13 +283,20 @@ async def test_keys_do_nothing_behind_the_too_small_message(private_config: Path
         assert isinstance(table, PassPassTableScreen)
         await pilot.resize_terminal(79, 24)
         await pilot.pause()
-        await pilot.press("1", "right", "enter", "r")
+        await pilot.press("1", "right", "enter", "r", "q", "y")
         await pilot.pause()
         view = table.pp_view
         assert app.screen is table and view is not None and len(view.hand) == 8
         await pilot.press("f1")  # help still opens
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is table
+        await pilot.press("ctrl+q")  # quits at once: no dialog to answer unseen
+        await pilot.pause()
+    assert app.return_code == 0
+    assert save_path(private_config).exists()
 
 
 async def test_tab_never_takes_the_keys_away_from_the_hand(private_config: Path) -> None:

@@ -42,5 +42,10 @@ class HelpScreen(PasseModal[None]):
                     yield Static(self.notes)
         yield Footer()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Closing help changes nothing in the game: it works even behind the
+        # "terminal too small" message (help itself may open there).
+        return action == "close" or super().check_action(action, parameters)
+
     def action_close(self) -> None:
         self.dismiss(None)
