@@ -25,13 +25,33 @@ def test_version() -> None:
 
 def test_simulate_prints_one_json_summary(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
-        ["simulate", "passpass", "--players", "4", "--games", "5", "--seed", "1",
-         "--bots", "heuristic,random,random,random"]
+        [
+            "simulate",
+            "passpass",
+            "--players",
+            "4",
+            "--games",
+            "5",
+            "--seed",
+            "1",
+            "--bots",
+            "heuristic,random,random,random",
+        ]
     )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
-    for key in ("game", "players", "teams", "games", "wins", "shared", "mean_scores",
-                "mean_actions", "immediate_victories", "seconds"):
+    for key in (
+        "game",
+        "players",
+        "teams",
+        "games",
+        "wins",
+        "shared",
+        "mean_scores",
+        "mean_actions",
+        "immediate_victories",
+        "seconds",
+    ):
         assert key in data
     assert data["games"] == 5 and len(data["wins"]) == 4 and len(data["mean_scores"]) == 4
     assert sum(data["wins"]) >= 5
@@ -43,8 +63,10 @@ def test_simulate_prints_one_json_summary(capsys: pytest.CaptureFixture[str]) ->
         (["simulate", "chess", "--players", "4"], "unknown game 'chess'"),
         (["simulate", "passpass", "--players", "2"], "3 to 6 players"),
         (["simulate", "passpass", "--players", "6"], "teams only"),
-        (["simulate", "passpass", "--players", "4", "--bots", "foo,random,random,random"],
-         "unknown bot 'foo'"),
+        (
+            ["simulate", "passpass", "--players", "4", "--bots", "foo,random,random,random"],
+            "unknown bot 'foo'",
+        ),
         (["simulate", "passpass", "--players", "4", "--bots", "random,random"], "one per seat"),
         (["simulate", "passpass", "--players", "five"], "invalid int value"),
         (["simulate", "passpass", "--players", "3", "--teams"], "4 or 6 players"),

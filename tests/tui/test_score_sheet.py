@@ -48,9 +48,7 @@ def test_the_round_in_progress_shows_its_running_figures() -> None:
 def test_in_team_mode_both_partners_figures_show_until_the_team_chooses() -> None:
     # PP-23: the team scores the chosen partner's figures; until the choice
     # the sheet shows both partners', not one of them as if chosen.
-    state = rig(
-        ["Y12", "V2", "B2", "G2"], teams=True, won=["", "V5 B5 G5 Y5", "", ""], leader=0
-    )
+    state = rig(["Y12", "V2", "B2", "G2"], teams=True, won=["", "V5 B5 G5 Y5", "", ""], leader=0)
     names = ["Me", "Ada", "Bruno", "Cleo"]
     view = state.view(0)
     team = view.team_of[1]

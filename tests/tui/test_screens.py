@@ -245,7 +245,6 @@ async def test_the_palette_offers_only_passes_themes(private_config: Path) -> No
         assert len(themes) == 3
 
 
-
 async def test_a_stale_notice_is_cleared_once_your_action_is_accepted(
     private_config: Path,
 ) -> None:

@@ -44,9 +44,29 @@ async def test_a_resolved_trick_says_who_got_each_card(private_config: Path) -> 
             discarded=(cards[2],),
         )
         tags = [table._went_to(res, card) for card in cards]
-        second = "→" + table.names[2][:4]
-        assert tags == [second, second, "out", "→you"]
+        second = "→" + table.names[2][:3] + "…"  # shortened visibly, not cut
+        assert len(table.names[2]) > 4 and tags == [second, second, "out", "→you"]
         assert all(len(tag) <= 5 for tag in tags)
+        # The majority in plain words (PP-9/PP-10), not "V24", which reads like a card.
+        assert table._majority_text(res) == "Violet wins (sum: violet 24)"
+        assert table._resolved_text(res).startswith("Violet won. ")
+
+
+async def test_long_names_are_shortened_with_an_ellipsis(private_config: Path) -> None:
+    from tests.tui.conftest import write_settings
+    from tui.widgets.fit import fit
+    from tui.widgets.trick import TrickView
+
+    assert fit("Dmitri", 5) == "Dmit…" and fit("Ada", 5) == "Ada" and fit("Ema", 3) == "Ema"
+    write_settings(private_config, name="Dmitrievna")
+    app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("1")  # your card goes to the trick, under your name
+        await pilot.pause()
+        above = app.screen.query_one(TrickView).render_cards()[0].plain
+        assert "Dmit…" in above and "Dmitr " not in above
 
 
 async def test_tied_cards_read_plainly(private_config: Path) -> None:

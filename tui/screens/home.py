@@ -238,4 +238,3 @@ class HomeScreen(PasseScreen):
 
     def playable_entries(self) -> list[GameEntry]:
         return self.playable
-

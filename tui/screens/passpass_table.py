@@ -172,8 +172,12 @@ class PassPassTableScreen(TableScreen):
         return "→" + fit(self.log_names[seat], CARD_WIDTH - 1)
 
     def _majority_text(self, res: TrickSummary) -> str:
-        ranking = ", ".join(f"{colour.letter}{strength}" for colour, strength in res.strengths)
-        return f"Majority {res.majority.label} ({ranking})"
+        """ "Blue wins (sums: blue 23, violet 2)": colour names and the sum of
+        the values played in each (PP-9, PP-10), not "B23", which reads like
+        a card."""
+        sums = ", ".join(f"{colour.label} {strength}" for colour, strength in res.strengths)
+        label = "sum" if len(res.strengths) == 1 else "sums"
+        return f"{res.majority.label.capitalize()} wins ({label}: {sums})"
 
     def _resolving_text(self, view: PassPassView, res: TrickSummary) -> str:
         first, second = res.first_winner, res.second_winner
@@ -190,7 +194,7 @@ class PassPassTableScreen(TableScreen):
     def _resolved_text(self, res: TrickSummary) -> str:
         first = self.acts(res.first_winner, "kept")
         second = self.acts(res.second_winner, "took", start=False)
-        text = f"{res.majority.label} won. {first} {res.picked}; {second} "
+        text = f"{res.majority.label.capitalize()} won. {first} {res.picked}; {second} "
         text += cards_text(res.taken)
         if res.discarded:
             text += f"; out: {cards_text(res.discarded)}"

@@ -217,4 +217,3 @@ class TableScreen(PasseScreen):
             app.call_later(app.go_home)
         elif choice == QUIT:
             app.exit()
-
