@@ -249,7 +249,6 @@ class SpyingClient(RecordingClient):
         } | {str(TILES[tid]) for tid in state.boneyard}
 
 
-
 def public_part(view: DominoesView) -> Iterable[Any]:
     """The view without ``last_round``: the previous round's hands are shown
     at its end (DO-12), and those tiles may now be dealt to anyone."""

@@ -340,3 +340,30 @@ async def test_a_refusal_reads_in_words_not_seat_numbers(private_config: Path) -
         await pilot.pause()
         waiting = table.names[view.to_act[0]]
         assert notices(app) == [f"It is not your turn: {waiting} plays now."]
+
+
+async def test_a_dialog_waits_for_the_command_palette_to_close(private_config: Path) -> None:
+    # From the play-test: an end-of-round dialog was drawn over the open palette.
+    from textual.command import CommandPalette
+
+    from core.passpass.model import RoundScored
+    from tui.screens.round_end import RoundEndScreen
+
+    app = make_app(private_config, bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen) and table.pp_view is not None
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        table._show_round_end(table.pp_view, RoundScored(1, (0,) * 4, (0,) * 4))
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, RoundEndScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is table

@@ -22,7 +22,6 @@ from core.dominoes.model import Drew, Passed, Placed, RoundEnded, RoundStarted, 
 from core.engine import Event, View
 from tui.messages import TileChosen
 from tui.screens.choice import ChoiceScreen
-from tui.screens.round_end import RoundEndScreen
 from tui.screens.table import TableScreen, number_keys
 from tui.widgets.domino_hand import DIGITS, DominoHand, HandTile
 from tui.widgets.domino_players import DominoPlayers
@@ -121,7 +120,7 @@ class DominoesTableScreen(TableScreen):
         hand.active = mine and not self.choice_open
         self.query_one(DominoPlayers).show(view, self.names, self.last_moves)
         self.query_one(DominoScores).show(view, self.names, self.history)
-        self.query_one(StatusLine).say(self._status(view, mine), your_turn=mine)
+        self.say_status(self._status(view, mine), your_turn=mine)
         self.refocus()
         ended = [event for event in events if isinstance(event, RoundEnded)]
         if ended and not view.is_over:
@@ -154,10 +153,6 @@ class DominoesTableScreen(TableScreen):
         hand = self.query_one(DominoHand)
         if not hand.has_focus:
             hand.focus()
-
-    def on_screen_resume(self) -> None:
-        super().on_screen_resume()
-        self.refocus()
 
     @staticmethod
     def _pips(view: DominoesView) -> int:
@@ -265,7 +260,7 @@ class DominoesTableScreen(TableScreen):
                 self.run_worker(self._place(places[index]), exclusive=False)
 
         title = f"Place {tile_text(tile)} at which end?"
-        self.app.push_screen(ChoiceScreen(title, body, labels, kind=END_CHOICE), chosen)
+        self.push_dialog(ChoiceScreen(title, body, labels, kind=END_CHOICE), chosen)
 
     def bindings_state(self) -> object:
         return (
@@ -340,11 +335,7 @@ class DominoesTableScreen(TableScreen):
         body = render_round(
             summary, self.names, teams=view.teams, target=view.target, you=view.seat
         )
-        self.client.hold(True)  # bots wait while the summary is read
-        self.app.push_screen(
-            RoundEndScreen(f"End of round {summary.number}", body),
-            lambda _: self.client.hold(False),
-        )
+        self.show_round_end(f"End of round {summary.number}", body)
 
     def final_scores(self, view: View) -> RenderableType:
         assert isinstance(view, DominoesView)

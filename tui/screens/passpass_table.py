@@ -21,7 +21,6 @@ from core.passpass.model import Card, Pick, Play, Represent, RoundScored, Take
 from core.passpass.state import PassPassView, TrickSummary
 from tui.messages import CardChosen
 from tui.screens.choice import ChoiceScreen
-from tui.screens.round_end import RoundEndScreen
 from tui.screens.table import TableScreen, number_keys
 from tui.widgets.card import CARD_WIDTH, diamond_marks
 from tui.widgets.card_row import SlotData
@@ -100,7 +99,7 @@ class PassPassTableScreen(TableScreen):
         if view is None:
             return
         mine = view.seat is not None and view.seat in view.to_act and not view.is_over
-        self.query_one(StatusLine).say(self._status(view, mine), your_turn=mine)
+        self.say_status(self._status(view, mine), your_turn=mine)
 
     def refocus(self) -> None:
         """The trick has the keys when you pick from it, the hand otherwise."""
@@ -110,9 +109,6 @@ class PassPassTableScreen(TableScreen):
                 trick.focus()
         elif not hand.has_focus:
             hand.focus()
-
-    def on_screen_resume(self) -> None:
-        self.refocus()
 
     def _show_hand(self, view: PassPassView, mine: bool) -> None:
         hand = self.query_one(HandView)
@@ -309,7 +305,7 @@ class PassPassTableScreen(TableScreen):
                 return
             self.run_worker(self.submit(options[index]), exclusive=False)
 
-        self.app.push_screen(ChoiceScreen(title, body, labels, kind=kind), chosen)
+        self.push_dialog(ChoiceScreen(title, body, labels, kind=kind), chosen)
 
     def _card_label(self, view: PassPassView, card: Card) -> str:
         """``"B5 ◆"``, ``"V6 (no ◆)"``: a card and its diamonds, in words
@@ -358,11 +354,7 @@ class PassPassTableScreen(TableScreen):
                     str(row.pass_pass[team]),
                     f"{view.totals[team]}/{view.pass_pass_totals[team]}",
                 )
-        self.client.hold(True)  # bots wait while the summary is read
-        self.app.push_screen(
-            RoundEndScreen(f"End of round {scored.round}", table),
-            lambda _: self.client.hold(False),
-        )
+        self.show_round_end(f"End of round {scored.round}", table)
 
     def final_scores(self, view: View) -> RenderableType:
         assert isinstance(view, PassPassView)

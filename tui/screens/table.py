@@ -11,14 +11,15 @@ now). It only ever sees views: updates from its :class:`TableClient`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from core.engine import Action, Event, IllegalAction, Names, View, acts
 from net.client import TableClient
@@ -27,7 +28,11 @@ from tui.messages import TableUpdated
 from tui.screens.base import PasseScreen, rules_screen
 from tui.screens.confirm_quit import HOME, QUIT, ConfirmQuitScreen
 from tui.screens.game_over import AGAIN, GameOverScreen
+from tui.screens.round_end import RoundEndScreen
 from tui.widgets.game_log import GameLog
+from tui.widgets.status_line import StatusLine
+
+Dialog = tuple[Screen[Any], Callable[[Any], None] | None]
 
 EXPLAIN_KEYS = "enter,space,left,right,h,l,1,2,3,4,5,6,7,8,9"
 
@@ -60,6 +65,8 @@ class TableScreen(PasseScreen):
         self._bindings_state: object = None
         self._submitted = False  # an action of ours awaits its update
         self._my_turn = False
+        self.deferred: list[Dialog] = []  # dialogs waiting for this screen
+        self.round_end_title = ""  # while an end-of-round summary is due or open
 
     # -- subclasses --------------------------------------------------------
 
@@ -168,12 +175,56 @@ class TableScreen(PasseScreen):
         with contextlib.suppress(IllegalAction):
             await self.client.submit(action)
 
+    def say_status(self, text: str, *, your_turn: bool) -> None:
+        """The status line: what happens now. While an end-of-round summary
+        is due or open it says so (the next round waits for it), not what the
+        next round's first player is doing."""
+        if self.round_end_title:
+            text, your_turn = f"{self.round_end_title}: read the summary, Enter goes on.", False
+        self.query_one(StatusLine).say(text, your_turn=your_turn)
+
+    # -- dialogs -----------------------------------------------------------
+
+    def push_dialog(
+        self, dialog: Screen[Any], callback: Callable[[Any], None] | None = None
+    ) -> None:
+        """Open a dialog of the game (a summary, a choice, the end of the
+        game) over this table, or as soon as the table is shown again when
+        something else is open over it (the command palette, help, rules):
+        a dialog is never drawn over those."""
+        if self.app.screen is self and not self.deferred:
+            self.app.push_screen(dialog, callback)
+        else:
+            self.deferred.append((dialog, callback))
+
+    def on_screen_resume(self) -> None:
+        self.refocus()  # the keys go back where the game needs them
+        if self.deferred and self.app.screen is self:
+            dialog, callback = self.deferred.pop(0)
+            self.app.push_screen(dialog, callback)
+
+    def show_round_end(self, title: str, body: RenderableType) -> None:
+        """The end-of-round summary. Bots wait while it is read (hold), and
+        the status line says the summary is open until it is closed."""
+        self.client.hold(True)
+        self.round_end_title = title
+        if self.view is not None:
+            self.show_view(self.view, ())  # the status line now says so
+
+        def closed(_: object) -> None:
+            self.round_end_title = ""
+            self.client.hold(False)
+            if self.view is not None:
+                self.show_view(self.view, ())
+
+        self.push_dialog(RoundEndScreen(title, body), closed)
+
     # -- end of game -------------------------------------------------------
 
     def show_game_over(self, view: View) -> None:
         assert view.result is not None
         screen = GameOverScreen(view.result, self.names, view.seat, self.final_scores(view))
-        self.app.push_screen(screen, self._after_game_over)
+        self.push_dialog(screen, self._after_game_over)
 
     def _after_game_over(self, choice: str | None) -> None:
         from tui.app import PasseApp
@@ -206,7 +257,7 @@ class TableScreen(PasseScreen):
         if not self.in_progress:
             self._leave(HOME)
             return
-        self.app.push_screen(ConfirmQuitScreen(), self._leave)
+        self.push_dialog(ConfirmQuitScreen(), self._leave)
 
     def _leave(self, choice: str | None) -> None:
         from tui.app import PasseApp
