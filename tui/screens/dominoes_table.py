@@ -39,6 +39,7 @@ class DominoesTableScreen(TableScreen):
     DominoesTableScreen #dominoes-main { height: 1fr; }
     DominoesTableScreen #dominoes-left { width: 1fr; }
     DominoesTableScreen #dominoes-right { width: 34; }
+    DominoesTableScreen.-wide #dominoes-right { width: 44; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         # d and p are bound in the hand (DominoHand) to this screen's draw and

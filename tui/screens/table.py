@@ -45,6 +45,12 @@ def number_keys(count: int, digits: str = "123456789") -> str:
 
 
 class TableScreen(PasseScreen):
+    # From 120 columns a table may spread out (class "-wide"): panels widen
+    # instead of the hand stretching far beyond its cards.
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-normal"),
+        (120, "-wide"),
+    ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "rules", "Rules"),
         Binding("q,escape", "leave", "Quit", key_display="q"),
