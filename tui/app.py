@@ -24,6 +24,7 @@ from net.table import SavedTable, Table
 from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES
 from tui.games import load_table_screen
 from tui.saves import clear_save, load_save, save_path, set_aside, write_save
+from tui.screens.base import SizeGuard
 from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
@@ -125,14 +126,13 @@ class PasseApp(App[None]):
             seen.add(description)
             keys.append((self.get_key_display(binding), description))
         title = getattr(screen, "TITLE_IN_HELP", "") or type(screen).__name__
-        notes = getattr(screen, "GUIDE", "")
+        notes = screen.help_notes() if isinstance(screen, SizeGuard) else ""
         self.push_screen(HelpScreen(title, keys, notes))
 
     async def action_quit(self) -> None:
         """Quitting during a game asks first (the table screen's dialog),
         unless the terminal is too small to show it: then it quits at once
         (the game is saved after every move), as the message says."""
-        from tui.screens.base import SizeGuard
         from tui.screens.table import TableScreen  # on demand: start-up time
 
         screen = self.screen

@@ -487,3 +487,28 @@ async def test_a_long_train_wraps_and_keeps_both_ends_labelled(private_config: P
         await pilot.pause()
         lines = text_of(train.render(), width=train.content_size.width).splitlines()
         assert len([line for line in lines[1:] if line.strip()]) == 1
+
+
+async def test_confirm_plays_asks_before_a_tile_is_placed(private_config: Path) -> None:
+    from tests.tui.conftest import write_settings
+    from tui.screens.table import CONFIRM_CHOICE
+
+    write_settings(private_config, confirm_plays=True)
+    app = TwoEndsApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        view = table.do_view
+        assert view is not None
+        index = [str(t) for t in view.hand].index("1-3")
+        assert table.query_one(DominoHand).cursor == 0
+        await pilot.press(*["right"] * index, "left_square_bracket")  # 1-3 at the left end
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceScreen) and dialog.kind == CONFIRM_CHOICE
+        assert dialog.choice_title == "Place [1|3] at the left end?"
+        await pilot.press("1")  # yes
+        await pilot.pause()
+        current = table.do_view
+        assert current is not None and current.ends == (3, 3)

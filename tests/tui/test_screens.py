@@ -367,3 +367,59 @@ async def test_a_dialog_waits_for_the_command_palette_to_close(private_config: P
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is table
+
+
+async def test_help_at_80x24_opens_on_the_keys_and_says_there_is_no_undo(
+    private_config: Path,
+) -> None:
+    from textual.containers import VerticalScroll
+    from textual.widgets import Static
+
+    app = make_app(private_config, bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        title = help_screen.query_one(".dialog-title", Static)
+        keys_title = help_screen.query_one("#keys-title", Static)
+        assert keys_title.region.y == title.region.y + 1  # no blank lines first
+        assert "There is no undo" in help_screen.notes
+        # The notes wrap to the dialog, not at the guide's own line ends.
+        assert "Confirm plays" in " ".join(help_screen.notes.split())
+        scroll = help_screen.query_one(VerticalScroll)
+        assert scroll.region.bottom <= SIZE[1] - 1  # above the footer
+
+
+async def test_confirm_plays_asks_before_a_card_is_played(private_config: Path) -> None:
+    from tests.tui.conftest import write_settings
+    from tui.screens.choice import ChoiceScreen
+    from tui.screens.table import CONFIRM_CHOICE
+
+    write_settings(private_config, confirm_plays=True)
+    app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen) and table.confirm_plays
+        view = table.pp_view
+        assert view is not None
+        await pilot.press("3")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceScreen) and dialog.kind == CONFIRM_CHOICE
+        assert str(view.hand[2]) in dialog.choice_title
+        await pilot.press("escape")  # changed my mind: nothing is played
+        await pilot.pause()
+        assert app.screen is table
+        current = table.pp_view
+        assert current is not None and len(current.hand) == 8
+        assert table.query_one(HandView).active
+        await pilot.press("3", "enter")  # asked again; Enter says yes
+        await pilot.pause()
+        await pilot.pause()
+        current = table.pp_view
+        assert current is not None and view.hand[2] not in current.hand

@@ -58,6 +58,11 @@ class SizeGuard:
         Widgets' own keys need no check: hidden widgets lose the focus."""
         return not (self.too_small and action not in SMALL_ACTIONS)
 
+    def help_notes(self) -> str:
+        """The help screen's notes about this screen (keys that are not
+        bindings, how to read it)."""
+        return self.GUIDE
+
     def refocus(self) -> None:
         """Give focus back to where the keys matter (default: the first
         focusable widget, if nothing has focus)."""

@@ -237,7 +237,11 @@ class DominoesTableScreen(TableScreen):
 
     async def _place(self, action: Place) -> None:
         self.query_one(DominoHand).active = False
-        await self.submit(action)
+        view = self.do_view
+        where = ""
+        if view is not None and view.ends is not None and action.end is not None:
+            where = f" at the {end_words(action.end)} end"
+        await self.play(action, f"place {tile_text(action.tile)}{where}")
 
     def _no_fit(self, view: DominoesView, tile: Tile, end: str | None) -> str:
         if view.ends is None:

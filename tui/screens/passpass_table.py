@@ -240,20 +240,23 @@ class PassPassTableScreen(TableScreen):
         if view is None:
             return
         action: Action | None = None
+        what = ""
         if message.source == "hand" and message.index < len(view.hand):
             card = view.hand[message.index]
             action = next((a for a in self._legal(Play) if getattr(a, "card", None) == card), None)
+            what = f"play {self._card_label(view, card)}"
             if action is not None:
                 self.query_one(HandView).active = False
         elif message.source == "trick" and message.index < len(self.trick_items):
             card = self.trick_items[message.index].card
             action = next((a for a in self._legal(Pick) if getattr(a, "card", None) == card), None)
+            what = f"keep {self._card_label(view, card)}"
             if action is not None:
                 self.query_one(TrickView).active = False
         if action is None:
             self.notify(self.explain(), title="Not now")
             return
-        await self.submit(action)
+        await self.play(action, what)
 
     def bindings_state(self) -> object:
         return (super().bindings_state(), self.check_action("decide", ()))

@@ -26,6 +26,7 @@ from net.client import TableClient
 from net.table import TableUpdate
 from tui.messages import TableUpdated
 from tui.screens.base import PasseScreen, rules_screen
+from tui.screens.choice import ChoiceScreen
 from tui.screens.confirm_quit import HOME, QUIT, ConfirmQuitScreen
 from tui.screens.game_over import AGAIN, GameOverScreen
 from tui.screens.round_end import RoundEndScreen
@@ -35,6 +36,12 @@ from tui.widgets.status_line import StatusLine
 Dialog = tuple[Screen[Any], Callable[[Any], None] | None]
 
 EXPLAIN_KEYS = "enter,space,left,right,h,l,1,2,3,4,5,6,7,8,9"
+CONFIRM_CHOICE = "confirm"
+NO_UNDO = (
+    "There is no undo: a card or tile is played as soon as you choose it\n"
+    "(Enter, space or its number), and every move is final. To be asked\n"
+    'first, turn on "Confirm plays" in the settings on the home screen.'
+)
 
 
 def number_keys(count: int, digits: str = "123456789") -> str:
@@ -46,8 +53,9 @@ def number_keys(count: int, digits: str = "123456789") -> str:
 
 class TableScreen(PasseScreen):
     # From 120 columns a table may spread out (class "-wide"): panels widen
-    # instead of the hand stretching far beyond its cards.
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+    # instead of the hand stretching far beyond its cards. (Textual declares
+    # it without ClassVar, so mypy refuses one here.)
+    HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012
         (0, "-normal"),
         (120, "-wide"),
     ]
@@ -87,6 +95,9 @@ class TableScreen(PasseScreen):
     def explain(self) -> str:
         """Why the key just pressed does nothing now, in words."""
         return "Nothing to choose right now."
+
+    def help_notes(self) -> str:
+        return f"{self.GUIDE}\n\n{NO_UNDO}" if self.GUIDE else NO_UNDO
 
     def refusal(self, reason: str) -> str:
         """A refusal by the rules, in words for a person: the only way
@@ -174,6 +185,35 @@ class TableScreen(PasseScreen):
         if update.view.is_over and not self.game_over_shown:
             self.game_over_shown = True
             self.show_game_over(update.view)
+
+    @property
+    def confirm_plays(self) -> bool:
+        """The person asked to confirm each card or tile before it is played
+        (the settings' ``confirm_plays``, off by default)."""
+        settings = getattr(self.app, "settings", None)
+        return bool(getattr(settings, "confirm_plays", False))
+
+    async def play(self, action: Action, what: str) -> None:
+        """Play a card or tile chosen in the hand or the trick: at once, or,
+        with "Confirm plays" on, after a yes in a dialog (Enter confirms,
+        Escape or 2 goes back to choosing). ``what`` says it: "play V6"."""
+        if not self.confirm_plays:
+            await self.submit(action)
+            return
+
+        def decided(index: int | None) -> None:
+            view = self.view
+            if index == 0 and view is not None and action in view.legal:
+                self.run_worker(self.submit(action), exclusive=False)
+            elif view is not None:
+                self.show_view(view, ())  # the hand is yours again
+
+        body = Text("Confirm plays is on: nothing is played until you say yes.\n")
+        options = [f"Yes, {what}", "No, choose again"]
+        self.push_dialog(
+            ChoiceScreen(f"{what[:1].upper()}{what[1:]}?", body, options, kind=CONFIRM_CHOICE),
+            decided,
+        )
 
     async def submit(self, action: Action) -> None:
         # A refusal also arrives as an update with ``rejected``, shown then.
