@@ -512,3 +512,25 @@ async def test_confirm_plays_asks_before_a_tile_is_placed(private_config: Path) 
         await pilot.pause()
         current = table.do_view
         assert current is not None and current.ends == (3, 3)
+
+
+async def test_the_last_move_is_highlighted_in_the_train(private_config: Path) -> None:
+    app = TwoEndsApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        view = table.do_view
+        assert view is not None
+        index = [str(t) for t in view.hand].index("1-3")
+        await pilot.press(*["right"] * index, "right_square_bracket")  # 1-3 at the right end
+        await pilot.pause()
+        train = table.query_one(DominoTrain)
+        newest = max(train.train, key=lambda placed: placed.order)
+        assert {newest.left, newest.right} == {1, 3}
+        assert str(train.border_subtitle) == "Last: You play 1-3 on the right."
+        row = train.render().renderables[1]  # type: ignore[attr-defined]
+        marked = [
+            row.plain[span.start : span.end] for span in row.spans if "underline" in str(span.style)
+        ]
+        assert marked == ["[3|1]"]  # only the newest tile, not by colour alone

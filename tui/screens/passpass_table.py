@@ -21,6 +21,7 @@ from core.passpass.model import Card, Pick, Play, Represent, RoundScored, Take
 from core.passpass.state import PassPassView, TrickSummary
 from tui.messages import CardChosen
 from tui.screens.choice import ChoiceScreen
+from tui.screens.info import InfoScreen
 from tui.screens.table import TableScreen, number_keys
 from tui.widgets.card import CARD_WIDTH, diamond_marks
 from tui.widgets.card_row import SlotData
@@ -42,6 +43,7 @@ def cards_text(cards: Sequence[Card]) -> str:
 class PassPassTableScreen(TableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "decide", "Choose", key_display="c"),
+        Binding("t", "last_trick", "Last trick", key_display="t"),
     ]
     TITLE_IN_HELP = "Pass Pass table"
     GUIDE = (
@@ -52,6 +54,8 @@ class PassPassTableScreen(TableScreen):
         "Cards show their colour letter (V violet, B blue, G green, Y yellow),\n"
         "value and diamonds (◆, one point each). The players panel shows every\n"
         "player's colour counts (public, PP-8): # cards, V B G Y, Won, Pt, PP.\n"
+        "The card played last is marked 'new' under it; t shows the last trick\n"
+        "again (who played what, and who got each card).\n"
         "r: rules, q/Escape: leave (asks first), ctrl+p: command palette (themes)."
     )
 
@@ -59,6 +63,7 @@ class PassPassTableScreen(TableScreen):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.choice_open = False
         self.trick_items: tuple[SlotData, ...] = ()
+        self.last_trick: TrickSummary | None = None  # the last resolved trick
 
     def compose_table(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -129,12 +134,17 @@ class PassPassTableScreen(TableScreen):
         items: list[SlotData] = []
         summary = ""
         resolving = view.phase in (PICK, TAKE) and res is not None
+        if res is not None and not resolving:
+            self.last_trick = res  # kept for t while the next one is resolved
         if view.trick:
-            for seat, card in view.trick:
+            newest = len(view.trick) - 1
+            for index, (seat, card) in enumerate(view.trick):
                 tag = ""
                 if resolving and res is not None:
                     tag = "1st" if seat == res.first_winner else ""
                     tag = "2nd" if seat == res.second_winner else tag
+                elif index == newest:
+                    tag = "new"  # the last move, readable until the next one
                 items.append(SlotData(card, diamonds[card.value - 1], self.names[seat], tag))
             if resolving and res is not None:
                 summary = self._resolving_text(view, res)
@@ -259,9 +269,15 @@ class PassPassTableScreen(TableScreen):
         await self.play(action, what)
 
     def bindings_state(self) -> object:
-        return (super().bindings_state(), self.check_action("decide", ()))
+        return (
+            super().bindings_state(),
+            self.check_action("decide", ()),
+            self.last_trick is not None,
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "last_trick":
+            return self.last_trick is not None and super().check_action(action, parameters)
         if action == "decide":
             view = self.pp_view
             return bool(
@@ -309,6 +325,27 @@ class PassPassTableScreen(TableScreen):
             self.run_worker(self.submit(options[index]), exclusive=False)
 
         self.push_dialog(ChoiceScreen(title, body, labels, kind=kind), chosen)
+
+    def action_last_trick(self) -> None:
+        """A look back at the last resolved trick: who played which card,
+        who got it, and why (PP-9 to PP-15)."""
+        view, res = self.pp_view, self.last_trick
+        if view is None or res is None:
+            return
+        table = Table(box=None, padding=(0, 2, 0, 0))
+        table.add_column("Player")
+        table.add_column("Card")
+        table.add_column("Went to")
+        for seat, card in res.plays:
+            if card == res.picked:
+                went = self.log_names[res.first_winner] + " (1st winner's pick)"
+            elif card in res.taken:
+                went = self.log_names[res.second_winner] + " (2nd winner)"
+            else:
+                went = "out for the round (PP-15)"
+            table.add_row(self.log_names[seat], self._card_label(view, card), went)
+        body = Group(table, Text(f"\n{self._majority_text(res)}. {self._resolved_text(res)}"))
+        self.push_dialog(InfoScreen("The last trick", body))
 
     def _card_label(self, view: PassPassView, card: Card) -> str:
         """``"B5 ◆"``, ``"V6 (no ◆)"``: a card and its diamonds, in words
