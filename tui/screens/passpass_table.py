@@ -336,14 +336,19 @@ class PassPassTableScreen(TableScreen):
         table.add_column("Player")
         table.add_column("Card")
         table.add_column("Went to")
+
+        def who(seat: int) -> str:  # a table cell: "You", not "you"
+            name = self.log_names[seat]
+            return name[:1].upper() + name[1:]
+
         for seat, card in res.plays:
             if card == res.picked:
-                went = self.log_names[res.first_winner] + " (1st winner's pick)"
+                went = who(res.first_winner) + " (1st winner's pick)"
             elif card in res.taken:
-                went = self.log_names[res.second_winner] + " (2nd winner)"
+                went = who(res.second_winner) + " (2nd winner)"
             else:
                 went = "out for the round (PP-15)"
-            table.add_row(self.log_names[seat], self._card_label(view, card), went)
+            table.add_row(who(seat), self._card_label(view, card), went)
         body = Group(table, Text(f"\n{self._majority_text(res)}. {self._resolved_text(res)}"))
         self.push_dialog(InfoScreen("The last trick", body))
 

@@ -125,7 +125,7 @@ def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
             f"R{row.round} " + ", ".join(fit(names[seat], 6) for seat in row.representatives)
             for row in view.sheet
         )
-        parts.append(Text(f"Scored by: {reps}", style="dim", overflow="ellipsis"))
+        parts.append(Text(f"Scored by: {reps}", style="dim", overflow="ellipsis", no_wrap=True))
     return Group(*parts)
 
 
