@@ -238,3 +238,4 @@ class HomeScreen(PasseScreen):
 
     def playable_entries(self) -> list[GameEntry]:
         return self.playable
+
