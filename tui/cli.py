@@ -63,16 +63,25 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _option(text: str) -> tuple[str, object]:
-    """``key=value``; the value is read as JSON when it parses (numbers,
-    true/false, lists), else kept as text."""
-    key, sep, raw = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"bad option {text!r}: write KEY=VALUE")
+def _value(raw: str) -> object:
+    """A value as JSON when it parses (numbers, true/false, [lists]), else text."""
     try:
         value: object = json.loads(raw)
     except ValueError:
-        value = raw
+        return raw
+    return value
+
+
+def _option(text: str) -> tuple[str, object]:
+    """``key=value``; the value is read as JSON when it parses (numbers,
+    true/false, lists), else kept as text; values separated by commas are a
+    list (``diamonds=0,0,1,...``)."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"bad option {text!r}: write KEY=VALUE")
+    value = _value(raw)
+    if isinstance(value, str) and "," in value:
+        return key.strip(), [_value(item.strip()) for item in value.split(",")]
     return key.strip(), value
 
 
@@ -109,7 +118,10 @@ def _build_parser() -> argparse.ArgumentParser:
         default=[],
         type=_option,
         metavar="KEY=VALUE",
-        help="a game option, e.g. payment=everyone or target=61 (repeatable)",
+        help=(
+            "a game option, e.g. payment=everyone, target=61 or a list separated by "
+            "commas, diamonds=3,2,2,0,1,0,1,0,1,1,0,0 (repeatable)"
+        ),
     )
     sim.add_argument(
         "--bots",
