@@ -195,7 +195,7 @@ async def move_round_trips(
         try:
             for peer in peers:
                 await peer.join()
-                await peer.connect(lambda update: changed.set())
+                await peer.connect(lambda update, changed=changed: changed.set())
             authority.start_game()
             by_seat = {peer.seat: peer for peer in peers}
             bot = game.make_bot("random", room_number)

@@ -33,7 +33,6 @@ import msgspec
 
 from core.engine import Action, AnyGame, Event, IllegalAction, View
 
-
 # Maps with sorted keys, tuples and lists alike: equal data, equal bytes.
 _canonical = msgspec.msgpack.Encoder(order="sorted")
 

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from net.codec import CodecError, codec_for
 from core.engine import Event
 from core.registry import get_game
+from net.codec import CodecError, codec_for
 
 TABLES = [
     ("passpass", {"players": 3}),
