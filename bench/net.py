@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import socket
 import statistics
@@ -195,7 +196,7 @@ async def move_round_trips(
         try:
             for peer in peers:
                 await peer.join()
-                await peer.connect(lambda update, changed=changed: changed.set())
+                await peer.connect(functools.partial(_wake, changed))
             authority.start_game()
             by_seat = {peer.seat: peer for peer in peers}
             bot = game.make_bot("random", room_number)
@@ -227,6 +228,10 @@ async def move_round_trips(
                 await peer.close()
             await authority.close()
     return times
+
+
+def _wake(event: asyncio.Event, update: object) -> None:
+    event.set()
 
 
 async def _measure_moves(count: int) -> str:
