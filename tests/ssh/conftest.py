@@ -363,16 +363,21 @@ def _signature(terminal: Terminal) -> tuple[str, bool, bool, bool]:
 
 
 async def play_passpass_to_end(
-    client: Client, *, resize_at: int | None = None, resize_to: tuple[int, int] = (100, 30)
+    client: Client,
+    *,
+    resize_at: int | None = None,
+    resize_to: tuple[int, int] = (100, 30),
+    stop_after: int | None = None,
 ) -> int:
     """Play the person's seat by keys, reading only the screen, until the
-    end-of-game dialog; return the number of keys sent. After ``resize_at``
-    keys, resize the client's window and check the app redrew at the new size."""
+    end-of-game dialog (or ``stop_after`` keys); return the number of keys
+    sent. After ``resize_at`` keys, resize the client's window and check the
+    app redrew at the new size."""
     terminal = client.terminal
     sent = 0
     for _ in range(2000):
         text = terminal.text()
-        if GAME_OVER in text:
+        if GAME_OVER in text or sent == stop_after:
             return sent
         status = terminal.line(0)
         if ROUND_END in text:
@@ -392,13 +397,18 @@ async def play_passpass_to_end(
         sent += 1
         await terminal.wait(lambda b=before: _signature(terminal) != b, f"key {key!r} to act")
         if resize_at is not None and sent == resize_at:
-            columns, rows = resize_to
-            await client.resize(columns, rows)
-            # The footer moves to the new last row, its palette hint to the new right edge.
-            await terminal.wait(
-                lambda: "palette" in terminal.line(rows - 1)
-                and terminal.line(rows - 1).rstrip().endswith("palette")
-                and len(terminal.line(rows - 1).rstrip()) > 80,
-                f"the app to redraw at {columns}x{rows}",
-            )
+            await resize_and_check(client, *resize_to)
     raise AssertionError(f"the game did not end; screen:\n{terminal.text()}")
+
+
+async def resize_and_check(client: Client, columns: int, rows: int) -> None:
+    """Resize the client's window; wait until the app has redrawn for it:
+    the footer on the new last row, its palette hint at the new right edge."""
+    terminal = client.terminal
+    await client.resize(columns, rows)
+
+    def redrawn() -> bool:
+        footer = terminal.line(rows - 1).rstrip()
+        return footer.endswith("palette") and columns - 2 <= len(footer) <= columns
+
+    await terminal.wait(redrawn, f"the app to redraw at {columns}x{rows}")

@@ -44,7 +44,7 @@ async def test_ssh_binary_plays_a_game_and_resizes(
     assert "session 1 start: user 'alice' key none from 127.0.0.1, play, 80x24" in server.log()
 
 
-async def test_asyncssh_client_plays_a_game_and_resizes(
+async def test_asyncssh_client_with_a_key_starts_a_game_and_resizes(
     start_server: ServerFactory, clients: list[Client]
 ) -> None:
     server = start_server()
@@ -67,6 +67,17 @@ async def test_asyncssh_client_plays_a_game_and_resizes(
     assert player_dir.parent == server.data_dir / "ssh" / "players"
     assert player_dir.name.startswith("key-")
     assert environment["TERM"] == "xterm-256color"
-    await _play_whole_game(client, "bruno")
+    # Part of a game (the whole game runs with OpenSSH's client above).
+    terminal = client.terminal
+    await terminal.wait_for("bruno (you)")
+    await client.send("\r")
+    await terminal.wait_for("Your hand")
+    assert await play_passpass_to_end(client, resize_at=3, stop_after=8) == 8
+    assert terminal.columns == 100
+    await client.send("q")
+    await terminal.wait_for("Leave this game?")
+    await client.send("q")  # quit Passe: the app ends, and the connection with it
+    assert await client.exit_status() == 0
     await server.wait_log(r"session 1 end: app exited with 0")
     assert (player_dir / "settings.json").exists()
+    assert (player_dir / "saved-game.json").exists()
