@@ -4,6 +4,7 @@ the idle timeout, unknown keys, commands, clients without a terminal."""
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import asyncssh
@@ -164,3 +165,26 @@ async def test_a_session_without_a_terminal_is_refused(
     assert await client.exit_status() == 1
     assert "Passe needs a terminal" in client.terminal.all_text()
     await server.wait_log(r"refused user 'kim' key none from 127.0.0.1: no terminal")
+
+
+async def test_a_crashed_app_ends_its_session_alone(
+    start_server: ServerFactory, clients: list[Client]
+) -> None:
+    server = start_server()
+    victim = SshBinaryClient(ssh_arguments(server, "lea"), 80, 24)
+    other = SshBinaryClient(ssh_arguments(server, "max"), 80, 24)
+    clients.extend([victim, other])
+    await victim.terminal.wait_for("lea (you)")
+    await other.terminal.wait_for("max (you)")
+    start = await server.wait_log(r"session \d+ start: user 'lea' .*, pid (\d+)")
+    os.kill(int(start.group(1)), signal.SIGKILL)  # the app dies, as if it crashed
+    assert await victim.exit_status() == 128 + signal.SIGKILL
+    text = victim.terminal.all_text()
+    assert "the game stopped unexpectedly (signal 9)" in text
+    assert text.rindex("\x1b[?1049l") < text.rindex("stopped unexpectedly")
+    # The server and the other guest go on.
+    await other.send("\r")
+    await other.terminal.wait_for("Your hand")
+    newcomer = SshBinaryClient(ssh_arguments(server, "nina"), 80, 24)
+    clients.append(newcomer)
+    await newcomer.terminal.wait_for("nina (you)")

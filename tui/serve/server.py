@@ -251,8 +251,13 @@ class Hub:
             code = await session.wait_child()
             seconds = time.monotonic() - session.started_at
             reason = session.end_reason or f"app exited with {code}"
-            ended_by_server = bool(session.farewell) or code < 0
-            session.finish(exit_status(code), session.farewell, restore=ended_by_server)
+            farewell = session.farewell
+            if code < 0 and not farewell:  # killed, not by us: say so, not a blank screen
+                farewell = (
+                    f"Passe: the game stopped unexpectedly (signal {-code}). "
+                    "Your game is saved: reconnect and press c to continue it."
+                )
+            session.finish(exit_status(code), farewell, restore=code < 0)
             log.info("session %d end: %s after %.1f s", session.number, reason, seconds)
         finally:
             self.sessions.discard(session)
