@@ -337,8 +337,7 @@ class PasseSSHServer(asyncssh.SSHServer):
             key=fingerprint(self.key) if self.key is not None else None,
             peer=self.peer[0],
         )
-        session = PasseSession(self.hub, self.connection, identity)
-        return session
+        return PasseSession(self.hub, self.connection, identity)
 
 
 def _read_authorized_keys(path: Path) -> asyncssh.SSHAuthorizedKeys:

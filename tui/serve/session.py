@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import asyncssh
 
 if TYPE_CHECKING:
-    from tui.serve.server import Hub
+    from tui.serve.server import Hub, Identity
 
 log = logging.getLogger("passe.serve")
 
@@ -83,10 +83,12 @@ def _take_terminal() -> None:
 class PasseSession(asyncssh.SSHServerSession[bytes]):
     """The SSH side of one session; :class:`Hub` decides what it runs."""
 
-    def __init__(self, hub: Hub, connection: asyncssh.SSHServerConnection, identity: Any) -> None:
+    def __init__(
+        self, hub: Hub, connection: asyncssh.SSHServerConnection, identity: Identity
+    ) -> None:
         self.hub = hub
         self.connection = connection
-        self.identity = identity  # tui.serve.server.Identity
+        self.identity = identity
         self.number = hub.next_session_number()
         self.request = Request()
         self.channel: asyncssh.SSHServerChannel[bytes] | None = None
