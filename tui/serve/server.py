@@ -255,7 +255,7 @@ class Hub:
             if code < 0 and not farewell:  # killed, not by us: say so, not a blank screen
                 farewell = (
                     f"Passe: the game stopped unexpectedly (signal {-code}). "
-                    "Your game is saved: reconnect and press c to continue it."
+                    "A game in progress is saved: reconnect and press c to continue it."
                 )
             session.finish(exit_status(code), farewell, restore=code < 0)
             log.info("session %d end: %s after %.1f s", session.number, reason, seconds)
@@ -267,7 +267,7 @@ class Hub:
         """End every session's app (they are saved after every move)."""
         for session in list(self.sessions):
             session.end_reason = "server stopped"
-            session.farewell = "Passe: the server is stopping; your game is saved."
+            session.farewell = "Passe: the server is stopping; a game in progress is saved."
             self.spawn(session.stop_child(signal.SIGHUP))
         pending = [s.task for s in self.sessions if s.task is not None]
         if pending:

@@ -51,6 +51,7 @@ RESTORE_TERMINAL = (
     b"\x1b[?2004l"  # bracketed paste off
     b"\x1b[?1004l"  # focus events off
     b"\x1b[<u"  # kitty keyboard protocol: pop
+    b"\x1b[?7h"  # line wrap on (Textual turns it off)
     b"\x1b[0m\x1b[?25h\r\n"  # plain text, visible cursor
 )
 
@@ -326,7 +327,7 @@ class PasseSession(asyncssh.SSHServerSession[bytes]):
         self.end_reason = f"idle for {seconds:g} s"
         self.farewell = (
             f"Passe: disconnected after {seconds:g} seconds without a key press. "
-            "Your game is saved: reconnect and press c to continue it."
+            "A game in progress is saved: reconnect and press c to continue it."
         )
         self.hub.spawn(self.stop_child(signal.SIGTERM))
 
