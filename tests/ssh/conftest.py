@@ -341,6 +341,7 @@ async def asyncssh_connect(
     command: str | None = None,
     *,
     key: asyncssh.SSHKey | None = None,
+    password: str | None = None,
     size: tuple[int, int] = (80, 24),
 ) -> AsyncsshClient:
     connection = await asyncssh.connect(
@@ -349,6 +350,7 @@ async def asyncssh_connect(
         username=user,
         known_hosts=None,
         client_keys=[key] if key is not None else None,
+        password=password,
         agent_path=None,
         config=[],
     )

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
+import subprocess
 from pathlib import Path
 
 import asyncssh
 import pytest
 
 from tests.ssh.conftest import (
+    DEADLINE,
     HOME,
     Client,
     ServerFactory,
     SshBinaryClient,
     asyncssh_connect,
+    passe_command,
     play_passpass_to_end,
     ssh_arguments,
 )
@@ -103,6 +107,8 @@ async def test_only_authorized_keys_get_in(
     with pytest.raises(asyncssh.PermissionDenied):
         await asyncssh_connect(server, "gina", key=stranger)
     await server.wait_log(r"refused user 'gina' from 127.0.0.1: key not authorized")
+    with pytest.raises(asyncssh.PermissionDenied):
+        await asyncssh_connect(server, "gina", password="")  # no password login here
     # OpenSSH without a key: no guest login in this mode.
     keyless = SshBinaryClient(ssh_arguments(server, "hans"), 80, 24)
     clients.append(keyless)
@@ -186,3 +192,37 @@ async def test_a_crashed_app_ends_its_session_alone(
     newcomer = SshBinaryClient(ssh_arguments(server, "nina"), 80, 24)
     clients.append(newcomer)
     await newcomer.terminal.wait_for("nina (you)")
+
+
+async def test_open_mode_takes_any_password_for_clients_without_keys(
+    start_server: ServerFactory, clients: list[Client]
+) -> None:
+    server = start_server()
+    client = await asyncssh_connect(server, "olga", password="")
+    clients.append(client)
+    await client.terminal.wait_for("olga (you)")
+    assert "user 'olga' key none from 127.0.0.1" in server.log()
+
+
+def test_unreadable_authorized_keys_or_a_busy_port_stop_the_server(tmp_path: Path) -> None:
+    env = {**os.environ, "PASSE_DATA_DIR": str(tmp_path / "data")}
+    serve = [*passe_command(), "serve", "--ssh", "--bind", "127.0.0.1"]
+    missing = tmp_path / "nope"
+    done = subprocess.run(
+        [*serve, "--port", "0", "--authorized-keys", str(missing)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=DEADLINE,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"passe: cannot read authorized keys {missing}:")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [*serve, "--port", str(port)], capture_output=True, text=True, env=env, timeout=DEADLINE
+        )
+    assert done.returncode == 1
+    assert f"passe: cannot listen on port {port}:" in done.stderr

@@ -3,10 +3,11 @@ and logs. Each session is a :class:`~tui.serve.session.PasseSession` running
 ``passe`` in its own process on its own pty (``docs/ssh.md`` says why).
 
 Access: open guest mode by default (any user name; a key if the client
-offers one, else keyboard-interactive with no question), or only the keys
-of an authorized_keys file. The SSH user name becomes the player's name
-(``passe play --name``); the key's fingerprint, when there is one, is given
-to the app as ``$PASSE_PLAYER_KEY`` and chooses the player's directory.
+offers one, else keyboard-interactive with no question, or any password for
+clients that know nothing else), or only the keys of an authorized_keys
+file. The SSH user name becomes the player's name (``passe play --name``);
+the key's fingerprint, when there is one, is given to the app as
+``$PASSE_PLAYER_KEY`` and chooses the player's directory.
 """
 
 from __future__ import annotations
@@ -324,7 +325,13 @@ class PasseSSHServer(asyncssh.SSHServer):
         return True  # no question asked
 
     def password_auth_supported(self) -> bool:
-        return False
+        # For clients that know no keyboard-interactive login: in open guest
+        # mode any password (an empty one too) is accepted.
+        return self.hub.authorized is None
+
+    def validate_password(self, username: str, password: str) -> bool:
+        self.offered_key = None  # logged in without a key
+        return self.hub.authorized is None
 
     def auth_completed(self) -> None:
         self.logged_in = True
