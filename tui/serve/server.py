@@ -286,6 +286,7 @@ class PasseSSHServer(asyncssh.SSHServer):
         self.offered_key: asyncssh.SSHKey | None = None
         self.key: asyncssh.SSHKey | None = None
         self.logged_in = False
+        self.asked_for_session = False
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.connection = conn
@@ -336,9 +337,20 @@ class PasseSSHServer(asyncssh.SSHServer):
     def auth_completed(self) -> None:
         self.logged_in = True
         self.key = self.offered_key
+        # A login that never asks for a session would hold a connection for
+        # ever without counting against --max-sessions: give it the login time.
+        asyncio.get_running_loop().call_later(LOGIN_TIMEOUT, self._close_if_no_session)
+
+    def _close_if_no_session(self) -> None:
+        if not self.asked_for_session and self.connection is not None:
+            log.info(
+                "refused user %s from %s: no session asked for", shown(self.user), self.peer[0]
+            )
+            self.connection.close()
 
     def session_requested(self) -> PasseSession:
         assert self.connection is not None
+        self.asked_for_session = True
         identity = Identity(
             user=self.user,
             key=fingerprint(self.key) if self.key is not None else None,
