@@ -97,9 +97,7 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--seed", type=int, default=None, help="seed of the first game (default: random)"
     )
-    play.add_argument(
-        "--name", default=None, help="your player name for this run (default: the saved one)"
-    )
+    play.add_argument("--name", default=None, help="your player name (default: the saved one)")
 
     sim = commands.add_parser("simulate", help="play bot-only games and print a JSON summary")
     sim.add_argument("game", help=f"one of: {', '.join(game_ids())}")
@@ -202,7 +200,7 @@ def _timeout(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value >= 0:
+    if not 0 <= value < 10**9:  # NaN and infinity too
         raise argparse.ArgumentTypeError(f"{text}: choose 0 (never) or more seconds")
     return value
 

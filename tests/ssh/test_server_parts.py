@@ -12,6 +12,7 @@ import asyncssh
 import pytest
 
 from tests.ssh.conftest import passe_command
+from tui.cli import main
 from tui.serve.host_key import describe_host_key, fingerprint, load_or_create_host_key
 from tui.serve.server import Hub, Identity, ServeOptions, player_name
 
@@ -116,3 +117,23 @@ def test_a_player_directory_is_never_shared_by_two_live_sessions() -> None:
     directory, _ = hub.claim_directory(sneaky)
     assert directory.parent == hub.players
     assert directory.name.startswith("user-....etc-")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "complaint"),
+    [
+        (["--port", "70000"], "a port is between 0 and 65535"),
+        (["--max-sessions", "0"], "choose 1 or more"),
+        (["--idle-timeout", "-1"], "choose 0 (never) or more seconds"),
+        (["--idle-timeout", "inf"], "choose 0 (never) or more seconds"),
+        (["--bot-delay", "99"], "choose between 0 and 60"),
+    ],
+)
+def test_bad_serve_options_are_one_line_usage_errors(
+    arguments: list[str], complaint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", "--ssh", *arguments])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert complaint in error and error.count("\n") == 1
