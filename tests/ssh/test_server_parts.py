@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import asyncssh
@@ -77,7 +78,7 @@ def test_serve_without_a_protocol_is_a_usage_error() -> None:
         ("  \n\t ", "Guest"),
         ("", "Guest"),
         ("Émile.d_o-e", "Émile.d_o-e"),
-        ("a" * 200, "a" * 12),
+        ("a" * 200, "a" * 32),  # the app shortens it to its name length
     ],
 )
 def test_player_names_from_hostile_user_names(user: str, name: str) -> None:
@@ -137,3 +138,10 @@ def test_bad_serve_options_are_one_line_usage_errors(
     assert stopped.value.code == 2
     error = capsys.readouterr().err
     assert complaint in error and error.count("\n") == 1
+
+
+def test_the_server_does_not_load_textual() -> None:
+    """It only copies bytes: Textual's memory belongs to the sessions."""
+    code = "import sys, tui.serve.server, tui.cli; print('textual' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -33,7 +33,6 @@ import asyncssh
 from net.paths import data_dir
 from tui.serve.host_key import fingerprint, load_or_create_host_key
 from tui.serve.session import PasseSession
-from tui.settings import NAME_LENGTH
 
 log = logging.getLogger("passe.serve")
 
@@ -42,6 +41,10 @@ DEFAULT_MAX_SESSIONS = 32
 DEFAULT_IDLE_TIMEOUT = 1800.0
 PLAYER_KEY_VARIABLE = "PASSE_PLAYER_KEY"
 GUEST_NAME = "Guest"
+# Longest name passed on; the app shortens it to its own name length
+# (tui.settings.clean_name). Not imported from there: the server stays free of
+# Textual, which tui.settings pulls in through the themes.
+NAME_CHARACTERS = 32
 # Room codes as typed after `join` / `watch`: nothing else reaches the app.
 ROOM_CODE = re.compile(r"[A-Za-z0-9-]{1,32}")
 TERM_TYPE = re.compile(r"[A-Za-z0-9._+-]{1,64}")
@@ -70,9 +73,9 @@ class ServeOptions:
 
 def player_name(user: str) -> str:
     """The SSH user name as a player name: letters, digits, ``.``, ``_``
-    and ``-`` only (a user name is hostile input: no escapes, no markup),
-    at most the settings' name length."""
-    kept = "".join(ch for ch in user if ch.isalnum() or ch in "._-")[:NAME_LENGTH]
+    and ``-`` only (a user name is hostile input: no escapes, no markup, no
+    path separators), at most :data:`NAME_CHARACTERS`."""
+    kept = "".join(ch for ch in user if ch.isalnum() or ch in "._-")[:NAME_CHARACTERS]
     return kept or GUEST_NAME
 
 
