@@ -177,17 +177,18 @@ def passe_server(work: Path) -> Iterator[Server]:
     command = [*passe_command(), "serve", "--ssh", "--bind", "127.0.0.1", "--port", "0"]
     log = (work / "passe-server.log").open("wb")
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, env=env)
-    assert process.stdout is not None
-    banner = b""
-    while b"Guests connect with" not in banner:
-        line = process.stdout.readline()
-        if not line:
-            raise RuntimeError("passe serve --ssh did not start")
-        banner += line
-    found = re.search(rb"port (\d+)", banner)
-    assert found
-    server = Server("passe serve --ssh", process, ssh_command(int(found.group(1)), "bench", None))
-    try:
+    server = Server("passe serve --ssh", process, [])
+    try:  # from here on, whatever happens, the server is stopped
+        assert process.stdout is not None
+        banner = b""
+        while b"Guests connect with" not in banner:
+            line = process.stdout.readline()
+            if not line:
+                raise RuntimeError("passe serve --ssh did not start")
+            banner += line
+        found = re.search(rb"port (\d+)", banner)
+        assert found
+        server.client = ssh_command(int(found.group(1)), "bench", None)
         yield server
     finally:
         server.stop()
@@ -236,17 +237,16 @@ def system_sshd(work: Path) -> Iterator[Server | str]:
     process = subprocess.Popen(
         [sshd, "-D", "-e", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT
     )
-    if not _wait_port(port, time.monotonic() + 10):
-        process.kill()
-        process.wait()
-        log.close()
-        detail = (work / "sshd.log").read_text(errors="replace").strip().splitlines()
-        yield f"not available (sshd did not start: {detail[-1] if detail else 'no output'})"
-        return
     user = pwd.getpwuid(os.geteuid()).pw_name
     server = Server("ssh + passe via system sshd", process, ssh_command(port, user, client_key))
-    try:
-        yield server
+    try:  # from here on, whatever happens, the private sshd is stopped
+        if _wait_port(port, time.monotonic() + 10):
+            yield server
+        else:
+            server.stop()
+            log.flush()
+            detail = (work / "sshd.log").read_text(errors="replace").strip().splitlines()
+            yield f"not available (sshd did not start: {detail[-1] if detail else 'no output'})"
     finally:
         server.stop()
         log.close()
