@@ -20,18 +20,13 @@ from pathlib import Path
 from nacl.exceptions import BadSignatureError
 from nacl.public import Box, PrivateKey, PublicKey
 from nacl.signing import SigningKey, VerifyKey
-from platformdirs import user_data_path
+
+from net.paths import data_dir
 
 KEY_FILE = "identity.key"
 _HEADER = "passe-ed25519-seed-v1"
 PUBLIC_KEY_SIZE = 32
 SIGNATURE_SIZE = 64
-
-
-def data_dir() -> Path:
-    """``$PASSE_DATA_DIR`` if set, else the platform's per-user data directory."""
-    override = os.environ.get("PASSE_DATA_DIR")
-    return Path(override) if override else user_data_path("passe", appauthor=False)
 
 
 def peer_id(public_key: bytes) -> str:

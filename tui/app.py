@@ -29,7 +29,7 @@ from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.session import start_local
-from tui.settings import Settings, default_path, load_settings, save_settings
+from tui.settings import Settings, clean_name, default_path, load_settings, save_settings
 
 DEFAULT_BOT_DELAY = 0.8
 # A plain ``kill`` or a system shutdown (SIGTERM), or the terminal going away
@@ -52,6 +52,7 @@ class PasseApp(App[None]):
         bot_delay: float = DEFAULT_BOT_DELAY,
         seed: int | None = None,
         handle_signals: bool = False,
+        name: str | None = None,
     ) -> None:
         super().__init__()
         self.handle_signals = handle_signals
@@ -62,6 +63,8 @@ class PasseApp(App[None]):
         self.seed = seed
         self.games_started = 0
         self.settings, self.settings_notice = load_settings(self.config_path)
+        if name is not None:  # `passe play --name`, e.g. an SSH guest's user name
+            self.settings.name = clean_name(name)
         self.save_path = save_path(self.config_path)
         self._save_notice_shown = False
         saved = self.settings.theme
@@ -272,7 +275,9 @@ class PasseApp(App[None]):
         self.start_game(self.settings)
 
 
-def run(*, bot_delay: float = DEFAULT_BOT_DELAY, seed: int | None = None) -> int:
-    app = PasseApp(bot_delay=bot_delay, seed=seed, handle_signals=True)
+def run(
+    *, bot_delay: float = DEFAULT_BOT_DELAY, seed: int | None = None, name: str | None = None
+) -> int:
+    app = PasseApp(bot_delay=bot_delay, seed=seed, name=name, handle_signals=True)
     app.run()
     return app.return_code or 0
