@@ -558,3 +558,32 @@ def test_rules_text_marks_house_rules() -> None:
     assert text.count("House rule") >= 10
     for rule in ("FA-1", "FA-3", "FA-7", "FA-8", "FA-14", "FA-16"):
         assert rule in text
+
+
+def _after(text: str, marker: str) -> str:
+    """The paragraph of ``text`` that starts at ``marker``, on one line."""
+    start = text.index(marker)
+    end = text.find("\n- ", start)
+    return " ".join(text[start : end if end > 0 else None].split())
+
+
+@pytest.mark.parametrize(
+    ("rule", "words"),
+    [
+        ("FA-12", "the rest go to the discard pile"),
+        ("FA-13", "the card that lay on the slot and card A go to the discard pile"),
+        ("FA-14", 'the deck "runs out" when its last card is drawn'),
+        ("FA-14", "a second exhaustion on a round's last turn ends the game with that round"),
+        (
+            "FA-15",
+            '"the conditions in force" are the table\'s: at least one card with the MUST '
+            "feature and none with the BANNED feature",
+        ),
+        ("FA-15", "The shared-feature requirement of FA-11"),
+        ("FA-15", "`strict` — the whole hand must also be a valid collection (FA-11)"),
+    ],
+)
+def test_rules_text_shows_the_revised_house_rules(rule: str, words: str) -> None:
+    """FA-12..FA-15 [interpretation]: the rules screen shows each as a house
+    rule, in the specification's words."""
+    assert words in _after(GAME.rules_text(), f"**House rule ({rule}):**")
