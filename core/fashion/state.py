@@ -734,12 +734,25 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         )
 
     def statistics(self) -> dict[str, int]:
-        """Counters for ``passe simulate``: means per game in its summary."""
+        """Counters for ``passe simulate``: means per game in its summary.
+
+        ``season_points`` is the season points of all seats together (FA-15),
+        ``season_hands`` how many final hands scored any, and
+        ``season_tiebreaks`` whether season points narrowed a tie on points
+        (FA-16): the figures that tell how much the season reading matters.
+        """
+        season = self.season or []
+        result = self._result
+        tiebreak = result is not None and result.scores.count(max(result.scores)) > len(
+            result.winners
+        )
         return {
             "rounds_per_game": self.round,
             "collections": self.collections,
             "rule_changes": self.changes,
-            "season_points": sum(self.season or ()),
+            "season_points": sum(season),
+            "season_hands": sum(1 for points in season if points),
+            "season_tiebreaks": int(tiebreak),
         }
 
     def snapshot(self) -> dict[str, Any]:

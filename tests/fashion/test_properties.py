@@ -164,3 +164,19 @@ def test_replay_reproduces_the_final_state(
         assert again.view(seat) == state.view(seat)
     for _, action in state.history:
         assert GAME.parse_action(str(action)) == action
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=SEEDS, players=PLAYERS, payment=PAYMENT)
+def test_strict_season_scores_a_subset_of_the_table_season(
+    seed: int, players: int, payment: str
+) -> None:
+    """FA-15: the season reading only scores the end, so a random game plays out
+    the same under both; a hand that scores strictly (a valid collection) meets
+    the table's conditions too, with the same points."""
+    table = play_random(FashionConfig(players=players, payment=payment), seed)
+    strict = play_random(FashionConfig(players=players, payment=payment, season="strict"), seed)
+    assert strict.hands == table.hands and strict.piles == table.piles
+    assert table.season is not None and strict.season is not None
+    for seat in range(players):
+        assert strict.season[seat] in (0, table.season[seat])
