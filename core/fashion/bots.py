@@ -133,12 +133,12 @@ def season_weight(view: FashionView) -> float:
     return 0.0 if left is None else SEASON_WEIGHT.get(left, 0.0)
 
 
-def season_prospect(hand: list[Card], feats: Features, season: str, final: bool) -> float:
-    """FA-15: what this hand may score as the season collection. ``final``:
-    the hand will not change any more (its exact score now). Otherwise, under
-    the table's reading, a missing MUST card may still come and a BANNED card
-    may still be shed, so such a hand keeps part of its worth."""
-    if final or season == "strict":
+def season_prospect(hand: list[Card], feats: Features, season: str) -> float:
+    """FA-15: what this hand may score as the season collection while it can
+    still change. Under the table's reading a missing MUST card may still come
+    and a BANNED card may still be shed, so such a hand keeps part of its
+    worth; under ``strict``, its score now."""
+    if season == "strict":
         return float(season_points(hand, feats, season))
     must, banned = feats[MUST], feats[BANNED]
     if must == banned:
@@ -253,7 +253,7 @@ class HeuristicBot(Bot):
         # the rules before our next turn (FA-13).
         value = FUTURE * potential(hand, feats) + 0.02 * len(hand)
         if weight:
-            prospect = season_prospect(hand, feats, view.season, final=False)
+            prospect = season_prospect(hand, feats, view.season)
             value = (1.0 - weight) * value + weight * prospect
         return value
 
@@ -272,7 +272,7 @@ class HeuristicBot(Bot):
             if weight:
                 # The action after taking may still shed a BANNED card or
                 # change a rule, so the hand is not final yet.
-                score += weight * season_prospect(after, feats, view.season, final=False)
+                score += weight * season_prospect(after, feats, view.season)
             key = (score, -i)
             if best is None or key > best:
                 best, choice = key, action
