@@ -156,7 +156,7 @@ async def play_fashion(pilot: Pilot[Any], *, max_steps: int = 3000) -> Tally:
 
 
 async def test_whole_game_by_keys_to_the_end_screen(private_config: Path) -> None:
-    app = make_app(private_config, seed=4)
+    app = make_app(private_config, seed=15)  # you win an auction and change a rule
     async with app.run_test(size=SIZE) as pilot:
         await choose_fashion(pilot, players=4)
         table = app.screen
