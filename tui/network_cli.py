@@ -19,6 +19,7 @@ from typing import Any
 
 USAGE_ERROR = 2
 HEADLESS_BOTS = ("heuristic", "random")
+DISCOVERY_WAIT = 5.0  # seconds to find a room by its code on the LAN
 
 
 def _broker(text: str) -> tuple[str, int]:
@@ -256,7 +257,8 @@ async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
         return target.code, host, port
     from net.discovery import find_room
 
-    advert = await find_room(target.code, timeout=3.0)
+    # About a second on a quiet LAN; a busy machine or a lost packet needs more.
+    advert = await find_room(target.code, timeout=DISCOVERY_WAIT)
     if advert is None:
         return _fail(
             f"no room {target.code} found on the LAN: check the code, or ask the host "
