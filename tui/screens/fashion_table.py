@@ -24,6 +24,7 @@ from textual.widgets import Footer
 from core.engine import Action, Event, View
 from core.fashion.model import (
     ATTRIBUTES,
+    AuctionOpened,
     BANNED,
     CARD_ATTRS,
     CODE,
@@ -71,6 +72,22 @@ from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
 
 AUCTION, CHOOSE, TAKE, ACTION, OVER = "auction", "choose", "take", "action", "over"
+
+
+def current_round(events: Sequence[Event]) -> Sequence[Event]:
+    """The events since the latest round opened (its auction, FA-6)."""
+    starts = [index for index, event in enumerate(events) if isinstance(event, AuctionOpened)]
+    return events[starts[-1] :] if starts else events
+
+
+def points_before(points: tuple[int, ...], events: Sequence[Event]) -> tuple[int, ...]:
+    """Each designer's points before ``events``: every card of a collection
+    scored in them is one point (FA-12)."""
+    before = list(points)
+    for event in events:
+        if isinstance(event, CollectionAnnounced):
+            before[event.seat] -= len(event.scored)
+    return tuple(before)
 
 
 class FashionTableScreen(TableScreen):
@@ -215,10 +232,18 @@ class FashionTableScreen(TableScreen):
     def refocus(self) -> None:
         """The offer has the keys when you take from it, the hand otherwise."""
         view = self.fa_view
+        if view is None:
+            # Before the first update (a resumed game's screen resumes before
+            # its view arrives) there is no telling where the keys belong: a
+            # guess here would land after the real choice and steal its focus.
+            return
         offer, hand = self.query_one(FashionOffer), self.query_one(FashionHand)
-        target: FashionCardRow = offer if view and self._mine(view) and view.phase == TAKE else hand
-        if not target.has_focus:
-            target.focus()
+        target: FashionCardRow = offer if self._mine(view) and view.phase == TAKE else hand
+        if self.focused is not target:
+            # At once, not deferred (``Widget.focus``): a deferred focus would
+            # run after Textual's own auto-focus of the first widget (the
+            # offer) and any other pending one, in any order.
+            self.set_focus(target)
 
     def on_screen_resume(self) -> None:
         self.refocus()
@@ -336,8 +361,12 @@ class FashionTableScreen(TableScreen):
 
     def _track_round(self, view: FashionView, events: Sequence[Event]) -> None:
         if self.round_seen is None:
+            # The first update carries the whole story so far (a resumed game
+            # gets every earlier round too): only the current round's part,
+            # from its auction's opening (FA-6), belongs in its summary.
+            events = current_round(events)
             self.round_seen = view.round
-            self.round_points = view.points
+            self.round_points = points_before(view.points, events)
         self.round_events.extend(events)
         if view.round > self.round_seen and not view.is_over:
             finished = self.round_seen
