@@ -103,4 +103,5 @@ def test_a_resumed_table_tells_the_story_once_however_often_resumed(game_id: str
     assert twice.events == resumed.events
     seen: list[TableUpdate] = []
     twice.subscribe(None, seen.append)
-    assert seen[0].events == tuple(e for e in resumed.events if e.for_seat(None) is not None)
+    story = tuple(shown for e in resumed.events if (shown := e.for_seat(None)) is not None)
+    assert seen[0].events == story
