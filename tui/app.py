@@ -26,9 +26,9 @@ from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.session import start_local
-from tui.settings import Settings, default_path, load_settings, save_settings
+from tui.settings import DEFAULT_BOT_DELAY, Settings, default_path, load_settings, save_settings
 
-DEFAULT_BOT_DELAY = 0.8
+__all__ = ["DEFAULT_BOT_DELAY", "PasseApp", "run"]
 HIDDEN_IN_HELP = frozenset({"Explain", "Copy selected text"})
 
 
@@ -43,14 +43,15 @@ class PasseApp(App[None]):
         self,
         *,
         config_path: Path | None = None,
-        bot_delay: float = DEFAULT_BOT_DELAY,
+        bot_delay: float | None = None,
         seed: int | None = None,
     ) -> None:
         super().__init__()
         for theme in THEMES:
             self.register_theme(theme)
         self.config_path = config_path if config_path is not None else default_path()
-        self.bot_delay = bot_delay
+        # ``passe play --bot-delay`` for this run; otherwise the remembered speed.
+        self.bot_delay_override = bot_delay
         self.seed = seed
         self.games_started = 0
         self.settings, self.settings_notice = load_settings(self.config_path)
@@ -58,6 +59,13 @@ class PasseApp(App[None]):
         self._save_notice_shown = False
         saved = self.settings.theme
         self.theme = saved if saved in self.available_themes else DEFAULT_THEME
+
+    @property
+    def bot_delay(self) -> float:
+        """Seconds between bot moves."""
+        if self.bot_delay_override is not None:
+            return self.bot_delay_override
+        return self.settings.bot_delay
 
     # -- themes ------------------------------------------------------------
 
@@ -211,6 +219,7 @@ class PasseApp(App[None]):
                 name=settings.name,
                 bots=settings.bots,
                 seed=seed,
+                options=settings.options.get(game_id, {}),
             )
         except (ConfigError, LookupError, ImportError) as error:
             self.notify(str(error), title="Cannot start", severity="error")
@@ -219,7 +228,15 @@ class PasseApp(App[None]):
         self.push_screen(screen_type(client))
 
     def make_client(
-        self, game_id: str, *, players: int, teams: bool, name: str, bots: list[str], seed: int
+        self,
+        game_id: str,
+        *,
+        players: int,
+        teams: bool,
+        name: str,
+        bots: list[str],
+        seed: int,
+        options: dict[str, Any],
     ) -> TableClient:
         """The client for a new game (tests override this to observe it)."""
         return start_local(
@@ -230,6 +247,7 @@ class PasseApp(App[None]):
             bots=bots,
             seed=seed,
             bot_delay=self.bot_delay,
+            options=options,
         )
 
     async def go_home(self) -> None:
@@ -241,6 +259,6 @@ class PasseApp(App[None]):
         self.start_game(self.settings)
 
 
-def run(*, bot_delay: float = DEFAULT_BOT_DELAY, seed: int | None = None) -> int:
+def run(*, bot_delay: float | None = None, seed: int | None = None) -> int:
     PasseApp(bot_delay=bot_delay, seed=seed).run()
     return 0

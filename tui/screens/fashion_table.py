@@ -24,7 +24,6 @@ from textual.widgets import Footer
 from core.engine import Action, Event, View
 from core.fashion.model import (
     ATTRIBUTES,
-    AuctionOpened,
     BANNED,
     CARD_ATTRS,
     CODE,
@@ -33,6 +32,7 @@ from core.fashion.model import (
     STAR,
     SYMBOL,
     VALUE_NAMES,
+    AuctionOpened,
     Bid,
     BidsRevealed,
     Card,
