@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Group
 from rich.table import Table as RichTable
 from textual.app import App
 from textual.pilot import Pilot
@@ -176,8 +177,19 @@ async def test_whole_game_by_keys_to_the_end_screen(private_config: Path) -> Non
         assert any(line.startswith("You") and " a collection " in line for line in lines)
         assert any(line.startswith("You") and "(discarding " in line for line in lines)
         sheet = over.scores
-        assert isinstance(sheet, RichTable)
-        assert [str(c.header) for c in sheet.columns][:4] == ["Designer", "Pile", "Season", "Total"]
+        assert isinstance(sheet, Group)
+        totals, *rounds = sheet.renderables
+        assert isinstance(totals, RichTable)
+        headers = [str(c.header) for c in totals.columns]
+        assert headers[:4] == ["Designer", "Pile", "Season", "Total"]
+        # The whole game round by round: every round a column, and each
+        # designer's points per round add up to their point pile (FA-12).
+        tables = [part for part in rounds if isinstance(part, RichTable)]
+        numbers = [str(c.header) for t in tables for c in t.columns[1:]]
+        assert numbers == [str(n) for n in range(1, view.round + 1)]
+        for seat in range(view.players):
+            cells = [str(list(c.cells)[seat]) for t in tables for c in t.columns[1:]]
+            assert sum(int(cell) for cell in cells if cell != "·") == view.points[seat]
         await pilot.press("h")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)

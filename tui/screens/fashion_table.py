@@ -72,6 +72,7 @@ from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
 
 AUCTION, CHOOSE, TAKE, ACTION, OVER = "auction", "choose", "take", "action", "over"
+ROUNDS_PER_TABLE = 18  # 10 + 18 * 3 columns: the end-of-game dialog at 80 columns
 
 
 def current_round(events: Sequence[Event]) -> Sequence[Event]:
@@ -129,6 +130,10 @@ class FashionTableScreen(TableScreen):
         self.round_seen: int | None = None
         self.round_events: list[Event] = []
         self.round_points: tuple[int, ...] = ()
+        # Points each designer scored in each round (FA-12), for the end of
+        # the game: from the whole story, so a resumed game has every round.
+        self.round_gains: dict[int, list[int]] = {}
+        self.gains_round = 1
 
     def compose_table(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -184,6 +189,7 @@ class FashionTableScreen(TableScreen):
         self.query_one(FashionPlayers).show(view, self.names)
         self._render_cards()
         self.refocus()
+        self._count_gains(view, events)
         self._track_round(view, events)
         if mine and view.phase == CHOOSE and not self.choice_open:
             self.action_player()
@@ -358,6 +364,14 @@ class FashionTableScreen(TableScreen):
         )
 
     # -- rounds ------------------------------------------------------------
+
+    def _count_gains(self, view: FashionView, events: Sequence[Event]) -> None:
+        for event in events:
+            if isinstance(event, AuctionOpened):
+                self.gains_round = event.round
+            elif isinstance(event, CollectionAnnounced):
+                gains = self.round_gains.setdefault(self.gains_round, [0] * view.players)
+                gains[event.seat] += len(event.scored)
 
     def _track_round(self, view: FashionView, events: Sequence[Event]) -> None:
         if self.round_seen is None:
@@ -692,7 +706,24 @@ class FashionTableScreen(TableScreen):
                 Text(str(view.result.scores[seat]), style="bold"),
                 " ".join(hands[seat]) or "-",
             )
-        return table
+        return Group(table, *self._rounds_tables(view))
+
+    def _rounds_tables(self, view: FashionView) -> list[RenderableType]:
+        """The points each designer scored round by round (FA-12), in tables
+        of at most :data:`ROUNDS_PER_TABLE` rounds (80 columns)."""
+        rounds = list(range(1, view.round + 1))
+        parts: list[RenderableType] = [Text("\nPoints scored round by round (FA-12):")]
+        for start in range(0, len(rounds), ROUNDS_PER_TABLE):
+            chunk = rounds[start : start + ROUNDS_PER_TABLE]
+            table = Table(box=None, padding=(0, 1, 0, 0))
+            table.add_column("Round", no_wrap=True, max_width=10)
+            for number in chunk:
+                table.add_column(str(number), justify="right", no_wrap=True)
+            for seat in range(view.players):
+                gains = [self.round_gains.get(number, [0] * view.players)[seat] for number in chunk]
+                table.add_row(self.names[seat], *(str(g) if g else "·" for g in gains))
+            parts.append(table)
+        return parts
 
     def explain(self) -> str:
         view = self.fa_view
