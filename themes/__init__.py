@@ -10,9 +10,17 @@ carry their letter (V, B, G, Y) and value.
   hues (reddish purple, blue, bluish green, yellow), distinguishable with the
   common colour-vision deficiencies.
 * ``passe-mono`` -- high-contrast monochrome: black, white and greys only.
+
+In a 16-colour terminal (``TERM=xterm``) Rich maps every colour to the
+nearest of the 16 ANSI colours (``rich.palette.Palette.match``): the themes'
+violet and blue would both become bright blue, and green grey (Okabe-Ito's
+blue and bluish green both cyan). :func:`themes_for` gives the card colours
+the ANSI colours themselves there, one distinct hue per card colour.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from textual.theme import Theme
 
@@ -107,10 +115,41 @@ MONO = Theme(
 THEMES: tuple[Theme, ...] = (PASSE, OKABE_ITO, MONO)
 DEFAULT_THEME = PASSE.name
 
+# Rich's colour systems with 16 colours (the standard ANSI and the Windows
+# console palettes).
+SIXTEEN_COLOUR_SYSTEMS = frozenset({"standard", "windows"})
+# Colours that both Rich palettes (standard ANSI and Windows console) map to
+# magenta, blue, green and yellow: four hues whatever the terminal's palette
+# (tests/tui/test_themes.py); the letter on each card remains the first signal.
+ANSI_CARD_VARIABLES: dict[str, str] = {
+    "pp-violet": "#dc3cdc",
+    "pp-violet-text": "#000000",
+    "pp-blue": "#5555ff",
+    "pp-blue-text": "#ffffff",
+    "pp-green": "#55ff55",
+    "pp-green-text": "#000000",
+    "pp-yellow": "#ffff55",
+    "pp-yellow-text": "#000000",
+}
+
+
+def themes_for(color_system: str | None) -> tuple[Theme, ...]:
+    """The themes to register for a terminal with Rich's ``color_system``:
+    in 16 colours the card colours are ANSI ones (monochrome stays grey)."""
+    if color_system not in SIXTEEN_COLOUR_SYSTEMS:
+        return THEMES
+    return tuple(
+        theme
+        if theme is MONO
+        else replace(theme, variables={**theme.variables, **ANSI_CARD_VARIABLES})
+        for theme in THEMES
+    )
+
+
 THEME_DESCRIPTIONS: dict[str, str] = {
     PASSE.name: "Passe default (dark)",
     OKABE_ITO.name: "Colour-blind safe (Okabe-Ito palette)",
     MONO.name: "High-contrast monochrome",
 }
 
-__all__ = ["CARD_VARIABLES", "DEFAULT_THEME", "THEMES", "THEME_DESCRIPTIONS"]
+__all__ = ["CARD_VARIABLES", "DEFAULT_THEME", "THEMES", "THEME_DESCRIPTIONS", "themes_for"]

@@ -19,7 +19,7 @@ from core.engine import ConfigError, RecordError
 from core.registry import get_game
 from net.client import LocalClient, TableClient
 from net.table import SavedTable, Table
-from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES
+from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES, themes_for
 from tui.games import load_table_screen
 from tui.saves import clear_save, load_save, save_path, set_aside, write_save
 from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
@@ -47,7 +47,7 @@ class PasseApp(App[None]):
         seed: int | None = None,
     ) -> None:
         super().__init__()
-        for theme in THEMES:
+        for theme in themes_for(self.console.color_system):  # 16 colours: ANSI cards
             self.register_theme(theme)
         self.config_path = config_path if config_path is not None else default_path()
         # ``passe play --bot-delay`` for this run; otherwise the remembered speed.
