@@ -107,10 +107,11 @@ class FashionTableScreen(TableScreen):
     ]
     TITLE_IN_HELP = "Passe fashion table"
     GUIDE = (
-        "Cards read: code (colour R U K W, cut D J T C, material S W O L),\n"
-        "number, bottom symbol (★ STAR, ! MUST, ⊘ BANNED, $ MONEY), then the\n"
-        "three features in words. Tags: pt = would score (STAR), must, passé\n"
-        "(BANNED), cash (MONEY: a currency card in the auction).\n"
+        "A card reads: its symbol (★ STAR, ! MUST, ⊘ BANNED, $ MONEY: the slot\n"
+        "it changes as card A), its code, its number, then its colour, cut and\n"
+        "material in words. The code repeats them: colour R U K W, cut D J T C,\n"
+        "material S W O L (W is white first, wool last). Tags on the right: pt\n"
+        "= would score (STAR), must, passé (BANNED), cash (MONEY: currency).\n"
         "Auction: ↑/↓ to a card, Enter bids it (or its number 1-9).\n"
         "Auction won: a list asks who plays first, then next (p reopens it).\n"
         "Your turn: in the offer, space selects two cards, Enter takes them.\n"
