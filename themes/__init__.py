@@ -1,9 +1,11 @@
 """Passe's Textual themes.
 
-Every theme defines the Pass Pass card colours as theme variables
-(``$pp-violet``, ``$pp-violet-text``, ...), which the card widgets use, so a
-theme change recolours the cards. Colour is never the only signal: cards always
-carry their letter (V, B, G, Y) and value.
+Every theme defines the card colours as theme variables: Pass Pass
+(``$pp-violet``, ``$pp-violet-text``, ...) and Passe fashion (``$fa-red``,
+``$fa-blue``, ``$fa-black``, ``$fa-white``: the colour word of a card), which
+the card widgets use, so a theme change recolours the cards. Colour is never
+the only signal: cards always carry their letter (V, B, G, Y) and value, and
+fashion cards their colour in words.
 
 * ``passe`` -- the default, dark.
 * ``passe-okabe-ito`` -- colour-blind safe: the four card colours are Okabe-Ito
@@ -36,6 +38,10 @@ CARD_VARIABLES: dict[str, str] = {
     "pp-yellow": "#e0b82e",
     "pp-yellow-text": "#000000",
     "pp-cursor": "#ffffff",
+    "fa-red": "#e05252",
+    "fa-blue": "#4f9fd8",
+    "fa-black": "#9aa0a8",
+    "fa-white": "#ffffff",
 }
 
 PASSE = Theme(
@@ -79,6 +85,10 @@ OKABE_ITO = Theme(
         "pp-yellow": "#f0e442",
         "pp-yellow-text": "#000000",
         "pp-cursor": "#e69f00",
+        "fa-red": "#d55e00",
+        "fa-blue": "#56b4e9",
+        "fa-black": "#a0a0a0",
+        "fa-white": "#ffffff",
     },
 )
 
@@ -106,6 +116,10 @@ MONO = Theme(
         "pp-yellow": "#c0c0c0",
         "pp-yellow-text": "#000000",
         "pp-cursor": "#ffffff",
+        "fa-red": "#ffffff",
+        "fa-blue": "#ffffff",
+        "fa-black": "#a0a0a0",
+        "fa-white": "#ffffff",
         "footer-key-foreground": "#ffffff",
         "block-cursor-background": "#ffffff",
         "block-cursor-foreground": "#000000",
@@ -130,6 +144,13 @@ ANSI_CARD_VARIABLES: dict[str, str] = {
     "pp-green-text": "#000000",
     "pp-yellow": "#ffff55",
     "pp-yellow-text": "#000000",
+    # Fashion colour words (text on the dark background): red, blue, grey
+    # for black and bright white; the themes' black and white both became
+    # ANSI white (37 and 97) before.
+    "fa-red": "#ff5555",
+    "fa-blue": "#5555ff",
+    "fa-black": "#555555",
+    "fa-white": "#ffffff",
 }
 
 

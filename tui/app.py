@@ -47,7 +47,7 @@ class PasseApp(App[None]):
         seed: int | None = None,
     ) -> None:
         super().__init__()
-        for theme in themes_for(self.console.color_system):  # 16 colours: ANSI cards
+        for theme in THEMES:
             self.register_theme(theme)
         self.config_path = config_path if config_path is not None else default_path()
         # ``passe play --bot-delay`` for this run; otherwise the remembered speed.
@@ -68,6 +68,13 @@ class PasseApp(App[None]):
         return self.settings.bot_delay
 
     # -- themes ------------------------------------------------------------
+
+    def match_terminal_colours(self) -> None:
+        """In a 16-colour terminal, card colours that stay apart there
+        (themes.themes_for). Called by :func:`run` for the real terminal, not
+        in tests: their snapshots are true colour whatever the runner's TERM."""
+        for theme in themes_for(self.console.color_system):
+            self.register_theme(theme)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Card colours for themes that do not define them (Textual's own)."""
@@ -260,5 +267,7 @@ class PasseApp(App[None]):
 
 
 def run(*, bot_delay: float | None = None, seed: int | None = None) -> int:
-    PasseApp(bot_delay=bot_delay, seed=seed).run()
+    app = PasseApp(bot_delay=bot_delay, seed=seed)
+    app.match_terminal_colours()
+    app.run()
     return 0

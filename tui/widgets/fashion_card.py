@@ -48,10 +48,10 @@ CODE_WIDTH = 4  # "RDS ", left out where a row is too narrow
 def colour_css(widget: str) -> str:
     """The rules giving a widget's colour components their theme colours."""
     return f"""
-    {widget} > .fcard--red {{ color: $error; text-style: bold; }}
-    {widget} > .fcard--blue {{ color: $primary; text-style: bold; }}
-    {widget} > .fcard--black {{ color: $text-muted; text-style: bold; }}
-    {widget} > .fcard--white {{ color: $foreground; text-style: bold; }}
+    {widget} > .fcard--red {{ color: $fa-red; text-style: bold; }}
+    {widget} > .fcard--blue {{ color: $fa-blue; text-style: bold; }}
+    {widget} > .fcard--black {{ color: $fa-black; text-style: bold; }}
+    {widget} > .fcard--white {{ color: $fa-white; text-style: bold; }}
     """
 
 
