@@ -14,7 +14,7 @@ from textual.widgets import Footer, Input, Label, Static
 
 from core.registry import game_ids, game_info, get_game
 from net.client import LocalClient
-from tests.tui.conftest import SIZE, make_app
+from tests.tui.conftest import SIZE, make_app, write_settings
 from tui.app import PasseApp
 from tui.cli import main
 from tui.options import game_options, option_text
@@ -153,3 +153,38 @@ def test_every_offered_value_is_accepted_by_the_game_and_simulate(
     argv = ["simulate", game_id, "--players", str(players), "--games", "1", "--seed", "1"]
     assert main([*argv, "--option", option_text(name, value)]) == 0, capsys.readouterr().err
     assert json.loads(capsys.readouterr().out)["games"] == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"bot_delay": "fast"}, "bot_delay"),
+        ({"bot_delay": -1}, "bot_delay"),
+        ({"options": {"fashion": ["everyone"]}}, "options"),
+    ],
+)
+def test_bad_options_or_bot_speed_in_settings_are_reported(
+    private_config: Path, data: dict[str, Any], problem: str
+) -> None:
+    from tui.settings import Settings, load_settings
+
+    private_config.parent.mkdir(parents=True, exist_ok=True)
+    private_config.write_text(json.dumps(data), encoding="utf-8")
+    settings, notice = load_settings(private_config)
+    assert settings == Settings() and notice is not None and problem in notice
+
+
+async def test_a_remembered_value_no_longer_offered_falls_back_to_the_default(
+    private_config: Path,
+) -> None:
+    write_settings(private_config, options={"dominoes": {"target": 77, "gone": 1}})
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        target = app.screen.query_one("#opt-dominoes-target", Chooser)
+        assert target.value is None  # the rules' target
+        screen = app.screen
+        assert isinstance(screen, HomeScreen)
+        await choose(pilot, "game", "dominoes")
+        assert screen.collect().options["dominoes"] == {}  # only what differs
