@@ -25,6 +25,7 @@ from core.fashion.state import FashionConfig, FashionState, FashionView, collect
 from net.client import LocalClient, TableClient
 from net.table import Listener, SeatSpec, Table, TableUpdate
 from tests.tui.conftest import SIZE, SpyApp, footer_keys, help_fits, make_app
+from themes import CARD_VARIABLES
 from tui.app import PasseApp
 from tui.screens.choice import ChoiceScreen
 from tui.screens.fashion_table import FashionTableScreen
@@ -546,6 +547,9 @@ async def test_offer_rows_show_every_word_and_tag(width: int, with_code: bool) -
 
     class OfferApp(App[None]):
         CSS = f"FashionOffer {{ width: {width}; }}"
+
+        def get_theme_variable_defaults(self) -> dict[str, str]:
+            return {**super().get_theme_variable_defaults(), **CARD_VARIABLES}  # $fa-red...
 
         def compose(self) -> ComposeResult:
             yield FashionOffer(id="offer")
