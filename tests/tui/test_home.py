@@ -23,6 +23,16 @@ from tui.screens.table import TableScreen
 from tui.widgets.chooser import FOCUS_MARK, Chooser
 
 
+async def home_ready(pilot: Any) -> HomeScreen:
+    """The home screen once its options are mounted (after the first paint)."""
+    for _ in range(100):
+        await pilot.pause()
+        screen = pilot.app.screen
+        if isinstance(screen, HomeScreen) and screen.options_loaded:
+            return screen
+    raise AssertionError("the home screen's options never loaded")
+
+
 def marked(app: PasseApp) -> list[str]:
     """The rows of the home screen that carry the focus marker."""
     rows = [str(c.render()) for c in app.screen.query(Chooser) if c.display]
@@ -33,7 +43,7 @@ def marked(app: PasseApp) -> list[str]:
 async def test_up_and_down_stay_in_their_panel_with_a_marker(private_config: Path) -> None:
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await home_ready(pilot)
         screen = app.screen
         assert isinstance(screen, HomeScreen)
         bots = [c.value for c in screen.query(Chooser) if (c.id or "").startswith("bot-")]
@@ -64,7 +74,7 @@ async def test_up_and_down_stay_in_their_panel_with_a_marker(private_config: Pat
 async def test_one_row_of_key_hints(private_config: Path) -> None:
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await home_ready(pilot)
         assert len(app.screen.query(Footer)) == 1
         texts = [str(s.render()) for s in app.screen.query(Static)]
         assert not any("Enter: start" in text for text in texts)
@@ -91,7 +101,7 @@ async def test_options_and_bot_speed_start_the_game_and_are_remembered(
 ) -> None:
     app = PasseApp(config_path=private_config, seed=3)  # no --bot-delay: the setting
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await home_ready(pilot)
         await choose(pilot, "game", "fashion")
         await pilot.pause()
         await choose(pilot, "opt-fashion-payment", "everyone")
@@ -109,8 +119,7 @@ async def test_options_and_bot_speed_start_the_game_and_are_remembered(
 
     again = PasseApp(config_path=private_config, seed=3)
     async with again.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.pause()
+        await home_ready(pilot)
         screen = again.screen
         assert screen.query_one("#opt-fashion-payment", Chooser).value == "everyone"
         assert screen.query_one("#opt-fashion-payment", Chooser).display
@@ -121,8 +130,7 @@ async def test_options_and_bot_speed_start_the_game_and_are_remembered(
 async def test_the_home_screen_offers_every_option_of_the_config(private_config: Path) -> None:
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.pause()
+        await home_ready(pilot)
         shown = {c.id for c in app.screen.query(Chooser) if (c.id or "").startswith("opt-")}
     offered = {f"opt-{game}-{o.name}" for game in game_ids() for o in game_options(game)}
     assert shown == offered
@@ -180,8 +188,7 @@ async def test_a_remembered_value_no_longer_offered_falls_back_to_the_default(
     write_settings(private_config, options={"dominoes": {"target": 77, "gone": 1}})
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.pause()
+        await home_ready(pilot)
         target = app.screen.query_one("#opt-dominoes-target", Chooser)
         assert target.value is None  # the rules' target
         screen = app.screen
