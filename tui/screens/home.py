@@ -39,7 +39,7 @@ class HomeScreen(PasseScreen):
         Binding("up", "move(-1)", "Move", key_display="↑↓"),
         Binding("down", "move(1)", "Move", show=False),
         # Shown in the panels' titles: the footer keeps room for F1 Help.
-        Binding("tab,shift+tab", "panel", "Other panel", show=False),
+        Binding("tab,shift+tab", "panel", "Other panel", key_display="Tab", show=False),
         Binding("r", "rules", "Rules"),
         Binding("c", "resume", "Continue"),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
