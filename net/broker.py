@@ -48,7 +48,7 @@ import socket
 import sys
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
@@ -148,9 +148,21 @@ class LimitedStreamReader:
         self._reader.feed_eof()
 
 
+class _SnapshotDict(dict[str, Any]):
+    """A dict whose iteration walks a copy of its keys, so it may change
+    while an iteration awaits."""
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self.keys()))
+
+
 def _broker_config() -> dict[str, Any]:
     return {
         "listeners": {_LISTENER: {"type": "external"}},
+        # amqtt drops a client the moment its keep-alive lapses; MQTT allows
+        # one and a half keep-alives (3.1.2.10), and a busy client's ping
+        # comes a little late: allow as much again.
+        "timeout_disconnect_delay": 10,
         # Only anonymous authentication: no $SYS plugin, no logging plugins.
         "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
     }
@@ -197,6 +209,13 @@ async def serve(bind: str, port: int, tries: int, max_packet_size: int) -> None:
     threading.Thread(target=_wait_for_stdin_eof, args=(loop, stop), daemon=True).start()
 
     broker = Broker(_broker_config())
+    # amqtt 0.12, on every connection, loops over all sessions' subscriptions
+    # with an await inside (broker.py, "publish retained messages to a
+    # pre-existing session's subscriptions"); another client subscribing
+    # meanwhile makes that loop raise "dictionary changed size during
+    # iteration" and the new client's connection is reset. Seen when peers
+    # join a room at the same moment; iterating a snapshot avoids it.
+    broker._subscriptions = _SnapshotDict(broker._subscriptions)
     await broker.start()
 
     async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
