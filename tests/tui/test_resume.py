@@ -162,7 +162,7 @@ async def test_a_resumed_round_summary_lists_each_designer_once(private_config: 
                 break
         screen = app.screen
         assert isinstance(screen, RoundEndScreen), screen
-        assert screen.round_title == "End of round 3"
+        assert screen.info_title == "End of round 3"
         rows = plain(screen.body).splitlines()
         for name in NAMES:
             assert sum(row.startswith((name + " ", name + "*")) for row in rows) == 1, rows
