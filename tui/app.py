@@ -7,9 +7,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -21,12 +21,16 @@ from net.client import LocalClient, TableClient
 from net.table import SavedTable, Table
 from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES
 from tui.games import load_table_screen
+from tui.messages import HostRequested, JoinRequested
 from tui.saves import clear_save, load_save, save_path, set_aside, write_save
 from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.session import start_local
 from tui.settings import Settings, default_path, load_settings, save_settings
+
+if TYPE_CHECKING:
+    from tui.netplay import NetworkOptions
 
 DEFAULT_BOT_DELAY = 0.8
 HIDDEN_IN_HELP = frozenset({"Explain", "Copy selected text"})
@@ -45,6 +49,8 @@ class PasseApp(App[None]):
         config_path: Path | None = None,
         bot_delay: float = DEFAULT_BOT_DELAY,
         seed: int | None = None,
+        network: NetworkOptions | None = None,
+        opening: Callable[[], Screen[Any]] | None = None,
     ) -> None:
         super().__init__()
         for theme in THEMES:
@@ -52,6 +58,8 @@ class PasseApp(App[None]):
         self.config_path = config_path if config_path is not None else default_path()
         self.bot_delay = bot_delay
         self.seed = seed
+        self.network = network  # None: from the environment, when first needed
+        self.opening = opening  # a screen to open over home at start (passe host/join)
         self.games_started = 0
         self.settings, self.settings_notice = load_settings(self.config_path)
         self.save_path = save_path(self.config_path)
@@ -99,6 +107,8 @@ class PasseApp(App[None]):
         self.watch(self, "theme", self._theme_changed, init=False)
         if self.settings_notice:
             self.notify(self.settings_notice, title="Settings", severity="warning", timeout=8)
+        if self.opening is not None:
+            self.push_screen(self.opening())
 
     def action_help(self) -> None:
         screen = self.screen
@@ -232,6 +242,51 @@ class PasseApp(App[None]):
             bot_delay=self.bot_delay,
         )
 
+    # -- networked games (tui/netplay.py) -----------------------------------
+
+    def network_options(self) -> NetworkOptions | None:
+        """Where rooms are hosted and looked for; ``None`` after saying why not."""
+        from tui.netplay import NetplayError, NetworkOptions
+
+        if self.network is None:
+            try:
+                self.network = NetworkOptions.from_env()
+            except NetplayError as error:
+                self.notify(str(error), title="PASSE_BROKER", severity="error")
+                return None
+        return self.network
+
+    def on_host_requested(self, message: HostRequested) -> None:
+        from tui.netplay import HostPlan
+        from tui.screens.lobby import LobbyScreen
+
+        settings = message.settings
+        network = self.network_options()
+        if network is None:
+            return
+        self.settings = settings
+        self._save()
+        plan = HostPlan(
+            settings.game,
+            players=settings.players.get(settings.game, 4),
+            teams=settings.teams.get(settings.game, False),
+            name=settings.name,
+            network=network,
+            seed=self.seed,
+            bot_delay=self.bot_delay,
+        )
+        self.push_screen(LobbyScreen(plan=plan))
+
+    def on_join_requested(self, message: JoinRequested) -> None:
+        from tui.screens.join import JoinScreen
+
+        network = self.network_options()
+        if network is None:
+            return
+        self.settings = message.settings
+        self._save()
+        self.push_screen(JoinScreen(message.settings.name, network))
+
     async def go_home(self) -> None:
         while len(self.screen_stack) > 1 and not isinstance(self.screen, HomeScreen):
             await self.pop_screen()
@@ -241,6 +296,13 @@ class PasseApp(App[None]):
         self.start_game(self.settings)
 
 
-def run(*, bot_delay: float = DEFAULT_BOT_DELAY, seed: int | None = None) -> int:
-    PasseApp(bot_delay=bot_delay, seed=seed).run()
+def run(
+    *,
+    bot_delay: float = DEFAULT_BOT_DELAY,
+    seed: int | None = None,
+    network: NetworkOptions | None = None,
+    opening: Callable[[], Screen[Any]] | None = None,
+) -> int:
+    """``opening``: a screen shown over home at start (``passe host``/``join``)."""
+    PasseApp(bot_delay=bot_delay, seed=seed, network=network, opening=opening).run()
     return 0

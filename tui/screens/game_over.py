@@ -38,9 +38,16 @@ class GameOverScreen(PasseModal[str]):
     ]
 
     def __init__(
-        self, result: Result, names: Sequence[str], seat: int | None, scores: RenderableType
+        self,
+        result: Result,
+        names: Sequence[str],
+        seat: int | None,
+        scores: RenderableType,
+        *,
+        again: bool = True,
     ) -> None:
         super().__init__()
+        self.again = again  # False for a networked game: its host opens a new room
         self.result = result
         self.names = tuple(names)
         self.seat = seat
@@ -51,8 +58,19 @@ class GameOverScreen(PasseModal[str]):
             yield Static("Game over", classes="dialog-title")
             yield Static(verdict(self.result, self.names, self.seat), id="verdict")
             yield Static(self.scores, id="final-scores")
-            yield Static("a / Enter: play again    h / Escape: home    q: quit", classes="hint")
+            yield Static(
+                "a / Enter: play again    h / Escape: home    q: quit"
+                if self.again
+                else "h / Escape: home    q: quit\n"
+                "To play again, one of you hosts a new room (o on the home screen).",
+                classes="hint",
+            )
         yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "again" and not self.again:
+            return False
+        return super().check_action(action, parameters)
 
     def action_again(self) -> None:
         self.dismiss(AGAIN)

@@ -13,6 +13,7 @@ from textual.widgets import Footer, Input, Label, Static
 from core.engine import GameInfo
 from core.registry import game_info
 from tui.games import GameEntry, game_entries
+from tui.messages import HostRequested, JoinRequested
 from tui.screens.base import PasseScreen, rules_screen
 from tui.session import BOT_NAMES
 from tui.settings import BOT_LEVELS, NAME_LENGTH, Settings, clean_name
@@ -28,6 +29,8 @@ class HomeScreen(PasseScreen):
         Binding("down", "app.focus_next", "Move", show=False),
         Binding("r", "rules", "Rules"),
         Binding("c", "resume", "Continue"),
+        Binding("o", "host", "Host LAN"),
+        Binding("j", "join", "Join"),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
     TITLE_IN_HELP = "Home"
@@ -35,6 +38,8 @@ class HomeScreen(PasseScreen):
         "Move between settings with ↑/↓ or Tab; change one with ←/→ (or space).\n"
         "Type your name in the name field. Enter starts the game.\n"
         "A game in progress is saved after every move: c continues it.\n"
+        "o hosts this game on the LAN (others join by its room code);\n"
+        "j joins a LAN game by the code its host reads out.\n"
         "ctrl+p opens the command palette: pick a theme there (Passe, the\n"
         "colour-blind safe Okabe-Ito one, or high-contrast monochrome)."
     )
@@ -231,6 +236,15 @@ class HomeScreen(PasseScreen):
         assert isinstance(app, PasseApp)
         app.request_new_game(self.collect())
 
+    def action_host(self) -> None:
+        if self.game is None:
+            self.notify("No game is playable yet.", severity="warning")
+            return
+        self.post_message(HostRequested(self.collect()))
+
+    def action_join(self) -> None:
+        self.post_message(JoinRequested(self.collect()))
+
     def action_rules(self) -> None:
         game = self.game
         if game is not None:
@@ -238,4 +252,3 @@ class HomeScreen(PasseScreen):
 
     def playable_entries(self) -> list[GameEntry]:
         return self.playable
-

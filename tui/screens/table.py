@@ -11,8 +11,8 @@ now). It only ever sees views: updates from its :class:`TableClient`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -22,11 +22,16 @@ from textual.binding import Binding, BindingType
 from core.engine import Action, Event, IllegalAction, Names, View, acts
 from net.client import TableClient
 from net.table import TableUpdate
-from tui.messages import TableUpdated
+from tui.messages import LinkChanged, RoomChanged, TableUpdated
+from tui.netplay import remote_table
 from tui.screens.base import PasseScreen, rules_screen
 from tui.screens.confirm_quit import HOME, QUIT, ConfirmQuitScreen
 from tui.screens.game_over import AGAIN, GameOverScreen
 from tui.widgets.game_log import GameLog
+
+if TYPE_CHECKING:
+    from net.remote import RemoteTable
+    from net.wire import RoomState
 
 EXPLAIN_KEYS = "enter,space,left,right,h,l,1,2,3,4,5,6,7,8,9"
 
@@ -55,6 +60,11 @@ class TableScreen(PasseScreen):
         self._bindings_state: object = None
         self._submitted = False  # an action of ours awaits its update
         self._my_turn = False
+        # A networked table (tui/netplay.py): the room's state and our link.
+        self._network_listeners: list[Callable[[], None]] = []
+        self._room: RoomState | None = None
+        self._room_notice = ""
+        self._link_up = True
 
     # -- subclasses --------------------------------------------------------
 
@@ -91,12 +101,56 @@ class TableScreen(PasseScreen):
 
     async def on_mount(self) -> None:
         await self.client.connect(self._receive)
+        self._follow_network()
 
     def _receive(self, update: TableUpdate) -> None:
         self.post_message(TableUpdated(update))
 
     async def on_unmount(self) -> None:
+        for unsubscribe in self._network_listeners:
+            with contextlib.suppress(ValueError):
+                unsubscribe()
         await self.client.close()
+
+    # -- a networked table: presence, our link, the room -------------------
+
+    @property
+    def networked(self) -> bool:
+        return remote_table(self.client) is not None
+
+    def _follow_network(self) -> None:
+        remote = remote_table(self.client)
+        if remote is None:
+            return
+        from tui.widgets.net_status import NetStatus  # the network layer: only here
+
+        self.mount(NetStatus(id="net-status"))
+        self._link_up = remote.connected
+
+        def link_changed(up: bool) -> None:
+            self.post_message(LinkChanged(up))
+
+        def room_changed(room: RoomState) -> None:
+            self.post_message(RoomChanged(room))
+
+        self._network_listeners = [remote.on_link(link_changed), remote.on_room(room_changed)]
+
+    def on_link_changed(self, message: LinkChanged) -> None:
+        self._link_up = message.up
+        self._show_network()
+
+    def on_room_changed(self, message: RoomChanged) -> None:
+        room = message.room
+        if room.notice and room.notice != self._room_notice and room.phase == "playing":
+            self.notify(room.notice, title="Table")
+        self._room_notice = room.notice
+        self._room = room
+        self._show_network()
+
+    def _show_network(self) -> None:
+        from tui.widgets.net_status import NetStatus, network_problem
+
+        self.query_one(NetStatus).say(network_problem(self._room, self._link_up, self.client.seat))
 
     @property
     def log_names(self) -> Names:
@@ -152,7 +206,14 @@ class TableScreen(PasseScreen):
 
     def show_game_over(self, view: View) -> None:
         assert view.result is not None
-        screen = GameOverScreen(view.result, self.names, view.seat, self.final_scores(view))
+        screen = GameOverScreen(
+            view.result,
+            self.names,
+            view.seat,
+            self.final_scores(view),
+            # A networked game is replayed by hosting a new room from home.
+            again=not self.networked,
+        )
         self.app.push_screen(screen, self._after_game_over)
 
     def _after_game_over(self, choice: str | None) -> None:
@@ -181,9 +242,39 @@ class TableScreen(PasseScreen):
         if not self.in_progress:
             self._leave(HOME)
             return
+        if self.networked:
+            self.app.push_screen(self._confirm_leave_room(), self._leave)
+            return
         self.app.push_screen(ConfirmQuitScreen(), self._leave)
 
+    def _confirm_leave_room(self) -> ConfirmQuitScreen:
+        from tui.screens.confirm_leave_room import (
+            HOST_TEXT,
+            PLAYER_IN_GAME_TEXT,
+            ConfirmLeaveRoomScreen,
+        )
+        from tui.screens.lobby import LobbyScreen
+
+        hosting = any(
+            isinstance(screen, LobbyScreen) and screen.hosting for screen in self.app.screen_stack
+        )
+        text = HOST_TEXT if hosting else PLAYER_IN_GAME_TEXT
+        return ConfirmLeaveRoomScreen("Leave this networked game?", text)
+
     def _leave(self, choice: str | None) -> None:
+        remote = remote_table(self.client)
+        if remote is not None and choice in (HOME, QUIT) and self.in_progress:
+            # Tell the host first: a bot takes the seat and the others go on.
+            self.run_worker(self._leave_room(remote, choice), exclusive=True)
+            return
+        self._go(choice)
+
+    async def _leave_room(self, remote: RemoteTable, choice: str) -> None:
+        with contextlib.suppress(Exception):  # leaving never fails for the person
+            await remote.leave()
+        self._go(choice)
+
+    def _go(self, choice: str | None) -> None:
         from tui.app import PasseApp
 
         app = self.app
@@ -192,4 +283,3 @@ class TableScreen(PasseScreen):
             app.call_later(app.go_home)
         elif choice == QUIT:
             app.exit()
-
