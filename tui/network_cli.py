@@ -163,7 +163,7 @@ def _host_on_screen(args: argparse.Namespace) -> int:
     from core.engine import ConfigError
     from core.registry import get_game
     from tui.app import run as run_app
-    from tui.netplay import HostPlan, NetworkOptions
+    from tui.netplay import BROKER_ENV, HostPlan, NetplayError, NetworkOptions
 
     if args.wait_for is not None:
         return _fail("--wait-for is for --headless: on screen, you start the game")
@@ -174,7 +174,11 @@ def _host_on_screen(args: argparse.Namespace) -> int:
     except ConfigError as error:
         return _fail(str(error))
     bot_delay, seed = _screen_options(args)
-    network = NetworkOptions(broker=args.broker, port=args.port, advertise=not args.no_advertise)
+    try:
+        broker = args.broker if args.broker is not None else NetworkOptions.from_env().broker
+    except NetplayError as error:
+        return _fail(f"{BROKER_ENV}: {error}")
+    network = NetworkOptions(broker=broker, port=args.port, advertise=not args.no_advertise)
     plan = HostPlan(
         game.id,
         players=players,
@@ -198,10 +202,15 @@ def _join_on_screen(args: argparse.Namespace) -> int:
     """The game table, opened at the join screen, joining the room found
     here (a code that is not found fails here, with exit code 2)."""
     from tui.app import run as run_app
-    from tui.netplay import NetworkOptions
+    from tui.netplay import BROKER_ENV, NetplayError, NetworkOptions
 
     if args.seat is not None:
         return _fail("--seat is for --bot: on screen, the host's room gives you a free seat")
+    if args.broker is None:
+        try:
+            args.broker = NetworkOptions.from_env().broker
+        except NetplayError as error:
+            return _fail(f"{BROKER_ENV}: {error}")
     try:
         resolved = asyncio.run(_resolve(args))
     except KeyboardInterrupt:

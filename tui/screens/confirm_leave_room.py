@@ -30,5 +30,7 @@ class ConfirmLeaveRoomScreen(ConfirmQuitScreen):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.title_text, classes="dialog-title")
-            yield Static(f"{self.text}\n\ny  leave to the home screen\nq  quit Passe\nn  stay")
+            yield Static(
+                f"{self.text}\n\ny  leave to the home screen\nq  quit Passe\nn  keep playing"
+            )
         yield Footer()

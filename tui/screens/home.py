@@ -29,8 +29,9 @@ class HomeScreen(PasseScreen):
         Binding("down", "app.focus_next", "Move", show=False),
         Binding("r", "rules", "Rules"),
         Binding("c", "resume", "Continue"),
-        Binding("o", "host", "Host LAN"),
-        Binding("j", "join", "Join"),
+        # In the hint line (the footer is full at 80 columns).
+        Binding("o", "host", "Host a LAN game", show=False),
+        Binding("j", "join", "Join by code", show=False),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
     TITLE_IN_HELP = "Home"
@@ -82,7 +83,10 @@ class HomeScreen(PasseScreen):
                         id=f"bot-{seat}",
                     )
                 yield Static("", id="team-line")
-        yield Static("Enter: start   ↑↓: move   ←→: change   r: rules   F1: help", id="home-hint")
+        yield Static(
+            "Enter: start   o: host a LAN game   j: join by code   r: rules   F1: help",
+            id="home-hint",
+        )
         yield Footer()
 
     def on_mount(self) -> None:

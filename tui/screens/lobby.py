@@ -25,7 +25,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
 from core.engine import ConfigError, IllegalAction
-from core.registry import game_info
+from core.registry import game_info, get_game
 from tui.games import load_table_screen
 from tui.messages import LinkChanged, RoomChanged, SeatLevelChosen
 from tui.netplay import HostPlan, NetplayError, open_hosted_room
@@ -56,15 +56,21 @@ def spoken_code(code: str) -> str:
 
 
 def describe_settings(room: RoomState) -> str:
+    """The room's settings in words; options only where they differ from the
+    game's defaults (a default table of values is no news to anyone)."""
     config = room.config
     players = len(room.seats)
-    teams = "teams of two" if config.get("teams") else "each for themselves"
+    teams = bool(config.get("teams"))
+    text = f"{players} players · {'teams of two' if teams else 'each for themselves'}"
+    try:
+        defaults = get_game(room.game).make_config(players=players, teams=teams).to_data()
+    except ConfigError:
+        defaults = {}
     extra = [
         f"{key}={value}"
         for key, value in sorted(config.items())
-        if key not in SETTING_NAMES and value is not None
+        if key not in SETTING_NAMES and defaults.get(key) != value
     ]
-    text = f"{players} players · {teams}"
     return f"{text}\n{', '.join(extra)}" if extra else text
 
 
@@ -72,8 +78,8 @@ class LobbyScreen(PasseScreen):
     DEFAULT_CSS = """
     LobbyScreen #lobby-top { height: auto; }
     LobbyScreen #lobby-code-box {
-        width: 29;
-        height: 5;
+        width: 25;
+        height: 6;
         border: heavy $accent;
         border-title-color: $text;
         content-align: center middle;
@@ -81,7 +87,7 @@ class LobbyScreen(PasseScreen):
     }
     LobbyScreen #lobby-info {
         width: 1fr;
-        height: 5;
+        height: 6;
         border: round $primary;
         border-title-color: $text;
         padding: 0 1;
@@ -124,7 +130,8 @@ class LobbyScreen(PasseScreen):
         self.link_up = True
         self.table_shown = False
         self._notice = ""
-        self._closed = False
+        self._closing_room = False
+        self.room_closed = False  # left, and closed if hosted
         self._unsubscribe: list[Callable[[], None]] = []
 
     # -- layout ---------------------------------------------------------------
@@ -166,7 +173,7 @@ class LobbyScreen(PasseScreen):
         self.hosted = hosted
         self.table = table
         if notice:
-            self.notify(notice, title="Your key", timeout=6)
+            self.notify(notice, title="Your key", timeout=4)
         hosted.authority.on_change.append(self._on_authority_change)
         self._follow_room()
 
@@ -192,7 +199,7 @@ class LobbyScreen(PasseScreen):
     def on_room_changed(self, message: RoomChanged) -> None:
         room = message.room
         self.room = room
-        if room.notice and room.notice != self._notice:
+        if room.notice and room.notice != self._notice and room.phase == "lobby":
             self.notify(room.notice, title="Room")
         self._notice = room.notice
         self._render_room()
@@ -232,7 +239,8 @@ class LobbyScreen(PasseScreen):
             else f"{room.room}@{self.table.broker_host}:{self.table.broker_port}"
         )
         self.query_one("#lobby-info", Static).update(
-            f"{title}: {describe_settings(room)}\nIf the LAN does not find the room:\n"
+            f"{title} · {describe_settings(room)}\n"
+            "If the LAN hides the room, others type:\n"
             f"passe join {hint}"
         )
         self.query_one(SeatList).show(room, self.table.seat)
@@ -317,9 +325,9 @@ class LobbyScreen(PasseScreen):
 
     async def close_room(self, *, leaving: bool = False) -> None:
         """Leave the room (telling the host) and close it if we host it."""
-        if self._closed:
+        if self._closing_room:
             return
-        self._closed = True
+        self._closing_room = True
         for unsubscribe in self._unsubscribe:
             with contextlib.suppress(ValueError):
                 unsubscribe()
@@ -330,6 +338,7 @@ class LobbyScreen(PasseScreen):
         if self.hosted is not None:
             with contextlib.suppress(Exception):
                 await self.hosted.close()
+        self.room_closed = True
 
     async def on_unmount(self) -> None:
         await self.close_room()

@@ -107,10 +107,14 @@ class TableScreen(PasseScreen):
         self.post_message(TableUpdated(update))
 
     async def on_unmount(self) -> None:
+        self._stop_following()
+        await self.client.close()
+
+    def _stop_following(self) -> None:
         for unsubscribe in self._network_listeners:
             with contextlib.suppress(ValueError):
                 unsubscribe()
-        await self.client.close()
+        self._network_listeners = []
 
     # -- a networked table: presence, our link, the room -------------------
 
@@ -270,6 +274,7 @@ class TableScreen(PasseScreen):
         self._go(choice)
 
     async def _leave_room(self, remote: RemoteTable, choice: str) -> None:
+        self._stop_following()  # our own leaving is not news to us
         with contextlib.suppress(Exception):  # leaving never fails for the person
             await remote.leave()
         self._go(choice)

@@ -1,0 +1,410 @@
+"""Networked play through the app: the lobby (host's and joiner's views), the
+join screen's errors, and a whole Pass Pass game through the real table
+screen against a host process with bots (issue 10's acceptance test).
+
+Tests that need a broker use the machine's Mosquitto (the ``mosquitto``
+fixture: skipped when it is unreachable, failing in CI)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from core.passpass.state import PassPassView
+from core.registry import get_game
+from net.host import HostedRoom, open_room
+from net.identity import Identity
+from net.remote import RemoteTable
+from tests.tui.conftest import SIZE, footer_keys, play_to_end, write_settings
+from tui.app import PasseApp
+from tui.netplay import NetworkOptions
+from tui.screens.confirm_leave_room import ConfirmLeaveRoomScreen
+from tui.screens.game_over import GameOverScreen
+from tui.screens.home import HomeScreen
+from tui.screens.join import JoinScreen
+from tui.screens.lobby import LobbyScreen, spoken_code
+from tui.screens.passpass_table import PassPassTableScreen
+from tui.widgets.net_status import NetStatus
+from tui.widgets.seat_list import SeatList
+
+REPO = Path(__file__).resolve().parents[2]
+WAIT = 10.0  # seconds: far above what a step takes on loopback
+
+
+@pytest.fixture(autouse=True)
+def private_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Never read or write the real user's key."""
+    directory = tmp_path / "data"
+    monkeypatch.setenv("PASSE_DATA_DIR", str(directory))
+    monkeypatch.delenv("PASSE_BROKER", raising=False)
+    return directory
+
+
+def network_app(config: Path, broker: tuple[str, int]) -> PasseApp:
+    return PasseApp(
+        config_path=config,
+        bot_delay=0,
+        seed=3,
+        network=NetworkOptions(broker=broker, advertise=False),
+    )
+
+
+async def wait_until(pilot: Pilot[None], condition: Callable[[], object], what: str) -> None:
+    """Let the app and the network run until ``condition`` holds."""
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.01)
+
+
+def start_enabled(app: PasseApp) -> bool:
+    """Whether the footer's Start key is there and enabled."""
+    active = app.screen.active_bindings.get("s")
+    return active is not None and active.binding.action == "start" and active.enabled
+
+
+def text_of(screen: Any, selector: str) -> str:
+    return str(screen.query_one(selector).render())
+
+
+def seats_text(screen: Any) -> str:
+    """The seat list as plain text (what a person reads)."""
+    from rich.console import Console
+
+    console = Console(width=78, no_color=True, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(screen.query_one(SeatList).content)
+    return console.export_text()
+
+
+@pytest.fixture
+async def hosted(mosquitto: tuple[str, int]) -> AsyncIterator[HostedRoom]:
+    """A 3-player Pass Pass room hosted in the test's process."""
+    game = get_game("passpass")
+    room = await open_room(
+        "passpass",
+        game.make_config(players=3),
+        identity=Identity.generate(),
+        host_name="Hostess",
+        broker=mosquitto,
+        advertise=False,
+        bot_delay=0,
+        seed=1,
+    )
+    try:
+        yield room
+    finally:
+        await room.close()
+
+
+# -- the host's lobby -------------------------------------------------------
+
+
+async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    write_settings(private_config, name="Zed", players={"passpass": 4})
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("o")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen) and lobby.hosting
+        await wait_until(pilot, lambda: lobby.room is not None, "the room")
+        assert lobby.hosted is not None and lobby.room is not None
+        code = lobby.hosted.code
+        assert text_of(lobby, "#lobby-code-box") == spoken_code(code)
+        info = text_of(lobby, "#lobby-info")
+        assert "Pass Pass · 4 players · each for themselves" in info
+        assert f"passe join {lobby.hosted.join_hint}" in info
+        seats = seats_text(lobby)
+        assert "Zed (you)" in seats and "person · present" in seats
+        assert seats.count("(empty)") == 3
+        # Start is shown disabled, and the status says why.
+        assert not start_enabled(app)
+        assert "Cannot start yet: seat 2, 3, 4 still empty" in text_of(lobby, "#lobby-status")
+        await pilot.press("s")  # refused: nothing starts
+        assert lobby.room.phase == "lobby"
+
+        # ←/→ put a bot of each level in the chosen seat, ↓ moves on.
+        await pilot.press("right")
+        await wait_until(pilot, lambda: "bot · heuristic" in seats_text(lobby), "a bot")
+        await pilot.press("right")
+        await wait_until(pilot, lambda: "bot · random" in seats_text(lobby), "a random bot")
+        await pilot.press("right")  # back to empty
+        await wait_until(pilot, lambda: seats_text(lobby).count("(empty)") == 3, "seat 2 empty")
+        await pilot.press("right", "down", "right", "down", "left")
+        await wait_until(pilot, lambda: lobby.start_refusal() is None, "every seat taken")
+        await wait_until(pilot, lambda: "Ready" in text_of(lobby, "#lobby-status"), "ready")
+        kinds = [seat.kind for seat in lobby.hosted.authority.seats]
+        assert kinds == ["human", "bot", "bot", "bot"]
+        assert [seat.level for seat in lobby.hosted.authority.seats[1:]] == [
+            "heuristic",
+            "heuristic",
+            "random",
+        ]
+        assert start_enabled(app)
+
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen) and table.networked
+        await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
+
+        # Quitting asks first, saying what it does to the others.
+        await pilot.press("q")
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmLeaveRoomScreen)
+        assert "You host this room" in confirm.text
+        authority = lobby.hosted.authority
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+        await wait_until(pilot, lambda: lobby.room_closed, "the room closed")
+        # Closed, or over if the bot that took the host's seat finished first.
+        assert authority.phase in ("closed", "over")
+        # A networked game is not saved locally (its authority keeps it).
+        assert not app.save_path.exists()
+
+
+# -- a joiner's lobby, presence, and the table ------------------------------
+
+
+async def test_joiner_lobby_shows_presence_then_the_table(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    write_settings(private_config, name="Zed")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        join = app.screen
+        assert isinstance(join, JoinScreen)
+        # The room code as a person types it: lower case, O for 0, I for 1.
+        typed = hosted.code.lower().replace("0", "o").replace("1", "i")
+        await pilot.press(*typed, "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen) and not lobby.hosting
+        await wait_until(pilot, lambda: lobby.room is not None, "the room")
+        assert "Waiting for the host to start" in text_of(lobby, "#lobby-status")
+        assert "Start game" not in [d for d, _ in footer_keys(app)]  # not the joiner's
+        assert "Zed (you)" in seats_text(lobby)
+        assert "hosted by Hostess" in text_of(lobby, "#lobby-title")
+
+        # Another person joins, then drops: the lobby shows them away.
+        ada = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Ada")
+        await ada.join()
+        await wait_until(pilot, lambda: "Ada" in seats_text(lobby), "Ada seated")
+        assert "AWAY" not in seats_text(lobby)
+        await ada.close()  # her link goes down (no leave: she keeps her seat)
+        await wait_until(pilot, lambda: "person · AWAY" in seats_text(lobby), "Ada away")
+
+        # A joiner's keys change nothing: the seats are the host's to fill.
+        await pilot.press("right", "down", "right", "s")
+        await pilot.pause()
+        assert [seat.kind for seat in hosted.authority.seats] == ["human", "human", "open"]
+
+        # Leaving asks first; the host then sees the seat free again.
+        await pilot.press("q")
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmLeaveRoomScreen)
+        assert "your seat free again" in confirm.text
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+        await wait_until(
+            pilot, lambda: hosted.authority.seats[0].kind == "open", "Zed's seat freed"
+        )
+
+
+async def test_joiner_sees_the_table_and_who_is_away(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    write_settings(private_config, name="Zed")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        ada = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Ada")
+        await ada.join()
+        await pilot.press("j")
+        await pilot.press(*f"{hosted.code}", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await wait_until(pilot, lambda: "Ada" in seats_text(lobby), "Ada in the lobby")
+        seat = next(n for n, s in enumerate(hosted.authority.seats) if s.kind == "open")
+        hosted.authority.set_bot(seat, "heuristic")
+        hosted.authority.start_game()
+        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
+        status = table.query_one(NetStatus)
+        assert status.text == ""
+        await ada.close()  # Ada's connection drops mid-game
+        await wait_until(pilot, lambda: "Ada is away" in status.text, "Ada away at the table")
+
+
+# -- the join screen's errors -------------------------------------------------
+
+
+async def type_code(pilot: Pilot[None], text: str) -> None:
+    screen = pilot.app.screen
+    assert isinstance(screen, JoinScreen)
+    screen.query_one("#join-code", Input).value = ""
+    await pilot.press(*text, "enter")
+
+
+async def wait_for_answer(pilot: Pilot[None]) -> str:
+    """The join screen's one-line message once the attempt is over."""
+    screen = pilot.app.screen
+    assert isinstance(screen, JoinScreen)
+    await pilot.pause()
+    await wait_until(pilot, lambda: not screen.joining, "the join attempt to end")
+    await pilot.pause()
+    return screen.message_text
+
+
+async def test_join_errors_are_one_line_on_the_join_screen(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        screen = app.screen
+        assert isinstance(screen, JoinScreen)
+        await pilot.press("enter")
+        assert screen.message_text == "Type the room code first."
+        # A letter no code uses: said at once, naming it.
+        await type_code(pilot, "ABC-12U")
+        message = await wait_for_answer(pilot)
+        assert "'U'" in message and "\n" not in message
+        # A well-formed code of no room on this broker.
+        started = time.monotonic()
+        await type_code(pilot, "QQQ-QQ7")
+        message = await wait_for_answer(pilot)
+        assert message == "no room QQQQQ7 at 127.0.0.1:1883: check the code"
+        assert time.monotonic() - started < 6
+        assert app.screen is screen  # still here, to type it again
+        await pilot.press("escape")
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_an_unreachable_broker_is_said_within_seconds(private_config: Path) -> None:
+    app = PasseApp(config_path=private_config, network=NetworkOptions(advertise=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        started = time.monotonic()
+        await type_code(pilot, "ABC-123@127.0.0.1:9")  # nothing listens on port 9
+        message = await wait_for_answer(pilot)
+        assert time.monotonic() - started < 6
+        assert message.startswith("cannot reach the broker at 127.0.0.1:9"), message
+        assert "\n" not in message
+        assert isinstance(app.screen, JoinScreen)
+
+
+async def test_without_lan_discovery_the_screen_says_so(
+    private_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tui.netplay
+    import tui.screens.join
+
+    for module in (tui.netplay, tui.screens.join):
+        monkeypatch.setattr(module, "discovery_available", lambda: False)
+    app = PasseApp(config_path=private_config, network=NetworkOptions(advertise=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        screen = app.screen
+        assert isinstance(screen, JoinScreen)
+        assert "LAN discovery unavailable" in text_of(screen, "#join-lan-note")
+        await type_code(pilot, "ABC-123")
+        message = await wait_for_answer(pilot)
+        assert message.startswith("LAN discovery unavailable: type CODE@HOST:PORT"), message
+
+
+# -- a whole networked game through the table screen ----------------------------
+
+
+async def read_event(process: asyncio.subprocess.Process, wanted: str) -> dict[str, Any]:
+    """The host process's next JSON line of event ``wanted`` (its stdout)."""
+    assert process.stdout is not None
+    while True:
+        line = await asyncio.wait_for(process.stdout.readline(), WAIT)
+        if not line:
+            raise AssertionError(f"the host process ended before {wanted!r}")
+        event: dict[str, Any] = json.loads(line)
+        if event["event"] == wanted:
+            return event
+
+
+async def test_a_networked_passpass_game_through_the_table_screen(
+    private_config: Path, private_data: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 10's acceptance: a real `passe host --headless` process with bots;
+    this app joins it by code and plays the whole game by keys."""
+    host = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tui.cli",
+        "host",
+        "passpass",
+        "--headless",
+        "--players",
+        "3",
+        "--wait-for",
+        "1",
+        "--broker",
+        f"{mosquitto[0]}:{mosquitto[1]}",
+        "--no-advertise",
+        "--bot-delay",
+        "0",
+        "--seed",
+        "1",
+        "--name",
+        "Hostess",
+        cwd=REPO,
+        env={**os.environ, "PASSE_DATA_DIR": str(private_data / "host")},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        room = await read_event(host, "room")
+        write_settings(private_config, name="Zed")
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("j")
+            await type_code(pilot, room["join"].split("@")[0] + "@127.0.0.1:1883")
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table"
+            )
+            table = app.screen
+            assert isinstance(table, PassPassTableScreen) and table.networked
+            await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
+            over, log = await play_to_end(pilot)
+            assert isinstance(over, GameOverScreen)
+            view = table.pp_view
+            assert isinstance(view, PassPassView) and view.is_over and view.result is not None
+            assert log.plays >= 3
+            # The host process saw the same end.
+            ended = await read_event(host, "over")
+            assert ended["result"]["winners"] == list(view.result.winners)
+            assert ended["result"]["scores"] == list(view.result.scores)
+            assert any(line.startswith("Game over:") for line in table.game_log.lines_written)
+            # No "play again" here: one of the players hosts a new room.
+            assert "Play again" not in [d for d, _ in footer_keys(app)]
+            await pilot.press("a")
+            assert app.screen is over
+            await pilot.press("h")
+            await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+            assert not app.save_path.exists()  # networked games are not saved here
+        assert await asyncio.wait_for(host.wait(), WAIT) == 0
+    finally:
+        if host.returncode is None:
+            host.kill()
+            await host.wait()
