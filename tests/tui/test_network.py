@@ -30,6 +30,7 @@ from tui.app import PasseApp
 from tui.netplay import NetworkOptions
 from tui.screens.confirm_leave_room import ConfirmLeaveRoomScreen
 from tui.screens.game_over import GameOverScreen
+from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.screens.join import JoinScreen
 from tui.screens.lobby import LobbyScreen, spoken_code
@@ -131,6 +132,10 @@ async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
         assert seats.count("(empty)") == 3
         # Start is shown disabled, and the status says why.
         assert not start_enabled(app)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen) and app.screen.help_title == "Lobby"
+        await pilot.press("escape")
+        assert app.screen is lobby
         assert "Cannot start yet: seat 2, 3, 4 still empty" in text_of(lobby, "#lobby-status")
         await pilot.press("s")  # refused: nothing starts
         assert lobby.room.phase == "lobby"
@@ -279,6 +284,9 @@ async def test_join_errors_are_one_line_on_the_join_screen(
         await pilot.press("j")
         screen = app.screen
         assert isinstance(screen, JoinScreen)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen) and app.screen.help_title == "Join by code"
+        await pilot.press("escape")
         await pilot.press("enter")
         assert screen.message_text == "Type the room code first."
         # A letter no code uses: said at once, naming it.
