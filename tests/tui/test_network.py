@@ -255,6 +255,12 @@ async def test_joiner_sees_the_table_and_who_is_away(
         await ada.close()  # Ada's connection drops mid-game
         await wait_until(pilot, lambda: "Ada is away" in status.text, "Ada away at the table")
 
+        # The host closes the room: said over the table; q goes home at once.
+        await hosted.close()
+        await wait_until(pilot, lambda: "host closed the room" in status.text, "the news")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+
 
 # -- the join screen's errors -------------------------------------------------
 

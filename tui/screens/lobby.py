@@ -26,6 +26,7 @@ from textual.widgets import Footer, Static
 
 from core.engine import ConfigError, IllegalAction
 from core.registry import game_info, get_game
+from net.codes import format_code
 from tui.games import load_table_screen
 from tui.messages import LinkChanged, RoomChanged, SeatLevelChosen
 from tui.netplay import HostPlan, NetplayError, open_hosted_room
@@ -49,8 +50,6 @@ SETTING_NAMES = {"players", "teams"}  # shown in words; other options as key=val
 
 def spoken_code(code: str) -> str:
     """The code as read aloud: its two halves, letter by letter."""
-    from net.codes import format_code
-
     first, _, second = format_code(code).partition("-")
     return f"{' '.join(first)}  -  {' '.join(second)}"
 
@@ -236,7 +235,7 @@ class LobbyScreen(PasseScreen):
         hint = (
             self.hosted.join_hint
             if self.hosted is not None
-            else f"{room.room}@{self.table.broker_host}:{self.table.broker_port}"
+            else f"{format_code(room.room)}@{self.table.broker_host}:{self.table.broker_port}"
         )
         self.query_one("#lobby-info", Static).update(
             f"{title} · {describe_settings(room)}\n"

@@ -243,7 +243,8 @@ class TableScreen(PasseScreen):
         self.notify(self.explain(), title="Not now", severity="information")
 
     def action_leave(self) -> None:
-        if not self.in_progress:
+        room_closed = self._room is not None and self._room.phase == "closed"
+        if not self.in_progress or room_closed:
             self._leave(HOME)
             return
         if self.networked:
@@ -267,7 +268,8 @@ class TableScreen(PasseScreen):
 
     def _leave(self, choice: str | None) -> None:
         remote = remote_table(self.client)
-        if remote is not None and choice in (HOME, QUIT) and self.in_progress:
+        room_open = self._room is None or self._room.phase != "closed"
+        if remote is not None and choice in (HOME, QUIT) and self.in_progress and room_open:
             # Tell the host first: a bot takes the seat and the others go on.
             self.run_worker(self._leave_room(remote, choice), exclusive=True)
             return
