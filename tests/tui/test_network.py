@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, OptionList
 
 from core.passpass.state import PassPassView
 from core.registry import get_game
@@ -422,3 +422,93 @@ async def test_a_networked_passpass_game_through_the_table_screen(
         if host.returncode is None:
             host.kill()
             await host.wait()
+
+
+async def test_a_full_room_and_a_started_game_are_refused_in_one_line(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    authority = hosted.authority
+    for seat in range(3):
+        authority.set_bot(seat, "random")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        await type_code(pilot, hosted.code)
+        assert await wait_for_answer(pilot) == f"room {hosted.code} is full"
+        authority.start_game()
+        await type_code(pilot, hosted.code)
+        message = await wait_for_answer(pilot)
+        assert message in (
+            f"the game in room {hosted.code} has already started",
+            f"the game in room {hosted.code} is over",  # random bots can be that quick
+        )
+        assert isinstance(app.screen, JoinScreen)
+
+
+async def test_a_room_found_on_the_lan_is_joined_from_the_list(
+    private_config: Path,
+    hosted: HostedRoom,
+    mosquitto: tuple[str, int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The LAN list as the join screen shows and uses it; mDNS itself is
+    replaced by a stand-in module that lists the room hosted here."""
+    import types
+    from dataclasses import dataclass
+
+    import tui.netplay
+    import tui.screens.join
+
+    @dataclass(frozen=True)
+    class Advert:
+        code: str
+        game: str
+        host_name: str
+        free_seats: int
+        version: int
+        port: int
+        addresses: tuple[str, ...]
+
+    advert = Advert(hosted.code, "passpass", "Hostess", 3, 1, mosquitto[1], (mosquitto[0],))
+
+    async def browse_rooms(timeout: float) -> list[Advert]:
+        return [advert]
+
+    class Advertiser:  # what net.host closes a room with
+        pass
+
+    lan = types.ModuleType("net.discovery")
+    lan.browse_rooms = browse_rooms  # type: ignore[attr-defined]
+    lan.Advertiser = Advertiser  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "net.discovery", lan)
+    for module in (tui.netplay, tui.screens.join):
+        monkeypatch.setattr(module, "discovery_available", lambda: True)
+    # No broker configured: only the list says where the room is.
+    app = PasseApp(config_path=private_config, network=NetworkOptions(advertise=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        screen = app.screen
+        assert isinstance(screen, JoinScreen)
+        rooms = screen.query_one("#join-rooms", OptionList)
+        await wait_until(pilot, lambda: rooms.option_count == 1, "the LAN's rooms")
+        line = str(rooms.get_option_at_index(0).prompt)
+        code = f"{hosted.code[:3]}-{hosted.code[3:]}"
+        assert line.split() == [code, "passpass", "Hostess", "3", "free"]
+        await pilot.press("down", "enter")  # to the list; Enter joins the highlighted room
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await wait_until(pilot, lambda: hosted.authority.seats[0].kind == "human", "a seat taken")
+
+
+def test_cli_on_screen_refuses_bad_input_before_opening_the_table(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tui.cli import main
+
+    assert main(["join", "ABC-12U"]) == 2
+    assert "'U'" in capsys.readouterr().err
+    assert main(["join", "ABC-123", "--seat", "2"]) == 2
+    assert "--seat is for --bot" in capsys.readouterr().err
+    assert main(["host", "passpass", "--wait-for", "1"]) == 2
+    assert "--wait-for is for --headless" in capsys.readouterr().err
+    assert main(["host", "passpass", "--players", "9"]) == 2
+    assert "9 players" in capsys.readouterr().err

@@ -96,7 +96,7 @@ class JoinScreen(PasseScreen):
                 id="join-code",
             )
             yield Static(
-                f"You join as {self.player_name} (the name on the home screen).",
+                f"Enter joins as {self.player_name} (your name on the home screen).",
                 id="join-explain",
             )
             yield Static("", id="join-message")
@@ -148,6 +148,7 @@ class JoinScreen(PasseScreen):
                     f"{seats}"
                 )
             )
+        rooms.highlighted = 0  # Enter on the list joins the first room at once
         rooms.display = True
         self._lan_note("code      game       host                 seats")
 
