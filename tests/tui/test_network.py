@@ -42,6 +42,24 @@ REPO = Path(__file__).resolve().parents[2]
 WAIT = 10.0  # seconds: far above what a step takes on loopback
 
 
+def hosting_available() -> None:
+    """Skip where ``net.host`` cannot open a room: it imports ``net.broker``
+    and ``net.discovery`` even when a broker is given, and those arrive with
+    the branch that brings the embedded broker and mDNS (h-netinfra)."""
+    import importlib.util
+
+    missing = [m for m in ("net.broker", "net.discovery") if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"hosting needs {', '.join(missing)} (not merged yet)")
+
+
+@pytest.fixture
+def hosting(mosquitto: tuple[str, int]) -> tuple[str, int]:
+    """Mosquitto, and a Passe that can host rooms on it."""
+    hosting_available()
+    return mosquitto
+
+
 @pytest.fixture(autouse=True)
 def private_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Never read or write the real user's key."""
@@ -89,7 +107,7 @@ def seats_text(screen: Any) -> str:
 
 
 @pytest.fixture
-async def hosted(mosquitto: tuple[str, int]) -> AsyncIterator[HostedRoom]:
+async def hosted(hosting: tuple[str, int]) -> AsyncIterator[HostedRoom]:
     """A 3-player Pass Pass room hosted in the test's process."""
     game = get_game("passpass")
     room = await open_room(
@@ -97,7 +115,7 @@ async def hosted(mosquitto: tuple[str, int]) -> AsyncIterator[HostedRoom]:
         game.make_config(players=3),
         identity=Identity.generate(),
         host_name="Hostess",
-        broker=mosquitto,
+        broker=hosting,
         advertise=False,
         bot_delay=0,
         seed=1,
@@ -112,10 +130,10 @@ async def hosted(mosquitto: tuple[str, int]) -> AsyncIterator[HostedRoom]:
 
 
 async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
-    private_config: Path, mosquitto: tuple[str, int]
+    private_config: Path, hosting: tuple[str, int]
 ) -> None:
     write_settings(private_config, name="Zed", players={"passpass": 4})
-    app = network_app(private_config, mosquitto)
+    app = network_app(private_config, hosting)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("o")
         lobby = app.screen
@@ -358,7 +376,7 @@ async def read_event(process: asyncio.subprocess.Process, wanted: str) -> dict[s
 
 
 async def test_a_networked_passpass_game_through_the_table_screen(
-    private_config: Path, private_data: Path, mosquitto: tuple[str, int]
+    private_config: Path, private_data: Path, hosting: tuple[str, int]
 ) -> None:
     """Issue 10's acceptance: a real `passe host --headless` process with bots;
     this app joins it by code and plays the whole game by keys."""
@@ -374,7 +392,7 @@ async def test_a_networked_passpass_game_through_the_table_screen(
         "--wait-for",
         "1",
         "--broker",
-        f"{mosquitto[0]}:{mosquitto[1]}",
+        f"{hosting[0]}:{hosting[1]}",
         "--no-advertise",
         "--bot-delay",
         "0",
@@ -390,10 +408,10 @@ async def test_a_networked_passpass_game_through_the_table_screen(
     try:
         room = await read_event(host, "room")
         write_settings(private_config, name="Zed")
-        app = network_app(private_config, mosquitto)
+        app = network_app(private_config, hosting)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("j")
-            await type_code(pilot, room["join"].split("@")[0] + "@127.0.0.1:1883")
+            await type_code(pilot, room["join"].split("@")[0] + f"@{hosting[0]}:{hosting[1]}")
             await wait_until(
                 pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table"
             )
