@@ -257,7 +257,7 @@ class PasseApp(App[None]):
         return self.network
 
     def on_host_requested(self, message: HostRequested) -> None:
-        from tui.netplay import HostPlan
+        from tui.netplay import HostPlan, table_name
         from tui.screens.lobby import LobbyScreen
 
         settings = message.settings
@@ -270,7 +270,7 @@ class PasseApp(App[None]):
             settings.game,
             players=settings.players.get(settings.game, 4),
             teams=settings.teams.get(settings.game, False),
-            name=settings.name,
+            name=table_name(settings.name),
             network=network,
             seed=self.seed,
             bot_delay=self.bot_delay,
@@ -278,6 +278,7 @@ class PasseApp(App[None]):
         self.push_screen(LobbyScreen(plan=plan))
 
     def on_join_requested(self, message: JoinRequested) -> None:
+        from tui.netplay import table_name
         from tui.screens.join import JoinScreen
 
         network = self.network_options()
@@ -285,7 +286,7 @@ class PasseApp(App[None]):
             return
         self.settings = message.settings
         self._save()
-        self.push_screen(JoinScreen(message.settings.name, network))
+        self.push_screen(JoinScreen(table_name(message.settings.name), network))
 
     async def go_home(self) -> None:
         while len(self.screen_stack) > 1 and not isinstance(self.screen, HomeScreen):

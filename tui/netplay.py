@@ -72,6 +72,24 @@ class HostPlan:
     bot_delay: float = 0.8
 
 
+def table_name(name: str) -> str:
+    """The name the others see. The home screen's default, "You", would read
+    as each reader themself on the others' screens, so a networked seat
+    takes the login name instead (or "Player")."""
+    if name.strip().casefold() != "you":
+        return name
+    import getpass
+
+    from tui.settings import clean_name
+
+    try:
+        login = getpass.getuser()
+    except Exception:  # no login name in this environment
+        login = ""
+    chosen = clean_name(login.capitalize()) if login else ""
+    return chosen if chosen and chosen.casefold() != "you" else "Player"
+
+
 def discovery_available() -> bool:
     """Whether this Passe can find and announce rooms on the LAN (mDNS)."""
     try:
@@ -228,4 +246,5 @@ __all__ = [
     "parse_broker",
     "remote_table",
     "resolve_target",
+    "table_name",
 ]

@@ -142,12 +142,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _screen_name(args: argparse.Namespace) -> str:
     """``--name``, else the name remembered from the home screen."""
+    from tui.netplay import table_name
     from tui.settings import clean_name, default_path, load_settings
 
     if args.name:
-        return clean_name(args.name)
+        return table_name(clean_name(args.name))
     settings, _ = load_settings(default_path())
-    return settings.name
+    return table_name(settings.name)
 
 
 def _screen_options(args: argparse.Namespace) -> tuple[float, int | None]:

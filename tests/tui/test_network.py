@@ -511,7 +511,7 @@ async def test_a_room_found_on_the_lan_is_joined_from_the_list(
         await wait_until(pilot, lambda: rooms.option_count == 1, "the LAN's rooms")
         line = str(rooms.get_option_at_index(0).prompt)
         code = f"{hosted.code[:3]}-{hosted.code[3:]}"
-        assert line.split() == [code, "passpass", "Hostess", "3", "free"]
+        assert line.split() == [code, "Pass", "Pass", "Hostess", "3", "free"]
         await pilot.press("down", "enter")  # to the list; Enter joins the highlighted room
         await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         await wait_until(pilot, lambda: hosted.authority.seats[0].kind == "human", "a seat taken")
@@ -530,3 +530,15 @@ def test_cli_on_screen_refuses_bad_input_before_opening_the_table(
     assert "--wait-for is for --headless" in capsys.readouterr().err
     assert main(["host", "passpass", "--players", "9"]) == 2
     assert "9 players" in capsys.readouterr().err
+
+
+def test_the_default_name_you_is_not_what_the_others_see(monkeypatch: pytest.MonkeyPatch) -> None:
+    import getpass
+
+    from tui.netplay import table_name
+
+    assert table_name("Ada") == "Ada"
+    monkeypatch.setattr(getpass, "getuser", lambda: "marie")
+    assert table_name("You") == "Marie"
+    monkeypatch.setattr(getpass, "getuser", lambda: "you")
+    assert table_name(" you ") == "Player"

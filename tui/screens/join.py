@@ -30,6 +30,28 @@ BROWSE_SECONDS = 2.0
 UNAVAILABLE = "LAN discovery unavailable: type the code with @HOST:PORT, as the host's lobby shows"
 
 
+ROOM_COLUMNS = "{code:<9}{game:<16}{host:<22}{seats}"
+ROOM_HEADER = " " + ROOM_COLUMNS.format(code="code", game="game", host="host", seats="seats")
+
+
+def room_line(advert: RoomAdvert) -> str:
+    """One room of the LAN list: code, game, host's name, free seats."""
+    from core.engine import ConfigError
+    from core.registry import game_info
+    from net.codes import CodeError, format_code
+
+    try:
+        code = format_code(advert.code)
+    except CodeError:
+        code = advert.code[:8]
+    try:
+        game = game_info(advert.game).title
+    except ConfigError:
+        game = advert.game[:15]
+    seats = "full" if advert.free_seats <= 0 else f"{advert.free_seats} free"
+    return ROOM_COLUMNS.format(code=code, game=game, host=advert.host_name[:21], seats=seats)
+
+
 class JoinScreen(PasseScreen):
     DEFAULT_CSS = """
     JoinScreen #join-box {
@@ -138,19 +160,11 @@ class JoinScreen(PasseScreen):
             rooms.display = False
             self._lan_note("No room found on the LAN. F5 looks again.")
             return
-        from net.codes import format_code
-
         for advert in self.adverts:
-            seats = "full" if advert.free_seats <= 0 else f"{advert.free_seats} free"
-            rooms.add_option(
-                Option(
-                    f"{format_code(advert.code)}  {advert.game:<10} {advert.host_name[:20]:<20} "
-                    f"{seats}"
-                )
-            )
+            rooms.add_option(Option(room_line(advert)))
         rooms.highlighted = 0  # Enter on the list joins the first room at once
         rooms.display = True
-        self._lan_note("code      game       host                 seats")
+        self._lan_note(ROOM_HEADER)
 
     def _lan_note(self, text: str) -> None:
         self.query_one("#join-lan-note", Static).update(text)

@@ -174,6 +174,7 @@ class LobbyScreen(PasseScreen):
         if notice:
             self.notify(notice, title="Your key", timeout=4)
         hosted.authority.on_change.append(self._on_authority_change)
+        self._on_authority_change()  # the host's own seat is taken by now
         self._follow_room()
 
     def _on_authority_change(self) -> None:
@@ -245,7 +246,7 @@ class LobbyScreen(PasseScreen):
         self.query_one(SeatList).show(room, self.table.seat)
         self.query_one("#lobby-seat-hint", Static).update(
             "↑↓ choose an empty seat · ←→ add a bot or take it out"
-            if self.hosting and room.phase == "lobby"
+            if self.hosting and room.phase == "lobby" and any(s.kind != "human" for s in room.seats)
             else ""
         )
         self.refresh_bindings()

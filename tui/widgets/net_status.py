@@ -13,12 +13,13 @@ from net.wire import RoomState, SeatState
 
 def network_problem(room: RoomState | None, link_up: bool, mine: int | None) -> str:
     """What the bar says, or "" when all is well."""
+    if room is not None and room.phase == "closed":
+        # First: once the room is closed, a lost link is no news.
+        return "⚠ The host closed the room: this game cannot go on. q: home"
     if not link_up:
         return "⚠ Connection to the table lost: reconnecting…"
     if room is None:
         return ""
-    if room.phase == "closed":
-        return "⚠ The host closed the room: this game cannot go on. q: home"
     away = away_names(room.seats, mine)
     if away and room.phase == "playing":
         who = ", ".join(away)
