@@ -135,6 +135,10 @@ class PasseApp(App[None]):
         if table is not None and table.in_progress and self.screen is table:
             table.action_leave()
             return
+        leave_room = getattr(self.screen, "action_leave", None)
+        if getattr(self.screen, "in_room", False) and leave_room is not None:
+            leave_room()  # a networked lobby: leaving tells the others (and may close it)
+            return
         self.exit()
 
     # -- the saved game (nothing lost on a crash) ---------------------------

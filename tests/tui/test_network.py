@@ -235,8 +235,8 @@ async def test_joiner_lobby_shows_presence_then_the_table(
         await pilot.pause()
         assert [seat.kind for seat in hosted.authority.seats] == ["human", "human", "open"]
 
-        # Leaving asks first; the host then sees the seat free again.
-        await pilot.press("q")
+        # Leaving (even by ctrl+q) asks first; the host then sees the seat free again.
+        await pilot.press("ctrl+q")
         confirm = app.screen
         assert isinstance(confirm, ConfirmLeaveRoomScreen)
         assert "your seat free again" in confirm.text

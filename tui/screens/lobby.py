@@ -262,6 +262,11 @@ class LobbyScreen(PasseScreen):
         else:
             self._say("Waiting for the host to start the game.")
 
+    @property
+    def in_room(self) -> bool:
+        """Whether quitting should ask first: we sit in an open room."""
+        return self.table is not None and not self.room_closed
+
     def start_refusal(self) -> str | None:
         """Why the host cannot start now, or ``None``."""
         if self.hosted is None:
