@@ -542,3 +542,24 @@ def test_the_default_name_you_is_not_what_the_others_see(monkeypatch: pytest.Mon
     assert table_name("You") == "Marie"
     monkeypatch.setattr(getpass, "getuser", lambda: "you")
     assert table_name(" you ") == "Player"
+
+
+async def test_hosting_on_an_unreachable_broker_says_so_within_seconds(
+    private_config: Path,
+) -> None:
+    hosting_available()
+    app = PasseApp(
+        config_path=private_config, network=NetworkOptions(broker=("127.0.0.1", 9), advertise=False)
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        started = time.monotonic()
+        await pilot.press("o")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await wait_until(pilot, lambda: lobby.problem is not None, "the failure")
+        assert time.monotonic() - started < 8
+        status = text_of(lobby, "#lobby-status")
+        assert status.startswith("Could not open the room: cannot reach the broker at 127.0.0.1:9")
+        assert "\n" not in status
+        await pilot.press("q")  # nothing to leave: straight back home
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")

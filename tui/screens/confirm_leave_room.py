@@ -9,7 +9,9 @@ from textual.widgets import Footer, Static
 
 from tui.screens.confirm_quit import ConfirmQuitScreen
 
-HOST_TEXT = "You host this room: leaving closes it, and the\nothers' game ends with it."
+HOST_TEXT = (
+    "You host this room: leaving closes it for everyone\nin it, and a game in progress ends there."
+)
 PLAYER_IN_GAME_TEXT = (
     "The others are told that you left, and a bot\n"
     "takes your seat so they can finish the game.\n"
