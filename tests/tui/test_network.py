@@ -272,6 +272,8 @@ async def test_joiner_sees_the_table_and_who_is_away(
         assert status.text == ""
         await ada.close()  # Ada's connection drops mid-game
         await wait_until(pilot, lambda: "Ada is away" in status.text, "Ada away at the table")
+        players = table.query_one("#players")
+        assert players.border_title == "Players (public) · away: Ada"
 
         # The host closes the room: said over the table; q goes home at once.
         await hosted.close()

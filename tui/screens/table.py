@@ -65,6 +65,7 @@ class TableScreen(PasseScreen):
         self._room: RoomState | None = None
         self._room_notice = ""
         self._link_up = True
+        self._players_title: str | None = None  # the players panel's own title
 
     # -- subclasses --------------------------------------------------------
 
@@ -152,9 +153,20 @@ class TableScreen(PasseScreen):
         self._show_network()
 
     def _show_network(self) -> None:
-        from tui.widgets.net_status import NetStatus, network_problem
+        from tui.widgets.net_status import NetStatus, away_names, network_problem
 
-        self.query_one(NetStatus).say(network_problem(self._room, self._link_up, self.client.seat))
+        room = self._room
+        self.query_one(NetStatus).say(network_problem(room, self._link_up, self.client.seat))
+        # Also beside the seats: every game's players panel is #players.
+        panel = next(iter(self.query("#players")), None)
+        if panel is None:
+            return
+        if self._players_title is None:
+            self._players_title = str(panel.border_title or "")
+        away = away_names(room.seats, self.client.seat) if room and room.phase == "playing" else []
+        panel.border_title = (
+            f"{self._players_title} · away: {', '.join(away)}" if away else self._players_title
+        )
 
     @property
     def log_names(self) -> Names:
