@@ -6,7 +6,7 @@ STAMP_APP := $(VENV)/.installed-app
 STAMP_DEV := $(VENV)/.installed-dev
 STAMP_BENCH := $(VENV)/.installed-bench
 
-.PHONY: play test lint typecheck bench clean
+.PHONY: play test soak lint typecheck bench clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null || { echo "Passe needs $(PYTHON) (Python 3.11 or newer): set PYTHON=..."; exit 2; }
@@ -32,6 +32,10 @@ test: $(STAMP_DEV)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 -q
+
+# Heavy tests left out of `make test` (e.g. twenty SSH sessions at once).
+soak: $(STAMP_DEV)
+	$(BIN)/python -m pytest -m soak -q
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check .

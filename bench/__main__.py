@@ -21,6 +21,8 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "bots": ("bench.bots", "heuristic bot decision time on views from real games"),
     "startup": ("bench.startup", "`passe` start-up and memory vs a bare Textual app"),
     "ui": ("bench.ui", "key press to updated table in a Pilot session"),
+    "net": ("bench.net", "MQTT request/reply round trip via the embedded broker and Mosquitto"),
+    "ssh": ("bench.ssh", "SSH connect to first screen and memory per session vs sshd"),
 }
 
 

@@ -231,16 +231,33 @@ class Config:
         if isinstance(self.players, bool) or not isinstance(self.players, int):
             raise ConfigError(f"players must be a whole number, not {self.players!r}")
         if not self.MIN_PLAYERS <= self.players <= self.MAX_PLAYERS:
-            raise ConfigError(
-                f"{self.players} players: this game is for "
-                f"{self.MIN_PLAYERS} to {self.MAX_PLAYERS} players"
-            )
+            raise ConfigError(f"{self.players} players: {self.player_counts()}")
         if not isinstance(self.teams, bool):
             raise ConfigError(f"teams must be true or false, not {self.teams!r}")
         self.validate()
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for combinations the game cannot play."""
+
+    @classmethod
+    def player_counts(cls) -> str:
+        """Which numbers of players work, alone and in teams, in words:
+        "this game is for 3 to 5 players, or 4 or 6 in teams". Found by
+        trying each count, so it always agrees with :meth:`validate`."""
+        playable: dict[bool, list[int]] = {False: [], True: []}
+        for players in range(cls.MIN_PLAYERS, cls.MAX_PLAYERS + 1):
+            for in_teams in (False, True):
+                try:
+                    cls(players=players, teams=in_teams)
+                except ConfigError:
+                    continue
+                playable[in_teams].append(players)
+        alone, teams = playable[False], playable[True]
+        if not teams:
+            return f"this game is for {_counts(alone)} players"
+        if not alone:
+            return f"this game is for {_counts(teams)} players, in teams"
+        return f"this game is for {_counts(alone)} players, or {_counts(teams)} in teams"
 
     def to_data(self) -> dict[str, Any]:
         return plain(self)  # type: ignore[no-any-return]
@@ -254,7 +271,11 @@ class Config:
         fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
         unknown = sorted(set(map(str, data)) - set(fields))
         if unknown:
-            raise ConfigError(f"unknown option(s): {', '.join(unknown)}")
+            known = ", ".join(name for name in fields if name not in ("players", "teams"))
+            raise ConfigError(
+                f"unknown option(s): {', '.join(unknown)}; "
+                + (f"the options are: {known}" if known else "this game has no options")
+            )
         hints = typing.get_type_hints(cls)
         values: dict[str, Any] = {}
         for name, raw in data.items():
@@ -263,6 +284,15 @@ class Config:
             return cls(**values)
         except TypeError as error:
             raise ConfigError(str(error)) from None
+
+
+def _counts(counts: Sequence[int]) -> str:
+    """[3, 4, 5] -> "3 to 5"; [4, 6] -> "4 or 6"; [4] -> "4"."""
+    if len(counts) > 2 and list(counts) == list(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]} to {counts[-1]}"
+    if len(counts) == 1:
+        return str(counts[0])
+    return ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}"
 
 
 def _coerce(name: str, raw: Any, hint: Any) -> Any:
@@ -279,7 +309,10 @@ def _coerce(name: str, raw: Any, hint: Any) -> Any:
     if origin is tuple:
         args = typing.get_args(hint)
         if not isinstance(raw, (list, tuple)):
-            raise ConfigError(f"option {name}: expected a list, got {raw!r}")
+            raise ConfigError(
+                f"option {name}: expected a list of values separated by commas "
+                f"(e.g. {name}=1,2,3), got {raw!r}"
+            )
         item_hint = args[0] if args else Any
         return tuple(_coerce(name, item, item_hint) for item in raw)
     if hint is type(None):

@@ -21,9 +21,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.codec import GameCodec, codec_for
 from core.engine import Config, Event, IllegalAction
 from core.registry import get_game
+from net.codec import GameCodec, codec_for
+from net.codes import normalize_code
 from net.identity import Identity, peer_id
 from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
 from net.transport import LastWill, MqttLink
@@ -128,6 +129,8 @@ class Authority:
     _over: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __post_init__(self) -> None:
+        if normalize_code(self.code) != self.code:
+            raise ValueError(f"{self.code!r} is not a room code as normalize_code writes it")
         self.game = get_game(self.game_id)
         self.codec: GameCodec = codec_for(self.game)
         if not self.seats:

@@ -44,6 +44,8 @@ async def play_with_bot(table: RemoteTable, level: str, *, seed: int | None = No
         wake.set()
 
     await table.connect(on_update)
+    # What a (re)started peer got back: its view and its log so far.
+    emit("synced", seq=table.seq, events=len(table.log))
     while not over.is_set():
         await wake.wait()
         wake.clear()
@@ -55,7 +57,9 @@ async def play_with_bot(table: RemoteTable, level: str, *, seed: int | None = No
         # simultaneous phases other seats' updates arrive meanwhile.
         if view.legal and table.seq != last_acted_seq and not table.action_pending:
             last_acted_seq = table.seq
-            await table.submit(bot.choose(view))
+            action = bot.choose(view)
+            await table.submit(action)
+            emit("acted", seq=table.seq, action=str(action))
 
 
 __all__ = ["emit", "play_with_bot"]

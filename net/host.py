@@ -51,23 +51,18 @@ class HostedRoom:
         return f"{format_code(self.code)}@{host}:{self.broker_port}"
 
     async def update_advert(self) -> None:
-        from net.discovery import Advertiser
-
-        if isinstance(self.advertiser, Advertiser):
-            with contextlib.suppress(Exception):
+        if self.advertiser is not None:
+            with contextlib.suppress(Exception):  # the LAN list is a convenience
                 await self.advertiser.update(free_seats=self.authority.free_seats)
 
     async def close(self) -> None:
         """Close the room, stop advertising, stop the embedded broker."""
-        from net.broker import EmbeddedBroker
-        from net.discovery import Advertiser
-
         with contextlib.suppress(Exception):
             await self.authority.close()
-        if isinstance(self.advertiser, Advertiser):
+        if self.advertiser is not None:
             with contextlib.suppress(Exception):
                 await self.advertiser.close()
-        if isinstance(self.embedded, EmbeddedBroker):
+        if self.embedded is not None:
             await self.embedded.stop()
 
 
@@ -99,10 +94,10 @@ async def open_room(
 ) -> HostedRoom:
     """Open a room and return it; raises ``BrokerUnreachable`` or
     ``BrokerError`` with a one-line reason."""
-    from net.broker import start_embedded_broker
-
     embedded = None
     if broker is None:
+        from net.broker import start_embedded_broker
+
         embedded = await start_embedded_broker(bind=bind, port=port)
         broker_host, broker_port = "127.0.0.1", embedded.port
         shown = lan_address() if bind in ("0.0.0.0", "::", "") else bind

@@ -11,26 +11,22 @@ replaced, never fatal.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from nacl.exceptions import BadSignatureError
-from nacl.public import PrivateKey, PublicKey
+from nacl.public import Box, PrivateKey, PublicKey
 from nacl.signing import SigningKey, VerifyKey
-from platformdirs import user_data_path
+
+from net.paths import data_dir
 
 KEY_FILE = "identity.key"
 _HEADER = "passe-ed25519-seed-v1"
 PUBLIC_KEY_SIZE = 32
 SIGNATURE_SIZE = 64
-
-
-def data_dir() -> Path:
-    """``$PASSE_DATA_DIR`` if set, else the platform's per-user data directory."""
-    override = os.environ.get("PASSE_DATA_DIR")
-    return Path(override) if override else user_data_path("passe", appauthor=False)
 
 
 def peer_id(public_key: bytes) -> str:
@@ -62,10 +58,21 @@ class Identity:
     def peer_id(self) -> str:
         return peer_id(self.public_key)
 
-    @property
+    @functools.cached_property
     def box_key(self) -> PrivateKey:
         """The Curve25519 private key for what is encrypted to this peer."""
         return self.signing_key.to_curve25519_private_key()
+
+    def box_with(self, public_key: bytes) -> Box:
+        """The NaCl box between this key and ``public_key`` (ValueError for a
+        bad key). Kept: computing the shared key costs more than sealing."""
+        boxes: dict[bytes, Box] = self.__dict__.setdefault("_boxes", {})
+        box = boxes.get(public_key)
+        if box is None:
+            if len(boxes) > 1024:  # bounded: keys come from the network
+                boxes.clear()
+            box = boxes[public_key] = Box(self.box_key, box_public_key(public_key))
+        return box
 
     def sign(self, message: bytes) -> bytes:
         """The 64-byte detached signature of ``message``."""

@@ -5,7 +5,7 @@
 the in-process client. It trusts nothing it receives: the room's state must be
 signed by the authority key it first saw, private messages must be sealed to
 this peer by that key, views and events are decoded field by field
-(:mod:`core.codec`), and a gap in the log makes it ask for the rest.
+(:mod:`net.codec`), and a gap in the log makes it ask for the rest.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import logging
 import time
 from collections.abc import Callable
 
-from core.codec import CodecError, GameCodec, codec_for
 from core.engine import Action, Event, GameRecord, IllegalAction, RecordError, View
 from core.registry import get_game
 from net.client import TableClient
+from net.codec import CodecError, GameCodec, codec_for
 from net.identity import Identity
 from net.table import Listener, TableUpdate
 from net.transport import BrokerUnreachable, LastWill, MqttLink
@@ -52,6 +52,7 @@ log = logging.getLogger("passe.peer")
 
 ROOM_WAIT = 3.0  # seconds to find the room's retained state on the broker
 REPLY_WAIT = 5.0  # seconds for the authority to answer a join
+CONNECT_WAIT = 5.0  # seconds to reach the broker, retrying with backoff
 
 
 class JoinError(Exception):
@@ -126,7 +127,8 @@ class RemoteTable(TableClient):
             will=LastWill(presence, self._presence_payload(online=False)),
         )
         try:
-            await self._link.start(timeout=max(timeout, 3.0))
+            # A loaded machine or a busy embedded broker can take a few seconds.
+            await self._link.start(timeout=CONNECT_WAIT)
         except BrokerUnreachable as error:
             raise JoinError(str(error), "unreachable") from None
         try:
@@ -228,6 +230,7 @@ class RemoteTable(TableClient):
         return self._link is not None and self._link.connected
 
     async def wait_started(self) -> None:
+        """Until the first view of the game has arrived."""
         await self._started.wait()
 
     def _on_link_state(self, up: bool) -> None:
@@ -320,8 +323,6 @@ class RemoteTable(TableClient):
             return
         self.room = room
         self.names = tuple(seat.name for seat in room.seats)
-        if room.phase in ("playing", "over"):
-            self._started.set()
         if room.record is not None and room.salt:
             self._check_deal(room)
         self._room_seen.set()

@@ -76,7 +76,7 @@ class MqttLink:
         on_state: StateHook | None = None,
         will: LastWill | None = None,
         client_id: str | None = None,
-        keepalive: int = 10,
+        keepalive: int = 5,
     ) -> None:
         self.host = host
         self.port = port
@@ -189,6 +189,10 @@ class MqttLink:
             socket_options=[NODELAY],
             max_queued_incoming_messages=10_000,
         )
+        # aiomqtt sets this future's exception on an abrupt disconnection and
+        # may not await it when its task is cancelled; retrieving it here
+        # keeps "Future exception was never retrieved" off the user's terminal.
+        client._disconnected.add_done_callback(_retrieve)
         async with client:
             self._client = client
             for pattern in self.subscriptions:
@@ -214,6 +218,11 @@ class MqttLink:
                     raise
                 except Exception:  # a handler bug must not take the link down
                     log.exception("handling a message on %s failed", topic)
+
+
+def _retrieve(future: asyncio.Future[None]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 __all__ = ["BrokerUnreachable", "LastWill", "MqttLink"]

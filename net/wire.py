@@ -21,13 +21,11 @@ from typing import Annotated, Any, Final, TypeVar
 import msgspec
 from msgspec import Meta, Struct
 from nacl.exceptions import CryptoError
-from nacl.public import Box
 
 from net.identity import (
     PUBLIC_KEY_SIZE,
     SIGNATURE_SIZE,
     Identity,
-    box_public_key,
     peer_id,
     verify,
 )
@@ -122,7 +120,7 @@ def seal(identity: Identity, topic: str, message: Struct, recipient: bytes | Non
     ``recipient`` (a public key) when given."""
     body = _encoder.encode(message)
     if recipient is not None:
-        body = bytes(Box(identity.box_key, box_public_key(recipient)).encrypt(body))
+        body = bytes(identity.box_with(recipient).encrypt(body))
     sealed = recipient is not None
     signature = identity.sign(_signed_bytes(topic, sealed, body))
     return _encoder.encode(Envelope(PROTOCOL_VERSION, identity.public_key, sealed, body, signature))
@@ -173,7 +171,7 @@ def open_body(
         if identity is None:
             raise WireError("a sealed message where a public one was expected")
         try:
-            body = Box(identity.box_key, box_public_key(envelope.sender)).decrypt(body)
+            body = identity.box_with(envelope.sender).decrypt(body)
         except (CryptoError, ValueError):
             raise WireError("cannot decrypt: not sealed to this peer", "sealed") from None
     elif identity is not None:

@@ -1,26 +1,13 @@
-"""Fixtures shared by every test directory."""
+"""Settings for the whole suite."""
 
 from __future__ import annotations
 
 import os
-import socket
+import tempfile
 
-import pytest
-
-MOSQUITTO = ("127.0.0.1", 1883)
-
-
-@pytest.fixture
-def mosquitto() -> tuple[str, int]:
-    """The machine's Mosquitto on 127.0.0.1:1883. Tests that need it skip
-    with the reason when it is unreachable, except in CI (``CI=true``),
-    where its absence is a failure."""
-    try:
-        with socket.create_connection(MOSQUITTO, timeout=1.0):
-            pass
-    except OSError as error:
-        reason = f"no MQTT broker at {MOSQUITTO[0]}:{MOSQUITTO[1]} ({error}): start Mosquitto"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return MOSQUITTO
+# mDNS stays on loopback in tests, so that no test multicasts on the
+# machine's real network (tests/net/netns.py lifts this inside the network
+# namespaces a LAN test makes). Every process a test starts inherits it.
+os.environ.setdefault("PASSE_MDNS_INTERFACES", "127.0.0.1")
+# Keys made by tests never land in the user's data directory.
+os.environ.setdefault("PASSE_DATA_DIR", tempfile.mkdtemp(prefix="passe-test-data-"))

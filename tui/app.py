@@ -6,7 +6,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import signal
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -23,16 +25,20 @@ from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES
 from tui.games import load_table_screen
 from tui.messages import HostRequested, JoinRequested
 from tui.saves import clear_save, load_save, save_path, set_aside, write_save
+from tui.screens.base import SizeGuard
 from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.session import start_local
-from tui.settings import Settings, default_path, load_settings, save_settings
+from tui.settings import Settings, clean_name, default_path, load_settings, save_settings
 
 if TYPE_CHECKING:
     from tui.netplay import NetworkOptions
 
 DEFAULT_BOT_DELAY = 0.8
+# A plain ``kill`` or a system shutdown (SIGTERM), or the terminal going away
+# (SIGHUP): save, restore the terminal, exit, as a clean quit does.
+QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 HIDDEN_IN_HELP = frozenset({"Explain", "Copy selected text"})
 
 
@@ -49,10 +55,13 @@ class PasseApp(App[None]):
         config_path: Path | None = None,
         bot_delay: float = DEFAULT_BOT_DELAY,
         seed: int | None = None,
+        handle_signals: bool = False,
+        name: str | None = None,
         network: NetworkOptions | None = None,
         opening: Callable[[], Screen[Any]] | None = None,
     ) -> None:
         super().__init__()
+        self.handle_signals = handle_signals
         for theme in THEMES:
             self.register_theme(theme)
         self.config_path = config_path if config_path is not None else default_path()
@@ -62,6 +71,8 @@ class PasseApp(App[None]):
         self.opening = opening  # a screen to open over home at start (passe host/join)
         self.games_started = 0
         self.settings, self.settings_notice = load_settings(self.config_path)
+        if name is not None:  # `passe play --name`, e.g. an SSH guest's user name
+            self.settings.name = clean_name(name)
         self.save_path = save_path(self.config_path)
         self._save_notice_shown = False
         saved = self.settings.theme
@@ -105,6 +116,10 @@ class PasseApp(App[None]):
 
     def on_mount(self) -> None:
         self.watch(self, "theme", self._theme_changed, init=False)
+        if self.handle_signals:
+            loop = asyncio.get_running_loop()
+            for signum in QUIT_SIGNALS:
+                loop.add_signal_handler(signum, self.quit_on_signal, signum)
         if self.settings_notice:
             self.notify(self.settings_notice, title="Settings", severity="warning", timeout=8)
         if self.opening is not None:
@@ -124,13 +139,19 @@ class PasseApp(App[None]):
             seen.add(description)
             keys.append((self.get_key_display(binding), description))
         title = getattr(screen, "TITLE_IN_HELP", "") or type(screen).__name__
-        notes = getattr(screen, "GUIDE", "")
+        notes = screen.help_notes() if isinstance(screen, SizeGuard) else ""
         self.push_screen(HelpScreen(title, keys, notes))
 
     async def action_quit(self) -> None:
-        """Quitting during a game asks first (the table screen's dialog)."""
+        """Quitting during a game asks first (the table screen's dialog),
+        unless the terminal is too small to show it: then it quits at once
+        (the game is saved after every move), as the message says."""
         from tui.screens.table import TableScreen  # on demand: start-up time
 
+        screen = self.screen
+        if isinstance(screen, SizeGuard) and screen.too_small:
+            self.exit()
+            return
         table = next((s for s in self.screen_stack if isinstance(s, TableScreen)), None)
         if table is not None and table.in_progress and self.screen is table:
             table.action_leave()
@@ -140,6 +161,19 @@ class PasseApp(App[None]):
             leave_room()  # a networked lobby: leaving tells the others (and may close it)
             return
         self.exit()
+
+    def quit_on_signal(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: like a clean quit, without asking. The game in
+        progress is saved once more (it already is after every move), then the
+        app exits through Textual's shutdown, which leaves the alternate screen
+        and turns mouse reporting off. The exit code says which signal it was
+        (128 + its number, as shells report it)."""
+        from tui.screens.table import TableScreen  # on demand: start-up time
+
+        for screen in self.screen_stack:
+            if isinstance(screen, TableScreen) and screen.view is not None:
+                self.autosave(screen.client, screen.view.is_over)
+        self.exit(return_code=128 + signum)
 
     # -- the saved game (nothing lost on a crash) ---------------------------
 
@@ -305,9 +339,18 @@ def run(
     *,
     bot_delay: float = DEFAULT_BOT_DELAY,
     seed: int | None = None,
+    name: str | None = None,
     network: NetworkOptions | None = None,
     opening: Callable[[], Screen[Any]] | None = None,
 ) -> int:
     """``opening``: a screen shown over home at start (``passe host``/``join``)."""
-    PasseApp(bot_delay=bot_delay, seed=seed, network=network, opening=opening).run()
-    return 0
+    app = PasseApp(
+        bot_delay=bot_delay,
+        seed=seed,
+        name=name,
+        handle_signals=True,
+        network=network,
+        opening=opening,
+    )
+    app.run()
+    return app.return_code or 0

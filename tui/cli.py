@@ -8,6 +8,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from core.engine import ConfigError
@@ -63,16 +64,25 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _option(text: str) -> tuple[str, object]:
-    """``key=value``; the value is read as JSON when it parses (numbers,
-    true/false, lists), else kept as text."""
-    key, sep, raw = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"bad option {text!r}: write KEY=VALUE")
+def _value(raw: str) -> object:
+    """A value as JSON when it parses (numbers, true/false, [lists]), else text."""
     try:
         value: object = json.loads(raw)
     except ValueError:
-        value = raw
+        return raw
+    return value
+
+
+def _option(text: str) -> tuple[str, object]:
+    """``key=value``; the value is read as JSON when it parses (numbers,
+    true/false, lists), else kept as text; values separated by commas are a
+    list (``diamonds=0,0,1,...``)."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"bad option {text!r}: write KEY=VALUE")
+    value = _value(raw)
+    if isinstance(value, str) and "," in value:
+        return key.strip(), [_value(item.strip()) for item in value.split(",")]
     return key.strip(), value
 
 
@@ -96,6 +106,7 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--seed", type=int, default=None, help="seed of the first game (default: random)"
     )
+    play.add_argument("--name", default=None, help="your player name (default: the saved one)")
 
     sim = commands.add_parser("simulate", help="play bot-only games and print a JSON summary")
     sim.add_argument("game", help=f"one of: {', '.join(game_ids())}")
@@ -109,7 +120,10 @@ def _build_parser() -> argparse.ArgumentParser:
         default=[],
         type=_option,
         metavar="KEY=VALUE",
-        help="a game option, e.g. payment=everyone or target=61 (repeatable)",
+        help=(
+            "a game option, e.g. payment=everyone, target=61 or a list separated by "
+            "commas, diamonds=3,2,2,0,1,0,1,0,1,1,0,0 (repeatable)"
+        ),
     )
     sim.add_argument(
         "--bots",
@@ -119,6 +133,7 @@ def _build_parser() -> argparse.ArgumentParser:
     from tui.network_cli import add_commands
 
     add_commands(commands, _option)
+    _add_serve(commands)
     return parser
 
 
@@ -154,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.network_cli import run
 
         return run(args)
+    if args.command == "serve":
+        return _serve(args)
     return _play(args)
 
 
@@ -165,6 +182,122 @@ def _play(args: argparse.Namespace) -> int:
         run(
             bot_delay=DEFAULT_BOT_DELAY if bot_delay is None else bot_delay,
             seed=getattr(args, "seed", None),
+            name=getattr(args, "name", None),
+        )
+    )
+
+
+# -- passe serve --ssh (tui/serve/, docs/ssh.md) ------------------------------
+
+
+class _ServeHelpAction(argparse.Action):
+    """``serve --help`` ends with the host key's fingerprint, read only when
+    help is shown (every other ``passe`` run stays fast)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show this help and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from tui.serve.host_key import describe_host_key
+
+        print(parser.format_help() + "\n" + describe_host_key())
+        parser.exit()
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: choose 1 or more")
+    return value
+
+
+def _timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value < 10**9:  # NaN and infinity too
+        raise argparse.ArgumentTypeError(f"{text}: choose 0 (never) or more seconds")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text}: a port is between 0 and 65535")
+    return value
+
+
+def _add_serve(commands: Any) -> None:
+    serve = commands.add_parser(
+        "serve",
+        add_help=False,
+        help="let guests play over SSH with nothing installed (--ssh)",
+        description=(
+            "Run an SSH server: every guest who connects (ssh -p PORT HOST) gets their own "
+            "Passe. Open guest mode by default: any user name, no password; the user name "
+            "is the player's name. `ssh -t -p PORT HOST join CODE` joins a room."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Logs go to stderr, one line per session start, end and refusal.",
+    )
+    serve.add_argument("-h", "--help", action=_ServeHelpAction)
+    serve.add_argument("--ssh", action="store_true", help="serve over SSH (required)")
+    serve.add_argument("--port", type=_port, default=2222, help="port (default 2222; 0: any)")
+    serve.add_argument("--bind", default="", help="address to listen on (default: all)")
+    serve.add_argument(
+        "--max-sessions", type=_count, default=32, help="sessions at once (default 32)"
+    )
+    serve.add_argument(
+        "--idle-timeout",
+        type=_timeout,
+        default=1800.0,
+        metavar="S",
+        help="end a session after S seconds without a key press (default 1800; 0: never)",
+    )
+    serve.add_argument(
+        "--authorized-keys",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="admit only these keys (OpenSSH authorized_keys format)",
+    )
+    serve.add_argument(
+        "--bot-delay", type=_seconds, default=None, help="passed to every guest's game"
+    )
+    serve.add_argument("--seed", type=int, default=None, help="passed to every guest's game")
+
+
+def has_command(name: str) -> bool:
+    """Whether ``passe NAME`` exists in this installation (the SSH server
+    asks before running ``passe join CODE`` for a guest)."""
+    for action in _build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return name in action.choices
+    return False
+
+
+def _serve(args: argparse.Namespace) -> int:
+    if not args.ssh:
+        print("passe: serve needs a protocol: passe serve --ssh", file=sys.stderr)
+        return USAGE_ERROR
+    from tui.serve.server import ServeOptions, run
+
+    return run(
+        ServeOptions(
+            bind=args.bind,
+            port=args.port,
+            max_sessions=args.max_sessions,
+            idle_timeout=args.idle_timeout,
+            authorized_keys=args.authorized_keys,
+            bot_delay=args.bot_delay,
+            seed=args.seed,
         )
     )
 

@@ -15,6 +15,7 @@ import asyncio
 import json
 import logging
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 USAGE_ERROR = 2
@@ -99,6 +100,9 @@ def add_commands(commands: Any, option_type: Any) -> None:
         help="headless: the bot level for seats no one took (default heuristic)",
     )
     host.add_argument("--no-advertise", action="store_true", help="do not announce on the LAN")
+    host.add_argument(
+        "--code", default=None, help="the room code to use (default: a new random one)"
+    )
 
     join = commands.add_parser(
         "join",
@@ -246,7 +250,7 @@ async def _host(args: argparse.Namespace) -> int:
     from core.engine import ConfigError
     from core.registry import get_game
     from net.host import default_host_name, open_room
-    from net.identity import load_identity
+    from net.identity import Identity
 
     try:
         game = get_game(args.game)
@@ -256,7 +260,17 @@ async def _host(args: argparse.Namespace) -> int:
         return _fail(str(error))
     if args.wait_for is not None and not 0 <= args.wait_for <= players:
         return _fail(f"--wait-for {args.wait_for}: choose between 0 and {players}")
-    identity = load_identity().identity
+    code = None
+    if args.code is not None:
+        from net.codes import CodeError, normalize_code
+
+        try:
+            code = normalize_code(args.code)
+        except CodeError as error:
+            return _fail(str(error))
+    # The authority's key is its own, not the person's: the host's player
+    # joins their own room with their key like everyone else.
+    identity = Identity.generate()
     try:
         room = await open_room(
             game.id,
@@ -268,6 +282,7 @@ async def _host(args: argparse.Namespace) -> int:
             seed=args.seed,
             bot_delay=args.bot_delay if args.bot_delay is not None else 0.8,
             advertise=not args.no_advertise,
+            code=code,
         )
     except Exception as error:  # broker errors carry their own one-line reason
         return _fail(str(error) or type(error).__name__)
@@ -345,8 +360,26 @@ async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
             f"no room {target.code} found on the LAN: check the code, or ask the host "
             "for the address and type CODE@HOST:PORT"
         )
-    address = advert.addresses[0] if advert.addresses else "127.0.0.1"
+    address = await _first_reachable(advert.addresses or ("127.0.0.1",), advert.port)
+    if address is None:
+        return _fail(
+            f"room {target.code} was found at {', '.join(advert.addresses)} port {advert.port}, "
+            "but its broker does not answer there"
+        )
     return target.code, address, advert.port
+
+
+async def _first_reachable(addresses: Sequence[str], port: int) -> str | None:
+    """The first of the advertised addresses whose broker accepts a
+    connection: a host may be on several networks, not all of them ours."""
+    for address in addresses:
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(address, port), 1.5)
+        except (OSError, TimeoutError):
+            continue
+        writer.close()
+        return address
+    return None
 
 
 async def _join(args: argparse.Namespace) -> int:

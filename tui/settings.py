@@ -36,6 +36,7 @@ class Settings:
     bots: list[str] = field(default_factory=lambda: ["heuristic"] * (MAX_SEATS - 1))
     name: str = "You"
     theme: str = DEFAULT_THEME
+    confirm_plays: bool = False  # ask before a card or tile is played (no undo)
 
     def bot_level(self, seat: int) -> str:
         """Bot level of ``seat`` (1-based index into the bot seats)."""
@@ -81,6 +82,10 @@ class Settings:
         if not isinstance(theme, str):
             raise ValueError("theme must be text")
         settings.theme = theme
+        confirm_plays = data.get("confirm_plays", settings.confirm_plays)
+        if not isinstance(confirm_plays, bool):
+            raise ValueError("confirm_plays must be true or false")
+        settings.confirm_plays = confirm_plays
         return settings
 
 

@@ -25,13 +25,33 @@ def test_version() -> None:
 
 def test_simulate_prints_one_json_summary(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
-        ["simulate", "passpass", "--players", "4", "--games", "5", "--seed", "1",
-         "--bots", "heuristic,random,random,random"]
+        [
+            "simulate",
+            "passpass",
+            "--players",
+            "4",
+            "--games",
+            "5",
+            "--seed",
+            "1",
+            "--bots",
+            "heuristic,random,random,random",
+        ]
     )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
-    for key in ("game", "players", "teams", "games", "wins", "shared", "mean_scores",
-                "mean_actions", "immediate_victories", "seconds"):
+    for key in (
+        "game",
+        "players",
+        "teams",
+        "games",
+        "wins",
+        "shared",
+        "mean_scores",
+        "mean_actions",
+        "immediate_victories",
+        "seconds",
+    ):
         assert key in data
     assert data["games"] == 5 and len(data["wins"]) == 4 and len(data["mean_scores"]) == 4
     assert sum(data["wins"]) >= 5
@@ -41,17 +61,33 @@ def test_simulate_prints_one_json_summary(capsys: pytest.CaptureFixture[str]) ->
     ("args", "message"),
     [
         (["simulate", "chess", "--players", "4"], "unknown game 'chess'"),
-        (["simulate", "passpass", "--players", "2"], "3 to 6 players"),
+        (["simulate", "passpass", "--players", "2"], "3 to 5 players, or 4 or 6 in teams"),
+        (["simulate", "passpass", "--players", "7"], "3 to 5 players, or 4 or 6 in teams"),
+        (["simulate", "dominoes", "--players", "5"], "2 to 4 players, or 4 in teams"),
+        (["simulate", "fashion", "--players", "9"], "for 2 to 8 players"),
         (["simulate", "passpass", "--players", "6"], "teams only"),
-        (["simulate", "passpass", "--players", "4", "--bots", "foo,random,random,random"],
-         "unknown bot 'foo'"),
+        (
+            ["simulate", "passpass", "--players", "4", "--bots", "foo,random,random,random"],
+            "unknown bot 'foo'",
+        ),
         (["simulate", "passpass", "--players", "4", "--bots", "random,random"], "one per seat"),
         (["simulate", "passpass", "--players", "five"], "invalid int value"),
         (["simulate", "passpass", "--players", "3", "--teams"], "4 or 6 players"),
         (["bogus"], "invalid choice"),
         (["simulate", "fashion", "--players", "3", "--option", "payment=all"], "payment"),
         (["simulate", "fashion", "--players", "3", "--option", "colour"], "KEY=VALUE"),
-        (["simulate", "dominoes", "--players", "3", "--option", "speed=2"], "unknown option"),
+        (
+            ["simulate", "dominoes", "--players", "3", "--option", "speed=2"],
+            "unknown option(s): speed; the options are: target",
+        ),
+        (
+            ["simulate", "passpass", "--players", "4", "--option", "diamonds=x"],
+            "separated by commas (e.g. diamonds=1,2,3)",
+        ),
+        (
+            ["simulate", "passpass", "--players", "4", "--option", "diamonds=1,2"],
+            "12 whole numbers",
+        ),
     ],
 )
 def test_bad_arguments_print_one_line_and_exit_2(args: list[str], message: str) -> None:
@@ -69,3 +105,16 @@ def test_simulate_passes_game_options(capsys: pytest.CaptureFixture[str]) -> Non
     data = json.loads(capsys.readouterr().out)
     assert data["games"] == 3
     assert max(data["mean_scores"]) >= 10 / 3  # someone reached the lowered target each game
+
+
+def test_list_options_are_written_with_commas(capsys: pytest.CaptureFixture[str]) -> None:
+    # From the play-test: --option diamonds=3,2,... failed with "expected a list".
+    def scores(*option: str) -> list[float]:
+        base = ["simulate", "passpass", "--players", "3", "--games", "3", "--seed", "2"]
+        assert main([*base, *option]) == 0
+        return list(json.loads(capsys.readouterr().out)["mean_scores"])
+
+    flat = [0] * 12  # no diamonds at all: a point per card only (PP-20)
+    commas = scores("--option", "diamonds=" + ",".join(map(str, flat)))
+    assert commas == scores("--option", f"diamonds={json.dumps(flat)}")
+    assert commas != scores()

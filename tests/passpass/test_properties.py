@@ -29,9 +29,7 @@ seeds = st.integers(0, 2**32)
 VIEW_SAMPLE_EVERY = 25
 
 
-def _random_game(
-    players: int, teams: bool, seed: int, *, check_views: bool
-) -> PassPassState:
+def _random_game(players: int, teams: bool, seed: int, *, check_views: bool) -> PassPassState:
     state = GAME.new_game(GAME.make_config(players=players, teams=teams), seed)
     rng = random.Random(seed)
     diamonds = state.config.diamonds

@@ -170,9 +170,7 @@ def test_only_the_first_winner_wins_when_both_reach_their_third() -> None:
 
 def test_team_immediate_victory_counts_the_teams_earlier_rounds() -> None:
     # PP-24: seat 0's first Pass Pass this round + the team's 2 recorded earlier.
-    state = rig(
-        ["Y12 Y1", "V2 Y2", "B2 Y3", "G2 Y4"], won=["V5 B5 G5", "", "", ""], teams=True
-    )
+    state = rig(["Y12 Y1", "V2 Y2", "B2 Y3", "G2 Y4"], won=["V5 B5 G5", "", "", ""], teams=True)
     state.team_pass_pass[0] = 2
     play(state, "Y12", "V2", "B2", "G2", "pick Y12")
     result = state.result()

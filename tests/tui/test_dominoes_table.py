@@ -27,6 +27,7 @@ from tui.app import PasseApp
 from tui.screens.choice import ChoiceScreen
 from tui.screens.dominoes_table import END_CHOICE, DominoesTableScreen
 from tui.screens.game_over import GameOverScreen
+from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.screens.round_end import RoundEndScreen
 from tui.session import seat_names
@@ -34,6 +35,7 @@ from tui.widgets.domino_hand import DIGITS, DominoHand
 from tui.widgets.domino_players import DominoPlayers
 from tui.widgets.domino_scores import DominoScores
 from tui.widgets.domino_train import DominoTrain
+from tui.widgets.status_line import StatusLine
 
 THEMES = ["passe", "passe-okabe-ito"]
 
@@ -249,7 +251,6 @@ class SpyingClient(RecordingClient):
         } | {str(TILES[tid]) for tid in state.boneyard}
 
 
-
 def public_part(view: DominoesView) -> Iterable[Any]:
     """The view without ``last_round``: the previous round's hands are shown
     at its end (DO-12), and those tiles may now be dealt to anyone."""
@@ -328,16 +329,14 @@ async def test_wrong_moment_keys_and_illegal_choices_explain_themselves(
         await pilot.pause()
         assert any("[0|5] fits neither end (left 3, right 3)" in text for text in notices(app))
         assert [str(t) for t in view.hand] == ["0-5", "1-1", "2-3"]
-        await pilot.press("right", "right", "enter")  # 2-3 fits both ends: which one?
-        await pilot.pause()
-        choice = app.screen
-        assert isinstance(choice, ChoiceScreen) and choice.kind == END_CHOICE
-        await pilot.press("2")  # the right end
+        # 2-3 fits both ends, and both show 3: either gives the same train
+        # (mirrored), so it is placed without asking which end.
+        await pilot.press("right", "right", "enter")
         await pilot.pause()
         assert app.screen is table
         view = table.do_view
-        assert view is not None and view.train[-1].tile.low == 2 and view.train[-1].end == "R"
-        assert view.ends == (3, 2)
+        assert view is not None and any(placed.tile.low == 2 for placed in view.train)
+        assert sorted(view.ends or ()) == [2, 3]
         # Ada's turn now: every key says whose turn it is.
         app._notifications.clear()
         for key in ("1", "enter", "p", "d", "left_square_bracket"):
@@ -348,6 +347,107 @@ async def test_wrong_moment_keys_and_illegal_choices_explain_themselves(
         assert len(said) == 5 and all("not your turn: Ada plays now" in text for text in said)
         sheet = text_of(table.query_one(DominoScores).content)
         assert "0/101" in sheet  # DO-13: 101 at two players
+
+
+class TwoEndsApp(RiggedApp):
+    """The train's ends show 1 and 3; 1-3 fits both, differently."""
+
+    hand = "1-3 0-5 6-6"
+    train = "1-2 2-3R"
+    boneyard = "4-6 5-6"
+
+
+async def test_a_tile_fitting_two_different_ends_asks_which(private_config: Path) -> None:
+    app = TwoEndsApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        view = table.do_view
+        assert view is not None and view.ends == (1, 3)
+        await pilot.press(str(1 + [str(t) for t in view.hand].index("1-3")))
+        await pilot.pause()
+        choice = app.screen
+        assert isinstance(choice, ChoiceScreen) and choice.kind == END_CHOICE
+        await pilot.press("2")  # the right end
+        await pilot.pause()
+        assert app.screen is table
+        view = table.do_view
+        assert view is not None and view.ends == (1, 1)
+        assert view.train[-1].end == "R"
+
+
+class LastPassApp(RiggedApp):
+    """Ada has just passed (DO-11): your pass would end the round."""
+
+    passes = 1
+
+    def make_client(self, game_id: str, **options: Any) -> TableClient:
+        client = super().make_client(game_id, **options)
+        assert isinstance(client, LocalClient)
+        client.table.state.passes = self.passes  # type: ignore[attr-defined]
+        return client
+
+
+async def test_a_pass_that_would_end_the_round_warns_first(private_config: Path) -> None:
+    app = LastPassApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        view = table.do_view
+        assert view is not None and view.passes == 1 and table.mine(view)
+        status = str(table.query_one(StatusLine).render())
+        assert "a pass ends the round (DO-11)" in status
+        await pilot.press("p")
+        await pilot.pause()
+        assert any("your pass ends the round" in text for text in notices(app))
+        assert table.do_view is view  # nothing was submitted
+        await pilot.press("p")  # a second p passes: the round ends, blocked (DO-11)
+        for _ in range(100):
+            await pilot.pause()
+            if table.history:
+                break
+        assert table.history[-1].number == 1 and table.history[-1].reason == "passes"
+
+
+class BigHandApp(RiggedApp):
+    """Twelve tiles in your hand (after many draws): tiles 10-12 take two digits."""
+
+    hand = "0-0 0-1 0-2 0-3 0-4 0-5 0-6 1-1 1-2 1-4 1-5 3-6"
+    train = "3-3"
+    boneyard = "6-6 5-6"
+
+
+async def test_more_than_ten_tiles_are_chosen_with_two_digits(private_config: Path) -> None:
+    app = BigHandApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        view = table.do_view
+        assert view is not None and len(view.hand) == 12
+        assert [str(t) for t in view.hand].index("3-6") == 11  # tile 12
+        hand = table.query_one(DominoHand)
+        labels = text_of(hand.render(), width=hand.content_size.width).splitlines()
+        assert labels[3].split() == ["8", "9", "10", "11", "12"]
+        await pilot.press("f1")
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        assert any("two digits" in description for _, description in help_screen.keys)
+        assert "1 then 2 for tile 12" in help_screen.notes
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("1")  # waits for a second digit; the cursor is on tile 1
+        await pilot.pause()
+        assert hand.pending == 1 and hand.cursor == 0
+        assert "Enter for tile 1" in str(hand.border_subtitle)
+        assert table.do_view is view  # nothing placed yet
+        await pilot.press("2")  # tile 12: 3-6 fits the 3s
+        await pilot.pause()
+        view = table.do_view
+        assert view is not None and len(view.hand) == 11
+        assert "3-6" not in [str(t) for t in view.hand] and hand.pending is None
 
 
 LONG_TRAIN = (
@@ -387,3 +487,50 @@ async def test_a_long_train_wraps_and_keeps_both_ends_labelled(private_config: P
         await pilot.pause()
         lines = text_of(train.render(), width=train.content_size.width).splitlines()
         assert len([line for line in lines[1:] if line.strip()]) == 1
+
+
+async def test_confirm_plays_asks_before_a_tile_is_placed(private_config: Path) -> None:
+    from tests.tui.conftest import write_settings
+    from tui.screens.table import CONFIRM_CHOICE
+
+    write_settings(private_config, confirm_plays=True)
+    app = TwoEndsApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        view = table.do_view
+        assert view is not None
+        index = [str(t) for t in view.hand].index("1-3")
+        assert table.query_one(DominoHand).cursor == 0
+        await pilot.press(*["right"] * index, "left_square_bracket")  # 1-3 at the left end
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceScreen) and dialog.kind == CONFIRM_CHOICE
+        assert dialog.choice_title == "Place [1|3] at the left end?"
+        await pilot.press("1")  # yes
+        await pilot.pause()
+        current = table.do_view
+        assert current is not None and current.ends == (3, 3)
+
+
+async def test_the_last_move_is_highlighted_in_the_train(private_config: Path) -> None:
+    app = TwoEndsApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        view = table.do_view
+        assert view is not None
+        index = [str(t) for t in view.hand].index("1-3")
+        await pilot.press(*["right"] * index, "right_square_bracket")  # 1-3 at the right end
+        await pilot.pause()
+        train = table.query_one(DominoTrain)
+        newest = max(train.train, key=lambda placed: placed.order)
+        assert {newest.left, newest.right} == {1, 3}
+        assert str(train.border_subtitle) == "Last: You play 1-3 on the right."
+        row = train.render().renderables[1]  # type: ignore[attr-defined]
+        marked = [
+            row.plain[span.start : span.end] for span in row.spans if "underline" in str(span.style)
+        ]
+        assert marked == ["[3|1]"]  # only the newest tile, not by colour alone

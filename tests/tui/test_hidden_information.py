@@ -39,7 +39,6 @@ class SpyingClient(RecordingClient):
         }
 
 
-
 async def test_the_screen_never_receives_another_seats_cards(private_config: Path) -> None:
     app = SpyApp(SpyingClient, config_path=private_config, bot_delay=0, seed=23)
     async with app.run_test(size=SIZE) as pilot:

@@ -15,7 +15,9 @@ from tui.screens.choice import ChoiceScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.home import HomeScreen
 from tui.screens.passpass_table import PassPassTableScreen
+from tui.screens.round_end import RoundEndScreen
 from tui.session import seat_names
+from tui.widgets.status_line import StatusLine
 
 
 async def test_individual_game_to_the_end(private_config: Path) -> None:
@@ -111,3 +113,32 @@ async def test_second_winner_chooses_among_tied_lowest_cards(private_config: Pat
             part.split()[0] for part in wanted.split(" + ")
         ], (taken, wanted)
         assert any(line.startswith("You take ") for line in table.game_log.lines_written)
+
+
+async def test_the_status_line_waits_for_the_end_of_round_summary(private_config: Path) -> None:
+    # From the play-test: behind the end-of-round dialog the status line said
+    # "Waiting for Cleo to play…" while the bots were held for the summary.
+    app = make_app(private_config, bot_delay=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        for _ in range(2000):
+            await pilot.pause()
+            screen = app.screen
+            if isinstance(screen, RoundEndScreen):
+                break
+            if isinstance(screen, ChoiceScreen):
+                await pilot.press("1")
+            elif isinstance(screen, PassPassTableScreen) and screen.pp_view is not None:
+                view = screen.pp_view
+                if view.seat in view.to_act:
+                    await pilot.press("1" if view.phase in ("play", "pick") else "c")
+        else:
+            raise AssertionError("no round ended")
+        table = app.screen_stack[-2]
+        assert isinstance(table, PassPassTableScreen)
+        status = str(table.query_one(StatusLine).render())
+        assert status == "End of round 1: read the summary, Enter goes on."
+        await pilot.press("enter")
+        await pilot.pause()
+        status = str(table.query_one(StatusLine).render())
+        assert "summary" not in status and status.startswith("R2 T1")

@@ -9,10 +9,12 @@ from pathlib import Path
 from textual.app import App
 from textual.widgets import Markdown
 
+from core.passpass.model import Play
 from core.passpass.state import PassPassView
 from core.registry import get_game
 from tests.tui.conftest import SIZE, make_app, passpass_seed
 from tui.app import PasseApp
+from tui.saves import save_path
 from tui.screens.confirm_quit import ConfirmQuitScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
@@ -21,6 +23,7 @@ from tui.screens.rules import RulesScreen
 from tui.settings import Settings, load_settings, save_settings
 from tui.widgets.hand import HandView
 from tui.widgets.too_small import TooSmall
+from tui.widgets.trick import TrickView
 
 
 def notices(app: App[None]) -> list[str]:
@@ -242,7 +245,6 @@ async def test_the_palette_offers_only_passes_themes(private_config: Path) -> No
         assert len(themes) == 3
 
 
-
 async def test_a_stale_notice_is_cleared_once_your_action_is_accepted(
     private_config: Path,
 ) -> None:
@@ -280,10 +282,144 @@ async def test_keys_do_nothing_behind_the_too_small_message(private_config: Path
         assert isinstance(table, PassPassTableScreen)
         await pilot.resize_terminal(79, 24)
         await pilot.pause()
-        await pilot.press("1", "right", "enter", "r")
+        await pilot.press("1", "right", "enter", "r", "q", "y")
         await pilot.pause()
         view = table.pp_view
         assert app.screen is table and view is not None and len(view.hand) == 8
         await pilot.press("f1")  # help still opens
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is table
+        await pilot.press("ctrl+q")  # quits at once: no dialog to answer unseen
+        await pilot.pause()
+    assert app.return_code == 0
+    assert save_path(private_config).exists()
+
+
+async def test_tab_never_takes_the_keys_away_from_the_hand(private_config: Path) -> None:
+    # From the play-test: one Tab moved focus to the trick, then every digit
+    # was refused ("Not now") while help still listed Tab.
+    app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        hand = table.query_one(HandView)
+        await pilot.press("tab", "shift+tab", "tab")
+        await pilot.pause()
+        assert app.focused is hand
+        assert any("Play one of your 8 cards" in text for text in notices(app))
+        await pilot.click(TrickView)  # a click does not move the keys either
+        await pilot.pause()
+        assert app.focused is hand
+        await pilot.press("2")
+        await pilot.pause()
+        view = table.pp_view
+        assert view is not None and len(view.hand) == 7
+        await pilot.press("f1")
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        assert all("tab" not in key.lower() for key, _ in help_screen.keys)
+
+
+async def test_a_refusal_reads_in_words_not_seat_numbers(private_config: Path) -> None:
+    # From the play-test: a key landing as a bot's move ended showed the
+    # engine's "it is not seat 1's turn to act".
+    app = make_app(private_config, seed=passpass_seed(you_lead=False), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        view = table.pp_view
+        assert view is not None and 0 not in view.to_act
+        await table.submit(Play(view.hand[0]))  # as if the view had said "your turn"
+        await pilot.pause()
+        waiting = table.names[view.to_act[0]]
+        assert notices(app) == [f"It is not your turn: {waiting} plays now."]
+
+
+async def test_a_dialog_waits_for_the_command_palette_to_close(private_config: Path) -> None:
+    # From the play-test: an end-of-round dialog was drawn over the open palette.
+    from textual.command import CommandPalette
+
+    from core.passpass.model import RoundScored
+    from tui.screens.round_end import RoundEndScreen
+
+    app = make_app(private_config, bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen) and table.pp_view is not None
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        table._show_round_end(table.pp_view, RoundScored(1, (0,) * 4, (0,) * 4))
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, RoundEndScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is table
+
+
+async def test_help_at_80x24_opens_on_the_keys_and_says_there_is_no_undo(
+    private_config: Path,
+) -> None:
+    from textual.containers import VerticalScroll
+    from textual.widgets import Static
+
+    app = make_app(private_config, bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        title = help_screen.query_one(".dialog-title", Static)
+        keys_title = help_screen.query_one("#keys-title", Static)
+        assert keys_title.region.y == title.region.y + 1  # no blank lines first
+        assert "There is no undo" in help_screen.notes
+        # The notes wrap to the dialog, not at the guide's own line ends.
+        assert "Confirm plays" in " ".join(help_screen.notes.split())
+        scroll = help_screen.query_one(VerticalScroll)
+        assert scroll.region.bottom <= SIZE[1] - 1  # above the footer
+
+
+async def test_confirm_plays_asks_before_a_card_is_played(private_config: Path) -> None:
+    from tests.tui.conftest import write_settings
+    from tui.screens.choice import ChoiceScreen
+    from tui.screens.table import CONFIRM_CHOICE
+
+    write_settings(private_config, confirm_plays=True)
+    app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen) and table.confirm_plays
+        view = table.pp_view
+        assert view is not None
+        await pilot.press("3")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceScreen) and dialog.kind == CONFIRM_CHOICE
+        assert str(view.hand[2]) in dialog.choice_title
+        await pilot.press("escape")  # changed my mind: nothing is played
+        await pilot.pause()
+        assert app.screen is table
+        current = table.pp_view
+        assert current is not None and len(current.hand) == 8
+        assert table.query_one(HandView).active
+        await pilot.press("3", "enter")  # asked again; Enter says yes
+        await pilot.pause()
+        await pilot.pause()
+        current = table.pp_view
+        assert current is not None and view.hand[2] not in current.hand

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.console import Console
+
 from core.passpass.model import Card, Colour
 from core.passpass.state import TrickSummary
 from tests.tui.conftest import SIZE, make_app, passpass_seed
@@ -44,9 +46,29 @@ async def test_a_resolved_trick_says_who_got_each_card(private_config: Path) -> 
             discarded=(cards[2],),
         )
         tags = [table._went_to(res, card) for card in cards]
-        second = "→" + table.names[2][:4]
-        assert tags == [second, second, "out", "→you"]
+        second = "→" + table.names[2][:3] + "…"  # shortened visibly, not cut
+        assert len(table.names[2]) > 4 and tags == [second, second, "out", "→you"]
         assert all(len(tag) <= 5 for tag in tags)
+        # The majority in plain words (PP-9/PP-10), not "V24", which reads like a card.
+        assert table._majority_text(res) == "Violet wins (sum: violet 24)"
+        assert table._resolved_text(res).startswith("Violet won. ")
+
+
+async def test_long_names_are_shortened_with_an_ellipsis(private_config: Path) -> None:
+    from tests.tui.conftest import write_settings
+    from tui.widgets.fit import fit
+    from tui.widgets.trick import TrickView
+
+    assert fit("Dmitri", 5) == "Dmit…" and fit("Ada", 5) == "Ada" and fit("Ema", 3) == "Ema"
+    write_settings(private_config, name="Dmitrievna")
+    app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("1")  # your card goes to the trick, under your name
+        await pilot.pause()
+        above = app.screen.query_one(TrickView).render_cards()[0].plain
+        assert "Dmit…" in above and "Dmitr " not in above
 
 
 async def test_tied_cards_read_plainly(private_config: Path) -> None:
@@ -87,3 +109,54 @@ async def test_home_lists_no_developer_status(private_config: Path) -> None:
         assert "ready" not in text
         # Every game is playable now: nothing is listed as coming.
         assert all(entry.playable for entry in home.entries) and text.strip() == ""
+
+
+async def test_the_last_trick_can_be_seen_again_and_the_newest_card_is_marked(
+    private_config: Path,
+) -> None:
+    from tui.screens.info import InfoScreen
+    from tui.widgets.trick import TrickView
+
+    app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        assert not table.check_action("last_trick", ())  # no trick yet: t is not offered
+        trick = table.query_one(TrickView)
+        authority = table.client.table  # type: ignore[attr-defined]
+        await pilot.press("1")  # you lead
+        await pilot.pause()
+        assert trick.render_cards()[3].plain.split() == ["new"]
+        authority.step_bot()  # Ada follows: now her card is the newest
+        await pilot.pause()
+        assert trick.render_cards()[3].plain.split() == ["new"]
+        assert trick.items[-1].below == "new" and trick.items[0].below == ""
+        for _ in range(50):  # the bots (moved by hand) and you, until the trick is done
+            if table.last_trick is not None:
+                break
+            view = table.pp_view
+            assert view is not None
+            if app.screen is not table:
+                await pilot.press("1")  # a tie choice: the first option
+            elif view.seat in view.to_act:
+                await pilot.press("1" if view.phase in ("play", "pick") else "c")
+            else:
+                authority.step_bot()
+            await pilot.pause()
+        res = table.last_trick
+        assert res is not None
+        await pilot.press("t")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, InfoScreen) and dialog.info_title == "The last trick"
+        text = Console(width=70, record=True, color_system=None)
+        text.print(dialog.body)
+        shown = text.export_text()
+        for _, card in res.plays:
+            assert str(card) in shown
+        assert "1st winner's pick" in shown and "wins (sum" in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is table

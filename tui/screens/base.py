@@ -14,7 +14,9 @@ T = TypeVar("T")
 
 # While the terminal is too small only these still act (besides the app's
 # own keys: help, quit, palette): nothing happens unseen behind the message.
-SMALL_ACTIONS = frozenset({"leave", "app.quit", "quit", "help", "app.help"})
+# Not "leave": its dialog would open (and answer) unseen; ctrl+q quits at
+# once instead (the game is saved after every move), as the message says.
+SMALL_ACTIONS = frozenset({"app.quit", "quit", "help", "app.help"})
 
 
 class SizeGuard:
@@ -44,13 +46,22 @@ class SizeGuard:
             # Hidden widgets lost focus while the terminal was too small.
             screen.call_after_refresh(self.refocus)
 
+    @property
+    def too_small(self) -> bool:
+        screen: Screen[Any] = self  # type: ignore[assignment]
+        return screen.has_class("-too-small")
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """While the terminal is too small only quitting and help act
         (:data:`SMALL_ACTIONS`): nothing happens unseen behind the message.
         Screens that refine ``check_action`` end with ``super().check_action``.
         Widgets' own keys need no check: hidden widgets lose the focus."""
-        screen: Screen[Any] = self  # type: ignore[assignment]
-        return not (screen.has_class("-too-small") and action not in SMALL_ACTIONS)
+        return not (self.too_small and action not in SMALL_ACTIONS)
+
+    def help_notes(self) -> str:
+        """The help screen's notes about this screen (keys that are not
+        bindings, how to read it)."""
+        return self.GUIDE
 
     def refocus(self) -> None:
         """Give focus back to where the keys matter (default: the first

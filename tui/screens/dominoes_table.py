@@ -22,9 +22,8 @@ from core.dominoes.model import Drew, Passed, Placed, RoundEnded, RoundStarted, 
 from core.engine import Event, View
 from tui.messages import TileChosen
 from tui.screens.choice import ChoiceScreen
-from tui.screens.round_end import RoundEndScreen
-from tui.screens.table import TableScreen, number_keys
-from tui.widgets.domino_hand import DIGITS, DominoHand, HandTile
+from tui.screens.table import TableScreen
+from tui.widgets.domino_hand import DominoHand, HandTile, tile_keys
 from tui.widgets.domino_players import DominoPlayers
 from tui.widgets.domino_scores import DominoScores, render_round, side_label, side_score, sides
 from tui.widgets.domino_tile import end_words, tile_text
@@ -40,6 +39,7 @@ class DominoesTableScreen(TableScreen):
     DominoesTableScreen #dominoes-main { height: 1fr; }
     DominoesTableScreen #dominoes-left { width: 1fr; }
     DominoesTableScreen #dominoes-right { width: 34; }
+    DominoesTableScreen.-wide #dominoes-right { width: 44; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         # d and p are bound in the hand (DominoHand) to this screen's draw and
@@ -54,14 +54,17 @@ class DominoesTableScreen(TableScreen):
         "The train reads left to right over as many lines as it needs; its open\n"
         "ends are labelled on the top line: ◀ left end 3 … right end 5 ▶.\n"
         "Your hand: a key number above each tile (1-9, 0 for the tenth) and the\n"
-        "ends it fits below it (L, R or L R). ←/→ (or h/l) move, Enter or space\n"
-        "place the tile (a choice opens when it fits both ends), [ and ] place it\n"
-        "at the left or right end, a digit places that tile. To lead a round, any\n"
+        "ends it fits below it (L, R or L R). With more than ten tiles they read\n"
+        "1-19: tiles 10 and up take two digits (1 then 2 for tile 12; 1 then\n"
+        "Enter for tile 1). ←/→ (or h/l) move, Enter or space place the tile\n"
+        "(a choice opens when it fits two different ends), [ and ] place it at\n"
+        "the left or right end, a digit places that tile. To lead a round, any\n"
         "tile goes (DO-6). d draws one tile, which ends your turn; only while the\n"
         "boneyard holds more than two tiles (DO-4). p passes: always allowed\n"
         "(DO-7). A round ends on a domino, when blocked (DO-10) or after a full\n"
-        "circle of passes (DO-11); the lowest pip count scores the others' pips\n"
-        "minus its own (DO-12, teams DO-14). r: rules, q/Escape: leave."
+        "circle of passes (DO-11: a pass that would end it asks for p again);\n"
+        "the lowest pip count scores the others' pips minus its own (DO-12,\n"
+        "teams DO-14). r: rules, q/Escape: leave."
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -70,6 +73,7 @@ class DominoesTableScreen(TableScreen):
         self.history: list[RoundSummary] = []
         self.last_moves: dict[int, str] = {}
         self.last_text = ""
+        self.pass_warned = -1  # the update at which a round-ending pass was warned of
 
     def compose_table(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -121,7 +125,7 @@ class DominoesTableScreen(TableScreen):
         hand.active = mine and not self.choice_open
         self.query_one(DominoPlayers).show(view, self.names, self.last_moves)
         self.query_one(DominoScores).show(view, self.names, self.history)
-        self.query_one(StatusLine).say(self._status(view, mine), your_turn=mine)
+        self.say_status(self._status(view, mine), your_turn=mine)
         self.refocus()
         ended = [event for event in events if isinstance(event, RoundEnded)]
         if ended and not view.is_over:
@@ -155,10 +159,6 @@ class DominoesTableScreen(TableScreen):
         if not hand.has_focus:
             hand.focus()
 
-    def on_screen_resume(self) -> None:
-        super().on_screen_resume()
-        self.refocus()
-
     @staticmethod
     def _pips(view: DominoesView) -> int:
         return sum(t.pips for t in view.hand)
@@ -187,12 +187,20 @@ class DominoesTableScreen(TableScreen):
             if view.turn is None:
                 return where
             return where + f"Waiting for {self.names[view.turn]}…"
-        keys = number_keys(len(view.hand), DIGITS)
+        keys = tile_keys(len(view.hand))
         if view.ends is None:
             return where + f"You lead: place any tile (←→ and Enter, or {keys})."
+        if self.pass_ends_round(view):
+            return where + "Your turn: place a tile, or pass (p): a pass ends the round (DO-11)."
         if view.can_draw:
             return where + "Your turn: place a tile (⏎ or [ ]), draw (d) or pass (p)."
         return where + "Your turn: place a tile (⏎ or [ ]) or pass (p); no drawing."
+
+    @staticmethod
+    def pass_ends_round(view: DominoesView) -> bool:
+        """DO-11: everyone else has passed since the last tile placed or
+        drawn, so one more pass ends the round (as blocked)."""
+        return view.ends is not None and view.passes == view.players - 1
 
     # -- decisions ---------------------------------------------------------
 
@@ -213,16 +221,27 @@ class DominoesTableScreen(TableScreen):
             else:
                 self.notify(self._no_fit(view, tile, message.end), title="Does not fit")
             return
-        if len(places) == 1:
+        if len(places) == 1 or (len(places) > 1 and self._ends_alike(view)):
             await self._place(places[0])
         elif len(places) > 1:
             self._ask_end(view, tile, places)
         else:
             self.notify(self._no_fit(view, tile, None), title="Does not fit")
 
+    @staticmethod
+    def _ends_alike(view: DominoesView) -> bool:
+        """Both open ends show the same number: a tile that fits one fits the
+        other the same way, and either end gives the same train (mirrored),
+        so there is nothing to ask."""
+        return view.ends is not None and view.ends[0] == view.ends[1]
+
     async def _place(self, action: Place) -> None:
         self.query_one(DominoHand).active = False
-        await self.submit(action)
+        view = self.do_view
+        where = ""
+        if view is not None and view.ends is not None and action.end is not None:
+            where = f" at the {end_words(action.end)} end"
+        await self.play(action, f"place {tile_text(action.tile)}{where}")
 
     def _no_fit(self, view: DominoesView, tile: Tile, end: str | None) -> str:
         if view.ends is None:
@@ -265,7 +284,7 @@ class DominoesTableScreen(TableScreen):
                 self.run_worker(self._place(places[index]), exclusive=False)
 
         title = f"Place {tile_text(tile)} at which end?"
-        self.app.push_screen(ChoiceScreen(title, body, labels, kind=END_CHOICE), chosen)
+        self.push_dialog(ChoiceScreen(title, body, labels, kind=END_CHOICE), chosen)
 
     def bindings_state(self) -> object:
         return (
@@ -290,6 +309,22 @@ class DominoesTableScreen(TableScreen):
         await self.submit(DRAW)
 
     async def action_pass(self) -> None:
+        view = self.do_view
+        if (
+            view is not None
+            and self.pass_ends_round(view)
+            and self.pass_warned != self.updates_received
+        ):
+            # DO-11: a round ending on a pass surprised players; the first p
+            # says so, a second p (with nothing in between) passes.
+            self.pass_warned = self.updates_received
+            self.notify(
+                "Everyone else has passed since the last tile: your pass ends the round "
+                "(DO-11) and the lowest pip count scores. Press p again to pass.",
+                title="A pass now ends the round",
+                severity="warning",
+            )
+            return
         self.query_one(DominoHand).active = False
         await self.submit(PASS)
 
@@ -322,10 +357,9 @@ class DominoesTableScreen(TableScreen):
             if view.turn is None:
                 return "Nothing to choose right now."
             return f"It is not your turn: {self.acts(view.turn, 'plays', start=False)} now."
-        count = min(len(view.hand), len(DIGITS))
         if view.ends is None:
             return (
-                f"You lead: place any of your tiles (DO-6): {number_keys(count, DIGITS)}, "
+                f"You lead: place any of your tiles (DO-6): {tile_keys(len(view.hand))}, "
                 "or ←/→ and Enter."
             )
         draw = ", draw (d)" if view.can_draw else ""
@@ -340,11 +374,7 @@ class DominoesTableScreen(TableScreen):
         body = render_round(
             summary, self.names, teams=view.teams, target=view.target, you=view.seat
         )
-        self.client.hold(True)  # bots wait while the summary is read
-        self.app.push_screen(
-            RoundEndScreen(f"End of round {summary.number}", body),
-            lambda _: self.client.hold(False),
-        )
+        self.show_round_end(f"End of round {summary.number}", body)
 
     def final_scores(self, view: View) -> RenderableType:
         assert isinstance(view, DominoesView)

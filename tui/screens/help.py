@@ -15,7 +15,15 @@ from textual.widgets import Footer, Static
 from tui.screens.base import PasseModal
 
 
+def reflow(notes: str) -> str:
+    """Guides are written as hard-wrapped prose: join each paragraph's lines
+    so the text wraps to the dialog's width instead of breaking twice."""
+    paragraphs = notes.strip().split("\n\n")
+    return "\n\n".join(" ".join(line.strip() for line in p.splitlines()) for p in paragraphs)
+
+
 class HelpScreen(PasseModal[None]):
+    # Its layout is in app.tcss ("help"): app CSS outranks DEFAULT_CSS.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,f1,question_mark", "close", "Close", key_display="esc"),
     ]
@@ -35,12 +43,17 @@ class HelpScreen(PasseModal[None]):
         with Vertical(classes="dialog wide"):
             yield Static(f"Help: {self.help_title}", classes="dialog-title")
             with VerticalScroll():
-                yield Static("Keys that work now", classes="section")
+                yield Static("Keys that work now", classes="section", id="keys-title")
                 yield Static(table)
                 if self.notes:
                     yield Static("About this screen", classes="section")
-                    yield Static(self.notes)
+                    yield Static(reflow(self.notes))
         yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Closing help changes nothing in the game: it works even behind the
+        # "terminal too small" message (help itself may open there).
+        return action == "close" or super().check_action(action, parameters)
 
     def action_close(self) -> None:
         self.dismiss(None)

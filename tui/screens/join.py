@@ -151,8 +151,11 @@ class JoinScreen(PasseScreen):
 
             adverts = await browse_rooms(timeout=BROWSE_SECONDS)
         except Exception as error:  # multicast blocked, no interface…
-            self._lan_note(f"{UNAVAILABLE} ({' '.join(str(error).split()) or 'failed'})")
+            if self.is_attached:
+                self._lan_note(f"{UNAVAILABLE} ({' '.join(str(error).split()) or 'failed'})")
             return
+        if not self.is_attached:
+            return  # joined meanwhile: this screen is gone
         self.adverts = list(adverts)
         rooms = self.query_one("#join-rooms", OptionList)
         rooms.clear_options()

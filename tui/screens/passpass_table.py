@@ -21,10 +21,11 @@ from core.passpass.model import Card, Pick, Play, Represent, RoundScored, Take
 from core.passpass.state import PassPassView, TrickSummary
 from tui.messages import CardChosen
 from tui.screens.choice import ChoiceScreen
-from tui.screens.round_end import RoundEndScreen
+from tui.screens.info import InfoScreen
 from tui.screens.table import TableScreen, number_keys
 from tui.widgets.card import CARD_WIDTH, diamond_marks
 from tui.widgets.card_row import SlotData
+from tui.widgets.fit import fit
 from tui.widgets.game_log import GameLog
 from tui.widgets.hand import HandView
 from tui.widgets.opponents import OpponentsPanel
@@ -42,6 +43,7 @@ def cards_text(cards: Sequence[Card]) -> str:
 class PassPassTableScreen(TableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "decide", "Choose", key_display="c"),
+        Binding("t", "last_trick", "Last trick", key_display="t"),
     ]
     TITLE_IN_HELP = "Pass Pass table"
     GUIDE = (
@@ -52,6 +54,8 @@ class PassPassTableScreen(TableScreen):
         "Cards show their colour letter (V violet, B blue, G green, Y yellow),\n"
         "value and diamonds (◆, one point each). The players panel shows every\n"
         "player's colour counts (public, PP-8): # cards, V B G Y, Won, Pt, PP.\n"
+        "The card played last is marked 'new' under it; t shows the last trick\n"
+        "again (who played what, and who got each card).\n"
         "r: rules, q/Escape: leave (asks first), ctrl+p: command palette (themes)."
     )
 
@@ -59,6 +63,7 @@ class PassPassTableScreen(TableScreen):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.choice_open = False
         self.trick_items: tuple[SlotData, ...] = ()
+        self.last_trick: TrickSummary | None = None  # the last resolved trick
 
     def compose_table(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -99,7 +104,7 @@ class PassPassTableScreen(TableScreen):
         if view is None:
             return
         mine = view.seat is not None and view.seat in view.to_act and not view.is_over
-        self.query_one(StatusLine).say(self._status(view, mine), your_turn=mine)
+        self.say_status(self._status(view, mine), your_turn=mine)
 
     def refocus(self) -> None:
         """The trick has the keys when you pick from it, the hand otherwise."""
@@ -109,9 +114,6 @@ class PassPassTableScreen(TableScreen):
                 trick.focus()
         elif not hand.has_focus:
             hand.focus()
-
-    def on_screen_resume(self) -> None:
-        self.refocus()
 
     def _show_hand(self, view: PassPassView, mine: bool) -> None:
         hand = self.query_one(HandView)
@@ -132,12 +134,17 @@ class PassPassTableScreen(TableScreen):
         items: list[SlotData] = []
         summary = ""
         resolving = view.phase in (PICK, TAKE) and res is not None
+        if res is not None and not resolving:
+            self.last_trick = res  # kept for t while the next one is resolved
         if view.trick:
-            for seat, card in view.trick:
+            newest = len(view.trick) - 1
+            for index, (seat, card) in enumerate(view.trick):
                 tag = ""
                 if resolving and res is not None:
                     tag = "1st" if seat == res.first_winner else ""
                     tag = "2nd" if seat == res.second_winner else tag
+                elif index == newest:
+                    tag = "new"  # the last move, readable until the next one
                 items.append(SlotData(card, diamonds[card.value - 1], self.names[seat], tag))
             if resolving and res is not None:
                 summary = self._resolving_text(view, res)
@@ -168,11 +175,15 @@ class PassPassTableScreen(TableScreen):
             seat = res.second_winner
         else:
             return "out"
-        return "→" + self.log_names[seat][: CARD_WIDTH - 1]
+        return "→" + fit(self.log_names[seat], CARD_WIDTH - 1)
 
     def _majority_text(self, res: TrickSummary) -> str:
-        ranking = ", ".join(f"{colour.letter}{strength}" for colour, strength in res.strengths)
-        return f"Majority {res.majority.label} ({ranking})"
+        """ "Blue wins (sums: blue 23, violet 2)": colour names and the sum of
+        the values played in each (PP-9, PP-10), not "B23", which reads like
+        a card."""
+        sums = ", ".join(f"{colour.label} {strength}" for colour, strength in res.strengths)
+        label = "sum" if len(res.strengths) == 1 else "sums"
+        return f"{res.majority.label.capitalize()} wins ({label}: {sums})"
 
     def _resolving_text(self, view: PassPassView, res: TrickSummary) -> str:
         first, second = res.first_winner, res.second_winner
@@ -189,7 +200,7 @@ class PassPassTableScreen(TableScreen):
     def _resolved_text(self, res: TrickSummary) -> str:
         first = self.acts(res.first_winner, "kept")
         second = self.acts(res.second_winner, "took", start=False)
-        text = f"{res.majority.label} won. {first} {res.picked}; {second} "
+        text = f"{res.majority.label.capitalize()} won. {first} {res.picked}; {second} "
         text += cards_text(res.taken)
         if res.discarded:
             text += f"; out: {cards_text(res.discarded)}"
@@ -239,25 +250,34 @@ class PassPassTableScreen(TableScreen):
         if view is None:
             return
         action: Action | None = None
+        what = ""
         if message.source == "hand" and message.index < len(view.hand):
             card = view.hand[message.index]
             action = next((a for a in self._legal(Play) if getattr(a, "card", None) == card), None)
+            what = f"play {self._card_label(view, card)}"
             if action is not None:
                 self.query_one(HandView).active = False
         elif message.source == "trick" and message.index < len(self.trick_items):
             card = self.trick_items[message.index].card
             action = next((a for a in self._legal(Pick) if getattr(a, "card", None) == card), None)
+            what = f"keep {self._card_label(view, card)}"
             if action is not None:
                 self.query_one(TrickView).active = False
         if action is None:
             self.notify(self.explain(), title="Not now")
             return
-        await self.submit(action)
+        await self.play(action, what)
 
     def bindings_state(self) -> object:
-        return (super().bindings_state(), self.check_action("decide", ()))
+        return (
+            super().bindings_state(),
+            self.check_action("decide", ()),
+            self.last_trick is not None,
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "last_trick":
+            return self.last_trick is not None and super().check_action(action, parameters)
         if action == "decide":
             view = self.pp_view
             return bool(
@@ -304,7 +324,33 @@ class PassPassTableScreen(TableScreen):
                 return
             self.run_worker(self.submit(options[index]), exclusive=False)
 
-        self.app.push_screen(ChoiceScreen(title, body, labels, kind=kind), chosen)
+        self.push_dialog(ChoiceScreen(title, body, labels, kind=kind), chosen)
+
+    def action_last_trick(self) -> None:
+        """A look back at the last resolved trick: who played which card,
+        who got it, and why (PP-9 to PP-15)."""
+        view, res = self.pp_view, self.last_trick
+        if view is None or res is None:
+            return
+        table = Table(box=None, padding=(0, 2, 0, 0))
+        table.add_column("Player")
+        table.add_column("Card")
+        table.add_column("Went to")
+
+        def who(seat: int) -> str:  # a table cell: "You", not "you"
+            name = self.log_names[seat]
+            return name[:1].upper() + name[1:]
+
+        for seat, card in res.plays:
+            if card == res.picked:
+                went = who(res.first_winner) + " (1st winner's pick)"
+            elif card in res.taken:
+                went = who(res.second_winner) + " (2nd winner)"
+            else:
+                went = "out for the round (PP-15)"
+            table.add_row(who(seat), self._card_label(view, card), went)
+        body = Group(table, Text(f"\n{self._majority_text(res)}. {self._resolved_text(res)}"))
+        self.push_dialog(InfoScreen("The last trick", body))
 
     def _card_label(self, view: PassPassView, card: Card) -> str:
         """``"B5 ◆"``, ``"V6 (no ◆)"``: a card and its diamonds, in words
@@ -353,11 +399,7 @@ class PassPassTableScreen(TableScreen):
                     str(row.pass_pass[team]),
                     f"{view.totals[team]}/{view.pass_pass_totals[team]}",
                 )
-        self.client.hold(True)  # bots wait while the summary is read
-        self.app.push_screen(
-            RoundEndScreen(f"End of round {scored.round}", table),
-            lambda _: self.client.hold(False),
-        )
+        self.show_round_end(f"End of round {scored.round}", table)
 
     def final_scores(self, view: View) -> RenderableType:
         assert isinstance(view, PassPassView)

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from core.engine import Action, Event, IllegalAction, Names, View, acts
 from net.client import TableClient
@@ -25,15 +27,26 @@ from net.table import TableUpdate
 from tui.messages import LinkChanged, RoomChanged, TableUpdated
 from tui.netplay import remote_table
 from tui.screens.base import PasseScreen, rules_screen
+from tui.screens.choice import ChoiceScreen
 from tui.screens.confirm_quit import HOME, QUIT, ConfirmQuitScreen
 from tui.screens.game_over import AGAIN, GameOverScreen
+from tui.screens.round_end import RoundEndScreen
 from tui.widgets.game_log import GameLog
+from tui.widgets.status_line import StatusLine
+
+Dialog = tuple[Screen[Any], Callable[[Any], None] | None]
 
 if TYPE_CHECKING:
     from net.remote import RemoteTable
     from net.wire import RoomState
 
 EXPLAIN_KEYS = "enter,space,left,right,h,l,1,2,3,4,5,6,7,8,9"
+CONFIRM_CHOICE = "confirm"
+NO_UNDO = (
+    "There is no undo: a card or tile is played as soon as you choose it\n"
+    "(Enter, space or its number), and every move is final. To be asked\n"
+    'first, turn on "Confirm plays" in the settings on the home screen.'
+)
 
 
 def number_keys(count: int, digits: str = "123456789") -> str:
@@ -44,10 +57,21 @@ def number_keys(count: int, digits: str = "123456789") -> str:
 
 
 class TableScreen(PasseScreen):
+    # From 120 columns a table may spread out (class "-wide"): panels widen
+    # instead of the hand stretching far beyond its cards. (Textual declares
+    # it without ClassVar, so mypy refuses one here.)
+    HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012
+        (0, "-normal"),
+        (120, "-wide"),
+    ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "rules", "Rules"),
         Binding("q,escape", "leave", "Quit", key_display="q"),
         Binding(EXPLAIN_KEYS, "explain", "Explain", show=False),
+        # The screen decides which widget has the keys (refocus): Tab does not
+        # move them away (the game's keys would all be refused), it explains
+        # which keys work now instead. Replaces Screen's focus_next/previous.
+        Binding("tab,shift+tab", "explain", "Explain", show=False),
     ]
 
     def __init__(self, client: TableClient) -> None:
@@ -60,6 +84,8 @@ class TableScreen(PasseScreen):
         self._bindings_state: object = None
         self._submitted = False  # an action of ours awaits its update
         self._my_turn = False
+        self.deferred: list[Dialog] = []  # dialogs waiting for this screen
+        self.round_end_title = ""  # while an end-of-round summary is due or open
         # A networked table (tui/netplay.py): the room's state and our link.
         self._network_listeners: list[Callable[[], None]] = []
         self._room: RoomState | None = None
@@ -80,6 +106,24 @@ class TableScreen(PasseScreen):
     def explain(self) -> str:
         """Why the key just pressed does nothing now, in words."""
         return "Nothing to choose right now."
+
+    def help_notes(self) -> str:
+        return f"{self.GUIDE}\n\n{NO_UNDO}" if self.GUIDE else NO_UNDO
+
+    def refusal(self, reason: str) -> str:
+        """A refusal by the rules, in words for a person: the only way
+        refusals are shown. When it is not (or no longer) your turn, which
+        happens when a key lands just as a bot's move ends, the engine's
+        reason names seats by number ("it is not seat 1's turn"): the
+        screen's :meth:`explain` of the current view says whose turn it is
+        instead. Otherwise the engine's reason (rule ids included) reads as
+        a sentence."""
+        view = self.view
+        if view is None or view.is_over or view.seat not in view.to_act:
+            return self.explain()
+        text = reason.strip()
+        text = text[:1].upper() + text[1:]
+        return text if text.endswith((".", "!", "?")) else text + "."
 
     def bindings_state(self) -> object:
         """A value that changes whenever the footer's keys should change."""
@@ -195,11 +239,11 @@ class TableScreen(PasseScreen):
             self.app.clear_notifications()
         self._my_turn = my_turn
         self._submitted = False
-        if update.rejected:
-            self.notify(update.rejected, title="Not allowed", severity="warning")
         for event in update.events:
             self.game_log.add(event.describe(self.log_names))
         self.view = update.view
+        if update.rejected:
+            self.notify(self.refusal(update.rejected), title="Not allowed", severity="warning")
         self.show_view(update.view, update.events)
         keys = self.bindings_state()
         if keys != self._bindings_state:
@@ -212,11 +256,84 @@ class TableScreen(PasseScreen):
             self.game_over_shown = True
             self.show_game_over(update.view)
 
+    @property
+    def confirm_plays(self) -> bool:
+        """The person asked to confirm each card or tile before it is played
+        (the settings' ``confirm_plays``, off by default)."""
+        settings = getattr(self.app, "settings", None)
+        return bool(getattr(settings, "confirm_plays", False))
+
+    async def play(self, action: Action, what: str) -> None:
+        """Play a card or tile chosen in the hand or the trick: at once, or,
+        with "Confirm plays" on, after a yes in a dialog (Enter confirms,
+        Escape or 2 goes back to choosing). ``what`` says it: "play V6"."""
+        if not self.confirm_plays:
+            await self.submit(action)
+            return
+
+        def decided(index: int | None) -> None:
+            view = self.view
+            if index == 0 and view is not None and action in view.legal:
+                self.run_worker(self.submit(action), exclusive=False)
+            elif view is not None:
+                self.show_view(view, ())  # the hand is yours again
+
+        body = Text("Confirm plays is on: nothing is played until you say yes.\n")
+        options = [f"Yes, {what}", "No, choose again"]
+        self.push_dialog(
+            ChoiceScreen(f"{what[:1].upper()}{what[1:]}?", body, options, kind=CONFIRM_CHOICE),
+            decided,
+        )
+
     async def submit(self, action: Action) -> None:
         # A refusal also arrives as an update with ``rejected``, shown then.
         self._submitted = True
         with contextlib.suppress(IllegalAction):
             await self.client.submit(action)
+
+    def say_status(self, text: str, *, your_turn: bool) -> None:
+        """The status line: what happens now. While an end-of-round summary
+        is due or open it says so (the next round waits for it), not what the
+        next round's first player is doing."""
+        if self.round_end_title:
+            text, your_turn = f"{self.round_end_title}: read the summary, Enter goes on.", False
+        self.query_one(StatusLine).say(text, your_turn=your_turn)
+
+    # -- dialogs -----------------------------------------------------------
+
+    def push_dialog(
+        self, dialog: Screen[Any], callback: Callable[[Any], None] | None = None
+    ) -> None:
+        """Open a dialog of the game (a summary, a choice, the end of the
+        game) over this table, or as soon as the table is shown again when
+        something else is open over it (the command palette, help, rules):
+        a dialog is never drawn over those."""
+        if self.app.screen is self and not self.deferred:
+            self.app.push_screen(dialog, callback)
+        else:
+            self.deferred.append((dialog, callback))
+
+    def on_screen_resume(self) -> None:
+        self.refocus()  # the keys go back where the game needs them
+        if self.deferred and self.app.screen is self:
+            dialog, callback = self.deferred.pop(0)
+            self.app.push_screen(dialog, callback)
+
+    def show_round_end(self, title: str, body: RenderableType) -> None:
+        """The end-of-round summary. Bots wait while it is read (hold), and
+        the status line says the summary is open until it is closed."""
+        self.client.hold(True)
+        self.round_end_title = title
+        if self.view is not None:
+            self.show_view(self.view, ())  # the status line now says so
+
+        def closed(_: object) -> None:
+            self.round_end_title = ""
+            self.client.hold(False)
+            if self.view is not None:
+                self.show_view(self.view, ())
+
+        self.push_dialog(RoundEndScreen(title, body), closed)
 
     # -- end of game -------------------------------------------------------
 
@@ -230,7 +347,7 @@ class TableScreen(PasseScreen):
             # A networked game is replayed by hosting a new room from home.
             again=not self.networked,
         )
-        self.app.push_screen(screen, self._after_game_over)
+        self.push_dialog(screen, self._after_game_over)
 
     def _after_game_over(self, choice: str | None) -> None:
         from tui.app import PasseApp
@@ -243,6 +360,11 @@ class TableScreen(PasseScreen):
             app.call_later(app.go_home)
 
     # -- keys --------------------------------------------------------------
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # Focus moved by other means (a mouse click) goes back to where the
+        # game's keys are: the screen's refocus chooses, never the person.
+        self.call_after_refresh(self.refocus)
 
     @property
     def in_progress(self) -> bool:
@@ -260,9 +382,9 @@ class TableScreen(PasseScreen):
             self._leave(HOME)
             return
         if self.networked:
-            self.app.push_screen(self._confirm_leave_room(), self._leave)
+            self.push_dialog(self._confirm_leave_room(), self._leave)
             return
-        self.app.push_screen(ConfirmQuitScreen(), self._leave)
+        self.push_dialog(ConfirmQuitScreen(), self._leave)
 
     def _confirm_leave_room(self) -> ConfirmQuitScreen:
         from tui.screens.confirm_leave_room import (

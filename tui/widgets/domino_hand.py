@@ -1,7 +1,9 @@
-"""Your dominoes, numbered for the digit keys (1-9, 0 for the tenth), with
-under each tile the open ends it fits (L, R, or L R) so the playable tiles
-read without colour. ←/→ (or h/l) move the cursor, Enter/space place the
-tile under it (the screen asks which end when it fits both), ``[`` and ``]``
+"""Your dominoes, numbered for the digit keys (1-9, 0 for the tenth; in a
+hand of more than ten tiles they read 1 to 19 and tiles 10 and up take two
+digits: 1 then 2 for tile 12, 1 then Enter for tile 1), with under each
+tile the open ends it fits (L, R, or L R) so the playable tiles read
+without colour. ←/→ (or h/l) move the cursor, Enter/space place the
+tile under it (the screen asks which end when it fits two different ends), ``[`` and ``]``
 place it at the left or right end, a digit chooses a tile directly. The
 hand is ``active`` only on your turn; otherwise its keys fall through to the
 screen, which explains why nothing can be placed now."""
@@ -25,6 +27,22 @@ from tui.widgets.domino_tile import TILE_WIDTH, tile_text
 SLOT = TILE_WIDTH + 1  # a tile and a gap
 CURSOR_MARK = "▼"
 DIGITS = "1234567890"
+ONE_KEY_TILES = len(DIGITS)  # beyond this many tiles, numbers take two digits
+
+
+def tile_number(index: int, count: int) -> str:
+    """The key(s) of the tile at ``index`` in a hand of ``count`` tiles."""
+    if count > ONE_KEY_TILES:
+        return str(index + 1)
+    return DIGITS[index] if index < len(DIGITS) else ""
+
+
+def tile_keys(count: int) -> str:
+    """The number keys of a hand, for the status line and hints."""
+    if count > ONE_KEY_TILES:
+        return f"1-{count} (two digits from 10)"
+    count = max(1, count)
+    return DIGITS[0] if count == 1 else f"{DIGITS[0]}-{DIGITS[count - 1]}"
 
 
 @dataclass(frozen=True)
@@ -74,7 +92,13 @@ class DominoHand(Widget, can_focus=True):
         Binding("d", "screen.draw", "Draw"),
         Binding("p", "screen.pass", "Pass"),
         *[
-            Binding(key, f"choose_nth({n})", "Place tile by number", key_display="1-0", show=False)
+            Binding(
+                key,
+                f"choose_nth({n})",
+                "Place tile by number (over ten tiles: two digits, 1 2 for tile 12)",
+                key_display="1-0",
+                show=False,
+            )
             for n, key in enumerate(DIGITS, start=1)
         ],
     ]
@@ -86,6 +110,7 @@ class DominoHand(Widget, can_focus=True):
         super().__init__(id=id)
         self.items: tuple[HandTile, ...] = ()
         self.leading = False
+        self.pending: int | None = None  # the first digit of a two-digit number
 
     def set_items(self, items: tuple[HandTile, ...], *, leading: bool = False) -> None:
         if leading != self.leading:
@@ -93,6 +118,7 @@ class DominoHand(Widget, can_focus=True):
             self.refresh_bindings()
         if items == self.items:
             return
+        self._set_pending(None)
         chosen = self.items[self.cursor].tile if self.cursor < len(self.items) else None
         self.items = items
         # Keep the cursor on the same tile when the hand changes around it.
@@ -104,7 +130,21 @@ class DominoHand(Widget, can_focus=True):
         self.refresh(layout=True)
 
     def watch_active(self) -> None:
+        if not self.active:
+            self._set_pending(None)
         self.refresh_bindings()
+
+    def _set_pending(self, digit: int | None) -> None:
+        """Remember (or forget) a first digit, and say what comes next."""
+        self.pending = digit
+        if digit is None:
+            self.border_subtitle = ""
+        else:
+            last = min(len(self.items), digit * 10 + 9)
+            self.border_subtitle = (
+                f"{digit}…: a second digit for {digit * 10}-{last}, Enter for tile {digit}"
+            )
+        self.refresh()
 
     # -- drawing -----------------------------------------------------------
 
@@ -134,7 +174,7 @@ class DominoHand(Widget, can_focus=True):
                     for line in (above, faces, below):
                         line.append(" ")
                 cursor = self.active and index == self.cursor
-                key = DIGITS[index] if index < len(DIGITS) else ""
+                key = tile_number(index, len(self.items))
                 mark = f"{CURSOR_MARK}{key}" if cursor else key
                 above.append(f"{mark:^{TILE_WIDTH}}", fits_style if cursor else label)
                 style = live if item.fits else dead
@@ -154,19 +194,45 @@ class DominoHand(Widget, can_focus=True):
                 return False  # DO-6: the first tile has no end to choose
             if action == "choose_nth":
                 nth = parameters[0]
-                return isinstance(nth, int) and 1 <= nth <= len(self.items)
+                return isinstance(nth, int) and (
+                    self.pending is not None or 1 <= nth <= len(self.items)
+                )
         return True
 
     def action_move(self, step: int) -> None:
+        self._set_pending(None)
         if self.items:
             self.cursor = (self.cursor + step) % len(self.items)
 
     def action_choose(self) -> None:
+        self._set_pending(None)
         self.post_message(TileChosen(self.cursor))
 
     def action_choose_end(self, end: str) -> None:
+        self._set_pending(None)
         self.post_message(TileChosen(self.cursor, end))
 
     def action_choose_nth(self, nth: int) -> None:
-        self.cursor = nth - 1
-        self.post_message(TileChosen(nth - 1))
+        """``nth`` is the key's number (0 is 10). In a hand of more than ten
+        tiles a digit that starts a two-digit tile number waits for the
+        second digit (the cursor shows the one-digit tile meanwhile: Enter
+        places it)."""
+        digit = nth % 10
+        count = len(self.items)
+        if self.pending is not None:
+            number = self.pending * 10 + digit
+            self._set_pending(None)
+            if 1 <= number <= count:
+                self._choose(number)
+                return
+            # No such tile: the digit starts a new number instead.
+        if count > ONE_KEY_TILES and digit and digit * 10 <= count:
+            self.cursor = digit - 1
+            self._set_pending(digit)
+            return
+        if 1 <= nth <= count:
+            self._choose(nth)
+
+    def _choose(self, number: int) -> None:
+        self.cursor = number - 1
+        self.post_message(TileChosen(number - 1))

@@ -1,6 +1,7 @@
 """The Pass Pass score sheet: points and Pass Pass per round, and totals.
 In team mode one line per team, and who represented it each round (PP-23).
-The round in progress shows its running figures, dim (PP-18)."""
+The round in progress shows its running figures, dim (PP-18); in team mode
+both partners' figures until the team chooses who scores (PP-23)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from core.passpass.state import PassPassView
+from tui.widgets.fit import fit
 from tui.widgets.opponents import TEAM_LETTERS
 
 ROUNDS = 3
@@ -47,18 +49,26 @@ class ScoreSheet(Static):
             view.round_points,
             view.pass_pass_round,
             view.is_over,
+            view.representatives,
+            view.phase,
         )
         if key != self._shown:
             self._shown = key
             self.update(render_sheet(view, names))
 
 
-def best_seat(view: PassPassView, team: int) -> int:
-    """The seat whose running figures stand for ``team`` this round: the seat
-    itself, or in team mode the better of its players (most Pass Pass, then
-    most points), as the representative is only chosen at the end (PP-23)."""
-    seats = [seat for seat in range(view.players) if view.team_of[seat] == team]
-    return max(seats, key=lambda seat: (view.pass_pass_round[seat], view.round_points[seat]))
+def members(view: PassPassView, team: int) -> list[int]:
+    return [seat for seat in range(view.players) if view.team_of[seat] == team]
+
+
+def decisive_pass_pass(view: PassPassView, team: int) -> int:
+    """The Pass Pass checked in the round that ended the game at once
+    (PP-19), per team the better partner's (PP-24: one player's count)."""
+    return max(view.pass_pass_round[seat] for seat in members(view, team))
+
+
+def figures(view: PassPassView, seat: int) -> str:
+    return f"{view.round_points[seat]}/{view.pass_pass_round[seat]}"
 
 
 def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
@@ -69,32 +79,35 @@ def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
         table.add_column(f"R{number}", width=5, justify="right", no_wrap=True)
     table.add_column("Tot", width=6, justify="right", no_wrap=True)
     # PP-19/PP-24: a game won at once leaves its last round unscored; show
-    # that round's Pass Pass (points are not counted) so the win is visible.
+    # that round's Pass Pass (points are not counted) so the win is visible,
+    # and count it in the total: it is checked on the sheet at once (PP-18).
     result = view.result
     decisive = view.round if result is not None and result.immediate else None
     # PP-18: a Pass Pass is checked at once, mid-round; the round not yet
-    # scored shows its running figures, dim.
+    # scored shows its running figures, dim. In team mode they belong to
+    # nobody until the team chooses who scores (PP-23): the partners'
+    # figures are listed side by side below the table instead.
     running = view.round if not view.is_over else None
     for team in range(len(view.totals)):
         cells: list[str | Text] = [team_label(view, names, team)]
+        pass_pass_total = view.pass_pass_totals[team]
         for number in range(1, ROUNDS + 1):
             row = next((r for r in view.sheet if r.round == number), None)
             if row is not None:
                 cells.append(f"{row.points[team]}/{row.pass_pass[team]}")
             elif number == decisive:
-                checked = max(
-                    view.pass_pass_round[seat]
-                    for seat in range(view.players)
-                    if view.team_of[seat] == team
-                )
+                checked = decisive_pass_pass(view, team)
+                pass_pass_total += checked
                 cells.append(f"–/{checked}")
             elif number == running:
-                seat = best_seat(view, team)
-                figures = f"{view.round_points[seat]}/{view.pass_pass_round[seat]}"
-                cells.append(Text(figures, style="dim"))
+                chosen = chosen_seat(view, team)
+                if chosen is None:
+                    cells.append(Text("?", style="dim"))
+                else:
+                    cells.append(Text(figures(view, chosen), style="dim"))
             else:
                 cells.append("")
-        cells.append(Text(f"{view.totals[team]}/{view.pass_pass_totals[team]}", style="bold"))
+        cells.append(Text(f"{view.totals[team]}/{pass_pass_total}", style="bold"))
         table.add_row(*cells)
     parts: list[Table | Text] = [table]
     if decisive is not None:
@@ -105,10 +118,41 @@ def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
                 overflow="ellipsis",
             )
         )
+    if view.teams and running is not None:
+        parts.extend(candidates_lines(view, names, running))
     if view.teams and view.sheet:
         reps = "; ".join(
-            f"R{row.round} " + ", ".join(names[seat][:5] for seat in row.representatives)
+            f"R{row.round} " + ", ".join(fit(names[seat], 6) for seat in row.representatives)
             for row in view.sheet
         )
-        parts.append(Text(f"Scored by: {reps}", style="dim", overflow="ellipsis"))
+        parts.append(Text(f"Scored by: {reps}", style="dim", overflow="ellipsis", no_wrap=True))
     return Group(*parts)
+
+
+def chosen_seat(view: PassPassView, team: int) -> int | None:
+    """The partner whose figures the team scores this round, once chosen
+    (PP-23); in individual mode the seat itself."""
+    if not view.teams:
+        return team
+    if team < len(view.representatives):
+        return view.representatives[team]
+    return None
+
+
+def candidates_lines(view: PassPassView, names: Sequence[str], number: int) -> list[Text]:
+    """Per team, both partners' figures this round (pts/PP): "R2 A: Ada 5/1,
+    Cleo 3/0"; at the end of the round "R2 A choosing: ..." until the team
+    chooses who scores (PP-23), then a ✓ marks that partner. The sheet's
+    cell for the round reads "?" until then."""
+    lines: list[Text] = []
+    choosing = view.phase == "represent"
+    for team in range(len(view.totals)):
+        chosen = chosen_seat(view, team)
+        partners = ", ".join(
+            ("✓" if seat == chosen else "") + f"{fit(names[seat], 6)} {figures(view, seat)}"
+            for seat in members(view, team)
+        )
+        state = " choosing" if choosing and chosen is None else ""
+        text = f"R{number} {TEAM_LETTERS[team]}{state}: {partners}"
+        lines.append(Text(text, style="dim", overflow="ellipsis", no_wrap=True))
+    return lines

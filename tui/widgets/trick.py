@@ -26,8 +26,9 @@ class TrickView(CardRow):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left,h", "move(-1)", "Left", key_display="←"),
-        Binding("right,l", "move(1)", "Right", key_display="→"),
+        # One footer entry for both arrows: room for the table's own keys.
+        Binding("left,h", "move(-1)", "Move", key_display="←→"),
+        Binding("right,l", "move(1)", "Move", show=False),
         Binding("enter,space", "choose", "Pick card", key_display="⏎"),
         *[
             Binding(

@@ -1,0 +1,290 @@
+"""Network latency: a bare MQTT request/reply round trip through each broker.
+
+Two aiomqtt clients in one process: A publishes a request, B (subscribed to
+requests) publishes it back as a reply, A times from its publish to the
+reply's arrival. Both clients set TCP_NODELAY (aiomqtt 2.5's public
+``socket_options``, applied to paho's socket right after connecting). Each
+figure is over at least 1,000 round trips, taken in interleaved chunks so
+every broker sees the same machine noise:
+
+- the embedded broker (``net.broker``: amqtt in its own process);
+- a Mosquitto this benchmark starts on a free port with ``set_tcp_nodelay
+  true`` (``tests.net.brokers.start_mosquitto``; the machine's own Mosquitto
+  does not set it).
+
+This is the floor for a networked move (peer -> authority -> peer); the move
+benchmark reuses :class:`RoundTripper` / :func:`bare_round_trips` and
+:func:`brokers` to run beside it in the same process.
+
+Run alone: ``python -m bench net [--quick]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import itertools
+import socket
+import statistics
+import time
+from collections.abc import AsyncIterator, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Self
+
+from bench.common import fmt_ms, percentile, table
+
+if TYPE_CHECKING:
+    import aiomqtt
+
+NODELAY = (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+WARMUP = 20
+_run_ids = itertools.count()
+
+
+class RoundTripper:
+    """Two connected clients timing request/reply round trips (``async with``)."""
+
+    def __init__(self, host: str, port: int, *, qos: int = 1, nodelay: bool = True) -> None:
+        self.host, self.port, self.qos, self.nodelay = host, port, qos, nodelay
+        run = f"{time.monotonic_ns()}-{next(_run_ids)}"
+        self.request_topic = f"bench/{run}/request"
+        self.reply_topic = f"bench/{run}/reply"
+        self._stack = contextlib.AsyncExitStack()
+        self._asker: aiomqtt.Client | None = None
+        self._replies: AsyncIterator[aiomqtt.Message] | None = None
+
+    async def __aenter__(self) -> Self:
+        import aiomqtt  # here: the other benchmark families must not pay for it
+
+        options = [NODELAY] if self.nodelay else []
+        asker = aiomqtt.Client(self.host, self.port, socket_options=options)
+        answerer = aiomqtt.Client(self.host, self.port, socket_options=options)
+        async with contextlib.AsyncExitStack() as stack:
+            await stack.enter_async_context(asker)
+            await stack.enter_async_context(answerer)
+            await asker.subscribe(self.reply_topic, qos=self.qos)
+            await answerer.subscribe(self.request_topic, qos=self.qos)
+            echo = asyncio.create_task(self._echo(answerer))
+            stack.push_async_callback(_cancel, echo)
+            self._stack = stack.pop_all()
+        self._asker = asker
+        self._replies = aiter(asker.messages)
+        await self.measure(WARMUP)
+        return self
+
+    async def _echo(self, answerer: aiomqtt.Client) -> None:
+        async for message in answerer.messages:
+            payload = message.payload
+            assert isinstance(payload, bytes)
+            await answerer.publish(self.reply_topic, payload, qos=self.qos)
+
+    async def measure(self, count: int) -> list[float]:
+        """``count`` round trips, one after the other; seconds each."""
+        assert self._asker is not None and self._replies is not None
+        times: list[float] = []
+        for index in range(count):
+            request = index.to_bytes(4, "big")
+            start = time.perf_counter()
+            await self._asker.publish(self.request_topic, request, qos=self.qos)
+            reply = await anext(self._replies)
+            times.append(time.perf_counter() - start)
+            if reply.payload != request:
+                raise RuntimeError(f"reply {reply.payload!r} to request {request!r}")
+        return times
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._stack.aclose()
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+
+
+async def bare_round_trips(
+    host: str, port: int, count: int, *, qos: int = 1, nodelay: bool = True
+) -> list[float]:
+    """Seconds for each of ``count`` request/reply round trips through the
+    broker at host:port (after a warm-up)."""
+    async with RoundTripper(host, port, qos=qos, nodelay=nodelay) as tripper:
+        return await tripper.measure(count)
+
+
+@contextlib.asynccontextmanager
+async def brokers() -> AsyncIterator[dict[str, tuple[str, int]]]:
+    """The brokers to compare, running: name -> (host, port)."""
+    from net.broker import start_embedded_broker
+    from tests.net.brokers import start_mosquitto
+
+    embedded = await start_embedded_broker("127.0.0.1", 0)
+    try:
+        with start_mosquitto() as mosquitto:
+            yield {
+                "embedded (amqtt)": (embedded.host, embedded.port),
+                "mosquitto (nodelay)": (mosquitto.host, mosquitto.port),
+            }
+    finally:
+        await embedded.stop()
+
+
+async def _measure(count: int, chunks: int) -> str:
+    rows: list[list[str]] = []
+    async with brokers() as running, contextlib.AsyncExitStack() as stack:
+        trippers = {
+            (name, qos): await stack.enter_async_context(RoundTripper(host, port, qos=qos))
+            for name, (host, port) in running.items()
+            for qos in (0, 1)
+        }
+        times: dict[tuple[str, int], list[float]] = {key: [] for key in trippers}
+        for _ in range(chunks):
+            for key, tripper in trippers.items():
+                times[key] += await tripper.measure(count // chunks)
+        for (name, qos), values in times.items():
+            rows.append(_row(name, qos, "on", values))
+        # Why TCP_NODELAY: the same through the embedded broker, clients without it.
+        host, port = running["embedded (amqtt)"]
+        for qos in (0, 1):
+            few = max(count // 10, 50)  # ~100 ms each without nodelay
+            values = await bare_round_trips(host, port, few, qos=qos, nodelay=False)
+            rows.append(_row("embedded (amqtt)", qos, "off", values))
+    headers = ["broker", "QoS", "client nodelay", "round trips", "p50 ms", "p99 ms", "mean ms"]
+    return table("bare aiomqtt request/reply round trip (loopback)", headers, rows)
+
+
+async def move_round_trips(
+    host: str, port: int, count: int, *, game_id: str = "passpass", players: int = 3
+) -> list[float]:
+    """Seconds from a peer submitting an action to that peer holding its own
+    update (the authority validated it, re-encoded every seat's view, sealed
+    and sent one update per seat; the peer opened and decoded its own), for
+    ``count`` moves of bench-driven peers, one room after another."""
+    from core.registry import get_game
+    from net.authority import Authority
+    from net.codes import new_code
+    from net.identity import Identity
+    from net.remote import RemoteTable
+
+    game = get_game(game_id)
+    times: list[float] = []
+    room_number = 0
+    while len(times) < count:
+        room_number += 1
+        authority = Authority(
+            Identity.generate(),
+            new_code(),
+            game_id,
+            game.make_config(players=players),
+            "bench",
+            host,
+            port,
+            seed=room_number,
+            bot_delay=0,
+        )
+        await authority.start()
+        peers = [
+            RemoteTable(Identity.generate(), authority.code, host, port, f"P{n}")
+            for n in range(players)
+        ]
+        changed = asyncio.Event()
+        try:
+            for peer in peers:
+                await peer.join()
+                await peer.connect(functools.partial(_wake, changed))
+            authority.start_game()
+            by_seat = {peer.seat: peer for peer in peers}
+            bot = game.make_bot("random", room_number)
+            seq = 0
+            while len(times) < count:
+                # Not timed: wait until the seat to act holds the latest view.
+                while True:
+                    views = [p.view for p in peers]
+                    if all(v is not None for v in views) and all(p.seq >= seq for p in peers):
+                        break
+                    changed.clear()
+                    await changed.wait()
+                view = peers[0].view
+                assert view is not None
+                if view.is_over:
+                    break
+                mover = by_seat[view.to_act[0]]
+                assert mover.view is not None
+                action = bot.choose(mover.view)
+                start = time.perf_counter()
+                await mover.submit(action)
+                while mover.action_pending or mover.seq <= seq:
+                    changed.clear()
+                    await changed.wait()
+                times.append(time.perf_counter() - start)
+                seq = mover.seq
+        finally:
+            for peer in peers:
+                await peer.close()
+            await authority.close()
+    return times
+
+
+def _wake(event: asyncio.Event, update: object) -> None:
+    event.set()
+
+
+async def _measure_moves(count: int) -> str:
+    rows: list[list[str]] = []
+    async with brokers() as running:
+        for name, (host, port) in running.items():
+            bare = await bare_round_trips(host, port, count, qos=0)
+            moves = await move_round_trips(host, port, count)
+            bare_p99 = percentile(bare, 0.99)
+            rows.append(
+                [
+                    name,
+                    f"{len(moves):,}",
+                    fmt_ms(percentile(moves, 0.5)),
+                    fmt_ms(percentile(moves, 0.99)),
+                    fmt_ms(percentile(bare, 0.5)),
+                    fmt_ms(bare_p99),
+                    f"{percentile(moves, 0.99) / bare_p99:.2f}x",
+                ]
+            )
+    headers = [
+        "broker",
+        "moves",
+        "move p50 ms",
+        "move p99 ms",
+        "bare p50 ms",
+        "bare p99 ms",
+        "move p99 / bare p99",
+    ]
+    return table(
+        "networked move (Pass Pass, 3 peers) vs bare request/reply, QoS 0, same run",
+        headers,
+        rows,
+    )
+
+
+def _row(name: str, qos: int, nodelay: str, values: Sequence[float]) -> list[str]:
+    return [
+        name,
+        str(qos),
+        nodelay,
+        f"{len(values):,}",
+        fmt_ms(percentile(values, 0.5)),
+        fmt_ms(percentile(values, 0.99)),
+        fmt_ms(statistics.fmean(values)),
+    ]
+
+
+def run(*, quick: bool) -> str:
+    count, chunks = (200, 4) if quick else (1000, 10)
+    bare = asyncio.run(_measure(count, chunks))
+    return bare + "\n\n" + asyncio.run(_measure_moves(count))
+
+
+if __name__ == "__main__":
+    print(run(quick=False))

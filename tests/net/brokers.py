@@ -1,0 +1,203 @@
+"""Real MQTT brokers for tests and benchmarks: a Mosquitto of our own.
+
+The machine's Mosquitto (127.0.0.1:1883) does not set ``set_tcp_nodelay``,
+which costs ~45 ms per QoS 1 round trip, and a test may want to restart its
+broker; so tests and ``bench/net.py`` start their own with
+:func:`start_mosquitto`: loopback only, anonymous, TCP_NODELAY, no
+persistence, on a free port.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+MOSQUITTO_READY_TIMEOUT = 10.0
+_PORT_ATTEMPTS = 5
+
+# Kept in step with docs/mosquitto.conf, but loopback only and quiet.
+CONFIG = """\
+listener {port} 127.0.0.1
+allow_anonymous true
+set_tcp_nodelay true
+max_packet_size 1048576
+persistence false
+log_dest stderr
+log_type error
+log_type warning
+log_type notice
+log_type information
+log_timestamp false
+"""
+
+
+class MosquittoError(Exception):
+    """Mosquitto could not be started; the message has its output."""
+
+
+def mosquitto_path() -> str | None:
+    return shutil.which("mosquitto") or next(
+        (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if os.access(p, os.X_OK)),
+        None,
+    )
+
+
+def require_mosquitto() -> str:
+    """The mosquitto binary; skips the test when there is none, except in
+    CI (``CI=true``), where .ci/run installs it and its absence is a failure."""
+    import pytest
+
+    path = mosquitto_path()
+    if path is None:
+        reason = "mosquitto is not installed (apt-get install mosquitto)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return path
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now (another process may take it
+    before we do: callers retry)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Mosquitto:
+    """A Mosquitto process of our own on 127.0.0.1 (see :func:`start_mosquitto`)."""
+
+    host = "127.0.0.1"
+
+    def __init__(self, binary: str, directory: Path, port: int, config: str = CONFIG) -> None:
+        self.binary = binary
+        self.config = config
+        self.directory = directory
+        self.port = port
+        self.process: subprocess.Popen[bytes] | None = None
+        self.output: list[str] = []
+        self._drain: threading.Thread | None = None
+
+    def start(self) -> None:
+        config = self.directory / "mosquitto.conf"
+        config.write_text(self.config.format(port=self.port), encoding="utf-8")
+        self.output = []
+        self.process = subprocess.Popen(
+            [self.binary, "-c", str(config)],
+            stdin=subprocess.DEVNULL,
+            # stderr, which C does not buffer: the log arrives as written.
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        self._wait_until_running()
+
+    def _wait_until_running(self) -> None:
+        """Read its log until it says it is running (it listens by then)."""
+        assert self.process is not None and self.process.stderr is not None
+        fd = self.process.stderr.fileno()
+        pending = b""
+        deadline = time.monotonic() + MOSQUITTO_READY_TIMEOUT
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    self.stop()
+                    raise MosquittoError(self._failure("did not start in time"))
+                chunk = os.read(fd, 4096)  # unbuffered: select() sees all that is left
+                if not chunk:
+                    self.process.wait()
+                    raise MosquittoError(self._failure(f"exited ({self.process.returncode})"))
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    text = line.decode("utf-8", "replace").rstrip()
+                    self.output.append(text)
+                    if text.endswith(" running"):
+                        self._keep_draining(fd, pending)
+                        return
+
+    def _keep_draining(self, fd: int, pending: bytes) -> None:
+        """Read the rest of its log in a thread: a full pipe would block it."""
+
+        def drain() -> None:
+            buffer = pending
+            with contextlib.suppress(OSError):
+                while chunk := os.read(fd, 4096):
+                    *lines, buffer = (buffer + chunk).split(b"\n")
+                    self.output.extend(line.decode("utf-8", "replace") for line in lines)
+                    del self.output[:-200]
+
+        self._drain = threading.Thread(target=drain, daemon=True)
+        self._drain.start()
+
+    def _failure(self, what: str) -> str:
+        return f"mosquitto on port {self.port} {what}: " + " | ".join(self.output)
+
+    def stop(self) -> None:
+        """Terminate it (SIGTERM; SIGKILL if it lingers)."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._drain is not None:
+            self._drain.join(5)  # it ends at EOF, now that the process is gone
+            self._drain = None
+        if process.stderr is not None:
+            process.stderr.close()
+
+    def kill(self) -> None:
+        """Kill it without warning (SIGKILL), as a crash would."""
+        if self.process is not None:
+            self.process.kill()
+        self.stop()
+
+    def restart(self) -> None:
+        """Stop it and start it again on the same port (its clients see the
+        broker go away and come back, with nothing retained)."""
+        self.stop()
+        self.start()
+
+
+@contextlib.contextmanager
+def start_mosquitto(port: int = 0, *, config: str = CONFIG) -> Iterator[Mosquitto]:
+    """A running Mosquitto on 127.0.0.1:``port`` (0: a free port), stopped
+    on exit. ``config`` is a template with ``{port}``, logging at least
+    ``information`` to stderr (its "running" line tells it is ready). Raises
+    :class:`MosquittoError` if it cannot start (and ``FileNotFoundError``
+    without a mosquitto binary)."""
+    binary = mosquitto_path()
+    if binary is None:
+        raise FileNotFoundError("mosquitto is not installed")
+    with tempfile.TemporaryDirectory(prefix="passe-mosquitto-") as directory:
+        attempts = _PORT_ATTEMPTS if port == 0 else 1
+        broker: Mosquitto | None = None
+        for attempt in range(attempts):
+            broker = Mosquitto(binary, Path(directory), port or free_port(), config)
+            try:
+                broker.start()
+                break
+            except MosquittoError as exc:
+                # Another process took the free port first: try another.
+                if "Address already in use" not in str(exc) or attempt == attempts - 1:
+                    raise
+        assert broker is not None
+        try:
+            yield broker
+        finally:
+            broker.stop()

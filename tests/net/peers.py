@@ -1,0 +1,113 @@
+"""In-test peers: a RemoteTable whose updates a test can wait for, and a raw
+MQTT client for what no honest peer would send."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import aiomqtt
+
+from net.identity import Identity
+from net.remote import RemoteTable
+from net.table import TableUpdate
+
+DEADLINE = 30.0
+
+
+class WatchedTable:
+    """A seat whose updates are recorded; ``until`` waits on them."""
+
+    def __init__(self, table: RemoteTable) -> None:
+        self.table = table
+        self.updates: list[TableUpdate] = []
+        self._changed = asyncio.Condition()
+
+    @classmethod
+    async def join(
+        cls, code: str, host: str, port: int, name: str, identity: Identity | None = None
+    ) -> WatchedTable:
+        table = RemoteTable(identity or Identity.generate(), code, host, port, name)
+        await table.join()
+        watched = cls(table)
+        await table.connect(watched._receive)
+        return watched
+
+    def _receive(self, update: TableUpdate) -> None:
+        self.updates.append(update)
+        asyncio.get_running_loop().create_task(self._notify())
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    def mark(self) -> int:
+        """A point in the updates to wait from (take it before acting)."""
+        return len(self.updates)
+
+    async def until(
+        self,
+        test: Callable[[TableUpdate], bool],
+        since: int | None = None,
+        timeout: float = DEADLINE,
+    ) -> TableUpdate:
+        """The first update from ``since`` (default: the latest one) passing ``test``."""
+        async with asyncio.timeout(timeout), self._changed:
+            start = max(len(self.updates) - 1, 0) if since is None else since
+            while True:
+                for update in self.updates[start:]:
+                    if test(update):
+                        return update
+                start = len(self.updates)
+                await self._changed.wait()
+
+
+class RawClient:
+    """A bare MQTT client: records what it sees and publishes anything."""
+
+    def __init__(self, host: str, port: int, subscriptions: list[str]) -> None:
+        self.host, self.port, self.subscriptions = host, port, subscriptions
+        self.messages: list[tuple[str, bytes]] = []
+        self._client: aiomqtt.Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._arrived = asyncio.Condition()
+
+    async def __aenter__(self) -> RawClient:
+        self._client = aiomqtt.Client(self.host, self.port)
+        await self._client.__aenter__()
+        for pattern in self.subscriptions:
+            await self._client.subscribe(pattern, qos=1)
+        self._task = asyncio.get_running_loop().create_task(self._read())
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        if self._client is not None:
+            await self._client.__aexit__(None, None, None)
+
+    async def _read(self) -> None:
+        assert self._client is not None
+        async for message in self._client.messages:
+            payload = message.payload if isinstance(message.payload, bytes) else b""
+            self.messages.append((message.topic.value, payload))
+            async with self._arrived:
+                self._arrived.notify_all()
+
+    async def publish(self, topic: str, payload: bytes, retain: bool = False) -> None:
+        assert self._client is not None
+        await self._client.publish(topic, payload, qos=1, retain=retain)
+
+    async def until(
+        self, test: Callable[[str, bytes], bool], since: int = 0, timeout: float = DEADLINE
+    ) -> tuple[str, bytes]:
+        """The first message from index ``since`` on passing ``test``."""
+        async with asyncio.timeout(timeout), self._arrived:
+            seen = since
+            while True:
+                for topic, payload in self.messages[seen:]:
+                    if test(topic, payload):
+                        return topic, payload
+                seen = len(self.messages)
+                await self._arrived.wait()

@@ -1,0 +1,145 @@
+"""Real `passe` processes for the network tests, followed by their JSON lines.
+
+Tests synchronise on what a process prints (``{"event": ...}`` lines), never
+on sleeps; every wait has a deadline so that a broken build fails instead of
+hanging.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DEADLINE = 60.0  # seconds: a failure guard, not a synchronisation
+
+
+def reachable(host: str, port: int) -> bool:
+    try:
+        socket.create_connection((host, port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+def need_mosquitto(host: str = "127.0.0.1", port: int = 1883) -> None:
+    """Skip (locally) or fail (CI) when the machine's Mosquitto is not there."""
+    if reachable(host, port):
+        return
+    message = f"Mosquitto is not reachable on {host}:{port}"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message + " (CI must start it: see .ci/run)")
+    pytest.skip(message)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class PasseProcess:
+    """``passe ARGS`` in its own process, with its own key and config."""
+
+    def __init__(self, name: str, home: Path, wrap: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.wrap = wrap  # e.g. ("ip", "netns", "exec", NAME): run it elsewhere
+        self.home = home / name
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.process: asyncio.subprocess.Process | None = None
+        self.lines: list[dict[str, Any]] = []
+        self.stderr = b""
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            **os.environ,
+            "PASSE_DATA_DIR": str(self.home / "data"),
+            "PASSE_CONFIG_DIR": str(self.home / "config"),
+            "PYTHONUNBUFFERED": "1",
+        }
+
+    async def start(self, *args: str) -> PasseProcess:
+        self.process = await asyncio.create_subprocess_exec(
+            *self.wrap,
+            sys.executable,
+            "-m",
+            "tui.cli",
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self.env,
+        )
+        self.lines = []
+        return self
+
+    async def expect(self, event: str, timeout: float = DEADLINE) -> dict[str, Any]:
+        """The next line announcing ``event`` (earlier other events are kept)."""
+        assert self.process is not None and self.process.stdout is not None
+        for line in self.lines:
+            if line.get("event") == event and not line.get("_seen"):
+                line["_seen"] = True
+                return line
+        async with asyncio.timeout(timeout):
+            while True:
+                raw = await self.process.stdout.readline()
+                if not raw:
+                    await self._collect_stderr()
+                    raise AssertionError(
+                        f"{self.name} ended before {event!r}: exit "
+                        f"{self.process.returncode}, stderr: {self.stderr.decode()[-2000:]}"
+                    )
+                try:
+                    line = json.loads(raw)
+                except ValueError:
+                    raise AssertionError(f"{self.name} printed {raw!r}") from None
+                self.lines.append(line)
+                if line.get("event") == event:
+                    line["_seen"] = True
+                    return line
+
+    async def _collect_stderr(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(5):
+                self.stderr += await self.process.stderr.read()
+
+    async def finish(self, timeout: float = DEADLINE) -> int:
+        """Wait for the exit code (reading what is left of the output)."""
+        assert self.process is not None
+        async with asyncio.timeout(timeout):
+            assert self.process.stdout is not None
+            rest = await self.process.stdout.read()
+            for raw in rest.splitlines():
+                with contextlib.suppress(ValueError):
+                    self.lines.append(json.loads(raw))
+            await self._collect_stderr()
+            return await self.process.wait()
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+
+    async def stop(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+            with contextlib.suppress(Exception):
+                await self.process.wait()
+
+
+async def run_passe(home: Path, *args: str, timeout: float = DEADLINE) -> tuple[int, str, str]:
+    """Run ``passe ARGS`` to its end: (exit code, stdout, stderr)."""
+    process = PasseProcess("cli", home)
+    await process.start(*args)
+    assert process.process is not None
+    async with asyncio.timeout(timeout):
+        out, err = await process.process.communicate()
+    return process.process.returncode or 0, out.decode(), err.decode()

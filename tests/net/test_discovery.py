@@ -1,0 +1,253 @@
+"""LAN discovery over real mDNS, on loopback only (nothing is multicast on
+the machine's networks): rooms advertised by one process and found by code
+from another, and hostile records that must be skipped."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from zeroconf import ServiceInfo
+from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
+
+from net.codes import new_code
+from net.discovery import (
+    INTERFACES_ENV,
+    SERVICE_TYPE,
+    Advertiser,
+    RoomAdvert,
+    advert_from_info,
+    browse_rooms,
+    check_advert,
+    find_room,
+    local_addresses,
+)
+
+LOOPBACK = "127.0.0.1"
+
+
+@pytest.fixture(autouse=True)
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    # Every zeroconf made here, and in the processes started here, uses lo only.
+    monkeypatch.setenv(INTERFACES_ENV, LOOPBACK)
+    yield
+
+
+def advert(code: str, **changes: object) -> RoomAdvert:
+    fields: dict[str, object] = {
+        "code": code,
+        "game": "passpass",
+        "host_name": "Ann",
+        "free_seats": 3,
+        "version": 1,
+        "port": 1884,
+        "addresses": (LOOPBACK,),
+    }
+    fields.update(changes)
+    return RoomAdvert(**fields)  # type: ignore[arg-type]
+
+
+def record(
+    name_code: str,
+    txt: dict[bytes, bytes | None],
+    *,
+    port: int | None = 1884,
+    addresses: list[str] | None = None,
+) -> ServiceInfo:
+    return ServiceInfo(
+        SERVICE_TYPE,
+        f"{name_code}.{SERVICE_TYPE}",
+        port=port,
+        properties=txt,  # type: ignore[arg-type]
+        server=f"passe-{name_code.lower()}.local.",
+        parsed_addresses=[LOOPBACK] if addresses is None else addresses,
+    )
+
+
+GOOD_TXT: dict[bytes, bytes | None] = {
+    b"code": b"ABC123",
+    b"game": b"passpass",
+    b"free": b"2",
+    b"v": b"1",
+    b"host": "Zoë".encode(),
+}
+
+
+def test_a_good_record_is_read_with_loopback_last() -> None:
+    info = record("ABC123", GOOD_TXT, addresses=["127.0.0.1", "10.0.0.5", "192.168.1.9"])
+    found = advert_from_info(info)
+    assert found is not None
+    # zeroconf keeps no order among addresses (its cache is LIFO): only
+    # "loopback last" is ours to promise.
+    assert found.addresses[-1] == "127.0.0.1"
+    assert found == RoomAdvert(
+        "ABC123", "passpass", "Zoë", 2, 1, 1884, (*found.addresses[:2], "127.0.0.1")
+    )
+    assert set(found.addresses) == {"127.0.0.1", "10.0.0.5", "192.168.1.9"}
+
+
+@pytest.mark.parametrize(
+    ("name_code", "changes"),
+    [
+        ("ABC123", {b"code": b"ABC124"}),  # TXT code is not the name's
+        ("ABCU23", {b"code": b"ABCU23"}),  # not a code
+        ("ABC123", {b"code": None}),  # key without a value
+        ("ABC123", {b"game": b"Pass Pass"}),  # not a game id
+        ("ABC123", {b"game": b"x" * 33}),
+        ("ABC123", {b"host": b"\xff\xfe"}),  # not UTF-8
+        ("ABC123", {b"host": b"Ann\x1b[2J"}),  # a terminal escape sequence
+        ("ABC123", {b"host": "Ann\u202egnp.exe".encode()}),  # a bidi override
+        ("ABC123", {b"host": b""}),
+        ("ABC123", {b"host": b" Ann"}),
+        ("ABC123", {b"host": b"A" * 41}),
+        ("ABC123", {b"free": b"-1"}),
+        ("ABC123", {b"free": b"100"}),
+        ("ABC123", {b"free": b"1e3"}),
+        ("ABC123", {b"free": "٣".encode()}),  # an Arabic-Indic digit
+        ("ABC123", {b"free": b""}),
+        ("ABC123", {b"v": b"99999"}),
+        ("ABC123", {b"v": None}),
+        ("ABC123", {b"pad1": b"x" * 200, b"pad2": b"y" * 200, b"pad3": b"z" * 200}),  # too big
+    ],
+)
+def test_hostile_records_are_skipped(name_code: str, changes: dict[bytes, bytes | None]) -> None:
+    txt = {**GOOD_TXT, **changes}
+    assert advert_from_info(record(name_code, txt)) is None
+
+
+@pytest.mark.parametrize("missing", [b"code", b"game", b"free", b"v", b"host"])
+def test_records_missing_a_field_are_skipped(missing: bytes) -> None:
+    txt = {key: value for key, value in GOOD_TXT.items() if key != missing}
+    assert advert_from_info(record("ABC123", txt)) is None
+
+
+@pytest.mark.parametrize(
+    "addresses", [[], ["224.0.0.251"], ["0.0.0.0"], [f"10.0.0.{n}" for n in range(1, 18)]]
+)
+def test_records_with_unusable_addresses_are_skipped(addresses: list[str]) -> None:
+    assert advert_from_info(record("ABC123", GOOD_TXT, addresses=addresses)) is None
+
+
+def test_records_without_a_port_are_skipped() -> None:
+    assert advert_from_info(record("ABC123", GOOD_TXT, port=None)) is None
+
+
+def test_check_advert_normalizes_and_bounds() -> None:
+    checked = check_advert(advert("abc-123", addresses=("127.0.0.1", "10.1.2.3")))
+    assert checked is not None
+    assert (checked.code, checked.addresses) == ("ABC123", ("10.1.2.3", "127.0.0.1"))
+    assert check_advert(advert("ABC123", free_seats=-1)) is None
+    assert check_advert(advert("ABC123", port=70000)) is None
+    assert check_advert(advert("ABC123", host_name="\x07")) is None
+
+
+def test_local_addresses_end_with_loopback() -> None:
+    assert local_addresses(["127.0.0.1"]) == ("127.0.0.1",)
+    assert local_addresses(["10.77.0.2"]) == ("10.77.0.2", "127.0.0.1")
+    every = local_addresses()
+    assert every[-1] == "127.0.0.1" and "127.0.0.1" not in every[:-1]
+
+
+# -- over the network (loopback) -------------------------------------------------
+
+
+@pytest.fixture
+async def advertised_elsewhere() -> AsyncIterator[RoomAdvert]:
+    """A room advertised by another process (``python -m net.discovery``)."""
+    code = new_code()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "net.discovery",
+        "advertise",
+        code,
+        "--game",
+        "dominoes",
+        "--host-name",
+        "Bea",
+        "--free",
+        "2",
+        "--port",
+        "1885",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, INTERFACES_ENV: LOOPBACK},
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        line = await asyncio.wait_for(process.stdout.readline(), 20)
+        assert line.startswith(b"advertising "), line
+        published = json.loads(line.removeprefix(b"advertising "))
+        yield RoomAdvert(**{**published, "addresses": tuple(published["addresses"])})
+    finally:
+        process.stdin.close()  # it withdraws the room and exits
+        assert await asyncio.wait_for(process.wait(), 10) == 0
+
+
+async def test_find_a_room_advertised_by_another_process(
+    advertised_elsewhere: RoomAdvert,
+) -> None:
+    start = time.monotonic()
+    found = await find_room(advertised_elsewhere.code.lower(), timeout=30)
+    # Answered at once, not at the end of the (long) timeout.
+    assert time.monotonic() - start < 10
+    assert found == advertised_elsewhere
+    assert found == RoomAdvert(
+        advertised_elsewhere.code, "dominoes", "Bea", 2, 1, 1885, ("127.0.0.1",)
+    )
+
+
+async def test_browse_lists_it(advertised_elsewhere: RoomAdvert) -> None:
+    rooms = await browse_rooms(3.0)
+    assert advertised_elsewhere in rooms
+
+
+async def test_a_wrong_code_finds_nothing() -> None:
+    assert await find_room(new_code(), timeout=1.0) is None
+
+
+async def test_update_then_close() -> None:
+    # (A code already taken is detected between machines, tests/net/test_lan.py;
+    # on one machine zeroconf's probe answers are unicast to a port 5353 that
+    # several processes share, so it may not see them.)
+    code = new_code()
+    async with Advertiser() as advertiser:
+        published = await advertiser.start(advert(code))
+        assert published.addresses == ("127.0.0.1",)
+        await advertiser.update(free_seats=0)
+        found = await find_room(code)
+        assert found is not None and found.free_seats == 0 and found.host_name == "Ann"
+    # Withdrawn with goodbye packets: a new search finds nothing.
+    assert await find_room(code, timeout=1.0) is None
+
+
+async def test_hostile_records_on_the_network_are_skipped() -> None:
+    good, bad = new_code(), new_code()
+    hostile = AsyncServiceInfo(
+        SERVICE_TYPE,
+        f"{bad}.{SERVICE_TYPE}",
+        port=1884,
+        properties={
+            "code": bad,
+            "game": "passpass",
+            "free": "lots",
+            "v": "1",
+            "host": "\x1b]0;pwned\x07",
+        },
+        server=f"passe-{bad.lower()}.local.",
+        parsed_addresses=[LOOPBACK],
+    )
+    async with AsyncZeroconf(interfaces=[LOOPBACK]) as raw, Advertiser() as advertiser:
+
+        async def register_hostile() -> None:
+            await (await raw.async_register_service(hostile))
+
+        await asyncio.gather(advertiser.start(advert(good)), register_hostile())
+        assert await find_room(bad, timeout=2.0) is None
+        codes = {room.code for room in await browse_rooms(3.0)}
+        assert good in codes and bad not in codes

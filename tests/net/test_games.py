@@ -1,0 +1,109 @@
+"""Whole networked games between real processes over a real broker (issue 10).
+
+A headless host process runs the authority; two `passe join --bot` processes
+take seats from their own processes, each with its own key, and play from the
+views they receive; the host seats a bot in any other seat. Each game is
+played to its end over Mosquitto and over the embedded broker.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.net.procs import PasseProcess, free_port, need_mosquitto
+
+GAMES = [("passpass", 3), ("dominoes", 2), ("fashion", 3)]
+
+
+async def play_whole_game(
+    tmp_path: Path, game: str, players: int, broker_args: list[str], seed: int
+) -> None:
+    host = PasseProcess("host", tmp_path)
+    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
+    try:
+        await host.start(
+            "host",
+            game,
+            "--players",
+            str(players),
+            "--headless",
+            "--wait-for",
+            "2",
+            "--bot-delay",
+            "0",
+            "--seed",
+            str(seed),
+            "--no-advertise",
+            *broker_args,
+        )
+        room = await host.expect("room")
+        for n, peer in enumerate(peers):
+            await peer.start(
+                "join",
+                f"{room['code']}@{room['broker']}",
+                "--bot",
+                "heuristic",
+                "--name",
+                f"Peer {n}",
+                "--seed",
+                str(n),
+            )
+        seats = {(await peer.expect("seated"))["seat"] for peer in peers}
+        assert len(seats) == 2
+        await host.expect("started")
+        over = await host.expect("over")
+        results = [await peer.expect("over") for peer in peers]
+        for result in results:
+            assert result["winners"] == over["result"]["winners"]
+            assert result["scores"] == over["result"]["scores"]
+        assert over["actions"] > 0
+        assert await host.finish() == 0
+        for peer in peers:
+            assert await peer.finish() == 0
+    finally:
+        for process in (host, *peers):
+            await process.stop()
+
+
+@pytest.mark.mosquitto
+@pytest.mark.parametrize(("game", "players"), GAMES)
+async def test_whole_game_over_mosquitto(tmp_path: Path, game: str, players: int) -> None:
+    need_mosquitto()
+    await play_whole_game(tmp_path, game, players, ["--broker", "127.0.0.1:1883"], seed=11)
+
+
+@pytest.mark.parametrize(("game", "players"), GAMES)
+async def test_whole_game_over_the_embedded_broker(tmp_path: Path, game: str, players: int) -> None:
+    """No --broker: the host starts amqtt in a child process on a free port."""
+    await play_whole_game(tmp_path, game, players, ["--port", str(free_port())], seed=12)
+
+
+async def test_join_by_the_code_alone(tmp_path: Path) -> None:
+    """The host advertises the room over mDNS (loopback here; see
+    test_lan_games.py for other machines); the joiner types only the code."""
+    host = PasseProcess("host", tmp_path)
+    joiner = PasseProcess("joiner", tmp_path)
+    try:
+        await host.start(
+            "host",
+            "dominoes",
+            "--players",
+            "2",
+            "--headless",
+            "--wait-for",
+            "1",
+            "--bot-delay",
+            "0",
+            "--port",
+            str(free_port()),
+        )
+        room = await host.expect("room")
+        await joiner.start("join", room["code"], "--bot", "random")
+        await joiner.expect("seated")
+        over = await host.expect("over")
+        assert (await joiner.expect("over"))["scores"] == over["result"]["scores"]
+    finally:
+        for process in (host, joiner):
+            await process.stop()

@@ -1,0 +1,153 @@
+"""Joining goes wrong in every way a person can make it go wrong: each ends
+with one clear line on stderr and exit code 2, within seconds (issue 10)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from core.registry import get_game
+from net.authority import Authority
+from net.identity import Identity
+from net.wire import RoomState, room_topic, seal
+from tests.net.peers import RawClient
+from tests.net.procs import PasseProcess, free_port, need_mosquitto, run_passe
+
+BROKER = "127.0.0.1:1883"
+
+
+async def start_host(tmp_path: Path, *extra: str) -> tuple[PasseProcess, str]:
+    host = PasseProcess("host", tmp_path)
+    await host.start(
+        "host",
+        "passpass",
+        "--players",
+        "3",
+        "--headless",
+        "--wait-for",
+        "2",
+        "--bot-delay",
+        "0",
+        "--no-advertise",
+        "--broker",
+        BROKER,
+        *extra,
+    )
+    return host, (await host.expect("room"))["code"]
+
+
+async def test_a_code_typed_with_ambiguous_letters_finds_the_room(tmp_path: Path) -> None:
+    need_mosquitto()
+    host, code = await start_host(tmp_path, "--code", "10K1Z0")
+    try:
+        assert code == "10K1Z0"
+        joiner = PasseProcess("joiner", tmp_path)
+        # Lower case, O for 0, I and L for 1, and the hyphen the host shows.
+        await joiner.start("join", f"lo-kiz-o@{BROKER}", "--bot", "random")
+        assert (await joiner.expect("seated"))["code"] == "10K1Z0"
+        await joiner.stop()
+    finally:
+        await host.stop()
+
+
+async def test_a_wrong_code_says_so(tmp_path: Path) -> None:
+    need_mosquitto()
+    host, code = await start_host(tmp_path)
+    try:
+        wrong = "ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY"
+        started = time.monotonic()
+        status, _, err = await run_passe(tmp_path, "join", f"{wrong}@{BROKER}", "--bot", "random")
+        assert status == 2
+        assert f"no room {wrong}" in err and "Traceback" not in err
+        assert time.monotonic() - started < 15
+        status, _, err = await run_passe(tmp_path, "join", "ABCU12@" + BROKER, "--bot", "random")
+        assert status == 2 and "'U' is never used" in err
+    finally:
+        await host.stop()
+
+
+async def test_a_started_game_refuses_newcomers(tmp_path: Path) -> None:
+    need_mosquitto()
+    host, code = await start_host(tmp_path, "--bot-delay", "5")
+    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
+    try:
+        for peer in peers:
+            await peer.start("join", f"{code}@{BROKER}", "--bot", "random")
+            await peer.expect("seated")
+        await host.expect("started")
+        status, _, err = await run_passe(tmp_path, "join", f"{code}@{BROKER}", "--bot", "random")
+        assert status == 2 and "has already started" in err and "Traceback" not in err
+    finally:
+        for process in (host, *peers):
+            await process.stop()
+
+
+async def test_a_full_room_refuses_newcomers(tmp_path: Path) -> None:
+    need_mosquitto()
+    game = get_game("dominoes")
+    authority = Authority(
+        Identity.generate(),
+        "F0MM01",
+        "dominoes",
+        game.make_config(players=2),
+        "test",
+        "127.0.0.1",
+        1883,
+    )
+    await authority.start()
+    try:
+        authority.set_bot(0, "random")
+        authority.set_bot(1, "random")
+        status, _, err = await run_passe(tmp_path, "join", f"F0MM01@{BROKER}", "--bot", "random")
+        assert status == 2 and "room F0MM01 is full" in err
+    finally:
+        await authority.close()
+
+
+async def test_another_protocol_version_is_named(tmp_path: Path) -> None:
+    """A room of a future Passe (its state under passe/v2/...) is reported
+    as a version mismatch, not as a wrong code."""
+    need_mosquitto()
+    future = Identity.generate()
+    topic = "passe/v2/VERS10/room"
+    state = RoomState(
+        room="VERS10", game="passpass", config={}, host="x", phase="lobby", seats=[], seq=0, stamp=1
+    )
+    async with RawClient("127.0.0.1", 1883, []) as client:
+        await client.publish(topic, seal(future, topic, state), retain=True)
+        try:
+            status, _, err = await run_passe(
+                tmp_path, "join", f"VERS10@{BROKER}", "--bot", "random"
+            )
+        finally:
+            await client.publish(topic, b"", retain=True)  # leave the broker clean
+    assert status == 2 and "protocol version 2" in err
+
+
+async def test_an_unreachable_broker_is_reported_quickly(tmp_path: Path) -> None:
+    started = time.monotonic()
+    status, _, err = await run_passe(
+        tmp_path, "join", f"ABC123@127.0.0.1:{free_port()}", "--bot", "random"
+    )
+    assert status == 2 and "cannot reach the broker at 127.0.0.1" in err
+    assert time.monotonic() - started < 15
+
+
+async def test_a_closed_room_says_so(tmp_path: Path) -> None:
+    need_mosquitto()
+    game = get_game("passpass")
+    authority = Authority(
+        Identity.generate(),
+        "C10SED",
+        "passpass",
+        game.make_config(players=3),
+        "test",
+        "127.0.0.1",
+        1883,
+    )
+    await authority.start()
+    await authority.close()
+    status, _, err = await run_passe(tmp_path, "join", f"C10SED@{BROKER}", "--bot", "random")
+    async with RawClient("127.0.0.1", 1883, []) as client:
+        await client.publish(room_topic("C10SED"), b"", retain=True)
+    assert status == 2 and "closed by its host" in err

@@ -1,0 +1,128 @@
+"""Presence and leaving (issue 10): a late will never marks a live peer gone
+(Sparkplug's STATE rule), and a player who quits mid-game is replaced by a
+bot so that the others can finish. A real host process, a real broker."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from net.identity import Identity
+from net.wire import (
+    Presence,
+    RoomState,
+    open_body,
+    open_envelope,
+    presence_topic,
+    room_state_decoder,
+    room_topic,
+    seal,
+)
+from tests.net.peers import RawClient, WatchedTable
+from tests.net.procs import PasseProcess, need_mosquitto
+
+BROKER = ("127.0.0.1", 1883)
+
+
+def state_of(topic: str, payload: bytes) -> RoomState | None:
+    if not topic.endswith("/room") or not payload:
+        return None
+    try:
+        return open_body(open_envelope(topic, payload), room_state_decoder)
+    except (ValueError, msgspec.MsgspecError):
+        return None
+
+
+async def test_an_older_will_does_not_mark_a_live_peer_away(tmp_path: Path) -> None:
+    need_mosquitto()
+    host = PasseProcess("host", tmp_path)
+    await host.start(
+        "host",
+        "dominoes",
+        "--players",
+        "2",
+        "--headless",
+        "--wait-for",
+        "2",
+        "--no-advertise",
+        "--broker",
+        "127.0.0.1:1883",
+    )
+    try:
+        code = (await host.expect("room"))["code"]
+        async with RawClient(*BROKER, [room_topic(code)]) as spy:
+            ana_key = Identity.generate()
+            ana = await WatchedTable.join(code, *BROKER, "Ana", ana_key)
+            seat = ana.table.seat
+            assert seat is not None
+            await spy.until(
+                lambda t, p: (s := state_of(t, p)) is not None and s.seats[seat].present
+            )
+            topic = presence_topic(code, ana_key.peer_id)
+            epoch = ana.table._epoch
+            # A will from an earlier connection, delivered late: ignored.
+            stale = Presence(room=code, epoch=epoch - 1, online=False, name="Ana")
+            await spy.publish(topic, seal(ana_key, topic, stale), retain=True)
+            # A forged will for Ana, signed by someone else: ignored too.
+            forged = Presence(room=code, epoch=epoch + 1, online=False, name="Ana")
+            await spy.publish(topic, seal(Identity.generate(), topic, forged), retain=True)
+            # Then her real goodbye (this epoch's will): she is away.
+            seen = len(spy.messages)
+            gone = Presence(room=code, epoch=epoch, online=False, name="Ana")
+            await spy.publish(topic, seal(ana_key, topic, gone), retain=True)
+            state = await spy.until(
+                lambda t, p: (s := state_of(t, p)) is not None and not s.seats[seat].present,
+                seen,
+            )
+            # Nothing in between marked her away: only the last message did.
+            between = [state_of(t, p) for t, p in spy.messages[seen:]]
+            assert all(s is None or s.seats[seat].present for s in between[:-1])
+            assert state is not None
+            await ana.table.close()
+            await spy.publish(topic, b"", retain=True)
+    finally:
+        await host.stop()
+
+
+async def test_a_player_who_quits_is_replaced_by_a_bot(tmp_path: Path) -> None:
+    need_mosquitto()
+    host = PasseProcess("host", tmp_path)
+    bot = PasseProcess("bot", tmp_path)
+    await host.start(
+        "host",
+        "passpass",
+        "--players",
+        "3",
+        "--headless",
+        "--wait-for",
+        "2",
+        "--bot-delay",
+        "0",
+        "--seed",
+        "9",
+        "--no-advertise",
+        "--broker",
+        "127.0.0.1:1883",
+    )
+    try:
+        code = (await host.expect("room"))["code"]
+        async with RawClient(*BROKER, [room_topic(code)]) as spy:
+            ana = await WatchedTable.join(code, *BROKER, "Ana")
+            await bot.start("join", f"{code}@127.0.0.1:1883", "--bot", "random")
+            await bot.expect("seated")
+            await ana.until(lambda u: u.view is not None)
+            seat = ana.table.seat
+            assert seat is not None
+            await ana.table.leave()
+            state = await spy.until(
+                lambda t, p: (s := state_of(t, p)) is not None and s.seats[seat].kind == "bot"
+            )
+            assert state is not None
+            assert "Ana left the game; a bot plays for them" in state_of(*state).notice  # type: ignore[union-attr]
+            # Ana's key no longer holds the seat: the game goes on without her.
+            over = await host.expect("over")
+            assert (await bot.expect("over"))["winners"] == over["result"]["winners"]
+    finally:
+        for process in (host, bot):
+            await process.stop()

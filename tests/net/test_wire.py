@@ -1,0 +1,159 @@
+"""net.wire: what a peer or the authority accepts from the network.
+
+Everything that is not a well-formed, correctly signed message of this
+protocol version, on the topic it was signed for, sealed to the reader when it
+should be, is refused with a WireError and a reason: never another exception.
+"""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nacl.public import Box
+
+from net.identity import Identity, box_public_key
+from net.wire import (
+    MAX_PAYLOAD,
+    Act,
+    Envelope,
+    Presence,
+    RoomState,
+    WireError,
+    open_body,
+    open_envelope,
+    peer_message_decoder,
+    presence_decoder,
+    seal,
+    to_authority_topic,
+)
+
+HOST = Identity.generate()
+PEER = Identity.generate()
+OTHER = Identity.generate()
+TOPIC = to_authority_topic("ABC123", PEER.peer_id)
+
+
+def act(**changes: object) -> Act:
+    fields: dict[str, object] = {
+        "room": "ABC123",
+        "epoch": 1,
+        "n": 1,
+        "seat": 0,
+        "action": "V10",
+        "at": 0,
+    }
+    fields.update(changes)
+    return Act(**fields)  # type: ignore[arg-type]
+
+
+def test_sealed_message_opens_for_its_recipient_only() -> None:
+    payload = seal(PEER, TOPIC, act(), HOST.public_key)
+    envelope = open_envelope(TOPIC, payload)
+    assert open_body(envelope, peer_message_decoder, HOST) == act()
+    with pytest.raises(WireError) as refused:
+        open_body(envelope, peer_message_decoder, OTHER)
+    assert refused.value.code == "sealed"
+    # The bid, card or tile inside is not in the payload in clear.
+    assert b"V10" not in payload
+
+
+def test_moved_or_tampered_messages_fail_the_signature() -> None:
+    payload = seal(PEER, TOPIC, act(), HOST.public_key)
+    with pytest.raises(WireError, match="signature"):
+        open_envelope(to_authority_topic("ABC124", PEER.peer_id), payload)
+    envelope = msgspec.msgpack.decode(payload, type=Envelope)
+    flipped = bytearray(envelope.body)
+    flipped[-1] ^= 1
+    forged = msgspec.msgpack.encode(
+        Envelope(envelope.v, envelope.sender, envelope.sealed, bytes(flipped), envelope.sig)
+    )
+    with pytest.raises(WireError, match="signature"):
+        open_envelope(TOPIC, forged)
+    # Someone else's key in front of the same signature.
+    stolen = msgspec.msgpack.encode(
+        Envelope(envelope.v, OTHER.public_key, envelope.sealed, envelope.body, envelope.sig)
+    )
+    with pytest.raises(WireError, match="signature"):
+        open_envelope(TOPIC, stolen)
+
+
+def test_oversized_and_other_versions_are_refused_before_decoding() -> None:
+    with pytest.raises(WireError) as refused:
+        open_envelope(TOPIC, b"\x00" * (MAX_PAYLOAD + 1))
+    assert refused.value.code == "size"
+    future = msgspec.msgpack.encode([2, PEER.public_key, False, b"", b"\0" * 64, "more"])
+    with pytest.raises(WireError) as refused:
+        open_envelope(TOPIC, future)
+    assert refused.value.code == "version"
+    assert "version 2" in refused.value.reason
+
+
+def test_public_and_sealed_cannot_be_swapped() -> None:
+    public = seal(PEER, TOPIC, Presence(room="ABC123", epoch=1, online=True))
+    with pytest.raises(WireError):
+        open_body(open_envelope(TOPIC, public), presence_decoder, HOST)
+    sealed = seal(PEER, TOPIC, Presence(room="ABC123", epoch=1, online=True), HOST.public_key)
+    with pytest.raises(WireError):
+        open_body(open_envelope(TOPIC, sealed), presence_decoder)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        act(seat=99),
+        act(n=-1),
+        act(room="ABC"),
+        act(action="x" * 1000),
+        RoomState(
+            room="ABC123",
+            game="passpass",
+            config={},
+            host="h",
+            phase="lobby",
+            seats=[],
+            seq=0,
+            stamp=0,
+        ),
+    ],
+)
+def test_fields_out_of_bounds_or_wrong_type_are_refused(bad: msgspec.Struct) -> None:
+    payload = seal(PEER, TOPIC, bad, HOST.public_key)
+    with pytest.raises(WireError, match="malformed"):
+        open_body(open_envelope(TOPIC, payload), peer_message_decoder, HOST)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=600))
+def test_random_bytes_are_refused_cleanly(payload: bytes) -> None:
+    with pytest.raises(WireError):
+        open_envelope(TOPIC, payload)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+        | st.binary(max_size=70)
+        | st.text(max_size=8),
+        lambda children: (
+            st.lists(children, max_size=6)
+            | st.dictionaries(st.text(max_size=6), children, max_size=4)
+        ),
+        max_leaves=12,
+    )
+)
+def test_random_msgpack_bodies_are_refused_cleanly(body: object) -> None:
+    """A correctly signed and sealed envelope around any msgpack body."""
+    sealed = bytes(
+        Box(PEER.box_key, box_public_key(HOST.public_key)).encrypt(msgspec.msgpack.encode(body))
+    )
+    envelope = Envelope(1, PEER.public_key, True, sealed, b"\0" * 64)
+    try:
+        message = open_body(envelope, peer_message_decoder, HOST)
+    except WireError:
+        return
+    assert message.room  # only a complete, valid request gets through

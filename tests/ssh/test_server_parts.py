@@ -1,0 +1,147 @@
+"""The SSH server's parts that need no connection: the host key, player
+names from hostile user names, commands, player directories, ``--help``."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from tests.ssh.conftest import passe_command
+from tui.cli import main
+from tui.serve.host_key import describe_host_key, fingerprint, load_or_create_host_key
+from tui.serve.server import Hub, Identity, ServeOptions, player_name
+
+
+@pytest.fixture(autouse=True)
+def private_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+def test_host_key_is_made_once_private_and_kept(private_data_dir: Path) -> None:
+    path = private_data_dir / "ssh_host_ed25519_key"
+    assert "none yet" in describe_host_key()
+    key = load_or_create_host_key()
+    assert path.stat().st_mode & 0o777 == 0o600
+    again = load_or_create_host_key()
+    assert fingerprint(again) == fingerprint(key)
+    assert describe_host_key() == f"Host key: {fingerprint(key)} ({path})."
+
+
+def test_corrupt_host_key_is_reported_kept_aside_and_replaced(
+    private_data_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = private_data_dir / "ssh_host_ed25519_key"
+    path.parent.mkdir(parents=True)
+    path.write_text("not a key\n")
+    assert "unusable" in describe_host_key()
+    with caplog.at_level(logging.WARNING, logger="passe.serve"):
+        key = load_or_create_host_key()
+    assert "is unusable" in caplog.text and "new key replaces it" in caplog.text
+    (aside,) = private_data_dir.glob("ssh_host_ed25519_key.corrupt-*")
+    assert aside.read_text() == "not a key\n"
+    assert fingerprint(asyncssh.read_private_key(path)) == fingerprint(key)
+
+
+def test_help_shows_the_host_key_fingerprint(private_data_dir: Path) -> None:
+    key = load_or_create_host_key()
+    env = {**os.environ, "PASSE_DATA_DIR": str(private_data_dir)}
+    shown = subprocess.run(
+        [*passe_command(), "serve", "--ssh", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
+    assert "--max-sessions" in shown and "--idle-timeout" in shown
+    assert f"Host key: {fingerprint(key)}" in shown.splitlines()[-1]
+
+
+def test_serve_without_a_protocol_is_a_usage_error() -> None:
+    done = subprocess.run([*passe_command(), "serve"], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr == "passe: serve needs a protocol: passe serve --ssh\n"
+
+
+@pytest.mark.parametrize(
+    ("user", "name"),
+    [
+        ("alice", "alice"),
+        ("\x1b[2J\x1b]0;pwned\x07evil", "2J0pwnedevil"),  # escapes: gone
+        ("[bold red]x[/]", "boldredx"),  # markup: gone
+        ("  \n\t ", "Guest"),
+        ("", "Guest"),
+        ("Émile.d_o-e", "Émile.d_o-e"),
+        ("a" * 200, "a" * 32),  # the app shortens it to its name length
+    ],
+)
+def test_player_names_from_hostile_user_names(user: str, name: str) -> None:
+    assert player_name(user) == name
+
+
+def _hub(**options: object) -> Hub:
+    return Hub(ServeOptions(**options), None)  # type: ignore[arg-type]
+
+
+def test_commands_become_passe_arguments() -> None:
+    hub = _hub(bot_delay=0.0, seed=4)
+    assert hub.plan(None, "ann") == (
+        ["play", "--name", "ann", "--bot-delay", "0.0", "--seed", "4"],
+        "play",
+    )
+    assert hub.plan("play", "ann") == hub.plan("", "ann")
+    for command in ("join", "join a b", "join ../x", "join $(reboot)", "watch " + "A" * 33):
+        refusal = hub.plan(command, "ann")
+        assert isinstance(refusal, str) and "CODE" in refusal, command
+    assert "unknown command" in str(hub.plan("sh -c id", "ann"))
+
+
+def test_a_player_directory_is_never_shared_by_two_live_sessions() -> None:
+    hub = _hub()
+    keyed = Identity("ann", "SHA256:abc/def+", "127.0.0.1")
+    first, throw_away = hub.claim_directory(keyed)
+    assert not throw_away and first.name.startswith("key-") and "/" not in first.name[4:]
+    second, throw_away_too = hub.claim_directory(keyed)
+    assert throw_away_too and second != first and second.parent == hub.guests
+    hub.release_directory(second, throw_away_too)
+    assert not second.exists()
+    hub.release_directory(first, throw_away)
+    assert hub.claim_directory(keyed) == (first, False)
+    # Without a key the user name chooses; a hostile one cannot leave the folder.
+    sneaky = Identity("../../etc", None, "127.0.0.1")
+    directory, _ = hub.claim_directory(sneaky)
+    assert directory.parent == hub.players
+    assert directory.name.startswith("user-....etc-")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "complaint"),
+    [
+        (["--port", "70000"], "a port is between 0 and 65535"),
+        (["--max-sessions", "0"], "choose 1 or more"),
+        (["--idle-timeout", "-1"], "choose 0 (never) or more seconds"),
+        (["--idle-timeout", "inf"], "choose 0 (never) or more seconds"),
+        (["--bot-delay", "99"], "choose between 0 and 60"),
+    ],
+)
+def test_bad_serve_options_are_one_line_usage_errors(
+    arguments: list[str], complaint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", "--ssh", *arguments])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert complaint in error and error.count("\n") == 1
+
+
+def test_the_server_does_not_load_textual() -> None:
+    """It only copies bytes: Textual's memory belongs to the sessions."""
+    code = "import sys, tui.serve.server, tui.cli; print('textual' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

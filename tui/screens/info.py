@@ -1,0 +1,37 @@
+"""A dialog to read, then close: a title, a body and a hint. Enter, space or
+Escape close it. The end-of-round summary and the look back at the last
+trick are such dialogs."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import RenderableType
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Footer, Static
+
+from tui.screens.base import PasseModal
+
+
+class InfoScreen(PasseModal[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space,escape", "close", "Close", key_display="⏎")
+    ]
+    HINT: ClassVar[str] = "Press Enter to close."
+
+    def __init__(self, title: str, body: RenderableType) -> None:
+        super().__init__()
+        self.info_title = title
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.info_title, classes="dialog-title")
+            yield Static(self.body)
+            yield Static(self.HINT, classes="hint")
+        yield Footer()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

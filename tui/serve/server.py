@@ -1,0 +1,433 @@
+"""``passe serve --ssh``: who may come in, what each session runs, limits
+and logs. Each session is a :class:`~tui.serve.session.PasseSession` running
+``passe`` in its own process on its own pty (``docs/ssh.md`` says why).
+
+Access: open guest mode by default (any user name; a key if the client
+offers one, else keyboard-interactive with no question, or any password for
+clients that know nothing else), or only the keys of an authorized_keys
+file. The SSH user name becomes the player's name (``passe play --name``);
+the key's fingerprint, when there is one, is given to the app as
+``$PASSE_PLAYER_KEY`` and chooses the player's directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+
+from net.paths import data_dir
+from tui.serve.host_key import fingerprint, load_or_create_host_key
+from tui.serve.session import PasseSession
+
+log = logging.getLogger("passe.serve")
+
+DEFAULT_PORT = 2222
+DEFAULT_MAX_SESSIONS = 32
+DEFAULT_IDLE_TIMEOUT = 1800.0
+PLAYER_KEY_VARIABLE = "PASSE_PLAYER_KEY"
+GUEST_NAME = "Guest"
+# Longest name passed on; the app shortens it to its own name length
+# (tui.settings.clean_name). Not imported from there: the server stays free of
+# Textual, which tui.settings pulls in through the themes.
+NAME_CHARACTERS = 32
+# Room codes as typed after `join` / `watch`: nothing else reaches the app.
+ROOM_CODE = re.compile(r"[A-Za-z0-9-]{1,32}")
+TERM_TYPE = re.compile(r"[A-Za-z0-9._+-]{1,64}")
+# Server variables the app needs (where Python and its packages are, the
+# locale); nothing else of the server's environment reaches a guest's app.
+SERVER_VARIABLES = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH")
+# Variables a client may send (OpenSSH's SendEnv/SetEnv) that the app honours.
+CLIENT_VARIABLES = ("NO_COLOR", "COLORTERM")
+# Keepalives find clients that vanished without closing (a cable pulled):
+# about 90 s; a closed connection is noticed at once.
+KEEPALIVE_SECONDS = 30
+KEEPALIVE_COUNT = 3
+LOGIN_TIMEOUT = 60
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    bind: str = ""
+    port: int = DEFAULT_PORT
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT  # 0: never
+    authorized_keys: Path | None = None
+    bot_delay: float | None = None  # passed to every session's `passe play`
+    seed: int | None = None
+
+
+def player_name(user: str) -> str:
+    """The SSH user name as a player name: letters, digits, ``.``, ``_``
+    and ``-`` only (a user name is hostile input: no escapes, no markup, no
+    path separators), at most :data:`NAME_CHARACTERS`."""
+    kept = "".join(ch for ch in user if ch.isalnum() or ch in "._-")[:NAME_CHARACTERS]
+    return kept or GUEST_NAME
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """Client-chosen text for the log: quoted, escapes visible, short."""
+    return repr(text[:limit])
+
+
+@dataclass(frozen=True)
+class Identity:
+    user: str
+    key: str | None  # fingerprint of the key the client logged in with
+    peer: str
+
+    @property
+    def directory_name(self) -> str:
+        """Stable name of the player's directory: by key when there is one
+        (only its holder gets it), else by user name (anyone may claim it,
+        as anyone may type it: see docs/ssh.md)."""
+        if self.key:
+            return "key-" + hashlib.sha256(self.key.encode()).hexdigest()[:24]
+        digest = hashlib.sha256(self.user.encode("utf-8", "replace")).hexdigest()[:12]
+        return f"user-{player_name(self.user)}-{digest}"
+
+    def describe(self) -> str:
+        return f"user {shown(self.user)} key {self.key or 'none'} from {self.peer}"
+
+
+def exit_status(code: int) -> int:
+    return code if code >= 0 else 128 - code  # killed by signal N: 128 + N
+
+
+class Hub:
+    """The server's shared state: live sessions, player directories in use,
+    background tasks, and the decisions about each session."""
+
+    def __init__(self, options: ServeOptions, authorized: asyncssh.SSHAuthorizedKeys | None):
+        self.options = options
+        self.authorized = authorized
+        self.root = data_dir() / "ssh"
+        self.players = self.root / "players"
+        self.guests = self.root / "guests"  # throw-away directories (see claim_directory)
+        self.sessions: set[PasseSession] = set()
+        self.directories_in_use: set[Path] = set()
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self._numbers = 0
+
+    def next_session_number(self) -> int:
+        self._numbers += 1
+        return self._numbers
+
+    def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed", exc_info=task.exception())
+
+    # -- player directories --------------------------------------------------------
+
+    def claim_directory(self, identity: Identity) -> tuple[Path, bool]:
+        """The player's directory (config, saves, data), and whether it is a
+        throw-away one. A second live session of the same player (or a
+        second guest typing the same user name) gets a fresh throw-away
+        directory, removed at its end, so two sessions never write the same
+        save."""
+        wanted = self.players / identity.directory_name
+        if wanted not in self.directories_in_use:
+            wanted.mkdir(parents=True, exist_ok=True)
+            self.directories_in_use.add(wanted)
+            return wanted, False
+        self.guests.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix="session-", dir=self.guests)), True
+
+    def release_directory(self, directory: Path, throw_away: bool) -> None:
+        if throw_away:
+            shutil.rmtree(directory, ignore_errors=True)
+        else:
+            self.directories_in_use.discard(directory)
+
+    def remove_stale_guest_directories(self) -> None:
+        """Throw-away directories left by a server that was killed."""
+        shutil.rmtree(self.guests, ignore_errors=True)
+
+    # -- what a session runs ---------------------------------------------------------
+
+    def plan(self, command: str | None, name: str) -> tuple[list[str], str] | str:
+        """The ``passe`` arguments for the client's command and a label for
+        the log, or a one-line refusal for the client."""
+        words = (command or "").split()
+        if not words or words == ["play"]:
+            arguments = ["play", "--name", name]
+            if self.options.bot_delay is not None:
+                arguments += ["--bot-delay", str(self.options.bot_delay)]
+            if self.options.seed is not None:
+                arguments += ["--seed", str(self.options.seed)]
+            return arguments, "play"
+        verb = words[0]
+        if verb in ("join", "watch"):
+            if len(words) != 2 or not ROOM_CODE.fullmatch(words[1]):
+                return f"Passe: write `{verb} CODE` with one room code (letters, digits, dashes)."
+            from tui.cli import has_command  # checked per session: no promise in advance
+
+            if not has_command(verb):
+                what = "joining" if verb == "join" else "watching"
+                return (
+                    f"Passe: {what} rooms is not available on this server yet; "
+                    "connect without a command to play against bots."
+                )
+            return [verb, words[1], "--name", name], f"{verb} {words[1]}"
+        return "Passe: unknown command; connect without one to play, or with `join CODE`."
+
+    def environment(self, session: PasseSession, directory: Path) -> dict[str, str]:
+        env = {key: os.environ[key] for key in SERVER_VARIABLES if key in os.environ}
+        env.setdefault("LANG", "C.UTF-8")
+        term = session.request.term_type
+        env["TERM"] = term if TERM_TYPE.fullmatch(term) else "xterm-256color"
+        for key in CLIENT_VARIABLES:
+            value = session.request.environment.get(key)
+            if value is not None and len(value) <= 64 and value.isprintable():
+                env[key] = value
+        env["PASSE_CONFIG_DIR"] = str(directory)
+        env["PASSE_DATA_DIR"] = str(directory)
+        if session.identity.key:
+            env[PLAYER_KEY_VARIABLE] = session.identity.key
+        return env
+
+    # -- one session, start to end ------------------------------------------------------
+
+    def refuse(self, session: PasseSession, reason: str, message: str) -> None:
+        log.info("refused %s: %s", session.identity.describe(), reason)
+        session.finish(1, message)
+
+    async def run_session(self, session: PasseSession) -> None:
+        request = session.request
+        if not request.has_pty:
+            self.refuse(
+                session,
+                "no terminal",
+                "Passe needs a terminal: connect with `ssh -t` (and a command) or plain `ssh`.",
+            )
+            return
+        planned = self.plan(request.command, player_name(session.identity.user))
+        if isinstance(planned, str):
+            self.refuse(session, f"command {shown(request.command or '')}", planned)
+            return
+        if len(self.sessions) >= self.options.max_sessions:
+            limit = self.options.max_sessions
+            self.refuse(
+                session,
+                f"server full ({limit} sessions)",
+                f"Passe: the server is full ({limit} players); please try again later.",
+            )
+            return
+        arguments, label = planned
+        directory, throw_away = self.claim_directory(session.identity)
+        self.sessions.add(session)
+        try:
+            argv = [sys.executable, "-P", "-m", "tui.cli", *arguments]
+            await session.start_child(argv, self.environment(session, directory), directory)
+            assert session.process is not None
+            columns, rows = request.size
+            log.info(
+                "session %d start: %s, %s, %dx%d %s, pid %d",
+                session.number,
+                session.identity.describe(),
+                label,
+                columns,
+                rows,
+                shown(request.term_type),
+                session.process.pid,
+            )
+            session.watch_idle(self.options.idle_timeout)
+            code = await session.wait_child()
+            seconds = time.monotonic() - session.started_at
+            reason = session.end_reason or f"app exited with {code}"
+            farewell = session.farewell
+            if code < 0 and not farewell:  # killed, not by us: say so, not a blank screen
+                farewell = (
+                    f"Passe: the game stopped unexpectedly (signal {-code}). "
+                    "A game in progress is saved: reconnect and press c to continue it."
+                )
+            session.finish(exit_status(code), farewell, restore=code < 0)
+            log.info("session %d end: %s after %.1f s", session.number, reason, seconds)
+        finally:
+            self.sessions.discard(session)
+            self.release_directory(directory, throw_away)
+
+    async def shutdown(self) -> None:
+        """End every session's app (they are saved after every move)."""
+        for session in list(self.sessions):
+            session.end_reason = "server stopped"
+            session.farewell = "Passe: the server is stopping; a game in progress is saved."
+            self.spawn(session.stop_child(signal.SIGHUP))
+        pending = [s.task for s in self.sessions if s.task is not None]
+        if pending:
+            await asyncio.wait(pending, timeout=10)
+
+
+class PasseSSHServer(asyncssh.SSHServer):
+    """One connection's authentication; its sessions go to the hub."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.connection: asyncssh.SSHServerConnection | None = None
+        self.peer = ("?", 0)
+        self.user = ""
+        self.offered_key: asyncssh.SSHKey | None = None
+        self.key: asyncssh.SSHKey | None = None
+        self.logged_in = False
+        self.asked_for_session = False
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.connection = conn
+        peer = conn.get_extra_info("peername")
+        if peer:
+            self.peer = (str(peer[0]), int(peer[1]))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.logged_in and self.user:
+            why = "key not authorized" if self.hub.authorized is not None else "login failed"
+            log.info("refused user %s from %s: %s", shown(self.user), self.peer[0], why)
+
+    def begin_auth(self, username: str) -> bool:
+        self.user = username
+        return True  # always ask, so that a client with a key shows it
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        authorized = self.hub.authorized
+        if authorized is not None and authorized.validate(key, *self.peer_host_addr()) is None:
+            return False
+        # asyncssh verifies the signature right after this returns True and
+        # succeeds at once, so the key of a success is the last one seen here.
+        self.offered_key = key
+        return True
+
+    def peer_host_addr(self) -> tuple[str, str]:
+        return self.peer[0], self.peer[0]
+
+    def kbdint_auth_supported(self) -> bool:
+        return self.hub.authorized is None  # open guest mode: no key needed
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        self.offered_key = None  # logged in without a key
+        return True  # no question asked
+
+    def password_auth_supported(self) -> bool:
+        # For clients that know no keyboard-interactive login: in open guest
+        # mode any password (an empty one too) is accepted.
+        return self.hub.authorized is None
+
+    def validate_password(self, username: str, password: str) -> bool:
+        self.offered_key = None  # logged in without a key
+        return self.hub.authorized is None
+
+    def auth_completed(self) -> None:
+        self.logged_in = True
+        self.key = self.offered_key
+        # A login that never asks for a session would hold a connection for
+        # ever without counting against --max-sessions: give it the login time.
+        asyncio.get_running_loop().call_later(LOGIN_TIMEOUT, self._close_if_no_session)
+
+    def _close_if_no_session(self) -> None:
+        if not self.asked_for_session and self.connection is not None:
+            log.info(
+                "refused user %s from %s: no session asked for", shown(self.user), self.peer[0]
+            )
+            self.connection.close()
+
+    def session_requested(self) -> PasseSession:
+        assert self.connection is not None
+        self.asked_for_session = True
+        identity = Identity(
+            user=self.user,
+            key=fingerprint(self.key) if self.key is not None else None,
+            peer=self.peer[0],
+        )
+        return PasseSession(self.hub, self.connection, identity)
+
+
+def _read_authorized_keys(path: Path) -> asyncssh.SSHAuthorizedKeys:
+    try:
+        return asyncssh.read_authorized_keys(str(path))
+    except (OSError, ValueError, asyncssh.KeyImportError) as error:
+        raise SystemExit(f"passe: cannot read authorized keys {path}: {error}") from None
+
+
+async def serve(options: ServeOptions, *, ready: asyncio.Event | None = None) -> int:
+    authorized = _read_authorized_keys(options.authorized_keys) if options.authorized_keys else None
+    host_key = load_or_create_host_key()
+    hub = Hub(options, authorized)
+    hub.remove_stale_guest_directories()
+    try:
+        server = await asyncssh.create_server(
+            lambda: PasseSSHServer(hub),
+            options.bind,
+            options.port,
+            server_host_keys=[host_key],
+            encoding=None,
+            line_editor=False,
+            x11_forwarding=False,
+            agent_forwarding=False,
+            allow_scp=False,
+            keepalive_interval=KEEPALIVE_SECONDS,
+            keepalive_count_max=KEEPALIVE_COUNT,
+            login_timeout=LOGIN_TIMEOUT,
+        )
+    except OSError as error:
+        print(f"passe: cannot listen on port {options.port}: {error}", file=sys.stderr)
+        return 1
+    port = server.sockets[0].getsockname()[1] if server.sockets else options.port
+    access = (
+        f"only the keys in {options.authorized_keys}"
+        if options.authorized_keys
+        else "open guest mode: any user name, no password"
+    )
+    print(
+        f"Passe SSH server listening on {options.bind or 'all addresses'} port {port}\n"
+        f"Host key: {fingerprint(host_key)}\n"
+        f"Access: {access}; at most {options.max_sessions} sessions"
+        + (f", idle timeout {options.idle_timeout:g} s" if options.idle_timeout > 0 else "")
+        + f"\nGuests connect with: ssh -p {port} HOST   (or: ssh -t -p {port} HOST join CODE)",
+        flush=True,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(number, stop.set)
+    if ready is not None:
+        ready.set()
+    try:
+        await stop.wait()
+    finally:
+        log.info("server stopping: %d sessions", len(hub.sessions))
+        server.close()
+        await hub.shutdown()
+        with contextlib.suppress(Exception):
+            await server.wait_closed()
+    return 0
+
+
+def run(options: ServeOptions) -> int:
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(message)s",
+        stream=sys.stderr,
+    )
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)  # ours is one line per event
+    return asyncio.run(serve(options))
