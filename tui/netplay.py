@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ from core.engine import ConfigError
 
 if TYPE_CHECKING:
     from net.client import TableClient
+    from net.discovery import RoomAdvert
     from net.host import HostedRoom
     from net.identity import Identity
     from net.remote import RemoteTable
@@ -70,6 +72,7 @@ class HostPlan:
     network: NetworkOptions = NetworkOptions()
     seed: int | None = None
     bot_delay: float = 0.8
+    code: str | None = None  # the room code to use (default: a new random one)
 
 
 def table_name(name: str) -> str:
@@ -156,6 +159,7 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
             seed=plan.seed,
             bot_delay=plan.bot_delay,
             advertise=advertise,
+            code=plan.code,
         )
     except Exception as error:  # broker errors carry a one-line reason
         raise NetplayError(_one_line(error, "could not open the room")) from None
@@ -209,8 +213,34 @@ async def resolve_target(text: str, network: NetworkOptions) -> Target:
             f"no room {target.code} found on the LAN: check the code, or type "
             "CODE@HOST:PORT (the host's lobby shows it)"
         )
-    address = advert.addresses[0] if advert.addresses else "127.0.0.1"
-    return Target(target.code, address, advert.port)
+    return await advert_target(advert)
+
+
+async def first_reachable(addresses: Sequence[str], port: int) -> str | None:
+    """The first of the advertised addresses whose broker accepts a
+    connection: a host may be on several networks, not all of them ours."""
+    import asyncio
+
+    for address in addresses:
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(address, port), 1.5)
+        except (OSError, TimeoutError):
+            continue
+        writer.close()
+        return address
+    return None
+
+
+async def advert_target(advert: RoomAdvert) -> Target:
+    """Where a room found on the LAN is reachable from here."""
+    addresses = advert.addresses or ("127.0.0.1",)
+    address = await first_reachable(addresses, advert.port)
+    if address is None:
+        raise NetplayError(
+            f"room {advert.code} was found at {', '.join(addresses)} port {advert.port}, "
+            "but its broker does not answer there"
+        )
+    return Target(advert.code, address, advert.port)
 
 
 async def join_target(target: Target, name: str) -> tuple[RemoteTable, str | None]:
@@ -240,7 +270,9 @@ __all__ = [
     "NetplayError",
     "NetworkOptions",
     "Target",
+    "advert_target",
     "discovery_available",
+    "first_reachable",
     "join_target",
     "open_hosted_room",
     "parse_broker",

@@ -15,7 +15,6 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import Sequence
 from typing import Any
 
 USAGE_ERROR = 2
@@ -184,6 +183,14 @@ def _host_on_screen(args: argparse.Namespace) -> int:
     except NetplayError as error:
         return _fail(f"{BROKER_ENV}: {error}")
     network = NetworkOptions(broker=broker, port=args.port, advertise=not args.no_advertise)
+    code = None
+    if args.code is not None:
+        from net.codes import CodeError, normalize_code
+
+        try:
+            code = normalize_code(args.code)
+        except CodeError as error:
+            return _fail(str(error))
     plan = HostPlan(
         game.id,
         players=players,
@@ -193,6 +200,7 @@ def _host_on_screen(args: argparse.Namespace) -> int:
         network=network,
         seed=seed,
         bot_delay=bot_delay,
+        code=code,
     )
 
     def lobby() -> Any:
@@ -360,26 +368,15 @@ async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
             f"no room {target.code} found on the LAN: check the code, or ask the host "
             "for the address and type CODE@HOST:PORT"
         )
-    address = await _first_reachable(advert.addresses or ("127.0.0.1",), advert.port)
+    from tui.netplay import first_reachable
+
+    address = await first_reachable(advert.addresses or ("127.0.0.1",), advert.port)
     if address is None:
         return _fail(
             f"room {target.code} was found at {', '.join(advert.addresses)} port {advert.port}, "
             "but its broker does not answer there"
         )
     return target.code, address, advert.port
-
-
-async def _first_reachable(addresses: Sequence[str], port: int) -> str | None:
-    """The first of the advertised addresses whose broker accepts a
-    connection: a host may be on several networks, not all of them ours."""
-    for address in addresses:
-        try:
-            _, writer = await asyncio.wait_for(asyncio.open_connection(address, port), 1.5)
-        except (OSError, TimeoutError):
-            continue
-        writer.close()
-        return address
-    return None
 
 
 async def _join(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 from tui.netplay import (
     NetplayError,
     NetworkOptions,
-    Target,
+    advert_target,
     discovery_available,
     join_target,
     resolve_target,
@@ -175,9 +175,7 @@ class JoinScreen(PasseScreen):
     def on_option_list_option_selected(self, message: OptionList.OptionSelected) -> None:
         message.stop()
         if 0 <= message.option_index < len(self.adverts):
-            advert = self.adverts[message.option_index]
-            address = advert.addresses[0] if advert.addresses else "127.0.0.1"
-            self._start_join(target=Target(advert.code, address, advert.port))
+            self._start_join(advert=self.adverts[message.option_index])
 
     # -- joining -------------------------------------------------------------
 
@@ -192,18 +190,20 @@ class JoinScreen(PasseScreen):
             return
         self._start_join(text=text)
 
-    def _start_join(self, *, text: str = "", target: Target | None = None) -> None:
+    def _start_join(self, *, text: str = "", advert: RoomAdvert | None = None) -> None:
         if self.joining:
             return
         self.joining = True
         self._say("Joining…")
-        self.run_worker(self._join(text, target), group="join", exclusive=True)
+        self.run_worker(self._join(text, advert), group="join", exclusive=True)
 
-    async def _join(self, text: str, target: Target | None) -> None:
+    async def _join(self, text: str, advert: RoomAdvert | None) -> None:
         from tui.screens.lobby import LobbyScreen
 
         try:
-            if target is None:
+            if advert is not None:
+                target = await advert_target(advert)
+            else:
                 target = await resolve_target(text, self.network)
             self._say(f"Joining room {target.code} at {target.host}:{target.port}…")
             table, notice = await join_target(target, self.player_name)
