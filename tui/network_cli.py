@@ -130,6 +130,13 @@ def add_commands(commands: Any, option_type: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.broker is None:  # $PASSE_BROKER stands for --broker (README)
+        from tui.netplay import BROKER_ENV, NetplayError, NetworkOptions
+
+        try:
+            args.broker = NetworkOptions.from_env().broker
+        except NetplayError as error:
+            return _fail(f"{BROKER_ENV}: {error}")
     if args.command == "host" and not args.headless:
         return _host_on_screen(args)
     if args.command == "join" and args.bot is None:
@@ -167,7 +174,7 @@ def _host_on_screen(args: argparse.Namespace) -> int:
     from core.engine import ConfigError
     from core.registry import get_game
     from tui.app import run as run_app
-    from tui.netplay import BROKER_ENV, HostPlan, NetplayError, NetworkOptions
+    from tui.netplay import HostPlan, NetworkOptions
 
     if args.wait_for is not None:
         return _fail("--wait-for is for --headless: on screen, you start the game")
@@ -178,11 +185,7 @@ def _host_on_screen(args: argparse.Namespace) -> int:
     except ConfigError as error:
         return _fail(str(error))
     bot_delay, seed = _screen_options(args)
-    try:
-        broker = args.broker if args.broker is not None else NetworkOptions.from_env().broker
-    except NetplayError as error:
-        return _fail(f"{BROKER_ENV}: {error}")
-    network = NetworkOptions(broker=broker, port=args.port, advertise=not args.no_advertise)
+    network = NetworkOptions(broker=args.broker, port=args.port, advertise=not args.no_advertise)
     code = None
     if args.code is not None:
         from net.codes import CodeError, normalize_code
@@ -215,15 +218,10 @@ def _join_on_screen(args: argparse.Namespace) -> int:
     """The game table, opened at the join screen, joining the room found
     here (a code that is not found fails here, with exit code 2)."""
     from tui.app import run as run_app
-    from tui.netplay import BROKER_ENV, NetplayError, NetworkOptions
+    from tui.netplay import NetworkOptions
 
     if args.seat is not None:
         return _fail("--seat is for --bot: on screen, the host's room gives you a free seat")
-    if args.broker is None:
-        try:
-            args.broker = NetworkOptions.from_env().broker
-        except NetplayError as error:
-            return _fail(f"{BROKER_ENV}: {error}")
     try:
         resolved = asyncio.run(_resolve(args))
     except KeyboardInterrupt:

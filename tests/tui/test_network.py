@@ -522,3 +522,19 @@ async def test_hosting_on_an_unreachable_broker_says_so_within_seconds(
         assert "\n" not in status
         await pilot.press("q")  # nothing to leave: straight back home
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+
+
+def test_a_bad_passe_broker_is_refused_by_host_and_join(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.cli import main
+
+    monkeypatch.setenv("PASSE_BROKER", "127.0.0.1:99999")
+    assert main(["join", "ABC-123", "--bot", "random"]) == 2
+    assert "PASSE_BROKER: bad broker '127.0.0.1:99999'" in capsys.readouterr().err
+    assert main(["host", "passpass", "--headless"]) == 2
+    assert "PASSE_BROKER" in capsys.readouterr().err
+    # A good one stands for --broker: the code is looked for there, not on the LAN.
+    monkeypatch.setenv("PASSE_BROKER", "127.0.0.1:9")
+    assert main(["join", "ABC-123", "--bot", "random"]) == 2
+    assert "cannot reach the broker at 127.0.0.1:9" in capsys.readouterr().err
