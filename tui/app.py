@@ -21,7 +21,7 @@ from core.engine import ConfigError, RecordError
 from core.registry import get_game
 from net.client import LocalClient, TableClient
 from net.table import SavedTable, Table
-from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES
+from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES, themes_for
 from tui.games import load_table_screen
 from tui.messages import HostRequested, JoinRequested
 from tui.saves import clear_save, load_save, save_path, set_aside, write_save
@@ -30,12 +30,19 @@ from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.session import start_local
-from tui.settings import Settings, clean_name, default_path, load_settings, save_settings
+from tui.settings import (
+    DEFAULT_BOT_DELAY,
+    Settings,
+    clean_name,
+    default_path,
+    load_settings,
+    save_settings,
+)
 
 if TYPE_CHECKING:
     from tui.netplay import NetworkOptions
 
-DEFAULT_BOT_DELAY = 0.8
+__all__ = ["DEFAULT_BOT_DELAY", "PasseApp", "run"]
 # A plain ``kill`` or a system shutdown (SIGTERM), or the terminal going away
 # (SIGHUP): save, restore the terminal, exit, as a clean quit does.
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -53,7 +60,7 @@ class PasseApp(App[None]):
         self,
         *,
         config_path: Path | None = None,
-        bot_delay: float = DEFAULT_BOT_DELAY,
+        bot_delay: float | None = None,
         seed: int | None = None,
         handle_signals: bool = False,
         name: str | None = None,
@@ -65,7 +72,8 @@ class PasseApp(App[None]):
         for theme in THEMES:
             self.register_theme(theme)
         self.config_path = config_path if config_path is not None else default_path()
-        self.bot_delay = bot_delay
+        # ``passe play --bot-delay`` for this run; otherwise the remembered speed.
+        self.bot_delay_override = bot_delay
         self.seed = seed
         self.network = network  # None: from the environment, when first needed
         self.opening = opening  # a screen to open over home at start (passe host/join)
@@ -78,7 +86,21 @@ class PasseApp(App[None]):
         saved = self.settings.theme
         self.theme = saved if saved in self.available_themes else DEFAULT_THEME
 
+    @property
+    def bot_delay(self) -> float:
+        """Seconds between bot moves."""
+        if self.bot_delay_override is not None:
+            return self.bot_delay_override
+        return self.settings.bot_delay
+
     # -- themes ------------------------------------------------------------
+
+    def match_terminal_colours(self) -> None:
+        """In a 16-colour terminal, card colours that stay apart there
+        (themes.themes_for). Called by :func:`run` for the real terminal, not
+        in tests: their snapshots are true colour whatever the runner's TERM."""
+        for theme in themes_for(self.console.color_system):
+            self.register_theme(theme)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Card colours for themes that do not define them (Textual's own)."""
@@ -259,6 +281,7 @@ class PasseApp(App[None]):
                 name=settings.name,
                 bots=settings.bots,
                 seed=seed,
+                options=settings.options.get(game_id, {}),
             )
         except (ConfigError, LookupError, ImportError) as error:
             self.notify(str(error), title="Cannot start", severity="error")
@@ -267,7 +290,15 @@ class PasseApp(App[None]):
         self.push_screen(screen_type(client))
 
     def make_client(
-        self, game_id: str, *, players: int, teams: bool, name: str, bots: list[str], seed: int
+        self,
+        game_id: str,
+        *,
+        players: int,
+        teams: bool,
+        name: str,
+        bots: list[str],
+        seed: int,
+        options: dict[str, Any],
     ) -> TableClient:
         """The client for a new game (tests override this to observe it)."""
         return start_local(
@@ -278,6 +309,7 @@ class PasseApp(App[None]):
             bots=bots,
             seed=seed,
             bot_delay=self.bot_delay,
+            options=options,
         )
 
     # -- networked games (tui/netplay.py) -----------------------------------
@@ -309,6 +341,7 @@ class PasseApp(App[None]):
             players=settings.players.get(settings.game, 4),
             teams=settings.teams.get(settings.game, False),
             name=table_name(settings.name),
+            options=dict(settings.options.get(settings.game, {})),
             network=network,
             seed=self.seed,
             bot_delay=self.bot_delay,
@@ -337,7 +370,7 @@ class PasseApp(App[None]):
 
 def run(
     *,
-    bot_delay: float = DEFAULT_BOT_DELAY,
+    bot_delay: float | None = None,
     seed: int | None = None,
     name: str | None = None,
     network: NetworkOptions | None = None,
@@ -352,5 +385,6 @@ def run(
         network=network,
         opening=opening,
     )
+    app.match_terminal_colours()
     app.run()
     return app.return_code or 0

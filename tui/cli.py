@@ -101,7 +101,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--bot-delay",
         type=_seconds,
         default=None,
-        help="seconds between bot moves (default 0.8; 0 is instant)",
+        help="seconds between bot moves for this run (default: the home screen's bot speed)",
     )
     play.add_argument(
         "--seed", type=int, default=None, help="seed of the first game (default: random)"
@@ -175,12 +175,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from tui.app import DEFAULT_BOT_DELAY, run
+    from tui.app import run
 
-    bot_delay = getattr(args, "bot_delay", None)
     return int(
         run(
-            bot_delay=DEFAULT_BOT_DELAY if bot_delay is None else bot_delay,
+            bot_delay=getattr(args, "bot_delay", None),  # None: the remembered speed
             seed=getattr(args, "seed", None),
             name=getattr(args, "name", None),
         )

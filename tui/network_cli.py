@@ -19,6 +19,7 @@ from typing import Any
 
 USAGE_ERROR = 2
 HEADLESS_BOTS = ("heuristic", "random")
+DISCOVERY_WAIT = 5.0  # seconds to find a room by its code on the LAN
 
 
 def _broker(text: str) -> tuple[str, int]:
@@ -355,7 +356,8 @@ async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
     try:
         from net.discovery import find_room
 
-        advert = await find_room(target.code, timeout=3.0)
+        # About a second on a quiet LAN; a busy machine or a lost packet needs more.
+        advert = await find_room(target.code, timeout=DISCOVERY_WAIT)
     except Exception as error:  # no zeroconf, multicast blocked…
         return _fail(
             f"LAN discovery unavailable ({error or type(error).__name__}): "

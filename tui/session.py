@@ -5,6 +5,8 @@ The TUI only ever talks to the :class:`~net.client.TableClient` this returns.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from core.registry import get_game
 from net.client import LocalClient, TableClient
 from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
@@ -27,11 +29,13 @@ def start_local(
     bots: list[str],
     seed: int,
     bot_delay: float,
+    options: Mapping[str, object] | None = None,
 ) -> TableClient:
-    """A client for seat 0 (the person) at a new local table with bots elsewhere.
+    """A client for seat 0 (the person) at a new local table with bots elsewhere;
+    ``options`` are the game's variants (its config's other fields).
     Raises :class:`~core.engine.ConfigError` for settings the game refuses."""
     game = get_game(game_id)
-    config = game.make_config(players=players, teams=teams)
+    config = game.make_config(**{**(options or {}), "players": players, "teams": teams})
     names = seat_names(name, players)
     seats = [SeatSpec(names[0], HUMAN)] + [
         SeatSpec(names[seat], bots[seat - 1]) for seat in range(1, players)

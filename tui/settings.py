@@ -1,4 +1,5 @@
-"""Recent settings (game, players, teams, bots, name, theme), remembered as a
+"""Recent settings (game, players, teams, options, bots, bot speed, name,
+theme), remembered as a
 JSON file in the user's config directory. An unreadable or corrupt file is
 ignored with a notice: it never stops the game from starting."""
 
@@ -16,6 +17,15 @@ from themes import DEFAULT_THEME
 
 SETTINGS_FILE = "settings.json"
 BOT_LEVELS: tuple[str, ...] = ("heuristic", "random")
+# Seconds between bot moves (``passe play --bot-delay`` overrides it for a run).
+BOT_SPEEDS: tuple[tuple[str, float], ...] = (
+    ("normal (0.8 s)", 0.8),
+    ("slow (1.5 s)", 1.5),
+    ("fast (0.3 s)", 0.3),
+    ("instant", 0.0),
+)
+DEFAULT_BOT_DELAY = BOT_SPEEDS[0][1]
+MAX_BOT_DELAY = 60.0
 MAX_SEATS = 8
 NAME_LENGTH = 12
 
@@ -33,6 +43,9 @@ class Settings:
     game: str = "passpass"
     players: dict[str, int] = field(default_factory=dict)  # per game id
     teams: dict[str, bool] = field(default_factory=dict)  # per game id
+    # Per game id: config options (tui/options.py) that differ from the default.
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    bot_delay: float = DEFAULT_BOT_DELAY
     bots: list[str] = field(default_factory=lambda: ["heuristic"] * (MAX_SEATS - 1))
     name: str = "You"
     theme: str = DEFAULT_THEME
@@ -69,6 +82,22 @@ class Settings:
         ):
             raise ValueError("teams must map game ids to true/false")
         settings.teams = dict(teams)
+        options = data.get("options", {})
+        if not isinstance(options, dict) or not all(
+            isinstance(k, str) and isinstance(v, dict) and all(isinstance(n, str) for n in v)
+            for k, v in options.items()
+        ):
+            raise ValueError("options must map game ids to {option: value}")
+        # Values are checked against what the home screen offers when it opens.
+        settings.options = {game_id: dict(values) for game_id, values in options.items()}
+        delay = data.get("bot_delay", settings.bot_delay)
+        if (
+            isinstance(delay, bool)
+            or not isinstance(delay, (int, float))
+            or not 0 <= delay <= MAX_BOT_DELAY
+        ):
+            raise ValueError(f"bot_delay must be seconds from 0 to {MAX_BOT_DELAY:g}")
+        settings.bot_delay = float(delay)
         bots = data.get("bots", settings.bots)
         if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
             raise ValueError("bots must be a list of bot names")

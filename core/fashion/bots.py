@@ -8,6 +8,15 @@ potential most, announces collections when they pay, changes rules when that
 raises its potential (or bans what the leaders collect), and as auction
 winner plays first and sends the leaders last, which starves them once the
 deck is dying (FA-14).
+
+Near the end it also plays for its season collection (FA-15): from the deck's
+size it counts the rounds left (FA-14: the game ends with the round that draws
+the last card of the second deck) and weighs the hand it will be left with.
+Under the table's reading (the default) that means keeping STAR cards in hand
+(3 points there against 1 in a collection), keeping a MUST card and shedding
+BANNED ones (as bids or rule-change cards) or changing the rules around them.
+Under ``season=strict`` it keeps the older plan: the season counts only in the
+last round.
 """
 
 from __future__ import annotations
@@ -35,7 +44,7 @@ from core.fashion.model import (
     Take,
     parse_card,
 )
-from core.fashion.state import FashionView, collection_problem
+from core.fashion.state import AUCTION, PHASE_NAMES, TAKE, FashionView, season_points
 
 Features = list[Feature]
 
@@ -84,26 +93,97 @@ def potential(hand: list[Card], feats: Features) -> float:
     return best
 
 
-def season_value(hand: list[Card], feats: Features) -> int:
-    """FA-15: what this hand would score as the season collection now."""
-    if collection_problem(hand, feats) is not None:
+def rounds_left(view: FashionView) -> int | None:
+    """How many rounds will follow this one, judged from the deck (FA-14), or
+    None while the deck has not yet run out once (the end is far).
+
+    The game ends with the round that draws the second deck's last card; each
+    turn draws about two cards (FA-10).
+    """
+    if view.last_round:
         return 0
+    if view.exhaustions == 0:
+        return None
+    phase = view.phase
+    if phase == PHASE_NAMES[AUCTION]:
+        turns = view.players
+    else:
+        turns = len(view.waiting) + (1 if phase == PHASE_NAMES[TAKE] else 0)
+    left = view.deck_size - 2 * turns
+    if left <= 0:
+        return 0
+    return -(-left // (2 * view.players))
+
+
+# How much the season collection weighs against collections still to come,
+# by the rounds left after this one (FA-15); the further off, the more the
+# rules and the hand may still change.
+SEASON_WEIGHT = {0: 1.0, 1: 0.5, 2: 0.25}
+# In the last round, the chance that one player still to play leaves a rule
+# that our season collection needs unchanged (FA-13).
+RULE_RISK = 0.85
+
+
+def season_weight(view: FashionView) -> float:
+    left = rounds_left(view)
+    if view.season == "strict":
+        # An FA-11 collection of the whole hand is rare: plan for it only when
+        # the hand is final (the last round).
+        return 1.0 if left == 0 else 0.0
+    return 0.0 if left is None else SEASON_WEIGHT.get(left, 0.0)
+
+
+def season_prospect(hand: list[Card], feats: Features, season: str) -> float:
+    """FA-15: what this hand may score as the season collection while it can
+    still change. Under the table's reading a missing MUST card may still come
+    and a BANNED card may still be shed, so such a hand keeps part of its
+    worth; under ``strict``, its score now."""
+    if season == "strict":
+        return float(season_points(hand, feats, season))
+    must, banned = feats[MUST], feats[BANNED]
+    if must == banned:
+        return 0.0
     star_a, star_v = feats[STAR]
-    return 3 * sum(1 for c in hand if CARD_ATTRS[c][star_a] == star_v)
+    stars = sum(1 for c in hand if CARD_ATTRS[c][star_a] == star_v)
+    if not stars:
+        return 0.0
+    has_must = any(CARD_ATTRS[c][must[0]] == must[1] for c in hand)
+    banned_cards = sum(1 for c in hand if CARD_ATTRS[c][banned[0]] == banned[1])
+    return 3.0 * stars * (1.0 if has_must else 0.5) * 0.5**banned_cards
 
 
-def keep_value(card: Card, hand: list[Card], feats: Features) -> float:
-    """How much a card is worth keeping (low: a good bid or rule-change card)."""
+def keep_value(card: Card, hand: list[Card], feats: Features, season: float = 0.0) -> float:
+    """How much a card is worth keeping (low: a good bid or rule-change card).
+
+    ``season`` (0..1) is how much the season collection already counts
+    (FA-15, table reading): then the hand's only MUST card is worth what its
+    STAR cards will score, and a BANNED card costs them.
+    """
     at = CARD_ATTRS[card]
     value = 0.0
     if at[feats[STAR][0]] == feats[STAR][1]:
         value += 3.0
-    if at[feats[MUST][0]] == feats[MUST][1]:
+    must = at[feats[MUST][0]] == feats[MUST][1]
+    if must:
         value += 1.0
-    if at[feats[BANNED][0]] == feats[BANNED][1]:
+    banned = at[feats[BANNED][0]] == feats[BANNED][1]
+    if banned:
         value -= 3.0
+    if season and (must or banned):
+        star_a, star_v = feats[STAR]
+        stars = sum(1 for c in hand if c != card and CARD_ATTRS[c][star_a] == star_v)
+        if banned:
+            value -= season * 3.0 * stars
+        elif not any(c != card and CARD_ATTRS[c][feats[MUST][0]] == feats[MUST][1] for c in hand):
+            value += season * 3.0 * stars
     group = max(sum(1 for c in hand if CARD_ATTRS[c][a] == at[a]) for a in range(3))
     return value + 0.3 * group
+
+
+def _keep_season(view: FashionView) -> float:
+    """The season weight for valuing single cards: only under the table's
+    reading, where one MUST or BANNED card decides the whole hand (FA-15)."""
+    return season_weight(view) if view.season == "table" else 0.0
 
 
 class HeuristicBot(Bot):
@@ -133,40 +213,54 @@ class HeuristicBot(Bot):
     def _bid(self, view: FashionView, hand: list[Card], feats: Features) -> Action:
         money_a, money_v = feats[MONEY]
         cost = {"winner": 1.2, "everyone": 3.0, "nobody": 0.0}.get(view.payment, 1.2)
+        season = _keep_season(view)
         best: tuple[float, int] | None = None
         choice = hand[0]
         for card in hand:
             strength = NUMBER[card] + (8 if CARD_ATTRS[card][money_a] == money_v else 0)
-            score = strength - cost * keep_value(card, hand, feats)
+            score = strength - cost * keep_value(card, hand, feats, season)
             key = (score, -card)
             if best is None or key > best:
                 best, choice = key, card
         return Bid(choice)
 
     # FA-9: play first (the offer is known), leaders last: near the end of the
-    # game they then find the offer empty (FA-14).
+    # game they then find the offer empty (FA-14). But in the last round, under
+    # the table's season reading, play last: nobody can then change a rule
+    # against our season collection (FA-13, FA-15).
     def _order(self, view: FashionView, legal: tuple[Action, ...]) -> Action:
         me = view.seat
         seats = [a.seat for a in legal if isinstance(a, Choose)]
-        if me in seats:
+        last_word = view.season == "table" and rounds_left(view) == 0 and len(seats) > 1
+        if me in seats and not last_word:
             pick = me
         else:
-            pick = min(seats, key=lambda s: (view.points[s], view.hand_sizes[s], s))
+            rivals = [s for s in seats if s != me]
+            pick = min(rivals, key=lambda s: (view.points[s], view.hand_sizes[s], s))
         for action in legal:
             if isinstance(action, Choose) and action.seat == pick:
                 return action
         return legal[0]
 
     def _evaluate(self, hand: list[Card], feats: Features, view: FashionView) -> float:
-        if view.last_round:
-            return float(season_value(hand, feats))
+        """What ``hand`` is worth after this turn's action."""
+        weight = season_weight(view)
+        if weight >= 1.0:  # no turn left: the hand is the season collection
+            # Every player still to play may change a rule against it (FA-13).
+            later = len(view.waiting)
+            return season_points(hand, feats, view.season) * RULE_RISK**later
         # Potential is discounted against banked points: rivals may change
         # the rules before our next turn (FA-13).
-        return FUTURE * potential(hand, feats) + 0.02 * len(hand)
+        value = FUTURE * potential(hand, feats) + 0.02 * len(hand)
+        if weight:
+            prospect = season_prospect(hand, feats, view.season)
+            value = (1.0 - weight) * value + weight * prospect
+        return value
 
     def _take(
         self, view: FashionView, hand: list[Card], feats: Features, legal: tuple[Action, ...]
     ) -> Action:
+        weight = season_weight(view)
         best: tuple[float, int] | None = None
         choice = legal[0]
         for i, action in enumerate(legal):
@@ -175,8 +269,10 @@ class HeuristicBot(Bot):
             score = potential(after, feats) + 0.01 * sum(
                 keep_value(c, after, feats) for c in action.cards
             )
-            if view.last_round:
-                score += season_value(after, feats)
+            if weight:
+                # The action after taking may still shed a BANNED card or
+                # change a rule, so the hand is not final yet.
+                score += weight * season_prospect(after, feats, view.season)
             key = (score, -i)
             if best is None or key > best:
                 best, choice = key, action
@@ -204,7 +300,8 @@ class HeuristicBot(Bot):
         # Rule changes (FA-13): for each slot and feature, the cheapest A and B.
         me = view.seat if view.seat is not None else -1
         rivals = [s for s in range(view.players) if s != me and view.points[s] >= view.points[me]]
-        keep = {card: keep_value(card, hand, feats) for card in hand}
+        season = _keep_season(view)
+        keep = {card: keep_value(card, hand, feats, season) for card in hand}
         for slot in range(4):
             a_cards = [c for c in hand if SYMBOL[c] == slot]
             if not a_cards:

@@ -60,6 +60,10 @@ from core.fashion.model import (
 )
 
 PAYMENTS = ("winner", "everyone", "nobody")
+# FA-15: how the season collection is judged. ``table`` (the default, an
+# interpretation): the hand meets the table's conditions, at least one MUST card
+# and no BANNED card. ``strict``: the whole hand must be a valid FA-11 collection.
+SEASONS = ("table", "strict")
 HAND_SIZE = 5  # FA-4
 OFFER_SIZE = 3  # FA-5
 
@@ -71,9 +75,12 @@ PHASE_NAMES = ("auction", "choose", "take", "action", "over")
 class FashionConfig(Config):
     """2 to 8 players, no teams. ``payment`` (FA-8): ``winner`` (the default:
     only the winning bid is paid), ``everyone`` (every bid is paid) or
-    ``nobody`` (every bid returns to its owner)."""
+    ``nobody`` (every bid returns to its owner). ``season`` (FA-15): ``table``
+    (the default: the hand left needs a MUST card and no BANNED card) or
+    ``strict`` (it must also be a valid collection, FA-11)."""
 
     payment: str = "winner"
+    season: str = "table"
 
     MIN_PLAYERS: ClassVar[int] = 2
     MAX_PLAYERS: ClassVar[int] = 8
@@ -83,6 +90,12 @@ class FashionConfig(Config):
             raise ConfigError("Passe fashion is played every designer for themself: no teams")
         if self.payment not in PAYMENTS:
             raise ConfigError(f"payment must be one of {', '.join(PAYMENTS)}, not {self.payment!r}")
+        if self.season not in SEASONS:
+            raise ConfigError(
+                f"season must be table (the default: the hand left needs a MUST card and "
+                f"no BANNED card) or strict (it must also be a valid collection), "
+                f"not {self.season!r}"
+            )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,6 +115,7 @@ class FashionView(View):
     phase: str
     round: int
     payment: str
+    season: str
     hand: tuple[str, ...]
     my_bid: str | None
     hand_sizes: tuple[int, ...]
@@ -149,6 +163,38 @@ def collection_problem(
     if len(cards) < 3:
         return "a collection needs at least three cards (FA-11)"
     return None
+
+
+def season_problem(
+    hand: tuple[Card, ...] | list[Card], slot_features: list[Feature], season: str
+) -> str | None:
+    """Why ``hand`` does not score as a season collection (FA-15), or None.
+
+    ``season`` is the config's reading: ``table`` asks only the table's
+    conditions (a MUST card, no BANNED card) of a hand of any size;
+    ``strict`` asks for a valid FA-11 collection.
+    """
+    if season == "strict":
+        return collection_problem(hand, slot_features)
+    must, banned = slot_features[MUST], slot_features[BANNED]
+    if must == banned:  # FA-13: no hand can hold the feature and lack it
+        return f"MUST and BANNED both name {feature_name(must)}: no hand can meet both"
+    for card in hand:
+        if has_feature(card, banned):
+            return f"{CODE[card]} has the BANNED feature {feature_name(banned)}: it is passé"
+    if not any(has_feature(card, must) for card in hand):
+        return f"needs a card with the MUST feature: {feature_name(must)}"
+    return None
+
+
+def season_points(
+    hand: tuple[Card, ...] | list[Card], slot_features: list[Feature], season: str
+) -> int:
+    """FA-15: 3 points per STAR card of a hand that meets the conditions."""
+    if season_problem(hand, slot_features, season) is not None:
+        return 0
+    star = slot_features[STAR]
+    return 3 * sum(1 for card in hand if has_feature(card, star))
 
 
 def valid_collections(hand: list[Card], slot_features: list[Feature]) -> list[tuple[Card, ...]]:
@@ -480,7 +526,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         self.phase = TAKE
 
     def _take(self, seat: int, cards: list[Card], events: list[Event]) -> None:
-        """FA-10: take, then refill the offer to three (FA-14 on an empty deck)."""
+        """FA-10: take, then refill the offer to three from the deck (FA-14)."""
         for card in cards:
             self.offer.remove(card)
             self.hands[seat].append(card)
@@ -488,23 +534,40 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         drawn: list[Card] = []
         while len(self.offer) < OFFER_SIZE and self.exhaustions < 2:
             if not self.deck:
-                # FA-14 (house rule: the deck runs out when a card must be drawn
-                # from it and none is left).
-                self.exhaustions += 1
-                if self.exhaustions == 1:
-                    self.deck = self.discard
-                    self.discard = []
-                    self.rng.shuffle(self.deck)
-                else:
-                    self.last_round = True
-                events.append(DeckExhausted(self.exhaustions, len(self.deck)))
+                # Only a hand-built position starts with an empty deck still in
+                # play: a deck with no card to draw has run out too.
+                self._run_out(drawn, events)
                 continue
             card = self.deck.pop()
             self.offer.append(card)
             drawn.append(card)
+            if not self.deck:
+                # FA-14 [interpretation]: the deck runs out when its last card
+                # is drawn, not when a later draw finds it empty.
+                self._run_out(drawn, events)
         if drawn:
             events.append(OfferRefilled(tuple(drawn)))
         self.phase = ACTION
+
+    def _run_out(self, drawn: list[Card], events: list[Event]) -> None:
+        """FA-14: the first time the discard pile becomes the new deck; the
+        second time the game ends with the current round. The cards drawn so
+        far are reported first, so the events keep the order of the table."""
+        if drawn:
+            events.append(OfferRefilled(tuple(drawn)))
+            drawn.clear()
+        self.exhaustions += 1
+        if self.exhaustions == 1:
+            self.deck = self.discard
+            self.discard = []
+            self.rng.shuffle(self.deck)
+        else:
+            self.last_round = True
+        events.append(DeckExhausted(self.exhaustions, len(self.deck)))
+        if not self.deck and self.exhaustions == 1:
+            # An empty discard pile makes an empty new deck: nothing of it can
+            # be drawn, so it has run out as it was made, the second time.
+            self._run_out(drawn, events)
 
     def _collect(self, seat: int, cards: tuple[Card, ...], events: list[Event]) -> None:
         """FA-12: STAR cards to the point pile, the rest to the discards."""
@@ -594,13 +657,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
     def _finish(self, events: list[Event]) -> None:
         """FA-15 season collections and FA-16 ranking."""
         features = self.slot_features()
-        star_a, star_v = features[STAR]
-        season = []
-        for hand in self.hands:
-            if collection_problem(hand, features) is None:
-                season.append(3 * sum(1 for c in hand if CARD_ATTRS[c][star_a] == star_v))
-            else:
-                season.append(0)
+        season = [season_points(hand, features, self.config.season) for hand in self.hands]
         self.season = season
         scores = tuple(len(self.piles[s]) + season[s] for s in range(self.players))
         top = max(scores)
@@ -649,6 +706,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
             phase=PHASE_NAMES[self.phase],
             round=self.round,
             payment=self.config.payment,
+            season=self.config.season,
             hand=tuple(CODE[c] for c in sorted(self.hands[seat]))
             if own and seat is not None
             else (),
@@ -676,12 +734,25 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         )
 
     def statistics(self) -> dict[str, int]:
-        """Counters for ``passe simulate``: means per game in its summary."""
+        """Counters for ``passe simulate``: means per game in its summary.
+
+        ``season_points`` is the season points of all seats together (FA-15),
+        ``season_hands`` how many final hands scored any, and
+        ``season_tiebreaks`` whether season points narrowed a tie on points
+        (FA-16): the figures that tell how much the season reading matters.
+        """
+        season = self.season or []
+        result = self._result
+        tiebreak = result is not None and result.scores.count(max(result.scores)) > len(
+            result.winners
+        )
         return {
             "rounds_per_game": self.round,
             "collections": self.collections,
             "rule_changes": self.changes,
-            "season_points": sum(self.season or ()),
+            "season_points": sum(season),
+            "season_hands": sum(1 for points in season if points),
+            "season_tiebreaks": int(tiebreak),
         }
 
     def snapshot(self) -> dict[str, Any]:

@@ -360,3 +360,15 @@ def test_rules_text_marks_house_rules() -> None:
     assert text.count("House rule") >= 4
     for rule in ("DO-4", "DO-5", "DO-7", "DO-11", "DO-12", "DO-13", "DO-14"):
         assert rule in text
+
+
+def test_rules_text_words_the_partnership_leader_as_the_specification() -> None:
+    """DO-5 [interpretation]: who leads after a (partnership) win, as a house
+    rule in the specification's words."""
+    text = " ".join(GAME.rules_text().split())
+    assert (
+        "**House rule (DO-5):** later rounds are led by the previous round's winner "
+        "(in partnerships, the winning partner with the lower count, then the earlier "
+        "in turn order"
+    ) in text
+    assert "after a round with no winner (tie), by the player after the previous leader" in text

@@ -43,6 +43,7 @@ def build(
     prev_order: list[int] | None = None,
     exhaustions: int = 0,
     payment: str = "winner",
+    season: str = "table",
 ) -> FashionState:
     """A position at the start of an auction. Cards not named go to the deck
     (when ``deck`` is None) or else to the discard pile."""
@@ -57,7 +58,7 @@ def build(
     rest = [x for x in range(64) if x not in used]
     deck_cards, discard = (rest, []) if deck is None else (named_deck, rest)
     return FashionState.from_position(
-        FashionConfig(players=players, payment=payment),
+        FashionConfig(players=players, payment=payment, season=season),
         hands=hand_cards,
         offer=offer_cards,
         deck=deck_cards,

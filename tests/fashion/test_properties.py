@@ -1,4 +1,5 @@
-"""Property tests over random Passe fashion games, 2 to 8 players, every payment."""
+"""Property tests over random Passe fashion games, 2 to 8 players, every
+payment and both season readings."""
 
 from __future__ import annotations
 
@@ -9,13 +10,24 @@ from hypothesis import strategies as st
 
 from core.engine import plain
 from core.fashion import GAME, FashionConfig, FashionState
-from core.fashion.model import CARD_ATTRS, CODE, STAR, BidPlaced, GameEnded
-from core.fashion.state import PAYMENTS, collection_problem
+from core.fashion.model import (
+    BANNED,
+    CARD_ATTRS,
+    CODE,
+    MUST,
+    STAR,
+    BidPlaced,
+    DeckExhausted,
+    GameEnded,
+    has_feature,
+)
+from core.fashion.state import PAYMENTS, SEASONS, collection_problem
 from tests.fashion.helpers import all_cards, play_random, random_action
 
 SEEDS = st.integers(0, 2**32)
 PLAYERS = st.integers(2, 8)
 PAYMENT = st.sampled_from(PAYMENTS)
+SEASON = st.sampled_from(SEASONS)
 # A loose bound: the deck is drawn at least two cards per turn and only
 # reshuffled once, so a game has at most a few hundred decisions.
 MAX_STEPS = 3000
@@ -57,15 +69,23 @@ def _check_views(state: FashionState) -> None:
         assert view.deck_size == len(state.deck) and view.discard_size == len(state.discard)
 
 
+def _meets_conditions(hand: list[int], state: FashionState) -> bool:
+    """FA-15, written out again: ``table`` asks for a MUST card and no BANNED
+    card; ``strict`` for a valid FA-11 collection."""
+    features = state.slot_features()
+    if state.config.season == "strict":
+        return collection_problem(hand, features) is None
+    must, banned = features[MUST], features[BANNED]
+    return any(has_feature(x, must) for x in hand) and not any(has_feature(x, banned) for x in hand)
+
+
 def _check_scores(state: FashionState) -> None:
     result = state.result()
     assert result is not None and state.season is not None
     star_a, star_v = state.slot_feature(STAR)
-    features = state.slot_features()
     for seat, hand in enumerate(state.hands):
         stars = sum(1 for x in hand if CARD_ATTRS[x][star_a] == star_v)
-        valid = collection_problem(hand, features) is None
-        assert state.season[seat] == (3 * stars if valid else 0)
+        assert state.season[seat] == (3 * stars if _meets_conditions(hand, state) else 0)
         assert result.scores[seat] == len(state.piles[seat]) + state.season[seat]
     top = max(result.scores)
     tied = [s for s in range(state.players) if result.scores[s] == top]
@@ -75,24 +95,35 @@ def _check_scores(state: FashionState) -> None:
 
 
 @settings(max_examples=1500, deadline=None)
-@given(seed=SEEDS, players=PLAYERS, payment=PAYMENT)
-def test_random_games_conserve_cards_end_and_score(seed: int, players: int, payment: str) -> None:
-    """64 cards at every step; the game ends; scores follow the piles (FA-15/16)."""
-    config = FashionConfig(players=players, payment=payment)
+@given(seed=SEEDS, players=PLAYERS, payment=PAYMENT, season=SEASON)
+def test_random_games_conserve_cards_end_and_score(
+    seed: int, players: int, payment: str, season: str
+) -> None:
+    """64 cards at every step; the game ends; scores follow the piles and the
+    season reading (FA-15/16); the deck is never left empty before its second
+    run-out, and the game ends with the round of that run-out (FA-14)."""
+    config = FashionConfig(players=players, payment=payment, season=season)
     state = GAME.new_game(config, seed)
     rng = random.Random(seed)
     steps = 0
     piles = [0] * players
+    final_round = None
     while not state.is_over:
         seat, action = random_action(state, rng)
-        state.apply(seat, action)
+        events = state.apply(seat, action)
         steps += 1
         assert steps < MAX_STEPS
         assert all_cards(state) == list(range(64))
         assert all(len(p) >= q for p, q in zip(state.piles, piles, strict=True))
         piles = [len(p) for p in state.piles]
         assert state.exhaustions <= 2
+        # FA-14: drawing the last card is the run-out, so an empty deck is
+        # always the second one.
+        assert state.deck or state.exhaustions == 2
+        if any(isinstance(e, DeckExhausted) and e.times == 2 for e in events):
+            final_round = state.round
     assert state.exhaustions == 2 and state.to_act == ()
+    assert state.round == final_round
     _check_scores(state)
     assert all(state.legal_actions(s) == () for s in range(players))
 
@@ -121,12 +152,31 @@ def test_views_and_events_never_leak(seed: int, players: int, payment: str) -> N
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=SEEDS, players=PLAYERS, payment=PAYMENT)
-def test_replay_reproduces_the_final_state(seed: int, players: int, payment: str) -> None:
-    state = play_random(FashionConfig(players=players, payment=payment), seed)
+@given(seed=SEEDS, players=PLAYERS, payment=PAYMENT, season=SEASON)
+def test_replay_reproduces_the_final_state(
+    seed: int, players: int, payment: str, season: str
+) -> None:
+    state = play_random(FashionConfig(players=players, payment=payment, season=season), seed)
     again = GAME.replay(state.record())
+    assert again.config.season == season
     assert again.snapshot() == state.snapshot()
     for seat in [None, *range(players)]:
         assert again.view(seat) == state.view(seat)
     for _, action in state.history:
         assert GAME.parse_action(str(action)) == action
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=SEEDS, players=PLAYERS, payment=PAYMENT)
+def test_strict_season_scores_a_subset_of_the_table_season(
+    seed: int, players: int, payment: str
+) -> None:
+    """FA-15: the season reading only scores the end, so a random game plays out
+    the same under both; a hand that scores strictly (a valid collection) meets
+    the table's conditions too, with the same points."""
+    table = play_random(FashionConfig(players=players, payment=payment), seed)
+    strict = play_random(FashionConfig(players=players, payment=payment, season="strict"), seed)
+    assert strict.hands == table.hands and strict.piles == table.piles
+    assert table.season is not None and strict.season is not None
+    for seat in range(players):
+        assert strict.season[seat] in (0, table.season[seat])

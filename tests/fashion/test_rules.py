@@ -23,11 +23,13 @@ from core.fashion.model import (
     Bid,
     BidPlaced,
     BidsRevealed,
+    CardsTaken,
     Change,
     Choose,
     Collect,
     DeckExhausted,
     End,
+    OfferRefilled,
     Take,
 )
 from core.fashion.state import ACTION, AUCTION, CHOOSE, TAKE
@@ -95,6 +97,14 @@ def test_config_rejects_teams_and_unknown_payment() -> None:
     with pytest.raises(ConfigError):
         GAME.make_config(players=9)
     assert GAME.make_config(players=2, payment="nobody").payment == "nobody"
+
+
+def test_config_season_reading() -> None:
+    """FA-15: ``table`` by default, ``strict`` as a variant, nothing else."""
+    assert GAME.make_config(players=3).season == "table"
+    assert GAME.make_config(players=3, season="strict").season == "strict"
+    with pytest.raises(ConfigError, match=r"season must be table .* or strict .*'loose'"):
+        GAME.make_config(players=3, season="loose")
 
 
 # -- FA-7 / FA-8 the auction ------------------------------------------------------
@@ -322,61 +332,169 @@ def test_rule_change_naming_the_wrong_slot_is_refused() -> None:
 
 
 # -- FA-14 deck exhaustion ------------------------------------------------------------
+# [interpretation] the deck runs out when its last card is drawn.
 
 
-def test_first_exhaustion_reshuffles_the_discards() -> None:
-    """FA-14: the deck holds one card; the refill needs two, so the discard pile
-    becomes the new deck and drawing goes on."""
+def test_drawing_the_last_card_is_the_first_run_out() -> None:
+    """FA-14: the refill draws the deck's last two cards; the deck has run out
+    at once (not at a later draw), and the discard pile becomes the new deck."""
+    state = in_turn(build(2, ["RJS RTS", "KJS KTS"], offer="UJS UTS UCS", deck="WJS WTS"), 0)
+    state.phase = TAKE
+    discards = sorted(state.discard)
+    events = state.apply(0, Take((c("UJS"), c("UTS"))))
+    assert [type(e) for e in events] == [CardsTaken, OfferRefilled, DeckExhausted]
+    assert events[1] == OfferRefilled(tuple(cs("WTS WJS")))
+    assert events[2] == DeckExhausted(1, len(discards))
+    assert state.exhaustions == 1 and not state.last_round
+    assert sorted(state.deck) == discards and state.discard == []
+    assert state.offer == cs("UCS WTS WJS")
+    assert all_cards(state) == list(range(64))
+
+
+def test_run_out_in_the_middle_of_a_refill() -> None:
+    """FA-14: the deck holds one card, the refill needs two: the last card is
+    drawn, the discard pile becomes the new deck and drawing goes on."""
     state = in_turn(build(2, ["RJS RTS", "KJS KTS"], offer="UJS UTS UCS", deck="WJS"), 0)
     state.phase = TAKE
     discards = len(state.discard)
     events = state.apply(0, Take((c("UJS"), c("UTS"))))
-    exhausted = [e for e in events if isinstance(e, DeckExhausted)]
-    assert [(e.times, e.new_deck) for e in exhausted] == [(1, discards)]
+    assert [type(e) for e in events] == [CardsTaken, OfferRefilled, DeckExhausted, OfferRefilled]
+    assert events[1] == OfferRefilled((c("WJS"),)) and events[2] == DeckExhausted(1, discards)
     assert state.exhaustions == 1 and not state.last_round
     assert state.discard == [] and len(state.deck) == discards - 1
     assert len(state.offer) == 3 and state.offer[:2] == cs("UCS WJS")
     assert all_cards(state) == list(range(64))
 
 
-def test_second_exhaustion_ends_the_game_after_the_round() -> None:
-    """FA-14: the deck is empty for the second time: the offer is not refilled;
-    the later players take what is left (one card, then none) and the game
-    ends when the round does."""
+def test_second_run_out_on_the_rounds_last_turn_ends_the_game_with_that_round() -> None:
+    """FA-14: the deck (already renewed once) holds four cards. Seat 1 plays
+    first and draws two; seat 0 plays last and draws the last two: the deck has
+    run out the second time, so the game ends with this round (under the old
+    reading a further round was played until a draw found the deck empty)."""
     state = build(
-        3,
-        ["RJS RJW", "KJS KJW", "WJS WJW"],
-        offer="UJS UTS UCS",
-        deck="",
+        2, ["RJS RJW", "KJS KJW"], offer="UJS UTS UCS", deck="WJS WTS WCS WDS", exhaustions=1
+    )
+    state = choosing(state, 0)
+    state.apply(0, Choose(1, True))
+    events = state.apply(1, Take((c("UJS"), c("UTS"))))
+    assert not any(isinstance(e, DeckExhausted) for e in events)
+    state.apply(1, End())
+    assert state.current == 0  # the last player of the round, without a choice
+    events = state.apply(0, Take((c("UCS"), c("WDS"))))
+    assert [e for e in events if isinstance(e, DeckExhausted)] == [DeckExhausted(2, 0)]
+    assert state.last_round and state.deck == [] and len(state.offer) == 3
+    state.apply(0, End())
+    assert state.is_over and state.round == 1
+
+
+def test_remaining_players_take_what_is_left_after_the_second_run_out() -> None:
+    """FA-14: the first player of the round draws the last two cards; the offer
+    is no longer refilled; the later players take what is left (two cards,
+    then one, then none) and the game ends when the round does."""
+    state = build(
+        4,
+        ["RJS RJW", "KJS KJW", "WJS WJW", "UJS UJW"],
+        offer="RTS RTW RCS",
+        deck="KTS KTW",
         exhaustions=1,
         payment="nobody",
     )
     state = choosing(state, 0)
     state.apply(0, Choose(1, True))
-    events = state.apply(1, Take((c("UJS"), c("UTS"))))
+    events = state.apply(1, Take((c("RTS"), c("RTW"))))
     assert [e.times for e in events if isinstance(e, DeckExhausted)] == [2]
-    assert state.last_round and state.offer == [c("UCS")]
+    assert state.last_round and state.offer == cs("RCS KTW KTS")
     state.apply(1, End())
     state.apply(0, Choose(2, False))
-    # Seat 2 takes the one card left without being asked.
-    assert state.hands[2][-1] == c("UCS") and state.offer == []
+    state.apply(2, Take((c("KTS"), c("KTW"))))
+    assert state.offer == [c("RCS")]
     state.apply(2, End())
+    state.apply(0, Choose(3, False))
+    # Seat 3 takes the one card left without being asked.
+    assert state.hands[3][-1] == c("RCS") and state.offer == []
+    state.apply(3, End())
     # Seat 0 is chosen automatically and finds the offer empty.
     assert state.current == 0 and len(state.hands[0]) == 2
     state.apply(0, End())
     assert state.is_over
-    assert [len(h) for h in state.hands] == [2, 4, 3]
+    assert [len(h) for h in state.hands] == [2, 4, 4, 3]
     assert state.view(None).phase == "over"
+
+
+def test_an_empty_discard_pile_makes_the_first_run_out_the_second() -> None:
+    """FA-14: when the last card is drawn and the discard pile is empty, the new
+    deck is empty: it has run out as it was made, the second time."""
+    state = build(2, ["RJS RTS", "KJS KTS"], offer="UJS UTS UCS", deck="WJS WTS")
+    rest, state.discard = state.discard, []
+    state.piles[1] += rest  # every card stays in play somewhere
+    state = in_turn(state, 0)
+    state.phase = TAKE
+    events = state.apply(0, Take((c("UJS"), c("UTS"))))
+    assert [e for e in events if isinstance(e, DeckExhausted)] == [
+        DeckExhausted(1, 0),
+        DeckExhausted(2, 0),
+    ]
+    assert state.last_round and state.offer == cs("UCS WTS WJS")
 
 
 # -- FA-15 / FA-16 season and ranking -------------------------------------------------
 
 
-def _ended(hands: list[str], piles: list[str]):  # type: ignore[no-untyped-def]
-    state = build(len(hands), hands, deck="", exhaustions=2, piles=piles, payment="nobody")
+def _ended(hands: list[str], piles: list[str], **options):  # type: ignore[no-untyped-def]
+    """The game played out from the last round's auction: everyone ends their
+    turn at once, so the hands below are the season collections."""
+    state = build(
+        len(hands), hands, deck="", exhaustions=2, piles=piles, payment="nobody", **options
+    )
     play_passively(state)
     assert state.is_over
     return state
+
+
+# STAR red, MUST dress, BANNED leather. RJS KTS RCW UDO share no feature but hold
+# a dress and no leather; RDS RJL holds leather; RTS RCS RTW lacks a dress; RDW
+# is a single red dress.
+SEASON_HANDS = ["RJS KTS RCW UDO", "RDS RJL", "RTS RCS RTW", "RDW"]
+
+
+def test_season_table_reading_asks_only_the_tables_conditions() -> None:
+    """FA-15 [interpretation], the default: a hand with a MUST card and no
+    BANNED card scores 3 per STAR card, sharing no feature and of any size."""
+    state = _ended(SEASON_HANDS, ["", "", "", ""])
+    assert state.config.season == "table"
+    assert state.season == [6, 0, 0, 3]
+    assert state.view(None).season_points == (6, 0, 0, 3)
+    result = state.result()
+    assert result is not None and result.winners == (0,)
+
+
+def test_season_strict_variant_keeps_the_collection_reading() -> None:
+    """FA-15 variant ``season=strict``: the hand must be a valid FA-11
+    collection (shared feature, three cards or more)."""
+    state = _ended(SEASON_HANDS, ["", "", "", ""], season="strict")
+    assert state.season == [0, 0, 0, 0]
+    state = _ended(["RDS RJS RTS", "RDW RJW"], ["", ""], season="strict")
+    assert state.season == [9, 0]
+
+
+def test_season_scores_nothing_while_must_and_banned_name_one_feature() -> None:
+    """FA-13/FA-15: MUST and BANNED both dress: no hand can meet both."""
+    slots = [(c("RCL"), COLOUR), (c("KDL"), CUT), (c("WDL"), CUT), (c("UCL"), COLOUR)]
+    state = _ended(["RDS RJS", "KJS"], ["", ""], slots=slots)
+    assert state.season == [0, 0]
+
+
+def test_season_points_break_a_tie_under_either_reading() -> None:
+    """FA-16 with FA-15: three pile points against a lone red dress in hand.
+    Read by the table's conditions the dress scores 3 and wins the tie on
+    season points; read strictly it is no collection and the pile wins."""
+    table = _ended(["KJS", "RDS"], ["RJW RTW RCW", ""])
+    result = table.result()
+    assert result is not None and result.scores == (3, 3) and result.winners == (1,)
+    assert "season" in result.reason
+    strict = _ended(["KJS", "RDS"], ["RJW RTW RCW", ""], season="strict")
+    result = strict.result()
+    assert result is not None and result.scores == (3, 0) and result.winners == (0,)
 
 
 def test_season_collection_valid_and_invalid() -> None:
@@ -440,3 +558,32 @@ def test_rules_text_marks_house_rules() -> None:
     assert text.count("House rule") >= 10
     for rule in ("FA-1", "FA-3", "FA-7", "FA-8", "FA-14", "FA-16"):
         assert rule in text
+
+
+def _after(text: str, marker: str) -> str:
+    """The paragraph of ``text`` that starts at ``marker``, on one line."""
+    start = text.index(marker)
+    end = text.find("\n- ", start)
+    return " ".join(text[start : end if end > 0 else None].split())
+
+
+@pytest.mark.parametrize(
+    ("rule", "words"),
+    [
+        ("FA-12", "the rest go to the discard pile"),
+        ("FA-13", "the card that lay on the slot and card A go to the discard pile"),
+        ("FA-14", 'the deck "runs out" when its last card is drawn'),
+        ("FA-14", "a second exhaustion on a round's last turn ends the game with that round"),
+        (
+            "FA-15",
+            '"the conditions in force" are the table\'s: at least one card with the MUST '
+            "feature and none with the BANNED feature",
+        ),
+        ("FA-15", "The shared-feature requirement of FA-11"),
+        ("FA-15", "`strict` — the whole hand must also be a valid collection (FA-11)"),
+    ],
+)
+def test_rules_text_shows_the_revised_house_rules(rule: str, words: str) -> None:
+    """FA-12..FA-15 [interpretation]: the rules screen shows each as a house
+    rule, in the specification's words."""
+    assert words in _after(GAME.rules_text(), f"**House rule ({rule}):**")

@@ -48,9 +48,12 @@ def free_port() -> int:
 class PasseProcess:
     """``passe ARGS`` in its own process, with its own key and config."""
 
-    def __init__(self, name: str, home: Path, wrap: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, name: str, home: Path, wrap: tuple[str, ...] = (), drop_env: tuple[str, ...] = ()
+    ) -> None:
         self.name = name
         self.wrap = wrap  # e.g. ("ip", "netns", "exec", NAME): run it elsewhere
+        self.drop_env = drop_env  # variables it must not inherit
         self.home = home / name
         self.home.mkdir(parents=True, exist_ok=True)
         self.process: asyncio.subprocess.Process | None = None
@@ -60,7 +63,7 @@ class PasseProcess:
     @property
     def env(self) -> dict[str, str]:
         return {
-            **os.environ,
+            **{key: value for key, value in os.environ.items() if key not in self.drop_env},
             "PASSE_DATA_DIR": str(self.home / "data"),
             "PASSE_CONFIG_DIR": str(self.home / "config"),
             "PYTHONUNBUFFERED": "1",

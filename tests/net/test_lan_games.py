@@ -14,8 +14,10 @@ async def test_peers_on_other_machines_join_by_code_and_play(lan: Lan, tmp_path:
     def on(index: int) -> tuple[str, ...]:
         return ("ip", "netns", "exec", lan.namespaces[index].name)
 
-    host = PasseProcess("host", tmp_path, on(0))
-    peers = [PasseProcess(f"peer{n}", tmp_path, on(n + 1)) for n in range(2)]
+    # Each "machine" uses its own network for mDNS, not the suite's loopback.
+    drop = ("PASSE_MDNS_INTERFACES",)
+    host = PasseProcess("host", tmp_path, on(0), drop)
+    peers = [PasseProcess(f"peer{n}", tmp_path, on(n + 1), drop) for n in range(2)]
     try:
         # No --broker: the embedded one, on 1883 inside the host's namespace.
         await host.start(

@@ -86,3 +86,22 @@ async def test_resume_from_a_record_replays_the_same_position() -> None:
         table.step_bot()
     again = Table.from_record(table.record(), table.seats, bot_delay=0)
     assert again.state.view(None) == table.state.view(None)
+
+
+@pytest.mark.parametrize("game_id", ["passpass", "dominoes", "fashion"])
+def test_a_resumed_table_tells_the_story_once_however_often_resumed(game_id: str) -> None:
+    # A crash, a continue, more moves, another crash and continue: the story
+    # a (re)connecting seat receives is the uninterrupted game's, never longer.
+    table = bots_table(game_id, 3, human=False)
+    for _ in range(25):
+        table.step_bot()
+    resumed = Table.from_record(table.record(), table.seats, bot_delay=0)
+    assert resumed.events == table.events
+    for _ in range(25):
+        resumed.step_bot()  # (its bots are fresh: the game goes on its own way)
+    twice = Table.from_record(resumed.record(), resumed.seats, bot_delay=0)
+    assert twice.events == resumed.events
+    seen: list[TableUpdate] = []
+    twice.subscribe(None, seen.append)
+    story = tuple(shown for e in resumed.events if (shown := e.for_seat(None)) is not None)
+    assert seen[0].events == story

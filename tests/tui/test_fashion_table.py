@@ -13,17 +13,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Group
 from rich.table import Table as RichTable
 from textual.app import App
 from textual.pilot import Pilot
 
 from core.engine import Event
 from core.fashion.bots import HeuristicBot
-from core.fashion.model import CODE, BidPlaced, Collect, parse_card
+from core.fashion.model import CODE, NUMBER, SYMBOL, BidPlaced, Collect, parse_card
 from core.fashion.state import FashionConfig, FashionState, FashionView, collection_problem
 from net.client import LocalClient, TableClient
 from net.table import Listener, SeatSpec, Table, TableUpdate
 from tests.tui.conftest import SIZE, SpyApp, footer_keys, help_fits, make_app
+from themes import CARD_VARIABLES
 from tui.app import PasseApp
 from tui.screens.choice import ChoiceScreen
 from tui.screens.fashion_table import FashionTableScreen
@@ -32,7 +34,7 @@ from tui.screens.home import HomeScreen
 from tui.screens.round_end import RoundEndScreen
 from tui.session import seat_names
 from tui.widgets.chooser import Chooser
-from tui.widgets.fashion_card import slot_features
+from tui.widgets.fashion_card import SYMBOLS, slot_features
 from tui.widgets.fashion_hand import FashionHand
 
 THEMES = ["passe", "passe-okabe-ito"]
@@ -156,7 +158,7 @@ async def play_fashion(pilot: Pilot[Any], *, max_steps: int = 3000) -> Tally:
 
 
 async def test_whole_game_by_keys_to_the_end_screen(private_config: Path) -> None:
-    app = make_app(private_config, seed=4)
+    app = make_app(private_config, seed=15)  # you win an auction and change a rule
     async with app.run_test(size=SIZE) as pilot:
         await choose_fashion(pilot, players=4)
         table = app.screen
@@ -176,8 +178,19 @@ async def test_whole_game_by_keys_to_the_end_screen(private_config: Path) -> Non
         assert any(line.startswith("You") and " a collection " in line for line in lines)
         assert any(line.startswith("You") and "(discarding " in line for line in lines)
         sheet = over.scores
-        assert isinstance(sheet, RichTable)
-        assert [str(c.header) for c in sheet.columns][:4] == ["Designer", "Pile", "Season", "Total"]
+        assert isinstance(sheet, Group)
+        totals, *rounds = sheet.renderables
+        assert isinstance(totals, RichTable)
+        headers = [str(c.header) for c in totals.columns]
+        assert headers[:4] == ["Designer", "Pile", "Season", "Total"]
+        # The whole game round by round: every round a column, and each
+        # designer's points per round add up to their point pile (FA-12).
+        tables = [part for part in rounds if isinstance(part, RichTable)]
+        numbers = [str(c.header) for t in tables for c in t.columns[1:]]
+        assert numbers == [str(n) for n in range(1, view.round + 1)]
+        for seat in range(view.players):
+            cells = [str(list(c.cells)[seat]) for t in tables for c in t.columns[1:]]
+            assert sum(int(cell) for cell in cells if cell != "·") == view.points[seat]
         await pilot.press("h")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
@@ -289,7 +302,7 @@ async def test_rule_change_picks_a_then_b_then_the_feature(private_config: Path)
         assert not table.selection and table.changing
         # RJS: symbol (0 + 1 + 0) mod 4 = 1, MUST (FA-1); B = RTO (cotton).
         await move_hand_to(pilot, table, view.hand.index("RJS"))
-        assert hint(table).startswith("A = RJS 2!: changes MUST (now wool)")
+        assert hint(table).startswith("A = ! RJS 2: changes MUST (now wool)")
         await pilot.press("enter", "escape")  # esc steps back: A is unpicked
         assert table.change_a is None and table.changing
         await pilot.press("enter")
@@ -524,14 +537,19 @@ async def test_a_rule_change_shows_only_its_keys_and_help_fits(private_config: P
         assert table.fa_view.phase == "action"
 
 
-async def test_offer_rows_show_every_tag_at_80_columns() -> None:
+@pytest.mark.parametrize(("width", "with_code"), [(52, True), (46, False)])
+async def test_offer_rows_show_every_word_and_tag(width: int, with_code: bool) -> None:
+    # 52: the offer at 80x24. Narrower, the code goes, never the words.
     from textual.app import App, ComposeResult
 
     from tui.widgets.fashion_card_row import CardItem
     from tui.widgets.fashion_offer import FashionOffer
 
     class OfferApp(App[None]):
-        CSS = "FashionOffer { width: 40; }"  # as wide as at 80x24
+        CSS = f"FashionOffer {{ width: {width}; }}"
+
+        def get_theme_variable_defaults(self) -> dict[str, str]:
+            return {**super().get_theme_variable_defaults(), **CARD_VARIABLES}  # $fa-red...
 
         def compose(self) -> ComposeResult:
             yield FashionOffer(id="offer")
@@ -548,6 +566,28 @@ async def test_offer_rows_show_every_tag_at_80_columns() -> None:
         )
         await pilot.pause()
         lines = [line.plain.rstrip() for line in offer.card_lines()]
-        width = offer.content_region.width
-        assert all(len(line) <= width for line in lines), lines
+        assert all(len(line) <= offer.content_region.width for line in lines), lines
         assert lines[0].endswith("pt must cash") and lines[1].endswith("passé cash"), lines
+        # The symbol first and apart from the number (FA-1): "$ KJS 2", not "2$".
+        kjs = parse_card("KJS")
+        head = [SYMBOLS[SYMBOL[kjs]], *(["KJS"] if with_code else []), str(NUMBER[kjs])]
+        assert lines[0].lstrip("▸ ").split()[: len(head)] == head, lines
+        assert ("KJS" in lines[0]) is with_code
+        for line, words in zip(
+            lines, ("black jacket silk", "red trousers cotton", "white dress leather"), strict=True
+        ):
+            assert " ".join(line.split()).find(words) > 0, line
+
+
+async def test_help_names_every_digit_key(private_config: Path) -> None:
+    from tui.screens.help import HelpScreen
+
+    app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await start_rigged(pilot)  # your action phase: select by number
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen) and table.fa_view is not None
+        keys = dict((description, key) for key, description in help_screen.keys)
+        assert keys["Select by number"] == "1-9", help_screen.keys

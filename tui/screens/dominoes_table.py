@@ -25,7 +25,14 @@ from tui.screens.choice import ChoiceScreen
 from tui.screens.table import TableScreen
 from tui.widgets.domino_hand import DominoHand, HandTile, tile_keys
 from tui.widgets.domino_players import DominoPlayers
-from tui.widgets.domino_scores import DominoScores, render_round, side_label, side_score, sides
+from tui.widgets.domino_scores import (
+    DominoScores,
+    render_game,
+    render_round,
+    side_label,
+    side_score,
+    sides,
+)
 from tui.widgets.domino_tile import end_words, tile_text
 from tui.widgets.domino_train import DominoTrain
 from tui.widgets.game_log import GameLog
@@ -379,8 +386,9 @@ class DominoesTableScreen(TableScreen):
     def final_scores(self, view: View) -> RenderableType:
         assert isinstance(view, DominoesView)
         if view.last_round is not None:
-            return render_round(
-                view.last_round, self.names, teams=view.teams, target=view.target, you=view.seat
+            rounds = self.history or [view.last_round]
+            return render_game(
+                rounds, self.names, teams=view.teams, target=view.target, you=view.seat
             )
         return Text(
             " · ".join(

@@ -32,6 +32,7 @@ from core.fashion.model import (
     STAR,
     SYMBOL,
     VALUE_NAMES,
+    AuctionOpened,
     Bid,
     BidsRevealed,
     Card,
@@ -71,6 +72,23 @@ from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
 
 AUCTION, CHOOSE, TAKE, ACTION, OVER = "auction", "choose", "take", "action", "over"
+ROUNDS_PER_TABLE = 18  # 10 + 18 * 3 columns: the end-of-game dialog at 80 columns
+
+
+def current_round(events: Sequence[Event]) -> Sequence[Event]:
+    """The events since the latest round opened (its auction, FA-6)."""
+    starts = [index for index, event in enumerate(events) if isinstance(event, AuctionOpened)]
+    return events[starts[-1] :] if starts else events
+
+
+def points_before(points: tuple[int, ...], events: Sequence[Event]) -> tuple[int, ...]:
+    """Each designer's points before ``events``: every card of a collection
+    scored in them is one point (FA-12)."""
+    before = list(points)
+    for event in events:
+        if isinstance(event, CollectionAnnounced):
+            before[event.seat] -= len(event.scored)
+    return tuple(before)
 
 
 class FashionTableScreen(TableScreen):
@@ -89,10 +107,11 @@ class FashionTableScreen(TableScreen):
     ]
     TITLE_IN_HELP = "Passe fashion table"
     GUIDE = (
-        "Cards read: code (colour R U K W, cut D J T C, material S W O L),\n"
-        "number, bottom symbol (★ STAR, ! MUST, ⊘ BANNED, $ MONEY), then the\n"
-        "three features in words. Tags: pt = would score (STAR), must, passé\n"
-        "(BANNED), cash (MONEY: a currency card in the auction).\n"
+        "A card reads: its symbol (★ STAR, ! MUST, ⊘ BANNED, $ MONEY: the slot\n"
+        "it changes as card A), its code, its number, then its colour, cut and\n"
+        "material in words. The code repeats them: colour R U K W, cut D J T C,\n"
+        "material S W O L (W is white first, wool last). Tags on the right: pt\n"
+        "= would score (STAR), must, passé (BANNED), cash (MONEY: currency).\n"
         "Auction: ↑/↓ to a card, Enter bids it (or its number 1-9).\n"
         "Auction won: a list asks who plays first, then next (p reopens it).\n"
         "Your turn: in the offer, space selects two cards, Enter takes them.\n"
@@ -112,6 +131,10 @@ class FashionTableScreen(TableScreen):
         self.round_seen: int | None = None
         self.round_events: list[Event] = []
         self.round_points: tuple[int, ...] = ()
+        # Points each designer scored in each round (FA-12), for the end of
+        # the game: from the whole story, so a resumed game has every round.
+        self.round_gains: dict[int, list[int]] = {}
+        self.gains_round = 1
 
     def compose_table(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -167,6 +190,7 @@ class FashionTableScreen(TableScreen):
         self.query_one(FashionPlayers).show(view, self.names)
         self._render_cards()
         self.refocus()
+        self._count_gains(view, events)
         self._track_round(view, events)
         if mine and view.phase == CHOOSE and not self.choice_open:
             self.action_player()
@@ -215,10 +239,18 @@ class FashionTableScreen(TableScreen):
     def refocus(self) -> None:
         """The offer has the keys when you take from it, the hand otherwise."""
         view = self.fa_view
+        if view is None:
+            # Before the first update (a resumed game's screen resumes before
+            # its view arrives) there is no telling where the keys belong: a
+            # guess here would land after the real choice and steal its focus.
+            return
         offer, hand = self.query_one(FashionOffer), self.query_one(FashionHand)
-        target: FashionCardRow = offer if view and self._mine(view) and view.phase == TAKE else hand
-        if not target.has_focus:
-            target.focus()
+        target: FashionCardRow = offer if self._mine(view) and view.phase == TAKE else hand
+        if self.focused is not target:
+            # At once, not deferred (``Widget.focus``): a deferred focus would
+            # run after Textual's own auto-focus of the first widget (the
+            # offer) and any other pending one, in any order.
+            self.set_focus(target)
 
     def on_screen_resume(self) -> None:
         self.refocus()
@@ -334,10 +366,22 @@ class FashionTableScreen(TableScreen):
 
     # -- rounds ------------------------------------------------------------
 
+    def _count_gains(self, view: FashionView, events: Sequence[Event]) -> None:
+        for event in events:
+            if isinstance(event, AuctionOpened):
+                self.gains_round = event.round
+            elif isinstance(event, CollectionAnnounced):
+                gains = self.round_gains.setdefault(self.gains_round, [0] * view.players)
+                gains[event.seat] += len(event.scored)
+
     def _track_round(self, view: FashionView, events: Sequence[Event]) -> None:
         if self.round_seen is None:
+            # The first update carries the whole story so far (a resumed game
+            # gets every earlier round too): only the current round's part,
+            # from its auction's opening (FA-6), belongs in its summary.
+            events = current_round(events)
             self.round_seen = view.round
-            self.round_points = view.points
+            self.round_points = points_before(view.points, events)
         self.round_events.extend(events)
         if view.round > self.round_seen and not view.is_over:
             finished = self.round_seen
@@ -663,7 +707,24 @@ class FashionTableScreen(TableScreen):
                 Text(str(view.result.scores[seat]), style="bold"),
                 " ".join(hands[seat]) or "-",
             )
-        return table
+        return Group(table, *self._rounds_tables(view))
+
+    def _rounds_tables(self, view: FashionView) -> list[RenderableType]:
+        """The points each designer scored round by round (FA-12), in tables
+        of at most :data:`ROUNDS_PER_TABLE` rounds (80 columns)."""
+        rounds = list(range(1, view.round + 1))
+        parts: list[RenderableType] = [Text("\nPoints scored round by round (FA-12):")]
+        for start in range(0, len(rounds), ROUNDS_PER_TABLE):
+            chunk = rounds[start : start + ROUNDS_PER_TABLE]
+            table = Table(box=None, padding=(0, 1, 0, 0))
+            table.add_column("Round", no_wrap=True, max_width=10)
+            for number in chunk:
+                table.add_column(str(number), justify="right", no_wrap=True)
+            for seat in range(view.players):
+                gains = [self.round_gains.get(number, [0] * view.players)[seat] for number in chunk]
+                table.add_row(self.names[seat], *(str(g) if g else "·" for g in gains))
+            parts.append(table)
+        return parts
 
     def explain(self) -> str:
         view = self.fa_view

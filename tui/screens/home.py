@@ -1,13 +1,20 @@
-"""Home: choose the game, players, teams, each bot's level and your name;
-Enter starts. The choices are remembered for next time."""
+"""Home: choose the game, players, teams, the game's options, the bots'
+speed, each bot's level and your name; Enter starts. The choices are
+remembered for next time.
+
+Two panels, "New game" and "Seats": ↑/↓ move within a panel and stop at its
+edges (never wrap into the other), Tab goes to the other panel; the focused
+row carries a ▸ marker. More entries fit below the options (the left panel
+has room for two more lines)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, Static
 
 from core.engine import GameInfo
@@ -16,28 +23,38 @@ from tui.games import GameEntry, game_entries
 from tui.messages import HostRequested, JoinRequested
 from tui.screens.base import PasseScreen, rules_screen
 from tui.session import BOT_NAMES
-from tui.settings import BOT_LEVELS, NAME_LENGTH, Settings, clean_name
-from tui.widgets.chooser import Chooser
+from tui.settings import BOT_LEVELS, BOT_SPEEDS, NAME_LENGTH, Settings, clean_name
+from tui.widgets.chooser import FOCUS_MARK, NO_MARK, Chooser
+
+if TYPE_CHECKING:
+    from tui.options import GameOption
 
 MAX_BOT_SEATS = len(BOT_NAMES)
+PANELS = ("home-game", "home-seats")
+NAME_LABEL = "Your name  "
 
 
 class HomeScreen(PasseScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "start", "Start", key_display="⏎", priority=False),
-        Binding("up", "app.focus_previous", "Move", key_display="↑↓"),
-        Binding("down", "app.focus_next", "Move", show=False),
+        Binding("up", "move(-1)", "Move", key_display="↑↓"),
+        Binding("down", "move(1)", "Move", show=False),
+        # Shown in the panels' titles: the footer keeps room for F1 Help.
+        Binding("tab,shift+tab", "panel", "Other panel", key_display="Tab", show=False),
         Binding("r", "rules", "Rules"),
         Binding("c", "resume", "Continue"),
-        # In the hint line (the footer is full at 80 columns).
+        # In the New game panel's bottom line (the footer is full at 80 columns).
         Binding("o", "host", "Host a LAN game", show=False),
         Binding("j", "join", "Join by code", show=False),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
     TITLE_IN_HELP = "Home"
     GUIDE = (
-        "Move between settings with ↑/↓ or Tab; change one with ←/→ (or space).\n"
-        "Type your name in the name field. Enter starts the game.\n"
+        "Move between settings with ↑/↓ (▸ marks the one the keys change);\n"
+        "Tab goes between the New game and the Seats panels. ←/→ (or space)\n"
+        "change a setting. Type your name in the name field. Options are the\n"
+        "game's variants (see r, the rules); bot speed is the pause between\n"
+        "bot moves. Enter starts the game.\n"
         "A game in progress is saved after every move: c continues it.\n"
         "o hosts this game on the LAN (others join by its room code);\n"
         "j joins a LAN game by the code its host reads out.\n"
@@ -50,6 +67,11 @@ class HomeScreen(PasseScreen):
         self.settings = settings
         self.entries = game_entries()
         self.playable = [entry for entry in self.entries if entry.playable]
+        # Each panel's last focused row, for Tab back into it.
+        self.panel_focus: dict[str, Widget] = {}
+        # (game id, option, its chooser), once loaded after the first paint.
+        self.option_rows: list[tuple[str, GameOption, Chooser[Any]]] = []
+        self.options_loaded = False
 
     def compose(self) -> ComposeResult:
         yield Static("Passe · a table for the three games called Pass", classes="screen-title")
@@ -64,7 +86,7 @@ class HomeScreen(PasseScreen):
                 yield Chooser[int]("Players", [], id="players")
                 yield Chooser[bool]("Teams", [], id="teams")
                 with Horizontal(id="name-row"):
-                    yield Label("Your name  ", id="name-label")
+                    yield Label(NO_MARK + NAME_LABEL, id="name-label")
                     yield Input(
                         self.settings.name,
                         placeholder="You",
@@ -72,6 +94,10 @@ class HomeScreen(PasseScreen):
                         compact=True,
                         id="name",
                     )
+                # The game's options are added after the first paint (they
+                # import the game's engine); the bot speed is every game's.
+                yield Vertical(id="options")
+                yield Chooser("Bot speed", BOT_SPEEDS, self._bot_speed(), id="bot-speed")
                 yield Static(self._games_text(), id="games")
             with Vertical(id="home-seats"):
                 yield Static("", id="seat-you")
@@ -83,17 +109,99 @@ class HomeScreen(PasseScreen):
                         id=f"bot-{seat}",
                     )
                 yield Static("", id="team-line")
-        yield Static(
-            "Enter: start   o: host a LAN game   j: join by code   r: rules   F1: help",
-            id="home-hint",
-        )
         yield Footer()
+
+    def _bot_speed(self) -> float:
+        """The remembered speed, or the nearest one offered."""
+        delay = self.settings.bot_delay
+        return min((value for _, value in BOT_SPEEDS), key=lambda value: abs(value - delay))
 
     def on_mount(self) -> None:
         self.query_one("#home-game").border_title = "New game"
-        self.query_one("#home-seats").border_title = "Seats"
+        # The LAN keys (the footer is full at 80 columns).
+        self.query_one("#home-game").border_subtitle = "o: host on the LAN · j: join by code"
+        self.query_one("#home-seats").border_title = "Seats (Tab)"
         self._game_changed()
         self.query_one("#game", Chooser).focus()
+        self.call_after_refresh(self.load_options)
+
+    async def load_options(self) -> None:
+        """One chooser per option of every playable game (tui/options.py),
+        shown for the chosen game."""
+        from tui.options import game_options
+
+        rows: list[tuple[str, GameOption, Chooser[Any]]] = []
+        for entry in self.playable:
+            stored = self.settings.options.get(entry.id, {})
+            for option in game_options(entry.id):
+                chooser: Chooser[Any] = Chooser(
+                    option.label,
+                    option.choices,
+                    option.value_of(stored.get(option.name, option.default)),
+                    id=f"opt-{entry.id}-{option.name}",
+                )
+                rows.append((entry.id, option, chooser))
+        await self.query_one("#options", Vertical).mount_all(row[2] for row in rows)
+        self.option_rows = rows
+        self.options_loaded = True
+        self._show_options()
+
+    def _show_options(self) -> None:
+        game = self.game
+        for game_id, _, chooser in self.option_rows:
+            chooser.display = game is not None and game_id == game.id
+
+    # -- moving: within a panel, Tab between panels ------------------------
+
+    def _panel_of(self, widget: Widget | None) -> str | None:
+        while widget is not None:
+            if widget.id in PANELS:
+                return widget.id
+            parent = widget.parent
+            widget = parent if isinstance(parent, Widget) else None
+        return None
+
+    def _rows(self, panel: str) -> list[Widget]:
+        return [w for w in self.focus_chain if self._panel_of(w) == panel]
+
+    def action_move(self, step: int) -> None:
+        """↑/↓: the previous or next row of the focused panel; at its first
+        or last row nothing moves (no wrapping into the other panel)."""
+        panel = self._panel_of(self.focused)
+        if panel is None:
+            self.focus_next() if step > 0 else self.focus_previous()
+            return
+        rows = self._rows(panel)
+        here = rows.index(self.focused) if self.focused in rows else 0
+        target = here + step
+        if 0 <= target < len(rows):
+            self.set_focus(rows[target])
+
+    def action_panel(self) -> None:
+        """Tab: the other panel, at the row last focused there."""
+        panel = self._panel_of(self.focused)
+        other = PANELS[1] if panel == PANELS[0] else PANELS[0]
+        rows = self._rows(other)
+        if not rows:
+            return
+        remembered = self.panel_focus.get(other)
+        self.set_focus(remembered if remembered in rows else rows[0])
+
+    def on_descendant_focus(self, event: Any) -> None:
+        focused = self.focused
+        panel = self._panel_of(focused)
+        if panel is not None and focused is not None:
+            self.panel_focus[panel] = focused
+        self._mark_name()
+
+    def on_descendant_blur(self, event: Any) -> None:
+        self._mark_name()
+
+    def _mark_name(self) -> None:
+        """The name field's row carries the ▸ marker too when focused."""
+        focused = self.query_one("#name", Input).has_focus
+        mark = FOCUS_MARK if focused else NO_MARK
+        self.query_one("#name-label", Label).update(mark + NAME_LABEL)
 
     def _games_text(self) -> str:
         # Only games that cannot be played yet are listed (as "coming").
@@ -150,6 +258,8 @@ class HomeScreen(PasseScreen):
             self._players_changed()
         elif chooser_id == "teams":
             self._refresh_seats()
+        elif chooser_id == "bot-speed":
+            self.settings.bot_delay = self.query_one("#bot-speed", Chooser).value
 
     def _game_changed(self) -> None:
         game = self.game
@@ -158,6 +268,7 @@ class HomeScreen(PasseScreen):
             return
         info = game
         self.query_one("#summary", Static).update(info.summary)
+        self._show_options()
         players = self.query_one("#players", Chooser)
         wanted = self.settings.players.get(info.id, min(max(4, info.min_players), info.max_players))
         players.set_options(
@@ -223,6 +334,14 @@ class HomeScreen(PasseScreen):
             settings.players[game.id] = self.query_one("#players", Chooser).value
             teams = self.query_one("#teams", Chooser)
             settings.teams[game.id] = bool(teams.value) if teams.options else False
+            if self.options_loaded:
+                from tui.options import chosen_options
+
+                rows = [(option, c) for g, option, c in self.option_rows if g == game.id]
+                settings.options[game.id] = chosen_options(
+                    [option for option, _ in rows], {o.name: c.value for o, c in rows}
+                )
+        settings.bot_delay = self.query_one("#bot-speed", Chooser).value
         settings.name = clean_name(self.query_one("#name", Input).value)
         settings.bots = [
             str(self.query_one(f"#bot-{seat}", Chooser).value)

@@ -1,4 +1,7 @@
-"""A one-line setting: ``Label   ◀ value ▶``; ←/→ (or h/l, space) change it."""
+"""A one-line setting: ``▸ Label   ◀ value ▶``; ←/→ (or h/l, space) change it.
+
+The focused row carries a ▸ marker (and a shade where there is colour): the
+marker alone must say where the keys go, e.g. with ``NO_COLOR``."""
 
 from __future__ import annotations
 
@@ -13,13 +16,16 @@ from textual.widget import Widget
 
 V = TypeVar("V")
 
+FOCUS_MARK = "▸ "
+NO_MARK = "  "
+
 
 class Chooser(Widget, Generic[V], can_focus=True):
     DEFAULT_CSS = """
     Chooser {
         height: 1;
         width: 1fr;
-        padding: 0 1;
+        padding: 0 1 0 0;
     }
     Chooser:focus {
         background: $accent 30%;
@@ -75,7 +81,8 @@ class Chooser(Widget, Generic[V], can_focus=True):
         self.refresh()
 
     def render(self) -> Text:
-        text = Text(f"{self.label:<{self.label_width}}")
+        text = Text(FOCUS_MARK if self.has_focus else NO_MARK)
+        text.append(f"{self.label:<{self.label_width}}")
         if not self.options:
             return text
         many = len(self.options) > 1
@@ -84,6 +91,12 @@ class Chooser(Widget, Generic[V], can_focus=True):
         if many:
             text.append(" ▶", style="dim")
         return text
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
 
     def watch_index(self) -> None:
         self.post_message(self.Changed(self))  # type: ignore[arg-type]

@@ -170,3 +170,54 @@ def render_round(
     )
     parts.append(Text(f"Totals: {totals} (target {target})", style="bold"))
     return Group(*parts)
+
+
+def render_rounds(
+    history: Sequence[RoundSummary], names: Sequence[str], *, teams: bool, target: int
+) -> RenderableType:
+    """Every finished round, in order: how it ended, who scored what, and
+    each side's total after it (DO-12..DO-14); the last line is the final."""
+    shown = range(2) if teams else range(len(names))
+    table = Table(box=None, padding=(0, 1, 0, 0), pad_edge=False)
+    table.add_column("Rnd", justify="right", no_wrap=True)
+    table.add_column("Ended", no_wrap=True)
+    table.add_column("Scored", no_wrap=True, overflow="ellipsis", max_width=22)
+    for side in shown:
+        label = side_label(names, side, teams, short=True)
+        table.add_column(label, justify="right", no_wrap=True, overflow="ellipsis", max_width=10)
+    rounds = sorted({summary.number: summary for summary in history}.values(), key=_number)
+    for index, summary in enumerate(rounds):
+        last = index == len(rounds) - 1
+        table.add_row(
+            str(summary.number),
+            REASONS.get(summary.reason, summary.reason),
+            round_result(summary, names, teams),
+            # ``scores`` per seat, a team's total repeated: seats 0 and 1
+            # stand for teams A and B.
+            *(Text(str(summary.scores[side]), style="bold" if last else "") for side in shown),
+        )
+    return Group(Text(f"Round by round (totals after each round; target {target}):"), table)
+
+
+def _number(summary: RoundSummary) -> int:
+    return summary.number
+
+
+def render_game(
+    history: Sequence[RoundSummary],
+    names: Sequence[str],
+    *,
+    teams: bool,
+    target: int,
+    you: int | None = None,
+) -> RenderableType:
+    """The end of a game: the whole round-by-round table, then the last
+    round in full (every hand and how it scored)."""
+    if not history:
+        return Text("No round was finished.")
+    last = max(history, key=_number)
+    return Group(
+        render_rounds(history, names, teams=teams, target=target),
+        Text(""),
+        render_round(last, names, teams=teams, target=target, you=you),
+    )

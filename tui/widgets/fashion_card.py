@@ -1,10 +1,13 @@
-"""How a Passe fashion card is written: code, number, bottom symbol and its
-three features in words, e.g. ``RDS 5★ red   dress    silk``.
+"""How a Passe fashion card is written: bottom symbol, code, number and its
+three features in words, e.g. ``★ RDS 5  red   dress    silk``.
 
-The colour feature is always spelled out (and lettered in the code), so the
-theme colour given to it is never the only signal (FA-1). Slot symbols are
-the same four glyphs as the cards' bottom symbols (FA-2): ★ STAR, ! MUST,
-⊘ BANNED, $ MONEY.
+The symbol comes first, apart from the number, as the slots panel writes it
+(``★ STAR ...``): it names the slot the card changes as card A (FA-13), and
+"5★" read like five stars. The features are always spelled out: they are
+the card (the code's letters repeat them, and its W is white in first place
+but wool in last). The colour word has the theme's colour for it, never the
+only signal (FA-1). Slot symbols are the same four glyphs as the cards'
+bottom symbols (FA-2): ★ STAR, ! MUST, ⊘ BANNED, $ MONEY.
 """
 
 from __future__ import annotations
@@ -36,17 +39,19 @@ SYMBOLS = ("★", "!", "⊘", "$")
 SLOT_WORDS = ("STAR", "MUST", "BANNED", "MONEY")
 COLOUR_COMPONENTS: tuple[str, ...] = ("fcard--red", "fcard--blue", "fcard--black", "fcard--white")
 WIDTHS = (5, 8, 7)  # longest colour, cut and material words
-# The width of a card written by card_text (without tags): "RDS 5★ " + words.
-CARD_TEXT_WIDTH = 7 + sum(WIDTHS) + 2
+WORDS_WIDTH = sum(WIDTHS) + 2
+# The width of a card written by card_text (without tags): "★ RDS 5  " + words.
+CARD_TEXT_WIDTH = 9 + WORDS_WIDTH
+CODE_WIDTH = 4  # "RDS ", left out where a row is too narrow
 
 
 def colour_css(widget: str) -> str:
     """The rules giving a widget's colour components their theme colours."""
     return f"""
-    {widget} > .fcard--red {{ color: $error; text-style: bold; }}
-    {widget} > .fcard--blue {{ color: $primary; text-style: bold; }}
-    {widget} > .fcard--black {{ color: $text-muted; text-style: bold; }}
-    {widget} > .fcard--white {{ color: $foreground; text-style: bold; }}
+    {widget} > .fcard--red {{ color: $fa-red; text-style: bold; }}
+    {widget} > .fcard--blue {{ color: $fa-blue; text-style: bold; }}
+    {widget} > .fcard--black {{ color: $fa-black; text-style: bold; }}
+    {widget} > .fcard--white {{ color: $fa-white; text-style: bold; }}
     """
 
 
@@ -79,26 +84,23 @@ def card_tags(card: Card, features: Sequence[Feature]) -> str:
     return " ".join(tags)
 
 
-def card_text(card: Card, colour_style: Style | str = "", *, words: bool = True) -> Text:
-    """``RDS 5★ red   dress    silk``: the code, number and symbol, then the
-    three features in words, the colour word in ``colour_style``. Without
-    ``words`` (where a row is too narrow for them and its tags) only
-    ``RDS 5★``, the code in ``colour_style``: its letters name the features."""
+def card_text(card: Card, colour_style: Style | str = "", *, code: bool = True) -> Text:
+    """``★ RDS 5  red   dress    silk``: the bottom symbol, the code and the
+    number, then the three features in words, the colour word in
+    ``colour_style``. Without ``code`` (where a row is too narrow for it and
+    its tags) ``★ 5  red   dress    silk``: the words are never left out."""
     c, k, m = CARD_ATTRS[card]
     text = Text(no_wrap=True, overflow="crop")
-    if not words:
-        colour = Style.parse(colour_style) if isinstance(colour_style, str) else colour_style
-        text.append(CODE[card], style=Style(bold=True) + colour)
-        text.append(f" {NUMBER[card]}{SYMBOLS[SYMBOL[card]]}")
-        return text
-    text.append(CODE[card], style="bold")
-    text.append(f" {NUMBER[card]}{SYMBOLS[SYMBOL[card]]} ")
+    text.append(f"{SYMBOLS[SYMBOL[card]]} ")
+    if code:
+        text.append(f"{CODE[card]} ", style="bold")
+    text.append(f"{NUMBER[card]}  ", style="bold")
     text.append(f"{VALUE_NAMES[0][c]:<{WIDTHS[0]}}", style=colour_style)
     text.append(f" {VALUE_NAMES[1][k]:<{WIDTHS[1]}} {VALUE_NAMES[2][m]:<{WIDTHS[2]}}")
     return text
 
 
 def card_short(code: str) -> str:
-    """``RDS 5★``: the code with its number and symbol."""
+    """``★ RDS 5``: the symbol, the code and the number, as a row starts."""
     card = card_id(code)
-    return f"{code} {NUMBER[card]}{SYMBOLS[SYMBOL[card]]}"
+    return f"{SYMBOLS[SYMBOL[card]]} {code} {NUMBER[card]}"

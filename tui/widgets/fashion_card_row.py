@@ -1,8 +1,8 @@
 """A column of Passe fashion cards with a keyboard cursor: the base of the
 hand and the offer.
 
-One card per line, written in full (code, number, symbol, the three features
-in words) with a mark on the left (✓ selected, A/B in a rule change, • your
+One card per line, written in full (symbol, code, number, the three
+features in words) with a mark on the left (✓ selected, A/B in a rule change, • your
 bid) and tags on the right (what the rules in force make of it). Below the
 cards, a hint in words. ↑/↓ (or k/j, ←/→) move the cursor at any time; what Enter,
 space and the digits do depends on ``mode``, which the screen sets:
@@ -158,11 +158,12 @@ class FashionCardRow(Widget, can_focus=True):
         marked = self.get_component_rich_style("fcard--marked")
         tag_style = self.get_component_rich_style("fcard--tag")
         show_cursor = self.has_focus
-        # Every tag must show: where the widest row (marks, card, tags) does
-        # not fit, the feature words are left out (the code names them).
+        # Every tag and every feature word must show: where the widest row
+        # (marks, card, tags) does not fit, the code is left out (the words
+        # say what its letters do). The same choice for every row: aligned.
         width = self.content_region.width
         widest = max((len(item.tags) + 1 if item.tags else 0 for item in self.items), default=0)
-        words = not width or MARKS_WIDTH + CARD_TEXT_WIDTH + widest <= width
+        code = not width or MARKS_WIDTH + CARD_TEXT_WIDTH + widest <= width
         lines: list[Text] = []
         for index in range(self.top, min(count, self.top + shown)):
             item = self.items[index]
@@ -174,7 +175,7 @@ class FashionCardRow(Widget, can_focus=True):
             colour: Style = self.get_component_rich_style(
                 COLOUR_COMPONENTS[CARD_ATTRS[item.card][0]]
             )
-            face = card_text(item.card, colour, words=words)
+            face = card_text(item.card, colour, code=code)
             if here:
                 face.stylize(cursor_style)
             line.append_text(face)

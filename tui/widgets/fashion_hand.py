@@ -32,12 +32,13 @@ class FashionHand(FashionCardRow):
         Binding("space", "select_card", "Select", key_display="space"),
         Binding("enter", "confirm", "Announce", show=False),
         Binding("escape", "cancel", "Cancel", key_display="esc"),
+        # Help lists one line per description, with its first key: "1-9".
         *[
-            Binding(str(n), f"choose_nth({n})", "Choose by number", show=False)
+            Binding(str(n), f"choose_nth({n})", "Choose by number", key_display="1-9", show=False)
             for n in range(1, 10)
         ],
         *[
-            Binding(str(n), f"select_nth({n})", "Select by number", show=False)
+            Binding(str(n), f"select_nth({n})", "Select by number", key_display="1-9", show=False)
             for n in range(1, 10)
         ],
     ]

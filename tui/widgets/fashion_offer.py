@@ -28,7 +28,10 @@ class FashionOffer(FashionCardRow):
         Binding("down,j,right,l", "move(1)", "Move", show=False),
         Binding("space", "select_card", "Select", key_display="space"),
         Binding("enter", "confirm", "Take the two", key_display="⏎"),
-        *[Binding(str(n), f"select_nth({n})", "Select by number", show=False) for n in (1, 2, 3)],
+        *[
+            Binding(str(n), f"select_nth({n})", "Select by number", key_display="1-3", show=False)
+            for n in (1, 2, 3)
+        ],
     ]
 
     SOURCE = "offer"

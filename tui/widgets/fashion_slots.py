@@ -25,7 +25,7 @@ class FashionSlots(Static):
         border-title-color: $text;
         border-title-style: bold;
         height: 6;
-        width: 40;
+        width: 28;
         padding: 0 0;
     }
     FashionSlots > .slot--name { text-style: bold; }
@@ -53,9 +53,9 @@ class FashionSlots(Static):
                 value_style = self.get_component_rich_style(
                     COLOUR_COMPONENTS[colours.index(info.value)]
                 )
-            line.append(f"{info.value:<8}", value_style)
-            line.append(f" {info.attribute:<8} ", muted)
-            line.append(MEANINGS[index])
+            # The feature's word alone: the twelve words name their attribute.
+            line.append(f"{info.value:<9}", value_style)
+            line.append(MEANINGS[index], muted)
             lines.append(line)
         must, banned = slots[MUST], slots[BANNED]
         self.border_subtitle = (

@@ -1,0 +1,89 @@
+"""The end-of-game screen shows the whole game round by round (dominoes:
+every round, not only the last), and scrolls where that is longer than the
+dialog at 80x24."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from core.dominoes.model import RoundSummary
+from tests.tui.conftest import SIZE, make_app, write_settings
+from tests.tui.test_dominoes_table import Driver, choose_dominoes
+from tui.screens.dominoes_table import DominoesTableScreen
+from tui.screens.game_over import GameOverScreen
+from tui.widgets.domino_scores import render_rounds
+
+
+def text_of(renderable: object, width: int = 72) -> str:
+    stream = io.StringIO()
+    Console(file=stream, width=width, color_system=None).print(renderable)
+    return stream.getvalue()
+
+
+def summary(number: int, winner: int, points: int, scores: tuple[int, ...]) -> RoundSummary:
+    return RoundSummary(
+        number=number,
+        reason="domino",
+        domino=winner,
+        hands=((), (), ()),
+        counts=(0, 5, 7),
+        team_counts=None,
+        winners=(winner,),
+        points=points,
+        scores=scores,
+    )
+
+
+def test_the_rounds_table_lists_every_round_in_order_with_running_totals() -> None:
+    # Out of order (a resumed game learns its last round first): shown in order.
+    history = [
+        summary(3, 2, 9, (20, 0, 19)),
+        summary(1, 0, 12, (12, 0, 0)),
+        summary(2, 0, 8, (20, 0, 10)),
+    ]
+    history[2] = summary(2, 2, 10, (12, 0, 10))
+    lines = text_of(render_rounds(history, ("You", "Ada", "Bruno"), teams=False, target=61))
+    rows = [line.split() for line in lines.splitlines()]
+    assert "target 61" in lines
+    assert rows[1][:3] == ["Rnd", "Ended", "Scored"] and rows[1][3:] == ["You", "Ada", "Bruno"]
+    assert [row[0] for row in rows[2:5]] == ["1", "2", "3"]
+    assert rows[2][-3:] == ["12", "0", "0"] and rows[4][-3:] == ["20", "0", "19"]
+    assert rows[3][2:4] == ["Bruno", "+10"]
+
+
+async def test_dominoes_game_over_shows_every_round(private_config: Path) -> None:
+    # A long game (target 151 at 3 players, an option of the home screen):
+    # the rounds and the last round in full are more than the dialog's lines.
+    write_settings(private_config, options={"dominoes": {"target": 151}})
+    app = make_app(private_config, seed=14)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=3, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        await Driver(pilot).play()
+        over = app.screen
+        assert isinstance(over, GameOverScreen)
+        view = table.do_view
+        assert view is not None and view.target == 151 and view.rounds_played >= 3
+        final = text_of(over.scores)
+        numbers = [
+            line.split()[0]
+            for line in final.splitlines()
+            if line.split()[1:2] in (["domino"], ["blocked"], ["all"])
+        ]
+        assert numbers == [str(n) for n in range(1, view.rounds_played + 1)], final
+        assert "Pips" in final  # and the last round in full below
+        await pilot.pause()
+        scroll = over.query_one("#final-scroll", VerticalScroll)
+        dialog = over.query_one(".dialog")
+        assert dialog.region.bottom <= SIZE[1] - 1  # above the footer
+        assert scroll.max_scroll_y > 0
+        assert "more scores" in str(over.query_one("#game-over-hint", Static).render())
+        assert app.focused is scroll
+        await pilot.press("down")
+        assert scroll.scroll_y > 0

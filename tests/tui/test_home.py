@@ -1,0 +1,197 @@
+"""The home screen: ↑/↓ stay inside a panel and a ▸ marks the focused row;
+each game's options (read from its config) and the bot speed are offered and
+remembered; every option value the screen offers is one that the game's
+config and ``passe simulate --option`` accept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Footer, Input, Label, Static
+
+from core.registry import game_ids, game_info, get_game
+from net.client import LocalClient
+from tests.tui.conftest import SIZE, make_app, write_settings
+from tui.app import PasseApp
+from tui.cli import main
+from tui.options import game_options, option_text
+from tui.screens.home import HomeScreen
+from tui.screens.table import TableScreen
+from tui.widgets.chooser import FOCUS_MARK, Chooser
+
+
+async def home_ready(pilot: Any) -> HomeScreen:
+    """The home screen once its options are mounted (after the first paint)."""
+    for _ in range(100):
+        await pilot.pause()
+        screen = pilot.app.screen
+        if isinstance(screen, HomeScreen) and screen.options_loaded:
+            return screen
+    raise AssertionError("the home screen's options never loaded")
+
+
+def marked(app: PasseApp) -> list[str]:
+    """The rows of the home screen that carry the focus marker."""
+    rows = [str(c.render()) for c in app.screen.query(Chooser) if c.display]
+    rows.append(str(app.screen.query_one("#name-label", Label).render()))
+    return [row for row in rows if row.startswith(FOCUS_MARK)]
+
+
+async def test_up_and_down_stay_in_their_panel_with_a_marker(private_config: Path) -> None:
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, HomeScreen)
+        bots = [c.value for c in screen.query(Chooser) if (c.id or "").startswith("bot-")]
+        assert app.focused is screen.query_one("#game") and marked(app)[0].startswith("▸ Game")
+        await pilot.press("up")  # the first row: it stays there
+        assert app.focused is screen.query_one("#game")
+        seen = []
+        markers = []
+        for _ in range(12):  # down to the last row of "New game", never beyond
+            await pilot.press("down")
+            seen.append(app.focused)
+            assert len(marked(app)) == 1, marked(app)
+            markers.append(marked(app)[0])
+        panel = screen.query_one("#home-game")
+        assert all(widget is not None and panel in widget.ancestors for widget in seen)
+        assert seen[-1] is screen.query_one("#bot-speed")
+        assert isinstance(seen[2], Input) and markers[2].startswith("▸ Your name")
+        await pilot.press("tab")  # the other panel
+        assert app.focused is screen.query_one("#bot-1")
+        for _ in range(8):
+            await pilot.press("up")
+        assert app.focused is screen.query_one("#bot-1")  # no wrap into New game
+        assert [c.value for c in screen.query(Chooser) if (c.id or "").startswith("bot-")] == bots
+        await pilot.press("tab")
+        assert app.focused is screen.query_one("#bot-speed")  # where we left it
+
+
+async def test_one_row_of_key_hints(private_config: Path) -> None:
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        assert len(app.screen.query(Footer)) == 1
+        texts = [str(s.render()) for s in app.screen.query(Static)]
+        assert not any("Enter: start" in text for text in texts)
+
+
+async def choose(pilot: Any, chooser_id: str, value: object) -> None:
+    """Focus a chooser by ↓ presses and change it with → until ``value``."""
+    screen = pilot.app.screen
+    chooser = screen.query_one(f"#{chooser_id}", Chooser)
+    for _ in range(15):
+        if pilot.app.focused is chooser:
+            break
+        await pilot.press("down")
+    assert pilot.app.focused is chooser
+    for _ in range(len(chooser.options)):
+        if chooser.value == value:
+            return
+        await pilot.press("right")
+    assert chooser.value == value
+
+
+async def test_options_and_bot_speed_start_the_game_and_are_remembered(
+    private_config: Path,
+) -> None:
+    app = PasseApp(config_path=private_config, seed=3)  # no --bot-delay: the setting
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        await choose(pilot, "game", "fashion")
+        await pilot.pause()
+        await choose(pilot, "opt-fashion-payment", "everyone")
+        await choose(pilot, "bot-speed", 0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, TableScreen)
+        assert isinstance(table.client, LocalClient)
+        assert table.client.table.state.config.payment == "everyone"
+        assert table.client.table.bot_delay == 0.3
+    data = json.loads(private_config.read_text())
+    assert data["options"]["fashion"] == {"payment": "everyone"}
+    assert data["bot_delay"] == 0.3
+
+    again = PasseApp(config_path=private_config, seed=3)
+    async with again.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        screen = again.screen
+        assert screen.query_one("#opt-fashion-payment", Chooser).value == "everyone"
+        assert screen.query_one("#opt-fashion-payment", Chooser).display
+        assert not screen.query_one("#opt-dominoes-target", Chooser).display
+        assert screen.query_one("#bot-speed", Chooser).value == 0.3
+
+
+async def test_the_home_screen_offers_every_option_of_the_config(private_config: Path) -> None:
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        shown = {c.id for c in app.screen.query(Chooser) if (c.id or "").startswith("opt-")}
+    offered = {f"opt-{game}-{o.name}" for game in game_ids() for o in game_options(game)}
+    assert shown == offered
+    # The variants the rules name: FA-8's payment, DO-13's target, PP-2's diamonds.
+    assert {"opt-fashion-payment", "opt-dominoes-target", "opt-passpass-diamonds"} <= offered
+
+
+CASES = [
+    (game, option.name, value)
+    for game in game_ids()
+    for option in game_options(game)
+    for _, value in option.choices
+]
+
+
+@pytest.mark.parametrize(("game_id", "name", "value"), CASES)
+def test_every_offered_value_is_accepted_by_the_game_and_simulate(
+    game_id: str, name: str, value: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    info = game_info(game_id)
+    game = get_game(game_id)
+    for players in range(info.min_players, info.max_players + 1):
+        for teams in (False, True):
+            if info.allows(players, teams):
+                config = game.make_config(players=players, teams=teams, **{name: value})
+                assert json.dumps(getattr(config, name)) == json.dumps(value)
+    players = info.solo_player_counts[0]
+    argv = ["simulate", game_id, "--players", str(players), "--games", "1", "--seed", "1"]
+    assert main([*argv, "--option", option_text(name, value)]) == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["games"] == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"bot_delay": "fast"}, "bot_delay"),
+        ({"bot_delay": -1}, "bot_delay"),
+        ({"options": {"fashion": ["everyone"]}}, "options"),
+    ],
+)
+def test_bad_options_or_bot_speed_in_settings_are_reported(
+    private_config: Path, data: dict[str, Any], problem: str
+) -> None:
+    from tui.settings import Settings, load_settings
+
+    private_config.parent.mkdir(parents=True, exist_ok=True)
+    private_config.write_text(json.dumps(data), encoding="utf-8")
+    settings, notice = load_settings(private_config)
+    assert settings == Settings() and notice is not None and problem in notice
+
+
+async def test_a_remembered_value_no_longer_offered_falls_back_to_the_default(
+    private_config: Path,
+) -> None:
+    write_settings(private_config, options={"dominoes": {"target": 77, "gone": 1}})
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        target = app.screen.query_one("#opt-dominoes-target", Chooser)
+        assert target.value is None  # the rules' target
+        screen = app.screen
+        assert isinstance(screen, HomeScreen)
+        await choose(pilot, "game", "dominoes")
+        assert screen.collect().options["dominoes"] == {}  # only what differs

@@ -1,0 +1,182 @@
+"""Every phase is playable right after `c` continues a saved game, with the
+same keys as before the crash; and a resumed game's first update (the whole
+story so far) does not leak earlier rounds into the current round's summary."""
+
+from __future__ import annotations
+
+import io
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+
+from core.engine import View
+from core.registry import get_game
+from net.table import HUMAN, SavedTable, SeatSpec, Table
+from tests.tui.conftest import SIZE, make_app
+from tui.saves import save_path, write_save
+from tui.screens.choice import ChoiceScreen
+from tui.screens.dominoes_table import DominoesTableScreen
+from tui.screens.fashion_table import FashionTableScreen
+from tui.screens.passpass_table import PassPassTableScreen
+from tui.screens.round_end import RoundEndScreen
+from tui.screens.table import TableScreen
+from tui.widgets.fashion_hand import FashionHand
+from tui.widgets.fashion_offer import FashionOffer
+
+NAMES = ("You", "Ada", "Bruno", "Cleo")
+
+
+def save_when(config: Path, game_id: str, wanted: Callable[[View], bool]) -> SavedTable:
+    """Play 4-seat games (you: random legal moves; bots: heuristic) until it
+    is your turn in a position ``wanted`` accepts, and save it as the app does."""
+    for seed in range(1, 50):
+        saved = _play_until(game_id, wanted, seed)
+        if saved is not None:
+            assert write_save(save_path(config), saved) is None
+            return saved
+    raise AssertionError("the wanted position never came")
+
+
+def _play_until(game_id: str, wanted: Callable[[View], bool], seed: int) -> SavedTable | None:
+    seats = [SeatSpec(NAMES[0], HUMAN)] + [SeatSpec(name, "heuristic") for name in NAMES[1:]]
+    table = Table.new(game_id, get_game(game_id).make_config(players=4), seed, seats, bot_delay=0)
+    moves = random.Random(seed)
+    while not table.state.is_over:
+        state = table.state
+        if 0 in state.to_act:
+            if wanted(state.view(0)):
+                return SavedTable(table.record(), table.seats, 0)
+            table.submit(0, moves.choice(state.legal_actions(0)))
+        else:
+            table.step_bot()
+    return None
+
+
+def my_moves(table: TableScreen) -> int:
+    record = table.client.record()
+    assert record is not None
+    return sum(seat == 0 for seat, _ in record.actions)
+
+
+async def continue_game(pilot: Pilot[Any]) -> TableScreen:
+    await pilot.press("c")
+    await pilot.pause()
+    table = pilot.app.screen
+    if isinstance(table, ChoiceScreen):  # fashion's "who plays?" opens by itself
+        table = pilot.app.screen_stack[-2]
+    assert isinstance(table, TableScreen)
+    return table
+
+
+def fashion_phase(phase: str) -> Callable[[View], bool]:
+    # From round 2 on: a resumed game then carries earlier rounds' events.
+    return lambda view: view.phase == phase and view.round >= 2  # type: ignore[attr-defined]
+
+
+# The keys a person presses in each fashion phase (FA-7, FA-9, FA-10, FA-11).
+FASHION_KEYS = {
+    "auction": ("enter",),  # bid the card under the cursor
+    "choose": ("1",),  # the "who plays?" list is open: the first seat
+    "take": ("space", "down", "space", "enter"),  # two offer cards, take them
+    "action": ("e",),  # end the turn
+}
+
+
+@pytest.mark.parametrize("phase", sorted(FASHION_KEYS))
+async def test_every_fashion_phase_plays_right_after_continue(
+    private_config: Path, phase: str
+) -> None:
+    save_when(private_config, "fashion", fashion_phase(phase))
+    app = make_app(private_config, bot_delay=60.0)  # bots wait: only our move counts
+    async with app.run_test(size=SIZE) as pilot:
+        table = await continue_game(pilot)
+        assert isinstance(table, FashionTableScreen)
+        before = my_moves(table)
+        if phase == "choose":
+            assert isinstance(app.screen, ChoiceScreen)
+        else:
+            wanted = FashionOffer if phase == "take" else FashionHand
+            assert isinstance(app.focused, wanted), app.focused
+        await pilot.press(*FASHION_KEYS[phase])
+        await pilot.pause()
+        assert my_moves(table) == before + 1, [n.message for n in app._notifications]
+
+
+async def test_pass_pass_plays_right_after_continue(private_config: Path) -> None:
+    save_when(private_config, "passpass", lambda view: view.phase == "play")  # type: ignore[attr-defined]
+    app = make_app(private_config, bot_delay=60.0)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await continue_game(pilot)
+        assert isinstance(table, PassPassTableScreen)
+        before = my_moves(table)
+        view = table.pp_view
+        assert view is not None
+        for number in range(1, len(view.hand) + 1):  # PP-8: not every card may follow
+            await pilot.press(str(number))
+            await pilot.pause()
+            if my_moves(table) > before:
+                break
+        assert my_moves(table) == before + 1
+
+
+async def test_dominoes_plays_right_after_continue(private_config: Path) -> None:
+    save_when(private_config, "dominoes", lambda view: len(view.legal) > 1)
+    app = make_app(private_config, bot_delay=60.0)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await continue_game(pilot)
+        assert isinstance(table, DominoesTableScreen)
+        before = my_moves(table)
+        await pilot.press("p")  # DO-8: passing is always allowed
+        await pilot.pause()
+        assert my_moves(table) == before + 1
+
+
+def plain(renderable: object) -> str:
+    stream = io.StringIO()
+    Console(file=stream, width=80, color_system=None).print(renderable)
+    return stream.getvalue()
+
+
+async def test_a_resumed_round_summary_lists_each_designer_once(private_config: Path) -> None:
+    # Saved in round 3 after some of its moves: the summary of round 3 must
+    # list each designer once, with the points gained in the whole round.
+    saved = save_when(
+        private_config,
+        "fashion",
+        lambda view: view.phase == "action" and view.round == 3,  # type: ignore[attr-defined]
+    )
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await continue_game(pilot)
+        assert isinstance(table, FashionTableScreen)
+        assert table.round_points == points_when_round_opened(saved, 3)
+        await pilot.press("e")
+        for _ in range(500):
+            await pilot.pause()
+            if isinstance(app.screen, RoundEndScreen):
+                break
+        screen = app.screen
+        assert isinstance(screen, RoundEndScreen), screen
+        assert screen.round_title == "End of round 3"
+        rows = plain(screen.body).splitlines()
+        for name in NAMES:
+            assert sum(row.startswith((name + " ", name + "*")) for row in rows) == 1, rows
+
+
+def points_when_round_opened(saved: SavedTable, round_number: int) -> tuple[int, ...]:
+    """Each designer's points as round ``round_number`` opened, replayed by
+    the engine action by action (independently of the screen)."""
+    game = get_game("fashion")
+    state = game.new_game(game.config_from_data(saved.record.config), saved.record.seed)
+    for seat, text in saved.record.actions:
+        if state.view(None).round == round_number:
+            break
+        state.apply(seat, game.parse_action(text))
+    view = state.view(None)
+    assert view.round == round_number
+    return view.points  # type: ignore[no-any-return]
