@@ -538,3 +538,25 @@ def test_a_bad_passe_broker_is_refused_by_host_and_join(
     monkeypatch.setenv("PASSE_BROKER", "127.0.0.1:9")
     assert main(["join", "ABC-123", "--bot", "random"]) == 2
     assert "cannot reach the broker at 127.0.0.1:9" in capsys.readouterr().err
+
+
+async def test_a_hosted_room_has_the_home_screens_game_options(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    write_settings(
+        private_config,
+        game="dominoes",
+        players={"dominoes": 2},
+        options={"dominoes": {"target": 61}},
+    )
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("o")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await wait_until(pilot, lambda: lobby.room is not None, "the room")
+        assert lobby.hosted is not None
+        assert lobby.hosted.authority.config.to_data()["target"] == 61
+        assert "Passe dominoes · 2 players · each for themselves\ntarget=61" in text_of(
+            lobby, "#lobby-info"
+        )
