@@ -170,9 +170,12 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
     except JoinError as error:
         await room.close()
         raise NetplayError(str(error)) from None
-    except Exception as error:
+    except BaseException as error:  # failed, or cancelled: the person left
+        await table.close()
         await room.close()
-        raise NetplayError(_one_line(error, "could not take your seat")) from None
+        if isinstance(error, Exception):
+            raise NetplayError(_one_line(error, "could not take your seat")) from None
+        raise
     return room, table, notice
 
 
@@ -253,9 +256,11 @@ async def join_target(target: Target, name: str) -> tuple[RemoteTable, str | Non
         await table.join()
     except JoinError as error:
         raise NetplayError(str(error)) from None
-    except Exception as error:
+    except BaseException as error:  # failed, or cancelled: the person went back
         await table.close()
-        raise NetplayError(_one_line(error, "could not join")) from None
+        if isinstance(error, Exception):
+            raise NetplayError(_one_line(error, "could not join")) from None
+        raise
     return table, notice
 
 

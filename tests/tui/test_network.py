@@ -560,3 +560,16 @@ async def test_a_hosted_room_has_the_home_screens_game_options(
         assert "Passe dominoes · 2 players · each for themselves\ntarget=61" in text_of(
             lobby, "#lobby-info"
         )
+
+
+async def test_going_back_while_joining_abandons_the_attempt(private_config: Path) -> None:
+    app = PasseApp(config_path=private_config, network=NetworkOptions(advertise=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        join = app.screen
+        assert isinstance(join, JoinScreen)
+        await type_code(pilot, "ABC-123@127.0.0.1:9")
+        assert join.joining
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+        await wait_until(pilot, lambda: not join.is_attached, "the join screen gone")

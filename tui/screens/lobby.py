@@ -14,7 +14,6 @@ The lobby owns the room: it stays under the table screen, and closing it
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
@@ -180,7 +179,7 @@ class LobbyScreen(PasseScreen):
     def _on_authority_change(self) -> None:
         if self.hosted is not None:
             # Free seats change the LAN advert (a no-op when not advertised).
-            asyncio.get_running_loop().create_task(self.hosted.update_advert())
+            self.run_worker(self.hosted.update_advert(), group="advert")
 
     def _follow_room(self) -> None:
         table = self.table
@@ -337,6 +336,9 @@ class LobbyScreen(PasseScreen):
             with contextlib.suppress(ValueError):
                 unsubscribe()
         self._unsubscribe.clear()
+        if self.hosted is not None:
+            with contextlib.suppress(ValueError):
+                self.hosted.authority.on_change.remove(self._on_authority_change)
         if self.table is not None:
             with contextlib.suppress(Exception):
                 await (self.table.leave() if leaving else self.table.close())
