@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -23,6 +23,7 @@ from net.client import LocalClient, TableClient
 from net.table import SavedTable, Table
 from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES, themes_for
 from tui.games import load_table_screen
+from tui.messages import HostRequested, JoinRequested
 from tui.saves import clear_save, load_save, save_path, set_aside, write_save
 from tui.screens.base import SizeGuard
 from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
@@ -37,6 +38,9 @@ from tui.settings import (
     load_settings,
     save_settings,
 )
+
+if TYPE_CHECKING:
+    from tui.netplay import NetworkOptions
 
 __all__ = ["DEFAULT_BOT_DELAY", "PasseApp", "run"]
 # A plain ``kill`` or a system shutdown (SIGTERM), or the terminal going away
@@ -60,6 +64,8 @@ class PasseApp(App[None]):
         seed: int | None = None,
         handle_signals: bool = False,
         name: str | None = None,
+        network: NetworkOptions | None = None,
+        opening: Callable[[], Screen[Any]] | None = None,
     ) -> None:
         super().__init__()
         self.handle_signals = handle_signals
@@ -69,6 +75,8 @@ class PasseApp(App[None]):
         # ``passe play --bot-delay`` for this run; otherwise the remembered speed.
         self.bot_delay_override = bot_delay
         self.seed = seed
+        self.network = network  # None: from the environment, when first needed
+        self.opening = opening  # a screen to open over home at start (passe host/join)
         self.games_started = 0
         self.settings, self.settings_notice = load_settings(self.config_path)
         if name is not None:  # `passe play --name`, e.g. an SSH guest's user name
@@ -136,6 +144,8 @@ class PasseApp(App[None]):
                 loop.add_signal_handler(signum, self.quit_on_signal, signum)
         if self.settings_notice:
             self.notify(self.settings_notice, title="Settings", severity="warning", timeout=8)
+        if self.opening is not None:
+            self.push_screen(self.opening())
 
     def action_help(self) -> None:
         screen = self.screen
@@ -167,6 +177,10 @@ class PasseApp(App[None]):
         table = next((s for s in self.screen_stack if isinstance(s, TableScreen)), None)
         if table is not None and table.in_progress and self.screen is table:
             table.action_leave()
+            return
+        leave_room = getattr(self.screen, "action_leave", None)
+        if getattr(self.screen, "in_room", False) and leave_room is not None:
+            leave_room()  # a networked lobby: leaving tells the others (and may close it)
             return
         self.exit()
 
@@ -298,6 +312,53 @@ class PasseApp(App[None]):
             options=options,
         )
 
+    # -- networked games (tui/netplay.py) -----------------------------------
+
+    def network_options(self) -> NetworkOptions | None:
+        """Where rooms are hosted and looked for; ``None`` after saying why not."""
+        from tui.netplay import NetplayError, NetworkOptions
+
+        if self.network is None:
+            try:
+                self.network = NetworkOptions.from_env()
+            except NetplayError as error:
+                self.notify(str(error), title="PASSE_BROKER", severity="error")
+                return None
+        return self.network
+
+    def on_host_requested(self, message: HostRequested) -> None:
+        from tui.netplay import HostPlan, table_name
+        from tui.screens.lobby import LobbyScreen
+
+        settings = message.settings
+        network = self.network_options()
+        if network is None:
+            return
+        self.settings = settings
+        self._save()
+        plan = HostPlan(
+            settings.game,
+            players=settings.players.get(settings.game, 4),
+            teams=settings.teams.get(settings.game, False),
+            name=table_name(settings.name),
+            options=dict(settings.options.get(settings.game, {})),
+            network=network,
+            seed=self.seed,
+            bot_delay=self.bot_delay,
+        )
+        self.push_screen(LobbyScreen(plan=plan))
+
+    def on_join_requested(self, message: JoinRequested) -> None:
+        from tui.netplay import table_name
+        from tui.screens.join import JoinScreen
+
+        network = self.network_options()
+        if network is None:
+            return
+        self.settings = message.settings
+        self._save()
+        self.push_screen(JoinScreen(table_name(message.settings.name), network))
+
     async def go_home(self) -> None:
         while len(self.screen_stack) > 1 and not isinstance(self.screen, HomeScreen):
             await self.pop_screen()
@@ -308,9 +369,22 @@ class PasseApp(App[None]):
 
 
 def run(
-    *, bot_delay: float | None = None, seed: int | None = None, name: str | None = None
+    *,
+    bot_delay: float | None = None,
+    seed: int | None = None,
+    name: str | None = None,
+    network: NetworkOptions | None = None,
+    opening: Callable[[], Screen[Any]] | None = None,
 ) -> int:
-    app = PasseApp(bot_delay=bot_delay, seed=seed, name=name, handle_signals=True)
+    """``opening``: a screen shown over home at start (``passe host``/``join``)."""
+    app = PasseApp(
+        bot_delay=bot_delay,
+        seed=seed,
+        name=name,
+        handle_signals=True,
+        network=network,
+        opening=opening,
+    )
     app.match_terminal_colours()
     app.run()
     return app.return_code or 0

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from net.table import TableUpdate
+
+if TYPE_CHECKING:
+    from net.wire import RoomState
+    from tui.settings import Settings
 
 
 class TableUpdated(Message):
@@ -32,3 +37,42 @@ class TileChosen(Message):
 
     index: int
     end: str | None = None
+
+
+class RoomChanged(Message):
+    """A networked room's public state changed (seats, presence, phase)."""
+
+    def __init__(self, room: RoomState) -> None:
+        super().__init__()
+        self.room = room
+
+
+@dataclass
+class LinkChanged(Message):
+    """Our link to a networked room's broker went down (``up`` False:
+    reconnecting by itself) or came back."""
+
+    up: bool
+
+
+@dataclass
+class SeatLevelChosen(Message):
+    """The host chose who fills an empty seat in the lobby: a bot of
+    ``level``, or nobody (``None``: the seat waits for a person)."""
+
+    seat: int
+    level: str | None
+
+
+@dataclass
+class HostRequested(Message):
+    """Home asks to host a LAN game with these settings."""
+
+    settings: Settings
+
+
+@dataclass
+class JoinRequested(Message):
+    """Home asks to join a LAN game by its code (``settings``: the name)."""
+
+    settings: Settings

@@ -1,6 +1,7 @@
 """``passe host`` and ``passe join``: networked play from the command line.
 
-Without ``--headless``/``--bot`` they open the game table on the room's lobby;
+Without ``--headless``/``--bot`` they open the game table at the room's lobby
+(``host``) or at the join screen, joining the room at once (``join``);
 with them they run without a screen, print JSON lines (``{"event": ...}``) and
 exit when the game is over, which is how a bot fills a seat from another
 machine and how the tests drive whole games between real processes. Every
@@ -14,7 +15,6 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import Sequence
 from typing import Any
 
 USAGE_ERROR = 2
@@ -131,6 +131,17 @@ def add_commands(commands: Any, option_type: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.broker is None:  # $PASSE_BROKER stands for --broker (README)
+        from tui.netplay import BROKER_ENV, NetplayError, NetworkOptions
+
+        try:
+            args.broker = NetworkOptions.from_env().broker
+        except NetplayError as error:
+            return _fail(f"{BROKER_ENV}: {error}")
+    if args.command == "host" and not args.headless:
+        return _host_on_screen(args)
+    if args.command == "join" and args.bot is None:
+        return _join_on_screen(args)
     logging.basicConfig(level=logging.WARNING, format="passe: %(message)s")
     try:
         if args.command == "host":
@@ -138,6 +149,97 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(_join(args))
     except KeyboardInterrupt:
         return 130
+
+
+def _screen_name(args: argparse.Namespace) -> str:
+    """``--name``, else the name remembered from the home screen."""
+    from tui.netplay import table_name
+    from tui.settings import clean_name, default_path, load_settings
+
+    if args.name:
+        return table_name(clean_name(args.name))
+    settings, _ = load_settings(default_path())
+    return table_name(settings.name)
+
+
+def _screen_options(args: argparse.Namespace) -> tuple[float, int | None]:
+    from tui.app import DEFAULT_BOT_DELAY
+
+    delay = getattr(args, "bot_delay", None)
+    return (DEFAULT_BOT_DELAY if delay is None else delay), getattr(args, "seed", None)
+
+
+def _host_on_screen(args: argparse.Namespace) -> int:
+    """The game table, opened at the lobby of a new room (the home screen's
+    "Host a LAN game" with these settings)."""
+    from core.engine import ConfigError
+    from core.registry import get_game
+    from tui.app import run as run_app
+    from tui.netplay import HostPlan, NetworkOptions
+
+    if args.wait_for is not None:
+        return _fail("--wait-for is for --headless: on screen, you start the game")
+    try:
+        game = get_game(args.game)
+        players = args.players if args.players is not None else game.info.min_players
+        game.make_config(players=players, teams=args.teams, **dict(args.option))
+    except ConfigError as error:
+        return _fail(str(error))
+    bot_delay, seed = _screen_options(args)
+    network = NetworkOptions(broker=args.broker, port=args.port, advertise=not args.no_advertise)
+    code = None
+    if args.code is not None:
+        from net.codes import CodeError, normalize_code
+
+        try:
+            code = normalize_code(args.code)
+        except CodeError as error:
+            return _fail(str(error))
+    plan = HostPlan(
+        game.id,
+        players=players,
+        teams=args.teams,
+        name=_screen_name(args),
+        options=dict(args.option),
+        network=network,
+        seed=seed,
+        bot_delay=bot_delay,
+        code=code,
+    )
+
+    def lobby() -> Any:
+        from tui.screens.lobby import LobbyScreen
+
+        return LobbyScreen(plan=plan)
+
+    return run_app(bot_delay=bot_delay, seed=seed, network=network, opening=lobby)
+
+
+def _join_on_screen(args: argparse.Namespace) -> int:
+    """The game table, opened at the join screen, joining the room found
+    here (a code that is not found fails here, with exit code 2)."""
+    from tui.app import run as run_app
+    from tui.netplay import NetworkOptions
+
+    if args.seat is not None:
+        return _fail("--seat is for --bot: on screen, the host's room gives you a free seat")
+    try:
+        resolved = asyncio.run(_resolve(args))
+    except KeyboardInterrupt:
+        return 130
+    if isinstance(resolved, int):
+        return resolved
+    code, host, port = resolved
+    network = NetworkOptions(broker=(host, port))
+    name = _screen_name(args)
+
+    def join() -> Any:
+        from tui.screens.join import JoinScreen
+
+        return JoinScreen(name, network, code=code, join_now=True)
+
+    bot_delay, seed = _screen_options(args)
+    return run_app(bot_delay=bot_delay, seed=seed, network=network, opening=join)
 
 
 def _fail(message: str) -> int:
@@ -163,10 +265,6 @@ async def _host(args: argparse.Namespace) -> int:
         config = game.make_config(players=players, teams=args.teams, **dict(args.option))
     except ConfigError as error:
         return _fail(str(error))
-    if not args.headless:
-        return _fail(
-            "hosting with a screen: open `passe` and choose Host a LAN game, or add --headless"
-        )
     if args.wait_for is not None and not 0 <= args.wait_for <= players:
         return _fail(f"--wait-for {args.wait_for}: choose between 0 and {players}")
     code = None
@@ -255,35 +353,30 @@ async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
     if args.broker is not None:
         host, port = args.broker
         return target.code, host, port
-    from net.discovery import find_room
+    try:
+        from net.discovery import find_room
 
-    # About a second on a quiet LAN; a busy machine or a lost packet needs more.
-    advert = await find_room(target.code, timeout=DISCOVERY_WAIT)
+        # About a second on a quiet LAN; a busy machine or a lost packet needs more.
+        advert = await find_room(target.code, timeout=DISCOVERY_WAIT)
+    except Exception as error:  # no zeroconf, multicast blocked…
+        return _fail(
+            f"LAN discovery unavailable ({error or type(error).__name__}): "
+            "type CODE@HOST:PORT or use --broker HOST:PORT"
+        )
     if advert is None:
         return _fail(
             f"no room {target.code} found on the LAN: check the code, or ask the host "
             "for the address and type CODE@HOST:PORT"
         )
-    address = await _first_reachable(advert.addresses or ("127.0.0.1",), advert.port)
+    from tui.netplay import first_reachable
+
+    address = await first_reachable(advert.addresses or ("127.0.0.1",), advert.port)
     if address is None:
         return _fail(
             f"room {target.code} was found at {', '.join(advert.addresses)} port {advert.port}, "
             "but its broker does not answer there"
         )
     return target.code, address, advert.port
-
-
-async def _first_reachable(addresses: Sequence[str], port: int) -> str | None:
-    """The first of the advertised addresses whose broker accepts a
-    connection: a host may be on several networks, not all of them ours."""
-    for address in addresses:
-        try:
-            _, writer = await asyncio.wait_for(asyncio.open_connection(address, port), 1.5)
-        except (OSError, TimeoutError):
-            continue
-        writer.close()
-        return address
-    return None
 
 
 async def _join(args: argparse.Namespace) -> int:
@@ -295,10 +388,6 @@ async def _join(args: argparse.Namespace) -> int:
     if isinstance(resolved, int):
         return resolved
     code, host, port = resolved
-    if args.bot is None:
-        return _fail(
-            "joining with a screen: open `passe` and choose Join by code, or add --bot LEVEL"
-        )
     if args.seat is not None and not 1 <= args.seat <= 16:
         return _fail(f"--seat {args.seat}: seats are numbered from 1")
     identity = load_identity().identity

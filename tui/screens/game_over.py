@@ -19,6 +19,8 @@ from tui.screens.base import PasseModal
 AGAIN = "again"
 HOME = "home"
 KEYS_HINT = "a / Enter: play again    h / Escape: home    q: quit"
+# A networked game is played again by hosting a new room (o on home).
+NETWORK_KEYS_HINT = "h / Escape: home    q: quit    (to play again, host a new room)"
 
 
 def verdict(result: Result, names: Sequence[str], seat: int | None) -> str:
@@ -40,9 +42,16 @@ class GameOverScreen(PasseModal[str]):
     ]
 
     def __init__(
-        self, result: Result, names: Sequence[str], seat: int | None, scores: RenderableType
+        self,
+        result: Result,
+        names: Sequence[str],
+        seat: int | None,
+        scores: RenderableType,
+        *,
+        again: bool = True,
     ) -> None:
         super().__init__()
+        self.again = again  # False for a networked game: its host opens a new room
         self.result = result
         self.names = tuple(names)
         self.seat = seat
@@ -54,8 +63,17 @@ class GameOverScreen(PasseModal[str]):
             yield Static(verdict(self.result, self.names, self.seat), id="verdict")
             with VerticalScroll(id="final-scroll"):
                 yield Static(self.scores, id="final-scores")
-            yield Static(KEYS_HINT, classes="hint", id="game-over-hint")
+            yield Static(self.keys_hint, classes="hint", id="game-over-hint")
         yield Footer()
+
+    @property
+    def keys_hint(self) -> str:
+        return KEYS_HINT if self.again else NETWORK_KEYS_HINT
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "again" and not self.again:
+            return False
+        return super().check_action(action, parameters)
 
     def on_mount(self) -> object:
         self.call_after_refresh(self._hint_scrolling)
@@ -64,7 +82,7 @@ class GameOverScreen(PasseModal[str]):
     def _hint_scrolling(self) -> None:
         """Say that the scores scroll, when they do."""
         if self.query_one("#final-scroll", VerticalScroll).max_scroll_y > 0:
-            self.query_one("#game-over-hint", Static).update(KEYS_HINT + "    ↑↓: more scores")
+            self.query_one("#game-over-hint", Static).update(self.keys_hint + "    ↑↓: more scores")
 
     def action_again(self) -> None:
         self.dismiss(AGAIN)

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Input, Label, Static
 from core.engine import GameInfo
 from core.registry import game_info
 from tui.games import GameEntry, game_entries
+from tui.messages import HostRequested, JoinRequested
 from tui.screens.base import PasseScreen, rules_screen
 from tui.session import BOT_NAMES
 from tui.settings import BOT_LEVELS, BOT_SPEEDS, NAME_LENGTH, Settings, clean_name
@@ -42,6 +43,9 @@ class HomeScreen(PasseScreen):
         Binding("tab,shift+tab", "panel", "Other panel", key_display="Tab", show=False),
         Binding("r", "rules", "Rules"),
         Binding("c", "resume", "Continue"),
+        # In the New game panel's bottom line (the footer is full at 80 columns).
+        Binding("o", "host", "Host a LAN game", show=False),
+        Binding("j", "join", "Join by code", show=False),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
     TITLE_IN_HELP = "Home"
@@ -52,6 +56,8 @@ class HomeScreen(PasseScreen):
         "game's variants (see r, the rules); bot speed is the pause between\n"
         "bot moves. Enter starts the game.\n"
         "A game in progress is saved after every move: c continues it.\n"
+        "o hosts this game on the LAN (others join by its room code);\n"
+        "j joins a LAN game by the code its host reads out.\n"
         "ctrl+p opens the command palette: pick a theme there (Passe, the\n"
         "colour-blind safe Okabe-Ito one, or high-contrast monochrome)."
     )
@@ -112,6 +118,8 @@ class HomeScreen(PasseScreen):
 
     def on_mount(self) -> None:
         self.query_one("#home-game").border_title = "New game"
+        # The LAN keys (the footer is full at 80 columns).
+        self.query_one("#home-game").border_subtitle = "o: host on the LAN · j: join by code"
         self.query_one("#home-seats").border_title = "Seats (Tab)"
         self._game_changed()
         self.query_one("#game", Chooser).focus()
@@ -350,6 +358,15 @@ class HomeScreen(PasseScreen):
         app = self.app
         assert isinstance(app, PasseApp)
         app.request_new_game(self.collect())
+
+    def action_host(self) -> None:
+        if self.game is None:
+            self.notify("No game is playable yet.", severity="warning")
+            return
+        self.post_message(HostRequested(self.collect()))
+
+    def action_join(self) -> None:
+        self.post_message(JoinRequested(self.collect()))
 
     def action_rules(self) -> None:
         game = self.game

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -24,7 +24,8 @@ from textual.screen import Screen
 from core.engine import Action, Event, IllegalAction, Names, View, acts
 from net.client import TableClient
 from net.table import TableUpdate
-from tui.messages import TableUpdated
+from tui.messages import LinkChanged, RoomChanged, TableUpdated
+from tui.netplay import remote_table
 from tui.screens.base import PasseScreen, rules_screen
 from tui.screens.choice import ChoiceScreen
 from tui.screens.confirm_quit import HOME, QUIT, ConfirmQuitScreen
@@ -34,6 +35,10 @@ from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
 
 Dialog = tuple[Screen[Any], Callable[[Any], None] | None]
+
+if TYPE_CHECKING:
+    from net.remote import RemoteTable
+    from net.wire import RoomState
 
 EXPLAIN_KEYS = "enter,space,left,right,h,l,1,2,3,4,5,6,7,8,9"
 CONFIRM_CHOICE = "confirm"
@@ -81,6 +86,12 @@ class TableScreen(PasseScreen):
         self._my_turn = False
         self.deferred: list[Dialog] = []  # dialogs waiting for this screen
         self.round_end_title = ""  # while an end-of-round summary is due or open
+        # A networked table (tui/netplay.py): the room's state and our link.
+        self._network_listeners: list[Callable[[], None]] = []
+        self._room: RoomState | None = None
+        self._room_notice = ""
+        self._link_up = True
+        self._players_title: str | None = None  # the players panel's own title
 
     # -- subclasses --------------------------------------------------------
 
@@ -135,12 +146,71 @@ class TableScreen(PasseScreen):
 
     async def on_mount(self) -> None:
         await self.client.connect(self._receive)
+        self._follow_network()
 
     def _receive(self, update: TableUpdate) -> None:
         self.post_message(TableUpdated(update))
 
     async def on_unmount(self) -> None:
+        self._stop_following()
         await self.client.close()
+
+    def _stop_following(self) -> None:
+        for unsubscribe in self._network_listeners:
+            with contextlib.suppress(ValueError):
+                unsubscribe()
+        self._network_listeners = []
+
+    # -- a networked table: presence, our link, the room -------------------
+
+    @property
+    def networked(self) -> bool:
+        return remote_table(self.client) is not None
+
+    def _follow_network(self) -> None:
+        remote = remote_table(self.client)
+        if remote is None:
+            return
+        from tui.widgets.net_status import NetStatus  # the network layer: only here
+
+        self.mount(NetStatus(id="net-status"))
+        self._link_up = remote.connected
+
+        def link_changed(up: bool) -> None:
+            self.post_message(LinkChanged(up))
+
+        def room_changed(room: RoomState) -> None:
+            self.post_message(RoomChanged(room))
+
+        self._network_listeners = [remote.on_link(link_changed), remote.on_room(room_changed)]
+
+    def on_link_changed(self, message: LinkChanged) -> None:
+        self._link_up = message.up
+        self._show_network()
+
+    def on_room_changed(self, message: RoomChanged) -> None:
+        room = message.room
+        if room.notice and room.notice != self._room_notice and room.phase == "playing":
+            self.notify(room.notice, title="Table")
+        self._room_notice = room.notice
+        self._room = room
+        self._show_network()
+
+    def _show_network(self) -> None:
+        from tui.widgets.net_status import NetStatus, away_names, network_problem
+
+        room = self._room
+        self.query_one(NetStatus).say(network_problem(room, self._link_up, self.client.seat))
+        # Also beside the seats: every game's players panel is #players.
+        panel = next(iter(self.query("#players")), None)
+        if panel is None:
+            return
+        if self._players_title is None:
+            self._players_title = str(panel.border_title or "")
+        away = away_names(room.seats, self.client.seat) if room and room.phase == "playing" else []
+        panel.border_title = (
+            f"{self._players_title} · away: {', '.join(away)}" if away else self._players_title
+        )
 
     @property
     def log_names(self) -> Names:
@@ -269,7 +339,14 @@ class TableScreen(PasseScreen):
 
     def show_game_over(self, view: View) -> None:
         assert view.result is not None
-        screen = GameOverScreen(view.result, self.names, view.seat, self.final_scores(view))
+        screen = GameOverScreen(
+            view.result,
+            self.names,
+            view.seat,
+            self.final_scores(view),
+            # A networked game is replayed by hosting a new room from home.
+            again=not self.networked,
+        )
         self.push_dialog(screen, self._after_game_over)
 
     def _after_game_over(self, choice: str | None) -> None:
@@ -300,12 +377,45 @@ class TableScreen(PasseScreen):
         self.notify(self.explain(), title="Not now", severity="information")
 
     def action_leave(self) -> None:
-        if not self.in_progress:
+        room_closed = self._room is not None and self._room.phase == "closed"
+        if not self.in_progress or room_closed:
             self._leave(HOME)
+            return
+        if self.networked:
+            self.push_dialog(self._confirm_leave_room(), self._leave)
             return
         self.push_dialog(ConfirmQuitScreen(), self._leave)
 
+    def _confirm_leave_room(self) -> ConfirmQuitScreen:
+        from tui.screens.confirm_leave_room import (
+            HOST_TEXT,
+            PLAYER_IN_GAME_TEXT,
+            ConfirmLeaveRoomScreen,
+        )
+        from tui.screens.lobby import LobbyScreen
+
+        hosting = any(
+            isinstance(screen, LobbyScreen) and screen.hosting for screen in self.app.screen_stack
+        )
+        text = HOST_TEXT if hosting else PLAYER_IN_GAME_TEXT
+        return ConfirmLeaveRoomScreen("Leave this networked game?", text)
+
     def _leave(self, choice: str | None) -> None:
+        remote = remote_table(self.client)
+        room_open = self._room is None or self._room.phase != "closed"
+        if remote is not None and choice in (HOME, QUIT) and self.in_progress and room_open:
+            # Tell the host first: a bot takes the seat and the others go on.
+            self.run_worker(self._leave_room(remote, choice), exclusive=True)
+            return
+        self._go(choice)
+
+    async def _leave_room(self, remote: RemoteTable, choice: str) -> None:
+        self._stop_following()  # our own leaving is not news to us
+        with contextlib.suppress(Exception):  # leaving never fails for the person
+            await remote.leave()
+        self._go(choice)
+
+    def _go(self, choice: str | None) -> None:
         from tui.app import PasseApp
 
         app = self.app

@@ -1,0 +1,575 @@
+"""Networked play through the app: the lobby (host's and joiner's views), the
+join screen's errors, and a whole Pass Pass game through the real table
+screen against a host process with bots (issue 10's acceptance test).
+
+Tests that need a broker use the machine's Mosquitto (the ``mosquitto``
+fixture: skipped when it is unreachable, failing in CI, as tests/net do)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList
+
+from core.passpass.state import PassPassView
+from core.registry import get_game
+from net.host import HostedRoom, open_room
+from net.identity import Identity
+from net.remote import CONNECT_WAIT, ROOM_WAIT, RemoteTable
+from tests.net.procs import PasseProcess, need_mosquitto
+from tests.tui.conftest import SIZE, footer_keys, play_to_end, write_settings
+from tui.app import PasseApp
+from tui.netplay import NetworkOptions
+from tui.screens.confirm_leave_room import ConfirmLeaveRoomScreen
+from tui.screens.game_over import GameOverScreen
+from tui.screens.help import HelpScreen
+from tui.screens.home import HomeScreen
+from tui.screens.join import JoinScreen
+from tui.screens.lobby import LobbyScreen, spoken_code
+from tui.screens.passpass_table import PassPassTableScreen
+from tui.widgets.net_status import NetStatus
+from tui.widgets.seat_list import SeatList
+
+MOSQUITTO = ("127.0.0.1", 1883)
+WAIT = 10.0  # seconds: far above what a step takes on loopback
+
+
+@pytest.fixture
+def mosquitto() -> tuple[str, int]:
+    """The machine's Mosquitto (skipped where it is not running, failing in CI)."""
+    need_mosquitto(*MOSQUITTO)
+    return MOSQUITTO
+
+
+@pytest.fixture(autouse=True)
+def private_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Never read or write the real user's key."""
+    directory = tmp_path / "data"
+    monkeypatch.setenv("PASSE_DATA_DIR", str(directory))
+    monkeypatch.delenv("PASSE_BROKER", raising=False)
+    return directory
+
+
+def network_app(config: Path, broker: tuple[str, int]) -> PasseApp:
+    return PasseApp(
+        config_path=config,
+        bot_delay=0,
+        seed=3,
+        network=NetworkOptions(broker=broker, advertise=False),
+    )
+
+
+async def wait_until(pilot: Pilot[None], condition: Callable[[], object], what: str) -> None:
+    """Let the app and the network run until ``condition`` holds."""
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.01)
+
+
+def start_enabled(app: PasseApp) -> bool:
+    """Whether the footer's Start key is there and enabled."""
+    active = app.screen.active_bindings.get("s")
+    return active is not None and active.binding.action == "start" and active.enabled
+
+
+def text_of(screen: Any, selector: str) -> str:
+    return str(screen.query_one(selector).render())
+
+
+def seats_text(screen: Any) -> str:
+    """The seat list as plain text (what a person reads)."""
+    from rich.console import Console
+
+    console = Console(width=78, no_color=True, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(screen.query_one(SeatList).content)
+    return console.export_text()
+
+
+@pytest.fixture
+async def hosted(mosquitto: tuple[str, int]) -> AsyncIterator[HostedRoom]:
+    """A 3-player Pass Pass room hosted in the test's process."""
+    game = get_game("passpass")
+    room = await open_room(
+        "passpass",
+        game.make_config(players=3),
+        identity=Identity.generate(),
+        host_name="Hostess",
+        broker=mosquitto,
+        advertise=False,
+        bot_delay=0,
+        seed=1,
+    )
+    try:
+        yield room
+    finally:
+        await room.close()
+
+
+# -- the host's lobby -------------------------------------------------------
+
+
+async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    write_settings(private_config, name="Zed", players={"passpass": 4})
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("o")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen) and lobby.hosting
+        await wait_until(pilot, lambda: lobby.room is not None, "the room")
+        assert lobby.hosted is not None and lobby.room is not None
+        code = lobby.hosted.code
+        assert text_of(lobby, "#lobby-code-box") == spoken_code(code)
+        info = text_of(lobby, "#lobby-info")
+        assert "Pass Pass · 4 players · each for themselves" in info
+        assert f"passe join {lobby.hosted.join_hint}" in info
+        seats = seats_text(lobby)
+        assert "Zed (you)" in seats and "person · present" in seats
+        assert seats.count("(empty)") == 3
+        # Start is shown disabled, and the status says why.
+        assert not start_enabled(app)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen) and app.screen.help_title == "Lobby"
+        await pilot.press("escape")
+        assert app.screen is lobby
+        assert "Cannot start yet: seat 2, 3, 4 still empty" in text_of(lobby, "#lobby-status")
+        await pilot.press("s")  # refused: nothing starts
+        assert lobby.room.phase == "lobby"
+
+        # ←/→ put a bot of each level in the chosen seat, ↓ moves on.
+        await pilot.press("right")
+        await wait_until(pilot, lambda: "bot · heuristic" in seats_text(lobby), "a bot")
+        await pilot.press("right")
+        await wait_until(pilot, lambda: "bot · random" in seats_text(lobby), "a random bot")
+        await pilot.press("right")  # back to empty
+        await wait_until(pilot, lambda: seats_text(lobby).count("(empty)") == 3, "seat 2 empty")
+        await pilot.press("right", "down", "right", "down", "left")
+        await wait_until(pilot, lambda: lobby.start_refusal() is None, "every seat taken")
+        await wait_until(pilot, lambda: "Ready" in text_of(lobby, "#lobby-status"), "ready")
+        kinds = [seat.kind for seat in lobby.hosted.authority.seats]
+        assert kinds == ["human", "bot", "bot", "bot"]
+        assert [seat.level for seat in lobby.hosted.authority.seats[1:]] == [
+            "heuristic",
+            "heuristic",
+            "random",
+        ]
+        assert start_enabled(app)
+
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen) and table.networked
+        await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
+
+        # Quitting asks first, saying what it does to the others.
+        await pilot.press("q")
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmLeaveRoomScreen)
+        assert "You host this room" in confirm.text
+        authority = lobby.hosted.authority
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+        await wait_until(pilot, lambda: lobby.room_closed, "the room closed")
+        # Closed, or over if the bot that took the host's seat finished first.
+        assert authority.phase in ("closed", "over")
+        # A networked game is not saved locally (its authority keeps it).
+        assert not app.save_path.exists()
+
+
+# -- a joiner's lobby, presence, and the table ------------------------------
+
+
+async def test_joiner_lobby_shows_presence_then_the_table(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    write_settings(private_config, name="Zed")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        join = app.screen
+        assert isinstance(join, JoinScreen)
+        # The room code as a person types it: lower case, O for 0, I for 1.
+        typed = hosted.code.lower().replace("0", "o").replace("1", "i")
+        await pilot.press(*typed, "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen) and not lobby.hosting
+        await wait_until(pilot, lambda: lobby.room is not None, "the room")
+        assert "Waiting for the host to start" in text_of(lobby, "#lobby-status")
+        assert "Start game" not in [d for d, _ in footer_keys(app)]  # not the joiner's
+        assert "Zed (you)" in seats_text(lobby)
+        assert "hosted by Hostess" in text_of(lobby, "#lobby-title")
+
+        # Another person joins, then drops: the lobby shows them away.
+        ada = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Ada")
+        await ada.join()
+        await wait_until(pilot, lambda: "Ada" in seats_text(lobby), "Ada seated")
+        assert "AWAY" not in seats_text(lobby)
+        await ada.close()  # her link goes down (no leave: she keeps her seat)
+        await wait_until(pilot, lambda: "person · AWAY" in seats_text(lobby), "Ada away")
+
+        # A joiner's keys change nothing: the seats are the host's to fill.
+        await pilot.press("right", "down", "right", "s")
+        await pilot.pause()
+        assert [seat.kind for seat in hosted.authority.seats] == ["human", "human", "open"]
+
+        # Leaving (even by ctrl+q) asks first; the host then sees the seat free again.
+        await pilot.press("ctrl+q")
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmLeaveRoomScreen)
+        assert "your seat free again" in confirm.text
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+        await wait_until(
+            pilot, lambda: hosted.authority.seats[0].kind == "open", "Zed's seat freed"
+        )
+
+
+async def test_joiner_sees_the_table_and_who_is_away(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    write_settings(private_config, name="Zed")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        ada = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Ada")
+        await ada.join()
+        await pilot.press("j")
+        await pilot.press(*f"{hosted.code}", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await wait_until(pilot, lambda: "Ada" in seats_text(lobby), "Ada in the lobby")
+        seat = next(n for n, s in enumerate(hosted.authority.seats) if s.kind == "open")
+        hosted.authority.set_bot(seat, "heuristic")
+        hosted.authority.start_game()
+        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
+        status = table.query_one(NetStatus)
+        assert status.text == ""
+        await ada.close()  # Ada's connection drops mid-game
+        await wait_until(pilot, lambda: "Ada is away" in status.text, "Ada away at the table")
+        players = table.query_one("#players")
+        assert players.border_title == "Players (public) · away: Ada"
+
+        # The host closes the room: said over the table; q goes home at once.
+        await hosted.close()
+        await wait_until(pilot, lambda: "host closed the room" in status.text, "the news")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+
+
+# -- the join screen's errors -------------------------------------------------
+
+
+async def type_code(pilot: Pilot[None], text: str) -> None:
+    screen = pilot.app.screen
+    assert isinstance(screen, JoinScreen)
+    screen.query_one("#join-code", Input).value = ""
+    await pilot.press(*text, "enter")
+
+
+async def wait_for_answer(pilot: Pilot[None]) -> str:
+    """The join screen's one-line message once the attempt is over."""
+    screen = pilot.app.screen
+    assert isinstance(screen, JoinScreen)
+    await pilot.pause()
+    await wait_until(pilot, lambda: not screen.joining, "the join attempt to end")
+    await pilot.pause()
+    return screen.message_text
+
+
+async def test_join_errors_are_one_line_on_the_join_screen(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        screen = app.screen
+        assert isinstance(screen, JoinScreen)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen) and app.screen.help_title == "Join by code"
+        await pilot.press("escape")
+        await pilot.press("enter")
+        assert screen.message_text == "Type the room code first."
+        # A letter no code uses: said at once, naming it.
+        await type_code(pilot, "ABC-12U")
+        message = await wait_for_answer(pilot)
+        assert "'U'" in message and "\n" not in message
+        # A well-formed code of no room on this broker.
+        started = time.monotonic()
+        await type_code(pilot, "QQQ-QQ7")
+        message = await wait_for_answer(pilot)
+        assert message == "no room QQQQQ7 at 127.0.0.1:1883: check the code"
+        assert time.monotonic() - started < ROOM_WAIT + 3
+        assert app.screen is screen  # still here, to type it again
+        await pilot.press("escape")
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_an_unreachable_broker_is_said_within_seconds(private_config: Path) -> None:
+    app = PasseApp(config_path=private_config, network=NetworkOptions(advertise=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        started = time.monotonic()
+        await type_code(pilot, "ABC-123@127.0.0.1:9")  # nothing listens on port 9
+        message = await wait_for_answer(pilot)
+        # The link's own deadline, plus slack for a loaded machine.
+        assert time.monotonic() - started < CONNECT_WAIT + 3
+        assert message.startswith("cannot reach the broker at 127.0.0.1:9"), message
+        assert "\n" not in message
+        assert isinstance(app.screen, JoinScreen)
+
+
+async def test_without_lan_discovery_the_screen_says_so(
+    private_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tui.netplay
+    import tui.screens.join
+
+    for module in (tui.netplay, tui.screens.join):
+        monkeypatch.setattr(module, "discovery_available", lambda: False)
+    app = PasseApp(config_path=private_config, network=NetworkOptions(advertise=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        screen = app.screen
+        assert isinstance(screen, JoinScreen)
+        assert "LAN discovery unavailable" in text_of(screen, "#join-lan-note")
+        await type_code(pilot, "ABC-123")
+        message = await wait_for_answer(pilot)
+        assert message.startswith("LAN discovery unavailable: type CODE@HOST:PORT"), message
+
+
+# -- a whole networked game through the table screen ----------------------------
+
+
+async def test_a_networked_passpass_game_through_the_table_screen(
+    private_config: Path, tmp_path: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 10's acceptance: a real `passe host --headless` process with bots;
+    this app joins it by code and plays the whole game by keys."""
+    broker = f"{mosquitto[0]}:{mosquitto[1]}"
+    host = PasseProcess("host", tmp_path)
+    await host.start(
+        *("host", "passpass", "--headless", "--players", "3", "--wait-for", "1"),
+        *("--broker", broker, "--no-advertise", "--bot-delay", "0", "--seed", "1"),
+        *("--name", "Hostess"),
+    )
+    try:
+        room = await host.expect("room")
+        write_settings(private_config, name="Zed")
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("j")
+            # The code as the host shows it, with the broker's address.
+            await type_code(pilot, f"{room['join'].split('@')[0]}@{broker}")
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table"
+            )
+            table = app.screen
+            assert isinstance(table, PassPassTableScreen) and table.networked
+            await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
+            over, log = await play_to_end(pilot)
+            assert isinstance(over, GameOverScreen)
+            view = table.pp_view
+            assert isinstance(view, PassPassView) and view.is_over and view.result is not None
+            assert log.plays >= 3
+            # The host process saw the same end.
+            ended = await host.expect("over")
+            assert ended["result"]["winners"] == list(view.result.winners)
+            assert ended["result"]["scores"] == list(view.result.scores)
+            assert any(line.startswith("Game over:") for line in table.game_log.lines_written)
+            # No "play again" here: one of the players hosts a new room.
+            assert "Play again" not in [d for d, _ in footer_keys(app)]
+            await pilot.press("a")
+            assert app.screen is over
+            await pilot.press("h")
+            await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+            assert not app.save_path.exists()  # networked games are not saved here
+        assert await host.finish() == 0
+    finally:
+        await host.stop()
+
+
+async def test_a_full_room_and_a_started_game_are_refused_in_one_line(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    authority = hosted.authority
+    for seat in range(3):
+        authority.set_bot(seat, "random")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        await type_code(pilot, hosted.code)
+        assert await wait_for_answer(pilot) == f"room {hosted.code} is full"
+        authority.start_game()
+        await type_code(pilot, hosted.code)
+        message = await wait_for_answer(pilot)
+        assert message in (
+            f"the game in room {hosted.code} has already started",
+            f"the game in room {hosted.code} is over",  # random bots can be that quick
+        )
+        assert isinstance(app.screen, JoinScreen)
+
+
+async def test_a_room_found_on_the_lan_is_joined_from_the_list(
+    private_config: Path,
+    hosted: HostedRoom,
+    mosquitto: tuple[str, int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The LAN list as the join screen shows and uses it; mDNS itself is
+    replaced by a stand-in module that lists the room hosted here."""
+    import types
+    from dataclasses import dataclass
+
+    import tui.netplay
+    import tui.screens.join
+
+    @dataclass(frozen=True)
+    class Advert:
+        code: str
+        game: str
+        host_name: str
+        free_seats: int
+        version: int
+        port: int
+        addresses: tuple[str, ...]
+
+    advert = Advert(hosted.code, "passpass", "Hostess", 3, 1, mosquitto[1], (mosquitto[0],))
+
+    async def browse_rooms(timeout: float) -> list[Advert]:
+        return [advert]
+
+    class Advertiser:  # what net.host closes a room with
+        pass
+
+    lan = types.ModuleType("net.discovery")
+    lan.browse_rooms = browse_rooms  # type: ignore[attr-defined]
+    lan.Advertiser = Advertiser  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "net.discovery", lan)
+    for module in (tui.netplay, tui.screens.join):
+        monkeypatch.setattr(module, "discovery_available", lambda: True)
+    # No broker configured: only the list says where the room is.
+    app = PasseApp(config_path=private_config, network=NetworkOptions(advertise=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        screen = app.screen
+        assert isinstance(screen, JoinScreen)
+        rooms = screen.query_one("#join-rooms", OptionList)
+        await wait_until(pilot, lambda: rooms.option_count == 1, "the LAN's rooms")
+        line = str(rooms.get_option_at_index(0).prompt)
+        code = f"{hosted.code[:3]}-{hosted.code[3:]}"
+        assert line.split() == [code, "Pass", "Pass", "Hostess", "3", "free"]
+        await pilot.press("down", "enter")  # to the list; Enter joins the highlighted room
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await wait_until(pilot, lambda: hosted.authority.seats[0].kind == "human", "a seat taken")
+
+
+def test_cli_on_screen_refuses_bad_input_before_opening_the_table(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tui.cli import main
+
+    assert main(["join", "ABC-12U"]) == 2
+    assert "'U'" in capsys.readouterr().err
+    assert main(["join", "ABC-123", "--seat", "2"]) == 2
+    assert "--seat is for --bot" in capsys.readouterr().err
+    assert main(["host", "passpass", "--wait-for", "1"]) == 2
+    assert "--wait-for is for --headless" in capsys.readouterr().err
+    assert main(["host", "passpass", "--players", "9"]) == 2
+    assert "9 players" in capsys.readouterr().err
+
+
+def test_the_default_name_you_is_not_what_the_others_see(monkeypatch: pytest.MonkeyPatch) -> None:
+    import getpass
+
+    from tui.netplay import table_name
+
+    assert table_name("Ada") == "Ada"
+    monkeypatch.setattr(getpass, "getuser", lambda: "marie")
+    assert table_name("You") == "Marie"
+    monkeypatch.setattr(getpass, "getuser", lambda: "you")
+    assert table_name(" you ") == "Player"
+
+
+async def test_hosting_on_an_unreachable_broker_says_so_within_seconds(
+    private_config: Path,
+) -> None:
+    app = PasseApp(
+        config_path=private_config, network=NetworkOptions(broker=("127.0.0.1", 9), advertise=False)
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        started = time.monotonic()
+        await pilot.press("o")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await wait_until(pilot, lambda: lobby.problem is not None, "the failure")
+        assert time.monotonic() - started < 8
+        status = text_of(lobby, "#lobby-status")
+        assert status.startswith("Could not open the room: cannot reach the broker at 127.0.0.1:9")
+        assert "\n" not in status
+        await pilot.press("q")  # nothing to leave: straight back home
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+
+
+def test_a_bad_passe_broker_is_refused_by_host_and_join(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.cli import main
+
+    monkeypatch.setenv("PASSE_BROKER", "127.0.0.1:99999")
+    assert main(["join", "ABC-123", "--bot", "random"]) == 2
+    assert "PASSE_BROKER: bad broker '127.0.0.1:99999'" in capsys.readouterr().err
+    assert main(["host", "passpass", "--headless"]) == 2
+    assert "PASSE_BROKER" in capsys.readouterr().err
+    # A good one stands for --broker: the code is looked for there, not on the LAN.
+    monkeypatch.setenv("PASSE_BROKER", "127.0.0.1:9")
+    assert main(["join", "ABC-123", "--bot", "random"]) == 2
+    assert "cannot reach the broker at 127.0.0.1:9" in capsys.readouterr().err
+
+
+async def test_a_hosted_room_has_the_home_screens_game_options(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    write_settings(
+        private_config,
+        game="dominoes",
+        players={"dominoes": 2},
+        options={"dominoes": {"target": 61}},
+    )
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("o")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await wait_until(pilot, lambda: lobby.room is not None, "the room")
+        assert lobby.hosted is not None
+        assert lobby.hosted.authority.config.to_data()["target"] == 61
+        assert "Passe dominoes · 2 players · each for themselves\ntarget=61" in text_of(
+            lobby, "#lobby-info"
+        )
+
+
+async def test_going_back_while_joining_abandons_the_attempt(private_config: Path) -> None:
+    app = PasseApp(config_path=private_config, network=NetworkOptions(advertise=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        join = app.screen
+        assert isinstance(join, JoinScreen)
+        await type_code(pilot, "ABC-123@127.0.0.1:9")
+        assert join.joining
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+        await wait_until(pilot, lambda: not join.is_attached, "the join screen gone")

@@ -1,0 +1,287 @@
+"""Networked play for the screens: what to host, where the broker is, how a
+typed code becomes a joined seat. Every failure is one line for a person
+(:class:`NetplayError`), never a traceback.
+
+The network layer (``net.remote``, ``net.host``: aiomqtt, PyNaCl) is imported
+only when networked play is used, so a local game starts as fast as before.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from core.engine import ConfigError
+
+if TYPE_CHECKING:
+    from net.client import TableClient
+    from net.discovery import RoomAdvert
+    from net.host import HostedRoom
+    from net.identity import Identity
+    from net.remote import RemoteTable
+
+BROKER_ENV = "PASSE_BROKER"  # HOST[:PORT] of an MQTT broker to use instead of the embedded one
+DEFAULT_PORT = 1883
+
+
+class NetplayError(Exception):
+    """Hosting or joining failed; the message is one line for a person."""
+
+
+@dataclass(frozen=True)
+class NetworkOptions:
+    """Where rooms are hosted: a given broker (``None``: the embedded one, on
+    ``port`` or the next free port) and whether rooms are announced on the LAN."""
+
+    broker: tuple[str, int] | None = None
+    port: int = DEFAULT_PORT
+    advertise: bool = True
+
+    @classmethod
+    def from_env(cls) -> NetworkOptions:
+        """``$PASSE_BROKER`` (``HOST[:PORT]``) chooses the broker; a bad value
+        is reported when a room is opened, not ignored."""
+        text = os.environ.get(BROKER_ENV, "").strip()
+        return cls(broker=parse_broker(text) if text else None)
+
+
+def parse_broker(text: str) -> tuple[str, int]:
+    """``HOST[:PORT]`` (port 1883 by default); raises :class:`NetplayError`."""
+    from net.codes import CodeError, parse_join_target
+
+    try:
+        target = parse_join_target(f"000000@{text}")
+    except CodeError as error:
+        raise NetplayError(f"bad broker {text!r}: {error}") from None
+    assert target.host is not None
+    return target.host, target.port or DEFAULT_PORT
+
+
+@dataclass(frozen=True)
+class HostPlan:
+    """A room to open: the game and its settings, the host's name, the network."""
+
+    game_id: str
+    players: int
+    teams: bool
+    name: str
+    options: dict[str, object] = field(default_factory=dict)
+    network: NetworkOptions = NetworkOptions()
+    seed: int | None = None
+    bot_delay: float = 0.8
+    code: str | None = None  # the room code to use (default: a new random one)
+
+
+def table_name(name: str) -> str:
+    """The name the others see. The home screen's default, "You", would read
+    as each reader themself on the others' screens, so a networked seat
+    takes the login name instead (or "Player")."""
+    if name.strip().casefold() != "you":
+        return name
+    import getpass
+
+    from tui.settings import clean_name
+
+    try:
+        login = getpass.getuser()
+    except Exception:  # no login name in this environment
+        login = ""
+    chosen = clean_name(login.capitalize()) if login else ""
+    return chosen if chosen and chosen.casefold() != "you" else "Player"
+
+
+def discovery_available() -> bool:
+    """Whether this Passe can find and announce rooms on the LAN (mDNS)."""
+    try:
+        return importlib.util.find_spec("net.discovery") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def embedded_broker_available() -> bool:
+    try:
+        return importlib.util.find_spec("net.broker") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def remote_table(client: TableClient) -> RemoteTable | None:
+    """``client`` if it is a networked seat, else ``None`` (without loading
+    the network layer for a local game: if it is not loaded, it is not one)."""
+    import sys
+
+    module = sys.modules.get("net.remote")
+    remote_type: type[RemoteTable] | None = getattr(module, "RemoteTable", None)
+    return client if remote_type is not None and isinstance(client, remote_type) else None
+
+
+def _user_identity() -> tuple[Identity, str | None]:
+    from net.identity import load_identity
+
+    loaded = load_identity()
+    return loaded.identity, loaded.notice
+
+
+async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str | None]:
+    """Open the room and seat the host's person in it, through the broker like
+    any other peer (one code path). Returns the room, the host's seat and a
+    notice about the key (made or replaced), if any."""
+    from core.registry import get_game
+    from net.host import open_room
+    from net.identity import Identity as AuthorityIdentity
+    from net.remote import JoinError, RemoteTable
+
+    try:
+        game = get_game(plan.game_id)
+        config = game.make_config(players=plan.players, teams=plan.teams, **plan.options)
+    except ConfigError as error:
+        raise NetplayError(str(error)) from None
+    network = plan.network
+    if network.broker is None and not embedded_broker_available():
+        raise NetplayError(
+            "this Passe has no embedded broker: set PASSE_BROKER=HOST:PORT "
+            "(e.g. a Mosquitto) or use `passe host --broker HOST:PORT`"
+        )
+    advertise = network.advertise and discovery_available()
+    try:
+        room = await open_room(
+            game.id,
+            config,
+            # The authority signs with a key of its own; the host's person
+            # sits at the table with the user's key, like every other peer.
+            identity=AuthorityIdentity.generate(),
+            host_name=plan.name,
+            broker=network.broker,
+            port=network.port,
+            seed=plan.seed,
+            bot_delay=plan.bot_delay,
+            advertise=advertise,
+            code=plan.code,
+        )
+    except Exception as error:  # broker errors carry a one-line reason
+        raise NetplayError(_one_line(error, "could not open the room")) from None
+    identity, notice = _user_identity()
+    table = RemoteTable(identity, room.code, room.broker_host, room.broker_port, plan.name)
+    try:
+        await table.join(0)
+    except JoinError as error:
+        await room.close()
+        raise NetplayError(str(error)) from None
+    except BaseException as error:  # failed, or cancelled: the person left
+        await table.close()
+        await room.close()
+        if isinstance(error, Exception):
+            raise NetplayError(_one_line(error, "could not take your seat")) from None
+        raise
+    return room, table, notice
+
+
+@dataclass(frozen=True)
+class Target:
+    code: str
+    host: str
+    port: int
+
+
+async def resolve_target(text: str, network: NetworkOptions) -> Target:
+    """Where the room ``text`` (``CODE`` or ``CODE@HOST[:PORT]``) is: the
+    address typed, else the configured broker, else the LAN (mDNS)."""
+    from net.codes import CodeError, parse_join_target
+
+    try:
+        target = parse_join_target(text)
+    except CodeError as error:
+        raise NetplayError(str(error)) from None
+    if target.host is not None:
+        return Target(target.code, target.host, target.port or DEFAULT_PORT)
+    if network.broker is not None:
+        return Target(target.code, *network.broker)
+    if not discovery_available():
+        raise NetplayError(
+            "LAN discovery unavailable: type CODE@HOST:PORT (the host's lobby shows it)"
+        )
+    try:
+        from net.discovery import find_room
+
+        advert = await find_room(target.code, timeout=3.0)
+    except Exception as error:
+        raise NetplayError(
+            f"LAN discovery unavailable ({_one_line(error, 'failed')}): type CODE@HOST:PORT"
+        ) from None
+    if advert is None:
+        raise NetplayError(
+            f"no room {target.code} found on the LAN: check the code, or type "
+            "CODE@HOST:PORT (the host's lobby shows it)"
+        )
+    return await advert_target(advert)
+
+
+async def first_reachable(addresses: Sequence[str], port: int) -> str | None:
+    """The first of the advertised addresses whose broker accepts a
+    connection: a host may be on several networks, not all of them ours."""
+    import asyncio
+
+    for address in addresses:
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(address, port), 1.5)
+        except (OSError, TimeoutError):
+            continue
+        writer.close()
+        return address
+    return None
+
+
+async def advert_target(advert: RoomAdvert) -> Target:
+    """Where a room found on the LAN is reachable from here."""
+    addresses = advert.addresses or ("127.0.0.1",)
+    address = await first_reachable(addresses, advert.port)
+    if address is None:
+        raise NetplayError(
+            f"room {advert.code} was found at {', '.join(addresses)} port {advert.port}, "
+            "but its broker does not answer there"
+        )
+    return Target(advert.code, address, advert.port)
+
+
+async def join_target(target: Target, name: str) -> tuple[RemoteTable, str | None]:
+    """Take a seat in the room at ``target``; raises :class:`NetplayError`."""
+    from net.remote import JoinError, RemoteTable
+
+    identity, notice = _user_identity()
+    table = RemoteTable(identity, target.code, target.host, target.port, name)
+    try:
+        await table.join()
+    except JoinError as error:
+        raise NetplayError(str(error)) from None
+    except BaseException as error:  # failed, or cancelled: the person went back
+        await table.close()
+        if isinstance(error, Exception):
+            raise NetplayError(_one_line(error, "could not join")) from None
+        raise
+    return table, notice
+
+
+def _one_line(error: BaseException, fallback: str) -> str:
+    text = " ".join(str(error).split())
+    return text or f"{fallback} ({type(error).__name__})"
+
+
+__all__ = [
+    "BROKER_ENV",
+    "HostPlan",
+    "NetplayError",
+    "NetworkOptions",
+    "Target",
+    "advert_target",
+    "discovery_available",
+    "first_reachable",
+    "join_target",
+    "open_hosted_room",
+    "parse_broker",
+    "remote_table",
+    "resolve_target",
+    "table_name",
+]

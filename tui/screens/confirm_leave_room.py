@@ -1,0 +1,38 @@
+"""Leaving a networked room (its lobby or its game) asks first, and says what
+it does to the others."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Footer, Static
+
+from tui.screens.confirm_quit import ConfirmQuitScreen
+
+HOST_TEXT = (
+    "You host this room: leaving closes it for everyone\nin it, and a game in progress ends there."
+)
+PLAYER_IN_GAME_TEXT = (
+    "The others are told that you left, and a bot\n"
+    "takes your seat so they can finish the game.\n"
+    "A networked game is not saved here."
+)
+PLAYER_IN_LOBBY_TEXT = "The others see your seat free again."
+
+
+class ConfirmLeaveRoomScreen(ConfirmQuitScreen):
+    """:class:`ConfirmQuitScreen`'s keys and answers, with what leaving a
+    networked room means for the others."""
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.title_text, classes="dialog-title")
+            yield Static(
+                f"{self.text}\n\ny  leave to the home screen\nq  quit Passe\nn  keep playing"
+            )
+        yield Footer()

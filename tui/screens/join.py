@@ -1,0 +1,229 @@
+"""Join by code: type the room's code (or ``CODE@HOST:PORT``), or pick a room
+found on the LAN, then wait in its lobby. Every failure is one line on this
+screen (wrong code, room full, game started, another protocol version, broker
+unreachable), and no attempt takes more than a few seconds."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.netplay import (
+    NetplayError,
+    NetworkOptions,
+    advert_target,
+    discovery_available,
+    join_target,
+    resolve_target,
+)
+from tui.screens.base import PasseScreen
+
+if TYPE_CHECKING:
+    from net.discovery import RoomAdvert
+
+BROWSE_SECONDS = 2.0
+UNAVAILABLE = "LAN discovery unavailable: type the code with @HOST:PORT, as the host's lobby shows"
+
+
+ROOM_COLUMNS = "{code:<9}{game:<16}{host:<22}{seats}"
+ROOM_HEADER = " " + ROOM_COLUMNS.format(code="code", game="game", host="host", seats="seats")
+
+
+def room_line(advert: RoomAdvert) -> str:
+    """One room of the LAN list: code, game, host's name, free seats."""
+    from core.engine import ConfigError
+    from core.registry import game_info
+    from net.codes import CodeError, format_code
+
+    try:
+        code = format_code(advert.code)
+    except CodeError:
+        code = advert.code[:8]
+    try:
+        game = game_info(advert.game).title
+    except ConfigError:
+        game = advert.game[:15]
+    seats = "full" if advert.free_seats <= 0 else f"{advert.free_seats} free"
+    return ROOM_COLUMNS.format(code=code, game=game, host=advert.host_name[:21], seats=seats)
+
+
+class JoinScreen(PasseScreen):
+    DEFAULT_CSS = """
+    JoinScreen #join-box {
+        height: auto;
+        border: round $primary;
+        border-title-color: $text;
+        padding: 0 1;
+    }
+    JoinScreen #join-code { width: 1fr; margin: 1 0 0 0; }
+    JoinScreen #join-code:focus { background: $accent 30%; }
+    JoinScreen #join-explain { color: $text-muted; height: auto; }
+    JoinScreen #join-message { height: auto; min-height: 1; margin-top: 1; }
+    JoinScreen #join-message.-problem { background: $error 40%; text-style: bold; }
+    JoinScreen #join-rooms-box {
+        height: 1fr;
+        border: round $primary;
+        border-title-color: $text;
+    }
+    JoinScreen #join-rooms { height: 1fr; border: none; }
+    JoinScreen #join-lan-note { color: $text-muted; padding: 0 1; height: auto; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "join", "Join", key_display="⏎", priority=False),
+        Binding("down", "app.focus_next", "Move", key_display="↑↓", show=False),
+        Binding("up", "app.focus_previous", "Move", show=False),
+        Binding("f5,ctrl+r", "browse", "Look again", key_display="F5"),
+        Binding("escape", "leave", "Back", key_display="Esc"),
+    ]
+    TITLE_IN_HELP = "Join by code"
+    GUIDE = (
+        "Type the room code the host reads out: 6 letters and digits; case,\n"
+        "spaces and dashes do not matter, and O/0, I/L/1 are the same.\n"
+        "Where the LAN hides rooms, type the code with the host's address as\n"
+        "the host's lobby shows it: ABC-123@192.168.1.20:1883.\n"
+        "Rooms found on the LAN are listed below: ↓ to the list, Enter joins.\n"
+        "F5 looks for rooms again. Escape goes back home."
+    )
+
+    def __init__(
+        self,
+        name: str,
+        network: NetworkOptions | None = None,
+        *,
+        code: str = "",
+        join_now: bool = False,
+    ) -> None:
+        super().__init__()
+        self.player_name = name
+        self.network = network if network is not None else NetworkOptions()
+        self.initial_code = code
+        self.join_now = join_now
+        self.adverts: list[RoomAdvert] = []
+        self.joining = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("Passe · join a LAN game", classes="screen-title")
+        with Vertical(id="join-box"):
+            yield Input(
+                self.initial_code,
+                placeholder="room code, e.g. ABC-123 (or ABC-123@HOST:PORT)",
+                max_length=80,
+                compact=True,
+                id="join-code",
+            )
+            yield Static(
+                f"Enter joins as {self.player_name} (your name on the home screen).",
+                id="join-explain",
+            )
+            yield Static("", id="join-message")
+        with Vertical(id="join-rooms-box"):
+            yield Static("", id="join-lan-note")
+            yield OptionList(id="join-rooms")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#join-box").border_title = "Room code"
+        self.query_one("#join-rooms-box").border_title = "Rooms on the LAN"
+        self.query_one("#join-code", Input).focus()
+        self.query_one("#join-rooms", OptionList).display = False
+        self.action_browse()
+        if self.join_now and self.initial_code:
+            self.action_join()
+
+    # -- the LAN's rooms -----------------------------------------------------
+
+    def action_browse(self) -> None:
+        if not discovery_available():
+            self._lan_note(UNAVAILABLE)
+            return
+        self._lan_note("Looking for rooms on the LAN…")
+        self.run_worker(self._browse(), group="browse", exclusive=True)
+
+    async def _browse(self) -> None:
+        try:
+            from net.discovery import browse_rooms
+
+            adverts = await browse_rooms(timeout=BROWSE_SECONDS)
+        except Exception as error:  # multicast blocked, no interface…
+            if self.is_attached:
+                self._lan_note(f"{UNAVAILABLE} ({' '.join(str(error).split()) or 'failed'})")
+            return
+        if not self.is_attached:
+            return  # joined meanwhile: this screen is gone
+        self.adverts = list(adverts)
+        rooms = self.query_one("#join-rooms", OptionList)
+        rooms.clear_options()
+        if not self.adverts:
+            rooms.display = False
+            self._lan_note("No room found on the LAN. F5 looks again.")
+            return
+        for advert in self.adverts:
+            rooms.add_option(Option(room_line(advert)))
+        rooms.highlighted = 0  # Enter on the list joins the first room at once
+        rooms.display = True
+        self._lan_note(ROOM_HEADER)
+
+    def _lan_note(self, text: str) -> None:
+        self.query_one("#join-lan-note", Static).update(text)
+
+    def on_option_list_option_selected(self, message: OptionList.OptionSelected) -> None:
+        message.stop()
+        if 0 <= message.option_index < len(self.adverts):
+            self._start_join(advert=self.adverts[message.option_index])
+
+    # -- joining -------------------------------------------------------------
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        message.stop()
+        self.action_join()
+
+    def action_join(self) -> None:
+        text = self.query_one("#join-code", Input).value.strip()
+        if not text:
+            self._say("Type the room code first.", problem=True)
+            return
+        self._start_join(text=text)
+
+    def _start_join(self, *, text: str = "", advert: RoomAdvert | None = None) -> None:
+        if self.joining:
+            return
+        self.joining = True
+        self._say("Joining…")
+        self.run_worker(self._join(text, advert), group="join", exclusive=True)
+
+    async def _join(self, text: str, advert: RoomAdvert | None) -> None:
+        from tui.screens.lobby import LobbyScreen
+
+        try:
+            if advert is not None:
+                target = await advert_target(advert)
+            else:
+                target = await resolve_target(text, self.network)
+            self._say(f"Joining room {target.code} at {target.host}:{target.port}…")
+            table, notice = await join_target(target, self.player_name)
+        except NetplayError as error:
+            self._say(str(error), problem=True)
+            return
+        finally:
+            self.joining = False
+        if notice:
+            self.notify(notice, title="Your key", timeout=6)
+        self.app.switch_screen(LobbyScreen(table=table))
+
+    def _say(self, text: str, *, problem: bool = False) -> None:
+        message = self.query_one("#join-message", Static)
+        message.update(text)
+        message.set_class(problem, "-problem")
+
+    @property
+    def message_text(self) -> str:
+        return str(self.query_one("#join-message", Static).render())
+
+    def action_leave(self) -> None:
+        self.dismiss()

@@ -1,0 +1,351 @@
+"""The lobby of a networked room, before its game starts.
+
+The host's view opens the room (:func:`tui.netplay.open_hosted_room`) and
+shows its code large, the ``passe join CODE@HOST:PORT`` line for when LAN
+discovery fails, the game and its settings, and every seat: who sits there,
+connected or away, the team. The host fills empty seats with bots (←/→) and
+starts the game (s) once every seat is taken. A joiner sees the same room,
+read-only, until the host starts. Then the game's own table screen opens on
+top, with the room's :class:`~net.remote.RemoteTable` as its client.
+
+The lobby owns the room: it stays under the table screen, and closing it
+(leaving, going home, quitting) leaves the room, and for the host closes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Static
+
+from core.engine import ConfigError, IllegalAction
+from core.registry import game_info, get_game
+from net.codes import format_code
+from tui.games import load_table_screen
+from tui.messages import LinkChanged, RoomChanged, SeatLevelChosen
+from tui.netplay import HostPlan, NetplayError, open_hosted_room
+from tui.screens.base import PasseScreen
+from tui.screens.confirm_leave_room import (
+    HOST_TEXT,
+    PLAYER_IN_LOBBY_TEXT,
+    ConfirmLeaveRoomScreen,
+)
+from tui.screens.confirm_quit import HOME, QUIT
+from tui.settings import BOT_LEVELS
+from tui.widgets.seat_list import SeatList
+
+if TYPE_CHECKING:
+    from net.host import HostedRoom
+    from net.remote import RemoteTable
+    from net.wire import RoomState
+
+SETTING_NAMES = {"players", "teams"}  # shown in words; other options as key=value
+
+
+def spoken_code(code: str) -> str:
+    """The code as read aloud: its two halves, letter by letter."""
+    first, _, second = format_code(code).partition("-")
+    return f"{' '.join(first)}  -  {' '.join(second)}"
+
+
+def describe_settings(room: RoomState) -> str:
+    """The room's settings in words; options only where they differ from the
+    game's defaults (a default table of values is no news to anyone)."""
+    config = room.config
+    players = len(room.seats)
+    teams = bool(config.get("teams"))
+    text = f"{players} players · {'teams of two' if teams else 'each for themselves'}"
+    try:
+        defaults = get_game(room.game).make_config(players=players, teams=teams).to_data()
+    except ConfigError:
+        defaults = {}
+    extra = [
+        f"{key}={value}"
+        for key, value in sorted(config.items())
+        if key not in SETTING_NAMES and defaults.get(key) != value
+    ]
+    return f"{text}\n{', '.join(extra)}" if extra else text
+
+
+class LobbyScreen(PasseScreen):
+    DEFAULT_CSS = """
+    LobbyScreen #lobby-top { height: auto; }
+    LobbyScreen #lobby-code-box {
+        width: 25;
+        height: 6;
+        border: heavy $accent;
+        border-title-color: $text;
+        content-align: center middle;
+        text-style: bold;
+    }
+    LobbyScreen #lobby-info {
+        width: 1fr;
+        height: 6;
+        border: round $primary;
+        border-title-color: $text;
+        padding: 0 1;
+    }
+    LobbyScreen #lobby-seats-box {
+        height: 1fr;
+        border: round $primary;
+        border-title-color: $text;
+    }
+    LobbyScreen #lobby-seat-hint { padding: 0 1; color: $text-muted; height: auto; }
+    LobbyScreen #lobby-status { height: 1; padding: 0 1; background: $panel; }
+    LobbyScreen #lobby-status.-problem { background: $error 40%; text-style: bold; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "start", "Start game"),
+        Binding("q,escape", "leave", "Leave", key_display="q"),
+    ]
+    TITLE_IN_HELP = "Lobby"
+    GUIDE = (
+        "The room's code is shown large: others type it in Join by code on\n"
+        "their home screen (O and 0, I, L and 1 are the same). Where the LAN\n"
+        "hides the room, they type the whole passe join line shown beside it.\n"
+        "Host: ↑/↓ choose an empty seat, ←/→ put a bot in it (or take it out);\n"
+        "s starts once every seat holds a person or a bot.\n"
+        "'AWAY' marks a person whose connection dropped: they come back by\n"
+        "themselves. q leaves the room (the host's leaving closes it)."
+    )
+
+    def __init__(self, *, table: RemoteTable | None = None, plan: HostPlan | None = None) -> None:
+        if (table is None) == (plan is None):
+            raise ValueError("a lobby either hosts (plan) or has joined (table)")
+        super().__init__()
+        self.plan = plan
+        self.hosting = plan is not None
+        self.table = table
+        self.hosted: HostedRoom | None = None
+        self.room: RoomState | None = None
+        self.problem: str | None = None  # why the room could not be opened
+        self.link_up = True
+        self.table_shown = False
+        self._notice = ""
+        self._closing_room = False
+        self.room_closed = False  # left, and closed if hosted
+        self._unsubscribe: list[Callable[[], None]] = []
+
+    # -- layout ---------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("Passe · lobby", id="lobby-title", classes="screen-title")
+        with Horizontal(id="lobby-top"):
+            yield Static("", id="lobby-code-box")
+            yield Static("", id="lobby-info")
+        with Vertical(id="lobby-seats-box"):
+            yield SeatList(editable=self.hosting, levels=BOT_LEVELS, id="lobby-seats")
+            yield Static("", id="lobby-seat-hint")
+        yield Static("", id="lobby-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#lobby-code-box").border_title = "Room code"
+        self.query_one("#lobby-info").border_title = "Game"
+        self.query_one("#lobby-seats-box").border_title = "Seats"
+        self.query_one(SeatList).focus()
+        if self.hosting:
+            self._say("Opening the room…")
+            self.run_worker(self._open_room(), exclusive=True)
+        else:
+            self._follow_room()
+
+    # -- the room -------------------------------------------------------------
+
+    async def _open_room(self) -> None:
+        assert self.plan is not None
+        try:
+            hosted, table, notice = await open_hosted_room(self.plan)
+        except NetplayError as error:
+            self.problem = str(error)
+            self._say(f"Could not open the room: {error}", problem=True)
+            self.query_one("#lobby-code-box", Static).update("—")
+            self.refresh_bindings()
+            return
+        self.hosted = hosted
+        self.table = table
+        if notice:
+            self.notify(notice, title="Your key", timeout=4)
+        hosted.authority.on_change.append(self._on_authority_change)
+        self._on_authority_change()  # the host's own seat is taken by now
+        self._follow_room()
+
+    def _on_authority_change(self) -> None:
+        if self.hosted is not None:
+            # Free seats change the LAN advert (a no-op when not advertised).
+            self.run_worker(self.hosted.update_advert(), group="advert")
+
+    def _follow_room(self) -> None:
+        table = self.table
+        assert table is not None
+
+        def link_changed(up: bool) -> None:
+            self.post_message(LinkChanged(up))
+
+        def room_changed(room: RoomState) -> None:
+            self.post_message(RoomChanged(room))
+
+        self._unsubscribe.append(table.on_link(link_changed))
+        self._unsubscribe.append(table.on_room(room_changed))
+        self.refresh_bindings()
+
+    def on_room_changed(self, message: RoomChanged) -> None:
+        room = message.room
+        self.room = room
+        if room.notice and room.notice != self._notice and room.phase == "lobby":
+            self.notify(room.notice, title="Room")
+        self._notice = room.notice
+        self._render_room()
+        if room.phase in ("playing", "over") and not self.table_shown:
+            self._show_table(room)
+
+    def on_link_changed(self, message: LinkChanged) -> None:
+        self.link_up = message.up
+        self._render_room()
+
+    def _show_table(self, room: RoomState) -> None:
+        assert self.table is not None
+        try:
+            screen_type = load_table_screen(room.game)
+        except (LookupError, ImportError) as error:
+            self._say(f"Cannot show this game: {error}", problem=True)
+            return
+        self.table_shown = True
+        self.app.push_screen(screen_type(self.table))
+
+    def _render_room(self) -> None:
+        room = self.room
+        if room is None or self.table is None:
+            return
+        code_box = self.query_one("#lobby-code-box", Static)
+        code_box.update(spoken_code(room.room))
+        try:
+            title = game_info(room.game).title
+        except ConfigError:
+            title = room.game
+        self.query_one("#lobby-title", Static).update(
+            f"Passe · lobby · {title} hosted by {room.host}"
+        )
+        hint = (
+            self.hosted.join_hint
+            if self.hosted is not None
+            else f"{format_code(room.room)}@{self.table.broker_host}:{self.table.broker_port}"
+        )
+        self.query_one("#lobby-info", Static).update(
+            f"{title} · {describe_settings(room)}\n"
+            "If the LAN hides the room, others type:\n"
+            f"passe join {hint}"
+        )
+        self.query_one(SeatList).show(room, self.table.seat)
+        self.query_one("#lobby-seat-hint", Static).update(
+            "↑↓ choose an empty seat · ←→ add a bot or take it out"
+            if self.hosting and room.phase == "lobby" and any(s.kind != "human" for s in room.seats)
+            else ""
+        )
+        self.refresh_bindings()
+        if not self.link_up:
+            self._say("Connection to the room lost: reconnecting…", problem=True)
+        elif room.phase == "closed":
+            self._say("The host closed the room. q: back home", problem=True)
+        elif room.phase != "lobby":
+            self._say("The game has started.")
+        elif self.hosting:
+            reason = self.start_refusal()
+            self._say(f"Cannot start yet: {reason}" if reason else "Ready: s starts the game.")
+        else:
+            self._say("Waiting for the host to start the game.")
+
+    @property
+    def in_room(self) -> bool:
+        """Whether quitting should ask first: we sit in an open room."""
+        return self.table is not None and not self.room_closed
+
+    def start_refusal(self) -> str | None:
+        """Why the host cannot start now, or ``None``."""
+        if self.hosted is None:
+            return "the room is not open"
+        return self.hosted.authority.can_start()
+
+    def _say(self, text: str, *, problem: bool = False) -> None:
+        status = self.query_one("#lobby-status", Static)
+        status.update(text)
+        status.set_class(problem, "-problem")
+
+    # -- the host's controls --------------------------------------------------
+
+    def on_seat_level_chosen(self, message: SeatLevelChosen) -> None:
+        if self.hosted is None:
+            return
+        try:
+            self.hosted.authority.set_bot(message.seat, message.level)
+        except (IllegalAction, ConfigError) as error:
+            self.notify(str(error), title="Not now", severity="warning")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "start":
+            if not self.hosting:
+                return False
+            if self.hosted is None or self.room is None or self.room.phase != "lobby":
+                return None
+            return None if self.start_refusal() else super().check_action(action, parameters)
+        return super().check_action(action, parameters)
+
+    def action_start(self) -> None:
+        if self.hosted is None:
+            return
+        try:
+            self.hosted.authority.start_game()
+        except IllegalAction as error:
+            self._say(f"Cannot start yet: {error.reason}", problem=True)
+
+    # -- leaving ----------------------------------------------------------------
+
+    def action_leave(self) -> None:
+        if self.table is None and self.problem is None:
+            self.notify("The room is opening: a moment.", title="Not now")
+            return
+        if self.problem is not None or (self.room is not None and self.room.phase == "closed"):
+            self._leave(HOME)
+            return
+        text = HOST_TEXT if self.hosting else PLAYER_IN_LOBBY_TEXT
+        self.app.push_screen(ConfirmLeaveRoomScreen("Leave this room?", text), self._leave)
+
+    def _leave(self, choice: str | None) -> None:
+        if choice in (HOME, QUIT):
+            self.run_worker(self._leave_room(choice), exclusive=True)
+
+    async def _leave_room(self, choice: str) -> None:
+        await self.close_room(leaving=True)
+        if choice == QUIT:
+            self.app.exit()
+        else:
+            self.dismiss()
+
+    async def close_room(self, *, leaving: bool = False) -> None:
+        """Leave the room (telling the host) and close it if we host it."""
+        if self._closing_room:
+            return
+        self._closing_room = True
+        for unsubscribe in self._unsubscribe:
+            with contextlib.suppress(ValueError):
+                unsubscribe()
+        self._unsubscribe.clear()
+        if self.hosted is not None:
+            with contextlib.suppress(ValueError):
+                self.hosted.authority.on_change.remove(self._on_authority_change)
+        if self.table is not None:
+            with contextlib.suppress(Exception):
+                await (self.table.leave() if leaving else self.table.close())
+        if self.hosted is not None:
+            with contextlib.suppress(Exception):
+                await self.hosted.close()
+        self.room_closed = True
+
+    async def on_unmount(self) -> None:
+        await self.close_room()
