@@ -21,7 +21,7 @@ from core.engine import Action, Event, GameRecord, IllegalAction, RecordError, V
 from core.registry import get_game
 from net.client import TableClient
 from net.codec import CodecError, GameCodec, codec_for
-from net.identity import Identity
+from net.identity import Identity, peer_id
 from net.table import Listener, TableUpdate
 from net.transport import BrokerUnreachable, LastWill, MqttLink
 from net.wire import (
@@ -40,6 +40,7 @@ from net.wire import (
     authority_message_decoder,
     open_body,
     open_envelope,
+    presence_decoder,
     presence_topic,
     room_prefix,
     room_state_decoder,
@@ -96,6 +97,9 @@ class RemoteTable(TableClient):
         self._listener: Listener | None = None
         self._room_listeners: list[RoomListener] = []
         self._link_listeners: list[LinkListener] = []
+        self._host_listeners: list[LinkListener] = []
+        self.host_present = True  # until its will says otherwise
+        self._host_epoch = -1
         self._room_seen = asyncio.Event()
         self._foreign_version: int | None = None
         self._pending: asyncio.Future[Welcome | Refused] | None = None
@@ -120,7 +124,12 @@ class RemoteTable(TableClient):
             self.broker_port,
             # Any protocol version's room state, to tell a mismatch from a
             # wrong code; our own private topic.
-            subscriptions=[f"passe/+/{self.code}/room", to_peer_topic(self.code, me)],
+            subscriptions=[
+                f"passe/+/{self.code}/room",
+                to_peer_topic(self.code, me),
+                # The authority's presence (and, unread, the other peers').
+                f"{self._prefix}/presence/+",
+            ],
             on_message=self._on_message,
             on_connect=self._on_connect,
             on_state=self._on_link_state,
@@ -263,6 +272,9 @@ class RemoteTable(TableClient):
         if topic.endswith("/room"):
             self._on_room_message(topic, payload)
             return
+        if topic.startswith(f"{self._prefix}/presence/"):
+            self._on_presence(topic, payload)
+            return
         try:
             envelope = open_envelope(topic, payload)
         except WireError as error:
@@ -288,6 +300,35 @@ class RemoteTable(TableClient):
             self._on_update(message)
         elif isinstance(message, Refused):
             self._deliver(rejected=message.reason)
+
+    def _on_presence(self, topic: str, payload: bytes) -> None:
+        """Whether the authority is connected, by the newest epoch seen
+        (a late will from an earlier connection is ignored)."""
+        if self.authority_key is None or not payload:
+            return
+        try:
+            envelope = open_envelope(topic, payload)
+            presence = open_body(envelope, presence_decoder)
+        except WireError:
+            return
+        if envelope.sender != self.authority_key or presence.room != self.code:
+            return
+        if topic != presence_topic(self.code, peer_id(envelope.sender)):
+            return
+        if presence.epoch < self._host_epoch or (
+            presence.epoch == self._host_epoch and presence.online and not self.host_present
+        ):
+            return
+        self._host_epoch = presence.epoch
+        if presence.online != self.host_present:
+            self.host_present = presence.online
+            for listener in list(self._host_listeners):
+                listener(presence.online)
+
+    def on_host(self, listener: LinkListener) -> Callable[[], None]:
+        """Call ``listener(True/False)`` when the host's process comes and goes."""
+        self._host_listeners.append(listener)
+        return lambda: self._host_listeners.remove(listener)
 
     def _on_room_message(self, topic: str, payload: bytes) -> None:
         version = topic.split("/")[1]

@@ -56,6 +56,14 @@ class LinkChanged(Message):
 
 
 @dataclass
+class HostChanged(Message):
+    """The host's process of a networked room went away (``up`` False: its
+    last will) or came back."""
+
+    up: bool
+
+
+@dataclass
 class SeatLevelChosen(Message):
     """The host chose who fills an empty seat in the lobby: a bot of
     ``level``, or nobody (``None``: the seat waits for a person)."""

@@ -4,6 +4,7 @@ bot so that the others can finish. A real host process, a real broker."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import msgspec
@@ -126,3 +127,47 @@ async def test_a_player_who_quits_is_replaced_by_a_bot(tmp_path: Path) -> None:
     finally:
         for process in (host, bot):
             await process.stop()
+
+
+async def test_peers_see_the_host_go_away(tmp_path: Path) -> None:
+    """The host's process dies (its broker, Mosquitto, lives on): its will
+    tells every peer at once, so the table can say so instead of waiting."""
+    need_mosquitto()
+    host = PasseProcess("host", tmp_path)
+    await host.start(
+        "host",
+        "dominoes",
+        "--players",
+        "2",
+        "--headless",
+        "--wait-for",
+        "1",
+        "--bot-delay",
+        "30",
+        "--no-advertise",
+        "--broker",
+        "127.0.0.1:1883",
+    )
+    try:
+        code = (await host.expect("room"))["code"]
+        ana = await WatchedTable.join(code, *BROKER, "Ana")
+        host_changes: asyncio.Queue[bool] = asyncio.Queue()
+        ana.table.on_host(host_changes.put_nowait)
+        await host.expect("started")
+        assert ana.table.host_present
+        host.kill()
+        async with asyncio.timeout(30):
+            assert await host_changes.get() is False
+        assert not ana.table.host_present
+        await ana.table.close()
+    finally:
+        await host.stop()
+
+
+def test_the_table_bar_names_an_absent_host() -> None:
+    from tui.widgets.net_status import network_problem
+
+    assert "host is away" in network_problem(None, True, 0, host_up=False)
+    assert network_problem(None, True, 0, host_up=True) == ""
+    # Our own link down says that first: the host may be fine.
+    assert "reconnecting" in network_problem(None, False, 0, host_up=False)

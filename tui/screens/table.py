@@ -24,7 +24,7 @@ from textual.screen import Screen
 from core.engine import Action, Event, IllegalAction, Names, View, acts
 from net.client import TableClient
 from net.table import TableUpdate
-from tui.messages import LinkChanged, RoomChanged, TableUpdated
+from tui.messages import HostChanged, LinkChanged, RoomChanged, TableUpdated
 from tui.netplay import remote_table
 from tui.screens.base import PasseScreen, rules_screen
 from tui.screens.choice import ChoiceScreen
@@ -91,6 +91,7 @@ class TableScreen(PasseScreen):
         self._room: RoomState | None = None
         self._room_notice = ""
         self._link_up = True
+        self._host_up = True
         self._players_title: str | None = None  # the players panel's own title
 
     # -- subclasses --------------------------------------------------------
@@ -182,10 +183,22 @@ class TableScreen(PasseScreen):
         def room_changed(room: RoomState) -> None:
             self.post_message(RoomChanged(room))
 
-        self._network_listeners = [remote.on_link(link_changed), remote.on_room(room_changed)]
+        def host_changed(up: bool) -> None:
+            self.post_message(HostChanged(up))
+
+        self._host_up = remote.host_present
+        self._network_listeners = [
+            remote.on_link(link_changed),
+            remote.on_room(room_changed),
+            remote.on_host(host_changed),
+        ]
 
     def on_link_changed(self, message: LinkChanged) -> None:
         self._link_up = message.up
+        self._show_network()
+
+    def on_host_changed(self, message: HostChanged) -> None:
+        self._host_up = message.up
         self._show_network()
 
     def on_room_changed(self, message: RoomChanged) -> None:
@@ -200,7 +213,9 @@ class TableScreen(PasseScreen):
         from tui.widgets.net_status import NetStatus, away_names, network_problem
 
         room = self._room
-        self.query_one(NetStatus).say(network_problem(room, self._link_up, self.client.seat))
+        self.query_one(NetStatus).say(
+            network_problem(room, self._link_up, self.client.seat, self._host_up)
+        )
         # Also beside the seats: every game's players panel is #players.
         panel = next(iter(self.query("#players")), None)
         if panel is None:

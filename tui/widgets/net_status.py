@@ -11,13 +11,17 @@ from textual.widgets import Static
 from net.wire import RoomState, SeatState
 
 
-def network_problem(room: RoomState | None, link_up: bool, mine: int | None) -> str:
+def network_problem(
+    room: RoomState | None, link_up: bool, mine: int | None, host_up: bool = True
+) -> str:
     """What the bar says, or "" when all is well."""
     if room is not None and room.phase == "closed":
         # First: once the room is closed, a lost link is no news.
         return "⚠ The host closed the room: this game cannot go on. q: home"
     if not link_up:
         return "⚠ Connection to the table lost: reconnecting…"
+    if not host_up and (room is None or room.phase != "over"):
+        return "⚠ The host is away (disconnected): the game waits for it to come back"
     if room is None:
         return ""
     away = away_names(room.seats, mine)
