@@ -180,3 +180,24 @@ def points_when_round_opened(saved: SavedTable, round_number: int) -> tuple[int,
     view = state.view(None)
     assert view.round == round_number
     return view.points  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("game_id", ["passpass", "dominoes"])
+async def test_a_resumed_game_does_not_show_an_earlier_rounds_summary(
+    private_config: Path, game_id: str
+) -> None:
+    """The first update carries the story so far (a continued game, or a
+    networked seat taken back): the log gets it, but the end of round 1 is
+    not news in round 2, and its summary must not open again."""
+    save_when(
+        private_config,
+        game_id,
+        lambda view: view.round >= 2 and bool(view.legal),  # type: ignore[attr-defined]
+    )
+    app = make_app(private_config, bot_delay=60.0)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await continue_game(pilot)
+        await pilot.pause()
+        assert not isinstance(app.screen, RoundEndScreen), "an old round's summary opened"
+        assert app.screen is table and not table.round_end_title
+        assert any(line.startswith("Round 1") for line in table.game_log.lines_written)

@@ -135,7 +135,7 @@ class DominoesTableScreen(TableScreen):
         self.say_status(self._status(view, mine), your_turn=mine)
         self.refocus()
         ended = [event for event in events if isinstance(event, RoundEnded)]
-        if ended and not view.is_over:
+        if ended and not view.is_over and not self.catching_up:
             self._show_round_end(view, ended[-1].summary)
 
     def _follow(self, view: DominoesView, events: Sequence[Event]) -> None:

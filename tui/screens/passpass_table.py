@@ -94,7 +94,7 @@ class PassPassTableScreen(TableScreen):
         self._say_status()
         self.refocus()
         scored = [event for event in events if isinstance(event, RoundScored)]
-        if scored and not view.is_over:
+        if scored and not view.is_over and not self.catching_up:
             self._show_round_end(view, scored[-1])
         if mine and view.phase in (TAKE, REPRESENT) and not self.choice_open:
             self.action_decide()

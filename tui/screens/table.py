@@ -86,6 +86,7 @@ class TableScreen(PasseScreen):
         self._my_turn = False
         self.deferred: list[Dialog] = []  # dialogs waiting for this screen
         self.round_end_title = ""  # while an end-of-round summary is due or open
+        self.catching_up = False  # while the first update (the story so far) is shown
         # A networked table (tui/netplay.py): the room's state and our link.
         self._network_listeners: list[Callable[[], None]] = []
         self._room: RoomState | None = None
@@ -259,7 +260,13 @@ class TableScreen(PasseScreen):
         self.view = update.view
         if update.rejected:
             self.notify(self.refusal(update.rejected), title="Not allowed", severity="warning")
-        self.show_view(update.view, update.events)
+        # The first update tells the story so far (a resumed or re-joined
+        # game): it fills the log, but what happened before is not news.
+        self.catching_up = self.updates_received == 1
+        try:
+            self.show_view(update.view, update.events)
+        finally:
+            self.catching_up = False
         keys = self.bindings_state()
         if keys != self._bindings_state:
             self._bindings_state = keys
