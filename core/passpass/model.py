@@ -285,5 +285,6 @@ class GameEnded(Event):
     reason: str
 
     def describe(self, names: Sequence[str]) -> str:
-        who = joined(names, self.winners)
-        return f"Game over: {who} win{'s' if len(self.winners) == 1 else ''} ({self.reason})."
+        if len(self.winners) == 1:  # "you win", "Ada wins"
+            return f"Game over: {acts(names, self.winners[0], 'wins', start=False)} ({self.reason})."
+        return f"Game over: {joined(names, self.winners)} win ({self.reason})."

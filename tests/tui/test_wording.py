@@ -160,3 +160,13 @@ async def test_the_last_trick_can_be_seen_again_and_the_newest_card_is_marked(
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is table
+
+
+def test_the_game_over_line_agrees_with_you() -> None:
+    from core.engine import Names
+    from core.passpass.model import GameEnded
+
+    names = Names(["Me", "Ada", "Bo"], you=0)
+    assert GameEnded((0,), "most points").describe(names) == "Game over: you win (most points)."
+    assert GameEnded((1,), "most points").describe(names) == "Game over: Ada wins (most points)."
+    assert GameEnded((0, 2), "a tie").describe(names) == "Game over: you and Bo win (a tie)."
