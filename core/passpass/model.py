@@ -271,8 +271,7 @@ class RoundScored(Event):
     def describe(self, names: Sequence[str]) -> str:
         if self.representatives:
             parts = ", ".join(
-                f"{possessive(names, rep)} team {self.points[rep]}"
-                for rep in self.representatives
+                f"{possessive(names, rep)} team {self.points[rep]}" for rep in self.representatives
             )
         else:
             parts = ", ".join(f"{names[seat]} {points}" for seat, points in enumerate(self.points))
@@ -286,5 +285,6 @@ class GameEnded(Event):
 
     def describe(self, names: Sequence[str]) -> str:
         if len(self.winners) == 1:  # "you win", "Ada wins"
-            return f"Game over: {acts(names, self.winners[0], 'wins', start=False)} ({self.reason})."
+            who = acts(names, self.winners[0], "wins", start=False)
+            return f"Game over: {who} ({self.reason})."
         return f"Game over: {joined(names, self.winners)} win ({self.reason})."

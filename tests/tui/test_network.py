@@ -262,6 +262,9 @@ async def test_joiner_sees_the_table_and_who_is_away(
         await wait_until(pilot, lambda: "Ada is away" in status.text, "Ada away at the table")
         players = table.query_one("#players")
         assert players.border_title == "Players (public) · away: Ada"
+        # And beside her seat in the panel itself.
+        await wait_until(pilot, lambda: "⚠Ada" in table.seat_labels, "⚠ beside Ada")
+        assert "⚠Ada" in app.export_screenshot()
 
         # The host closes the room: said over the table; q goes home at once.
         await hosted.close()

@@ -130,7 +130,7 @@ class DominoesTableScreen(TableScreen):
         hand.border_title = f"Your hand ({who}): {len(view.hand)} tiles, {self._pips(view)} pips"
         hand.set_items(tuple(HandTile(t, self._fits(view, t)) for t in view.hand), leading=leading)
         hand.active = mine and not self.choice_open
-        self.query_one(DominoPlayers).show(view, self.names, self.last_moves)
+        self.query_one(DominoPlayers).show(view, self.panel_names(), self.last_moves)
         self.query_one(DominoScores).show(view, self.names, self.history)
         self.say_status(self._status(view, mine), your_turn=mine)
         self.refocus()

@@ -187,7 +187,7 @@ class FashionTableScreen(TableScreen):
             self.offer_pick = []
         self.offer_pick = [card for card in self.offer_pick if card in offer]
         self.query_one(FashionSlots).show(view.slots)
-        self.query_one(FashionPlayers).show(view, self.names)
+        self.query_one(FashionPlayers).show(view, self.panel_names())
         self._render_cards()
         self.refocus()
         self._count_gains(view, events)

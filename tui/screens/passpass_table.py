@@ -86,7 +86,7 @@ class PassPassTableScreen(TableScreen):
         mine = me is not None and me in view.to_act and not view.is_over
         self._show_hand(view, mine)
         self._show_trick(view, mine)
-        self.query_one(OpponentsPanel).show(view, self.names)
+        self.query_one(OpponentsPanel).show(view, self.panel_names())
         self.query_one(ScoreSheet).show(view, self.names)
         note = "◆ diamond = 1 point."
         note += " Default diamond table assumed (PP-2)." if view.default_diamonds else ""

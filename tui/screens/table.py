@@ -93,6 +93,7 @@ class TableScreen(PasseScreen):
         self._room_notice = ""
         self._link_up = True
         self._host_up = True
+        self._labels_shown: tuple[str, ...] = ()
         self._players_title: str | None = None  # the players panel's own title
 
     # -- subclasses --------------------------------------------------------
@@ -227,6 +228,30 @@ class TableScreen(PasseScreen):
         panel.border_title = (
             f"{self._players_title} · away: {', '.join(away)}" if away else self._players_title
         )
+        if self.view is not None and self.seat_labels != self._labels_shown:
+            self.show_view(self.view, ())  # the ⚠ beside the seats
+
+    @property
+    def seat_labels(self) -> tuple[str, ...]:
+        """Names for the players panels: a person who is away (disconnected)
+        is marked ⚠ beside their seat (words say why in the bar above)."""
+        room = self._room
+        if room is None or room.phase != "playing":
+            return self.names
+        return tuple(
+            f"⚠{name}"
+            if seat < len(room.seats)
+            and room.seats[seat].kind == "human"
+            and not room.seats[seat].present
+            and seat != self.client.seat
+            else name
+            for seat, name in enumerate(self.names)
+        )
+
+    def panel_names(self) -> tuple[str, ...]:
+        """:attr:`seat_labels`, remembered as shown (the panels call this)."""
+        self._labels_shown = self.seat_labels
+        return self._labels_shown
 
     @property
     def log_names(self) -> Names:
