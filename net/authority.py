@@ -456,12 +456,17 @@ class Authority:
         self._publish_room()
 
     def _unique_name(self, name: str, seat: int) -> str:
-        taken = {slot.name for n, slot in enumerate(self.seats) if n != seat and slot.kind != OPEN}
-        if name not in taken:
+        # Case-blind: "bruno" beside "Bruno" reads as one person in a verdict.
+        taken = {
+            slot.name.casefold()
+            for n, slot in enumerate(self.seats)
+            if n != seat and slot.kind != OPEN
+        }
+        if name.casefold() not in taken:
             return name
         for number in range(2, 20):
             candidate = f"{name[: NAME_LENGTH - 3]} {number}"
-            if candidate not in taken:
+            if candidate.casefold() not in taken:
                 return candidate
         return name
 
@@ -549,9 +554,10 @@ class Authority:
 
 def _bot_name(seat: int, seats: Sequence[SeatSlot]) -> str:
     """A bot's name for ``seat``: one of the table's bot names not yet used."""
-    taken = {slot.name for slot in seats}
+    # Case-blind, as people's names are: no bot "Bruno" beside a person "bruno".
+    taken = {slot.name.casefold() for slot in seats}
     for name in BOT_NAMES[seat - 1 :] + BOT_NAMES:
-        if name not in taken:
+        if name.casefold() not in taken:
             return name
     return f"Bot {seat + 1}"
 

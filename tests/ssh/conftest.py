@@ -28,6 +28,8 @@ import pytest
 
 HOME = "a table for the three games called Pass"
 GAME_OVER = "a / Enter: play again"
+# A networked game's end-of-game dialog: no "play again" (the host opens a new room).
+NETWORK_GAME_OVER = "to play again, host a new room"
 ROUND_END = "Press Enter to go on to the next round"
 DEADLINE = 30.0
 TERM = "xterm-256color"
@@ -373,9 +375,10 @@ async def clients() -> AsyncIterator[list[Client]]:
 # -- playing through the screen ---------------------------------------------------------
 
 
-def _signature(terminal: Terminal) -> tuple[str, bool, bool, bool]:
+def _signature(terminal: Terminal) -> tuple[str, bool, bool, bool, bool]:
     text = terminal.text()
-    return (terminal.line(0), ROUND_END in text, GAME_OVER in text, "Later" in text)
+    over = GAME_OVER in text, NETWORK_GAME_OVER in text
+    return (terminal.line(0), ROUND_END in text, *over, "Later" in text)
 
 
 async def play_passpass_to_end(
@@ -384,16 +387,19 @@ async def play_passpass_to_end(
     resize_at: int | None = None,
     resize_to: tuple[int, int] = (100, 30),
     stop_after: int | None = None,
+    game_over: str = GAME_OVER,
+    others: str = "the bots",
 ) -> int:
     """Play the person's seat by keys, reading only the screen, until the
-    end-of-game dialog (or ``stop_after`` keys); return the number of keys
-    sent. After ``resize_at`` keys, resize the client's window and check the
-    app redrew at the new size."""
+    end-of-game dialog (its text ``game_over``; or ``stop_after`` keys);
+    return the number of keys sent. After ``resize_at`` keys, resize the
+    client's window and check the app redrew at the new size. ``others``
+    names who the player waits for, in a failure's message."""
     terminal = client.terminal
     sent = 0
     for _ in range(2000):
         text = terminal.text()
-        if GAME_OVER in text or sent == stop_after:
+        if game_over in text or sent == stop_after:
             return sent
         status = terminal.line(0)
         if ROUND_END in text:
@@ -406,7 +412,7 @@ async def play_passpass_to_end(
             key = "c"
         else:
             before = _signature(terminal)
-            await terminal.wait(lambda b=before: _signature(terminal) != b, "the bots")
+            await terminal.wait(lambda b=before: _signature(terminal) != b, others)
             continue
         before = _signature(terminal)
         await client.send(key)

@@ -99,6 +99,16 @@ def test_commands_become_passe_arguments() -> None:
     for command in ("join", "join a b", "join ../x", "join $(reboot)", "watch " + "A" * 33):
         refusal = hub.plan(command, "ann")
         assert isinstance(refusal, str) and "CODE" in refusal, command
+    # The room's broker may follow the code, as `passe join` takes it (where
+    # LAN discovery cannot find the room); only host-name characters pass.
+    for target in ("abc-123@127.0.0.1:1883", "ABC123@passe-host.lan", "ABC123@[::1]:1883"):
+        assert hub.plan(f"join {target}", "ann") == (
+            ["join", target, "--name", "ann"],
+            f"join {target}",
+        )
+    for command in ("join ABC123@$(id)", "join ABC123@a;b", "join ../x@host", "join ABC@a b"):
+        refusal = hub.plan(command, "ann")
+        assert isinstance(refusal, str) and "CODE@HOST:PORT" in refusal, command
     assert "unknown command" in str(hub.plan("sh -c id", "ann"))
 
 

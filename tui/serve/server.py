@@ -45,8 +45,10 @@ GUEST_NAME = "Guest"
 # (tui.settings.clean_name). Not imported from there: the server stays free of
 # Textual, which tui.settings pulls in through the themes.
 NAME_CHARACTERS = 32
-# Room codes as typed after `join` / `watch`: nothing else reaches the app.
-ROOM_CODE = re.compile(r"[A-Za-z0-9-]{1,32}")
+# Room codes as typed after `join` / `watch`, with the room's broker where LAN
+# discovery cannot find it (`CODE@HOST[:PORT]`, `CODE@[IPv6]:PORT`, as `passe
+# join` takes them): nothing else reaches the app.
+ROOM_CODE = re.compile(r"[A-Za-z0-9-]{1,32}(@[A-Za-z0-9.:\[\]-]{1,255})?")
 TERM_TYPE = re.compile(r"[A-Za-z0-9._+-]{1,64}")
 # Server variables the app needs (where Python and its packages are, the
 # locale); nothing else of the server's environment reaches a guest's app.
@@ -179,7 +181,10 @@ class Hub:
         verb = words[0]
         if verb in ("join", "watch"):
             if len(words) != 2 or not ROOM_CODE.fullmatch(words[1]):
-                return f"Passe: write `{verb} CODE` with one room code (letters, digits, dashes)."
+                return (
+                    f"Passe: write `{verb} CODE` with one room code (letters, digits, dashes), "
+                    "or `CODE@HOST:PORT` with the room's broker."
+                )
             from tui.cli import has_command  # checked per session: no promise in advance
 
             if not has_command(verb):
