@@ -93,7 +93,10 @@ def test_hostile_views_are_refused(game_id: str) -> None:
 
 
 plain_data = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)  # what msgpack can carry
+    | st.text(max_size=8),
     lambda children: (
         st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
     ),
