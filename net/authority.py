@@ -424,6 +424,14 @@ class Authority:
 
     def _on_hello(self, key: bytes, hello: Hello) -> None:
         seat = self._seat_of(key)
+        if (
+            seat is not None
+            and self.phase == LOBBY
+            and hello.seat is not None
+            and hello.seat != seat
+        ):
+            self._move_seat(key, seat, hello)
+            return
         if seat is not None:  # the same key again: a reconnection
             self.seats[seat].present = True
             self._to_peer(key, Welcome(room=self.code, seat=seat))
@@ -453,6 +461,22 @@ class Authority:
         self.seats[seat] = SeatSlot(name, HUMAN, key=key, present=True)
         log.info("%s took seat %d", name, seat + 1)
         self._to_peer(key, Welcome(room=self.code, seat=seat))
+        self._publish_room()
+
+    def _move_seat(self, key: bytes, seat: int, hello: Hello) -> None:
+        """In the lobby, a seated person moves to another free seat (e.g. to
+        sit with a partner, where the game has teams)."""
+        wanted = hello.seat
+        assert wanted is not None
+        if wanted >= len(self.seats):
+            self._refuse(key, f"there is no seat {wanted + 1}", "bad", hello.n)
+            return
+        if self.seats[wanted].kind != OPEN:
+            self._refuse(key, f"seat {wanted + 1} is taken", "taken", hello.n)
+            return
+        self.seats[wanted] = SeatSlot(self.seats[seat].name, HUMAN, key=key, present=True)
+        self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
+        self._to_peer(key, Welcome(room=self.code, seat=wanted))
         self._publish_room()
 
     def _unique_name(self, name: str, seat: int) -> str:

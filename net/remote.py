@@ -174,6 +174,25 @@ class RemoteTable(TableClient):
         self.seat = reply.seat
         return reply.seat
 
+    async def change_seat(self, seat: int) -> int:
+        """In the lobby, move to another free seat; raises :class:`JoinError`
+        with the host's reason (taken, no such seat, started)."""
+        reply = await self._request(
+            Hello(
+                room=self.code,
+                epoch=self._epoch,
+                n=self._next_n(),
+                name=self.name,
+                seat=seat,
+                have=len(self.log),
+            ),
+            abandon=False,
+        )
+        if isinstance(reply, Refused):
+            raise JoinError(reply.reason, reply.code)
+        self.seat = reply.seat
+        return reply.seat
+
     async def _abandon(self) -> None:
         if self._link is not None:
             await self._link.close(
@@ -185,14 +204,15 @@ class RemoteTable(TableClient):
                 ]
             )
 
-    async def _request(self, message: Hello | Sync) -> Welcome | Refused:
+    async def _request(self, message: Hello | Sync, *, abandon: bool = True) -> Welcome | Refused:
         loop = asyncio.get_running_loop()
         self._pending = loop.create_future()
         self._send(message)
         try:
             return await asyncio.wait_for(self._pending, REPLY_WAIT)
         except TimeoutError:
-            await self._abandon()
+            if abandon:
+                await self._abandon()
             raise JoinError(
                 f"the host of room {self.code} did not answer: it may have left", "timeout"
             ) from None

@@ -576,3 +576,37 @@ async def test_going_back_while_joining_abandons_the_attempt(private_config: Pat
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
         await wait_until(pilot, lambda: not join.is_attached, "the join screen gone")
+
+
+async def test_a_joiner_moves_to_another_free_seat(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    """In the lobby, a digit moves the joiner to that seat while it is free;
+    a taken seat is refused with the host's reason."""
+    write_settings(private_config, name="Zed")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j", *hosted.code, "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen) and lobby.table is not None
+        await wait_until(pilot, lambda: lobby.room is not None, "the room")
+        first = lobby.table.seat
+        assert "Sit in seat" in [d for d, _ in footer_keys(app)]
+        free = next(
+            n for n, s in enumerate(hosted.authority.seats) if s.kind == "open" and n != first
+        )
+        await pilot.press(str(free + 1))
+        await wait_until(pilot, lambda: lobby.table.seat == free, "the move")  # type: ignore[union-attr]
+        await wait_until(
+            pilot, lambda: hosted.authority.seats[free].name == "Zed", "the host's seats"
+        )
+        assert hosted.authority.seats[first or 0].kind == "open"
+        hosted.authority.set_bot(first or 0, "random")
+        await pilot.press(str((first or 0) + 1))
+        await wait_until(
+            pilot,
+            lambda: any("is taken" in n.message for n in app._notifications),
+            "the refusal",
+        )
+        assert lobby.table.seat == free

@@ -102,6 +102,9 @@ class LobbyScreen(PasseScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "start", "Start game"),
+        # A joiner moves to another free seat (e.g. beside a partner).
+        Binding("1", "sit(0)", "Sit in seat", key_display="1-8"),
+        *(Binding(str(n + 1), f"sit({n})", show=False) for n in range(1, 8)),
         Binding("q,escape", "leave", "Leave", key_display="q"),
     ]
     TITLE_IN_HELP = "Lobby"
@@ -111,6 +114,7 @@ class LobbyScreen(PasseScreen):
         "hides the room, they type the whole passe join line shown beside it.\n"
         "Host: ↑/↓ choose an empty seat, ←/→ put a bot in it (or take it out);\n"
         "s starts once every seat holds a person or a bot.\n"
+        "Joiner: 1-8 moves you to that seat while it is free.\n"
         "'AWAY' marks a person whose connection dropped: they come back by\n"
         "themselves. q leaves the room (the host's leaving closes it)."
     )
@@ -288,6 +292,13 @@ class LobbyScreen(PasseScreen):
             self.notify(str(error), title="Not now", severity="warning")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "sit":
+            return (
+                not self.hosting
+                and self.table is not None
+                and self.room is not None
+                and self.room.phase == "lobby"
+            )
         if action == "start":
             if not self.hosting:
                 return False
@@ -295,6 +306,22 @@ class LobbyScreen(PasseScreen):
                 return None
             return None if self.start_refusal() else super().check_action(action, parameters)
         return super().check_action(action, parameters)
+
+    def action_sit(self, seat: int) -> None:
+        if self.table is None or self.room is None or seat >= len(self.room.seats):
+            return
+        if seat == self.table.seat:
+            self.notify("You already sit there.", title="Seat")
+            return
+        self.run_worker(self._sit(self.table, seat), group="sit", exclusive=True)
+
+    async def _sit(self, table: RemoteTable, seat: int) -> None:
+        from net.remote import JoinError
+
+        try:
+            await table.change_seat(seat)
+        except JoinError as error:
+            self.notify(f"{error}.", title="Seat", severity="warning")
 
     def action_start(self) -> None:
         if self.hosted is None:
