@@ -36,6 +36,7 @@ from tui.session import seat_names
 from tui.widgets.chooser import Chooser
 from tui.widgets.fashion_card import SYMBOLS, slot_features
 from tui.widgets.fashion_hand import FashionHand
+from tui.widgets.status_line import StatusLine
 
 THEMES = ["passe", "passe-okabe-ito"]
 CODES = set(CODE)
@@ -88,6 +89,7 @@ class Tally:
         self.choices: list[str] = []
         self.round_ends = 0
         self.explained: list[str] = []
+        self.round_end_status: list[str] = []  # the status line behind each summary
 
 
 async def play_turn(pilot: Pilot[Any], screen: FashionTableScreen, tally: Tally) -> bool:
@@ -145,6 +147,8 @@ async def play_fashion(pilot: Pilot[Any], *, max_steps: int = 3000) -> Tally:
             return tally
         if isinstance(screen, RoundEndScreen):
             tally.round_ends += 1
+            behind = app.screen_stack[-2]
+            tally.round_end_status.append(str(behind.query_one(StatusLine).render()))
             await pilot.press("enter")
             continue
         if isinstance(screen, ChoiceScreen):
@@ -169,6 +173,12 @@ async def test_whole_game_by_keys_to_the_end_screen(private_config: Path) -> Non
         view = table.fa_view
         assert view is not None and view.is_over and view.result is not None
         assert tally.bids >= 3 and tally.takes >= 3 and tally.round_ends >= 2
+        # Behind each summary the status line says it is open, not whose turn
+        # it is in the next round (the play-test's "Waiting for Cleo…").
+        assert tally.round_end_status == [
+            f"End of round {n}: read the summary, Enter goes on."
+            for n in range(1, tally.round_ends + 1)
+        ]
         assert "player" in tally.choices  # won at least one auction: chose who plays
         assert tally.collections >= 1 and "feature" in tally.choices  # a rule change
         assert tally.explained and "collection needs at least three" in tally.explained[0]

@@ -53,7 +53,6 @@ from core.fashion.model import (
 from core.fashion.state import FashionView, collection_problem
 from tui.messages import CardChosen
 from tui.screens.choice import ChoiceScreen
-from tui.screens.round_end import RoundEndScreen
 from tui.screens.table import TableScreen, number_keys
 from tui.widgets.fashion_card import (
     SLOT_WORDS,
@@ -234,7 +233,7 @@ class FashionTableScreen(TableScreen):
         else:
             hand.mode = ""
         hand.set_hint(self._hand_hint(view))
-        self.query_one(StatusLine).say(self._status(view), your_turn=mine)
+        self.say_status(self._status(view), your_turn=mine)  # the base notes a summary
 
     def refocus(self) -> None:
         """The offer has the keys when you take from it, the hand otherwise."""
@@ -389,11 +388,9 @@ class FashionTableScreen(TableScreen):
             self.round_seen = view.round
             self.round_events = []
             self.round_points = view.points
-            self.client.hold(True)  # bots wait while the summary is read
-            self.app.push_screen(
-                RoundEndScreen(f"End of round {finished}", body),
-                lambda _: self.client.hold(False),
-            )
+            # Bots wait while it is read; the status line says it is open;
+            # it waits for the palette or help to close (the base's dialog).
+            self.show_round_end(f"End of round {finished}", body)
 
     def _round_summary(self, view: FashionView, events: Sequence[Event]) -> RenderableType:
         table = Table(box=None, padding=(0, 1, 0, 0))
