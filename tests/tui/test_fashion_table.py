@@ -601,3 +601,16 @@ async def test_help_names_every_digit_key(private_config: Path) -> None:
         assert isinstance(help_screen, HelpScreen) and table.fa_view is not None
         keys = dict((description, key) for key, description in help_screen.keys)
         assert keys["Select by number"] == "1-9", help_screen.keys
+
+
+async def test_a_wide_terminal_widens_the_log_and_players(private_config: Path) -> None:
+    # From the play-test: at 200x60 the log stayed 28 columns wide.
+    app = make_app(private_config)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await choose_fashion(pilot, players=4)
+        table = app.screen
+        assert isinstance(table, FashionTableScreen)
+        await pilot.pause()
+        assert table.has_class("-wide")
+        assert table.query_one("#fa-right").size.width == 48
+        assert table.game_log.size.width >= 46

@@ -95,6 +95,8 @@ class FashionTableScreen(TableScreen):
     FashionTableScreen #fa-top { height: 6; }
     FashionTableScreen #fa-main { height: 1fr; }
     FashionTableScreen #fa-right { width: 30; }
+    /* From 120 columns (the base's -wide class) the log and players widen. */
+    FashionTableScreen.-wide #fa-right { width: 48; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "collect", "Collect"),
