@@ -142,21 +142,13 @@ class Authority:
     async def start(self, timeout: float = 5.0) -> None:
         self._outbox = asyncio.Queue()
         self._sender = asyncio.get_running_loop().create_task(self._send_loop())
-        will = LastWill(
-            presence_topic(self.code, self.identity.peer_id),
-            seal(
-                self.identity,
-                presence_topic(self.code, self.identity.peer_id),
-                Presence(room=self.code, epoch=self._epoch, online=False, name="host"),
-            ),
-        )
         self._link = MqttLink(
             self.broker_host,
             self.broker_port,
             subscriptions=[f"{self.prefix}/a/+", f"{self.prefix}/presence/+"],
             on_message=self._on_message,
             on_connect=self._on_connect,
-            will=will,
+            will=self._will,
         )
         await self._link.start(timeout)
 
@@ -267,6 +259,13 @@ class Authority:
     def _room_payload(self) -> bytes:
         return seal(self.identity, room_topic(self.code), self.room_state())
 
+    def _will(self) -> LastWill:
+        """Each connection is a new presence epoch (Sparkplug's STATE rule):
+        its will says "gone" for that connection only."""
+        self._epoch = max(self._epoch + 1, time.time_ns() // 1_000_000)
+        topic = presence_topic(self.code, self.identity.peer_id)
+        return LastWill(topic, self._presence_payload(online=False))
+
     def _presence_payload(self, *, online: bool) -> bytes:
         topic = presence_topic(self.code, self.identity.peer_id)
         return seal(
@@ -291,6 +290,10 @@ class Authority:
             try:
                 if self._link is not None:
                     await self._link.publish(topic, payload, retain=retain)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # one failed message must not stop all the others
+                log.exception("sending on %s failed", topic)
             finally:
                 self._outbox.task_done()
 

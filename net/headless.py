@@ -32,13 +32,9 @@ async def play_with_bot(table: RemoteTable, level: str, *, seed: int | None = No
     bot: Bot = get_game(table.game_id).make_bot(level, seed)
     over = asyncio.Event()
     wake = asyncio.Event()
-    last_acted_seq = -2
-
     def on_update(update: TableUpdate) -> None:
-        nonlocal last_acted_seq
         if update.rejected is not None:
             emit("refused", reason=update.rejected)
-            last_acted_seq = -2  # the refusal came with a fresh view: act again
         if update.view.is_over:
             over.set()
         wake.set()
@@ -52,11 +48,12 @@ async def play_with_bot(table: RemoteTable, level: str, *, seed: int | None = No
         view = table.view
         if view is None or view.is_over:
             continue
-        # Act once per picture of the table: a refusal re-synchronises it.
-        # Wait for the answer to our last action before acting again: in
-        # simultaneous phases other seats' updates arrive meanwhile.
-        if view.legal and table.seq != last_acted_seq and not table.action_pending:
-            last_acted_seq = table.seq
+        # Act when the authority has answered our last action (the update
+        # acknowledging it shows the table after it): in simultaneous phases
+        # other seats' updates arrive meanwhile. An action lost with a link
+        # (a broker restart) is answered by the re-synchronisation, which
+        # shows the same turn again: then the bot simply acts again.
+        if view.legal and not table.action_pending:
             action = bot.choose(view)
             await table.submit(action)
             emit("acted", seq=table.seq, action=str(action))

@@ -103,7 +103,8 @@ class RemoteTable(TableClient):
         self._room_seen = asyncio.Event()
         self._foreign_version: int | None = None
         self._pending: asyncio.Future[Welcome | Refused] | None = None
-        self._epoch = time.time_ns() // 1_000_000
+        self._epoch = time.time_ns() // 1_000_000  # of requests: grows across restarts
+        self._presence_epoch = self._epoch  # of presence: grows with each connection
         self._n = 0
         self._link: MqttLink | None = None
         self._prefix = room_prefix(code)
@@ -118,7 +119,6 @@ class RemoteTable(TableClient):
     async def join(self, seat: int | None = None, *, timeout: float = ROOM_WAIT) -> int:
         """Connect, find the room, take a seat; raises :class:`JoinError`."""
         me = self.identity.peer_id
-        presence = presence_topic(self.code, me)
         self._link = MqttLink(
             self.broker_host,
             self.broker_port,
@@ -133,7 +133,7 @@ class RemoteTable(TableClient):
             on_message=self._on_message,
             on_connect=self._on_connect,
             on_state=self._on_link_state,
-            will=LastWill(presence, self._presence_payload(online=False)),
+            will=self._will,
         )
         try:
             # A loaded machine or a busy embedded broker can take a few seconds.
@@ -232,12 +232,21 @@ class RemoteTable(TableClient):
         task.add_done_callback(_log_failure)
         return self._link.connected
 
+    def _will(self) -> LastWill:
+        """Each connection is a new presence epoch: its will says "gone" for
+        that connection only, so a late will never hides a newer one."""
+        self._presence_epoch = max(self._presence_epoch + 1, time.time_ns() // 1_000_000)
+        topic = presence_topic(self.code, self.identity.peer_id)
+        return LastWill(topic, self._presence_payload(online=False))
+
     def _presence_payload(self, *, online: bool) -> bytes:
         topic = presence_topic(self.code, self.identity.peer_id)
         return seal(
             self.identity,
             topic,
-            Presence(room=self.code, epoch=self._epoch, online=online, name=self.name[:40]),
+            Presence(
+                room=self.code, epoch=self._presence_epoch, online=online, name=self.name[:40]
+            ),
         )
 
     # -- room and link state, for the lobby and the table screens ------------
@@ -319,6 +328,7 @@ class RemoteTable(TableClient):
         elif isinstance(message, Update):
             self._on_update(message)
         elif isinstance(message, Refused):
+            self.acked = max(self.acked, message.n)  # answered, if refused
             self._deliver(rejected=message.reason)
 
     def _on_presence(self, topic: str, payload: bytes) -> None:
@@ -339,7 +349,21 @@ class RemoteTable(TableClient):
             presence.epoch == self._host_epoch and presence.online and not self.host_present
         ):
             return
+        newer = presence.epoch > self._host_epoch
         self._host_epoch = presence.epoch
+        if presence.online and newer and self.seat is not None:
+            # The host has (re)connected: whatever we sent while it was away
+            # was lost, so take the seat again and fetch what was missed.
+            self._send(
+                Hello(
+                    room=self.code,
+                    epoch=self._epoch,
+                    n=self._next_n(),
+                    name=self.name,
+                    seat=self.seat,
+                    have=len(self.log),
+                )
+            )
         if presence.online != self.host_present:
             self.host_present = presence.online
             for listener in list(self._host_listeners):

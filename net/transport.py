@@ -74,7 +74,7 @@ class MqttLink:
         on_message: MessageHandler,
         on_connect: ConnectHook | None = None,
         on_state: StateHook | None = None,
-        will: LastWill | None = None,
+        will: LastWill | Callable[[], LastWill] | None = None,
         client_id: str | None = None,
         keepalive: int = 5,
     ) -> None:
@@ -142,8 +142,10 @@ class MqttLink:
             return False
         try:
             await client.publish(topic, payload, qos=1 if retain else 0, retain=retain)
-        except (aiomqtt.MqttError, TimeoutError) as error:
-            log.debug("publish to %s failed: %s", topic, error)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a link going down fails in several ways
+            log.debug("publish to %s failed: %r", topic, error)
             return False
         return True
 
@@ -173,9 +175,11 @@ class MqttLink:
             delay = min(delay * 2, BACKOFF_MAX)
 
     async def _session(self) -> None:
+        # A will may be made afresh for each connection (a new presence epoch).
+        spec = self.will() if callable(self.will) else self.will
         will = (
-            aiomqtt.Will(self.will.topic, self.will.payload, qos=1, retain=self.will.retain)
-            if self.will is not None
+            aiomqtt.Will(spec.topic, spec.payload, qos=1, retain=spec.retain)
+            if spec is not None
             else None
         )
         client = aiomqtt.Client(

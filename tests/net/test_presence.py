@@ -61,7 +61,7 @@ async def test_an_older_will_does_not_mark_a_live_peer_away(tmp_path: Path) -> N
                 lambda t, p: (s := state_of(t, p)) is not None and s.seats[seat].present
             )
             topic = presence_topic(code, ana_key.peer_id)
-            epoch = ana.table._epoch
+            epoch = ana.table._presence_epoch
             # A will from an earlier connection, delivered late: ignored.
             stale = Presence(room=code, epoch=epoch - 1, online=False, name="Ana")
             await spy.publish(topic, seal(ana_key, topic, stale), retain=True)
