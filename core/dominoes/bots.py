@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from core.engine import Action, Bot, View
+import random
+from collections.abc import Callable
+
+from core import search
+from core.engine import Action, AnyState, Bot, View
 
 from .model import MASK, PIPS, TILE_COUNT, Pass, Place
-from .state import DominoesView
+from .sampler import DominoesSampler
+from .state import DominoesState, DominoesView
 
 
 class HeuristicBot(Bot):
@@ -97,3 +102,62 @@ class HeuristicBot(Bot):
             return passing
         assert best is not None
         return best
+
+
+# -- levels (issue 12) -------------------------------------------------------
+
+
+class EasyBot(search.EasyBot):
+    name = "easy"
+    description = "the heuristic, with a random move a quarter of the time"
+    heuristic = HeuristicBot
+
+
+class NormalBot(HeuristicBot):
+    name = "normal"
+
+
+ROLLOUT_MISTAKES = 0.1  # random moves in playouts: cheaper, and covers surprises
+MARGIN_SCALE = 15.0  # points of lead (DO-12) that make a position ~73 % won
+
+
+class _DominoesSearch(search.SearchBot):
+    """Determinized search (core/search.py) over DominoesSampler's deals;
+    playouts run the heuristic to the end of the round (DO-12 scores it)."""
+
+    def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
+        super().__init__(seed, budget=budget)
+        self._sampler = DominoesSampler()
+        self._rollout = HeuristicBot()
+
+    def sample(self, view: View, rng: random.Random) -> AnyState:
+        assert isinstance(view, DominoesView)
+        return self._sampler.sample(view, rng)
+
+    def rollout_policy(self, rng: random.Random) -> Callable[[AnyState, int], Action]:
+        return search.heuristic_policy(self._rollout, rng, ROLLOUT_MISTAKES)
+
+    def progress(self, state: AnyState) -> int:
+        assert isinstance(state, DominoesState)
+        return state.rounds_played
+
+    def evaluate(self, state: AnyState, seat: int) -> float:
+        assert isinstance(state, DominoesState)
+        if state.is_over:
+            return search.result_value(state, seat)
+        scores = state.side_scores
+        mine = state.side_of[seat]
+        best_other = max(score for side, score in enumerate(scores) if side != mine)
+        return search.margin_value(scores[mine], best_other, MARGIN_SCALE)
+
+
+class HardBot(_DominoesSearch):
+    name = "hard"
+    description = "searches sampled hands for about 0.3 s per move"
+    budget = search.HARD
+
+
+class ExpertBot(_DominoesSearch):
+    name = "expert"
+    description = "searches sampled hands for about 1.5 s per move"
+    budget = search.EXPERT

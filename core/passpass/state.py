@@ -156,6 +156,10 @@ class PassPassView(View):
     diamonds: tuple[int, ...]
     default_diamonds: bool
     set_aside: int
+    # Every card discarded this round (PP-15), in order: public, as every
+    # trick is played face up; a search bot needs it to know which cards
+    # are still unseen (core/passpass/sampler.py).
+    discarded: tuple[Card, ...] = ()
 
 
 class _Resolution:
@@ -589,6 +593,7 @@ class PassPassState(GameState[PassPassConfig, Action, PassPassView]):
             diamonds=tuple(self.config.diamonds),
             default_diamonds=self.config.default_diamonds,
             set_aside=len(self.set_aside),
+            discarded=tuple(CARDS[c] for c in self.discarded),
         )
 
     def statistics(self) -> dict[str, int]:
