@@ -67,12 +67,11 @@ class SearchBot(Bot, ABC):
     evaluation; levels differ only by their :class:`Budget`.
     """
 
-    budget: ClassVar[Budget]
+    level_budget: ClassVar[Budget]
 
     def __init__(self, seed: int | None = None, *, budget: Budget | None = None) -> None:
         super().__init__(seed)
-        if budget is not None:
-            self.budget = budget
+        self.budget = budget if budget is not None else self.level_budget
         self.iterations_done = 0  # of the last decision (for benchmarks)
 
     # -- game-specific parts ------------------------------------------------
@@ -123,8 +122,9 @@ class SearchBot(Bot, ABC):
                 log_n = math.log(done)
                 arm = max(
                     range(arms),
-                    key=lambda a: totals[a] / visits[a]
-                    + EXPLORATION * math.sqrt(log_n / visits[a]),
+                    key=lambda a: (
+                        totals[a] / visits[a] + EXPLORATION * math.sqrt(log_n / visits[a])
+                    ),
                 )
             state = self.sample(view, rng)
             totals[arm] += self._playout(state, seat, legal[arm], policy)

@@ -154,10 +154,10 @@ class _DominoesSearch(search.SearchBot):
 class HardBot(_DominoesSearch):
     name = "hard"
     description = "searches sampled hands for about 0.3 s per move"
-    budget = search.HARD
+    level_budget = search.HARD
 
 
 class ExpertBot(_DominoesSearch):
     name = "expert"
     description = "searches sampled hands for about 1.5 s per move"
-    budget = search.EXPERT
+    level_budget = search.EXPERT

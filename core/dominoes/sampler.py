@@ -100,9 +100,7 @@ class DominoesSampler(Sampler[DominoesView, DominoesState]):
         state.hands = hands
         state.boneyard = boneyard
         codes = {"L": _LEFT, "R": _RIGHT, None: _FIRST}
-        placed = [
-            (t.tile.id, t.left, t.right, codes[t.end], t.order) for t in view.train
-        ]
+        placed = [(t.tile.id, t.left, t.right, codes[t.end], t.order) for t in view.train]
         first = next((i for i, t in enumerate(view.train) if t.end is None), len(placed))
         state.left_arm = placed[:first][::-1]
         state.right_arm = placed[first:]

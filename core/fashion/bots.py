@@ -21,9 +21,12 @@ last round.
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from typing import ClassVar
 
-from core.engine import Action, Bot, View
+from core import search
+from core.engine import Action, AnyState, Bot, View
 from core.fashion.model import (
     ATTRIBUTES,
     BANNED,
@@ -44,7 +47,15 @@ from core.fashion.model import (
     Take,
     parse_card,
 )
-from core.fashion.state import AUCTION, PHASE_NAMES, TAKE, FashionView, season_points
+from core.fashion.sampler import FashionSampler
+from core.fashion.state import (
+    AUCTION,
+    PHASE_NAMES,
+    TAKE,
+    FashionState,
+    FashionView,
+    season_points,
+)
 
 Features = list[Feature]
 
@@ -346,3 +357,69 @@ class HeuristicBot(Bot):
                 if best is None or cost < best[0]:
                     best = (cost, a, b)
         return None if best is None else (best[1], best[2])
+
+
+# -- levels (issue 12) -------------------------------------------------------
+
+
+class EasyBot(search.EasyBot):
+    name = "easy"
+    description = "the heuristic, with a random move a quarter of the time"
+    heuristic = HeuristicBot
+
+
+class NormalBot(HeuristicBot):
+    name = "normal"
+
+
+ROLLOUT_MISTAKES = 0.1  # random moves in playouts: cheaper, and covers surprises
+MARGIN_SCALE = 3.0  # points of lead that make a position ~73 % won
+SEASON_SHARE = 0.5  # season points (FA-15) a hand would score now are far from sure
+
+
+class _FashionSearch(search.SearchBot):
+    """Determinized search (core/search.py) over FashionSampler's deals;
+    playouts run the heuristic to the end of the round (or of the game, FA-16)."""
+
+    depth = 1
+
+    def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
+        super().__init__(seed, budget=budget)
+        self._sampler = FashionSampler()
+        self._rollout = HeuristicBot()
+
+    def sample(self, view: View, rng: random.Random) -> AnyState:
+        assert isinstance(view, FashionView)
+        return self._sampler.sample(view, rng)
+
+    def rollout_policy(self, rng: random.Random) -> Callable[[AnyState, int], Action]:
+        return search.heuristic_policy(self._rollout, rng, ROLLOUT_MISTAKES)
+
+    def progress(self, state: AnyState) -> int:
+        assert isinstance(state, FashionState)
+        return state.round
+
+    def evaluate(self, state: AnyState, seat: int) -> float:
+        assert isinstance(state, FashionState)
+        if state.is_over:
+            return search.result_value(state, seat)
+        features = state.slot_features()
+        season = state.config.season
+        worth = [
+            len(state.piles[s]) + SEASON_SHARE * season_points(state.hands[s], features, season)
+            for s in range(state.players)
+        ]
+        best_other = max(w for s, w in enumerate(worth) if s != seat)
+        return search.margin_value(worth[seat], best_other, MARGIN_SCALE)
+
+
+class HardBot(_FashionSearch):
+    name = "hard"
+    description = "searches sampled hands for about 0.3 s per move"
+    level_budget = search.HARD
+
+
+class ExpertBot(_FashionSearch):
+    name = "expert"
+    description = "searches sampled hands for about 1.5 s per move"
+    level_budget = search.EXPERT

@@ -72,8 +72,9 @@ class HeuristicBot(Bot):
 
     def _representative_worth(self, view: PassPassView, action: Action) -> float:
         assert isinstance(action, Represent)
-        return view.round_points[action.seat] + REPRESENTATIVE_PASS_PASS_WEIGHT * (
-            view.pass_pass_round[action.seat]
+        return (
+            view.round_points[action.seat]
+            + REPRESENTATIVE_PASS_PASS_WEIGHT * (view.pass_pass_round[action.seat])
         )
 
     def _jitter(self) -> float:
@@ -206,10 +207,10 @@ MARGIN_SCALE = 8.0  # points of lead that make a round-end position ~73 % won
 class HardBot(_PassPassSearch):
     name = "hard"
     description = "searches sampled deals for about 0.3 s per card"
-    budget = search.HARD
+    level_budget = search.HARD
 
 
 class ExpertBot(_PassPassSearch):
     name = "expert"
     description = "searches sampled deals for about 1.5 s per card"
-    budget = search.EXPERT
+    level_budget = search.EXPERT

@@ -271,8 +271,7 @@ class RoundScored(Event):
     def describe(self, names: Sequence[str]) -> str:
         if self.representatives:
             parts = ", ".join(
-                f"{possessive(names, rep)} team {self.points[rep]}"
-                for rep in self.representatives
+                f"{possessive(names, rep)} team {self.points[rep]}" for rep in self.representatives
             )
         else:
             parts = ", ".join(f"{names[seat]} {points}" for seat, points in enumerate(self.points))

@@ -91,9 +91,7 @@ class PassPassSampler(Sampler[PassPassView, PassPassState]):
         phase = Phase(view.phase)
         state.phase = phase
         state.round = view.round - 1
-        state.trick_number = (
-            TRICKS_PER_ROUND if phase is Phase.REPRESENT else view.trick_number - 1
-        )
+        state.trick_number = TRICKS_PER_ROUND if phase is Phase.REPRESENT else view.trick_number - 1
         state.hands = hands
         state.set_aside = set_aside
         state.trick = [(s, card.index) for s, card in view.trick]
