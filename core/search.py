@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -55,6 +56,8 @@ class Budget:
     seconds: float | None
     iterations: int
 
+
+_NEVER = threading.Event()  # never set: choose() thinks its whole budget
 
 # UCB1's exploration constant for rewards in [0, 1].
 EXPLORATION = 0.7
@@ -98,7 +101,12 @@ class SearchBot(Bot, ABC):
 
     # -- the search -----------------------------------------------------------
 
+    slow = True
+
     def choose(self, view: View) -> Action:
+        return self.choose_until(view, _NEVER)
+
+    def choose_until(self, view: View, stop: threading.Event) -> Action:
         legal = view.legal
         if len(legal) == 1:
             self.iterations_done = 0
@@ -114,7 +122,9 @@ class SearchBot(Bot, ABC):
         totals = [0.0] * arms
         done = 0
         while done < budget.iterations:
-            if deadline is not None and done >= arms and time.perf_counter() >= deadline:
+            if done >= arms and (
+                stop.is_set() or (deadline is not None and time.perf_counter() >= deadline)
+            ):
                 break
             if done < arms:
                 arm = done  # every action once first
