@@ -59,8 +59,30 @@ class Budget:
 
 _NEVER = threading.Event()  # never set: choose() thinks its whole budget
 
-# UCB1's exploration constant for rewards in [0, 1].
-EXPLORATION = 0.7
+# Arms searched at most per decision (the heuristic's choice among them).
+MAX_ARMS = 16
+# An arm is dropped, from PRUNE_AFTER determinizations on and every
+# PRUNE_EVERY, when the best arm beats it by this many standard errors of
+# their paired difference: time goes to the close calls.
+PRUNE_AFTER = 8
+PRUNE_EVERY = 4
+PRUNE_Z = 2.5
+
+
+def _prune(alive: list[int], values: list[list[float]]) -> list[int]:
+    means = {arm: sum(values[arm]) / len(values[arm]) for arm in alive}
+    best = max(alive, key=means.__getitem__)
+    kept = [best]
+    for arm in alive:
+        if arm == best:
+            continue
+        diffs = [b - a for a, b in zip(values[arm], values[best], strict=True)]
+        n = len(diffs)
+        mean = sum(diffs) / n
+        variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if mean <= PRUNE_Z * math.sqrt(variance / n):
+            kept.append(arm)
+    return sorted(kept)
 
 
 class SearchBot(Bot, ABC):
@@ -71,10 +93,17 @@ class SearchBot(Bot, ABC):
     """
 
     level_budget: ClassVar[Budget]
+    # The game's heuristic: it plays every seat in playouts (with a share of
+    # random moves: cheaper, and it covers what the heuristic would not do),
+    # and its own choice is always among the searched actions.
+    heuristic: ClassVar[type[Bot]]
+    rollout_mistakes: ClassVar[float] = 0.1
 
     def __init__(self, seed: int | None = None, *, budget: Budget | None = None) -> None:
         super().__init__(seed)
         self.budget = budget if budget is not None else self.level_budget
+        self._favourite_bot = self.heuristic(seed)
+        self._rollout_bot = self.heuristic()
         self.iterations_done = 0  # of the last decision (for benchmarks)
 
     # -- game-specific parts ------------------------------------------------
@@ -83,9 +112,9 @@ class SearchBot(Bot, ABC):
     def sample(self, view: View, rng: random.Random) -> AnyState:
         """A state consistent with ``view`` (the game's :class:`Sampler`)."""
 
-    @abstractmethod
     def rollout_policy(self, rng: random.Random) -> Callable[[AnyState, int], Action]:
         """The fast policy that plays every seat after the searched action."""
+        return heuristic_policy(self._rollout_bot, rng, self.rollout_mistakes)
 
     @abstractmethod
     def progress(self, state: AnyState) -> int:
@@ -96,8 +125,21 @@ class SearchBot(Bot, ABC):
     depth: ClassVar[int] = 1
 
     @abstractmethod
-    def evaluate(self, state: AnyState, seat: int) -> float:
-        """How good ``state`` is for ``seat``, in [0, 1] (1: a sure win)."""
+    def margin(self, state: AnyState, seat: int) -> float:
+        """``seat``'s lead in points over the best other side (negative when
+        behind), with the game's not-yet-recorded points counted as it sees fit."""
+
+    # Points gained on the best rival during a playout that make it ~73 % good.
+    margin_scale: ClassVar[float] = 10.0
+
+    def evaluate(self, state: AnyState, seat: int, start: float) -> float:
+        """A playout's outcome for ``seat``, in [0, 1]: the game's result if
+        it ended, else how much ``seat``'s lead grew from ``start`` (the lead
+        before the searched action; the same public scores in every sample,
+        so only what the action and the play after it changed counts)."""
+        if state.is_over:
+            return result_value(state, seat)
+        return margin_value(self.margin(state, seat), start, self.margin_scale)
 
     # -- the search -----------------------------------------------------------
 
@@ -116,36 +158,52 @@ class SearchBot(Bot, ABC):
         budget = self.budget
         deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
         rng = self.rng
-        policy = self.rollout_policy(rng)
-        arms = len(legal)
-        visits = [0] * arms
-        totals = [0.0] * arms
+        arms = self.candidates(view, rng)
+        # values[a][k]: arm a's playout in the k-th determinization. Every
+        # arm is played in the same determinization with the same random
+        # stream (common random numbers): the comparison between arms is
+        # paired, which removes most of the deal's noise.
+        values: list[list[float]] = [[] for _ in arms]
+        alive = list(range(len(arms)))
         done = 0
-        while done < budget.iterations:
-            if done >= arms and (
-                stop.is_set() or (deadline is not None and time.perf_counter() >= deadline)
+        while len(alive) > 1:
+            if values[alive[0]] and (
+                done + len(alive) > budget.iterations
+                or stop.is_set()
+                or (deadline is not None and time.perf_counter() >= deadline)
             ):
                 break
-            if done < arms:
-                arm = done  # every action once first
-            else:
-                log_n = math.log(done)
-                arm = max(
-                    range(arms),
-                    key=lambda a: (
-                        totals[a] / visits[a] + EXPLORATION * math.sqrt(log_n / visits[a])
-                    ),
-                )
-            state = self.sample(view, rng)
-            totals[arm] += self._playout(state, seat, legal[arm], policy)
-            visits[arm] += 1
-            done += 1
+            seed = rng.getrandbits(64)
+            results: list[float] = []
+            for arm in alive:
+                stream = random.Random(seed)
+                state = self.sample(view, stream)
+                policy = self.rollout_policy(stream)
+                results.append(self._playout(state, seat, arms[arm], policy))
+            for arm, value in zip(alive, results, strict=True):
+                values[arm].append(value)
+            done += len(alive)
+            samples = len(values[alive[0]])
+            if samples >= PRUNE_AFTER and samples % PRUNE_EVERY == 0:
+                alive = _prune(alive, values)
         self.iterations_done = done
-        # The most visited action is UCB1's robust choice; means break ties.
-        best = max(
-            range(arms), key=lambda a: (visits[a], totals[a] / visits[a] if visits[a] else 0.0)
-        )
-        return legal[best]
+        best = max(alive, key=lambda a: sum(values[a]) / len(values[a]) if values[a] else 0.0)
+        return arms[best]
+
+    def candidates(self, view: View, rng: random.Random) -> list[Action]:
+        """The actions to search: all, or when there are very many (fashion's
+        collections and rule changes) the heuristic's choice and a random
+        share of the rest."""
+        legal = list(view.legal)
+        if len(legal) <= MAX_ARMS:
+            return legal
+        favourite = self.favourite(view)
+        rest = [action for action in legal if action != favourite]
+        return [favourite, *rng.sample(rest, MAX_ARMS - 1)]
+
+    def favourite(self, view: View) -> Action:
+        """The heuristic's choice (always searched)."""
+        return self._favourite_bot.choose(view)
 
     def _playout(
         self,
@@ -155,6 +213,7 @@ class SearchBot(Bot, ABC):
         policy: Callable[[AnyState, int], Action],
     ) -> float:
         stop = self.progress(state) + self.depth
+        start = self.margin(state, seat)
         state.apply(seat, action)
         steps = 0
         while not state.is_over and self.progress(state) < stop:
@@ -163,7 +222,7 @@ class SearchBot(Bot, ABC):
             steps += 1
             if steps > 100_000:  # a guard: every round ends far sooner
                 raise RuntimeError("a playout did not reach its horizon")
-        return self.evaluate(state, seat)
+        return self.evaluate(state, seat, start)
 
 
 def result_value(state: AnyState, seat: int) -> float:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 from core import search
 from core.engine import Action, AnyState, Bot, View
@@ -118,37 +117,34 @@ class NormalBot(HeuristicBot):
 
 
 ROLLOUT_MISTAKES = 0.1  # random moves in playouts: cheaper, and covers surprises
-MARGIN_SCALE = 15.0  # points of lead (DO-12) that make a position ~73 % won
 
 
 class _DominoesSearch(search.SearchBot):
     """Determinized search (core/search.py) over DominoesSampler's deals;
     playouts run the heuristic to the end of the round (DO-12 scores it)."""
 
+    heuristic = HeuristicBot
+    rollout_mistakes = ROLLOUT_MISTAKES
+
     def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
         super().__init__(seed, budget=budget)
         self._sampler = DominoesSampler()
-        self._rollout = HeuristicBot()
 
     def sample(self, view: View, rng: random.Random) -> AnyState:
         assert isinstance(view, DominoesView)
         return self._sampler.sample(view, rng)
 
-    def rollout_policy(self, rng: random.Random) -> Callable[[AnyState, int], Action]:
-        return search.heuristic_policy(self._rollout, rng, ROLLOUT_MISTAKES)
-
     def progress(self, state: AnyState) -> int:
         assert isinstance(state, DominoesState)
         return state.rounds_played
 
-    def evaluate(self, state: AnyState, seat: int) -> float:
+    margin_scale = 10.0  # points gained on the best rival in a round (DO-12)
+
+    def margin(self, state: AnyState, seat: int) -> float:
         assert isinstance(state, DominoesState)
-        if state.is_over:
-            return search.result_value(state, seat)
         scores = state.side_scores
         mine = state.side_of[seat]
-        best_other = max(score for side, score in enumerate(scores) if side != mine)
-        return search.margin_value(scores[mine], best_other, MARGIN_SCALE)
+        return scores[mine] - max(score for side, score in enumerate(scores) if side != mine)
 
 
 class HardBot(_DominoesSearch):

@@ -22,7 +22,6 @@ last round.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import ClassVar
 
 from core import search
@@ -373,7 +372,6 @@ class NormalBot(HeuristicBot):
 
 
 ROLLOUT_MISTAKES = 0.1  # random moves in playouts: cheaper, and covers surprises
-MARGIN_SCALE = 3.0  # points of lead that make a position ~73 % won
 SEASON_SHARE = 0.5  # season points (FA-15) a hand would score now are far from sure
 
 
@@ -383,34 +381,32 @@ class _FashionSearch(search.SearchBot):
 
     depth = 1
 
+    heuristic = HeuristicBot
+    rollout_mistakes = ROLLOUT_MISTAKES
+
     def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
         super().__init__(seed, budget=budget)
         self._sampler = FashionSampler()
-        self._rollout = HeuristicBot()
 
     def sample(self, view: View, rng: random.Random) -> AnyState:
         assert isinstance(view, FashionView)
         return self._sampler.sample(view, rng)
 
-    def rollout_policy(self, rng: random.Random) -> Callable[[AnyState, int], Action]:
-        return search.heuristic_policy(self._rollout, rng, ROLLOUT_MISTAKES)
-
     def progress(self, state: AnyState) -> int:
         assert isinstance(state, FashionState)
         return state.round
 
-    def evaluate(self, state: AnyState, seat: int) -> float:
+    margin_scale = 2.0  # points gained on the best rival in a round
+
+    def margin(self, state: AnyState, seat: int) -> float:
         assert isinstance(state, FashionState)
-        if state.is_over:
-            return search.result_value(state, seat)
         features = state.slot_features()
         season = state.config.season
         worth = [
             len(state.piles[s]) + SEASON_SHARE * season_points(state.hands[s], features, season)
             for s in range(state.players)
         ]
-        best_other = max(w for s, w in enumerate(worth) if s != seat)
-        return search.margin_value(worth[seat], best_other, MARGIN_SCALE)
+        return worth[seat] - max(w for s, w in enumerate(worth) if s != seat)
 
 
 class HardBot(_FashionSearch):

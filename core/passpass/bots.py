@@ -10,7 +10,7 @@ discounted by how many players still have to play after it.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from core import search
 from core.engine import Action, AnyState, Bot, View
@@ -154,34 +154,36 @@ class NormalBot(HeuristicBot):
     name = "normal"
 
 
+ROLLOUT_MISTAKES = 0.1  # random cards in playouts: cheaper, and covers surprises
+PASS_PASS_WORTH = 10.0  # points a recorded Pass Pass is worth at the horizon
+
+
 class _PassPassSearch(search.SearchBot):
     """Determinized search (core/search.py) over PassPassSampler's deals;
     playouts run the heuristic to the end of the round (PP-20 scores it)."""
 
+    heuristic = HeuristicBot
+    rollout_mistakes = ROLLOUT_MISTAKES
+
     def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
         super().__init__(seed, budget=budget)
         self._sampler = PassPassSampler()
-        self._rollout = HeuristicBot()
 
     def sample(self, view: View, rng: random.Random) -> AnyState:
         assert isinstance(view, PassPassView)
         return self._sampler.sample(view, rng)
 
-    def rollout_policy(self, rng: random.Random) -> Callable[[AnyState, int], Action]:
-        return search.heuristic_policy(self._rollout, rng, ROLLOUT_MISTAKES)
-
     # Playouts stop after the searched trick and two more (or the round's end).
     depth = 3
+    margin_scale = 4.0  # points gained on the best rival in three tricks
 
     def progress(self, state: AnyState) -> int:
         assert isinstance(state, PassPassState)
         # Tricks resolved so far; the REPRESENT phase counts as the 9th (PP-23).
         return state.round * (TRICKS_PER_ROUND + 1) + state.trick_number
 
-    def evaluate(self, state: AnyState, seat: int) -> float:
+    def margin(self, state: AnyState, seat: int) -> float:
         assert isinstance(state, PassPassState)
-        if state.is_over:
-            return search.result_value(state, seat)
         config = state.config
         worth: list[float] = []
         for team in range(config.team_count):
@@ -195,13 +197,7 @@ class _PassPassSearch(search.SearchBot):
                 state.team_totals[team] + PASS_PASS_WORTH * state.team_pass_pass[team] + now
             )
         mine = config.team_of(seat)
-        best_other = max(w for t, w in enumerate(worth) if t != mine)
-        return search.margin_value(worth[mine], best_other, MARGIN_SCALE)
-
-
-ROLLOUT_MISTAKES = 0.1  # random cards in playouts: cheaper, and covers surprises
-PASS_PASS_WORTH = 10.0  # points a recorded Pass Pass is worth at the horizon
-MARGIN_SCALE = 8.0  # points of lead that make a round-end position ~73 % won
+        return worth[mine] - max(w for t, w in enumerate(worth) if t != mine)
 
 
 class HardBot(_PassPassSearch):
