@@ -372,7 +372,6 @@ class NormalBot(HeuristicBot):
 
 
 ROLLOUT_MISTAKES = 0.1  # random moves in playouts: cheaper, and covers surprises
-SEASON_SHARE = 0.5  # season points (FA-15) a hand would score now are far from sure
 
 
 class _FashionSearch(search.SearchBot):
@@ -400,10 +399,21 @@ class _FashionSearch(search.SearchBot):
 
     def margin(self, state: AnyState, seat: int) -> float:
         assert isinstance(state, FashionState)
+        # Points won (FA-12), plus what each hand promises, as the heuristic
+        # weighs it: the collection it is growing, and the season collection
+        # (FA-15) only as the end nears (the rules will change before).
         features = state.slot_features()
         season = state.config.season
+        if state.last_round:
+            weight = 1.0
+        elif state.exhaustions and season != "strict":
+            weight = SEASON_WEIGHT[2]
+        else:
+            weight = 0.0
         worth = [
-            len(state.piles[s]) + SEASON_SHARE * season_points(state.hands[s], features, season)
+            len(state.piles[s])
+            + FUTURE * potential(state.hands[s], features)
+            + weight * season_prospect(state.hands[s], features, season)
             for s in range(state.players)
         ]
         return worth[seat] - max(w for s, w in enumerate(worth) if s != seat)
