@@ -176,10 +176,16 @@ class SearchBot(Bot, ABC):
             seed = rng.getrandbits(64)
             results: list[float] = []
             for arm in alive:
+                if values[alive[0]] and (
+                    stop.is_set() or (deadline is not None and time.perf_counter() >= deadline)
+                ):
+                    break  # out of time within a determinization: drop it
                 stream = random.Random(seed)
                 state = self.sample(view, stream)
                 policy = self.rollout_policy(stream)
                 results.append(self._playout(state, seat, arms[arm], policy))
+            if len(results) < len(alive):
+                break
             for arm, value in zip(alive, results, strict=True):
                 values[arm].append(value)
             done += len(alive)
