@@ -242,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="fewer decisions")
     parser.add_argument("--games", type=int, default=500, help="games per pairing (strength)")
     parser.add_argument("--seed", type=int, default=12, help="seed of the run (strength)")
-    parser.add_argument("--only", help="pairings of a game, a level or both: dominoes,hard (strength)")
+    parser.add_argument("--only", help="a game, a level or both: dominoes,hard (strength)")
     args: Any = parser.parse_args(argv)
     if args.what == "strength":
         print(strength(args.games, args.seed, args.only))
