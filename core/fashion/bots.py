@@ -385,7 +385,7 @@ class _FashionSearch(search.SearchBot):
 
     def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
         super().__init__(seed, budget=budget)
-        self._sampler = FashionSampler()
+        self._sampler = FashionSampler(bid_policy=self._rollout_bot.choose)
 
     def sample(self, view: View, rng: random.Random) -> AnyState:
         assert isinstance(view, FashionView)

@@ -9,14 +9,17 @@ once it was remade from the discards (FA-14), its cards.
 A hand's other cards come from its first deal (FA-4), never shown: they are
 drawn uniformly from the cards no one has seen, and before the first run-out
 the rest of those cards is the deck, in random order. A pending secret bid
-(FA-7) is a random card of the bidder's sampled hand.
+(FA-7) is what a given policy bids from the bidder's view of the sample (a
+search bot's heuristic), or a random card of the bidder's sampled hand.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
-from core.fashion.model import ATTRIBUTES, DECK_SIZE, parse_card
+from core.engine import Action
+from core.fashion.model import ATTRIBUTES, DECK_SIZE, Bid, parse_card
 from core.fashion.state import PHASE_NAMES, FashionConfig, FashionState, FashionView
 from core.search import Sampler
 
@@ -26,8 +29,14 @@ def _cards(codes: tuple[str, ...]) -> list[int]:
 
 
 class FashionSampler(Sampler[FashionView, FashionState]):
-    def __init__(self) -> None:
+    """``bid_policy``, if given, makes each pending secret bid (FA-7) from
+    the bidder's view of the sampled state (a search bot passes its
+    heuristic: bids follow a player's plan, not chance); without it a
+    pending bid is a random card of the bidder's sampled hand."""
+
+    def __init__(self, bid_policy: Callable[[FashionView], Action] | None = None) -> None:
         self._configs: dict[tuple[int, str, str], FashionConfig] = {}
+        self._bid_policy = bid_policy
 
     def sample(self, view: FashionView, rng: random.Random) -> FashionState:
         seat = view.seat
@@ -67,12 +76,19 @@ class FashionSampler(Sampler[FashionView, FashionState]):
         else:
             deck = pool[taken:]
         bids: list[int | None] = [None] * n
+        bids[seat] = None if view.my_bid is None else parse_card(view.my_bid)
+        state = self._state(view, hands, deck, discard, offer, piles, slot_cards, bids, rng)
+        policy = self._bid_policy
         for other in range(n):
-            if other == seat:
-                bids[other] = None if view.my_bid is None else parse_card(view.my_bid)
-            elif view.has_bid[other]:
+            if other == seat or not view.has_bid[other]:
+                continue
+            if policy is None:
                 bids[other] = rng.choice(hands[other])
-        return self._state(view, hands, deck, discard, offer, piles, slot_cards, bids, rng)
+            else:
+                bid = policy(state.view(other))  # its bid is still None here
+                assert isinstance(bid, Bid)
+                bids[other] = bid.card
+        return state
 
     def _state(
         self,

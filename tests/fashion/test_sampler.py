@@ -7,6 +7,7 @@ import random
 import pytest
 
 from core.engine import AnyState
+from core.fashion.bots import HeuristicBot
 from core.fashion.sampler import FashionSampler
 from core.fashion.state import FashionState
 from tests.core.sampler_checks import check_views_agree, random_positions, skip_unless_soak
@@ -31,6 +32,12 @@ def test_sampled_views_equal_the_view() -> None:
     check_views_agree("fashion", CONFIGS, FashionSampler(), 300, 1, _hidden)
 
 
+def test_sampled_views_equal_the_view_with_planned_bids() -> None:
+    """Pending bids made by the heuristic from each bidder's sampled view."""
+    sampler = FashionSampler(bid_policy=HeuristicBot(0).choose)
+    check_views_agree("fashion", CONFIGS, sampler, 150, 4, _hidden)
+
+
 @pytest.mark.soak
 def test_sampled_views_equal_the_view_many(request: pytest.FixtureRequest) -> None:
     skip_unless_soak(request)
@@ -39,7 +46,7 @@ def test_sampled_views_equal_the_view_many(request: pytest.FixtureRequest) -> No
 
 def test_every_card_once_and_known_cards_kept() -> None:
     rng = random.Random(3)
-    sampler = FashionSampler()
+    sampler = FashionSampler(bid_policy=HeuristicBot(0).choose)
     for state in random_positions("fashion", CONFIGS, 150, 3):
         assert isinstance(state, FashionState)
         seat = state.to_act[0]
