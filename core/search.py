@@ -1,22 +1,25 @@
 """Search bots: determinized Monte Carlo search from a seat's view alone.
 
-A search bot never sees the state. For each iteration it asks the game's
-:class:`Sampler` for a full state consistent with its view (every public fact
-respected, the hidden cards drawn at random, weighted by what the play so far
-suggests), plays one of its legal actions in that state, lets a fast policy
-play on to a horizon (the end of the round, or of the game) and scores the
-outcome for its seat.
+A search bot never sees the state. It asks the game's :class:`Sampler` for
+full states consistent with its view (every public fact respected, the
+hidden cards drawn at random, weighted by what the play so far suggests). In
+each such sample it plays every candidate action, lets a fast policy (the
+game's heuristic) play on to a horizon (some tricks, the end of the round, or
+of the game) and scores the outcome for its seat.
 
-Aggregation is sound: the statistics of an action are pooled over *all*
-determinizations (one UCB1 bandit at the root of the information set, as the
-root of OpenSpiel's ``ismcts.py`` does), so the bot picks the action that is
-best on average over the hidden cards it cannot see, never the action that
-wins most often with perfect knowledge of one deal (no majority vote of
-per-deal best moves, which rewards "strategy fusion").
+Aggregation is sound: an action's value is its mean over *all* samples, so
+the bot picks the action that is best on average over the cards it cannot
+see, never the action that wins most often with perfect knowledge of one
+deal (no majority vote of per-deal best moves). Every action is played in
+the same samples with the same random stream afterwards (common random
+numbers), so actions are compared pairwise on equal deals, which removes
+most of the deal's noise; an action clearly beaten is dropped early.
+(OpenSpiel's ``ismcts.py`` grows a tree over information sets instead; at
+the root both estimate the same expectation.)
 
-Decisions have a budget of wall time *and* a cap of iterations: with the
-same seed and an iteration cap reached before the time runs out, a decision
-reproduces exactly (the tests use the cap alone, never time).
+Decisions have a budget of wall time *and* a cap of playouts: with the same
+seed and a cap reached before the time runs out, a decision reproduces
+exactly (the tests use the cap alone, never time).
 """
 
 from __future__ import annotations
@@ -134,9 +137,9 @@ class SearchBot(Bot, ABC):
 
     def evaluate(self, state: AnyState, seat: int, start: float) -> float:
         """A playout's outcome for ``seat``, in [0, 1]: the game's result if
-        it ended, else how much ``seat``'s lead grew from ``start`` (the lead
-        before the searched action; the same public scores in every sample,
-        so only what the action and the play after it changed counts)."""
+        it ended, else how much ``seat``'s lead grew from ``start`` (its lead
+        in the same sample before the searched action: only what the action
+        and the play after it changed counts)."""
         if state.is_over:
             return result_value(state, seat)
         return margin_value(self.margin(state, seat), start, self.margin_scale)
