@@ -6,7 +6,7 @@ STAMP_APP := $(VENV)/.installed-app
 STAMP_DEV := $(VENV)/.installed-dev
 STAMP_BENCH := $(VENV)/.installed-bench
 
-.PHONY: play test soak lint typecheck bench clean
+.PHONY: play test soak lint typecheck bench strength clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null || { echo "Passe needs $(PYTHON) (Python 3.11 or newer): set PYTHON=..."; exit 2; }
@@ -49,6 +49,13 @@ typecheck: $(STAMP_DEV)
 BENCH_ARGS ?=
 bench: $(STAMP_BENCH)
 	$(BIN)/python -m bench $(BENCH_ARGS)
+
+# The search bots' strength (docs/bots.md): every pairing of issue 12 through
+# `passe simulate`, win rates with 95 % intervals. Hours on 2 cores at 500
+# games; make strength STRENGTH_ARGS="--games 20 --only dominoes" for a taste.
+STRENGTH_ARGS ?= --games 500
+strength: $(STAMP_DEV)
+	$(BIN)/python -m bench.search strength $(STRENGTH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -19,6 +19,7 @@ from bench.common import machine
 REGISTRY: dict[str, tuple[str, str]] = {
     "engines": ("bench.engines", "random playouts per second vs OpenSpiel and `dominoes`"),
     "bots": ("bench.bots", "heuristic bot decision time on views from real games"),
+    "search": ("bench.search", "search bots: playouts per second, decision time per level"),
     "startup": ("bench.startup", "`passe` start-up and memory vs a bare Textual app"),
     "ui": ("bench.ui", "key press to updated table in a Pilot session"),
     "net": ("bench.net", "MQTT request/reply round trip via the embedded broker and Mosquitto"),

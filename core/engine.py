@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import random
+import threading
 import types
 import typing
 from abc import ABC, abstractmethod
@@ -484,6 +485,9 @@ class Bot(ABC):
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
+    # A bot that thinks for long (a search bot) is run off the event loop by
+    # the table, through :meth:`choose_until`.
+    slow: ClassVar[bool] = False
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
@@ -491,6 +495,11 @@ class Bot(ABC):
     @abstractmethod
     def choose(self, view: View) -> Action:
         """Return one of ``view.legal``; called only when that is not empty."""
+
+    def choose_until(self, view: View, stop: threading.Event) -> Action:
+        """:meth:`choose`, ending its thinking early once ``stop`` is set
+        (from another thread: the game moved on); a quick bot ignores it."""
+        return self.choose(view)
 
 
 class RandomBot(Bot):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -262,7 +263,14 @@ class Table:
 
     async def run_bots(self) -> None:
         """Play bots whenever they must act, ``bot_delay`` apart; runs until
-        cancelled or the game ends."""
+        cancelled or the game ends.
+
+        A slow bot (a search bot) thinks in a worker thread, on a view made
+        here, so the event loop stays free; when this task is cancelled (the
+        table stops) its thinking is told to stop at once. A decision made
+        while the game moved on (a person acted, the seat changed hands) is
+        dropped and the bot thinks again.
+        """
         while not self.state.is_over:
             if self._paused or self.bot_to_act() is None:
                 self._wake.clear()
@@ -272,8 +280,31 @@ class Table:
                 await asyncio.sleep(self.bot_delay)
             else:
                 await asyncio.sleep(0)  # let the UI breathe between instant moves
-            if not self._paused:  # a pause may have come during the delay
+            seat = self.bot_to_act()
+            if self._paused or seat is None:  # a pause may have come during the delay
+                continue
+            bot = self._bots[seat]
+            if not bot.slow:
                 self.step_bot()
+                continue
+            view = self.state.view(seat)
+            moves = len(self.state.history)
+            stop = threading.Event()
+            try:
+                action = await asyncio.to_thread(bot.choose_until, view, stop)
+            except asyncio.CancelledError:
+                stop.set()
+                raise
+            while self._paused:  # keep the decision for after the pause
+                self._wake.clear()
+                await self._wake.wait()
+            if (
+                len(self.state.history) == moves
+                and self._bots.get(seat) is bot
+                and self.bot_to_act() == seat
+            ):
+                events = self.state.apply(seat, action)
+                self._broadcast(events)
 
     def start(self) -> None:
         if self._runner is None or self._runner.done():

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from core.engine import Action, Bot, View
+import random
+
+from core import search
+from core.engine import Action, AnyState, Bot, View
 
 from .model import MASK, PIPS, TILE_COUNT, Pass, Place
-from .state import DominoesView
+from .sampler import DominoesSampler
+from .state import DominoesState, DominoesView
 
 
 class HeuristicBot(Bot):
@@ -97,3 +101,59 @@ class HeuristicBot(Bot):
             return passing
         assert best is not None
         return best
+
+
+# -- levels (issue 12) -------------------------------------------------------
+
+
+class EasyBot(search.EasyBot):
+    name = "easy"
+    description = "the heuristic, with a random move a quarter of the time"
+    heuristic = HeuristicBot
+
+
+class NormalBot(HeuristicBot):
+    name = "normal"
+
+
+ROLLOUT_MISTAKES = 0.1  # random moves in playouts: cheaper, and covers surprises
+
+
+class _DominoesSearch(search.SearchBot):
+    """Determinized search (core/search.py) over DominoesSampler's deals;
+    playouts run the heuristic to the end of the round (DO-12 scores it)."""
+
+    heuristic = HeuristicBot
+    rollout_mistakes = ROLLOUT_MISTAKES
+
+    def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
+        super().__init__(seed, budget=budget)
+        self._sampler = DominoesSampler()
+
+    def sample(self, view: View, rng: random.Random) -> AnyState:
+        assert isinstance(view, DominoesView)
+        return self._sampler.sample(view, rng)
+
+    def progress(self, state: AnyState) -> int:
+        assert isinstance(state, DominoesState)
+        return state.rounds_played
+
+    margin_scale = 10.0  # points gained on the best rival in a round (DO-12)
+
+    def margin(self, state: AnyState, seat: int) -> float:
+        assert isinstance(state, DominoesState)
+        scores = state.side_scores
+        mine = state.side_of[seat]
+        return scores[mine] - max(score for side, score in enumerate(scores) if side != mine)
+
+
+class HardBot(_DominoesSearch):
+    name = "hard"
+    description = "searches sampled hands for about 0.3 s per move"
+    level_budget = search.HARD
+
+
+class ExpertBot(_DominoesSearch):
+    name = "expert"
+    description = "searches sampled hands for about 1.5 s per move"
+    level_budget = search.EXPERT

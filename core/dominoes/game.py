@@ -9,7 +9,7 @@ from typing import ClassVar
 from core.engine import Bot, Game, RandomBot
 from core.registry import game_info
 
-from .bots import HeuristicBot
+from .bots import EasyBot, ExpertBot, HardBot, HeuristicBot, NormalBot
 from .model import DominoAction, parse_action
 from .state import DominoesConfig, DominoesState
 
@@ -19,7 +19,15 @@ class DominoesGame(Game[DominoesConfig, DominoesState]):
 
     info = game_info("dominoes")
     config_type = DominoesConfig
-    bots: ClassVar[Mapping[str, type[Bot]]] = {"random": RandomBot, "heuristic": HeuristicBot}
+    bots: ClassVar[Mapping[str, type[Bot]]] = {
+        "random": RandomBot,
+        "easy": EasyBot,
+        "normal": NormalBot,
+        "hard": HardBot,
+        "expert": ExpertBot,
+        # The name of "normal" before the levels: saved games and scripts use it.
+        "heuristic": HeuristicBot,
+    }
 
     def new_game(self, config: DominoesConfig, seed: int) -> DominoesState:
         return DominoesState(config, seed)

@@ -119,6 +119,11 @@ class DominoesView(View):
     rounds_played: int
     blocked_rounds: int
     last_round: RoundSummary | None
+    # Every pass and draw of this round, in order, with the open ends
+    # (left, right) when it happened: public (DO-7), and what a search bot
+    # weighs a hand by (a pass with a fitting tile is allowed, so it makes
+    # fitting tiles less likely, never impossible; core/dominoes/sampler.py).
+    round_log: tuple[tuple[int, str, int, int], ...] = ()
 
 
 class DominoesState(GameState[DominoesConfig, DominoAction, DominoesView]):
@@ -155,6 +160,7 @@ class DominoesState(GameState[DominoesConfig, DominoAction, DominoesView]):
         self._rounds_played = 0
         self._blocked_rounds = 0
         self.last_round: RoundSummary | None = None
+        self.round_log: list[tuple[int, str, int, int]] = []  # see DominoesView
         self._legal: tuple[DominoAction, ...] | None = None
         # DO-5: the first leader is drawn from the game seed.
         self.leader = self.rng.randrange(n)
@@ -402,6 +408,7 @@ class DominoesState(GameState[DominoesConfig, DominoAction, DominoesView]):
         return not any(MASK[t] & ends for hand in self.hands for t in hand)
 
     def _draw(self, seat: int) -> tuple[Event, ...]:
+        self.round_log.append((seat, "draw", self.left_end, self.right_end))
         tid = self.boneyard.pop()
         bisect.insort(self.hands[seat], tid)
         self.passes = 0  # DO-11: a draw breaks the circle of passes
@@ -413,6 +420,7 @@ class DominoesState(GameState[DominoesConfig, DominoAction, DominoesView]):
         return (drew,)
 
     def _pass(self, seat: int) -> tuple[Event, ...]:
+        self.round_log.append((seat, "pass", self.left_end, self.right_end))
         self.passes += 1
         self._legal = None
         passed = Passed(seat, self.passes)
@@ -434,6 +442,7 @@ class DominoesState(GameState[DominoesConfig, DominoAction, DominoesView]):
         self.right_arm = []
         self.left_end = self.right_end = -1
         self.passes = 0
+        self.round_log = []
         self.turn = self.leader
         self.round_number += 1
         self._legal = None
@@ -546,6 +555,7 @@ class DominoesState(GameState[DominoesConfig, DominoAction, DominoesView]):
             rounds_played=self._rounds_played,
             blocked_rounds=self._blocked_rounds,
             last_round=self.last_round,
+            round_log=tuple(self.round_log),
         )
 
     def fingerprint(self) -> tuple[Any, ...]:
@@ -573,4 +583,5 @@ class DominoesState(GameState[DominoesConfig, DominoAction, DominoesView]):
             self._rounds_played,
             self._blocked_rounds,
             self.last_round,
+            tuple(self.round_log),
         )

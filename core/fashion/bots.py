@@ -21,9 +21,11 @@ last round.
 
 from __future__ import annotations
 
+import random
 from typing import ClassVar
 
-from core.engine import Action, Bot, View
+from core import search
+from core.engine import Action, AnyState, Bot, View
 from core.fashion.model import (
     ATTRIBUTES,
     BANNED,
@@ -44,7 +46,15 @@ from core.fashion.model import (
     Take,
     parse_card,
 )
-from core.fashion.state import AUCTION, PHASE_NAMES, TAKE, FashionView, season_points
+from core.fashion.sampler import FashionSampler
+from core.fashion.state import (
+    AUCTION,
+    PHASE_NAMES,
+    TAKE,
+    FashionState,
+    FashionView,
+    season_points,
+)
 
 Features = list[Feature]
 
@@ -346,3 +356,76 @@ class HeuristicBot(Bot):
                 if best is None or cost < best[0]:
                     best = (cost, a, b)
         return None if best is None else (best[1], best[2])
+
+
+# -- levels (issue 12) -------------------------------------------------------
+
+
+class EasyBot(search.EasyBot):
+    name = "easy"
+    description = "the heuristic, with a random move a quarter of the time"
+    heuristic = HeuristicBot
+
+
+class NormalBot(HeuristicBot):
+    name = "normal"
+
+
+ROLLOUT_MISTAKES = 0.1  # random moves in playouts: cheaper, and covers surprises
+
+
+class _FashionSearch(search.SearchBot):
+    """Determinized search (core/search.py) over FashionSampler's deals;
+    playouts run the heuristic to the end of the round (or of the game, FA-16)."""
+
+    depth = 1
+
+    heuristic = HeuristicBot
+    rollout_mistakes = ROLLOUT_MISTAKES
+
+    def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
+        super().__init__(seed, budget=budget)
+        self._sampler = FashionSampler(bid_policy=self._rollout_bot.choose)
+
+    def sample(self, view: View, rng: random.Random) -> AnyState:
+        assert isinstance(view, FashionView)
+        return self._sampler.sample(view, rng)
+
+    def progress(self, state: AnyState) -> int:
+        assert isinstance(state, FashionState)
+        return state.round
+
+    margin_scale = 2.0  # points gained on the best rival in a round
+
+    def margin(self, state: AnyState, seat: int) -> float:
+        assert isinstance(state, FashionState)
+        # Points won (FA-12), plus what each hand promises, as the heuristic
+        # weighs it: the collection it is growing, and the season collection
+        # (FA-15) only as the end nears (the rules will change before).
+        features = state.slot_features()
+        season = state.config.season
+        if state.last_round:
+            weight = 1.0
+        elif state.exhaustions and season != "strict":
+            weight = SEASON_WEIGHT[2]
+        else:
+            weight = 0.0
+        worth = [
+            len(state.piles[s])
+            + FUTURE * potential(state.hands[s], features)
+            + weight * season_prospect(state.hands[s], features, season)
+            for s in range(state.players)
+        ]
+        return worth[seat] - max(w for s, w in enumerate(worth) if s != seat)
+
+
+class HardBot(_FashionSearch):
+    name = "hard"
+    description = "searches sampled hands for about 0.3 s per move"
+    level_budget = search.HARD
+
+
+class ExpertBot(_FashionSearch):
+    name = "expert"
+    description = "searches sampled hands for about 1.5 s per move"
+    level_budget = search.EXPERT

@@ -136,6 +136,15 @@ class FashionView(View):
     order: tuple[int, ...]
     current: int | None
     waiting: tuple[int, ...]
+    # Facts every player at the table has seen (they are shown in public),
+    # for a search bot's sampler (core/fashion/sampler.py): per seat, the
+    # cards known to be in that hand (taken from the offer, FA-10, or a
+    # revealed bid that stayed, FA-8); the discard pile's cards, every one
+    # shown as it went there (FA-3, FA-8, FA-12, FA-13); and once the deck
+    # was remade from the discards (FA-14), its cards (in no known order).
+    known_hands: tuple[tuple[str, ...], ...] = ()
+    discard: tuple[str, ...] = ()
+    deck_cards: tuple[str, ...] = ()
 
 
 def collection_problem(
@@ -254,6 +263,8 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         self.slot_cards: list[Card] = [0, 0, 0, 0]
         self.slot_attrs: list[int] = [0, 0, 0, 0]
         self.piles: list[list[Card]] = [[] for _ in range(n)]
+        # Cards publicly known to be in each hand (see FashionView.known_hands).
+        self.known: list[set[Card]] = [set() for _ in range(n)]
         self.season: list[int] | None = None
         self.prev_order: list[int] = []
         self.order: list[int] = []
@@ -326,6 +337,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         state.slot_cards = [c for c, _ in slots]
         state.slot_attrs = [a for _, a in slots]
         state.piles = [list(p) for p in piles] if piles else [[] for _ in range(n)]
+        state.known = [set() for _ in range(n)]
         state.prev_order = list(prev_order) if prev_order else list(range(n))
         state.exhaustions = exhaustions
         state.last_round = exhaustions >= 2
@@ -506,12 +518,15 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         payment = self.config.payment
         paid: list[Card] = []
         for s, card in enumerate(self.bids):
-            if card is not None and (
-                payment == "everyone" or (payment == "winner" and s == winner)
-            ):
+            if card is None:
+                continue
+            if payment == "everyone" or (payment == "winner" and s == winner):
                 self.hands[s].remove(card)
                 self.discard.append(card)
                 paid.append(card)
+                self.known[s].discard(card)
+            else:
+                self.known[s].add(card)  # revealed, and back in the hand
         self.revealed = tuple(self.bids)
         events.append(BidsRevealed(self.revealed, winner, currency, tuple(paid)))
         self.bids = [None] * self.players
@@ -530,6 +545,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         for card in cards:
             self.offer.remove(card)
             self.hands[seat].append(card)
+            self.known[seat].add(card)
         events.append(CardsTaken(seat, tuple(cards)))
         drawn: list[Card] = []
         while len(self.offer) < OFFER_SIZE and self.exhaustions < 2:
@@ -576,6 +592,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         scored: list[Card] = []
         for card in cards:
             hand.remove(card)
+            self.known[seat].discard(card)
             if CARD_ATTRS[card][star_a] == star_v:
                 self.piles[seat].append(card)
                 scored.append(card)
@@ -591,6 +608,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
         hand = self.hands[seat]
         hand.remove(action.a)
         hand.remove(action.b)
+        self.known[seat].difference_update((action.a, action.b))
         replaced = self.slot_cards[slot]
         self.discard.append(replaced)
         self.discard.append(action.a)
@@ -731,6 +749,10 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
             order=tuple(self.order),
             current=self.current,
             waiting=self.waiting() if self.phase in (CHOOSE, TAKE, ACTION) else (),
+            known_hands=tuple(tuple(CODE[c] for c in sorted(known)) for known in self.known),
+            discard=tuple(CODE[c] for c in self.discard),
+            # FA-14: the remade deck holds the discards, every one public.
+            deck_cards=tuple(CODE[c] for c in sorted(self.deck)) if self.exhaustions else (),
         )
 
     def statistics(self) -> dict[str, int]:
@@ -767,6 +789,7 @@ class FashionState(GameState[FashionConfig, FashionAction, FashionView]):
             "offer": list(self.offer),
             "slots": (list(self.slot_cards), list(self.slot_attrs)),
             "piles": [list(p) for p in self.piles],
+            "known": [sorted(k) for k in self.known],
             "season": self.season,
             "prev_order": list(self.prev_order),
             "order": list(self.order),

@@ -9,11 +9,14 @@ discounted by how many players still have to play after it.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
-from core.engine import Action, Bot, View
-from core.passpass.model import Card, Pick, Play, Represent, Take
-from core.passpass.state import PassPassView
+from core import search
+from core.engine import Action, AnyState, Bot, View
+from core.passpass.model import TRICKS_PER_ROUND, Card, Pick, Play, Represent, Take
+from core.passpass.sampler import PassPassSampler
+from core.passpass.state import PassPassState, PassPassView
 
 # Weights of the heuristic, named so that tuning is a one-line change.
 SET_COMPLETION_BONUS = 4.0  # the card completes a set of four colours
@@ -69,8 +72,9 @@ class HeuristicBot(Bot):
 
     def _representative_worth(self, view: PassPassView, action: Action) -> float:
         assert isinstance(action, Represent)
-        return view.round_points[action.seat] + REPRESENTATIVE_PASS_PASS_WEIGHT * (
-            view.pass_pass_round[action.seat]
+        return (
+            view.round_points[action.seat]
+            + REPRESENTATIVE_PASS_PASS_WEIGHT * (view.pass_pass_round[action.seat])
         )
 
     def _jitter(self) -> float:
@@ -135,3 +139,74 @@ def _winners(plays: Sequence[tuple[int, Card]]) -> tuple[int, int | None]:
         runner = max((card.value, seat) for seat, card in plays if card.colour == ranked[1])
         return majority[0][1], runner[1]
     return majority[0][1], None
+
+
+# -- levels (issue 12) -------------------------------------------------------
+
+
+class EasyBot(search.EasyBot):
+    name = "easy"
+    description = "the heuristic, with a random card a quarter of the time"
+    heuristic = HeuristicBot
+
+
+class NormalBot(HeuristicBot):
+    name = "normal"
+
+
+ROLLOUT_MISTAKES = 0.1  # random cards in playouts: cheaper, and covers surprises
+PASS_PASS_WORTH = 10.0  # points a recorded Pass Pass is worth at the horizon
+
+
+class _PassPassSearch(search.SearchBot):
+    """Determinized search (core/search.py) over PassPassSampler's deals;
+    playouts run the heuristic to the end of the round (PP-20 scores it)."""
+
+    heuristic = HeuristicBot
+    rollout_mistakes = ROLLOUT_MISTAKES
+
+    def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
+        super().__init__(seed, budget=budget)
+        self._sampler = PassPassSampler()
+
+    def sample(self, view: View, rng: random.Random) -> AnyState:
+        assert isinstance(view, PassPassView)
+        return self._sampler.sample(view, rng)
+
+    # Playouts stop after the searched trick and two more (or the round's end).
+    depth = 3
+    margin_scale = 4.0  # points gained on the best rival in three tricks
+
+    def progress(self, state: AnyState) -> int:
+        assert isinstance(state, PassPassState)
+        # Tricks resolved so far; the REPRESENT phase counts as the 9th (PP-23).
+        return state.round * (TRICKS_PER_ROUND + 1) + state.trick_number
+
+    def margin(self, state: AnyState, seat: int) -> float:
+        assert isinstance(state, PassPassState)
+        config = state.config
+        worth: list[float] = []
+        for team in range(config.team_count):
+            # Recorded points and Pass Pass, plus this round's so far (PP-20,
+            # PP-18), the better partner's in teams (PP-23 picks one).
+            now = max(
+                state.round_points(member) + PASS_PASS_WORTH * state.pass_pass_round[member]
+                for member in config.members(team)
+            )
+            worth.append(
+                state.team_totals[team] + PASS_PASS_WORTH * state.team_pass_pass[team] + now
+            )
+        mine = config.team_of(seat)
+        return worth[mine] - max(w for t, w in enumerate(worth) if t != mine)
+
+
+class HardBot(_PassPassSearch):
+    name = "hard"
+    description = "searches sampled deals for about 0.3 s per card"
+    level_budget = search.HARD
+
+
+class ExpertBot(_PassPassSearch):
+    name = "expert"
+    description = "searches sampled deals for about 1.5 s per card"
+    level_budget = search.EXPERT

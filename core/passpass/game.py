@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import ClassVar
 
 from core.engine import Action, Bot, Game, RandomBot
-from core.passpass.bots import HeuristicBot
+from core.passpass.bots import EasyBot, ExpertBot, HardBot, HeuristicBot, NormalBot
 from core.passpass.model import parse_action
 from core.passpass.state import PassPassConfig, PassPassState
 from core.registry import game_info
@@ -18,7 +18,15 @@ class PassPassGame(Game[PassPassConfig, PassPassState]):
     info = game_info("passpass")
     config_type = PassPassConfig
     bots: ClassVar[Mapping[str, type[Bot]]] = MappingProxyType(
-        {"random": RandomBot, "heuristic": HeuristicBot}
+        {
+            "random": RandomBot,
+            "easy": EasyBot,
+            "normal": NormalBot,
+            "hard": HardBot,
+            "expert": ExpertBot,
+            # The name of "normal" before the levels: saved games and scripts use it.
+            "heuristic": HeuristicBot,
+        }
     )
 
     def new_game(self, config: PassPassConfig, seed: int) -> PassPassState:

@@ -64,22 +64,18 @@ class PassPassConfig(Config):
 
     def validate(self) -> None:
         if self.teams and self.players not in (4, 6):
-            raise ConfigError(
-                f"teams of two need 4 or 6 players, not {self.players} (PP-3)"
-            )
+            raise ConfigError(f"teams of two need 4 or 6 players, not {self.players} (PP-3)")
         if not self.teams and self.players == 6:
             raise ConfigError("6 players play in teams only (PP-3): add --teams")
         if len(self.diamonds) != 12 or any(
-            isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= 3
-            for d in self.diamonds
+            isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= 3 for d in self.diamonds
         ):
             raise ConfigError(
                 "the diamond table needs 12 whole numbers from 0 to 3, one per value 1-12 (PP-2)"
             )
         if self.first_leader is not None and not 0 <= self.first_leader < self.players:
             raise ConfigError(
-                f"first leader must be a seat from 1 to {self.players}, "
-                f"not {self.first_leader + 1}"
+                f"first leader must be a seat from 1 to {self.players}, not {self.first_leader + 1}"
             )
 
     @property
@@ -156,6 +152,10 @@ class PassPassView(View):
     diamonds: tuple[int, ...]
     default_diamonds: bool
     set_aside: int
+    # Every card discarded this round (PP-15), in order: public, as every
+    # trick is played face up; a search bot needs it to know which cards
+    # are still unseen (core/passpass/sampler.py).
+    discarded: tuple[Card, ...] = ()
 
 
 class _Resolution:
@@ -542,9 +542,7 @@ class PassPassState(GameState[PassPassConfig, Action, PassPassView]):
         self, winners: tuple[int, ...], *, shared: bool, reason: str, immediate: bool = False
     ) -> None:
         self.phase = Phase.OVER
-        scores = tuple(
-            self.team_totals[self.config.team_of(s)] for s in range(self.config.players)
-        )
+        scores = tuple(self.team_totals[self.config.team_of(s)] for s in range(self.config.players))
         self.outcome = Result(
             winners=winners, shared=shared, scores=scores, reason=reason, immediate=immediate
         )
@@ -589,6 +587,7 @@ class PassPassState(GameState[PassPassConfig, Action, PassPassView]):
             diamonds=tuple(self.config.diamonds),
             default_diamonds=self.config.default_diamonds,
             set_aside=len(self.set_aside),
+            discarded=tuple(CARDS[c] for c in self.discarded),
         )
 
     def statistics(self) -> dict[str, int]:
@@ -618,5 +617,3 @@ def _lowest_pairs(remaining: list[int]) -> list[tuple[int, ...]]:
     tied = [c for c in by_value if c % 12 == threshold]
     need = 2 - len(below)
     return [tuple(sorted(below + list(combo))) for combo in combinations(tied, need)]
-
-

@@ -51,9 +51,13 @@ def _strings(value: object) -> set[str]:
 
 def _check_views(state: FashionState) -> None:
     """No view shows another seat's hand or an unrevealed bid (revealed bids
-    that went back to a hand are public knowledge)."""
+    that went back to a hand, and cards taken from the offer, are public
+    knowledge: ``state.known``)."""
     revealed = {CODE[x] for x in state.revealed if x is not None}
-    secret = [{CODE[x] for x in hand} - revealed for hand in state.hands]
+    secret = [
+        {CODE[x] for x in hand if x not in known} - revealed
+        for hand, known in zip(state.hands, state.known, strict=True)
+    ]
     for seat in [None, *range(state.players)]:
         view = state.view(seat)
         words = _strings(view)

@@ -1,0 +1,140 @@
+"""Passe fashion determinizations: a full state consistent with one seat's view.
+
+Respected exactly: the seat's own hand and bid; every hand's size; the
+cards publicly known to be in a hand (taken from the offer, FA-10, or a
+revealed bid that stayed, FA-8); the offer, the slots, the point piles and
+the discard pile (every card shown as it went there); the deck's size and,
+once it was remade from the discards (FA-14), its cards.
+
+A hand's other cards come from its first deal (FA-4), never shown: they are
+drawn uniformly from the cards no one has seen, and before the first run-out
+the rest of those cards is the deck, in random order. A pending secret bid
+(FA-7) is what a given policy bids from the bidder's view of the sample (a
+search bot's heuristic), or a random card of the bidder's sampled hand.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from core.engine import Action
+from core.fashion.model import ATTRIBUTES, DECK_SIZE, Bid, parse_card
+from core.fashion.state import PHASE_NAMES, FashionConfig, FashionState, FashionView
+from core.search import Sampler
+
+
+def _cards(codes: tuple[str, ...]) -> list[int]:
+    return [parse_card(code) for code in codes]
+
+
+class FashionSampler(Sampler[FashionView, FashionState]):
+    """``bid_policy``, if given, makes each pending secret bid (FA-7) from
+    the bidder's view of the sampled state (a search bot passes its
+    heuristic: bids follow a player's plan, not chance); without it a
+    pending bid is a random card of the bidder's sampled hand."""
+
+    def __init__(self, bid_policy: Callable[[FashionView], Action] | None = None) -> None:
+        self._configs: dict[tuple[int, str, str], FashionConfig] = {}
+        self._bid_policy = bid_policy
+
+    def sample(self, view: FashionView, rng: random.Random) -> FashionState:
+        seat = view.seat
+        if seat is None:
+            raise ValueError("a spectator's view has no seat to sample for")
+        n = view.players
+        own = _cards(view.hand)
+        known = [_cards(cards) for cards in view.known_hands]
+        offer = _cards(view.offer)
+        discard = _cards(view.discard)
+        deck_cards = _cards(view.deck_cards)
+        piles = [_cards(pile) for pile in view.piles]
+        slot_cards = [parse_card(slot.card) for slot in view.slots]
+        seen = set(own)
+        for other in range(n):
+            if other != seat:
+                seen.update(known[other])
+            seen.update(piles[other])
+        seen.update(offer)
+        seen.update(discard)
+        seen.update(deck_cards)
+        seen.update(slot_cards)
+        pool = [card for card in range(DECK_SIZE) if card not in seen]
+        rng.shuffle(pool)
+        hands: list[list[int]] = []
+        taken = 0
+        for other in range(n):
+            if other == seat:
+                hands.append(own)
+                continue
+            missing = view.hand_sizes[other] - len(known[other])
+            hands.append(known[other] + pool[taken : taken + missing])
+            taken += missing
+        if view.exhaustions:
+            deck = deck_cards
+            rng.shuffle(deck)
+        else:
+            deck = pool[taken:]
+        bids: list[int | None] = [None] * n
+        bids[seat] = None if view.my_bid is None else parse_card(view.my_bid)
+        state = self._state(view, hands, deck, discard, offer, piles, slot_cards, bids, rng)
+        policy = self._bid_policy
+        for other in range(n):
+            if other == seat or not view.has_bid[other]:
+                continue
+            if policy is None:
+                bids[other] = rng.choice(hands[other])
+            else:
+                bid = policy(state.view(other))  # its bid is still None here
+                assert isinstance(bid, Bid)
+                bids[other] = bid.card
+        return state
+
+    def _state(
+        self,
+        view: FashionView,
+        hands: list[list[int]],
+        deck: list[int],
+        discard: list[int],
+        offer: list[int],
+        piles: list[list[int]],
+        slot_cards: list[int],
+        bids: list[int | None],
+        rng: random.Random,
+    ) -> FashionState:
+        """The state the view describes, built field by field (no deal)."""
+        key = (view.players, view.payment, view.season)
+        config = self._configs.get(key)
+        if config is None:
+            config = self._configs[key] = FashionConfig(
+                players=view.players, payment=view.payment, season=view.season
+            )
+        state = FashionState.__new__(FashionState)
+        state.config = config
+        state.seed = 0
+        state.rng = random.Random(rng.getrandbits(64))  # the remade deck's unknown order
+        state.history = []
+        state.opening_events = ()
+        state.hands = hands
+        state.bids = bids
+        state.revealed = tuple(None if code is None else parse_card(code) for code in view.bids)
+        state.winner = view.auction_winner
+        state.deck = deck
+        state.discard = discard
+        state.offer = offer
+        state.slot_cards = slot_cards
+        state.slot_attrs = [ATTRIBUTES.index(slot.attribute) for slot in view.slots]
+        state.piles = piles
+        state.known = [set(_cards(cards)) for cards in view.known_hands]
+        state.season = None if view.season_points is None else list(view.season_points)
+        state.prev_order = list(view.previous_order)
+        state.order = list(view.order)
+        state.current = view.current
+        state.phase = PHASE_NAMES.index(view.phase)
+        state.exhaustions = view.exhaustions
+        state.last_round = view.last_round
+        state.round = view.round
+        state._result = view.result
+        state.collections = 0
+        state.changes = 0
+        return state
