@@ -32,6 +32,7 @@ async def play_with_bot(table: RemoteTable, level: str, *, seed: int | None = No
     bot: Bot = get_game(table.game_id).make_bot(level, seed)
     over = asyncio.Event()
     wake = asyncio.Event()
+
     def on_update(update: TableUpdate) -> None:
         if update.rejected is not None:
             emit("refused", reason=update.rejected)
@@ -54,7 +55,8 @@ async def play_with_bot(table: RemoteTable, level: str, *, seed: int | None = No
         # (a broker restart) is answered by the re-synchronisation, which
         # shows the same turn again: then the bot simply acts again.
         if view.legal and not table.action_pending:
-            action = bot.choose(view)
+            # A search bot thinks in a thread: the link keeps being served.
+            action = await asyncio.to_thread(bot.choose, view) if bot.slow else bot.choose(view)
             await table.submit(action)
             emit("acted", seq=table.seq, action=str(action))
 

@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 USAGE_ERROR = 2
-HEADLESS_BOTS = ("heuristic", "random")
+HEADLESS_BOTS = ("normal", "hard", "expert", "easy", "random", "heuristic")
 DISCOVERY_WAIT = 5.0  # seconds to find a room by its code on the LAN
 
 
@@ -95,9 +95,9 @@ def add_commands(commands: Any, option_type: Any) -> None:
     )
     host.add_argument(
         "--bots",
-        default="heuristic",
+        default="normal",
         choices=HEADLESS_BOTS,
-        help="headless: the bot level for seats no one took (default heuristic)",
+        help="headless: the bot level for seats no one took (default normal)",
     )
     host.add_argument("--no-advertise", action="store_true", help="do not announce on the LAN")
     host.add_argument(

@@ -16,7 +16,10 @@ from platformdirs import user_config_path
 from themes import DEFAULT_THEME
 
 SETTINGS_FILE = "settings.json"
-BOT_LEVELS: tuple[str, ...] = ("heuristic", "random")
+# Every game's bot levels (core registers them all), strongest search last but
+# one; "heuristic" in older settings files is today's "normal".
+BOT_LEVELS: tuple[str, ...] = ("normal", "hard", "expert", "easy", "random")
+OLD_LEVEL_NAMES = {"heuristic": "normal"}
 # Seconds between bot moves (``passe play --bot-delay`` overrides it for a run).
 BOT_SPEEDS: tuple[tuple[str, float], ...] = (
     ("normal (0.8 s)", 0.8),
@@ -46,7 +49,7 @@ class Settings:
     # Per game id: config options (tui/options.py) that differ from the default.
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     bot_delay: float = DEFAULT_BOT_DELAY
-    bots: list[str] = field(default_factory=lambda: ["heuristic"] * (MAX_SEATS - 1))
+    bots: list[str] = field(default_factory=lambda: ["normal"] * (MAX_SEATS - 1))
     name: str = "You"
     theme: str = DEFAULT_THEME
     confirm_plays: bool = False  # ask before a card or tile is played (no undo)
@@ -101,6 +104,7 @@ class Settings:
         bots = data.get("bots", settings.bots)
         if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
             raise ValueError("bots must be a list of bot names")
+        bots = [OLD_LEVEL_NAMES.get(b, b) for b in bots]
         settings.bots = [b if b in BOT_LEVELS else BOT_LEVELS[0] for b in bots][: MAX_SEATS - 1]
         settings.bots += [BOT_LEVELS[0]] * (MAX_SEATS - 1 - len(settings.bots))
         name = data.get("name", settings.name)

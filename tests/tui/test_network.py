@@ -148,8 +148,10 @@ async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
 
         # ←/→ put a bot of each level in the chosen seat, ↓ moves on.
         await pilot.press("right")
-        await wait_until(pilot, lambda: "bot · heuristic" in seats_text(lobby), "a bot")
+        await wait_until(pilot, lambda: "bot · normal" in seats_text(lobby), "a bot")
         await pilot.press("right")
+        await wait_until(pilot, lambda: "bot · hard" in seats_text(lobby), "a search bot")
+        await pilot.press("right", "right", "right")  # expert, easy, random
         await wait_until(pilot, lambda: "bot · random" in seats_text(lobby), "a random bot")
         await pilot.press("right")  # back to empty
         await wait_until(pilot, lambda: seats_text(lobby).count("(empty)") == 3, "seat 2 empty")
@@ -159,8 +161,8 @@ async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
         kinds = [seat.kind for seat in lobby.hosted.authority.seats]
         assert kinds == ["human", "bot", "bot", "bot"]
         assert [seat.level for seat in lobby.hosted.authority.seats[1:]] == [
-            "heuristic",
-            "heuristic",
+            "normal",
+            "normal",
             "random",
         ]
         assert start_enabled(app)
