@@ -34,8 +34,10 @@ test: $(STAMP_DEV)
 	$(BIN)/python -m pytest -n 2 -q
 
 # Heavy tests left out of `make test` (e.g. twenty SSH sessions at once).
+# Long runs: the soak-marked tests, and every property test with all its games.
 soak: $(STAMP_DEV)
-	$(BIN)/python -m pytest -m soak -q
+	PASSE_SOAK=1 $(BIN)/python -m pytest -m soak -q
+	PASSE_SOAK=1 $(BIN)/python -m pytest -n 2 -q tests/passpass tests/dominoes tests/fashion
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check .

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import copy
+import os
 import random
 from typing import Any
 
 import pytest
 
 from core.engine import Action, AnyState, IllegalAction
+
+# `make test` plays a third of the property tests' random games (still
+# thousands across the three games); `make soak` (PASSE_SOAK=1) plays them all.
+SOAK = os.environ.get("PASSE_SOAK") == "1"
+
+
+def examples(full: int) -> int:
+    """How many random games a property test plays in this run."""
+    return full if SOAK else max(full // 3, 50)
 
 
 def snapshot(state: AnyState) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from core.dominoes import DRAW, GAME, TILES, DominoesState, Place, Tile
 from core.dominoes.model import Drew, RoundEnded, RoundSummary
 from core.engine import Event, IllegalAction
+from tests.engine_checks import examples
 
 MODES = [(2, False), (3, False), (4, False), (4, True)]
 MODE_IDS = ["2p", "3p", "4p", "4p-teams"]
@@ -178,14 +179,14 @@ def playout(players: int, teams: bool, seed: int, *, target: int | None, deep: b
 
 
 @pytest.mark.parametrize(("players", "teams"), MODES, ids=MODE_IDS)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(seed=st.integers(0, 2**32))
 def test_deep_random_games(players: int, teams: bool, seed: int) -> None:
     playout(players, teams, seed, target=None, deep=True)
 
 
 @pytest.mark.parametrize(("players", "teams"), MODES, ids=MODE_IDS)
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(seed=st.integers(0, 2**32), target=st.sampled_from([None, 1, 30]))
 def test_many_random_games(players: int, teams: bool, seed: int, target: int | None) -> None:
     playout(players, teams, seed, target=target, deep=False)

@@ -22,6 +22,7 @@ from core.fashion.model import (
     has_feature,
 )
 from core.fashion.state import PAYMENTS, SEASONS, collection_problem
+from tests.engine_checks import examples
 from tests.fashion.helpers import all_cards, play_random, random_action
 
 SEEDS = st.integers(0, 2**32)
@@ -98,7 +99,7 @@ def _check_scores(state: FashionState) -> None:
     assert result.shared == (len(result.winners) > 1)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(seed=SEEDS, players=PLAYERS, payment=PAYMENT, season=SEASON)
 def test_random_games_conserve_cards_end_and_score(
     seed: int, players: int, payment: str, season: str

@@ -20,6 +20,7 @@ from core.passpass.model import (
     RoundScored,
     RoundStarted,
 )
+from tests.engine_checks import examples
 
 MODES = [(3, False), (4, False), (5, False), (4, True), (6, True)]
 CARD_TOKEN = re.compile(r"\b[VBGY](?:1[0-2]|[1-9])\b")
@@ -110,31 +111,31 @@ def _check_mode(players: int, teams: bool, seed: int, check_views: bool) -> None
     _assert_same_game(state, replayed)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(seed=seeds)
 def test_three_players_random_games(seed: int) -> None:
     _check_mode(3, False, seed, check_views=False)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(seed=seeds)
 def test_four_players_random_games(seed: int) -> None:
     _check_mode(4, False, seed, check_views=False)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(seed=seeds)
 def test_five_players_random_games(seed: int) -> None:
     _check_mode(5, False, seed, check_views=False)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(seed=seeds)
 def test_four_players_team_random_games(seed: int) -> None:
     _check_mode(4, True, seed, check_views=False)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(seed=seeds)
 def test_six_players_team_random_games(seed: int) -> None:
     _check_mode(6, True, seed, check_views=False)

@@ -57,9 +57,9 @@ def test_the_rounds_table_lists_every_round_in_order_with_running_totals() -> No
 
 
 async def test_dominoes_game_over_shows_every_round(private_config: Path) -> None:
-    # A long game (target 151 at 3 players, an option of the home screen):
+    # A long game (target 101 at 3 players, an option of the home screen):
     # the rounds and the last round in full are more than the dialog's lines.
-    write_settings(private_config, options={"dominoes": {"target": 151}})
+    write_settings(private_config, options={"dominoes": {"target": 101}})
     app = make_app(private_config, seed=14)
     async with app.run_test(size=SIZE) as pilot:
         await choose_dominoes(pilot, players=3, teams=False)
@@ -69,7 +69,7 @@ async def test_dominoes_game_over_shows_every_round(private_config: Path) -> Non
         over = app.screen
         assert isinstance(over, GameOverScreen)
         view = table.do_view
-        assert view is not None and view.target == 151 and view.rounds_played >= 3
+        assert view is not None and view.target == 101 and view.rounds_played >= 3
         final = text_of(over.scores)
         numbers = [
             line.split()[0]
