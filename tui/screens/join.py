@@ -5,11 +5,13 @@ unreachable), and no attempt takes more than a few seconds."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -156,8 +158,11 @@ class JoinScreen(PasseScreen):
             return
         if not self.is_attached:
             return  # joined meanwhile: this screen is gone
+        try:
+            rooms = self.query_one("#join-rooms", OptionList)
+        except NoMatches:
+            return  # the screen is being taken down (joined meanwhile)
         self.adverts = list(adverts)
-        rooms = self.query_one("#join-rooms", OptionList)
         rooms.clear_options()
         if not self.adverts:
             rooms.display = False
@@ -170,7 +175,8 @@ class JoinScreen(PasseScreen):
         self._lan_note(ROOM_HEADER)
 
     def _lan_note(self, text: str) -> None:
-        self.query_one("#join-lan-note", Static).update(text)
+        with contextlib.suppress(NoMatches):  # a late answer to a screen going away
+            self.query_one("#join-lan-note", Static).update(text)
 
     def on_option_list_option_selected(self, message: OptionList.OptionSelected) -> None:
         message.stop()
