@@ -284,16 +284,21 @@ class RemoteTable(TableClient):
         )
         if self.seat is not None:
             # Back after a drop: take the seat again and fetch what was missed.
-            self._send(
-                Hello(
-                    room=self.code,
-                    epoch=self._epoch,
-                    n=self._next_n(),
-                    name=self.name,
-                    seat=self.seat,
-                    have=len(self.log),
-                )
+            self._take_seat_again()
+
+    def _take_seat_again(self) -> None:
+        """Hello for the seat we hold, with the length of our log: the
+        authority answers with our view and the events we missed."""
+        self._send(
+            Hello(
+                room=self.code,
+                epoch=self._epoch,
+                n=self._next_n(),
+                name=self.name,
+                seat=self.seat,
+                have=len(self.log),
             )
+        )
 
     # -- what comes in -------------------------------------------------------
 
@@ -354,16 +359,7 @@ class RemoteTable(TableClient):
         if presence.online and newer and self.seat is not None:
             # The host has (re)connected: whatever we sent while it was away
             # was lost, so take the seat again and fetch what was missed.
-            self._send(
-                Hello(
-                    room=self.code,
-                    epoch=self._epoch,
-                    n=self._next_n(),
-                    name=self.name,
-                    seat=self.seat,
-                    have=len(self.log),
-                )
-            )
+            self._take_seat_again()
         if presence.online != self.host_present:
             self.host_present = presence.online
             for listener in list(self._host_listeners):
