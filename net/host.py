@@ -67,14 +67,11 @@ class HostedRoom:
 
 
 def lan_address() -> str:
-    """This machine's first non-loopback IPv4 address, or 127.0.0.1."""
-    import ifaddr
+    """This machine's first non-loopback IPv4 address (as discovery orders
+    them), or 127.0.0.1."""
+    from net.discovery import local_addresses
 
-    for adapter in ifaddr.get_adapters():
-        for ip in adapter.ips:
-            if isinstance(ip.ip, str) and not ip.ip.startswith("127."):
-                return ip.ip
-    return "127.0.0.1"
+    return local_addresses()[0]
 
 
 async def open_room(
