@@ -53,11 +53,13 @@ bench: $(STAMP_BENCH)
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
 # The search bots' strength (docs/bots.md): every pairing of issue 12 through
-# `passe simulate`, win rates with 95 % intervals. Hours on 2 cores at 500
-# games; make strength STRENGTH_ARGS="--games 20 --only dominoes" for a taste.
-STRENGTH_ARGS ?= --games 500
+# `passe simulate`, win shares with 95 % intervals. Resumable: results add up
+# in bench/strength_results.jsonl (many hours on 2 cores for 500 games per
+# pairing); make strength STRENGTH_ARGS="--games 20 --only dominoes" for a taste,
+# STRENGTH_ARGS=report for the table alone.
+STRENGTH_ARGS ?= run --games 500
 strength: $(STAMP_DEV)
-	$(BIN)/python -m bench.search strength $(STRENGTH_ARGS)
+	$(BIN)/python -m bench.strength $(STRENGTH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

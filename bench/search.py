@@ -13,12 +13,8 @@ Run alone: ``python -m bench search [--quick]``.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import random
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,13 +22,13 @@ from typing import Any
 
 from bench.common import fmt_ms, fmt_rate, machine, percentile, table, verdict
 from core.registry import get_game
-from core.search import HARD, SearchBot
+from core.search import HARD_SECONDS, SearchBot
 
 # One table size per game: the issue's pairings (core/search.py levels).
 CONFIGS: tuple[tuple[str, int], ...] = (("passpass", 4), ("dominoes", 2), ("fashion", 4))
 LEVELS = ("easy", "normal", "hard", "expert")
 # Issue 12: hard keeps its p99 under its budget plus 50 ms.
-HARD_P99_TARGET = (HARD.seconds or 0.0) + 0.050
+HARD_P99_TARGET = HARD_SECONDS + 0.050
 
 
 @dataclass
@@ -136,118 +132,11 @@ def run(*, quick: bool = False, seed: int = 11) -> str:
     return "\n".join(out)
 
 
-# -- strength: the issue's pairings, through `passe simulate` ----------------
-
-# (game, players, focus level, other level): the focus bot sits in each seat
-# in turn (equal numbers of games) among bots of the other level.
-PAIRINGS: tuple[tuple[str, int, str, str], ...] = (
-    ("dominoes", 2, "hard", "normal"),
-    ("passpass", 4, "hard", "normal"),
-    ("fashion", 4, "hard", "normal"),
-    ("dominoes", 2, "expert", "hard"),
-    ("passpass", 4, "expert", "hard"),
-    ("fashion", 4, "expert", "hard"),
-    ("dominoes", 2, "easy", "normal"),
-    ("passpass", 4, "easy", "normal"),
-    ("fashion", 4, "easy", "normal"),
-)
-Z95 = 1.959964
-
-
-def wilson(wins: int, games: int) -> tuple[float, float]:
-    """The 95 % Wilson score interval of a win rate."""
-    if games == 0:
-        return (0.0, 1.0)
-    rate = wins / games
-    denominator = 1 + Z95**2 / games
-    centre = (rate + Z95**2 / (2 * games)) / denominator
-    half = Z95 * math.sqrt(rate * (1 - rate) / games + Z95**2 / (4 * games**2)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def simulate(game_id: str, players: int, bots: list[str], games: int, seed: int) -> dict[str, Any]:
-    """One `passe simulate` run, as its JSON summary."""
-    command = [
-        sys.executable,
-        "-m",
-        "tui.cli",
-        "simulate",
-        game_id,
-        "--players",
-        str(players),
-        "--games",
-        str(games),
-        "--seed",
-        str(seed),
-        "--bots",
-        ",".join(bots),
-    ]
-    done = subprocess.run(command, check=True, capture_output=True, text=True)
-    data: dict[str, Any] = json.loads(done.stdout)
-    return data
-
-
-def strength(games: int, seed: int, only: str | None = None) -> str:
-    """Win rate of the focus bot in each pairing, with its 95 % interval
-    and the fair share (1 / players); a shared victory counts as a win, as
-    in `passe simulate`."""
-    rows = []
-    for game_id, players, focus, other in PAIRINGS:
-        if only is not None and not set(only.split(",")) <= {game_id, focus}:
-            continue
-        wins = played = 0
-        start = time.perf_counter()
-        per_seat = max(1, games // players)
-        for seat in range(players):
-            bots = [other] * players
-            bots[seat] = focus
-            data = simulate(game_id, players, bots, per_seat, seed + seat)
-            wins += data["wins"][seat]
-            played += data["games"]
-            print(
-                f"  {game_id} {focus} in seat {seat + 1}: {data['wins'][seat]}/{data['games']}",
-                file=sys.stderr,
-                flush=True,
-            )
-        low, high = wilson(wins, played)
-        rows.append(
-            [
-                game_id,
-                str(players),
-                f"1 {focus} v {players - 1} {other}",
-                str(played),
-                f"{wins / played:.1%}",
-                f"{low:.1%} - {high:.1%}",
-                f"{1 / players:.0%}",
-                f"{time.perf_counter() - start:.0f}",
-            ]
-        )
-    return table(
-        f"Strength: win rate of the first-named bot ({games} games per pairing asked, "
-        "seats rotated; 95 % Wilson interval)",
-        ["game", "players", "pairing", "games", "wins", "95 % interval", "fair share", "s"],
-        rows,
-    )
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.search", description=__doc__)
-    parser.add_argument(
-        "what",
-        nargs="?",
-        choices=("timing", "strength"),
-        default="timing",
-        help="timing (the bench family, default) or strength (make strength)",
-    )
     parser.add_argument("--quick", action="store_true", help="fewer decisions")
-    parser.add_argument("--games", type=int, default=500, help="games per pairing (strength)")
-    parser.add_argument("--seed", type=int, default=12, help="seed of the run (strength)")
-    parser.add_argument("--only", help="a game, a level or both: dominoes,hard (strength)")
     args: Any = parser.parse_args(argv)
-    if args.what == "strength":
-        print(strength(args.games, args.seed, args.only))
-    else:
-        print(run(quick=args.quick))
+    print(run(quick=args.quick))
 
 
 if __name__ == "__main__":

@@ -130,6 +130,20 @@ def _build_parser() -> argparse.ArgumentParser:
         type=_bot_list,
         help="one bot per seat, comma-separated, e.g. heuristic,random,random (default: random)",
     )
+    sim.add_argument(
+        "--timings",
+        action="store_true",
+        help="add each seat's decision times (ms) and search playouts to the summary",
+    )
+    sim.add_argument(
+        "--no-clock",
+        dest="clock",
+        action="store_false",
+        help=(
+            "search bots (hard, expert) think to their playout cap whatever the time: "
+            "the run reproduces exactly from its seed on any machine, however busy"
+        ),
+    )
     from tui.network_cli import add_commands
 
     add_commands(commands, _option)
@@ -151,6 +165,8 @@ def _simulate(args: argparse.Namespace) -> int:
             seed=args.seed,
             bots=bots,
             options=dict(args.option),
+            timings=args.timings,
+            clock=args.clock,
         )
     except ConfigError as error:
         print(f"passe: {error}", file=sys.stderr)

@@ -116,6 +116,8 @@ class NormalBot(HeuristicBot):
     name = "normal"
 
 
+# Playouts per `hard` decision: about 0.3 s on a 2-core machine (docs/bots.md).
+HARD_PLAYOUTS = 250
 ROLLOUT_MISTAKES = 0.1  # random moves in playouts: cheaper, and covers surprises
 
 
@@ -150,10 +152,10 @@ class _DominoesSearch(search.SearchBot):
 class HardBot(_DominoesSearch):
     name = "hard"
     description = "searches sampled hands for about 0.3 s per move"
-    level_budget = search.HARD
+    level_budget = search.hard_budget(HARD_PLAYOUTS)
 
 
 class ExpertBot(_DominoesSearch):
     name = "expert"
     description = "searches sampled hands for about 1.5 s per move"
-    level_budget = search.EXPERT
+    level_budget = search.expert_budget(HARD_PLAYOUTS)

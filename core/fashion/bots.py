@@ -371,6 +371,8 @@ class NormalBot(HeuristicBot):
     name = "normal"
 
 
+# Playouts per `hard` decision: about 0.3 s on a 2-core machine (docs/bots.md).
+HARD_PLAYOUTS = 150
 ROLLOUT_MISTAKES = 0.1  # random moves in playouts: cheaper, and covers surprises
 
 
@@ -422,10 +424,10 @@ class _FashionSearch(search.SearchBot):
 class HardBot(_FashionSearch):
     name = "hard"
     description = "searches sampled hands for about 0.3 s per move"
-    level_budget = search.HARD
+    level_budget = search.hard_budget(HARD_PLAYOUTS)
 
 
 class ExpertBot(_FashionSearch):
     name = "expert"
     description = "searches sampled hands for about 1.5 s per move"
-    level_budget = search.EXPERT
+    level_budget = search.expert_budget(HARD_PLAYOUTS)

@@ -154,6 +154,8 @@ class NormalBot(HeuristicBot):
     name = "normal"
 
 
+# Playouts per `hard` decision: about 0.3 s on a 2-core machine (docs/bots.md).
+HARD_PLAYOUTS = 250
 ROLLOUT_MISTAKES = 0.1  # random cards in playouts: cheaper, and covers surprises
 PASS_PASS_WORTH = 10.0  # points a recorded Pass Pass is worth at the horizon
 
@@ -203,10 +205,10 @@ class _PassPassSearch(search.SearchBot):
 class HardBot(_PassPassSearch):
     name = "hard"
     description = "searches sampled deals for about 0.3 s per card"
-    level_budget = search.HARD
+    level_budget = search.hard_budget(HARD_PLAYOUTS)
 
 
 class ExpertBot(_PassPassSearch):
     name = "expert"
     description = "searches sampled deals for about 1.5 s per card"
-    level_budget = search.EXPERT
+    level_budget = search.expert_budget(HARD_PLAYOUTS)
