@@ -8,7 +8,7 @@ import pytest
 
 from core.engine import RandomBot
 from core.registry import game_ids, get_game
-from core.search import Budget, SearchBot
+from core.search import Budget, SearchBot, without_clock
 from tests.core.sampler_checks import random_positions
 
 CONFIGS = {
@@ -31,6 +31,19 @@ def test_every_game_has_the_levels(game_id: str) -> None:
     assert hard.budget.seconds is not None and expert.budget.seconds is not None
     assert hard.budget.seconds < expert.budget.seconds
     assert hard.budget.iterations < expert.budget.iterations
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_without_the_clock_a_level_keeps_its_playout_cap(game_id: str) -> None:
+    game = get_game(game_id)
+    for level in ("hard", "expert"):
+        bot = game.make_bot(level, 0)
+        assert isinstance(bot, SearchBot)
+        cap = bot.budget.iterations
+        assert without_clock(bot) is bot
+        assert bot.budget == Budget(seconds=None, iterations=cap)
+    normal = game.make_bot("normal", 0)
+    assert without_clock(normal) is normal
 
 
 @pytest.mark.parametrize("game_id", game_ids())
