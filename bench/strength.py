@@ -18,8 +18,12 @@ Why this is sound:
   search, a heuristic or a cap changes the key, and the report then ignores
   the lines of older behaviour instead of mixing two different bots.
   Speed-ups that keep every decision keep the key.
-- The focus bot sits in each seat in turn (chunk ``k`` in seat ``k mod
-  players``), so every seat gets the same number of games.
+- Duplicate deals, as in duplicate bridge: the focus bot sits in each seat
+  in turn (chunk ``k`` in seat ``k mod players``) and the ``players``
+  chunks of a group play the *same* seeds, so every deal is played once
+  with the focus bot in each seat. The luck of the deal then cancels out of
+  the comparison; the report gives the Wilson interval over games (which
+  ignores this and is wider) and the interval over deal groups.
 - Wins count as in `passe simulate`'s ``win_shares``: a victory shared by k
   rivals counts 1/k, so the fair share is exactly 1 / players.
 
@@ -76,7 +80,10 @@ class Pairing:
         return chunk % self.players
 
     def seed(self, chunk: int) -> int:
-        digest = hashlib.sha256(f"{self.name}#{chunk}".encode()).digest()
+        """The seed of chunk ``chunk``: shared by the ``players`` chunks of
+        its group (duplicate deals, the focus bot in another seat each)."""
+        group = chunk // self.players
+        digest = hashlib.sha256(f"{self.name}#deals{group}".encode()).digest()
         return int.from_bytes(digest[:4], "big")
 
 
@@ -177,12 +184,18 @@ def read_results(path: Path = RESULTS) -> list[dict[str, Any]]:
     return lines
 
 
+def current(line: dict[str, Any], keys: dict[str, str]) -> bool:
+    """Whether a result line was played by today's bots on today's seeds."""
+    pairing = next((p for p in PAIRINGS if p.name == line.get("pairing")), None)
+    return (
+        pairing is not None
+        and line.get("key") == keys.get(pairing.game)
+        and line.get("seed") == pairing.seed(line.get("chunk", -1))
+    )
+
+
 def chunks_done(results: Sequence[dict[str, Any]], keys: dict[str, str]) -> set[tuple[str, int]]:
-    return {
-        (line["pairing"], line["chunk"])
-        for line in results
-        if line.get("key") == keys.get(line.get("game", ""))
-    }
+    return {(line["pairing"], line["chunk"]) for line in results if current(line, keys)}
 
 
 def work_order(
@@ -265,6 +278,25 @@ def percentile(values: Sequence[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+def deal_interval(pairing: Pairing, lines: Sequence[dict[str, Any]]) -> str:
+    """The 95 % interval of the win share over complete deal groups (each
+    deal played with the focus bot in every seat): a normal interval over
+    the groups' shares, narrower than Wilson's when deals are lucky or not."""
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for line in lines:
+        groups.setdefault(line["chunk"] // pairing.players, []).append(line)
+    shares = [
+        sum(line["focus_share"] for line in group) / sum(line["games"] for line in group)
+        for group in groups.values()
+        if len(group) == pairing.players
+    ]
+    if len(shares) < 2:
+        return ""
+    mean = statistics.fmean(shares)
+    half = Z95 * statistics.stdev(shares) / math.sqrt(len(shares))
+    return f"{mean - half:.1%} - {mean + half:.1%} ({len(shares)} x {CHUNK_GAMES} deals)"
+
+
 def verdict(low: float, high: float, fair: float) -> str:
     if low > fair:
         return "stronger"
@@ -279,21 +311,15 @@ def report(path: Path = RESULTS) -> str:
     rows = []
     time_rows = []
     for pairing in PAIRINGS:
-        lines = [
-            line
-            for line in results
-            if line["pairing"] == pairing.name and line["key"] == keys[pairing.game]
-        ]
-        stale = sum(
-            1
-            for line in results
-            if line["pairing"] == pairing.name and line["key"] != keys[pairing.game]
-        )
+        mine = [line for line in results if line["pairing"] == pairing.name]
+        lines = [line for line in mine if current(line, keys)]
+        stale = len(mine) - len(lines)
         games = sum(line["games"] for line in lines)
         if not games:
             continue
         share = sum(line["focus_share"] for line in lines)
         low, high = wilson(share, games)
+        by_deal = deal_interval(pairing, lines)
         fair = 1 / pairing.players
         per_seat = [0] * pairing.players
         for line in lines:
@@ -306,6 +332,7 @@ def report(path: Path = RESULTS) -> str:
                 str(games),
                 f"{share / games:.1%}",
                 f"{low:.1%} - {high:.1%}",
+                by_deal,
                 f"{fair:.0%}",
                 verdict(low, high, fair),
                 "/".join(map(str, per_seat)) + (f" ({stale} stale)" if stale else ""),
@@ -350,6 +377,7 @@ def report(path: Path = RESULTS) -> str:
                     "games",
                     "win share",
                     "95 % interval",
+                    "95 % by deal",
                     "fair share",
                     "verdict",
                     "games per seat",
