@@ -78,25 +78,26 @@ class HeuristicBot(Bot):
 
     def _best_play(self, outlook: _Outlook) -> int:
         """The index of the card whose likely trick outcome is worth most."""
-        seat, trick, worth = outlook.seat, outlook.trick, outlook.worth
+        trick, worth = outlook.trick, outlook.worth
         still_to_play = outlook.players - len(trick) - 1
+        table = _TrickSoFar(trick)
         trick_gain = max((worth(card) for _, card in trick), default=0.0)
+        # PP-14: the second winner takes the two lowest cards (the earlier
+        # played first among equal values); with the new card, of these three.
+        lowest = sorted((card for _, card in trick), key=_VALUE.__getitem__)[:2]
         hold = HOLD_DECAY**still_to_play
-        plays = [*trick, (seat, 0)]
         best = 0
         best_score = float("-inf")
         for index, card in enumerate(outlook.cards):
             value = card % 12 + 1
-            plays[-1] = (seat, card)
-            first, second = _winners(plays)
+            place = table.place(card)
             score = 0.0
-            if first == seat:
+            if place == _FIRST:
                 gain = max(trick_gain, worth(card))
                 # A high card of a strong colour is hard to overtake.
                 score = gain * (value / 12.0) ** still_to_play
-            elif second == seat:
-                # PP-14: the second winner takes the two lowest cards.
-                low, next_low = sorted((c for _, c in plays), key=_VALUE.__getitem__)[:2]
+            elif place == _SECOND:
+                low, next_low = sorted((*lowest, card), key=_VALUE.__getitem__)[:2]
                 score = (worth(low) + worth(next_low)) * hold
             score -= SPEND_COST * value + self._jitter()
             if score > best_score:
@@ -120,14 +121,12 @@ class _Outlook:
         "pass_pass_round",
         "players",
         "round_points",
-        "seat",
         "trick",
     )
 
     def __init__(
         self,
         *,
-        seat: int,
         players: int,
         legal: Sequence[Action],
         cards: Sequence[int],
@@ -138,7 +137,6 @@ class _Outlook:
         round_points: Callable[[int], int],
         pass_pass_round: Sequence[int],
     ) -> None:
-        self.seat = seat
         self.players = players
         self.legal = legal
         self.cards = cards  # the card of each Play or Pick in ``legal``
@@ -160,7 +158,6 @@ class _Outlook:
             else ()
         )
         return cls(
-            seat=seat,
             players=view.players,
             legal=legal,
             cards=cards,
@@ -183,7 +180,6 @@ class _Outlook:
             cards = [card for _, card in state.trick]  # PP-13
         config = state.config
         return cls(
-            seat=seat,
             players=config.players,
             legal=legal,
             cards=cards,
@@ -236,41 +232,78 @@ def _seat(action: Action) -> int:
 
 _VALUE = tuple(card % 12 + 1 for card in range(DECK_SIZE))
 
+# Where a card stands in a trick (PP-11, PP-12).
+_NEITHER, _FIRST, _SECOND = 0, 1, 2
 
-def _winners(plays: Sequence[tuple[int, int]]) -> tuple[int, int | None]:
-    """PP-9..PP-12 on a possibly incomplete trick of card ids: (first, second) winners."""
-    strength = [0, 0, 0, 0]
-    highest = [0, 0, 0, 0]
-    position = [0, 0, 0, 0]
-    for index, (_, card) in enumerate(plays):
+
+def _colour_rank(strength: int, highest: int, position: int) -> int:
+    """PP-10: colours rank by strength, then by their highest card, then by
+    how early that card was played; one number orders them (a trick has at
+    most six cards and values up to 12, so each part outweighs the next)."""
+    return strength * 256 + highest * 16 + 15 - position
+
+
+class _TrickSoFar:
+    """The cards on the table per colour (PP-9, PP-10), to tell where one more
+    card, played next, would stand: first winner, second winner or neither."""
+
+    __slots__ = ("count", "highest", "position", "ranks", "runner_up", "size", "strength")
+
+    def __init__(self, trick: Sequence[tuple[int, int]]) -> None:
+        strength = [0, 0, 0, 0]
+        highest = [0, 0, 0, 0]  # the value of each colour's highest card
+        runner_up = [0, 0, 0, 0]  # and of its second highest
+        position = [0, 0, 0, 0]  # where its highest card lies in the trick
+        count = [0, 0, 0, 0]
+        for index, (_, card) in enumerate(trick):
+            colour, value = card // 12, card % 12 + 1
+            strength[colour] += value
+            count[colour] += 1
+            if value > highest[colour]:
+                runner_up[colour] = highest[colour]
+                highest[colour] = value
+                position[colour] = index
+            elif value > runner_up[colour]:
+                runner_up[colour] = value
+        self.strength = strength
+        self.highest = highest
+        self.runner_up = runner_up
+        self.position = position
+        self.count = count
+        self.size = len(trick)
+        self.ranks = [
+            _colour_rank(strength[c], highest[c], position[c]) if strength[c] else -1
+            for c in range(4)
+        ]
+
+    def place(self, card: int) -> int:
         colour, value = card // 12, card % 12 + 1
-        strength[colour] += value
-        if value > highest[colour]:
-            highest[colour] = value
-            position[colour] = index
-    # The colours played, strongest first (PP-10): most strength, then the
-    # highest card, then the earliest played; one number per colour orders
-    # them (strength * 256 outweighs highest * 16 + 15 - position < 256).
-    majority = runner = -1
-    best_rank = runner_rank = -1
-    for colour in range(4):
-        if strength[colour]:
-            rank = strength[colour] * 256 + highest[colour] * 16 + 15 - position[colour]
-            if rank > best_rank:
-                runner, runner_rank = majority, best_rank
-                majority, best_rank = colour, rank
-            elif rank > runner_rank:
-                runner, runner_rank = colour, rank
-    top = highest[majority]
-    first = plays[position[majority]][0]  # PP-11
-    second: int | None = None
-    second_value = 0
-    for seat, card in plays:  # PP-12: the second card of the majority colour
-        if card // 12 == majority and second_value < card % 12 + 1 < top:
-            second, second_value = seat, card % 12 + 1
-    if second is None and runner >= 0:  # else the best card of the next colour
-        second = plays[position[runner]][0]
-    return first, second
+        on_top = value > self.highest[colour]
+        strength = self.strength[colour] + value
+        if on_top:
+            rank = _colour_rank(strength, value, self.size)
+        else:
+            rank = _colour_rank(strength, self.highest[colour], self.position[colour])
+        majority, best = colour, rank
+        runner, runner_rank = -1, -1
+        ranks = self.ranks
+        for other in range(4):
+            if other != colour:
+                other_rank = ranks[other]
+                if other_rank > best:
+                    runner, runner_rank = majority, best
+                    majority, best = other, other_rank
+                elif other_rank > runner_rank:
+                    runner, runner_rank = other, other_rank
+        if majority == colour:  # PP-11, PP-12: the two highest of the majority
+            if on_top:
+                return _FIRST
+            return _SECOND if value > self.runner_up[colour] else _NEITHER
+        # PP-12: with a single card of the majority colour, the highest card
+        # of the next colour comes second.
+        if on_top and runner == colour and self.count[majority] == 1:
+            return _SECOND
+        return _NEITHER
 
 
 # -- levels (issue 12) -------------------------------------------------------

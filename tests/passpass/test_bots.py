@@ -7,7 +7,15 @@ import random
 from collections import Counter
 
 from core.passpass import GAME
-from core.passpass.bots import ROLLOUT_MISTAKES, HardBot, HeuristicBot
+from core.passpass.bots import (
+    _FIRST,
+    _NEITHER,
+    _SECOND,
+    ROLLOUT_MISTAKES,
+    HardBot,
+    HeuristicBot,
+    _TrickSoFar,
+)
 from core.passpass.state import Phase
 from core.search import heuristic_policy
 from core.simulate import simulate
@@ -71,3 +79,26 @@ def test_rollout_policy_reads_the_state_as_the_heuristic_reads_the_view() -> Non
     assert checked > 1_000
     assert min(phases[phase] for phase in (Phase.PLAY, Phase.PICK, Phase.TAKE)) > 0, phases
     assert phases[Phase.REPRESENT] > 0, phases  # team games (PP-23)
+
+
+def test_the_heuristic_places_a_card_in_a_trick_as_the_rules_resolve_it() -> None:
+    """Where the heuristic thinks its card would stand after the cards on the
+    table (first winner, second, neither) is what PP-9..PP-12 resolve (the
+    engine's own resolution of the same cards), for partial and full tricks."""
+    rng = random.Random(12)
+    places: Counter[int] = Counter()
+    states = {n: GAME.new_game(GAME.make_config(players=n, teams=n == 6), 0) for n in range(3, 7)}
+    for _ in range(examples(15_000)):
+        players = rng.randint(3, 6)
+        state = states[players]
+        size = rng.randint(2, players)
+        seats = rng.sample(range(players), size)
+        state.trick = list(zip(seats, rng.sample(range(48), size), strict=True))
+        *before, (seat, card) = state.trick
+        place = _TrickSoFar(before).place(card)
+        state._resolve()
+        assert state.resolution is not None
+        resolved = {state.resolution.first_winner: _FIRST, state.resolution.second_winner: _SECOND}
+        assert place == resolved.get(seat, _NEITHER), state.trick
+        places[place] += 1
+    assert min(places[place] for place in (_FIRST, _SECOND, _NEITHER)) > 100, places
