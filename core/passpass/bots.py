@@ -12,7 +12,7 @@ discounted by how many players still have to play after it.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 from core import search
 from core.engine import Action, AnyState, Bot, View
@@ -131,7 +131,7 @@ class _Outlook:
         legal: Sequence[Action],
         cards: Sequence[int],
         trick: Sequence[tuple[int, int]],
-        won_colours: Iterable[int],
+        won: Sequence[int],
         recorded_pass_pass: int,
         diamonds: Sequence[int],
         round_points: Callable[[int], int],
@@ -141,7 +141,7 @@ class _Outlook:
         self.legal = legal
         self.cards = cards  # the card of each Play or Pick in ``legal``
         self.trick = trick
-        self.bonus = _set_bonuses(won_colours, recorded_pass_pass)
+        self.bonus = _set_bonuses(won, recorded_pass_pass)
         self.diamonds = diamonds
         self.round_points = round_points
         self.pass_pass_round = pass_pass_round
@@ -162,7 +162,7 @@ class _Outlook:
             legal=legal,
             cards=cards,
             trick=tuple((s, card.index) for s, card in view.trick),
-            won_colours=(card.colour for card in view.won[seat]),
+            won=[card.index for card in view.won[seat]],
             recorded_pass_pass=view.pass_pass_totals[view.team_of[seat]],
             diamonds=view.diamonds,
             round_points=view.round_points.__getitem__,
@@ -184,7 +184,7 @@ class _Outlook:
             legal=legal,
             cards=cards,
             trick=state.trick,
-            won_colours=(card // 12 for card in state.won[seat]),
+            won=state.won[seat],
             recorded_pass_pass=state.team_pass_pass[config.team_of(seat)],
             diamonds=config.diamonds,
             round_points=state.round_points,
@@ -197,13 +197,13 @@ class _Outlook:
         return 1.0 + self.diamonds[card % 12] + self.bonus[card // 12]
 
 
-def _set_bonuses(won_colours: Iterable[int], recorded_pass_pass: int) -> tuple[float, ...]:
+def _set_bonuses(won: Sequence[int], recorded_pass_pass: int) -> tuple[float, ...]:
     """Per colour, what a won card of it adds towards the next set of the four
     colours (PP-18): most for the one colour the seat lacks most, victory if
     that set is the third Pass Pass (PP-19/PP-24)."""
     counts = [0, 0, 0, 0]
-    for colour in won_colours:
-        counts[colour] += 1
+    for card in won:
+        counts[card // 12] += 1
     lowest = min(counts)
     tied = counts.count(lowest)
     if tied > 1:
