@@ -1,4 +1,6 @@
-"""Pass Pass bots. They see only a :class:`PassPassView`.
+"""Pass Pass bots. They see only a :class:`PassPassView` (the search's
+playouts read the states the search sampled, as the heuristic would read
+their views).
 
 The heuristic values a card it could win by what it adds to the seat's score:
 one point, its diamonds (PP-20), and progress towards the next complete set of
@@ -10,13 +12,22 @@ discounted by how many players still have to play after it.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from core import search
 from core.engine import Action, AnyState, Bot, View
-from core.passpass.model import TRICKS_PER_ROUND, Card, Pick, Play, Represent, Take
+from core.passpass.model import (
+    DECK_SIZE,
+    PASS_PASS_TO_WIN,
+    TRICKS_PER_ROUND,
+    Card,
+    Pick,
+    Play,
+    Represent,
+    Take,
+)
 from core.passpass.sampler import PassPassSampler
-from core.passpass.state import PassPassState, PassPassView
+from core.passpass.state import PassPassState, PassPassView, Phase
 
 # Weights of the heuristic, named so that tuning is a one-line change.
 SET_COMPLETION_BONUS = 4.0  # the card completes a set of four colours
@@ -33,77 +44,175 @@ class HeuristicBot(Bot):
 
     def choose(self, view: View) -> Action:
         assert isinstance(view, PassPassView) and view.seat is not None
-        legal = view.legal
+        return self.decide(_Outlook.of_view(view))
+
+    def decide(self, outlook: _Outlook) -> Action:
+        """The choice among ``outlook.legal``; the one scoring of the levels."""
+        legal = outlook.legal
         first = legal[0]
         if isinstance(first, Play):
-            return self._play(view, legal)
+            return legal[self._best_play(outlook)]
         if isinstance(first, Pick):
-            return max(legal, key=lambda a: self._card_worth(view, _card(a)) + self._jitter())
+            worth, cards = outlook.worth, outlook.cards
+            return legal[max(range(len(legal)), key=lambda i: worth(cards[i]) + self._jitter())]
         if isinstance(first, Take):
+            worth = outlook.worth
             return max(
                 legal,
-                key=lambda a: sum(self._card_worth(view, c) for c in _cards(a)) + self._jitter(),
+                key=lambda a: sum(worth(c.index) for c in _cards(a)) + self._jitter(),
             )
         if isinstance(first, Represent):
-            return max(legal, key=lambda a: self._representative_worth(view, a))
+            points, pass_pass = outlook.round_points, outlook.pass_pass_round
+            return max(
+                legal,
+                key=lambda a: (
+                    points(_seat(a)) + REPRESENTATIVE_PASS_PASS_WEIGHT * pass_pass[_seat(a)]
+                ),
+            )
         return self.rng.choice(legal)
-
-    # -- valuation -----------------------------------------------------------
-
-    def _card_worth(self, view: PassPassView, card: Card, extra: Sequence[Card] = ()) -> float:
-        """What winning ``card`` adds for this seat (after ``extra`` cards)."""
-        assert view.seat is not None
-        counts = [0, 0, 0, 0]
-        for won in (*view.won[view.seat], *extra):
-            counts[won.colour] += 1
-        worth = 1.0 + view.diamonds[card.value - 1]
-        lowest = min(counts)
-        if counts[card.colour] == lowest:
-            if counts.count(lowest) == 1:
-                team = view.team_of[view.seat]
-                recorded = view.pass_pass_totals[team]
-                if recorded + lowest + 1 >= 3:
-                    worth += WINNING_SET_BONUS
-                else:
-                    worth += SET_COMPLETION_BONUS
-            else:
-                worth += SET_PROGRESS_BONUS / counts.count(lowest)
-        return worth
-
-    def _representative_worth(self, view: PassPassView, action: Action) -> float:
-        assert isinstance(action, Represent)
-        return (
-            view.round_points[action.seat]
-            + REPRESENTATIVE_PASS_PASS_WEIGHT * (view.pass_pass_round[action.seat])
-        )
 
     def _jitter(self) -> float:
         return self.rng.random() * 1e-3
 
     # -- playing a card ------------------------------------------------------
 
-    def _play(self, view: PassPassView, legal: tuple[Action, ...]) -> Action:
-        assert view.seat is not None
-        still_to_play = view.players - len(view.trick) - 1
-        best: Action = legal[0]
+    def _best_play(self, outlook: _Outlook) -> int:
+        """The index of the card whose likely trick outcome is worth most."""
+        trick, worth = outlook.trick, outlook.worth
+        still_to_play = outlook.players - len(trick) - 1
+        table = _TrickSoFar(trick)
+        trick_gain = max((worth(card) for _, card in trick), default=0.0)
+        # PP-14: the second winner takes the two lowest cards (the earlier
+        # played first among equal values); with the new card, of these three.
+        lowest = sorted((card for _, card in trick), key=_VALUE.__getitem__)[:2]
+        hold = HOLD_DECAY**still_to_play
+        best = 0
         best_score = float("-inf")
-        for action in legal:
-            card = _card(action)
-            plays = (*view.trick, (view.seat, card))
-            first, second = _winners(plays)
+        for index, card in enumerate(outlook.cards):
+            value = card % 12 + 1
+            place = table.place(card)
             score = 0.0
-            if first == view.seat:
-                gain = max(self._card_worth(view, c) for _, c in plays)
+            if place == _FIRST:
+                gain = max(trick_gain, worth(card))
                 # A high card of a strong colour is hard to overtake.
-                score = gain * (card.value / 12.0) ** still_to_play
-            elif second == view.seat:
-                others = sorted((c for _, c in plays), key=lambda c: c.value)
-                gain = sum(self._card_worth(view, c) for c in others[:2])
-                score = gain * HOLD_DECAY**still_to_play
-            score -= SPEND_COST * card.value + self._jitter()
+                score = gain * (value / 12.0) ** still_to_play
+            elif place == _SECOND:
+                low, next_low = sorted((*lowest, card), key=_VALUE.__getitem__)[:2]
+                score = (worth(low) + worth(next_low)) * hold
+            score -= SPEND_COST * value + self._jitter()
             if score > best_score:
-                best, best_score = action, score
+                best, best_score = index, score
         return best
+
+
+class _Outlook:
+    """What the heuristic reads, with cards as ids (``colour * 12 + value - 1``).
+
+    A view gives it (:meth:`of_view`, for real decisions) and so does a state
+    (:meth:`of_state`, for the search's playouts: no view built per move);
+    the heuristic's choice is the same from either (tests/passpass/test_bots.py).
+    """
+
+    __slots__ = (
+        "bonus",
+        "cards",
+        "diamonds",
+        "legal",
+        "pass_pass_round",
+        "players",
+        "round_points",
+        "trick",
+    )
+
+    def __init__(
+        self,
+        *,
+        players: int,
+        legal: Sequence[Action],
+        cards: Sequence[int],
+        trick: Sequence[tuple[int, int]],
+        won: Sequence[int],
+        recorded_pass_pass: int,
+        diamonds: Sequence[int],
+        round_points: Callable[[int], int],
+        pass_pass_round: Sequence[int],
+    ) -> None:
+        self.players = players
+        self.legal = legal
+        self.cards = cards  # the card of each Play or Pick in ``legal``
+        self.trick = trick
+        self.bonus = _set_bonuses(won, recorded_pass_pass)
+        self.diamonds = diamonds
+        self.round_points = round_points
+        self.pass_pass_round = pass_pass_round
+
+    @classmethod
+    def of_view(cls, view: PassPassView) -> _Outlook:
+        seat = view.seat
+        assert seat is not None
+        legal = view.legal
+        first = legal[0]
+        cards = (
+            tuple(_card(action).index for action in legal)
+            if isinstance(first, (Play, Pick))
+            else ()
+        )
+        return cls(
+            players=view.players,
+            legal=legal,
+            cards=cards,
+            trick=tuple((s, card.index) for s, card in view.trick),
+            won=[card.index for card in view.won[seat]],
+            recorded_pass_pass=view.pass_pass_totals[view.team_of[seat]],
+            diamonds=view.diamonds,
+            round_points=view.round_points.__getitem__,
+            pass_pass_round=view.pass_pass_round,
+        )
+
+    @classmethod
+    def of_state(cls, state: PassPassState, seat: int, legal: Sequence[Action]) -> _Outlook:
+        """``legal``: ``state.legal_actions(seat)``, not empty."""
+        phase = state.phase
+        cards: Sequence[int] = ()
+        if phase is Phase.PLAY:
+            cards = state.hands[seat]  # PP-7: any card of the hand, in order
+        elif phase is Phase.PICK:
+            cards = [card for _, card in state.trick]  # PP-13
+        config = state.config
+        return cls(
+            players=config.players,
+            legal=legal,
+            cards=cards,
+            trick=state.trick,
+            won=state.won[seat],
+            recorded_pass_pass=state.team_pass_pass[config.team_of(seat)],
+            diamonds=config.diamonds,
+            round_points=state.round_points,
+            pass_pass_round=state.pass_pass_round,
+        )
+
+    def worth(self, card: int) -> float:
+        """What winning ``card`` adds for this seat: a point and its diamonds
+        (PP-20), and the bonus of its colour towards a set (PP-18)."""
+        return 1.0 + self.diamonds[card % 12] + self.bonus[card // 12]
+
+
+def _set_bonuses(won: Sequence[int], recorded_pass_pass: int) -> tuple[float, ...]:
+    """Per colour, what a won card of it adds towards the next set of the four
+    colours (PP-18): most for the one colour the seat lacks most, victory if
+    that set is the third Pass Pass (PP-19/PP-24)."""
+    counts = [0, 0, 0, 0]
+    for card in won:
+        counts[card // 12] += 1
+    lowest = min(counts)
+    tied = counts.count(lowest)
+    if tied > 1:
+        bonus = SET_PROGRESS_BONUS / tied
+    elif recorded_pass_pass + lowest + 1 >= PASS_PASS_TO_WIN:
+        bonus = WINNING_SET_BONUS
+    else:
+        bonus = SET_COMPLETION_BONUS
+    return tuple(bonus if count == lowest else 0.0 for count in counts)
 
 
 def _card(action: Action) -> Card:
@@ -116,29 +225,85 @@ def _cards(action: Action) -> tuple[Card, Card]:
     return action.cards
 
 
-def _winners(plays: Sequence[tuple[int, Card]]) -> tuple[int, int | None]:
-    """PP-9..PP-12 on a possibly incomplete trick: (first, second) winners."""
-    strength = [0, 0, 0, 0]
-    highest = [0, 0, 0, 0]
-    position = [0, 0, 0, 0]
-    for index, (_, card) in enumerate(plays):
-        strength[card.colour] += card.value
-        if card.value > highest[card.colour]:
-            highest[card.colour] = card.value
-            position[card.colour] = index
-    ranked = sorted(
-        (c for c in range(4) if strength[c]),
-        key=lambda c: (-strength[c], -highest[c], position[c]),
-    )
-    majority = sorted(
-        ((card.value, seat) for seat, card in plays if card.colour == ranked[0]), reverse=True
-    )
-    if len(majority) > 1:
-        return majority[0][1], majority[1][1]
-    if len(ranked) > 1:
-        runner = max((card.value, seat) for seat, card in plays if card.colour == ranked[1])
-        return majority[0][1], runner[1]
-    return majority[0][1], None
+def _seat(action: Action) -> int:
+    assert isinstance(action, Represent)
+    return action.seat
+
+
+_VALUE = tuple(card % 12 + 1 for card in range(DECK_SIZE))
+
+# Where a card stands in a trick (PP-11, PP-12).
+_NEITHER, _FIRST, _SECOND = 0, 1, 2
+
+
+def _colour_rank(strength: int, highest: int, position: int) -> int:
+    """PP-10: colours rank by strength, then by their highest card, then by
+    how early that card was played; one number orders them (a trick has at
+    most six cards and values up to 12, so each part outweighs the next)."""
+    return strength * 256 + highest * 16 + 15 - position
+
+
+class _TrickSoFar:
+    """The cards on the table per colour (PP-9, PP-10), to tell where one more
+    card, played next, would stand: first winner, second winner or neither."""
+
+    __slots__ = ("count", "highest", "position", "ranks", "runner_up", "size", "strength")
+
+    def __init__(self, trick: Sequence[tuple[int, int]]) -> None:
+        strength = [0, 0, 0, 0]
+        highest = [0, 0, 0, 0]  # the value of each colour's highest card
+        runner_up = [0, 0, 0, 0]  # and of its second highest
+        position = [0, 0, 0, 0]  # where its highest card lies in the trick
+        count = [0, 0, 0, 0]
+        for index, (_, card) in enumerate(trick):
+            colour, value = card // 12, card % 12 + 1
+            strength[colour] += value
+            count[colour] += 1
+            if value > highest[colour]:
+                runner_up[colour] = highest[colour]
+                highest[colour] = value
+                position[colour] = index
+            elif value > runner_up[colour]:
+                runner_up[colour] = value
+        self.strength = strength
+        self.highest = highest
+        self.runner_up = runner_up
+        self.position = position
+        self.count = count
+        self.size = len(trick)
+        self.ranks = [
+            _colour_rank(strength[c], highest[c], position[c]) if strength[c] else -1
+            for c in range(4)
+        ]
+
+    def place(self, card: int) -> int:
+        colour, value = card // 12, card % 12 + 1
+        on_top = value > self.highest[colour]
+        strength = self.strength[colour] + value
+        if on_top:
+            rank = _colour_rank(strength, value, self.size)
+        else:
+            rank = _colour_rank(strength, self.highest[colour], self.position[colour])
+        majority, best = colour, rank
+        runner, runner_rank = -1, -1
+        ranks = self.ranks
+        for other in range(4):
+            if other != colour:
+                other_rank = ranks[other]
+                if other_rank > best:
+                    runner, runner_rank = majority, best
+                    majority, best = other, other_rank
+                elif other_rank > runner_rank:
+                    runner, runner_rank = other, other_rank
+        if majority == colour:  # PP-11, PP-12: the two highest of the majority
+            if on_top:
+                return _FIRST
+            return _SECOND if value > self.runner_up[colour] else _NEITHER
+        # PP-12: with a single card of the majority colour, the highest card
+        # of the next colour comes second.
+        if on_top and runner == colour and self.count[majority] == 1:
+            return _SECOND
+        return _NEITHER
 
 
 # -- levels (issue 12) -------------------------------------------------------
@@ -174,6 +339,25 @@ class _PassPassSearch(search.SearchBot):
     def sample(self, view: View, rng: random.Random) -> AnyState:
         assert isinstance(view, PassPassView)
         return self._sampler.sample(view, rng)
+
+    def rollout_policy(self, rng: random.Random) -> Callable[[AnyState, int], Action]:
+        """search.heuristic_policy read from the state instead of a view built
+        per move: the same choices and the same random draws, faster."""
+        bot = self._rollout_bot
+        assert isinstance(bot, HeuristicBot)
+        bot.rng = rng
+        mistakes = self.rollout_mistakes
+
+        def policy(state: AnyState, actor: int) -> Action:
+            assert isinstance(state, PassPassState)
+            legal = state.legal_actions(actor)
+            if mistakes and rng.random() < mistakes:
+                return rng.choice(legal)
+            if len(legal) == 1:
+                return legal[0]
+            return bot.decide(_Outlook.of_state(state, actor, legal))
+
+        return policy
 
     # Playouts stop after the searched trick and two more (or the round's end).
     depth = 3

@@ -197,6 +197,13 @@ class _Resolution:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def copy(self) -> _Resolution:
+        made = _Resolution(
+            self.plays, self.majority, self.strengths, self.first_winner, self.second_winner
+        )
+        made.picked, made.taken, made.discarded = self.picked, self.taken, self.discarded
+        return made
+
     def summary(self) -> TrickSummary:
         return TrickSummary(
             plays=tuple((seat, CARDS[card]) for seat, card in self.plays),

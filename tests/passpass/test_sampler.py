@@ -10,6 +10,7 @@ from core.engine import AnyState
 from core.passpass.sampler import PassPassSampler
 from core.passpass.state import PassPassState
 from tests.core.sampler_checks import check_views_agree, random_positions, skip_unless_soak
+from tests.engine_checks import snapshot
 
 CONFIGS: list[dict[str, object]] = [
     {"players": 3},
@@ -50,3 +51,19 @@ def test_every_card_once_and_colour_counts_kept() -> None:
             assert [c // 12 for c in sorted(sampled.hands[other], key=lambda c: c // 12)] == [
                 c // 12 for c in sorted(state.hands[other], key=lambda c: c // 12)
             ]
+
+
+def test_sampling_a_view_again_is_sampling_it_afresh() -> None:
+    """The sampler reads a view once for all its samples: a sample played to
+    the end leaves the next sample of the same view as a new sampler makes it."""
+    rng = random.Random(4)
+    sampler = PassPassSampler()
+    for state in random_positions("passpass", CONFIGS, 100, 4):
+        seat = state.to_act[0]
+        view = state.view(seat)
+        played = sampler.sample(view, random.Random(1))
+        while not played.is_over:
+            actor = played.to_act[0]
+            played.apply(actor, rng.choice(played.legal_actions(actor)))
+        again = sampler.sample(view, random.Random(2))
+        assert snapshot(again) == snapshot(PassPassSampler().sample(view, random.Random(2)))
