@@ -91,9 +91,12 @@ class HeuristicBot(Bot):
         unseen = _ALL_TILES & ~seen
         best: Action | None = None
         best_score = float("-inf")
+        passing: Action | None = None
         jitter = self.rng.random
         for action in legal:
-            if not isinstance(action, Place):
+            if type(action) is not Place:
+                if passing is None and type(action) is Pass:
+                    passing = action
                 continue
             tid = action.tile.id
             rest = hand_bits & ~(1 << tid)
@@ -123,7 +126,6 @@ class HeuristicBot(Bot):
             )
             if score > best_score:
                 best, best_score = action, score
-        passing = next((a for a in legal if isinstance(a, Pass)), None)
         if passing is not None and (
             best is None
             or (others_passed and self._looks_lowest(hand, train, hand_sizes, me, teams))

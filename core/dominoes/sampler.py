@@ -89,7 +89,48 @@ class DominoesSampler(Sampler[DominoesView, DominoesState]):
                 chosen, pool = keyed[:size], keyed[size:]
             hands[other] = sorted(chosen)
         rng.shuffle(pool)
-        return _state(view, known, hands, pool, rng)
+        return self._state(view, known, hands, pool, rng)
+
+    def _state(
+        self,
+        view: DominoesView,
+        known: _Known,
+        hands: list[list[int]],
+        boneyard: list[int],
+        rng: random.Random,
+    ) -> DominoesState:
+        """The state the view describes, built field by field (no deal)."""
+        n = view.players
+        state = DominoesState.__new__(DominoesState)
+        state.config = known.config
+        state.seed = 0
+        state.rng = random.Random(rng.getrandbits(64))  # the unknown future deals
+        state.history = []
+        state.opening_events = ()
+        state.n = n
+        state.teams = view.teams
+        state.target = view.target
+        state.hand_size = known.config.hand_size
+        state.side_of = tuple(s % 2 for s in range(n)) if view.teams else tuple(range(n))
+        state.side_scores = list(view.team_scores if view.team_scores is not None else view.scores)
+        state.hands = hands
+        state.boneyard = boneyard
+        state.left_arm = list(known.left_arm)
+        state.right_arm = list(known.right_arm)
+        state.left_end = view.ends[0] if view.ends is not None else -1
+        state.right_end = view.ends[1] if view.ends is not None else -1
+        state.turn = view.turn if view.turn is not None else 0
+        state.passes = view.passes
+        state.round_number = view.round
+        state.over = view.is_over
+        state._result = view.result
+        state._rounds_played = view.rounds_played
+        state._blocked_rounds = view.blocked_rounds
+        state.last_round = view.last_round
+        state.round_log = list(view.round_log)
+        state._legal = None
+        state.leader = view.leader
+        return state
 
 
 def _read(view: DominoesView) -> _Known:
@@ -107,44 +148,3 @@ def _read(view: DominoesView) -> _Known:
         left_arm=tuple(placed[:first][::-1]),
         right_arm=tuple(placed[first:]),
     )
-
-
-def _state(
-    view: DominoesView,
-    known: _Known,
-    hands: list[list[int]],
-    boneyard: list[int],
-    rng: random.Random,
-) -> DominoesState:
-    """The state the view describes, built field by field (no deal)."""
-    n = view.players
-    state = DominoesState.__new__(DominoesState)
-    state.config = known.config
-    state.seed = 0
-    state.rng = random.Random(rng.getrandbits(64))  # the unknown future deals
-    state.history = []
-    state.opening_events = ()
-    state.n = n
-    state.teams = view.teams
-    state.target = view.target
-    state.hand_size = known.config.hand_size
-    state.side_of = tuple(s % 2 for s in range(n)) if view.teams else tuple(range(n))
-    state.side_scores = list(view.team_scores if view.team_scores is not None else view.scores)
-    state.hands = hands
-    state.boneyard = boneyard
-    state.left_arm = list(known.left_arm)
-    state.right_arm = list(known.right_arm)
-    state.left_end = view.ends[0] if view.ends is not None else -1
-    state.right_end = view.ends[1] if view.ends is not None else -1
-    state.turn = view.turn if view.turn is not None else 0
-    state.passes = view.passes
-    state.round_number = view.round
-    state.over = view.is_over
-    state._result = view.result
-    state._rounds_played = view.rounds_played
-    state._blocked_rounds = view.blocked_rounds
-    state.last_round = view.last_round
-    state.round_log = list(view.round_log)
-    state._legal = None
-    state.leader = view.leader
-    return state
