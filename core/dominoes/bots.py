@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from core import search
 from core.engine import Action, AnyState, Bot, View
 
-from .model import BEARING, HIGH, LOW, PIPS, TILE_COUNT, TOTAL_PIPS, Pass, Place
+from .model import BEARING, HIGH, LOW, PIPS, TILE_COUNT, Pass, Place
 from .sampler import DominoesSampler
 from .state import DominoesState, DominoesView
 
@@ -36,10 +36,13 @@ class HeuristicBot(Bot):
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
+        train = 0
+        for placed in view.train:
+            train |= 1 << placed.tile.id
         return self._decide(
             legal,
             [t.id for t in view.hand],
-            [placed.tile.id for placed in view.train],
+            train,
             view.ends,
             view.hand_sizes,
             view.seat if view.seat is not None else 0,
@@ -55,10 +58,15 @@ class HeuristicBot(Bot):
         legal = state.legal_actions(seat)
         if len(legal) == 1:
             return legal[0]
+        train = 0
+        for placed in state.left_arm:
+            train |= 1 << placed[0]
+        for placed in state.right_arm:
+            train |= 1 << placed[0]
         return self._decide(
             legal,
             state.hands[seat],
-            [placed[0] for placed in state.left_arm] + [placed[0] for placed in state.right_arm],
+            train,
             None if state.left_end < 0 else (state.left_end, state.right_end),
             [len(hand) for hand in state.hands],
             seat,
@@ -70,25 +78,23 @@ class HeuristicBot(Bot):
         self,
         legal: Sequence[Action],
         hand: Sequence[int],
-        train: Sequence[int],
+        train: int,
         ends: tuple[int, int] | None,
         hand_sizes: Sequence[int],
         me: int,
         teams: bool,
         others_passed: bool,
     ) -> Action:
-        """The heuristic on the facts it reads: ``hand`` and ``train`` as tile
-        ids, ``ends`` the open numbers (``None`` before the lead),
-        ``others_passed`` when everyone else has just passed (DO-11)."""
+        """The heuristic on the facts it reads: ``hand`` as tile ids, ``train``
+        the placed tiles as a bit set of ids (bit ``t`` for tile ``t``),
+        ``ends`` the open numbers (``None`` before the lead), ``others_passed``
+        when everyone else has just passed (DO-11)."""
         hand_bits = 0
         for t in hand:
             hand_bits |= 1 << t
-        seen = hand_bits
-        for t in train:
-            seen |= 1 << t
         # Tiles whose place we know: ours and the train's. The rest are unseen
         # (in other hands or the boneyard).
-        unseen = _ALL_TILES & ~seen
+        unseen = _ALL_TILES & ~(hand_bits | train)
         best: Action | None = None
         best_score = float("-inf")
         passing: Action | None = None
@@ -128,7 +134,7 @@ class HeuristicBot(Bot):
                 best, best_score = action, score
         if passing is not None and (
             best is None
-            or (others_passed and self._looks_lowest(hand, train, hand_sizes, me, teams))
+            or (others_passed and self._looks_lowest(hand, unseen, hand_sizes, me, teams))
         ):
             # Everyone else has just passed: our pass ends the round now
             # (DO-11), which we take while our count looks lowest. With
@@ -142,18 +148,18 @@ class HeuristicBot(Bot):
     def _looks_lowest(
         self,
         hand: Sequence[int],
-        train: Sequence[int],
+        unseen: int,
         hand_sizes: Sequence[int],
         me: int,
         teams: bool,
     ) -> bool:
         """Whether our side's count looks lowest by :data:`MARGIN`. Counts:
         ours exactly, the others' estimated from their tile counts and the
-        average unseen tile; by side with partnerships (DO-14)."""
+        average ``unseen`` tile (a bit set of ids); by side with partnerships
+        (DO-14)."""
         mine = sum(PIPS[t] for t in hand)
-        unseen = TILE_COUNT - len(hand) - len(train)
-        unseen_pips = TOTAL_PIPS - mine - sum(PIPS[t] for t in train)
-        average = unseen_pips / unseen if unseen else 0.0
+        unseen_pips = sum(PIPS[t] for t in range(TILE_COUNT) if unseen >> t & 1)
+        average = unseen_pips / unseen.bit_count() if unseen else 0.0
         sides: dict[int, float] = {}
         for seat, size in enumerate(hand_sizes):
             side = seat % 2 if teams else seat

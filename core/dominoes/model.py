@@ -74,7 +74,6 @@ MASK: tuple[int, ...] = tuple((1 << t.low) | (1 << t.high) for t in TILES)
 BEARING: tuple[int, ...] = tuple(
     sum(1 << i for i, t in enumerate(TILES) if t.has(n)) for n in range(MAX_PIP + 1)
 )
-TOTAL_PIPS = sum(PIPS)  # 168 in a double-six set
 
 
 def tile(a: int, b: int) -> Tile:
