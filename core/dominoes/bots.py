@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 
 from core import search
 from core.engine import Action, AnyState, Bot, View
 
-from .model import MASK, PIPS, TILE_COUNT, Pass, Place
+from .model import BEARING, HIGH, LOW, PIPS, TILE_COUNT, Pass, Place
 from .sampler import DominoesSampler
 from .state import DominoesState, DominoesView
+
+_ALL_TILES = (1 << TILE_COUNT) - 1  # every tile id as a bit
 
 
 class HeuristicBot(Bot):
@@ -33,66 +36,106 @@ class HeuristicBot(Bot):
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        hand = [t.id for t in view.hand]
+        train = 0
+        for placed in view.train:
+            train |= 1 << placed.tile.id
+        return self._decide(
+            legal,
+            [t.id for t in view.hand],
+            train,
+            view.ends,
+            view.hand_sizes,
+            view.seat if view.seat is not None else 0,
+            view.teams,
+            view.passes == view.players - 1,
+        )
+
+    def choose_in(self, state: DominoesState, seat: int) -> Action:
+        """What :meth:`choose` returns on ``state.view(seat)``, with the same
+        random draws, read off the state without building the view: the
+        search's playouts call it on every move (tests/dominoes/test_bots.py
+        checks that both agree)."""
+        legal = state.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        train = 0
+        for placed in state.left_arm:
+            train |= 1 << placed[0]
+        for placed in state.right_arm:
+            train |= 1 << placed[0]
+        return self._decide(
+            legal,
+            state.hands[seat],
+            train,
+            None if state.left_end < 0 else (state.left_end, state.right_end),
+            [len(hand) for hand in state.hands],
+            seat,
+            state.teams,
+            state.passes == state.n - 1,
+        )
+
+    def _decide(
+        self,
+        legal: Sequence[Action],
+        hand: Sequence[int],
+        train: int,
+        ends: tuple[int, int] | None,
+        hand_sizes: Sequence[int],
+        me: int,
+        teams: bool,
+        others_passed: bool,
+    ) -> Action:
+        """The heuristic on the facts it reads: ``hand`` as tile ids, ``train``
+        the placed tiles as a bit set of ids (bit ``t`` for tile ``t``),
+        ``ends`` the open numbers (``None`` before the lead), ``others_passed``
+        when everyone else has just passed (DO-11)."""
+        hand_bits = 0
+        for t in hand:
+            hand_bits |= 1 << t
         # Tiles whose place we know: ours and the train's. The rest are unseen
         # (in other hands or the boneyard).
-        seen = set(hand)
-        seen.update(t.tile.id for t in view.train)
-        unseen = [t for t in range(TILE_COUNT) if t not in seen]
-        unseen_with = [0] * 7
-        for t in unseen:
-            for n in range(7):
-                if MASK[t] >> n & 1:
-                    unseen_with[n] += 1
+        unseen = _ALL_TILES & ~(hand_bits | train)
         best: Action | None = None
         best_score = float("-inf")
+        passing: Action | None = None
         jitter = self.rng.random
         for action in legal:
-            if not isinstance(action, Place):
+            if type(action) is not Place:
+                if passing is None and type(action) is Pass:
+                    passing = action
                 continue
             tid = action.tile.id
-            rest = [t for t in hand if t != tid]
+            rest = hand_bits & ~(1 << tid)
             if not rest:
                 return action  # domino: the round ends at once (DO-10)
-            if view.ends is None:
+            low, high = LOW[tid], HIGH[tid]
+            if ends is None:
                 # DO-6 lead: both halves become the open ends.
-                left, right = action.tile.low, action.tile.high
+                left, right = low, high
             else:
-                left, right = view.ends
-                other = (
-                    action.tile.high
-                    if action.tile.low == (left if action.end == "L" else right)
-                    else action.tile.low
-                )
+                left, right = ends
+                other = high if low == (left if action.end == "L" else right) else low
                 if action.end == "L":
                     left = other
                 else:
                     right = other
-            ends = (1 << left) | (1 << right)
-            follow = sum(1 for t in rest if MASK[t] & ends)
-            scarce = unseen_with[left] + (unseen_with[right] if right != left else 0)
+            follow = (rest & (BEARING[left] | BEARING[right])).bit_count()
+            scarce = (unseen & BEARING[left]).bit_count() + (
+                (unseen & BEARING[right]).bit_count() if right != left else 0
+            )
             score = (
                 self.HEAVY * PIPS[tid]
-                + self.DOUBLE * action.tile.is_double
+                + self.DOUBLE * (low == high)
                 + self.FOLLOW * follow
                 - self.SCARCE * scarce
                 + 0.01 * jitter()
             )
             if score > best_score:
                 best, best_score = action, score
-        # Counts: ours exactly, the others' estimated from their tile counts
-        # and the average unseen tile; by side with partnerships (DO-14).
-        mine = sum(PIPS[t] for t in hand)
-        average = sum(PIPS[t] for t in unseen) / len(unseen) if unseen else 0.0
-        me = view.seat if view.seat is not None else 0
-        sides: dict[int, float] = {}
-        for seat, size in enumerate(view.hand_sizes):
-            side = seat % 2 if view.teams else seat
-            sides[side] = sides.get(side, 0.0) + (mine if seat == me else size * average)
-        my_side = sides.pop(me % 2 if view.teams else me)
-        lowest = bool(sides) and my_side < min(sides.values()) - self.MARGIN
-        passing = next((a for a in legal if isinstance(a, Pass)), None)
-        if passing is not None and (best is None or (lowest and view.passes == view.players - 1)):
+        if passing is not None and (
+            best is None
+            or (others_passed and self._looks_lowest(hand, unseen, hand_sizes, me, teams))
+        ):
             # Everyone else has just passed: our pass ends the round now
             # (DO-11), which we take while our count looks lowest. With
             # nothing to place we pass rather than draw: a drawn tile adds
@@ -101,6 +144,28 @@ class HeuristicBot(Bot):
             return passing
         assert best is not None
         return best
+
+    def _looks_lowest(
+        self,
+        hand: Sequence[int],
+        unseen: int,
+        hand_sizes: Sequence[int],
+        me: int,
+        teams: bool,
+    ) -> bool:
+        """Whether our side's count looks lowest by :data:`MARGIN`. Counts:
+        ours exactly, the others' estimated from their tile counts and the
+        average ``unseen`` tile (a bit set of ids); by side with partnerships
+        (DO-14)."""
+        mine = sum(PIPS[t] for t in hand)
+        unseen_pips = sum(PIPS[t] for t in range(TILE_COUNT) if unseen >> t & 1)
+        average = unseen_pips / unseen.bit_count() if unseen else 0.0
+        sides: dict[int, float] = {}
+        for seat, size in enumerate(hand_sizes):
+            side = seat % 2 if teams else seat
+            sides[side] = sides.get(side, 0.0) + (mine if seat == me else size * average)
+        my_side = sides.pop(me % 2 if teams else me)
+        return bool(sides) and my_side < min(sides.values()) - self.MARGIN
 
 
 # -- levels (issue 12) -------------------------------------------------------
@@ -131,6 +196,23 @@ class _DominoesSearch(search.SearchBot):
     def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
         super().__init__(seed, budget=budget)
         self._sampler = DominoesSampler()
+
+    def rollout_policy(self, rng: random.Random) -> Callable[[AnyState, int], Action]:
+        """:func:`core.search.heuristic_policy` with the heuristic read off the
+        state (:meth:`HeuristicBot.choose_in`): the same moves and random
+        draws, without building a view per move."""
+        bot = self._rollout_bot
+        assert isinstance(bot, HeuristicBot)
+        bot.rng = rng
+        mistakes = self.rollout_mistakes
+
+        def policy(state: AnyState, actor: int) -> Action:
+            assert isinstance(state, DominoesState)
+            if mistakes and rng.random() < mistakes:
+                return rng.choice(state.legal_actions(actor))
+            return bot.choose_in(state, actor)
+
+        return policy
 
     def sample(self, view: View, rng: random.Random) -> AnyState:
         assert isinstance(view, DominoesView)

@@ -69,6 +69,11 @@ LOW: tuple[int, ...] = tuple(t.low for t in TILES)
 HIGH: tuple[int, ...] = tuple(t.high for t in TILES)
 PIPS: tuple[int, ...] = tuple(t.pips for t in TILES)
 MASK: tuple[int, ...] = tuple((1 << t.low) | (1 << t.high) for t in TILES)
+# Per number 0..6: the bit set of the tile ids bearing it (7 tiles each), so
+# that "how many of these tiles bear n" is one ``(bits & BEARING[n]).bit_count()``.
+BEARING: tuple[int, ...] = tuple(
+    sum(1 << i for i, t in enumerate(TILES) if t.has(n)) for n in range(MAX_PIP + 1)
+)
 
 
 def tile(a: int, b: int) -> Tile:

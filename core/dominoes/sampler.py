@@ -15,6 +15,7 @@ without replacement; the boneyard is the rest, in random order.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from core.dominoes.model import MASK, TILE_COUNT
 from core.dominoes.state import _FIRST, _LEFT, _RIGHT, DominoesConfig, DominoesState, DominoesView
@@ -42,22 +43,38 @@ def pass_weights(view: DominoesView) -> list[list[float]]:
     return weights
 
 
+@dataclass(frozen=True)
+class _Known:
+    """What every sample of one view shares, read from the view once: a
+    search samples the same view hundreds of times (lists are copied into
+    each sample, which its playout changes)."""
+
+    config: DominoesConfig
+    own: tuple[int, ...]
+    pool: tuple[int, ...]  # the tiles nobody sees, in id order
+    weights: list[list[float]] | None  # read only
+    left_arm: tuple[tuple[int, int, int, int, int], ...]
+    right_arm: tuple[tuple[int, int, int, int, int], ...]
+
+
 class DominoesSampler(Sampler[DominoesView, DominoesState]):
     def __init__(self) -> None:
-        self._configs: dict[tuple[int, bool, int], DominoesConfig] = {}
+        self._view: DominoesView | None = None
+        self._known: _Known | None = None
 
     def sample(self, view: DominoesView, rng: random.Random) -> DominoesState:
         seat = view.seat
         if seat is None:
             raise ValueError("a spectator's view has no seat to sample for")
+        known = self._known
+        if view is not self._view or known is None:
+            known = self._known = _read(view)
+            self._view = view
         n = view.players
-        own = [tile.id for tile in view.hand]
-        seen = set(own)
-        seen.update(placed.tile.id for placed in view.train)
-        pool = [tile for tile in range(TILE_COUNT) if tile not in seen]
-        weights = pass_weights(view) if view.round_log else None
+        pool = list(known.pool)
+        weights = known.weights
         hands: list[list[int]] = [[] for _ in range(n)]
-        hands[seat] = own
+        hands[seat] = list(known.own)
         others = [other for other in range(n) if other != seat]
         rng.shuffle(others)
         for other in others:
@@ -72,21 +89,20 @@ class DominoesSampler(Sampler[DominoesView, DominoesState]):
                 chosen, pool = keyed[:size], keyed[size:]
             hands[other] = sorted(chosen)
         rng.shuffle(pool)
-        return self._state(view, hands, pool, rng)
+        return self._state(view, known, hands, pool, rng)
 
     def _state(
-        self, view: DominoesView, hands: list[list[int]], boneyard: list[int], rng: random.Random
+        self,
+        view: DominoesView,
+        known: _Known,
+        hands: list[list[int]],
+        boneyard: list[int],
+        rng: random.Random,
     ) -> DominoesState:
         """The state the view describes, built field by field (no deal)."""
-        key = (view.players, view.teams, view.target)
-        config = self._configs.get(key)
-        if config is None:
-            config = self._configs[key] = DominoesConfig(
-                players=view.players, teams=view.teams, target=view.target
-            )
         n = view.players
         state = DominoesState.__new__(DominoesState)
-        state.config = config
+        state.config = known.config
         state.seed = 0
         state.rng = random.Random(rng.getrandbits(64))  # the unknown future deals
         state.history = []
@@ -94,16 +110,13 @@ class DominoesSampler(Sampler[DominoesView, DominoesState]):
         state.n = n
         state.teams = view.teams
         state.target = view.target
-        state.hand_size = config.hand_size
+        state.hand_size = known.config.hand_size
         state.side_of = tuple(s % 2 for s in range(n)) if view.teams else tuple(range(n))
         state.side_scores = list(view.team_scores if view.team_scores is not None else view.scores)
         state.hands = hands
         state.boneyard = boneyard
-        codes = {"L": _LEFT, "R": _RIGHT, None: _FIRST}
-        placed = [(t.tile.id, t.left, t.right, codes[t.end], t.order) for t in view.train]
-        first = next((i for i, t in enumerate(view.train) if t.end is None), len(placed))
-        state.left_arm = placed[:first][::-1]
-        state.right_arm = placed[first:]
+        state.left_arm = list(known.left_arm)
+        state.right_arm = list(known.right_arm)
         state.left_end = view.ends[0] if view.ends is not None else -1
         state.right_end = view.ends[1] if view.ends is not None else -1
         state.turn = view.turn if view.turn is not None else 0
@@ -118,3 +131,20 @@ class DominoesSampler(Sampler[DominoesView, DominoesState]):
         state._legal = None
         state.leader = view.leader
         return state
+
+
+def _read(view: DominoesView) -> _Known:
+    own = tuple(tile.id for tile in view.hand)
+    seen = set(own)
+    seen.update(placed.tile.id for placed in view.train)
+    codes = {"L": _LEFT, "R": _RIGHT, None: _FIRST}
+    placed = [(t.tile.id, t.left, t.right, codes[t.end], t.order) for t in view.train]
+    first = next((i for i, t in enumerate(view.train) if t.end is None), len(placed))
+    return _Known(
+        config=DominoesConfig(players=view.players, teams=view.teams, target=view.target),
+        own=own,
+        pool=tuple(tile for tile in range(TILE_COUNT) if tile not in seen),
+        weights=pass_weights(view) if view.round_log else None,
+        left_arm=tuple(placed[:first][::-1]),
+        right_arm=tuple(placed[first:]),
+    )

@@ -3,15 +3,19 @@ stronger than random."""
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 
 import pytest
 
 from core.dominoes import DRAW, GAME, PASS, DominoesState, Place, tile
-from core.dominoes.bots import HeuristicBot
+from core.dominoes.bots import HardBot, HeuristicBot
 from core.engine import Action, Bot, RandomBot, View
+from core.search import heuristic_policy
+from tests.core.sampler_checks import random_positions
 from tests.dominoes.rig import rig
+from tests.engine_checks import examples
 
 
 def play_game(
@@ -141,3 +145,53 @@ def test_heuristic_beats_a_greedy_baseline() -> None:
         assert result is not None
         won += seat in result.winners
     assert won >= 85, won  # measured about 87% over 400 games
+
+
+def _same_choice_on_the_state(state: DominoesState, seat: int, seed: int) -> Action:
+    """The rollout policy and HeuristicBot.choose_in on ``state`` choose as
+    the heuristic on ``seat``'s view and draw the same random numbers; the
+    heuristic's choice."""
+    view = state.view(seat)
+    on_view, on_state = random.Random(seed), random.Random(seed)
+    expected = heuristic_policy(HeuristicBot(), on_view, 0.1)(state, seat)
+    assert HardBot(0).rollout_policy(on_state)(state, seat) == expected, state.record()
+    assert on_state.getstate() == on_view.getstate(), state.record()
+    # The heuristic itself, without the random moves.
+    on_view, on_state = random.Random(seed), random.Random(seed)
+    by_view, by_state = HeuristicBot(), HeuristicBot()
+    by_view.rng, by_state.rng = on_view, on_state
+    chosen = by_view.choose(view)
+    assert by_state.choose_in(state, seat) == chosen, state.record()
+    assert on_state.getstate() == on_view.getstate(), state.record()
+    assert state.view(seat) == view  # neither changed the state
+    return chosen
+
+
+def test_playouts_play_the_heuristic_on_the_view() -> None:
+    """The search's rollout policy reads the state (HeuristicBot.choose_in)
+    instead of building a view per move: at random positions it returns what
+    core.search.heuristic_policy (the heuristic on the seat's view) returns,
+    and leaves the random stream in the same state. Each position is also
+    tried as if everyone else had just passed, where the heuristic weighs
+    ending the round (DO-11)."""
+    configs: list[dict[str, object]] = [
+        {"players": 2},
+        {"players": 3},
+        {"players": 4},
+        {"players": 4, "teams": True},
+    ]
+    count = examples(2400)
+    closing_passes = 0  # passes that end the round while a tile would fit
+    for index, state in enumerate(random_positions("dominoes", configs, count, 7)):
+        assert isinstance(state, DominoesState)
+        seat = state.to_act[0]
+        _same_choice_on_the_state(state, seat, index)
+        if state.left_end < 0 or state.passes == state.n - 1:
+            continue
+        passes, state.passes = state.passes, state.n - 1
+        chosen = _same_choice_on_the_state(state, seat, index)
+        closing_passes += chosen == PASS and any(
+            isinstance(a, Place) for a in state.legal_actions(seat)
+        )
+        state.passes = passes
+    assert closing_passes >= count // 20, closing_passes
