@@ -32,7 +32,6 @@ from core.fashion.model import (
     BANNED,
     CARD_ATTRS,
     CARD_FEATURES,
-    DECK_SIZE,
     FEATURE_CARDS,
     MONEY,
     MUST,
@@ -85,7 +84,12 @@ def _features(slots: Slots) -> Features:
 
 def _cards_in(cards: int) -> list[Card]:
     """The cards of a bit set, ascending."""
-    return [card for card in range(DECK_SIZE) if cards >> card & 1]
+    out = []
+    while cards:
+        lowest = cards & -cards
+        out.append(lowest.bit_length() - 1)
+        cards ^= lowest
+    return out
 
 
 def potential(hand: list[Card], feats: Features) -> float:
@@ -211,7 +215,12 @@ def _keep_value(card: Card, cards: int, slots: Slots, season: float = 0.0) -> fl
             value -= season * 3.0 * stars
         elif not others & must_cards:
             value += season * 3.0 * stars
-    group = max((cards & FEATURE_CARDS[feature]).bit_count() for feature in CARD_FEATURES[card])
+    colour, cut, material = CARD_FEATURES[card]
+    group = max(
+        (cards & FEATURE_CARDS[colour]).bit_count(),
+        (cards & FEATURE_CARDS[cut]).bit_count(),
+        (cards & FEATURE_CARDS[material]).bit_count(),
+    )
     return value + 0.3 * group
 
 
@@ -465,19 +474,40 @@ class HeuristicBot(Bot):
         me = position.seat
         points = position.points
         rivals = [s for s in range(position.players) if s != me and points[s] >= points[me]]
-        season = position.keep_season
-        keep = {card: _keep_value(card, cards, slots, season) for card in hand}
-        with_feature = [[c for c in hand if in_feature >> c & 1] for in_feature in FEATURE_CARDS]
         # Hurt the leaders: ban what fills their point piles.
         piles = card_set(card for s in rivals for card in position.piles[s]) if rivals else 0
+        keep: dict[Card, float] | None = None  # made for the first change worth a look
+        star, banned = slots[STAR], slots[BANNED]
+        # Most changes cannot beat the best action even at a bound of the
+        # gain: they are skipped before finding their cards and valuing the
+        # rest. Changing MUST or MONEY leaves the bound as it is.
+        unchanged = self._evaluate_bound(cards, star, banned, position) - base - CHANGE_COST
         for slot in range(4):
+            if slot in (MUST, MONEY) and unchanged <= best_gain:
+                continue
             a_cards = [c for c in hand if SYMBOL[c] == slot]
             if not a_cards:
                 continue
             for feature in range(12):
-                if feature == slots[slot]:
+                if feature == slots[slot] or not cards & FEATURE_CARDS[feature]:
                     continue
-                pair = self._cheapest_pair(a_cards, with_feature[feature], keep)
+                if slot == STAR:
+                    bound = self._evaluate_bound(cards, feature, banned, position)
+                    gain = bound - base - CHANGE_COST
+                elif slot == BANNED:
+                    bound = self._evaluate_bound(cards, star, feature, position)
+                    gain = bound - base - CHANGE_COST
+                    if rivals:
+                        gain += 0.05 * (piles & FEATURE_CARDS[feature]).bit_count()
+                else:
+                    gain = unchanged
+                if gain <= best_gain:
+                    continue
+                if keep is None:
+                    season = position.keep_season
+                    keep = {card: _keep_value(card, cards, slots, season) for card in hand}
+                b_cards = [c for c in hand if FEATURE_CARDS[feature] >> c & 1]
+                pair = self._cheapest_pair(a_cards, b_cards, keep)
                 if pair is None:
                     continue
                 a, b = pair
@@ -494,6 +524,25 @@ class HeuristicBot(Bot):
                 if gain > best_gain:
                     best_gain, best_action = gain, Change(a, b, feature // 4)
         return best_action
+
+    @staticmethod
+    def _evaluate_bound(cards: int, star: int, banned: int, position: _Position) -> float:
+        """At least ``_evaluate`` of any hand of ``cards`` less two of them (a
+        rule change's A and B) under rules with these STAR and BANNED features
+        and any MUST and MONEY: the same float operations on counts at least
+        as large (rounding is monotonic: it never reverses an order)."""
+        star_cards = cards & FEATURE_CARDS[star]
+        weight = position.weight
+        if weight >= 1.0:
+            # season_points: three per STAR card at most.
+            return 3 * star_cards.bit_count() * RULE_RISK**position.later
+        # _potential: no group has more usable STAR cards than the hand.
+        stars = (star_cards & ~FEATURE_CARDS[banned]).bit_count()
+        value = FUTURE * stars + 0.02 * (cards.bit_count() - 2)
+        if weight:
+            # _season_prospect: three per STAR card at most.
+            value = (1.0 - weight) * value + weight * (3.0 * star_cards.bit_count())
+        return value
 
     @staticmethod
     def _cheapest_pair(
