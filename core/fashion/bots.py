@@ -78,6 +78,13 @@ def _slot_indices(feats: Features) -> Slots:
     return [4 * attribute + value for attribute, value in feats]
 
 
+def _state_slots(state: FashionState) -> Slots:
+    return [
+        4 * attribute + CARD_ATTRS[card][attribute]
+        for card, attribute in zip(state.slot_cards, state.slot_attrs, strict=True)
+    ]
+
+
 def _features(slots: Slots) -> Features:
     return [divmod(feature, 4) for feature in slots]
 
@@ -164,15 +171,11 @@ def _season_weight(left: int | None, season: str) -> float:
     return 0.0 if left is None else SEASON_WEIGHT.get(left, 0.0)
 
 
-def season_prospect(hand: list[Card], feats: Features, season: str) -> float:
+def _season_prospect(cards: int, slots: Slots, season: str) -> float:
     """FA-15: what this hand may score as the season collection while it can
     still change. Under the table's reading a missing MUST card may still come
     and a BANNED card may still be shed, so such a hand keeps part of its
     worth; under ``strict``, its score now."""
-    return _season_prospect(card_set(hand), _slot_indices(feats), season)
-
-
-def _season_prospect(cards: int, slots: Slots, season: str) -> float:
     if season == "strict":
         return float(season_points(_cards_in(cards), _features(slots), season))
     must, banned = slots[MUST], slots[BANNED]
@@ -313,10 +316,7 @@ class _Position:
             seat=seat,
             players=players,
             hand=hand,
-            slots=[
-                4 * attribute + CARD_ATTRS[card][attribute]
-                for card, attribute in zip(state.slot_cards, state.slot_attrs, strict=True)
-            ],
+            slots=_state_slots(state),
             payment=config.payment,
             season=config.season,
             points=[len(pile) for pile in state.piles],
@@ -620,7 +620,7 @@ class _FashionSearch(search.SearchBot):
         # Points won (FA-12), plus what each hand promises, as the heuristic
         # weighs it: the collection it is growing, and the season collection
         # (FA-15) only as the end nears (the rules will change before).
-        features = state.slot_features()
+        slots = _state_slots(state)
         season = state.config.season
         if state.last_round:
             weight = 1.0
@@ -628,12 +628,14 @@ class _FashionSearch(search.SearchBot):
             weight = SEASON_WEIGHT[2]
         else:
             weight = 0.0
-        worth = [
-            len(state.piles[s])
-            + FUTURE * potential(state.hands[s], features)
-            + weight * season_prospect(state.hands[s], features, season)
-            for s in range(state.players)
-        ]
+        worth = []
+        for s in range(state.players):
+            cards = card_set(state.hands[s])
+            worth.append(
+                len(state.piles[s])
+                + FUTURE * _potential(cards, slots)
+                + weight * _season_prospect(cards, slots, season)
+            )
         return worth[seat] - max(w for s, w in enumerate(worth) if s != seat)
 
 
