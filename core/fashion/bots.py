@@ -586,7 +586,8 @@ class _FashionSearch(search.SearchBot):
 
     def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
         super().__init__(seed, budget=budget)
-        self._sampler = FashionSampler(bid_policy=self._rollout_bot.choose)
+        assert isinstance(self._rollout_bot, HeuristicBot)
+        self._sampler = FashionSampler(bid_policy=self._rollout_bot.choose_in_state)
 
     def sample(self, view: View, rng: random.Random) -> AnyState:
         assert isinstance(view, FashionView)

@@ -9,8 +9,9 @@ once it was remade from the discards (FA-14), its cards.
 A hand's other cards come from its first deal (FA-4), never shown: they are
 drawn uniformly from the cards no one has seen, and before the first run-out
 the rest of those cards is the deck, in random order. A pending secret bid
-(FA-7) is what a given policy bids from the bidder's view of the sample (a
-search bot's heuristic), or a random card of the bidder's sampled hand.
+(FA-7) is what a given policy bids in the bidder's seat of the sample, seeing
+what that seat sees (a search bot's heuristic), or a random card of the
+bidder's sampled hand.
 """
 
 from __future__ import annotations
@@ -74,12 +75,13 @@ class _Public:
 
 
 class FashionSampler(Sampler[FashionView, FashionState]):
-    """``bid_policy``, if given, makes each pending secret bid (FA-7) from
-    the bidder's view of the sampled state (a search bot passes its
-    heuristic: bids follow a player's plan, not chance); without it a
-    pending bid is a random card of the bidder's sampled hand."""
+    """``bid_policy(state, seat)``, if given, makes each pending secret bid
+    (FA-7) in the sampled state, reading only what ``state.view(seat)``
+    shows (a search bot passes its heuristic's ``choose_in_state``: bids
+    follow a player's plan, not chance); without it a pending bid is a
+    random card of the bidder's sampled hand."""
 
-    def __init__(self, bid_policy: Callable[[FashionView], Action] | None = None) -> None:
+    def __init__(self, bid_policy: Callable[[FashionState, int], Action] | None = None) -> None:
         self._configs: dict[tuple[int, str, str], FashionConfig] = {}
         self._bid_policy = bid_policy
         self._last: tuple[FashionView, _Public] | None = None
@@ -125,7 +127,7 @@ class FashionSampler(Sampler[FashionView, FashionState]):
             if policy is None:
                 bids[other] = rng.choice(hands[other])
             else:
-                bid = policy(state.view(other))  # its bid is still None here
+                bid = policy(state, other)  # its bid is still None here
                 assert isinstance(bid, Bid)
                 bids[other] = bid.card
         return state
