@@ -22,6 +22,7 @@ last round.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import ClassVar
 
 from core import search
@@ -30,6 +31,8 @@ from core.fashion.model import (
     ATTRIBUTES,
     BANNED,
     CARD_ATTRS,
+    CARD_FEATURES,
+    FEATURE_CARDS,
     MONEY,
     MUST,
     NUMBER,
@@ -44,19 +47,26 @@ from core.fashion.model import (
     End,
     Feature,
     Take,
-    parse_card,
+    card_set,
+    parse_cards,
 )
 from core.fashion.sampler import FashionSampler
 from core.fashion.state import (
+    ACTION,
     AUCTION,
+    CHOOSE,
     PHASE_NAMES,
     TAKE,
     FashionState,
     FashionView,
     season_points,
+    valid_collections,
 )
 
 Features = list[Feature]
+# The four slots' features as indices into FEATURE_CARDS (4 * attribute + value),
+# in slot order STAR, MUST, BANNED, MONEY: the form the scoring below reads.
+Slots = list[int]
 
 # The potential a rule change must add: it costs two cards, and rivals may
 # change the rules again before our next turn (FA-13).
@@ -64,65 +74,84 @@ CHANGE_COST = 1.0
 FUTURE = 0.5
 
 
-def _slot_features(view: FashionView) -> Features:
-    out: Features = []
-    for info in view.slots:
-        attribute = ATTRIBUTES.index(info.attribute)
-        out.append((attribute, VALUE_NAMES[attribute].index(info.value)))
+def _slot_indices(feats: Features) -> Slots:
+    return [4 * attribute + value for attribute, value in feats]
+
+
+def _state_slots(state: FashionState) -> Slots:
+    return [
+        4 * attribute + CARD_ATTRS[card][attribute]
+        for card, attribute in zip(state.slot_cards, state.slot_attrs, strict=True)
+    ]
+
+
+def _features(slots: Slots) -> Features:
+    return [divmod(feature, 4) for feature in slots]
+
+
+def _cards_in(cards: int) -> list[Card]:
+    """The cards of a bit set, ascending."""
+    out = []
+    while cards:
+        lowest = cards & -cards
+        out.append(lowest.bit_length() - 1)
+        cards ^= lowest
     return out
 
 
 def potential(hand: list[Card], feats: Features) -> float:
     """How many points the best collection this hand is growing may bring."""
-    must_a, must_v = feats[MUST]
-    ban_a, ban_v = feats[BANNED]
-    if (must_a, must_v) == (ban_a, ban_v):
+    return _potential(card_set(hand), _slot_indices(feats))
+
+
+def _potential(cards: int, slots: Slots) -> float:
+    must, banned = slots[MUST], slots[BANNED]
+    if must == banned:
         return 0.0
-    star_a, star_v = feats[STAR]
-    size = [0] * 12
-    stars = [0] * 12
-    musts = [False] * 12
-    for card in hand:
-        at = CARD_ATTRS[card]
-        if at[ban_a] == ban_v:
-            continue
-        star = at[star_a] == star_v
-        must = at[must_a] == must_v
-        for a in range(3):
-            f = a * 4 + at[a]
-            size[f] += 1
-            if star:
-                stars[f] += 1
-            if must:
-                musts[f] = True
+    usable = cards & ~FEATURE_CARDS[banned]
+    stars = usable & FEATURE_CARDS[slots[STAR]]
+    if not stars:
+        return 0.0
+    musts = usable & FEATURE_CARDS[must]
     best = 0.0
-    for f in range(12):
-        if stars[f]:
-            value = stars[f] * (1.0 if musts[f] else 0.6) * (1.0 if size[f] >= 3 else 0.75)
-            best = max(best, value)
+    for feature_cards in FEATURE_CARDS:
+        group_stars = (stars & feature_cards).bit_count()
+        if group_stars:
+            group = usable & feature_cards
+            value = (
+                group_stars
+                * (1.0 if group & musts else 0.6)
+                * (1.0 if group.bit_count() >= 3 else 0.75)
+            )
+            if value > best:
+                best = value
     return best
 
 
 def rounds_left(view: FashionView) -> int | None:
     """How many rounds will follow this one, judged from the deck (FA-14), or
-    None while the deck has not yet run out once (the end is far).
-
-    The game ends with the round that draws the second deck's last card; each
-    turn draws about two cards (FA-10).
-    """
-    if view.last_round:
-        return 0
-    if view.exhaustions == 0:
-        return None
+    None while the deck has not yet run out once (the end is far)."""
     phase = view.phase
     if phase == PHASE_NAMES[AUCTION]:
         turns = view.players
     else:
         turns = len(view.waiting) + (1 if phase == PHASE_NAMES[TAKE] else 0)
-    left = view.deck_size - 2 * turns
+    return _rounds_left(view.last_round, view.exhaustions, turns, view.deck_size, view.players)
+
+
+def _rounds_left(
+    last_round: bool, exhaustions: int, turns: int, deck_size: int, players: int
+) -> int | None:
+    """The game ends with the round that draws the second deck's last card;
+    each of the ``turns`` left in this round draws about two cards (FA-10)."""
+    if last_round:
+        return 0
+    if exhaustions == 0:
+        return None
+    left = deck_size - 2 * turns
     if left <= 0:
         return 0
-    return -(-left // (2 * view.players))
+    return -(-left // (2 * players))
 
 
 # How much the season collection weighs against collections still to come,
@@ -134,31 +163,29 @@ SEASON_WEIGHT = {0: 1.0, 1: 0.5, 2: 0.25}
 RULE_RISK = 0.85
 
 
-def season_weight(view: FashionView) -> float:
-    left = rounds_left(view)
-    if view.season == "strict":
+def _season_weight(left: int | None, season: str) -> float:
+    if season == "strict":
         # An FA-11 collection of the whole hand is rare: plan for it only when
         # the hand is final (the last round).
         return 1.0 if left == 0 else 0.0
     return 0.0 if left is None else SEASON_WEIGHT.get(left, 0.0)
 
 
-def season_prospect(hand: list[Card], feats: Features, season: str) -> float:
+def _season_prospect(cards: int, slots: Slots, season: str) -> float:
     """FA-15: what this hand may score as the season collection while it can
     still change. Under the table's reading a missing MUST card may still come
     and a BANNED card may still be shed, so such a hand keeps part of its
     worth; under ``strict``, its score now."""
     if season == "strict":
-        return float(season_points(hand, feats, season))
-    must, banned = feats[MUST], feats[BANNED]
+        return float(season_points(_cards_in(cards), _features(slots), season))
+    must, banned = slots[MUST], slots[BANNED]
     if must == banned:
         return 0.0
-    star_a, star_v = feats[STAR]
-    stars = sum(1 for c in hand if CARD_ATTRS[c][star_a] == star_v)
+    stars = (cards & FEATURE_CARDS[slots[STAR]]).bit_count()
     if not stars:
         return 0.0
-    has_must = any(CARD_ATTRS[c][must[0]] == must[1] for c in hand)
-    banned_cards = sum(1 for c in hand if CARD_ATTRS[c][banned[0]] == banned[1])
+    has_must = cards & FEATURE_CARDS[must]
+    banned_cards = (cards & FEATURE_CARDS[banned]).bit_count()
     return 3.0 * stars * (1.0 if has_must else 0.5) * 0.5**banned_cards
 
 
@@ -169,31 +196,135 @@ def keep_value(card: Card, hand: list[Card], feats: Features, season: float = 0.
     (FA-15, table reading): then the hand's only MUST card is worth what its
     STAR cards will score, and a BANNED card costs them.
     """
-    at = CARD_ATTRS[card]
+    return _keep_value(card, card_set(hand), _slot_indices(feats), season)
+
+
+def _keep_value(card: Card, cards: int, slots: Slots, season: float = 0.0) -> float:
+    star_cards = FEATURE_CARDS[slots[STAR]]
+    must_cards = FEATURE_CARDS[slots[MUST]]
     value = 0.0
-    if at[feats[STAR][0]] == feats[STAR][1]:
+    if star_cards >> card & 1:
         value += 3.0
-    must = at[feats[MUST][0]] == feats[MUST][1]
+    must = must_cards >> card & 1
     if must:
         value += 1.0
-    banned = at[feats[BANNED][0]] == feats[BANNED][1]
+    banned = FEATURE_CARDS[slots[BANNED]] >> card & 1
     if banned:
         value -= 3.0
     if season and (must or banned):
-        star_a, star_v = feats[STAR]
-        stars = sum(1 for c in hand if c != card and CARD_ATTRS[c][star_a] == star_v)
+        others = cards & ~(1 << card)
+        stars = (others & star_cards).bit_count()
         if banned:
             value -= season * 3.0 * stars
-        elif not any(c != card and CARD_ATTRS[c][feats[MUST][0]] == feats[MUST][1] for c in hand):
+        elif not others & must_cards:
             value += season * 3.0 * stars
-    group = max(sum(1 for c in hand if CARD_ATTRS[c][a] == at[a]) for a in range(3))
+    colour, cut, material = CARD_FEATURES[card]
+    group = max(
+        (cards & FEATURE_CARDS[colour]).bit_count(),
+        (cards & FEATURE_CARDS[cut]).bit_count(),
+        (cards & FEATURE_CARDS[material]).bit_count(),
+    )
     return value + 0.3 * group
 
 
-def _keep_season(view: FashionView) -> float:
-    """The season weight for valuing single cards: only under the table's
-    reading, where one MUST or BANNED card decides the whole hand (FA-15)."""
-    return season_weight(view) if view.season == "table" else 0.0
+class _Position:
+    """What the heuristic reads of a position: the same few facts whether they
+    come from a seat's view (at the table) or straight from a state (in search
+    playouts, where building a view per move would cost most of the playout)."""
+
+    __slots__ = (
+        "cards",
+        "hand",
+        "hand_sizes",
+        "keep_season",
+        "later",
+        "left",
+        "payment",
+        "piles",
+        "players",
+        "points",
+        "season",
+        "seat",
+        "slots",
+        "weight",
+    )
+
+    def __init__(
+        self,
+        *,
+        seat: int,
+        players: int,
+        hand: list[Card],
+        slots: Slots,
+        payment: str,
+        season: str,
+        points: list[int],
+        hand_sizes: list[int],
+        piles: list[list[Card]],
+        later: int,
+        left: int | None,
+    ) -> None:
+        self.seat = seat
+        self.players = players
+        self.hand = hand  # ascending
+        self.cards = card_set(hand)
+        self.slots = slots
+        self.payment = payment
+        self.season = season
+        self.points = points
+        self.hand_sizes = hand_sizes
+        self.piles = piles
+        self.later = later  # players still to play this round after this one
+        self.left = left  # rounds_left()
+        self.weight = _season_weight(left, season)
+        # The season weight for valuing single cards: only under the table's
+        # reading, where one MUST or BANNED card decides the whole hand (FA-15).
+        self.keep_season = self.weight if season == "table" else 0.0
+
+    @classmethod
+    def of_view(cls, view: FashionView) -> _Position:
+        seat = view.seat
+        assert seat is not None
+        return cls(
+            seat=seat,
+            players=view.players,
+            hand=parse_cards(view.hand),
+            slots=[
+                4 * (attribute := ATTRIBUTES.index(info.attribute))
+                + VALUE_NAMES[attribute].index(info.value)
+                for info in view.slots
+            ],
+            payment=view.payment,
+            season=view.season,
+            points=list(view.points),
+            hand_sizes=list(view.hand_sizes),
+            piles=[parse_cards(pile) for pile in view.piles],
+            later=len(view.waiting),
+            left=rounds_left(view),
+        )
+
+    @classmethod
+    def of_state(cls, state: FashionState, seat: int, hand: list[Card]) -> _Position:
+        """``hand`` is the seat's hand, sorted. Only what ``state.view(seat)``
+        shows is read."""
+        phase = state.phase
+        players = state.players
+        waiting = 0 if phase == AUCTION else len(state.waiting())
+        turns = players if phase == AUCTION else waiting + (1 if phase == TAKE else 0)
+        config = state.config
+        return cls(
+            seat=seat,
+            players=players,
+            hand=hand,
+            slots=_state_slots(state),
+            payment=config.payment,
+            season=config.season,
+            points=[len(pile) for pile in state.piles],
+            hand_sizes=[len(other) for other in state.hands],
+            piles=state.piles,
+            later=waiting,
+            left=_rounds_left(state.last_round, state.exhaustions, turns, len(state.deck), players),
+        )
 
 
 class HeuristicBot(Bot):
@@ -208,27 +339,52 @@ class HeuristicBot(Bot):
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        hand = [parse_card(code) for code in view.hand]
-        feats = _slot_features(view)
+        position = _Position.of_view(view)
         first = legal[0]
         if isinstance(first, Bid):
-            return self._bid(view, hand, feats)
+            return self._bid(position)
         if isinstance(first, Choose):
-            return self._order(view, legal)
+            return self._order(position, legal)
         if isinstance(first, Take):
-            return self._take(view, hand, feats, legal)
-        return self._act(view, hand, feats, legal)
+            return self._take(position, legal)
+        return self._act(position, [a.cards for a in legal if isinstance(a, Collect)])
+
+    def choose_in_state(self, state: FashionState, seat: int) -> Action:
+        """``choose(state.view(seat))``, read straight from the state (search
+        playouts): the same action, and no view built."""
+        hand = sorted(state.hands[seat])
+        if state.phase == ACTION:
+            if len(hand) < 2:
+                return End()  # FA-10: the only legal action then
+            position = _Position.of_state(state, seat, hand)
+            # The legal actions are End, these collections (in this order),
+            # then every rule change, which _act weighs from the hand itself.
+            return self._act(position, valid_collections(hand, state.slot_features()))
+        legal = state.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        position = _Position.of_state(state, seat, hand)
+        if state.phase == AUCTION:
+            return self._bid(position)
+        if state.phase == CHOOSE:
+            return self._order(position, legal)
+        return self._take(position, legal)
 
     # FA-7/FA-8: strength to win the auction against the cost of the card paid.
-    def _bid(self, view: FashionView, hand: list[Card], feats: Features) -> Action:
-        money_a, money_v = feats[MONEY]
-        cost = {"winner": 1.2, "everyone": 3.0, "nobody": 0.0}.get(view.payment, 1.2)
-        season = _keep_season(view)
+    def _bid(self, position: _Position) -> Action:
+        money = FEATURE_CARDS[position.slots[MONEY]]
+        cost = {"winner": 1.2, "everyone": 3.0, "nobody": 0.0}.get(position.payment, 1.2)
+        hand, cards, slots, season = (
+            position.hand,
+            position.cards,
+            position.slots,
+            position.keep_season,
+        )
         best: tuple[float, int] | None = None
         choice = hand[0]
         for card in hand:
-            strength = NUMBER[card] + (8 if CARD_ATTRS[card][money_a] == money_v else 0)
-            score = strength - cost * keep_value(card, hand, feats, season)
+            strength = NUMBER[card] + (8 if money >> card & 1 else 0)
+            score = strength - cost * _keep_value(card, cards, slots, season)
             key = (score, -card)
             if best is None or key > best:
                 best, choice = key, card
@@ -238,110 +394,155 @@ class HeuristicBot(Bot):
     # game they then find the offer empty (FA-14). But in the last round, under
     # the table's season reading, play last: nobody can then change a rule
     # against our season collection (FA-13, FA-15).
-    def _order(self, view: FashionView, legal: tuple[Action, ...]) -> Action:
-        me = view.seat
+    def _order(self, position: _Position, legal: tuple[Action, ...]) -> Action:
+        me = position.seat
         seats = [a.seat for a in legal if isinstance(a, Choose)]
-        last_word = view.season == "table" and rounds_left(view) == 0 and len(seats) > 1
+        last_word = position.season == "table" and position.left == 0 and len(seats) > 1
         if me in seats and not last_word:
             pick = me
         else:
             rivals = [s for s in seats if s != me]
-            pick = min(rivals, key=lambda s: (view.points[s], view.hand_sizes[s], s))
+            points, sizes = position.points, position.hand_sizes
+            pick = min(rivals, key=lambda s: (points[s], sizes[s], s))
         for action in legal:
             if isinstance(action, Choose) and action.seat == pick:
                 return action
         return legal[0]
 
-    def _evaluate(self, hand: list[Card], feats: Features, view: FashionView) -> float:
-        """What ``hand`` is worth after this turn's action."""
-        weight = season_weight(view)
+    def _evaluate(self, cards: int, slots: Slots, position: _Position) -> float:
+        """What the hand ``cards`` is worth after this turn's action."""
+        weight = position.weight
         if weight >= 1.0:  # no turn left: the hand is the season collection
             # Every player still to play may change a rule against it (FA-13).
-            later = len(view.waiting)
-            return season_points(hand, feats, view.season) * RULE_RISK**later
+            points = season_points(_cards_in(cards), _features(slots), position.season)
+            return points * RULE_RISK**position.later
         # Potential is discounted against banked points: rivals may change
         # the rules before our next turn (FA-13).
-        value = FUTURE * potential(hand, feats) + 0.02 * len(hand)
+        value = FUTURE * _potential(cards, slots) + 0.02 * cards.bit_count()
         if weight:
-            prospect = season_prospect(hand, feats, view.season)
+            prospect = _season_prospect(cards, slots, position.season)
             value = (1.0 - weight) * value + weight * prospect
         return value
 
-    def _take(
-        self, view: FashionView, hand: list[Card], feats: Features, legal: tuple[Action, ...]
-    ) -> Action:
-        weight = season_weight(view)
+    def _take(self, position: _Position, legal: tuple[Action, ...]) -> Action:
+        weight, slots = position.weight, position.slots
         best: tuple[float, int] | None = None
         choice = legal[0]
         for i, action in enumerate(legal):
             assert isinstance(action, Take)
-            after = hand + list(action.cards)
-            score = potential(after, feats) + 0.01 * sum(
-                keep_value(c, after, feats) for c in action.cards
+            after = position.cards | card_set(action.cards)
+            score = _potential(after, slots) + 0.01 * sum(
+                _keep_value(c, after, slots) for c in action.cards
             )
             if weight:
                 # The action after taking may still shed a BANNED card or
                 # change a rule, so the hand is not final yet.
-                score += weight * season_prospect(after, feats, view.season)
+                score += weight * _season_prospect(after, slots, position.season)
             key = (score, -i)
             if best is None or key > best:
                 best, choice = key, action
         return choice
 
-    def _act(
-        self, view: FashionView, hand: list[Card], feats: Features, legal: tuple[Action, ...]
-    ) -> Action:
-        base = self._evaluate(hand, feats, view)
-        star_a, star_v = feats[STAR]
+    def _act(self, position: _Position, collections: list[tuple[Card, ...]]) -> Action:
+        """``collections``: the legal ones (FA-11), in the order of the legal actions."""
+        hand, cards, slots = position.hand, position.cards, position.slots
+        # The hand left after an action, valued under rules that differ at
+        # most in MONEY (which no valuation reads), repeats: value it once.
+        evaluated: dict[int, float] = {}
+
+        def evaluate(rest: int) -> float:
+            value = evaluated.get(rest)
+            if value is None:
+                value = evaluated[rest] = self._evaluate(rest, slots, position)
+            return value
+
+        base = evaluate(cards)
+        star_cards = FEATURE_CARDS[slots[STAR]]
         best_action: Action = End()
         best_gain = 0.0
         # Collections (FA-11/FA-12): points now, plus what the rest is still worth.
-        for action in legal:
-            if not isinstance(action, Collect):
-                continue
-            stars = sum(1 for c in action.cards if CARD_ATTRS[c][star_a] == star_v)
+        for collection in collections:
+            chosen = card_set(collection)
+            stars = (chosen & star_cards).bit_count()
             if stars == 0:
                 continue
-            rest = [c for c in hand if c not in action.cards]
-            gain = stars + self._evaluate(rest, feats, view) - base
+            gain = stars + evaluate(cards & ~chosen) - base
             # Bank points at once: the rules may change before the next turn.
             if gain > best_gain:
-                best_gain, best_action = gain, action
+                best_gain, best_action = gain, Collect(collection)
         # Rule changes (FA-13): for each slot and feature, the cheapest A and B.
-        me = view.seat if view.seat is not None else -1
-        rivals = [s for s in range(view.players) if s != me and view.points[s] >= view.points[me]]
-        season = _keep_season(view)
-        keep = {card: keep_value(card, hand, feats, season) for card in hand}
+        me = position.seat
+        points = position.points
+        rivals = [s for s in range(position.players) if s != me and points[s] >= points[me]]
+        # Hurt the leaders: ban what fills their point piles.
+        piles = card_set(card for s in rivals for card in position.piles[s]) if rivals else 0
+        keep: dict[Card, float] | None = None  # made for the first change worth a look
+        star, banned = slots[STAR], slots[BANNED]
+        # Most changes cannot beat the best action even at a bound of the
+        # gain: they are skipped before finding their cards and valuing the
+        # rest. Changing MUST or MONEY leaves the bound as it is.
+        unchanged = self._evaluate_bound(cards, star, banned, position) - base - CHANGE_COST
         for slot in range(4):
+            if slot in (MUST, MONEY) and unchanged <= best_gain:
+                continue
             a_cards = [c for c in hand if SYMBOL[c] == slot]
             if not a_cards:
                 continue
-            for attribute in range(3):
-                for value in range(4):
-                    feature = (attribute, value)
-                    if feature == feats[slot]:
-                        continue
-                    b_cards = [c for c in hand if CARD_ATTRS[c][attribute] == value]
-                    pair = self._cheapest_pair(a_cards, b_cards, keep)
-                    if pair is None:
-                        continue
-                    a, b = pair
-                    new = list(feats)
+            for feature in range(12):
+                if feature == slots[slot] or not cards & FEATURE_CARDS[feature]:
+                    continue
+                if slot == STAR:
+                    bound = self._evaluate_bound(cards, feature, banned, position)
+                    gain = bound - base - CHANGE_COST
+                elif slot == BANNED:
+                    bound = self._evaluate_bound(cards, star, feature, position)
+                    gain = bound - base - CHANGE_COST
+                    if rivals:
+                        gain += 0.05 * (piles & FEATURE_CARDS[feature]).bit_count()
+                else:
+                    gain = unchanged
+                if gain <= best_gain:
+                    continue
+                if keep is None:
+                    season = position.keep_season
+                    keep = {card: _keep_value(card, cards, slots, season) for card in hand}
+                b_cards = [c for c in hand if FEATURE_CARDS[feature] >> c & 1]
+                pair = self._cheapest_pair(a_cards, b_cards, keep)
+                if pair is None:
+                    continue
+                a, b = pair
+                rest = cards & ~(1 << a | 1 << b)
+                if slot == MONEY:
+                    value = evaluate(rest)
+                else:
+                    new = slots.copy()
                     new[slot] = feature
-                    rest = [c for c in hand if c != a and c != b]
-                    gain = self._evaluate(rest, new, view) - base - CHANGE_COST
-                    if slot == BANNED and rivals:
-                        # Hurt the leaders: ban what fills their point piles.
-                        hits = sum(
-                            1
-                            for s in rivals
-                            for code in view.piles[s]
-                            if CARD_ATTRS[parse_card(code)][attribute] == value
-                        )
-                        gain += 0.05 * hits
-                    if gain > best_gain:
-                        best_gain, best_action = gain, Change(a, b, attribute)
+                    value = self._evaluate(rest, new, position)
+                gain = value - base - CHANGE_COST
+                if slot == BANNED and rivals:
+                    gain += 0.05 * (piles & FEATURE_CARDS[feature]).bit_count()
+                if gain > best_gain:
+                    best_gain, best_action = gain, Change(a, b, feature // 4)
         return best_action
+
+    @staticmethod
+    def _evaluate_bound(cards: int, star: int, banned: int, position: _Position) -> float:
+        """At least ``_evaluate`` of any hand of ``cards`` less two of them (a
+        rule change's A and B) under rules with these STAR and BANNED features
+        and any MUST and MONEY: the same float operations on counts at least
+        as large (rounding is monotonic: it never reverses an order)."""
+        star_cards = cards & FEATURE_CARDS[star]
+        weight = position.weight
+        if weight >= 1.0:
+            # season_points: three per STAR card at most.
+            return 3 * star_cards.bit_count() * RULE_RISK**position.later
+        # _potential: no group has more usable STAR cards than the hand.
+        stars = (star_cards & ~FEATURE_CARDS[banned]).bit_count()
+        value = FUTURE * stars + 0.02 * (cards.bit_count() - 2)
+        if weight:
+            # _season_prospect: three per STAR card at most.
+            value = (1.0 - weight) * value + weight * (3.0 * star_cards.bit_count())
+        return value
 
     @staticmethod
     def _cheapest_pair(
@@ -387,11 +588,29 @@ class _FashionSearch(search.SearchBot):
 
     def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
         super().__init__(seed, budget=budget)
-        self._sampler = FashionSampler(bid_policy=self._rollout_bot.choose)
+        assert isinstance(self._rollout_bot, HeuristicBot)
+        self._sampler = FashionSampler(bid_policy=self._rollout_bot.choose_in_state)
 
     def sample(self, view: View, rng: random.Random) -> AnyState:
         assert isinstance(view, FashionView)
         return self._sampler.sample(view, rng)
+
+    def rollout_policy(self, rng: random.Random) -> Callable[[AnyState, int], Action]:
+        """search.heuristic_policy, with the heuristic reading the state
+        instead of a view built for every move: the same actions and the same
+        random numbers drawn (tests/fashion/test_search.py checks it)."""
+        bot = self._rollout_bot
+        assert isinstance(bot, HeuristicBot)
+        bot.rng = rng
+        mistakes = self.rollout_mistakes
+
+        def policy(state: AnyState, actor: int) -> Action:
+            assert isinstance(state, FashionState)
+            if mistakes and rng.random() < mistakes:
+                return rng.choice(state.legal_actions(actor))
+            return bot.choose_in_state(state, actor)
+
+        return policy
 
     def progress(self, state: AnyState) -> int:
         assert isinstance(state, FashionState)
@@ -404,7 +623,7 @@ class _FashionSearch(search.SearchBot):
         # Points won (FA-12), plus what each hand promises, as the heuristic
         # weighs it: the collection it is growing, and the season collection
         # (FA-15) only as the end nears (the rules will change before).
-        features = state.slot_features()
+        slots = _state_slots(state)
         season = state.config.season
         if state.last_round:
             weight = 1.0
@@ -412,12 +631,14 @@ class _FashionSearch(search.SearchBot):
             weight = SEASON_WEIGHT[2]
         else:
             weight = 0.0
-        worth = [
-            len(state.piles[s])
-            + FUTURE * potential(state.hands[s], features)
-            + weight * season_prospect(state.hands[s], features, season)
-            for s in range(state.players)
-        ]
+        worth = []
+        for s in range(state.players):
+            cards = card_set(state.hands[s])
+            worth.append(
+                len(state.piles[s])
+                + FUTURE * _potential(cards, slots)
+                + weight * _season_prospect(cards, slots, season)
+            )
         return worth[seat] - max(w for s, w in enumerate(worth) if s != seat)
 
 

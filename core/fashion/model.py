@@ -15,7 +15,7 @@ third): ``KJW`` is a black wool jacket, ``WCS`` a white silk coat.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from core.engine import Action, Event, NotationError, acts, plural, seat_name
@@ -62,6 +62,16 @@ CODE: tuple[str, ...] = tuple(
     LETTERS[0][c] + LETTERS[1][k] + LETTERS[2][m] for c, k, m in CARD_ATTRS
 )
 _BY_CODE = {code: card for card, code in enumerate(CODE)}
+# A set of cards as an int, bit ``c`` for card ``c``: the bots count a hand's
+# cards by feature many times per decision, one ``&`` and ``bit_count`` each.
+# FEATURE_CARDS[4 * attribute + value]: the cards with that feature;
+# CARD_FEATURES[card]: the indices of its three features.
+FEATURE_CARDS: tuple[int, ...] = tuple(
+    sum(1 << c for c in range(DECK_SIZE) if CARD_ATTRS[c][a] == v)
+    for a in range(3)
+    for v in range(4)
+)
+CARD_FEATURES: tuple[tuple[int, int, int], ...] = tuple((c, 4 + k, 8 + m) for c, k, m in CARD_ATTRS)
 
 
 def card_code(card: Card) -> str:
@@ -71,8 +81,9 @@ def card_code(card: Card) -> str:
 
 def parse_card(text: str) -> Card:
     """The card named by a three-letter code (any case); NotationError if none."""
-    code = text.strip().upper()
-    card = _BY_CODE.get(code)
+    card = _BY_CODE.get(text)  # the usual case, a view's own code: no copy made
+    if card is None:
+        card = _BY_CODE.get(text.strip().upper())
     if card is None:
         raise NotationError(
             f"{text!r} is not a card: write colour (R red, U blue, K black, W white), "
@@ -80,6 +91,19 @@ def parse_card(text: str) -> Card:
             "(S silk, W wool, O cotton, L leather), e.g. RDS"
         )
     return card
+
+
+def parse_cards(texts: Iterable[str]) -> list[Card]:
+    """The cards named by three-letter codes (see :func:`parse_card`)."""
+    return [parse_card(text) for text in texts]
+
+
+def card_set(cards: Iterable[Card]) -> int:
+    """``cards`` as a set of bits (see FEATURE_CARDS)."""
+    bits = 0
+    for card in cards:
+        bits |= 1 << card
+    return bits
 
 
 def has_feature(card: Card, feature: Feature) -> bool:

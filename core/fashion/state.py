@@ -26,6 +26,7 @@ from core.fashion.model import (
     CARD_ATTRS,
     CODE,
     DECK_SIZE,
+    FEATURE_CARDS,
     MONEY,
     MUST,
     NUMBER,
@@ -54,6 +55,7 @@ from core.fashion.model import (
     Take,
     TurnEnded,
     card_name,
+    card_set,
     feature_name,
     has_feature,
     shared_features,
@@ -217,31 +219,35 @@ def valid_collections(hand: list[Card], slot_features: list[Feature]) -> list[tu
     if (must_a, must_v) == (ban_a, ban_v):
         return []  # FA-13: nothing can have the feature and lack it
     usable = sorted(c for c in hand if CARD_ATTRS[c][ban_a] != ban_v)
+    usable_cards = card_set(usable)
+    must_cards = FEATURE_CARDS[4 * must_a + must_v]
     seen: set[int] = set()
     out: list[tuple[Card, ...]] = []
-    for attribute in range(3):
-        for value in range(4):
-            group = [c for c in usable if CARD_ATTRS[c][attribute] == value]
-            n = len(group)
-            if n < 3:
+    for feature_cards in FEATURE_CARDS:  # colour, cut, material; each value
+        in_group = usable_cards & feature_cards
+        if in_group.bit_count() < 3 or not in_group & must_cards:
+            continue
+        group = [c for c in usable if in_group >> c & 1]
+        must_mask = 0
+        for i, c in enumerate(group):
+            if must_cards >> c & 1:
+                must_mask |= 1 << i
+        # Each subset's cards (ascending) and card bits, from the subset
+        # without its lowest member: one step per subset.
+        members: list[tuple[Card, ...]] = [()]
+        keys = [0]
+        for subset in range(1, 1 << len(group)):
+            lowest = subset & -subset
+            card = group[lowest.bit_length() - 1]
+            members.append((card, *members[subset ^ lowest]))
+            keys.append(keys[subset ^ lowest] | 1 << card)
+            if not subset & must_mask or subset.bit_count() < 3:
                 continue
-            must_mask = 0
-            for i, c in enumerate(group):
-                if CARD_ATTRS[c][must_a] == must_v:
-                    must_mask |= 1 << i
-            if not must_mask:
+            key = keys[subset]
+            if key in seen:
                 continue
-            for subset in range(1 << n):
-                if not subset & must_mask or subset.bit_count() < 3:
-                    continue
-                key = 0
-                for i in range(n):
-                    if subset >> i & 1:
-                        key |= 1 << group[i]
-                if key in seen:
-                    continue
-                seen.add(key)
-                out.append(tuple(group[i] for i in range(n) if subset >> i & 1))
+            seen.add(key)
+            out.append(members[subset])
     return out
 
 

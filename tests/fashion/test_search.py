@@ -5,8 +5,12 @@ from __future__ import annotations
 import random
 
 from core.engine import AnyState
+from core.fashion import GAME, FashionConfig
+from core.fashion.bots import ROLLOUT_MISTAKES, HardBot, HeuristicBot
 from core.fashion.state import FashionState
+from core.search import heuristic_policy
 from tests.core.search_checks import check_decides_from_view_only
+from tests.engine_checks import examples
 from tests.fashion.test_sampler import CONFIGS
 
 
@@ -34,3 +38,32 @@ def reshuffle(state: AnyState, seat: int, rng: random.Random) -> bool:
 
 def test_search_bot_reads_only_its_view() -> None:
     check_decides_from_view_only("fashion", CONFIGS, reshuffle, 12, 5)
+
+
+def test_the_rollout_policy_plays_the_heuristic_on_the_view() -> None:
+    """The search's playouts read the state, not a view per move; they must
+    still choose what heuristic_policy chooses on the view, and draw the same
+    random numbers (the search reproduces decisions from a seed). Positions:
+    games of the heuristic with a third of random moves (every phase, config
+    and stage of the game)."""
+    searcher = GAME.make_bot("hard", 0)
+    assert isinstance(searcher, HardBot)
+    heuristic = HeuristicBot()
+    rng = random.Random(7)
+    positions = examples(4500)
+    while positions > 0:
+        config = FashionConfig(**rng.choice(CONFIGS))  # type: ignore[arg-type]
+        state = GAME.new_game(config, rng.randrange(2**32))
+        assert isinstance(state, FashionState)
+        while not state.is_over and positions > 0:
+            positions -= 1
+            actor = state.to_act[0]
+            choice = heuristic.choose(state.view(actor))
+            assert heuristic.choose_in_state(state, actor) == choice, state.record()
+            fast_rng, slow_rng = random.Random(positions), random.Random(positions)
+            fast = searcher.rollout_policy(fast_rng)(state, actor)
+            slow = heuristic_policy(heuristic, slow_rng, ROLLOUT_MISTAKES)(state, actor)
+            assert fast == slow and fast_rng.getstate() == slow_rng.getstate(), state.record()
+            if rng.random() < 0.3:
+                choice = rng.choice(state.legal_actions(actor))
+            state.apply(actor, choice)
