@@ -249,19 +249,33 @@ def margin_value(mine: float, best_other: float, scale: float) -> float:
 
 
 def heuristic_policy(
-    bot: Bot, rng: random.Random, mistakes: float = 0.0
+    bot: Bot,
+    rng: random.Random,
+    mistakes: float = 0.0,
+    decide: Callable[[AnyState, int], Action] | None = None,
 ) -> Callable[[AnyState, int], Action]:
     """Play ``bot`` on each seat's view; with probability ``mistakes`` a
-    random legal action instead (cheaper and keeps playouts varied)."""
+    random legal action instead (cheaper and keeps playouts varied).
+
+    ``decide(sample, seat)``, when given, replaces ``bot.choose`` on the
+    seat's view: it must return the same action with the same random draws,
+    reading the sampled state without building a view (each game's heuristic
+    has one, ``choose_in_sample``, checked against this default by a
+    property test per game). Playouts spend most of their time here."""
     bot.rng = rng
 
-    def policy(state: AnyState, actor: int) -> Action:
-        if mistakes and rng.random() < mistakes:
-            return rng.choice(state.legal_actions(actor))  # type: ignore[no-any-return]
+    def on_view(state: AnyState, actor: int) -> Action:
         legal = state.legal_actions(actor)
         if len(legal) == 1:
             return legal[0]  # type: ignore[no-any-return]
         return bot.choose(state.view(actor))
+
+    choose = on_view if decide is None else decide
+
+    def policy(state: AnyState, actor: int) -> Action:
+        if mistakes and rng.random() < mistakes:
+            return rng.choice(state.legal_actions(actor))  # type: ignore[no-any-return]
+        return choose(state, actor)
 
     return policy
 

@@ -50,11 +50,12 @@ class HeuristicBot(Bot):
             view.passes == view.players - 1,
         )
 
-    def choose_in(self, state: DominoesState, seat: int) -> Action:
+    def choose_in_sample(self, state: AnyState, seat: int) -> Action:
         """What :meth:`choose` returns on ``state.view(seat)``, with the same
-        random draws, read off the state without building the view: the
-        search's playouts call it on every move (tests/dominoes/test_bots.py
+        random draws, read off a search's sampled state without building the
+        view: the playouts call it on every move (tests/dominoes/test_bots.py
         checks that both agree)."""
+        assert isinstance(state, DominoesState)
         legal = state.legal_actions(seat)
         if len(legal) == 1:
             return legal[0]
@@ -198,21 +199,10 @@ class _DominoesSearch(search.SearchBot):
         self._sampler = DominoesSampler()
 
     def rollout_policy(self, rng: random.Random) -> Callable[[AnyState, int], Action]:
-        """:func:`core.search.heuristic_policy` with the heuristic read off the
-        state (:meth:`HeuristicBot.choose_in`): the same moves and random
-        draws, without building a view per move."""
+        """search.heuristic_policy, the heuristic reading the sampled state."""
         bot = self._rollout_bot
         assert isinstance(bot, HeuristicBot)
-        bot.rng = rng
-        mistakes = self.rollout_mistakes
-
-        def policy(state: AnyState, actor: int) -> Action:
-            assert isinstance(state, DominoesState)
-            if mistakes and rng.random() < mistakes:
-                return rng.choice(state.legal_actions(actor))
-            return bot.choose_in(state, actor)
-
-        return policy
+        return search.heuristic_policy(bot, rng, self.rollout_mistakes, bot.choose_in_sample)
 
     def sample(self, view: View, rng: random.Random) -> AnyState:
         assert isinstance(view, DominoesView)

@@ -349,9 +349,11 @@ class HeuristicBot(Bot):
             return self._take(position, legal)
         return self._act(position, [a.cards for a in legal if isinstance(a, Collect)])
 
-    def choose_in_state(self, state: FashionState, seat: int) -> Action:
-        """``choose(state.view(seat))``, read straight from the state (search
-        playouts): the same action, and no view built."""
+    def choose_in_sample(self, state: AnyState, seat: int) -> Action:
+        """``choose(state.view(seat))``, read straight from a search's sampled
+        state (playouts, and the sampler's pending bids): the same action and
+        random draws, and no view built."""
+        assert isinstance(state, FashionState)
         hand = sorted(state.hands[seat])
         if state.phase == ACTION:
             if len(hand) < 2:
@@ -589,28 +591,17 @@ class _FashionSearch(search.SearchBot):
     def __init__(self, seed: int | None = None, *, budget: search.Budget | None = None) -> None:
         super().__init__(seed, budget=budget)
         assert isinstance(self._rollout_bot, HeuristicBot)
-        self._sampler = FashionSampler(bid_policy=self._rollout_bot.choose_in_state)
+        self._sampler = FashionSampler(bid_policy=self._rollout_bot.choose_in_sample)
 
     def sample(self, view: View, rng: random.Random) -> AnyState:
         assert isinstance(view, FashionView)
         return self._sampler.sample(view, rng)
 
     def rollout_policy(self, rng: random.Random) -> Callable[[AnyState, int], Action]:
-        """search.heuristic_policy, with the heuristic reading the state
-        instead of a view built for every move: the same actions and the same
-        random numbers drawn (tests/fashion/test_search.py checks it)."""
+        """search.heuristic_policy, the heuristic reading the sampled state."""
         bot = self._rollout_bot
         assert isinstance(bot, HeuristicBot)
-        bot.rng = rng
-        mistakes = self.rollout_mistakes
-
-        def policy(state: AnyState, actor: int) -> Action:
-            assert isinstance(state, FashionState)
-            if mistakes and rng.random() < mistakes:
-                return rng.choice(state.legal_actions(actor))
-            return bot.choose_in_state(state, actor)
-
-        return policy
+        return search.heuristic_policy(bot, rng, self.rollout_mistakes, bot.choose_in_sample)
 
     def progress(self, state: AnyState) -> int:
         assert isinstance(state, FashionState)

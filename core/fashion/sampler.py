@@ -77,7 +77,7 @@ class _Public:
 class FashionSampler(Sampler[FashionView, FashionState]):
     """``bid_policy(state, seat)``, if given, makes each pending secret bid
     (FA-7) in the sampled state, reading only what ``state.view(seat)``
-    shows (a search bot passes its heuristic's ``choose_in_state``: bids
+    shows (a search bot passes its heuristic's ``choose_in_sample``: bids
     follow a player's plan, not chance); without it a pending bid is a
     random card of the bidder's sampled hand."""
 

@@ -46,6 +46,17 @@ class HeuristicBot(Bot):
         assert isinstance(view, PassPassView) and view.seat is not None
         return self.decide(_Outlook.of_view(view))
 
+    def choose_in_sample(self, state: AnyState, seat: int) -> Action:
+        """What :meth:`choose` returns on ``state.view(seat)``, with the same
+        random draws, read off a search's sampled state without building the
+        view (core/search.py heuristic_policy; tests/passpass/test_bots.py
+        checks that both agree)."""
+        assert isinstance(state, PassPassState)
+        legal = state.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        return self.decide(_Outlook.of_state(state, seat, legal))
+
     def decide(self, outlook: _Outlook) -> Action:
         """The choice among ``outlook.legal``; the one scoring of the levels."""
         legal = outlook.legal
@@ -341,23 +352,10 @@ class _PassPassSearch(search.SearchBot):
         return self._sampler.sample(view, rng)
 
     def rollout_policy(self, rng: random.Random) -> Callable[[AnyState, int], Action]:
-        """search.heuristic_policy read from the state instead of a view built
-        per move: the same choices and the same random draws, faster."""
+        """search.heuristic_policy, the heuristic reading the sampled state."""
         bot = self._rollout_bot
         assert isinstance(bot, HeuristicBot)
-        bot.rng = rng
-        mistakes = self.rollout_mistakes
-
-        def policy(state: AnyState, actor: int) -> Action:
-            assert isinstance(state, PassPassState)
-            legal = state.legal_actions(actor)
-            if mistakes and rng.random() < mistakes:
-                return rng.choice(legal)
-            if len(legal) == 1:
-                return legal[0]
-            return bot.decide(_Outlook.of_state(state, actor, legal))
-
-        return policy
+        return search.heuristic_policy(bot, rng, self.rollout_mistakes, bot.choose_in_sample)
 
     # Playouts stop after the searched trick and two more (or the round's end).
     depth = 3

@@ -148,7 +148,7 @@ def test_heuristic_beats_a_greedy_baseline() -> None:
 
 
 def _same_choice_on_the_state(state: DominoesState, seat: int, seed: int) -> Action:
-    """The rollout policy and HeuristicBot.choose_in on ``state`` choose as
+    """The rollout policy and HeuristicBot.choose_in_sample on ``state`` choose as
     the heuristic on ``seat``'s view and draw the same random numbers; the
     heuristic's choice."""
     view = state.view(seat)
@@ -161,14 +161,14 @@ def _same_choice_on_the_state(state: DominoesState, seat: int, seed: int) -> Act
     by_view, by_state = HeuristicBot(), HeuristicBot()
     by_view.rng, by_state.rng = on_view, on_state
     chosen = by_view.choose(view)
-    assert by_state.choose_in(state, seat) == chosen, state.record()
+    assert by_state.choose_in_sample(state, seat) == chosen, state.record()
     assert on_state.getstate() == on_view.getstate(), state.record()
     assert state.view(seat) == view  # neither changed the state
     return chosen
 
 
 def test_playouts_play_the_heuristic_on_the_view() -> None:
-    """The search's rollout policy reads the state (HeuristicBot.choose_in)
+    """The search's rollout policy reads the state (HeuristicBot.choose_in_sample)
     instead of building a view per move: at random positions it returns what
     core.search.heuristic_policy (the heuristic on the seat's view) returns,
     and leaves the random stream in the same state. Each position is also

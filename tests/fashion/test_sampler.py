@@ -34,7 +34,7 @@ def test_sampled_views_equal_the_view() -> None:
 
 def test_sampled_views_equal_the_view_with_planned_bids() -> None:
     """Pending bids made by the heuristic in each bidder's seat of the sample."""
-    sampler = FashionSampler(bid_policy=HeuristicBot(0).choose_in_state)
+    sampler = FashionSampler(bid_policy=HeuristicBot(0).choose_in_sample)
     check_views_agree("fashion", CONFIGS, sampler, 150, 4, _hidden)
 
 
@@ -46,7 +46,7 @@ def test_sampled_views_equal_the_view_many(request: pytest.FixtureRequest) -> No
 
 def test_every_card_once_and_known_cards_kept() -> None:
     rng = random.Random(3)
-    sampler = FashionSampler(bid_policy=HeuristicBot(0).choose_in_state)
+    sampler = FashionSampler(bid_policy=HeuristicBot(0).choose_in_sample)
     for state in random_positions("fashion", CONFIGS, 150, 3):
         assert isinstance(state, FashionState)
         seat = state.to_act[0]

@@ -59,7 +59,7 @@ def test_the_rollout_policy_plays_the_heuristic_on_the_view() -> None:
             positions -= 1
             actor = state.to_act[0]
             choice = heuristic.choose(state.view(actor))
-            assert heuristic.choose_in_state(state, actor) == choice, state.record()
+            assert heuristic.choose_in_sample(state, actor) == choice, state.record()
             fast_rng, slow_rng = random.Random(positions), random.Random(positions)
             fast = searcher.rollout_policy(fast_rng)(state, actor)
             slow = heuristic_policy(heuristic, slow_rng, ROLLOUT_MISTAKES)(state, actor)
