@@ -150,6 +150,11 @@ def run(args: argparse.Namespace) -> int:
         except NetplayError as error:
             return _fail(f"{BROKER_ENV}: {error}")
     if args.command == "host" and args.resume is not None:
+        from core.registry import game_ids
+
+        if args.resume == "" and args.game not in game_ids():
+            # `passe host --headless --resume CODE`: the code came after a flag.
+            args.resume, args.game = args.game, "passpass"
         clash = _resume_clash(args)
         if clash:
             return _fail(f"{clash} is the room's own setting: --resume keeps it")
