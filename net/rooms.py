@@ -37,11 +37,10 @@ from core.engine import ConfigError, GameRecord, RecordError
 from core.registry import get_game
 from net.codes import CodeError, normalize_code
 from net.identity import PUBLIC_KEY_SIZE
-from net.paths import data_dir
+from net.paths import ROOM_SUFFIX as SUFFIX
+from net.paths import rooms_dir
 
 FORMAT_VERSION = 1
-ROOMS_DIR = "rooms"
-SUFFIX = ".room"
 SET_ASIDE = ".bad"
 LOCK_SUFFIX = ".lock"
 MAX_FILE_SIZE = 4 * 1024 * 1024  # far above any game's record
@@ -116,10 +115,6 @@ class _Version(msgspec.Struct):
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(SavedRoom)
 _version_decoder = msgspec.msgpack.Decoder(_Version)
-
-
-def rooms_dir() -> Path:
-    return data_dir() / ROOMS_DIR
 
 
 def room_path(code: str, directory: Path | None = None) -> Path:

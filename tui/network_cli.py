@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from net.host import HostedRoom
+    from tui.netplay import HostPlan
 
 USAGE_ERROR = 2
 HEADLESS_BOTS = ("normal", "hard", "expert", "easy", "random", "heuristic")
@@ -234,11 +235,17 @@ def _host_on_screen(args: argparse.Namespace) -> int:
     "Host a LAN game" with these settings)."""
     from core.engine import ConfigError
     from core.registry import get_game
-    from tui.app import run as run_app
     from tui.netplay import HostPlan, NetworkOptions
 
     if args.wait_for is not None:
         return _fail("--wait-for is for --headless: on screen, you start the game")
+    network = NetworkOptions(broker=args.broker, port=args.port, advertise=not args.no_advertise)
+    if args.resume is not None:
+        chosen = _interrupted_room(args.resume)
+        if isinstance(chosen, int):
+            return chosen
+        plan = HostPlan.resuming(chosen.room, _screen_name(args), network)
+        return _lobby_on_screen(plan, args)
     try:
         game = get_game(args.game)
         players = args.players if args.players is not None else game.info.min_players
@@ -246,7 +253,6 @@ def _host_on_screen(args: argparse.Namespace) -> int:
     except ConfigError as error:
         return _fail(str(error))
     bot_delay, seed = _screen_options(args)
-    network = NetworkOptions(broker=args.broker, port=args.port, advertise=not args.no_advertise)
     code = None
     if args.code is not None:
         from net.codes import CodeError, normalize_code
@@ -266,13 +272,19 @@ def _host_on_screen(args: argparse.Namespace) -> int:
         bot_delay=bot_delay,
         code=code,
     )
+    return _lobby_on_screen(plan, args)
+
+
+def _lobby_on_screen(plan: HostPlan, args: argparse.Namespace) -> int:
+    from tui.app import run as run_app
 
     def lobby() -> Any:
         from tui.screens.lobby import LobbyScreen
 
         return LobbyScreen(plan=plan)
 
-    return run_app(bot_delay=bot_delay, seed=seed, network=network, opening=lobby)
+    bot_delay, seed = _screen_options(args)
+    return run_app(bot_delay=bot_delay, seed=seed, network=plan.network, opening=lobby)
 
 
 def _join_on_screen(args: argparse.Namespace) -> int:
