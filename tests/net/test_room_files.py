@@ -31,13 +31,16 @@ from tests.net.procs import run_passe
 WHERE = BrokerChoice(embedded=True, host="127.0.0.1", port=1883)
 
 
-async def a_room_in_play(code: str = "WB1VJ7", moves: int = 6) -> Authority:
-    """Ana (a person) and two bots, a few moves into a game of Pass Pass."""
+async def a_room_in_play(
+    code: str = "WB1VJ7", moves: int = 6, ana: bytes | None = None
+) -> Authority:
+    """Ana (a person, with the key ``ana``) and two bots, a few moves into a
+    game of Pass Pass."""
     game = get_game("passpass")
     authority = Authority(
         Identity.generate(), code, "passpass", game.make_config(players=3), "host", "", 0, seed=7
     )
-    authority.seats[0] = SeatSlot("Ana", HUMAN, key=Identity.generate().public_key)
+    authority.seats[0] = SeatSlot("Ana", HUMAN, key=ana or Identity.generate().public_key)
     for seat in (1, 2):
         authority.set_bot(seat, "heuristic")
     authority.start_game()

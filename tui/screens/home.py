@@ -47,7 +47,8 @@ class HomeScreen(PasseScreen):
         # In the New game panel's bottom line (the footer is full at 80 columns).
         Binding("o", "host", "Host a LAN game", show=False),
         Binding("j", "join", "Join by code", show=False),
-        Binding("h", "resume_hosted", "Resume the hosted game", show=False),
+        # Not h: the choosers take h and l as ← and →.
+        Binding("u", "resume_hosted", "Resume the hosted game", show=False),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
     TITLE_IN_HELP = "Home"
@@ -60,7 +61,7 @@ class HomeScreen(PasseScreen):
         "A game in progress is saved after every move: c continues it.\n"
         "o hosts this game on the LAN (others join by its room code);\n"
         "j joins a LAN game by the code its host reads out.\n"
-        "A hosted game whose host process died is kept: h resumes it.\n"
+        "A hosted game whose host process died is kept: u resumes it.\n"
         "ctrl+p opens the command palette: pick a theme there (Passe, the\n"
         "colour-blind safe Okabe-Ito one, or high-contrast monochrome)."
     )
@@ -246,7 +247,7 @@ class HomeScreen(PasseScreen):
         title = game_info(room.game).title
         return (
             f"Hosted game {format_code(room.code)} ({title}, {len(room.seats)} players) "
-            "was interrupted:\nPress h to resume it."
+            "was interrupted:\nPress u to resume it."
         )
 
     def _saved_description(self) -> str | None:
