@@ -164,20 +164,24 @@ class Authority:
             self._check_over()
         self._save()
 
-    async def close(self) -> None:
-        """Close the room: the retained state says so; peers are told."""
+    async def close(self, *, keep: bool = False) -> None:
+        """Close the room: the retained state says so; peers are told.
+        ``keep``: only go away, as a host that died does (peers see it away),
+        leaving the room on disk to be resumed."""
         if self.table is not None:
             await self.table.stop()
-        self.phase = CLOSED if self.phase != OVER else OVER
+        if not keep:
+            self.phase = CLOSED if self.phase != OVER else OVER
         final: list[tuple[str, bytes]] = []
         if self._link is not None:
             final = [
-                (room_topic(self.code), self._room_payload()),
                 (
                     presence_topic(self.code, self.identity.peer_id),
                     self._presence_payload(online=False),
                 ),
             ]
+            if not keep:
+                final.insert(0, (room_topic(self.code), self._room_payload()))
         if self._sender is not None:
             await self._drain()
             self._sender.cancel()
@@ -185,7 +189,7 @@ class Authority:
                 await self._sender
         if self._link is not None:
             await self._link.close(final=final)
-        if self.store is not None and self._live:
+        if self.store is not None and self._live and not keep:
             self.store.discard()  # closed or over: nothing to resume
 
     async def wait_over(self) -> None:

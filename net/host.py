@@ -68,10 +68,11 @@ class HostedRoom:
             with contextlib.suppress(Exception):  # the LAN list is a convenience
                 await self.advertiser.update(free_seats=self.authority.free_seats)
 
-    async def close(self) -> None:
-        """Close the room, stop advertising, stop the embedded broker."""
+    async def close(self, *, keep: bool = False) -> None:
+        """Close the room, stop advertising, stop the embedded broker.
+        ``keep``: leave the room on disk, to be resumed (see Authority.close)."""
         with contextlib.suppress(Exception):
-            await self.authority.close()
+            await self.authority.close(keep=keep)
         if self.advertiser is not None:
             with contextlib.suppress(Exception):
                 await self.advertiser.close()

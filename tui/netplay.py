@@ -155,18 +155,29 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
             "(e.g. a Mosquitto) or use `passe host --broker HOST:PORT`"
         )
     advertise = network.advertise and discovery_available()
-    room = await _open(plan, advertise)
     identity, notice = _user_identity()
+    resumed = plan.resume
+    if (
+        resumed is not None
+        and resumed.phase != "lobby"
+        and all(seat.key != identity.public_key for seat in resumed.seats)
+    ):
+        raise NetplayError(
+            f"you hold no seat in room {resumed.code} (it was hosted without a screen): "
+            f"resume it with `passe host --resume {resumed.code} --headless`"
+        )
+    room = await _open(plan, advertise)
     table = RemoteTable(identity, room.code, room.broker_host, room.broker_port, plan.name)
     try:
         # A resumed room knows the person's key: it gives back their seat.
-        await table.join(None if plan.resume is not None else 0)
+        await table.join(None if resumed is not None else 0)
     except JoinError as error:
-        await room.close()
+        # A resumed room stays on disk: failing to sit must not lose it.
+        await room.close(keep=resumed is not None)
         raise NetplayError(str(error)) from None
     except BaseException as error:  # failed, or cancelled: the person left
         await table.close()
-        await room.close()
+        await room.close(keep=resumed is not None)
         if isinstance(error, Exception):
             raise NetplayError(_one_line(error, "could not take your seat")) from None
         raise

@@ -48,11 +48,13 @@ def host_args(
     port: int | None = None,
     bot_delay: float | None = None,
     seed: int | None = None,
+    advertise: bool = False,
 ) -> tuple[str, ...]:
-    """``passe host`` without a screen or an advert: the set-up of a host
-    process that the network tests share."""
+    """``passe host`` without a screen (and, unless asked, without an advert
+    on the LAN): the set-up of a host process that the network tests share."""
     args = ["host", game, "--players", str(players), "--headless", "--wait-for", str(wait_for)]
-    args.append("--no-advertise")
+    if not advertise:
+        args.append("--no-advertise")
     if bot_delay is not None:
         args += ["--bot-delay", str(bot_delay)]
     if seed is not None:

@@ -49,16 +49,16 @@ async def test_a_killed_host_resumes_its_game(tmp_path: Path, broker: str) -> No
     if broker == "mosquitto":
         need_mosquitto()
         port, where = 1883, ["--broker", "127.0.0.1:1883"]
-        setup = host_args("passpass", 3, wait_for=2, broker="127.0.0.1:1883", bot_delay=0.05)
+        setup = host_args("passpass", 3, wait_for=2, broker="127.0.0.1:1883", bot_delay=0, seed=11)
     else:
         port = free_port()
         where = []
-        setup = host_args("passpass", 3, wait_for=2, port=port, bot_delay=0.05)
+        setup = host_args("passpass", 3, wait_for=2, port=port, bot_delay=0, seed=11)
     host = PasseProcess("host", tmp_path)
     ana = PasseProcess("ana", tmp_path)
     ben_key = Identity.generate()
     try:
-        await host.start(*setup, "--seed", "11")
+        await host.start(*setup)
         code = (await host.expect("room"))["code"]
         address = f"{code}@127.0.0.1:{port}"
         watched = [room_topic(code), to_authority_topic(code, ben_key.peer_id)]

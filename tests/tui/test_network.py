@@ -653,3 +653,18 @@ async def test_the_home_screen_resumes_an_interrupted_hosted_room(
         finally:
             if lobby.hosted is not None:
                 await lobby.hosted.close()
+
+
+async def test_resuming_on_screen_a_room_one_holds_no_seat_in_says_how() -> None:
+    """A room hosted headless, resumed from the screen: refused in words
+    before anything opens (the file stays for the headless resume)."""
+    from net.codes import new_code
+    from net.rooms import BrokerChoice
+    from tests.net.test_room_files import a_room_in_play
+    from tui.netplay import HostPlan, NetplayError, open_hosted_room
+
+    authority = await a_room_in_play(new_code())  # Ana's key is not this user's
+    saved = authority.snapshot(BrokerChoice(embedded=False, host="127.0.0.1", port=1883))
+    network = NetworkOptions(broker=MOSQUITTO, advertise=False)
+    with pytest.raises(NetplayError, match=f"passe host --resume {saved.code} --headless"):
+        await open_hosted_room(HostPlan.resuming(saved, "Zed", network))
