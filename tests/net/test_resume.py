@@ -107,6 +107,9 @@ async def test_a_killed_host_resumes_its_game(tmp_path: Path, broker: str) -> No
         final = room_state(room_topic(code), payload)
         assert final is not None and final.record is not None
         assert final.seed_hash == committed
+        # Bots kept their seats: the one seated at the start, the one for Ben.
+        assert [seat.kind for seat in final.seats] == ["human", "bot", "bot"]
+        assert final.seats[1].name == "Ben"
         record = GameRecord.from_data(final.record)
         assert hashlib.sha256(final.salt + record.seed.to_bytes(8, "big")).digest() == committed
         # The record replays (each action legal where it stands) to the end.
