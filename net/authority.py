@@ -386,8 +386,9 @@ class Authority:
         )
 
     def _publish_room(self) -> None:
-        self._save()
-        self._enqueue(room_topic(self.code), self._room_payload(), retain=True)
+        payload = self._room_payload()
+        self._save()  # with the stamp just given: a resumed room's are higher
+        self._enqueue(room_topic(self.code), payload, retain=True)
         for callback in list(self.on_change):
             callback()
 
@@ -474,11 +475,12 @@ class Authority:
         """After every (re)connection: state, presence, and everyone's view
         (they may have missed updates while the link was down)."""
         assert self._link is not None
-        await self._link.publish(room_topic(self.code), self._room_payload(), retain=True)
+        room, presence = self._room_payload(), self._presence_payload(online=True)
+        # Their stamp and epoch on disk first: a resumed room goes on above them.
+        self._save()
+        await self._link.publish(room_topic(self.code), room, retain=True)
         await self._link.publish(
-            presence_topic(self.code, self.identity.peer_id),
-            self._presence_payload(online=True),
-            retain=True,
+            presence_topic(self.code, self.identity.peer_id), presence, retain=True
         )
         if self.table is not None:
             for seat in self._logs:

@@ -75,6 +75,30 @@ async def test_a_saved_room_comes_back_exactly(tmp_path: Path) -> None:
     assert restored.snapshot(WHERE).nonces == saved.nonces
 
 
+async def test_a_room_saved_in_its_lobby_comes_back_to_its_lobby(tmp_path: Path) -> None:
+    config = get_game("passpass").make_config(players=3)
+    authority = Authority(Identity.generate(), "WB1VJ7", "passpass", config, "host", "", 0)
+    ana = Identity.generate().public_key
+    authority.seats[0] = SeatSlot("Ana", HUMAN, key=ana)
+    authority.set_bot(2, "random")
+    path = room_path(authority.code, tmp_path)
+    write_room(path, authority.snapshot(WHERE))
+    restored = Authority.restore(load_room(path), "127.0.0.1", 1883)
+    assert restored.phase == "lobby" and restored.table is None
+    assert [(seat.kind, seat.key) for seat in restored.seats] == [
+        ("human", ana),
+        ("open", None),
+        ("bot", None),
+    ]
+    assert restored.can_start() == "seat 2 still empty: wait for players or add bots"
+    # The deal it will start is the one committed to before the restart.
+    assert restored.seed_hash() == authority.seed_hash()
+    restored.set_bot(1, "random")
+    restored.start_game()
+    assert restored.table is not None and restored.table.state.seed == authority.seed
+    await restored.table.stop()
+
+
 def _replace(**changes: object) -> Callable[[SavedRoom], bytes]:
     return lambda room: msgspec.msgpack.encode(msgspec.structs.replace(room, **changes))
 
