@@ -21,11 +21,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nacl.signing import SigningKey
+
 from core.engine import Config, Event, IllegalAction
 from core.registry import get_game
 from net.codec import GameCodec, codec_for
 from net.codes import normalize_code
 from net.identity import Identity, peer_id
+from net.rooms import FORMAT_VERSION, BrokerChoice, NonceMark, RoomStore, SavedRoom, SavedSeat
 from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
 from net.transport import LastWill, MqttLink
 from net.wire import (
@@ -127,6 +130,10 @@ class Authority:
     _epoch: int = field(default_factory=lambda: time.time_ns() // 1_000_000)
     _notice: str = ""
     _over: asyncio.Event = field(default_factory=asyncio.Event)
+    # Where the room is kept after every accepted change (None: in memory only).
+    store: RoomStore | None = None
+    _unsaved: bool = False  # a request's nonce mark not yet on disk
+    _live: bool = False  # connected once: closing it then ends the room for good
 
     def __post_init__(self) -> None:
         if normalize_code(self.code) != self.code:
@@ -151,21 +158,30 @@ class Authority:
             will=self._will,
         )
         await self._link.start(timeout)
+        self._live = True
+        if self.table is not None:  # a resumed game: its bots play on
+            self.table.start()
+            self._check_over()
+        self._save()
 
-    async def close(self) -> None:
-        """Close the room: the retained state says so; peers are told."""
+    async def close(self, *, keep: bool = False) -> None:
+        """Close the room: the retained state says so; peers are told.
+        ``keep``: only go away, as a host that died does (peers see it away),
+        leaving the room on disk to be resumed."""
         if self.table is not None:
             await self.table.stop()
-        self.phase = CLOSED if self.phase != OVER else OVER
+        if not keep:
+            self.phase = CLOSED if self.phase != OVER else OVER
         final: list[tuple[str, bytes]] = []
         if self._link is not None:
             final = [
-                (room_topic(self.code), self._room_payload()),
                 (
                     presence_topic(self.code, self.identity.peer_id),
                     self._presence_payload(online=False),
                 ),
             ]
+            if not keep:
+                final.insert(0, (room_topic(self.code), self._room_payload()))
         if self._sender is not None:
             await self._drain()
             self._sender.cancel()
@@ -173,9 +189,102 @@ class Authority:
                 await self._sender
         if self._link is not None:
             await self._link.close(final=final)
+        if self.store is not None and self._live and not keep:
+            self.store.discard()  # closed or over: nothing to resume
 
     async def wait_over(self) -> None:
         await self._over.wait()
+
+    # -- on disk (net/rooms.py) ---------------------------------------------
+
+    def _save(self) -> None:
+        """Keep the room's file current (synchronously: before anything
+        that follows from the change is sent); remove it once it is over."""
+        self._unsaved = False
+        if self.store is None or not self._live:
+            return
+        if self.phase in (OVER, CLOSED):
+            self.store.discard()
+        else:
+            self.store.save(self.snapshot(self.store.broker))
+
+    def snapshot(self, broker: BrokerChoice) -> SavedRoom:
+        """The room as :meth:`restore` takes it back."""
+        return SavedRoom(
+            version=FORMAT_VERSION,
+            code=self.code,
+            game=self.game_id,
+            config=self.config.to_data(),
+            host_name=self.host_name,
+            authority_key=bytes(self.identity.signing_key),
+            seed=self.seed,
+            salt=self._salt,
+            phase=self.phase,
+            seats=[SavedSeat(seat.name, seat.kind, seat.level, seat.key) for seat in self.seats],
+            actions=list(self.table.record().actions) if self.table is not None else [],
+            seq=self.seq,
+            stamp=self._stamp,
+            epoch=self._epoch,
+            nonces=[
+                NonceMark(key, *record.last_nonce)
+                for key, record in self._peers.items()
+                if record.last_nonce >= (0, 0)
+            ],
+            bot_delay=self.bot_delay,
+            broker=broker,
+        )
+
+    @classmethod
+    def restore(
+        cls,
+        saved: SavedRoom,
+        broker_host: str,
+        broker_port: int,
+        *,
+        store: RoomStore | None = None,
+        bot_delay: float | None = None,
+        app_version: str = "",
+    ) -> Authority:
+        """The room ``saved`` (checked by :func:`net.rooms.load_room`), as it
+        was: same key, seed, commitment, seats, record, counters and nonce
+        marks, so that peers see it carry on with nothing new to learn."""
+        game = get_game(saved.game)
+        delay = saved.bot_delay if bot_delay is None else bot_delay
+        authority = cls(
+            Identity(SigningKey(saved.authority_key)),
+            saved.code,
+            saved.game,
+            game.config_from_data(saved.config),
+            saved.host_name,
+            broker_host,
+            broker_port,
+            seed=saved.seed,
+            bot_delay=delay,
+            app_version=app_version,
+            # Who is here is known again as each person reconnects (or their
+            # retained presence arrives): the broker may have died with the host.
+            seats=[SeatSlot(seat.name, seat.kind, seat.level, seat.key) for seat in saved.seats],
+            phase=saved.phase,
+            seq=saved.seq,
+            store=store,
+        )
+        authority._salt = saved.salt
+        authority._stamp = saved.stamp
+        authority._epoch = max(authority._epoch, saved.epoch)
+        for mark in saved.nonces:
+            authority._peers[mark.key] = _PeerRecord(last_nonce=(mark.epoch, mark.n))
+        if saved.phase == PLAYING:
+            table = Table.from_record(saved.record(), authority._seat_specs(), bot_delay=delay)
+            authority.table = table
+            table.observers.append(authority._on_table_change)
+            # Each person's log is what that seat may see of every event: the
+            # replay gives back the same events, so the same log and bases.
+            authority._logs = {
+                seat: authority._seat_events(seat, table.events)
+                for seat, slot in enumerate(authority.seats)
+                if slot.kind == HUMAN
+            }
+        return authority
 
     # -- lobby controls (host only, in-process) ------------------------------
 
@@ -210,11 +319,8 @@ class Authority:
         reason = self.can_start()
         if reason is not None:
             raise IllegalAction(reason)
-        specs = [
-            SeatSpec(seat.name, HUMAN if seat.kind == HUMAN else seat.level) for seat in self.seats
-        ]
         self.table = Table.new(
-            self.game_id, self.config, self.seed, specs, bot_delay=self.bot_delay
+            self.game_id, self.config, self.seed, self._seat_specs(), bot_delay=self.bot_delay
         )
         self.table.observers.append(self._on_table_change)
         self.phase = PLAYING
@@ -227,6 +333,11 @@ class Authority:
             self._send_update(seat, base=0)
         self.table.start()
         self._check_over()
+
+    def _seat_specs(self) -> list[SeatSpec]:
+        return [
+            SeatSpec(seat.name, HUMAN if seat.kind == HUMAN else seat.level) for seat in self.seats
+        ]
 
     # -- what goes out -------------------------------------------------------
 
@@ -275,7 +386,9 @@ class Authority:
         )
 
     def _publish_room(self) -> None:
-        self._enqueue(room_topic(self.code), self._room_payload(), retain=True)
+        payload = self._room_payload()
+        self._save()  # with the stamp just given: a resumed room's are higher
+        self._enqueue(room_topic(self.code), payload, retain=True)
         for callback in list(self.on_change):
             callback()
 
@@ -339,6 +452,8 @@ class Authority:
         person gets the change, as that seat may see it."""
         self.seq += 1
         assert self.table is not None
+        # On disk before any peer hears of it: what a peer saw is never lost.
+        self._save()
         for seat, slot in enumerate(self.seats):
             if slot.kind != HUMAN:
                 continue
@@ -360,11 +475,12 @@ class Authority:
         """After every (re)connection: state, presence, and everyone's view
         (they may have missed updates while the link was down)."""
         assert self._link is not None
-        await self._link.publish(room_topic(self.code), self._room_payload(), retain=True)
+        room, presence = self._room_payload(), self._presence_payload(online=True)
+        # Their stamp and epoch on disk first: a resumed room goes on above them.
+        self._save()
+        await self._link.publish(room_topic(self.code), room, retain=True)
         await self._link.publish(
-            presence_topic(self.code, self.identity.peer_id),
-            self._presence_payload(online=True),
-            retain=True,
+            presence_topic(self.code, self.identity.peer_id), presence, retain=True
         )
         if self.table is not None:
             for seat in self._logs:
@@ -410,6 +526,7 @@ class Authority:
                 self._send_update(seat, base=0)
             return
         record.last_nonce = nonce
+        self._unsaved = True  # a replay after a restart must still be refused
         if isinstance(message, Hello):
             self._on_hello(key, message)
         elif isinstance(message, Act):
@@ -418,6 +535,8 @@ class Authority:
             self._on_sync(key, message)
         elif isinstance(message, Leave):
             self._on_leave(key, message)
+        if self._unsaved:
+            self._save()
 
     def _seat_of(self, key: bytes) -> int | None:
         for seat, slot in enumerate(self.seats):

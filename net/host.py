@@ -3,14 +3,20 @@
 :func:`open_room` is what ``passe host`` and the home screen's "Host a LAN
 game" do: start the embedded broker in its own process unless a broker is
 given, pick a room code, run the authority, and advertise the room on the LAN
-(mDNS) so that others can join by the code alone.
+(mDNS) so that others can join by the code alone. The authority keeps the
+room on disk (:mod:`net.rooms`); :func:`resume_room` (``passe host
+--resume``) opens it again after the host's process died, on the same broker
+(the embedded one on the same port, where the peers keep reconnecting).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import errno
 import logging
 import socket
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -18,6 +24,7 @@ from core.engine import Config
 from net.authority import Authority
 from net.codes import format_code, new_code
 from net.identity import Identity
+from net.rooms import BrokerChoice, RoomStore, SavedRoom, room_path
 from net.wire import PROTOCOL_VERSION
 
 if TYPE_CHECKING:
@@ -27,6 +34,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("passe.host")
 
 DEFAULT_PORT = 1883
+# Seconds a resumed room waits for its port: the embedded broker of the
+# process that died exits when it notices (its stdin closes), not at once.
+PORT_WAIT = 5.0
 
 
 @dataclass
@@ -40,6 +50,9 @@ class HostedRoom:
     lan_address: str  # where others reach it
     embedded: EmbeddedBroker | None = None
     advertiser: Advertiser | None = None
+    # A resumed room whose embedded broker could not take its old port back:
+    # that port (peers waiting there must join again, with the new hint).
+    moved_from: int | None = None
 
     @property
     def code(self) -> str:
@@ -55,15 +68,18 @@ class HostedRoom:
             with contextlib.suppress(Exception):  # the LAN list is a convenience
                 await self.advertiser.update(free_seats=self.authority.free_seats)
 
-    async def close(self) -> None:
-        """Close the room, stop advertising, stop the embedded broker."""
+    async def close(self, *, keep: bool = False) -> None:
+        """Close the room, stop advertising, stop the embedded broker.
+        ``keep``: leave the room on disk, to be resumed (see Authority.close)."""
         with contextlib.suppress(Exception):
-            await self.authority.close()
+            await self.authority.close(keep=keep)
         if self.advertiser is not None:
             with contextlib.suppress(Exception):
                 await self.advertiser.close()
         if self.embedded is not None:
             await self.embedded.stop()
+        if self.authority.store is not None:
+            self.authority.store.release()
 
 
 def lan_address() -> str:
@@ -89,22 +105,20 @@ async def open_room(
     app_version: str = "",
     code: str | None = None,
 ) -> HostedRoom:
-    """Open a room and return it; raises ``BrokerUnreachable`` or
-    ``BrokerError`` with a one-line reason."""
-    embedded = None
-    if broker is None:
-        from net.broker import start_embedded_broker
-
-        embedded = await start_embedded_broker(bind=bind, port=port)
-        broker_host, broker_port = "127.0.0.1", embedded.port
-        shown = lan_address() if bind in ("0.0.0.0", "::", "") else bind
-    else:
-        broker_host, broker_port = broker
-        shown = lan_address() if broker_host in ("127.0.0.1", "localhost", "::1") else broker_host
+    """Open a room and return it; raises ``BrokerUnreachable``,
+    ``BrokerError`` or ``RoomBusy`` with a one-line reason."""
+    room_code = code or new_code()
+    store = _claim(room_code)
+    try:
+        embedded, broker_host, broker_port, shown = await _broker(broker, port, bind)
+    except BaseException:
+        store.release()
+        raise
+    store.broker = _choice(embedded, broker_host, broker_port)
     extra = {} if seed is None else {"seed": seed}
     authority = Authority(
         identity,
-        code or new_code(),
+        room_code,
         game_id,
         config,
         host_name,
@@ -112,16 +126,123 @@ async def open_room(
         broker_port,
         bot_delay=bot_delay,
         app_version=app_version,
+        store=store,
         **extra,  # type: ignore[arg-type]
     )
     room = HostedRoom(authority, broker_host, broker_port, shown, embedded)
+    return await _run(room, advertise)
+
+
+async def resume_room(
+    saved: SavedRoom,
+    *,
+    broker: tuple[str, int] | None = None,
+    bind: str = "0.0.0.0",
+    bot_delay: float | None = None,
+    advertise: bool = True,
+    app_version: str = "",
+) -> HostedRoom:
+    """Open the room ``saved`` again (see :func:`net.rooms.load_room`), on
+    ``broker`` if given, else where it was: the embedded broker on its old
+    port when it is free again, or the broker it was given. Raises as
+    :func:`open_room` does; the file is left as it was if it fails."""
+    store = _claim(saved.code)
     try:
-        await authority.start()
+        return await _resume(saved, store, broker, bind, bot_delay, advertise, app_version)
+    except BaseException:
+        store.release()
+        raise
+
+
+async def _resume(
+    saved: SavedRoom,
+    store: RoomStore,
+    broker: tuple[str, int] | None,
+    bind: str,
+    bot_delay: float | None,
+    advertise: bool,
+    app_version: str,
+) -> HostedRoom:
+    moved_from = None
+    if broker is None and saved.broker.embedded:
+        wanted = saved.broker.port
+        free = await _wait_until_free(bind, wanted, PORT_WAIT)
+        embedded, broker_host, broker_port, shown = await _broker(
+            None, wanted, bind, tries=1 if free else None
+        )
+        if broker_port != wanted:
+            moved_from = wanted
+    else:
+        given = broker or (saved.broker.host, saved.broker.port)
+        embedded, broker_host, broker_port, shown = await _broker(given, DEFAULT_PORT, bind)
+    store.broker = _choice(embedded, broker_host, broker_port)
+    authority = Authority.restore(
+        saved,
+        broker_host,
+        broker_port,
+        store=store,
+        bot_delay=bot_delay,
+        app_version=app_version,
+    )
+    room = HostedRoom(authority, broker_host, broker_port, shown, embedded, moved_from=moved_from)
+    return await _run(room, advertise)
+
+
+async def _broker(
+    broker: tuple[str, int] | None, port: int, bind: str, *, tries: int | None = None
+) -> tuple[EmbeddedBroker | None, str, int, str]:
+    """The embedded broker started (``broker`` None) or the given one: the
+    broker, where this process reaches it, and the address others use."""
+    if broker is None:
+        from net.broker import DEFAULT_TRIES, start_embedded_broker
+
+        embedded = await start_embedded_broker(
+            bind=bind, port=port, tries=DEFAULT_TRIES if tries is None else tries
+        )
+        shown = lan_address() if bind in ("0.0.0.0", "::", "") else bind
+        return embedded, "127.0.0.1", embedded.port, shown
+    broker_host, broker_port = broker
+    shown = lan_address() if broker_host in ("127.0.0.1", "localhost", "::1") else broker_host
+    return None, broker_host, broker_port, shown
+
+
+def _claim(code: str) -> RoomStore:
+    """The room's store, locked for this process (raises ``RoomBusy``)."""
+    store = RoomStore(room_path(code), BrokerChoice(embedded=True, host="", port=DEFAULT_PORT))
+    store.claim()
+    return store
+
+
+def _choice(embedded: EmbeddedBroker | None, host: str, port: int) -> BrokerChoice:
+    return BrokerChoice(embedded=embedded is not None, host=host, port=port)
+
+
+async def _wait_until_free(bind: str, port: int, timeout: float) -> bool:
+    """Whether ``port`` can be listened on, waiting up to ``timeout`` for
+    the dead host's broker to let it go."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.socket(socket.AF_INET6 if ":" in bind else socket.AF_INET) as probe:
+                # As asyncio's server does: connections of the dead broker
+                # waiting out TIME_WAIT do not keep the port.
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind((bind, port))
+            return True
+        except OSError as error:
+            if error.errno != errno.EADDRINUSE or time.monotonic() >= deadline:
+                return False
+        await asyncio.sleep(0.1)
+
+
+async def _run(room: HostedRoom, advertise: bool) -> HostedRoom:
+    try:
+        await room.authority.start()
     except BaseException:
         await room.close()
         raise
     if advertise:
-        room.advertiser = await _advertise(room, game_id, host_name)
+        room.advertiser = await _advertise(room, room.authority.game_id, room.authority.host_name)
     return room
 
 
@@ -152,4 +273,4 @@ def default_host_name() -> str:
     return socket.gethostname()[:64] or "passe"
 
 
-__all__ = ["HostedRoom", "default_host_name", "lan_address", "open_room"]
+__all__ = ["HostedRoom", "default_host_name", "lan_address", "open_room", "resume_room"]

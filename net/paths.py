@@ -1,5 +1,6 @@
 """Where Passe keeps data that is not a setting: keys (the SSH server's host
-key, a peer's networking key) and per-player directories of the SSH server.
+key, a peer's networking key), hosted rooms (to resume them after a crash)
+and per-player directories of the SSH server.
 
 ``$PASSE_DATA_DIR`` overrides the platform's per-user data directory (tests
 and servers with several instances use it), as ``$PASSE_CONFIG_DIR`` does
@@ -14,6 +15,7 @@ from pathlib import Path
 from platformdirs import user_data_path
 
 DATA_DIR_VARIABLE = "PASSE_DATA_DIR"
+ROOM_SUFFIX = ".room"  # a hosted room's file (net/rooms.py), in rooms_dir()
 
 
 def data_dir() -> Path:
@@ -21,3 +23,8 @@ def data_dir() -> Path:
     directory (``~/.local/share/passe`` on Linux). Not created here."""
     override = os.environ.get(DATA_DIR_VARIABLE)
     return Path(override) if override else user_data_path("passe", appauthor=False)
+
+
+def rooms_dir() -> Path:
+    """Where hosted rooms are kept, to be resumed after a crash (net/rooms.py)."""
+    return data_dir() / "rooms"

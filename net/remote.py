@@ -325,6 +325,10 @@ class RemoteTable(TableClient):
         if message.room != self.code:
             return
         if isinstance(message, (Welcome, Refused)) and self._pending is not None:
+            if isinstance(message, Welcome):
+                # At once: when the game has started, the seat's view follows
+                # in the next message, before join() resumes.
+                self.seat = message.seat
             if not self._pending.done():
                 self._pending.set_result(message)
             return

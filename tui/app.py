@@ -40,6 +40,7 @@ from tui.settings import (
 )
 
 if TYPE_CHECKING:
+    from net.rooms import SavedRoom
     from tui.netplay import NetworkOptions
 
 __all__ = ["DEFAULT_BOT_DELAY", "PasseApp", "run"]
@@ -347,6 +348,17 @@ class PasseApp(App[None]):
             bot_delay=self.bot_delay,
         )
         self.push_screen(LobbyScreen(plan=plan))
+
+    def resume_hosted(self, room: SavedRoom) -> None:
+        """Open again a hosted room whose host process died, at its lobby
+        (or its table, if the game had started)."""
+        from tui.netplay import HostPlan, table_name
+        from tui.screens.lobby import LobbyScreen
+
+        network = self.network_options()
+        if network is not None:
+            plan = HostPlan.resuming(room, table_name(self.settings.name), network)
+            self.push_screen(LobbyScreen(plan=plan))
 
     def on_join_requested(self, message: JoinRequested) -> None:
         from tui.netplay import table_name

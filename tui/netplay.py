@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from net.host import HostedRoom
     from net.identity import Identity
     from net.remote import RemoteTable
+    from net.rooms import SavedRoom
 
 BROKER_ENV = "PASSE_BROKER"  # HOST[:PORT] of an MQTT broker to use instead of the embedded one
 DEFAULT_PORT = 1883
@@ -73,6 +74,22 @@ class HostPlan:
     seed: int | None = None
     bot_delay: float = 0.8
     code: str | None = None  # the room code to use (default: a new random one)
+    # A room whose host died, opened again instead of a new one (its own
+    # game and settings stand; the person takes back the seat their key holds).
+    resume: SavedRoom | None = None
+
+    @classmethod
+    def resuming(cls, room: SavedRoom, name: str, network: NetworkOptions) -> HostPlan:
+        return cls(
+            room.game,
+            players=len(room.seats),
+            teams=bool(room.config.get("teams", False)),
+            name=name,
+            network=network,
+            bot_delay=room.bot_delay,
+            code=room.code,
+            resume=room,
+        )
 
 
 def table_name(name: str) -> str:
@@ -129,16 +146,8 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
     """Open the room and seat the host's person in it, through the broker like
     any other peer (one code path). Returns the room, the host's seat and a
     notice about the key (made or replaced), if any."""
-    from core.registry import get_game
-    from net.host import open_room
-    from net.identity import Identity as AuthorityIdentity
     from net.remote import JoinError, RemoteTable
 
-    try:
-        game = get_game(plan.game_id)
-        config = game.make_config(players=plan.players, teams=plan.teams, **plan.options)
-    except ConfigError as error:
-        raise NetplayError(str(error)) from None
     network = plan.network
     if network.broker is None and not embedded_broker_available():
         raise NetplayError(
@@ -146,8 +155,47 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
             "(e.g. a Mosquitto) or use `passe host --broker HOST:PORT`"
         )
     advertise = network.advertise and discovery_available()
+    identity, notice = _user_identity()
+    resumed = plan.resume
+    if (
+        resumed is not None
+        and resumed.phase != "lobby"
+        and all(seat.key != identity.public_key for seat in resumed.seats)
+    ):
+        raise NetplayError(
+            f"you hold no seat in room {resumed.code} (it was hosted without a screen): "
+            f"resume it with `passe host --resume {resumed.code} --headless`"
+        )
+    room = await _open(plan, advertise)
+    table = RemoteTable(identity, room.code, room.broker_host, room.broker_port, plan.name)
     try:
-        room = await open_room(
+        # A resumed room knows the person's key: it gives back their seat.
+        await table.join(None if resumed is not None else 0)
+    except JoinError as error:
+        # A resumed room stays on disk: failing to sit must not lose it.
+        await room.close(keep=resumed is not None)
+        raise NetplayError(str(error)) from None
+    except BaseException as error:  # failed, or cancelled: the person left
+        await table.close()
+        await room.close(keep=resumed is not None)
+        if isinstance(error, Exception):
+            raise NetplayError(_one_line(error, "could not take your seat")) from None
+        raise
+    return room, table, notice
+
+
+async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
+    from core.registry import get_game
+    from net.host import open_room, resume_room
+    from net.identity import Identity as AuthorityIdentity
+
+    network = plan.network
+    try:
+        if plan.resume is not None:
+            return await resume_room(plan.resume, broker=network.broker, advertise=advertise)
+        game = get_game(plan.game_id)
+        config = game.make_config(players=plan.players, teams=plan.teams, **plan.options)
+        return await open_room(
             game.id,
             config,
             # The authority signs with a key of its own; the host's person
@@ -161,22 +209,10 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
             advertise=advertise,
             code=plan.code,
         )
+    except ConfigError as error:
+        raise NetplayError(str(error)) from None
     except Exception as error:  # broker errors carry a one-line reason
         raise NetplayError(_one_line(error, "could not open the room")) from None
-    identity, notice = _user_identity()
-    table = RemoteTable(identity, room.code, room.broker_host, room.broker_port, plan.name)
-    try:
-        await table.join(0)
-    except JoinError as error:
-        await room.close()
-        raise NetplayError(str(error)) from None
-    except BaseException as error:  # failed, or cancelled: the person left
-        await table.close()
-        await room.close()
-        if isinstance(error, Exception):
-            raise NetplayError(_one_line(error, "could not take your seat")) from None
-        raise
-    return room, table, notice
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,11 @@ import asyncio
 import json
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from net.host import HostedRoom
+    from tui.netplay import HostPlan
 
 USAGE_ERROR = 2
 HEADLESS_BOTS = ("normal", "hard", "expert", "easy", "random", "heuristic")
@@ -103,6 +107,14 @@ def add_commands(commands: Any, option_type: Any) -> None:
     host.add_argument(
         "--code", default=None, help="the room code to use (default: a new random one)"
     )
+    host.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="CODE",
+        help="open again the room of a host that died (its code, if several were)",
+    )
 
     join = commands.add_parser(
         "join",
@@ -138,6 +150,15 @@ def run(args: argparse.Namespace) -> int:
             args.broker = NetworkOptions.from_env().broker
         except NetplayError as error:
             return _fail(f"{BROKER_ENV}: {error}")
+    if args.command == "host" and args.resume is not None:
+        from core.registry import game_ids
+
+        if args.resume == "" and args.game not in game_ids():
+            # `passe host --headless --resume CODE`: the code came after a flag.
+            args.resume, args.game = args.game, "passpass"
+        clash = _resume_clash(args)
+        if clash:
+            return _fail(f"{clash} is the room's own setting: --resume keeps it")
     if args.command == "host" and not args.headless:
         return _host_on_screen(args)
     if args.command == "join" and args.bot is None:
@@ -149,6 +170,46 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(_join(args))
     except KeyboardInterrupt:
         return 130
+
+
+def _resume_clash(args: argparse.Namespace) -> str:
+    """The first option given with ``--resume`` that would change the room."""
+    given = {
+        "the game": args.game != "passpass",
+        "--players": args.players is not None,
+        "--teams": args.teams,
+        "--option": bool(args.option),
+        "--seed": args.seed is not None,
+        "--code": args.code is not None,
+    }
+    return next((name for name, present in given.items() if present), "")
+
+
+def _interrupted_room(wanted: str) -> Any:
+    """The saved room to resume (an ``Interrupted``), or an exit code after
+    saying why not: none, not that one, or several and none named."""
+    from net.codes import CodeError, normalize_code
+    from net.rooms import interrupted_rooms, rooms_dir
+
+    code = ""
+    if wanted:
+        try:
+            code = normalize_code(wanted)
+        except CodeError as error:
+            return _fail(str(error))
+    rooms, notices = interrupted_rooms()
+    for notice in notices:
+        print(f"passe: {notice}", file=sys.stderr)
+    chosen = [room for room in rooms if not code or room.room.code == code]
+    if len(chosen) == 1:
+        return chosen[0]
+    if not chosen:
+        where = f"room {code}" if code else "hosted room"
+        return _fail(f"no interrupted {where} to resume in {rooms_dir()}")
+    _fail(f"{len(chosen)} rooms can be resumed: name one (passe host --resume CODE):")
+    for room in chosen:
+        print(f"  {room.describe()}", file=sys.stderr)
+    return USAGE_ERROR
 
 
 def _screen_name(args: argparse.Namespace) -> str:
@@ -174,11 +235,17 @@ def _host_on_screen(args: argparse.Namespace) -> int:
     "Host a LAN game" with these settings)."""
     from core.engine import ConfigError
     from core.registry import get_game
-    from tui.app import run as run_app
     from tui.netplay import HostPlan, NetworkOptions
 
     if args.wait_for is not None:
         return _fail("--wait-for is for --headless: on screen, you start the game")
+    network = NetworkOptions(broker=args.broker, port=args.port, advertise=not args.no_advertise)
+    if args.resume is not None:
+        chosen = _interrupted_room(args.resume)
+        if isinstance(chosen, int):
+            return chosen
+        plan = HostPlan.resuming(chosen.room, _screen_name(args), network)
+        return _lobby_on_screen(plan, args)
     try:
         game = get_game(args.game)
         players = args.players if args.players is not None else game.info.min_players
@@ -186,7 +253,6 @@ def _host_on_screen(args: argparse.Namespace) -> int:
     except ConfigError as error:
         return _fail(str(error))
     bot_delay, seed = _screen_options(args)
-    network = NetworkOptions(broker=args.broker, port=args.port, advertise=not args.no_advertise)
     code = None
     if args.code is not None:
         from net.codes import CodeError, normalize_code
@@ -206,13 +272,19 @@ def _host_on_screen(args: argparse.Namespace) -> int:
         bot_delay=bot_delay,
         code=code,
     )
+    return _lobby_on_screen(plan, args)
+
+
+def _lobby_on_screen(plan: HostPlan, args: argparse.Namespace) -> int:
+    from tui.app import run as run_app
 
     def lobby() -> Any:
         from tui.screens.lobby import LobbyScreen
 
         return LobbyScreen(plan=plan)
 
-    return run_app(bot_delay=bot_delay, seed=seed, network=network, opening=lobby)
+    bot_delay, seed = _screen_options(args)
+    return run_app(bot_delay=bot_delay, seed=seed, network=plan.network, opening=lobby)
 
 
 def _join_on_screen(args: argparse.Namespace) -> int:
@@ -254,6 +326,50 @@ def _emit(event: str, **fields: Any) -> None:
 
 
 async def _host(args: argparse.Namespace) -> int:
+    opened = await (_resume_headless(args) if args.resume is not None else _open_headless(args))
+    if isinstance(opened, int):
+        return opened
+    room = opened
+    authority = room.authority
+    try:
+        _emit(
+            "room",
+            code=room.code,
+            join=room.join_hint,
+            broker=f"{room.broker_host}:{room.broker_port}",
+            phase=authority.phase,
+        )
+        if room.moved_from is not None:
+            print(
+                f"passe: port {room.moved_from} was taken: peers waiting there must join "
+                f"again with {room.join_hint}",
+                file=sys.stderr,
+            )
+        if authority.phase == "lobby":
+            await _fill_and_start(room, args)
+        else:
+            assert authority.table is not None
+            _emit("resumed", seq=authority.seq, actions=len(authority.table.state.history))
+        await authority.wait_over()
+        assert authority.table is not None
+        result = authority.table.state.result()
+        _emit(
+            "over",
+            result=None
+            if result is None
+            else json.loads(
+                json.dumps(
+                    {"winners": result.winners, "scores": result.scores, "reason": result.reason}
+                )
+            ),
+            actions=len(authority.table.state.history),
+        )
+    finally:
+        await room.close()
+    return 0
+
+
+async def _open_headless(args: argparse.Namespace) -> HostedRoom | int:
     from core.engine import ConfigError
     from core.registry import get_game
     from net.host import default_host_name, open_room
@@ -279,7 +395,7 @@ async def _host(args: argparse.Namespace) -> int:
     # joins their own room with their key like everyone else.
     identity = Identity.generate()
     try:
-        room = await open_room(
+        return await open_room(
             game.id,
             config,
             identity=identity,
@@ -293,52 +409,53 @@ async def _host(args: argparse.Namespace) -> int:
         )
     except Exception as error:  # broker errors carry their own one-line reason
         return _fail(str(error) or type(error).__name__)
-    authority = room.authority
+
+
+async def _resume_headless(args: argparse.Namespace) -> HostedRoom | int:
+    from net.host import resume_room
+
+    chosen = _interrupted_room(args.resume)
+    if isinstance(chosen, int):
+        return chosen
+    players = len(chosen.room.seats)
+    if args.wait_for is not None and not 0 <= args.wait_for <= players:
+        return _fail(f"--wait-for {args.wait_for}: choose between 0 and {players}")
     try:
-        _emit(
-            "room",
-            code=room.code,
-            join=room.join_hint,
-            broker=f"{room.broker_host}:{room.broker_port}",
+        return await resume_room(
+            chosen.room,
+            broker=args.broker,
+            bot_delay=args.bot_delay,
+            advertise=not args.no_advertise,
         )
-        wanted = players if args.wait_for is None else args.wait_for
-        joined = asyncio.Event()
-        seen: set[int] = set()
+    except Exception as error:  # broker errors carry their own one-line reason
+        return _fail(str(error) or type(error).__name__)
 
-        def on_change() -> None:
-            for seat, slot in enumerate(authority.seats):
-                if slot.kind == "human" and seat not in seen:
-                    seen.add(seat)
-                    _emit("seated", seat=seat, name=slot.name)
-            if len(seen) >= wanted:
-                joined.set()
-            asyncio.get_running_loop().create_task(room.update_advert())
 
-        authority.on_change.append(on_change)
-        on_change()
-        await joined.wait()
+async def _fill_and_start(room: HostedRoom, args: argparse.Namespace) -> None:
+    """In the lobby: wait for --wait-for people, seat bots, start."""
+    authority = room.authority
+    players = len(authority.seats)
+    wanted = players if args.wait_for is None else args.wait_for
+    joined = asyncio.Event()
+    seen: set[int] = set()
+
+    def on_change() -> None:
         for seat, slot in enumerate(authority.seats):
-            if slot.kind == "open":
-                authority.set_bot(seat, args.bots)
-        authority.start_game()
-        _emit("started", seed_hash=authority.seed_hash().hex())
-        await authority.wait_over()
-        assert authority.table is not None
-        result = authority.table.state.result()
-        _emit(
-            "over",
-            result=None
-            if result is None
-            else json.loads(
-                json.dumps(
-                    {"winners": result.winners, "scores": result.scores, "reason": result.reason}
-                )
-            ),
-            actions=len(authority.table.state.history),
-        )
-    finally:
-        await room.close()
-    return 0
+            if slot.kind == "human" and seat not in seen:
+                seen.add(seat)
+                _emit("seated", seat=seat, name=slot.name)
+        if len(seen) >= wanted:
+            joined.set()
+        asyncio.get_running_loop().create_task(room.update_advert())
+
+    authority.on_change.append(on_change)
+    on_change()
+    await joined.wait()
+    for seat, slot in enumerate(authority.seats):
+        if slot.kind == "open":
+            authority.set_bot(seat, args.bots)
+    authority.start_game()
+    _emit("started", seed_hash=authority.seed_hash().hex())
 
 
 async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:

@@ -39,6 +39,33 @@ def need_mosquitto(host: str = "127.0.0.1", port: int = 1883) -> None:
     pytest.skip(message)
 
 
+def host_args(
+    game: str,
+    players: int,
+    *,
+    wait_for: int,
+    broker: str | None = None,
+    port: int | None = None,
+    bot_delay: float | None = None,
+    seed: int | None = None,
+    advertise: bool = False,
+) -> tuple[str, ...]:
+    """``passe host`` without a screen (and, unless asked, without an advert
+    on the LAN): the set-up of a host process that the network tests share."""
+    args = ["host", game, "--players", str(players), "--headless", "--wait-for", str(wait_for)]
+    if not advertise:
+        args.append("--no-advertise")
+    if bot_delay is not None:
+        args += ["--bot-delay", str(bot_delay)]
+    if seed is not None:
+        args += ["--seed", str(seed)]
+    if broker is not None:
+        args += ["--broker", broker]
+    if port is not None:
+        args += ["--port", str(port)]
+    return tuple(args)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.net.procs import PasseProcess, free_port, need_mosquitto
+from tests.net.procs import PasseProcess, free_port, host_args, need_mosquitto
 
 GAMES = [("passpass", 3), ("dominoes", 2), ("fashion", 3)]
 
@@ -24,19 +24,7 @@ async def play_whole_game(
     peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
     try:
         await host.start(
-            "host",
-            game,
-            "--players",
-            str(players),
-            "--headless",
-            "--wait-for",
-            "2",
-            "--bot-delay",
-            "0",
-            "--seed",
-            str(seed),
-            "--no-advertise",
-            *broker_args,
+            *host_args(game, players, wait_for=2, bot_delay=0, seed=seed), *broker_args
         )
         room = await host.expect("room")
         for n, peer in enumerate(peers):
@@ -87,17 +75,7 @@ async def test_join_by_the_code_alone(tmp_path: Path) -> None:
     joiner = PasseProcess("joiner", tmp_path)
     try:
         await host.start(
-            "host",
-            "dominoes",
-            "--players",
-            "2",
-            "--headless",
-            "--wait-for",
-            "1",
-            "--bot-delay",
-            "0",
-            "--port",
-            str(free_port()),
+            *host_args("dominoes", 2, wait_for=1, bot_delay=0, port=free_port(), advertise=True)
         )
         room = await host.expect("room")
         await joiner.start("join", room["code"], "--bot", "random")

@@ -11,28 +11,14 @@ from net.authority import Authority
 from net.identity import Identity
 from net.wire import RoomState, room_topic, seal
 from tests.net.peers import RawClient
-from tests.net.procs import PasseProcess, free_port, need_mosquitto, run_passe
+from tests.net.procs import PasseProcess, free_port, host_args, need_mosquitto, run_passe
 
 BROKER = "127.0.0.1:1883"
 
 
 async def start_host(tmp_path: Path, *extra: str) -> tuple[PasseProcess, str]:
     host = PasseProcess("host", tmp_path)
-    await host.start(
-        "host",
-        "passpass",
-        "--players",
-        "3",
-        "--headless",
-        "--wait-for",
-        "2",
-        "--bot-delay",
-        "0",
-        "--no-advertise",
-        "--broker",
-        BROKER,
-        *extra,
-    )
+    await host.start(*host_args("passpass", 3, wait_for=2, bot_delay=0, broker=BROKER), *extra)
     return host, (await host.expect("room"))["code"]
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.net.netns import Lan, lan_fixture  # noqa: F401  (the `lan` fixture)
-from tests.net.procs import PasseProcess
+from tests.net.procs import PasseProcess, host_args
 
 
 async def test_peers_on_other_machines_join_by_code_and_play(lan: Lan, tmp_path: Path) -> None:
@@ -20,19 +20,7 @@ async def test_peers_on_other_machines_join_by_code_and_play(lan: Lan, tmp_path:
     peers = [PasseProcess(f"peer{n}", tmp_path, on(n + 1), drop) for n in range(2)]
     try:
         # No --broker: the embedded one, on 1883 inside the host's namespace.
-        await host.start(
-            "host",
-            "passpass",
-            "--players",
-            "3",
-            "--headless",
-            "--wait-for",
-            "2",
-            "--bot-delay",
-            "0",
-            "--seed",
-            "8",
-        )
+        await host.start(*host_args("passpass", 3, wait_for=2, bot_delay=0, seed=8, advertise=True))
         room = await host.expect("room")
         assert room["join"].endswith(f"@{lan.namespaces[0].address}:1883")
         for peer in peers:

@@ -33,7 +33,7 @@ from net.wire import (
 )
 from tests.net.brokers import require_mosquitto, start_mosquitto
 from tests.net.peers import RawClient
-from tests.net.procs import PasseProcess
+from tests.net.procs import PasseProcess, host_args
 
 GAMES = [("passpass", 3), ("dominoes", 2), ("fashion", 3)]
 
@@ -94,20 +94,7 @@ async def test_a_subscriber_to_everything_learns_nothing_private(
         async with RawClient("127.0.0.1", broker.port, ["#"]) as spy:
             try:
                 await host.start(
-                    "host",
-                    game_id,
-                    "--players",
-                    str(players),
-                    "--headless",
-                    "--wait-for",
-                    "2",
-                    "--bot-delay",
-                    "0",
-                    "--seed",
-                    str(seed),
-                    "--no-advertise",
-                    "--broker",
-                    where,
+                    *host_args(game_id, players, wait_for=2, bot_delay=0, seed=seed, broker=where)
                 )
                 code = (await host.expect("room"))["code"]
                 seats = {}

@@ -21,7 +21,7 @@ from net.wire import (
     seal,
 )
 from tests.net.peers import RawClient, WatchedTable
-from tests.net.procs import PasseProcess, need_mosquitto
+from tests.net.procs import PasseProcess, host_args, need_mosquitto
 
 BROKER = ("127.0.0.1", 1883)
 
@@ -38,18 +38,7 @@ def state_of(topic: str, payload: bytes) -> RoomState | None:
 async def test_an_older_will_does_not_mark_a_live_peer_away(tmp_path: Path) -> None:
     need_mosquitto()
     host = PasseProcess("host", tmp_path)
-    await host.start(
-        "host",
-        "dominoes",
-        "--players",
-        "2",
-        "--headless",
-        "--wait-for",
-        "2",
-        "--no-advertise",
-        "--broker",
-        "127.0.0.1:1883",
-    )
+    await host.start(*host_args("dominoes", 2, wait_for=2, broker="127.0.0.1:1883"))
     try:
         code = (await host.expect("room"))["code"]
         async with RawClient(*BROKER, [room_topic(code)]) as spy:
@@ -91,20 +80,7 @@ async def test_a_player_who_quits_is_replaced_by_a_bot(tmp_path: Path) -> None:
     host = PasseProcess("host", tmp_path)
     bot = PasseProcess("bot", tmp_path)
     await host.start(
-        "host",
-        "passpass",
-        "--players",
-        "3",
-        "--headless",
-        "--wait-for",
-        "2",
-        "--bot-delay",
-        "0",
-        "--seed",
-        "9",
-        "--no-advertise",
-        "--broker",
-        "127.0.0.1:1883",
+        *host_args("passpass", 3, wait_for=2, bot_delay=0, seed=9, broker="127.0.0.1:1883")
     )
     try:
         code = (await host.expect("room"))["code"]
@@ -134,20 +110,7 @@ async def test_peers_see_the_host_go_away(tmp_path: Path) -> None:
     tells every peer at once, so the table can say so instead of waiting."""
     need_mosquitto()
     host = PasseProcess("host", tmp_path)
-    await host.start(
-        "host",
-        "dominoes",
-        "--players",
-        "2",
-        "--headless",
-        "--wait-for",
-        "1",
-        "--bot-delay",
-        "30",
-        "--no-advertise",
-        "--broker",
-        "127.0.0.1:1883",
-    )
+    await host.start(*host_args("dominoes", 2, wait_for=1, bot_delay=30, broker="127.0.0.1:1883"))
     try:
         code = (await host.expect("room"))["code"]
         ana = await WatchedTable.join(code, *BROKER, "Ana")

@@ -12,7 +12,7 @@ import msgspec
 from net.wire import RoomState, open_body, open_envelope, room_state_decoder, room_topic
 from tests.net.brokers import require_mosquitto, start_mosquitto
 from tests.net.peers import RawClient
-from tests.net.procs import PasseProcess
+from tests.net.procs import PasseProcess, host_args
 
 
 def room_state(topic: str, payload: bytes) -> RoomState | None:
@@ -31,20 +31,7 @@ async def test_a_killed_peer_comes_back_to_its_seat(tmp_path: Path) -> None:
         ben = PasseProcess("ben", tmp_path)
         try:
             await host.start(
-                "host",
-                "passpass",
-                "--players",
-                "3",
-                "--headless",
-                "--wait-for",
-                "2",
-                "--bot-delay",
-                "0.05",
-                "--seed",
-                "3",
-                "--no-advertise",
-                "--broker",
-                where,
+                *host_args("passpass", 3, wait_for=2, bot_delay=0.05, seed=3, broker=where)
             )
             code = (await host.expect("room"))["code"]
             async with RawClient("127.0.0.1", broker.port, [room_topic(code)]) as spy:
@@ -90,20 +77,7 @@ async def test_the_game_survives_a_broker_restart(tmp_path: Path) -> None:
         peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
         try:
             await host.start(
-                "host",
-                "dominoes",
-                "--players",
-                "3",
-                "--headless",
-                "--wait-for",
-                "2",
-                "--bot-delay",
-                "0.02",
-                "--seed",
-                "4",
-                "--no-advertise",
-                "--broker",
-                where,
+                *host_args("dominoes", 3, wait_for=2, bot_delay=0.02, seed=4, broker=where)
             )
             code = (await host.expect("room"))["code"]
             for peer in peers:

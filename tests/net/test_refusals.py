@@ -20,7 +20,7 @@ from net.wire import (
     to_peer_topic,
 )
 from tests.net.peers import RawClient, WatchedTable
-from tests.net.procs import PasseProcess, need_mosquitto
+from tests.net.procs import PasseProcess, host_args, need_mosquitto
 
 BROKER = ("127.0.0.1", 1883)
 
@@ -29,20 +29,7 @@ async def test_refusals_change_nothing(tmp_path: Path) -> None:
     need_mosquitto()
     host = PasseProcess("host", tmp_path)
     await host.start(
-        "host",
-        "passpass",
-        "--players",
-        "3",
-        "--headless",
-        "--wait-for",
-        "2",
-        "--bot-delay",
-        "0",
-        "--seed",
-        "5",
-        "--no-advertise",
-        "--broker",
-        "127.0.0.1:1883",
+        *host_args("passpass", 3, wait_for=2, bot_delay=0, seed=5, broker="127.0.0.1:1883")
     )
     try:
         code = (await host.expect("room"))["code"]

@@ -612,3 +612,59 @@ async def test_a_joiner_moves_to_another_free_seat(
             "the refusal",
         )
         assert lobby.table.seat == free
+
+
+# -- a hosted room whose host process died ----------------------------------
+
+
+async def test_the_home_screen_resumes_an_interrupted_hosted_room(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    from net.codes import format_code, new_code
+    from net.identity import load_identity
+    from net.rooms import BrokerChoice, room_path, write_room
+    from tests.net.test_room_files import a_room_in_play
+
+    me = load_identity().identity
+    code = new_code()
+    authority = await a_room_in_play(code, ana=me.public_key)
+    where = BrokerChoice(embedded=False, host=mosquitto[0], port=mosquitto[1])
+    write_room(room_path(code), authority.snapshot(where))
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        assert (
+            f"Hosted game {format_code(code)} (Pass Pass, 3 players) was interrupted:\n"
+            "Press u to resume it." in text_of(home, "#games")
+        )
+        await pilot.press("u")
+        lobby = app.screen_stack[1]
+        assert isinstance(lobby, LobbyScreen) and lobby.hosting
+        try:
+            # The game had started: straight to the table, at Ana's seat,
+            # with her view and log as they were.
+            await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "table")
+            table = lobby.table
+            assert table is not None and table.seat == 0
+            await wait_until(pilot, lambda: table.view is not None, "her view")
+            assert lobby.hosted is not None and table.seq >= authority.seq
+            assert len(table.log) >= len(authority._logs[0])
+        finally:
+            if lobby.hosted is not None:
+                await lobby.hosted.close()
+
+
+async def test_resuming_on_screen_a_room_one_holds_no_seat_in_says_how() -> None:
+    """A room hosted headless, resumed from the screen: refused in words
+    before anything opens (the file stays for the headless resume)."""
+    from net.codes import new_code
+    from net.rooms import BrokerChoice
+    from tests.net.test_room_files import a_room_in_play
+    from tui.netplay import HostPlan, NetplayError, open_hosted_room
+
+    authority = await a_room_in_play(new_code())  # Ana's key is not this user's
+    saved = authority.snapshot(BrokerChoice(embedded=False, host="127.0.0.1", port=1883))
+    network = NetworkOptions(broker=MOSQUITTO, advertise=False)
+    with pytest.raises(NetplayError, match=f"passe host --resume {saved.code} --headless"):
+        await open_hosted_room(HostPlan.resuming(saved, "Zed", network))

@@ -27,6 +27,7 @@ from tui.settings import BOT_LEVELS, BOT_SPEEDS, NAME_LENGTH, Settings, clean_na
 from tui.widgets.chooser import FOCUS_MARK, NO_MARK, Chooser
 
 if TYPE_CHECKING:
+    from net.rooms import SavedRoom
     from tui.options import GameOption
 
 MAX_BOT_SEATS = len(BOT_NAMES)
@@ -46,6 +47,8 @@ class HomeScreen(PasseScreen):
         # In the New game panel's bottom line (the footer is full at 80 columns).
         Binding("o", "host", "Host a LAN game", show=False),
         Binding("j", "join", "Join by code", show=False),
+        # Not h: the choosers take h and l as ← and →.
+        Binding("u", "resume_hosted", "Resume the hosted game", show=False),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
     TITLE_IN_HELP = "Home"
@@ -58,6 +61,7 @@ class HomeScreen(PasseScreen):
         "A game in progress is saved after every move: c continues it.\n"
         "o hosts this game on the LAN (others join by its room code);\n"
         "j joins a LAN game by the code its host reads out.\n"
+        "A hosted game whose host process died is kept: u resumes it.\n"
         "ctrl+p opens the command palette: pick a theme there (Passe, the\n"
         "colour-blind safe Okabe-Ito one, or high-contrast monochrome)."
     )
@@ -72,6 +76,7 @@ class HomeScreen(PasseScreen):
         # (game id, option, its chooser), once loaded after the first paint.
         self.option_rows: list[tuple[str, GameOption, Chooser[Any]]] = []
         self.options_loaded = False
+        self.hosted: SavedRoom | None = None  # an interrupted hosted room
 
     def compose(self) -> ComposeResult:
         yield Static("Passe · a table for the three games called Pass", classes="screen-title")
@@ -211,7 +216,39 @@ class HomeScreen(PasseScreen):
             if lines:
                 lines.append("")
             lines.append(f"Saved game: {saved}.\nPress c to continue it.")
+        self.hosted = self._interrupted_room()
+        if self.hosted is not None:
+            if lines:
+                lines.append("")
+            lines.append(self._describe_hosted(self.hosted))
         return "\n".join(lines)
+
+    def _interrupted_room(self) -> SavedRoom | None:
+        """The latest hosted room whose host process died, if any (the
+        network layer loads only when there is a room file)."""
+        from net.paths import ROOM_SUFFIX, rooms_dir
+
+        try:
+            if not any(rooms_dir().glob(f"*{ROOM_SUFFIX}")):
+                return None
+        except OSError:
+            return None
+        from net.rooms import interrupted_rooms
+
+        rooms, notices = interrupted_rooms()
+        for notice in notices:
+            self.notify(notice, title="Hosted game", severity="warning", timeout=8)
+        return rooms[-1].room if rooms else None
+
+    @staticmethod
+    def _describe_hosted(room: SavedRoom) -> str:
+        from net.codes import format_code
+
+        title = game_info(room.game).title
+        return (
+            f"Hosted game {format_code(room.code)} ({title}, {len(room.seats)} players) "
+            "was interrupted:\nPress u to resume it."
+        )
 
     def _saved_description(self) -> str | None:
         from tui.app import PasseApp
@@ -227,12 +264,21 @@ class HomeScreen(PasseScreen):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "resume_hosted":
+            return self.hosted is not None
         if action == "resume":
             from tui.app import PasseApp
 
             app = self.app
             return isinstance(app, PasseApp) and app.save_path.exists()
         return super().check_action(action, parameters)
+
+    def action_resume_hosted(self) -> None:
+        from tui.app import PasseApp
+
+        app = self.app
+        if self.hosted is not None and isinstance(app, PasseApp):
+            app.resume_hosted(self.hosted)
 
     def action_resume(self) -> None:
         from tui.app import PasseApp

@@ -1,0 +1,395 @@
+"""A hosted room on disk, so that a host that dies can come back with it.
+
+The authority writes its room after every accepted change (lobby changes,
+the start, every accepted action, leaves, and every request's nonce) to
+``<data dir>/rooms/<CODE>.room``, atomically: a temporary file in the same
+directory, flushed and synced, then renamed over the old one. ``passe host
+--resume`` reads it back. The file is msgpack (a :class:`SavedRoom` with a
+format version) and holds the authority's signing key, which the peers pinned
+when they joined: it is readable by its owner only, like the identity key.
+
+A file is hostile input: :func:`load_room` checks every field and replays the
+record before anything starts; a file that is truncated, corrupt, of another
+format version or inconsistent is refused in one sentence and set aside
+(renamed ``.bad``), never half-restored. A finished or closed room's file is
+removed (:meth:`RoomStore.discard`). While a process hosts a room it holds
+a lock on ``<CODE>.lock`` (released by the kernel when the process dies):
+a room that is still hosted is neither resumed a second time nor offered as
+interrupted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from core.engine import ConfigError, GameRecord, RecordError
+from core.registry import get_game
+from net.codes import CodeError, normalize_code
+from net.identity import PUBLIC_KEY_SIZE
+from net.paths import ROOM_SUFFIX as SUFFIX
+from net.paths import rooms_dir
+
+FORMAT_VERSION = 1
+SET_ASIDE = ".bad"
+LOCK_SUFFIX = ".lock"
+MAX_FILE_SIZE = 4 * 1024 * 1024  # far above any game's record
+SEAT_KINDS = ("open", "human", "bot")
+RESUMABLE_PHASES = ("lobby", "playing")
+SALT_SIZE = 16
+KEY_SEED_SIZE = 32
+
+log = logging.getLogger("passe.host")
+
+
+class RoomFileError(ValueError):
+    """A room file that cannot be resumed; the message is one sentence."""
+
+
+class SavedSeat(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    kind: str  # open, human or bot
+    level: str  # the bot's level ("" for a person or an open seat)
+    key: bytes | None  # the public key bound to a person's seat
+    # Not who is present: that is known again as each person reconnects (or
+    # their retained presence arrives), the broker may have died with the host.
+
+
+class NonceMark(msgspec.Struct, forbid_unknown_fields=True):
+    """The newest request (epoch, n) accepted from one key: anything at or
+    below it is refused as replayed, across a restart too."""
+
+    key: bytes
+    epoch: int
+    n: int
+
+
+class BrokerChoice(msgspec.Struct, forbid_unknown_fields=True):
+    """Where the room was hosted: the embedded broker on ``port`` (peers
+    reconnect there), or the given broker ``host:port``."""
+
+    embedded: bool
+    host: str
+    port: int
+
+
+class SavedRoom(msgspec.Struct, forbid_unknown_fields=True):
+    """Everything the authority needs to carry on exactly where it stopped."""
+
+    version: int
+    code: str
+    game: str
+    config: dict[str, Any]
+    host_name: str
+    authority_key: bytes  # the seed of the authority's signing key (private)
+    seed: int
+    salt: bytes  # of the deal's commitment, sha256(salt + seed)
+    phase: str
+    seats: list[SavedSeat]
+    actions: list[tuple[int, str]]  # the accepted actions, in order (the record)
+    seq: int  # of the latest update: peers drop an update older than theirs
+    stamp: int  # of the latest room state: peers drop a state not newer
+    epoch: int  # of the authority's latest presence
+    nonces: list[NonceMark]
+    bot_delay: float
+    broker: BrokerChoice
+
+    def record(self) -> GameRecord:
+        return GameRecord(self.game, dict(self.config), self.seed, tuple(self.actions))
+
+
+class _Version(msgspec.Struct):
+    version: int
+
+
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(SavedRoom)
+_version_decoder = msgspec.msgpack.Decoder(_Version)
+
+
+def room_path(code: str, directory: Path | None = None) -> Path:
+    return (directory or rooms_dir()) / f"{code}{SUFFIX}"
+
+
+class RoomBusy(Exception):
+    """The room is hosted by a running process already."""
+
+
+@dataclass
+class RoomStore:
+    """Where one room is kept, and how it was hosted."""
+
+    path: Path
+    broker: BrokerChoice
+    _failed: bool = False
+    _lock: int | None = None
+
+    def claim(self) -> None:
+        """Hold the room's lock for as long as this process hosts it;
+        raises :class:`RoomBusy` if another process holds it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lock = os.open(_lock_path(self.path), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(lock)
+            code = self.path.name.removesuffix(SUFFIX)
+            raise RoomBusy(f"room {code} is hosted by another running Passe") from None
+        self._lock = lock
+
+    def save(self, room: SavedRoom) -> None:
+        """Write ``room`` atomically; a failure is logged once, never raised
+        (the game goes on in memory)."""
+        try:
+            write_room(self.path, room)
+        except OSError as error:
+            if not self._failed:
+                self._failed = True
+                log.warning(
+                    "could not save the room to %s (%s): it cannot be resumed after a crash",
+                    self.path,
+                    error.strerror or error,
+                )
+        else:
+            self._failed = False
+
+    def discard(self) -> None:
+        """Remove the room's file: it is over or closed."""
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+
+    def release(self) -> None:
+        if self._lock is not None:
+            with contextlib.suppress(OSError):
+                _lock_path(self.path).unlink()
+            os.close(self._lock)
+            self._lock = None
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_suffix(LOCK_SUFFIX)
+
+
+def is_hosted(path: Path) -> bool:
+    """Whether a running process holds the lock of the room saved at ``path``."""
+    try:
+        lock = os.open(_lock_path(path), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(lock)
+    return False
+
+
+def write_room(path: Path, room: SavedRoom) -> None:
+    """Write ``room`` to ``path`` atomically (raises OSError)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # mkstemp makes the file readable by its owner only: it holds a private key.
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(_encoder.encode(room))
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def load_room(path: Path) -> SavedRoom:
+    """The room saved at ``path``, checked through and through; raises
+    :class:`RoomFileError` with one sentence (the file is left in place)."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise RoomFileError(f"cannot read {path.name}: {error.strerror or error}") from None
+    if len(data) > MAX_FILE_SIZE:
+        raise RoomFileError(f"{path.name} is too large to be a saved room")
+    try:
+        version = _version_decoder.decode(data).version
+    except msgspec.MsgspecError:
+        raise RoomFileError(f"{path.name} is damaged (truncated or not a saved room)") from None
+    if version != FORMAT_VERSION:
+        raise RoomFileError(
+            f"{path.name} is in format version {version}; this Passe reads version {FORMAT_VERSION}"
+        )
+    try:
+        room = _decoder.decode(data)
+    except msgspec.MsgspecError as error:
+        raise RoomFileError(f"{path.name} is damaged ({error})") from None
+    problem = _inconsistency(room, path)
+    if problem is not None:
+        raise RoomFileError(f"{path.name} does not hold a room that can go on: {problem}")
+    return room
+
+
+def _inconsistency(room: SavedRoom, path: Path) -> str | None:
+    """What makes ``room`` impossible to resume exactly, or ``None``."""
+    try:
+        code = normalize_code(room.code)
+    except CodeError:
+        return f"{room.code[:20]!r} is not a room code"
+    if code != room.code or path.name != f"{code}{SUFFIX}":
+        return f"the code {room.code[:20]!r} does not match the file's name"
+    try:
+        game = get_game(room.game)
+    except Exception:  # an unknown game id, whatever the registry raises
+        return f"there is no game {room.game[:20]!r}"
+    try:
+        config = game.config_from_data(room.config)
+    except ConfigError as error:
+        return f"bad options ({error})"
+    if room.phase not in RESUMABLE_PHASES:
+        return f"a room in phase {room.phase[:20]!r} does not go on"
+    if len(room.authority_key) != KEY_SEED_SIZE or len(room.salt) != SALT_SIZE:
+        return "the room's key or commitment is damaged"
+    if not 0 <= room.seed < 2**62 or room.seq < 0 or room.stamp < 0 or room.epoch < 0:
+        return "a seed or counter is out of range"
+    if not 0 <= room.bot_delay <= 3600:
+        return "the bots' delay is out of range"
+    if not 1 <= room.broker.port <= 65535:
+        return "the broker's port is out of range"
+    if len(room.seats) != config.players:
+        return f"{len(room.seats)} seats for {config.players} players"
+    seat_problem = _seat_problem(room.seats, game.bots, playing=room.phase == "playing")
+    if seat_problem is not None:
+        return seat_problem
+    if any(len(mark.key) != PUBLIC_KEY_SIZE for mark in room.nonces):
+        return "a request mark names no key"
+    if room.phase == "lobby" and (room.actions or room.seq):
+        return "actions were recorded before the game started"
+    if room.seq < len(room.actions):
+        return "fewer updates than accepted actions"
+    try:
+        game.replay(room.record())
+    except RecordError as error:
+        return f"the record does not replay ({error})"
+    return None
+
+
+def _seat_problem(seats: Sequence[SavedSeat], bots: Any, *, playing: bool) -> str | None:
+    from net.authority import clean_name
+
+    keys = [seat.key for seat in seats if seat.kind == "human"]
+    for number, seat in enumerate(seats, 1):
+        if seat.kind not in SEAT_KINDS:
+            return f"seat {number} is of an unknown kind"
+        if clean_name(seat.name) != seat.name:
+            return f"seat {number}'s name is not a name"
+        if seat.kind == "human" and (seat.key is None or len(seat.key) != PUBLIC_KEY_SIZE):
+            return f"seat {number} is bound to no key"
+        if seat.kind == "bot" and seat.level not in bots:
+            return f"seat {number} has an unknown bot {seat.level[:20]!r}"
+        if seat.kind == "open" and playing:
+            return f"seat {number} is empty in a game that has started"
+    if len(set(keys)) != len(keys):
+        return "one key holds two seats"
+    return None
+
+
+def set_aside(path: Path) -> Path:
+    """Move a room file that cannot be resumed out of the way (``.bad``),
+    kept for a look. Returns where it is."""
+    aside = path.with_name(path.name + SET_ASIDE)
+    try:
+        os.replace(path, aside)
+    except OSError:
+        return path
+    return aside
+
+
+@dataclass(frozen=True)
+class Interrupted:
+    """A saved room that can be resumed, and how long ago it was saved."""
+
+    room: SavedRoom
+    path: Path
+    saved_at: float
+
+    def describe(self, now: float | None = None) -> str:
+        """``WB1VJ7  Pass Pass  Ana, Ben, Cleo (bot)  playing  12 min ago``."""
+        title = get_game(self.room.game).info.title
+        people = ", ".join(
+            seat.name + (" (bot)" if seat.kind == "bot" else "")
+            for seat in self.room.seats
+            if seat.kind != "open"
+        )
+        return (
+            f"{self.room.code}  {title}  {people or 'no one seated'}  "
+            f"{self.room.phase}  {_age((now or time.time()) - self.saved_at)}"
+        )
+
+
+def _age(seconds: float) -> str:
+    if seconds < 90:
+        return "just now"
+    minutes = seconds / 60
+    if minutes < 90:
+        return f"{minutes:.0f} min ago"
+    hours = minutes / 60
+    if hours < 36:
+        return f"{hours:.0f} h ago"
+    return f"{hours / 24:.0f} days ago"
+
+
+def interrupted_rooms(directory: Path | None = None) -> tuple[list[Interrupted], list[str]]:
+    """Every room that can be resumed, oldest first, and one sentence for
+    each file found unusable (which is set aside)."""
+    directory = directory or rooms_dir()
+    try:
+        paths = sorted(directory.glob(f"*{SUFFIX}"))
+    except OSError:
+        return [], []
+    rooms: list[Interrupted] = []
+    notices: list[str] = []
+    for path in paths:
+        if is_hosted(path):
+            continue
+        try:
+            room = load_room(path)
+            saved_at = path.stat().st_mtime
+        except RoomFileError as error:
+            aside = set_aside(path)
+            notices.append(f"{error}; it was kept as {aside.name}")
+            continue
+        except OSError:
+            continue  # gone meanwhile (finished or resumed by another process)
+        rooms.append(Interrupted(room, path, saved_at))
+    rooms.sort(key=lambda entry: entry.saved_at)
+    return rooms, notices
+
+
+__all__ = [
+    "FORMAT_VERSION",
+    "BrokerChoice",
+    "Interrupted",
+    "NonceMark",
+    "RoomBusy",
+    "RoomFileError",
+    "RoomStore",
+    "SavedRoom",
+    "SavedSeat",
+    "interrupted_rooms",
+    "is_hosted",
+    "load_room",
+    "room_path",
+    "rooms_dir",
+    "set_aside",
+    "write_room",
+]

@@ -1,0 +1,125 @@
+"""A host that dies comes back with its room (``passe host --resume``).
+
+The headless host is SIGKILLed mid-game and started again with ``--resume``:
+the peer that was waiting carries on to the end, the final record replays
+with every action once, and the deal still matches the commitment published
+at the start. On the embedded broker (which dies with the host: the resumed
+host takes its port back, where the peers keep reconnecting) and on
+Mosquitto (which outlives it: the peers see the host's will, then its new
+presence).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from core.engine import GameRecord
+from core.registry import get_game
+from net.identity import Identity
+from net.wire import (
+    Refused,
+    RoomState,
+    authority_message_decoder,
+    open_body,
+    open_envelope,
+    room_state_decoder,
+    room_topic,
+    to_authority_topic,
+    to_peer_topic,
+)
+from tests.net.peers import RawClient, WatchedTable
+from tests.net.procs import PasseProcess, free_port, host_args, need_mosquitto
+
+
+def room_state(topic: str, payload: bytes) -> RoomState | None:
+    if not topic.endswith("/room") or not payload:
+        return None
+    try:
+        return open_body(open_envelope(topic, payload), room_state_decoder)
+    except (ValueError, msgspec.MsgspecError):
+        return None
+
+
+@pytest.mark.parametrize("broker", ["embedded", "mosquitto"])
+async def test_a_killed_host_resumes_its_game(tmp_path: Path, broker: str) -> None:
+    if broker == "mosquitto":
+        need_mosquitto()
+        port, where = 1883, ["--broker", "127.0.0.1:1883"]
+        setup = host_args("passpass", 3, wait_for=2, broker="127.0.0.1:1883", bot_delay=0, seed=11)
+    else:
+        port = free_port()
+        where = []
+        setup = host_args("passpass", 3, wait_for=2, port=port, bot_delay=0, seed=11)
+    host = PasseProcess("host", tmp_path)
+    ana = PasseProcess("ana", tmp_path)
+    ben_key = Identity.generate()
+    try:
+        await host.start(*setup)
+        code = (await host.expect("room"))["code"]
+        address = f"{code}@127.0.0.1:{port}"
+        watched = [room_topic(code), to_authority_topic(code, ben_key.peer_id)]
+        async with RawClient("127.0.0.1", port, watched) as spy:
+            await ana.start("join", address, "--bot", "heuristic", "--name", "Ana", "--seed", "2")
+            await ana.expect("seated")
+            # Ben joins, then quits: a bot plays his seat; his key keeps its
+            # nonce mark (and never comes back to raise it).
+            ben = await WatchedTable.join(code, "127.0.0.1", port, "Ben", ben_key)
+            committed = bytes.fromhex((await host.expect("started"))["seed_hash"])
+            await ben.table.leave()
+            await spy.until(
+                lambda t, p: (
+                    (s := room_state(t, p)) is not None
+                    and s.seats[ben.table.seat or 0].kind == "bot"
+                )
+            )
+            ben_hello = next(m for m in spy.messages if m[0] == watched[1])
+            # Her second action comes once her first was accepted (acknowledged).
+            await ana.expect("acted")
+            await ana.expect("acted")
+            saved = tmp_path / "host" / "data" / "rooms" / f"{code}.room"
+            assert saved.exists()
+        host.kill()
+        assert await host.finish() != 0
+        assert saved.exists()
+
+        await host.start("host", "--resume", "--headless", "--no-advertise", *where)
+        resumed = await host.expect("room")
+        assert (resumed["code"], resumed["phase"]) == (code, "playing")
+        assert resumed["broker"] == f"127.0.0.1:{port}"  # the same port: peers find it
+        to_ben = to_peer_topic(code, ben_key.peer_id)
+        async with RawClient("127.0.0.1", port, [room_topic(code), to_ben]) as spy:
+            assert (await host.expect("resumed"))["actions"] >= 2
+            # Ben's join replayed: refused as replayed, the marks were kept.
+            await spy.publish(*ben_hello)
+            _, answer = await spy.until(lambda t, p: t == to_ben)
+            refusal = open_body(open_envelope(to_ben, answer), authority_message_decoder, ben_key)
+            assert isinstance(refusal, Refused) and refusal.code == "stale"
+            # Ana's bot reconnects on its own and plays to the end.
+            over = await host.expect("over")
+            assert (await ana.expect("over"))["winners"] == over["result"]["winners"]
+            _, payload = await spy.until(
+                lambda t, p: (s := room_state(t, p)) is not None and s.phase == "over"
+            )
+        final = room_state(room_topic(code), payload)
+        assert final is not None and final.record is not None
+        assert final.seed_hash == committed
+        # Bots kept their seats: the one seated at the start, the one for Ben.
+        assert [seat.kind for seat in final.seats] == ["human", "bot", "bot"]
+        assert final.seats[1].name == "Ben"
+        record = GameRecord.from_data(final.record)
+        assert hashlib.sha256(final.salt + record.seed.to_bytes(8, "big")).digest() == committed
+        # The record replays (each action legal where it stands) to the end.
+        state = get_game("passpass").replay(record)
+        assert state.is_over and len(record.actions) == over["actions"]
+        assert await host.finish() == 0
+        assert not saved.exists()  # a finished game's file is gone
+    except BaseException:
+        print("ANA", ana.lines, ana.stderr, "HOST", host.lines, host.stderr)
+        raise
+    finally:
+        for process in (host, ana):
+            await process.stop()

@@ -1,0 +1,192 @@
+"""A hosted room's file (net/rooms.py): it gives the room back exactly, and a
+file that is truncated, corrupt, of another version or inconsistent is
+refused in one sentence and set aside, never half-restored."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from core.registry import get_game
+from net.authority import Authority, SeatSlot
+from net.identity import Identity
+from net.rooms import (
+    BrokerChoice,
+    RoomBusy,
+    RoomStore,
+    SavedRoom,
+    SavedSeat,
+    interrupted_rooms,
+    is_hosted,
+    load_room,
+    room_path,
+    write_room,
+)
+from net.table import HUMAN
+from tests.net.procs import run_passe
+
+WHERE = BrokerChoice(embedded=True, host="127.0.0.1", port=1883)
+
+
+async def a_room_in_play(
+    code: str = "WB1VJ7", moves: int = 6, ana: bytes | None = None
+) -> Authority:
+    """Ana (a person, with the key ``ana``) and two bots, a few moves into a
+    game of Pass Pass."""
+    game = get_game("passpass")
+    authority = Authority(
+        Identity.generate(), code, "passpass", game.make_config(players=3), "host", "", 0, seed=7
+    )
+    authority.seats[0] = SeatSlot("Ana", HUMAN, key=ana or Identity.generate().public_key)
+    for seat in (1, 2):
+        authority.set_bot(seat, "heuristic")
+    authority.start_game()
+    table = authority.table
+    assert table is not None
+    await table.stop()  # moves are made here, one by one
+    for _ in range(moves):
+        seat = table.state.to_act[0]
+        if seat == 0:
+            table.submit(0, table.state.view(0).legal[0])
+        else:
+            table.step_bot()
+    return authority
+
+
+async def test_a_saved_room_comes_back_exactly(tmp_path: Path) -> None:
+    authority = await a_room_in_play()
+    saved = authority.snapshot(WHERE)
+    path = room_path(authority.code, tmp_path)
+    write_room(path, saved)
+    assert path.stat().st_mode & 0o777 == 0o600  # it holds the room's private key
+    loaded = load_room(path)
+    assert loaded == saved
+    restored = Authority.restore(loaded, "127.0.0.1", 1883)
+    assert restored.identity.public_key == authority.identity.public_key
+    assert restored.seed_hash() == authority.seed_hash()
+    assert restored.seq == authority.seq > 0
+    # The same log for Ana, so the same bases: no sequence regression.
+    assert restored._logs == authority._logs
+    assert restored.table is not None and authority.table is not None
+    assert restored.table.state.history == authority.table.state.history
+    assert restored.snapshot(WHERE).nonces == saved.nonces
+
+
+async def test_a_room_saved_in_its_lobby_comes_back_to_its_lobby(tmp_path: Path) -> None:
+    config = get_game("passpass").make_config(players=3)
+    authority = Authority(Identity.generate(), "WB1VJ7", "passpass", config, "host", "", 0)
+    ana = Identity.generate().public_key
+    authority.seats[0] = SeatSlot("Ana", HUMAN, key=ana)
+    authority.set_bot(2, "random")
+    path = room_path(authority.code, tmp_path)
+    write_room(path, authority.snapshot(WHERE))
+    restored = Authority.restore(load_room(path), "127.0.0.1", 1883)
+    assert restored.phase == "lobby" and restored.table is None
+    assert [(seat.kind, seat.key) for seat in restored.seats] == [
+        ("human", ana),
+        ("open", None),
+        ("bot", None),
+    ]
+    assert restored.can_start() == "seat 2 still empty: wait for players or add bots"
+    # The deal it will start is the one committed to before the restart.
+    assert restored.seed_hash() == authority.seed_hash()
+    restored.set_bot(1, "random")
+    restored.start_game()
+    assert restored.table is not None and restored.table.state.seed == authority.seed
+    await restored.table.stop()
+
+
+def _replace(**changes: object) -> Callable[[SavedRoom], bytes]:
+    return lambda room: msgspec.msgpack.encode(msgspec.structs.replace(room, **changes))
+
+
+def _seats(change: Callable[[list[SavedSeat]], list[SavedSeat]]) -> Callable[[SavedRoom], bytes]:
+    return lambda room: msgspec.msgpack.encode(
+        msgspec.structs.replace(room, seats=change(list(room.seats)))
+    )
+
+
+HOSTILE: dict[str, tuple[Callable[[SavedRoom], bytes], str]] = {
+    "empty": (lambda room: b"", "damaged"),
+    "garbage": (lambda room: b"\x93not a room at all", "damaged"),
+    "truncated": (lambda room: msgspec.msgpack.encode(room)[:-40], "damaged"),
+    "wrong version": (_replace(version=2), "format version 2"),
+    "wrong type": (_replace(seq="many"), "damaged"),
+    "action for no seat": (
+        lambda room: _replace(actions=[*room.actions, (7, "B2")], seq=room.seq + 1)(room),
+        "does not replay",
+    ),
+    "action that does not replay": (
+        lambda room: _replace(actions=[*room.actions, (0, "zz")], seq=room.seq + 1)(room),
+        "does not replay",
+    ),
+    "a seat missing": (_seats(lambda seats: seats[:-1]), "2 seats for 3 players"),
+    "a person without a key": (
+        _seats(lambda seats: [msgspec.structs.replace(seats[0], key=None), *seats[1:]]),
+        "bound to no key",
+    ),
+    "an unknown bot": (
+        _seats(lambda seats: [*seats[:2], msgspec.structs.replace(seats[2], level="oracle")]),
+        "unknown bot",
+    ),
+    "an empty seat in play": (
+        _seats(lambda seats: [*seats[:2], SavedSeat("Seat 3", "open", "", None)]),
+        "empty in a game that has started",
+    ),
+    "another room's code": (_replace(code="ZZZZZZ"), "does not match"),
+    "a damaged commitment": (_replace(salt=b"short"), "commitment"),
+    "a finished phase": (_replace(phase="over"), "does not go on"),
+    "unknown game": (_replace(game="chess"), "no game"),
+    "fewer updates than actions": (_replace(seq=1), "fewer updates"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+async def test_a_hostile_room_file_is_refused_and_set_aside(tmp_path: Path, case: str) -> None:
+    make, words = HOSTILE[case]
+    authority = await a_room_in_play()
+    path = room_path(authority.code, tmp_path)
+    path.write_bytes(make(authority.snapshot(WHERE)))
+    rooms, notices = interrupted_rooms(tmp_path)
+    assert rooms == []
+    assert len(notices) == 1 and words in notices[0], notices
+    assert "\n" not in notices[0]  # one line
+    assert not path.exists() and path.with_name(path.name + ".bad").exists()
+
+
+async def test_a_room_still_hosted_is_not_offered(tmp_path: Path) -> None:
+    authority = await a_room_in_play()
+    path = room_path(authority.code, tmp_path)
+    write_room(path, authority.snapshot(WHERE))
+    store = RoomStore(path, WHERE)
+    store.claim()
+    try:
+        assert is_hosted(path)
+        assert interrupted_rooms(tmp_path) == ([], [])
+        with pytest.raises(RoomBusy, match="hosted by another running Passe"):
+            RoomStore(path, WHERE).claim()
+    finally:
+        store.release()
+    assert not is_hosted(path)
+    assert [room.room.code for room in interrupted_rooms(tmp_path)[0]] == [authority.code]
+
+
+async def test_resume_refuses_bad_files_in_words_and_starts_nothing(tmp_path: Path) -> None:
+    rooms = tmp_path / "cli" / "data" / "rooms"
+    for code in ("WB1VJ7", "K3M9QX"):
+        write_room(room_path(code, rooms), (await a_room_in_play(code)).snapshot(WHERE))
+    (rooms / "BADF11.room").write_bytes(b"\x93\x01")
+    resume = ("host", "--resume", "--headless", "--no-advertise")
+    status, out, err = await run_passe(tmp_path, *resume)
+    assert status == 2 and out == ""
+    assert "BADF11.room is damaged" in err and "kept as BADF11.room.bad" in err
+    assert "2 rooms can be resumed: name one" in err
+    assert "WB1VJ7  Pass Pass  Ana, Ada (bot)" in err or "WB1VJ7  Pass Pass  Ana" in err
+    assert "K3M9QX" in err
+    assert (rooms / "BADF11.room.bad").exists()
+    status, out, err = await run_passe(tmp_path, *resume, "BADF11")
+    assert status == 2 and out == ""
+    assert err.strip() == f"passe: no interrupted room BADF11 to resume in {rooms}"
