@@ -111,6 +111,10 @@ class RemoteTable(TableClient):
         self._started = asyncio.Event()
         self._closed = False
         self.verified: bool | None = None  # the deal checked against its hash
+        # The deal's commitment as first published: the record at the end is
+        # checked against *this*, so a host cannot swap both seed and hash.
+        self._first_seed_hash: bytes | None = None
+        self._deal_checked = asyncio.Event()
         self.acked = 0  # the n of our latest request the authority has handled
         self.last_action_n = 0  # the n of our latest action
 
@@ -408,6 +412,8 @@ class RemoteTable(TableClient):
             return
         self.room = room
         self.names = tuple(seat.name for seat in room.seats)
+        if room.seed_hash and self._first_seed_hash is None:
+            self._first_seed_hash = room.seed_hash
         if room.record is not None and room.salt:
             self._check_deal(room)
         self._room_seen.set()
@@ -419,9 +425,20 @@ class RemoteTable(TableClient):
         seed = record.get("seed")
         if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**63:
             digest = hashlib.sha256(room.salt + seed.to_bytes(8, "big")).digest()
-            self.verified = digest == room.seed_hash
+            self.verified = digest == room.seed_hash == self._first_seed_hash
         else:
             self.verified = False
+        self._deal_checked.set()
+
+    async def deal_check(self, timeout: float) -> bool | None:
+        """Whether the game's record matched the deal's commitment (True or
+        False once the final room state came, None if it did not within
+        ``timeout`` seconds)."""
+        try:
+            await asyncio.wait_for(self._deal_checked.wait(), timeout)
+        except TimeoutError:
+            return None
+        return self.verified
 
     def _on_update(self, update: Update) -> None:
         assert self.codec is not None

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 USAGE_ERROR = 2
 HEADLESS_BOTS = ("normal", "hard", "expert", "easy", "random", "heuristic")
+DEAL_CHECK_WAIT = 10.0  # seconds for the final room state after the last view
 DISCOVERY_WAIT = 5.0  # seconds to find a room by its code on the LAN
 
 
@@ -522,6 +523,8 @@ async def _join(args: argparse.Namespace) -> int:
             "over",
             winners=list(result.winners) if result else [],
             scores=list(result.scores) if result else [],
+            # The record comes with the final room state, just after the view.
+            deal_verified=await table.deal_check(DEAL_CHECK_WAIT),
         )
     finally:
         await table.close()

@@ -46,6 +46,7 @@ async def play_whole_game(
         for result in results:
             assert result["winners"] == over["result"]["winners"]
             assert result["scores"] == over["result"]["scores"]
+            assert result["deal_verified"] is True  # the record matched the commitment
         assert over["actions"] > 0
         assert await host.finish() == 0
         for peer in peers:

@@ -91,6 +91,7 @@ class TableScreen(PasseScreen):
         self._network_listeners: list[Callable[[], None]] = []
         self._room: RoomState | None = None
         self._room_notice = ""
+        self._deal_check_said = False
         self._link_up = True
         self._host_up = True
         self._labels_shown: tuple[str, ...] = ()
@@ -210,6 +211,25 @@ class TableScreen(PasseScreen):
         self._room_notice = room.notice
         self._room = room
         self._show_network()
+        self._say_deal_check()
+
+    def _say_deal_check(self) -> None:
+        """At the end, whether the deal matched the hash the host published
+        at the start (docs/protocol.md): said once, a warning if not."""
+        remote = remote_table(self.client)
+        if remote is None or remote.verified is None or self._deal_check_said:
+            return
+        self._deal_check_said = True
+        if remote.verified:
+            self.notify("The deal matched the host's commitment from the start.", title="Fair deal")
+        else:
+            self.notify(
+                "The deal does not match the commitment the host published at the start: "
+                "the cards may have been changed during the game.",
+                title="Deal check failed",
+                severity="error",
+                timeout=30,
+            )
 
     def _show_network(self) -> None:
         from tui.widgets.net_status import NetStatus, away_names, network_problem
