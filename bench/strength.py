@@ -38,6 +38,7 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -238,8 +239,17 @@ def run(pairings: Sequence[Pairing], games: int, jobs: int, path: Path = RESULTS
             "playouts": data["playouts"],
             "seconds": round(time.perf_counter() - start, 1),
         }
-        with lock, path.open("a") as out:
-            out.write(json.dumps(line) + "\n")
+        # One write() on an O_APPEND file: runs in parallel processes (say
+        # one per pairing) never interleave their lines.
+        data_line = (json.dumps(line) + "\n").encode()
+        with lock:
+            descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                written = os.write(descriptor, data_line)
+            finally:
+                os.close(descriptor)
+        if written != len(data_line):
+            raise OSError(f"{path}: short write ({written} of {len(data_line)} bytes)")
         print(
             f"{pairing.name} chunk {chunk}: focus {data['win_shares'][seat]:g}/{data['games']}"
             f" ({line['seconds']} s)",
