@@ -25,10 +25,13 @@ import asyncio
 import contextlib
 import functools
 import itertools
+import shutil
 import socket
 import statistics
+import tempfile
 import time
 from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
@@ -170,10 +173,12 @@ async def move_round_trips(
     from net.codes import new_code
     from net.identity import Identity
     from net.remote import RemoteTable
+    from net.rooms import BrokerChoice, RoomStore
 
     game = get_game(game_id)
     times: list[float] = []
     room_number = 0
+    rooms_dir = tempfile.mkdtemp(prefix="passe-bench-rooms-")
     while len(times) < count:
         room_number += 1
         authority = Authority(
@@ -186,6 +191,12 @@ async def move_round_trips(
             port,
             seed=room_number,
             bot_delay=0,
+            # Kept on disk as `passe host` keeps it (net/rooms.py): the
+            # save before each update is part of a move's cost.
+            store=RoomStore(
+                Path(rooms_dir) / f"{room_number}.room",
+                BrokerChoice(embedded=False, host=host, port=port),
+            ),
         )
         await authority.start()
         peers = [
@@ -227,6 +238,7 @@ async def move_round_trips(
             for peer in peers:
                 await peer.close()
             await authority.close()
+    shutil.rmtree(rooms_dir, ignore_errors=True)
     return times
 
 

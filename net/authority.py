@@ -197,16 +197,18 @@ class Authority:
 
     # -- on disk (net/rooms.py) ---------------------------------------------
 
-    def _save(self) -> None:
+    def _save(self, *, durable: bool = True) -> None:
         """Keep the room's file current (synchronously: before anything
-        that follows from the change is sent); remove it once it is over."""
+        that follows from the change is sent); remove it once it is over.
+        ``durable=False`` (each move, each request's nonce): kept through a
+        crash of this process, not flushed to the disk (net/rooms.py)."""
         self._unsaved = False
         if self.store is None or not self._live:
             return
         if self.phase in (OVER, CLOSED):
             self.store.discard()
         else:
-            self.store.save(self.snapshot(self.store.broker))
+            self.store.save(self.snapshot(self.store.broker), durable=durable)
 
     def snapshot(self, broker: BrokerChoice) -> SavedRoom:
         """The room as :meth:`restore` takes it back."""
@@ -453,7 +455,7 @@ class Authority:
         self.seq += 1
         assert self.table is not None
         # On disk before any peer hears of it: what a peer saw is never lost.
-        self._save()
+        self._save(durable=False)
         for seat, slot in enumerate(self.seats):
             if slot.kind != HUMAN:
                 continue
@@ -536,7 +538,7 @@ class Authority:
         elif isinstance(message, Leave):
             self._on_leave(key, message)
         if self._unsaved:
-            self._save()
+            self._save(durable=False)
 
     def _seat_of(self, key: bytes) -> int | None:
         for seat, slot in enumerate(self.seats):

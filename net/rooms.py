@@ -147,11 +147,11 @@ class RoomStore:
             raise RoomBusy(f"room {code} is hosted by another running Passe") from None
         self._lock = lock
 
-    def save(self, room: SavedRoom) -> None:
-        """Write ``room`` atomically; a failure is logged once, never raised
-        (the game goes on in memory)."""
+    def save(self, room: SavedRoom, *, durable: bool = True) -> None:
+        """Write ``room`` atomically (see :func:`write_room` for ``durable``);
+        a failure is logged once, never raised (the game goes on in memory)."""
         try:
-            write_room(self.path, room)
+            write_room(self.path, room, durable=durable)
         except OSError as error:
             if not self._failed:
                 self._failed = True
@@ -195,8 +195,16 @@ def is_hosted(path: Path) -> bool:
     return False
 
 
-def write_room(path: Path, room: SavedRoom) -> None:
-    """Write ``room`` to ``path`` atomically (raises OSError)."""
+def write_room(path: Path, room: SavedRoom, *, durable: bool = True) -> None:
+    """Write ``room`` to ``path`` atomically (raises OSError).
+
+    The new file replaces the old by a rename, so a reader (a resuming host)
+    sees the old room or the new one, never half of one. Once written, it
+    survives the *process* (a crash, SIGKILL: the kernel keeps the data);
+    ``durable`` also flushes it to the disk first (fsync, ~6 ms here), so it
+    survives the *machine* (power cut). The authority asks for that when
+    the room's shape changes and skips it for each move, which would
+    otherwise add the fsync to every move's latency (docs/protocol.md)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     # mkstemp makes the file readable by its owner only: it holds a private key.
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
@@ -204,7 +212,8 @@ def write_room(path: Path, room: SavedRoom) -> None:
         with os.fdopen(handle, "wb") as stream:
             stream.write(_encoder.encode(room))
             stream.flush()
-            os.fsync(stream.fileno())
+            if durable:
+                os.fsync(stream.fileno())
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
