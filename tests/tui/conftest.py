@@ -3,6 +3,7 @@ a driver that plays a whole game through key presses only."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,16 +12,21 @@ from typing import Any, Generic, TypeVar
 import pytest
 from textual.pilot import Pilot
 
+from core.engine import View
 from core.passpass.state import PassPassView
+from core.registry import get_game
 from net.client import LocalClient, TableClient
-from net.table import Listener, TableUpdate
+from net.table import HUMAN, Listener, SavedTable, SeatSpec, Table, TableUpdate
 from tui.app import PasseApp
+from tui.saves import save_path, write_save
 from tui.screens.choice import ChoiceScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.passpass_table import PassPassTableScreen
 from tui.screens.round_end import RoundEndScreen
+from tui.screens.table import TableScreen
 
 SIZE = (80, 24)
+NAMES = ("You", "Ada", "Bruno", "Cleo")
 SpyT = TypeVar("SpyT", bound=TableClient)
 
 
@@ -105,6 +111,57 @@ def passpass_seed(*, you_lead: bool) -> int:
 
 def make_app(config: Path, *, seed: int = 7, bot_delay: float = 0.0) -> PasseApp:
     return PasseApp(config_path=config, bot_delay=bot_delay, seed=seed)
+
+
+def save_when(
+    config: Path,
+    game_id: str,
+    wanted: Callable[[View], bool],
+    *,
+    players: int = 4,
+    options: dict[str, Any] | None = None,
+) -> SavedTable:
+    """Play games in core, fast (you: random legal moves; bots: heuristic),
+    until it is your turn in a position ``wanted`` accepts, and save it as
+    the app does: the home screen then offers to continue it."""
+    for seed in range(1, 50):
+        saved = _play_until(game_id, wanted, seed, players, options or {})
+        if saved is not None:
+            assert write_save(save_path(config), saved) is None
+            return saved
+    raise AssertionError("the wanted position never came")
+
+
+def _play_until(
+    game_id: str,
+    wanted: Callable[[View], bool],
+    seed: int,
+    players: int,
+    options: dict[str, Any],
+) -> SavedTable | None:
+    seats = [SeatSpec(NAMES[0], HUMAN)] + [SeatSpec(name, "heuristic") for name in NAMES[1:players]]
+    config = get_game(game_id).make_config(players=players, **options)
+    table = Table.new(game_id, config, seed, seats, bot_delay=0)
+    moves = random.Random(seed)
+    while not table.state.is_over:
+        state = table.state
+        if 0 in state.to_act:
+            if wanted(state.view(0)):
+                return SavedTable(table.record(), table.seats, 0)
+            table.submit(0, moves.choice(state.legal_actions(0)))
+        else:
+            table.step_bot()
+    return None
+
+
+async def continue_game(pilot: Pilot[Any]) -> TableScreen:
+    await pilot.press("c")
+    await pilot.pause()
+    table = pilot.app.screen
+    if isinstance(table, ChoiceScreen):  # fashion's "who plays?" opens by itself
+        table = pilot.app.screen_stack[-2]
+    assert isinstance(table, TableScreen)
+    return table
 
 
 @dataclass

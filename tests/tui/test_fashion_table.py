@@ -1,8 +1,9 @@
-"""The Passe fashion table: a whole game through key presses only at 80x24,
-every decision by keyboard (bid FA-7, who plays FA-9, take two FA-10,
-collection FA-11, rule change FA-13, end), selections explained before they
-are sent, keys at the wrong moment explained, no hidden information reaching
-the screen, and snapshots mid-game in the default and colour-blind themes."""
+"""The Passe fashion table: a game played through key presses only to its
+end at 80x24 (continued from a save in round 4), every decision by keyboard
+(bid FA-7, who plays FA-9, take two FA-10, collection FA-11, rule change
+FA-13, end), selections explained before they are sent, keys at the wrong
+moment explained, no hidden information reaching the screen, and snapshots
+mid-game in the default and colour-blind themes."""
 
 from __future__ import annotations
 
@@ -18,13 +19,30 @@ from rich.table import Table as RichTable
 from textual.app import App
 from textual.pilot import Pilot
 
-from core.engine import Event
+from core.engine import Event, View
 from core.fashion.bots import HeuristicBot
-from core.fashion.model import CODE, NUMBER, SYMBOL, BidPlaced, Collect, parse_card
+from core.fashion.model import (
+    CODE,
+    MUST,
+    NUMBER,
+    SYMBOL,
+    BidPlaced,
+    Collect,
+    has_feature,
+    parse_card,
+)
 from core.fashion.state import FashionConfig, FashionState, FashionView, collection_problem
 from net.client import LocalClient, TableClient
 from net.table import Listener, SeatSpec, Table, TableUpdate
-from tests.tui.conftest import SIZE, SpyApp, footer_keys, help_fits, make_app
+from tests.tui.conftest import (
+    SIZE,
+    SpyApp,
+    continue_game,
+    footer_keys,
+    help_fits,
+    make_app,
+    save_when,
+)
 from themes import CARD_VARIABLES
 from tui.app import PasseApp
 from tui.screens.choice import ChoiceScreen
@@ -111,8 +129,11 @@ async def play_turn(pilot: Pilot[Any], screen: FashionTableScreen, tally: Tally)
         if collections:
             cards = max(collections, key=lambda a: len(a.cards)).cards
             if not tally.explained:
-                # A first card alone: explained before anything is sent.
-                await move_hand_to(pilot, screen, view.hand.index(CODE[cards[0]]))
+                # A first card alone, one with the MUST feature: only its
+                # size is wrong (FA-11), explained before anything is sent.
+                must = slot_features(view.slots)[MUST]
+                alone = next(card for card in cards if has_feature(card, must))
+                await move_hand_to(pilot, screen, view.hand.index(CODE[alone]))
                 await pilot.press("space", "c")
                 tally.explained.append(notices(pilot.app)[-1])
                 await pilot.press("space")  # unselect it again
@@ -161,11 +182,22 @@ async def play_fashion(pilot: Pilot[Any], *, max_steps: int = 3000) -> Tally:
     raise AssertionError(f"the game did not end in {max_steps} steps")
 
 
-async def test_whole_game_by_keys_to_the_end_screen(private_config: Path) -> None:
-    app = make_app(private_config, seed=15)  # you win an auction and change a rule
+RESUMED_ROUND = 4
+
+
+def resumed_round_opens(view: View) -> bool:
+    assert isinstance(view, FashionView)
+    return view.round == RESUMED_ROUND and view.phase == "auction"
+
+
+async def test_game_by_keys_to_the_end_screen(private_config: Path) -> None:
+    # Rounds 1-3 are played in core (fast) and saved; the app continues the
+    # save and rounds 4 to the end are played by keys. In them you win
+    # auctions and change a rule (the save is the first seed's, fixed).
+    save_when(private_config, "fashion", resumed_round_opens)
+    app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
-        await choose_fashion(pilot, players=4)
-        table = app.screen
+        table = await continue_game(pilot)
         assert isinstance(table, FashionTableScreen)
         tally = await play_fashion(pilot)
         over = app.screen
@@ -177,7 +209,7 @@ async def test_whole_game_by_keys_to_the_end_screen(private_config: Path) -> Non
         # it is in the next round (the play-test's "Waiting for Cleo…").
         assert tally.round_end_status == [
             f"End of round {n}: read the summary, Enter goes on."
-            for n in range(1, tally.round_ends + 1)
+            for n in range(RESUMED_ROUND, RESUMED_ROUND + tally.round_ends)
         ]
         assert "player" in tally.choices  # won at least one auction: chose who plays
         assert tally.collections >= 1 and "feature" in tally.choices  # a rule change

@@ -5,20 +5,16 @@ story so far) does not leak earlier rounds into the current round's summary."""
 from __future__ import annotations
 
 import io
-import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from rich.console import Console
-from textual.pilot import Pilot
 
 from core.engine import View
 from core.registry import get_game
-from net.table import HUMAN, SavedTable, SeatSpec, Table
-from tests.tui.conftest import SIZE, make_app
-from tui.saves import save_path, write_save
+from net.table import SavedTable
+from tests.tui.conftest import NAMES, SIZE, continue_game, make_app, save_when
 from tui.screens.choice import ChoiceScreen
 from tui.screens.dominoes_table import DominoesTableScreen
 from tui.screens.fashion_table import FashionTableScreen
@@ -28,49 +24,11 @@ from tui.screens.table import TableScreen
 from tui.widgets.fashion_hand import FashionHand
 from tui.widgets.fashion_offer import FashionOffer
 
-NAMES = ("You", "Ada", "Bruno", "Cleo")
-
-
-def save_when(config: Path, game_id: str, wanted: Callable[[View], bool]) -> SavedTable:
-    """Play 4-seat games (you: random legal moves; bots: heuristic) until it
-    is your turn in a position ``wanted`` accepts, and save it as the app does."""
-    for seed in range(1, 50):
-        saved = _play_until(game_id, wanted, seed)
-        if saved is not None:
-            assert write_save(save_path(config), saved) is None
-            return saved
-    raise AssertionError("the wanted position never came")
-
-
-def _play_until(game_id: str, wanted: Callable[[View], bool], seed: int) -> SavedTable | None:
-    seats = [SeatSpec(NAMES[0], HUMAN)] + [SeatSpec(name, "heuristic") for name in NAMES[1:]]
-    table = Table.new(game_id, get_game(game_id).make_config(players=4), seed, seats, bot_delay=0)
-    moves = random.Random(seed)
-    while not table.state.is_over:
-        state = table.state
-        if 0 in state.to_act:
-            if wanted(state.view(0)):
-                return SavedTable(table.record(), table.seats, 0)
-            table.submit(0, moves.choice(state.legal_actions(0)))
-        else:
-            table.step_bot()
-    return None
-
 
 def my_moves(table: TableScreen) -> int:
     record = table.client.record()
     assert record is not None
     return sum(seat == 0 for seat, _ in record.actions)
-
-
-async def continue_game(pilot: Pilot[Any]) -> TableScreen:
-    await pilot.press("c")
-    await pilot.pause()
-    table = pilot.app.screen
-    if isinstance(table, ChoiceScreen):  # fashion's "who plays?" opens by itself
-        table = pilot.app.screen_stack[-2]
-    assert isinstance(table, TableScreen)
-    return table
 
 
 def fashion_phase(phase: str) -> Callable[[View], bool]:

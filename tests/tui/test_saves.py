@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.tui.conftest import SIZE, footer_keys, help_fits, make_app
+from core.engine import View
+from core.passpass.state import PassPassView
+from tests.tui.conftest import SIZE, footer_keys, help_fits, make_app, save_when
 from tui.saves import save_path
 from tui.screens.confirm_discard import ConfirmDiscardScreen
 from tui.screens.home import HomeScreen
@@ -55,8 +57,14 @@ async def test_a_crashed_game_resumes_where_it_stopped(private_config: Path) -> 
         assert view is not None and view.hand == hand
 
 
+def third_trick_to_play(view: View) -> bool:
+    """Your turn to play in trick 3 of round 1: you have played two cards."""
+    assert isinstance(view, PassPassView)
+    return view.round == 1 and view.trick_number == 3 and view.phase == "play"
+
+
 async def test_new_game_asks_before_replacing_the_save(private_config: Path) -> None:
-    await _start_and_play_two_cards(private_config)
+    save_when(private_config, "passpass", third_trick_to_play)
     before = save_path(private_config).read_text()
     app = make_app(private_config, seed=5)
     async with app.run_test(size=SIZE) as pilot:
@@ -107,7 +115,7 @@ async def test_a_save_that_no_longer_replays_is_refused_clearly(private_config: 
 
 
 async def test_a_resumed_game_shows_its_log_so_far(private_config: Path) -> None:
-    await _start_and_play_two_cards(private_config)
+    save_when(private_config, "passpass", third_trick_to_play)
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("c")
