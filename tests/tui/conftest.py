@@ -198,7 +198,7 @@ async def play_to_end(
     their dialogs, Enter on end-of-round summaries."""
     app = pilot.app
     log = GameLog()
-    for step in range(max_steps):
+    for _step in range(max_steps):
         await pilot.pause()
         screen = app.screen
         if isinstance(screen, GameOverScreen):
@@ -220,7 +220,9 @@ async def play_to_end(
         if view.phase == "play":
             log.plays += 1
             # Alternate the two ways to play: a digit, or arrows then Enter.
-            if step % 2:
+            # By the count of plays, not of loop turns (those depend on how
+            # fast the bots answer): the same seed plays the same game.
+            if log.plays % 2:
                 await press(pilot, log, str(len(view.hand)))
             else:
                 await press(pilot, log, "right", "enter")
