@@ -11,14 +11,15 @@ import pytest
 
 from core.engine import Action, AnyState, IllegalAction
 
-# `make test` plays a third of the property tests' random games (still
-# thousands across the three games); `make soak` (PASSE_SOAK=1) plays them all.
+# `make test` plays a sixth of the property tests' random games (still about
+# two thousand games across the three games, and tens of thousands of
+# positions in the bots' tests); `make soak` (PASSE_SOAK=1) plays them all.
 SOAK = os.environ.get("PASSE_SOAK") == "1"
 
 
 def examples(full: int) -> int:
-    """How many random games a property test plays in this run."""
-    return full if SOAK else max(full // 3, 50)
+    """How many random games (or positions) a property test plays in this run."""
+    return full if SOAK else max(full // 6, 25)
 
 
 def snapshot(state: AnyState) -> dict[str, Any]:
