@@ -8,10 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 import aiomqtt
+import msgspec
 
 from net.identity import Identity
 from net.remote import RemoteTable
 from net.table import TableUpdate
+from net.wire import RoomState, open_body, open_envelope, room_state_decoder
 
 DEADLINE = 30.0
 
@@ -111,3 +113,14 @@ class RawClient:
                         return topic, payload
                 seen = len(self.messages)
                 await self._arrived.wait()
+
+
+def room_state_of(topic: str, payload: bytes) -> RoomState | None:
+    """The room state a raw MQTT message carries, or None if it is not one
+    (another topic, a cleared retained message, or not valid)."""
+    if not topic.endswith("/room") or not payload:
+        return None
+    try:
+        return open_body(open_envelope(topic, payload), room_state_decoder)
+    except (ValueError, msgspec.MsgspecError):
+        return None

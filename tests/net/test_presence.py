@@ -7,32 +7,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import msgspec
-
 from net.identity import Identity
 from net.wire import (
     Presence,
-    RoomState,
-    open_body,
-    open_envelope,
     presence_topic,
-    room_state_decoder,
     room_topic,
     seal,
 )
-from tests.net.peers import RawClient, WatchedTable
+from tests.net.peers import RawClient, WatchedTable, room_state_of
 from tests.net.procs import PasseProcess, host_args, need_mosquitto
 
 BROKER = ("127.0.0.1", 1883)
-
-
-def state_of(topic: str, payload: bytes) -> RoomState | None:
-    if not topic.endswith("/room") or not payload:
-        return None
-    try:
-        return open_body(open_envelope(topic, payload), room_state_decoder)
-    except (ValueError, msgspec.MsgspecError):
-        return None
 
 
 async def test_an_older_will_does_not_mark_a_live_peer_away(tmp_path: Path) -> None:
@@ -47,7 +32,7 @@ async def test_an_older_will_does_not_mark_a_live_peer_away(tmp_path: Path) -> N
             seat = ana.table.seat
             assert seat is not None
             await spy.until(
-                lambda t, p: (s := state_of(t, p)) is not None and s.seats[seat].present
+                lambda t, p: (s := room_state_of(t, p)) is not None and s.seats[seat].present
             )
             topic = presence_topic(code, ana_key.peer_id)
             epoch = ana.table._presence_epoch
@@ -62,11 +47,11 @@ async def test_an_older_will_does_not_mark_a_live_peer_away(tmp_path: Path) -> N
             gone = Presence(room=code, epoch=epoch, online=False, name="Ana")
             await spy.publish(topic, seal(ana_key, topic, gone), retain=True)
             state = await spy.until(
-                lambda t, p: (s := state_of(t, p)) is not None and not s.seats[seat].present,
+                lambda t, p: (s := room_state_of(t, p)) is not None and not s.seats[seat].present,
                 seen,
             )
             # Nothing in between marked her away: only the last message did.
-            between = [state_of(t, p) for t, p in spy.messages[seen:]]
+            between = [room_state_of(t, p) for t, p in spy.messages[seen:]]
             assert all(s is None or s.seats[seat].present for s in between[:-1])
             assert state is not None
             await ana.table.close()
@@ -93,10 +78,10 @@ async def test_a_player_who_quits_is_replaced_by_a_bot(tmp_path: Path) -> None:
             assert seat is not None
             await ana.table.leave()
             state = await spy.until(
-                lambda t, p: (s := state_of(t, p)) is not None and s.seats[seat].kind == "bot"
+                lambda t, p: (s := room_state_of(t, p)) is not None and s.seats[seat].kind == "bot"
             )
             assert state is not None
-            assert "Ana left the game; a bot plays for them" in state_of(*state).notice  # type: ignore[union-attr]
+            assert "Ana left the game; a bot plays for them" in room_state_of(*state).notice  # type: ignore[union-attr]
             # Ana's key no longer holds the seat: the game goes on without her.
             over = await host.expect("over")
             assert (await bot.expect("over"))["winners"] == over["result"]["winners"]

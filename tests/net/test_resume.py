@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import msgspec
 import pytest
 
 from core.engine import GameRecord
@@ -22,26 +21,15 @@ from core.registry import get_game
 from net.identity import Identity
 from net.wire import (
     Refused,
-    RoomState,
     authority_message_decoder,
     open_body,
     open_envelope,
-    room_state_decoder,
     room_topic,
     to_authority_topic,
     to_peer_topic,
 )
-from tests.net.peers import RawClient, WatchedTable
+from tests.net.peers import RawClient, WatchedTable, room_state_of
 from tests.net.procs import PasseProcess, free_port, host_args, need_mosquitto
-
-
-def room_state(topic: str, payload: bytes) -> RoomState | None:
-    if not topic.endswith("/room") or not payload:
-        return None
-    try:
-        return open_body(open_envelope(topic, payload), room_state_decoder)
-    except (ValueError, msgspec.MsgspecError):
-        return None
 
 
 @pytest.mark.parametrize("broker", ["embedded", "mosquitto"])
@@ -72,7 +60,7 @@ async def test_a_killed_host_resumes_its_game(tmp_path: Path, broker: str) -> No
             await ben.table.leave()
             await spy.until(
                 lambda t, p: (
-                    (s := room_state(t, p)) is not None
+                    (s := room_state_of(t, p)) is not None
                     and s.seats[ben.table.seat or 0].kind == "bot"
                 )
             )
@@ -102,9 +90,9 @@ async def test_a_killed_host_resumes_its_game(tmp_path: Path, broker: str) -> No
             over = await host.expect("over")
             assert (await ana.expect("over"))["winners"] == over["result"]["winners"]
             _, payload = await spy.until(
-                lambda t, p: (s := room_state(t, p)) is not None and s.phase == "over"
+                lambda t, p: (s := room_state_of(t, p)) is not None and s.phase == "over"
             )
-        final = room_state(room_topic(code), payload)
+        final = room_state_of(room_topic(code), payload)
         assert final is not None and final.record is not None
         assert final.seed_hash == committed
         # Bots kept their seats: the one seated at the start, the one for Ben.
