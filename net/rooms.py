@@ -381,7 +381,19 @@ def interrupted_rooms(directory: Path | None = None) -> tuple[list[Interrupted],
             continue  # gone meanwhile (finished or resumed by another process)
         rooms.append(Interrupted(room, path, saved_at))
     rooms.sort(key=lambda entry: entry.saved_at)
+    _remove_stale_locks(directory)
     return rooms, notices
+
+
+def _remove_stale_locks(directory: Path) -> None:
+    """Lock files of rooms that are over and whose host was killed before it
+    let go of them: nobody holds them and no room goes with them."""
+    with contextlib.suppress(OSError):
+        for lock in directory.glob(f"*{LOCK_SUFFIX}"):
+            room = lock.with_suffix(SUFFIX)
+            if not room.exists() and not is_hosted(room):
+                with contextlib.suppress(OSError):
+                    lock.unlink()
 
 
 __all__ = [

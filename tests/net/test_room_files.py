@@ -190,3 +190,19 @@ async def test_resume_refuses_bad_files_in_words_and_starts_nothing(tmp_path: Pa
     status, out, err = await run_passe(tmp_path, *resume, "BADF11")
     assert status == 2 and out == ""
     assert err.strip() == f"passe: no interrupted room BADF11 to resume in {rooms}"
+
+
+async def test_a_lock_left_by_a_killed_host_after_the_end_is_cleared(tmp_path: Path) -> None:
+    """A host killed after its game ended leaves a lock and no room file: the
+    next listing removes that lock, never one still held."""
+    authority = await a_room_in_play()
+    held = RoomStore(room_path("HELD22", tmp_path), WHERE)
+    held.claim()
+    stale = room_path(authority.code, tmp_path).with_suffix(".lock")
+    stale.touch()
+    try:
+        assert interrupted_rooms(tmp_path) == ([], [])
+        assert not stale.exists()
+        assert room_path("HELD22", tmp_path).with_suffix(".lock").exists()
+    finally:
+        held.release()
