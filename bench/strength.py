@@ -395,8 +395,10 @@ def report(path: Path = RESULTS) -> str:
                 rows,
             ),
             table(
-                "Decision times in those games (decisions with a real choice; "
-                "this machine, two games at once)",
+                "Decision times in those games (decisions with a real choice, "
+                "capped playouts; measured while other work shared the machine, and "
+                "with runs paused at times, so the tails are inflated: the quiet "
+                "figures are `make bench` search's)",
                 ["pairing", "level", "decisions", "median ms", "p99 ms", "max ms", "playouts"],
                 time_rows,
             ),
