@@ -206,3 +206,34 @@ async def test_a_lock_left_by_a_killed_host_after_the_end_is_cleared(tmp_path: P
         assert room_path("HELD22", tmp_path).with_suffix(".lock").exists()
     finally:
         held.release()
+
+
+def _prefix(room: SavedRoom, actions: int) -> SavedRoom:
+    return msgspec.structs.replace(room, actions=room.actions[:actions])
+
+
+async def test_moves_go_to_the_journal_and_come_back_in_order(tmp_path: Path) -> None:
+    """A snapshot, then one journal entry per move (no rename per move): the
+    room read back has every move; a torn last entry (a power cut during its
+    write) is ignored; entries of an older snapshot are never applied."""
+    final = (await a_room_in_play(moves=8)).snapshot(WHERE)
+    path = room_path(final.code, tmp_path)
+    store = RoomStore(path, WHERE)
+    store.save(_prefix(final, 3))
+    snapshot_bytes = path.read_bytes()
+    for count in range(4, len(final.actions) + 1):
+        store.save(_prefix(final, count), durable=False)
+    assert path.read_bytes() == snapshot_bytes  # the moves did not rewrite it
+    store.release()
+
+    def without_id(room: SavedRoom) -> SavedRoom:
+        return msgspec.structs.replace(room, journal=b"")
+
+    assert without_id(load_room(path)) == final
+    with store.journal_path.open("ab") as journal:
+        journal.write((200).to_bytes(4, "big") + b"\x85torn")
+    assert without_id(load_room(path)) == final
+    # A new snapshot whose journal was never started: the old entries stay
+    # on disk but extend another snapshot.
+    write_room(path, msgspec.structs.replace(_prefix(final, 3), journal=b"newer123"))
+    assert without_id(load_room(path)) == _prefix(final, 3)
