@@ -28,6 +28,7 @@ from tui.screens.table import TableScreen
 SIZE = (80, 24)
 NAMES = ("You", "Ada", "Bruno", "Cleo")
 SpyT = TypeVar("SpyT", bound=TableClient)
+RecordingT = TypeVar("RecordingT", bound="RecordingClient")
 
 
 @pytest.fixture(autouse=True)
@@ -54,28 +55,51 @@ class RecordingClient(LocalClient):
     def __init__(self, client: LocalClient) -> None:
         super().__init__(client.table, client.seat)
         self.seen: list[tuple[TableUpdate, set[str]]] = []
+        self.connected_at: int | None = None  # len(seen) when the screen connected
 
     def hidden_now(self) -> set[str]:
         raise NotImplementedError
 
+    def record(self, update: TableUpdate) -> None:
+        self.seen.append((update, self.hidden_now()))
+
     async def connect(self, listener: Listener) -> None:
         def record(update: TableUpdate) -> None:
-            self.seen.append((update, self.hidden_now()))
+            self.record(update)
             listener(update)
 
+        self.connected_at = len(self.seen)
         await super().connect(record)
+
+    def on_screen(self) -> list[TableUpdate]:
+        """The updates the screen received (not those recorded in core before)."""
+        assert self.connected_at is not None
+        return [update for update, _ in self.seen[self.connected_at :]]
 
 
 class SpyApp(PasseApp, Generic[SpyT]):
     """An app whose new games' clients are wrapped by ``spy_type``, to watch
-    exactly what a table screen receives (the spies are kept in ``spies``)."""
+    exactly what a table screen receives (the spies are kept in ``spies``).
+    With ``continued``, the new game is that spy's table, played on in core
+    so far (see :func:`spy_until`), instead of a fresh deal."""
 
-    def __init__(self, spy_type: Callable[[LocalClient], SpyT], **options: Any) -> None:
+    def __init__(
+        self,
+        spy_type: Callable[[LocalClient], SpyT],
+        *,
+        continued: SpyT | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__(**options)
         self.spy_type = spy_type
+        self.continued = continued
         self.spies: list[SpyT] = []
 
     def make_client(self, game_id: str, **options: Any) -> TableClient:
+        if self.continued is not None:
+            assert self.continued.game_id == game_id
+            self.spies.append(self.continued)
+            return self.continued
         client = super().make_client(game_id, **options)
         assert isinstance(client, LocalClient)
         spy = self.spy_type(client)
@@ -139,19 +163,53 @@ def _play_until(
     players: int,
     options: dict[str, Any],
 ) -> SavedTable | None:
+    table = _core_table(game_id, seed, players, options)
+    if _play_in_core(table, wanted, random.Random(seed)):
+        return SavedTable(table.record(), table.seats, 0)
+    return None
+
+
+def spy_until(
+    spy_type: Callable[[LocalClient], RecordingT],
+    game_id: str,
+    wanted: Callable[[View], bool],
+    *,
+    players: int = 4,
+    options: dict[str, Any] | None = None,
+) -> RecordingT:
+    """Like :func:`save_when`, but the table itself is kept, in a spy that
+    recorded every update your seat was sent in core (with what was hidden
+    then): pass it to :class:`SpyApp` as ``continued`` to play on through
+    the screen."""
+    for seed in range(1, 50):
+        table = _core_table(game_id, seed, players, options or {})
+        spy = spy_type(LocalClient(table, 0))
+        stop = table.subscribe(0, spy.record)
+        found = _play_in_core(table, wanted, random.Random(seed))
+        stop()
+        if found:
+            return spy
+    raise AssertionError("the wanted position never came")
+
+
+def _core_table(game_id: str, seed: int, players: int, options: dict[str, Any]) -> Table:
     seats = [SeatSpec(NAMES[0], HUMAN)] + [SeatSpec(name, "heuristic") for name in NAMES[1:players]]
     config = get_game(game_id).make_config(players=players, **options)
-    table = Table.new(game_id, config, seed, seats, bot_delay=0)
-    moves = random.Random(seed)
+    return Table.new(game_id, config, seed, seats, bot_delay=0)
+
+
+def _play_in_core(table: Table, wanted: Callable[[View], bool], moves: random.Random) -> bool:
+    """Play fast (you: random legal moves; bots: heuristic) until it is your
+    turn in a position ``wanted`` accepts (True) or the game is over (False)."""
     while not table.state.is_over:
         state = table.state
         if 0 in state.to_act:
             if wanted(state.view(0)):
-                return SavedTable(table.record(), table.seats, 0)
+                return True
             table.submit(0, moves.choice(state.legal_actions(0)))
         else:
             table.step_bot()
-    return None
+    return False
 
 
 async def continue_game(pilot: Pilot[Any]) -> TableScreen:

@@ -17,12 +17,20 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from core.dominoes import DominoesView, Place
-from core.dominoes.model import TILES, RoundStarted
-from core.engine import plain
+from core.dominoes.model import TILES, Drew, Placed, RoundEnded, RoundStarted
+from core.engine import View, plain
 from net.client import LocalClient, TableClient
 from net.table import SeatSpec, Table
 from tests.dominoes.rig import REST, rig
-from tests.tui.conftest import SIZE, RecordingClient, SpyApp, make_app
+from tests.tui.conftest import (
+    SIZE,
+    RecordingClient,
+    SpyApp,
+    continue_game,
+    make_app,
+    save_when,
+    spy_until,
+)
 from tui.app import PasseApp
 from tui.screens.choice import ChoiceScreen
 from tui.screens.dominoes_table import END_CHOICE, DominoesTableScreen
@@ -156,11 +164,20 @@ class Driver:
         raise AssertionError(f"the game did not end in {max_steps} steps")
 
 
+def a_round_ends_near_the_target(view: View) -> bool:
+    """A team within 25 of the target of 61 (DO-13, DO-14) and someone down
+    to two tiles: this round ends within a few moves, and the game soon."""
+    assert isinstance(view, DominoesView) and view.team_scores is not None
+    return max(view.team_scores) >= 36 and min(view.hand_sizes) <= 2
+
+
 async def test_partnership_game_to_the_end_by_keys(private_config: Path) -> None:
-    app = make_app(private_config, seed=14)  # a short game: two rounds
+    # The early rounds are played in core (fast) and saved; the app continues
+    # the save, and the end of that round and the rest of the game are by keys.
+    save_when(private_config, "dominoes", a_round_ends_near_the_target, options={"teams": True})
+    app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
-        await choose_dominoes(pilot, players=4, teams=True)
-        table = app.screen
+        table = await continue_game(pilot)
         assert isinstance(table, DominoesTableScreen)
         first = table.do_view
         assert first is not None and first.teams and first.target == 61  # DO-13, DO-14
@@ -259,17 +276,40 @@ def public_part(view: DominoesView) -> Iterable[Any]:
     return data  # type: ignore[no-any-return]
 
 
+def draw_late_in_round_3(view: View) -> bool:
+    """Round 3 with a long train, nothing to place but the boneyard open
+    (DO-7), and Ada down to three tiles: you draw at once, and the round
+    ends within a few moves."""
+    assert isinstance(view, DominoesView)
+    placeable = any(isinstance(action, Place) for action in view.legal)
+    late = view.round == 3 and len(view.train) >= 10 and view.hand_sizes[1] <= 3
+    return late and view.can_draw and not placeable
+
+
 async def test_the_screen_never_receives_another_seats_tiles(private_config: Path) -> None:
-    app = SpyApp(SpyingClient, config_path=private_config, bot_delay=0, seed=182)
+    # Rounds 1, 2 and most of 3 are played in core (fast), every update to
+    # your seat recorded and checked below as the screen's are; the screen
+    # then gets the whole log so far, and by keys your draws, the end of
+    # round 3 and the deal of round 4.
+    spy = spy_until(SpyingClient, "dominoes", draw_late_in_round_3, players=2)
+    app = SpyApp(SpyingClient, continued=spy, config_path=private_config, bot_delay=0)
     async with app.run_test(size=SIZE) as pilot:
         await choose_dominoes(pilot, players=2, teams=False)
-        counts = await Driver(pilot).play(rounds=3)
+        counts = await Driver(pilot).play(rounds=1)
         assert counts["draw"] >= 1  # drawn tiles are private (DO-7)
         table = app.screen
         assert isinstance(table, DominoesTableScreen)
         players = text_of(table.query_one(DominoPlayers).content)
         assert "Boneyard" in players
-    (spy,) = app.spies
+    assert app.spies == [spy]
+    # The screen's first update holds the log so far: the events checked in core.
+    log_so_far, *played = spy.on_screen()
+    assert log_so_far.events == tuple(
+        event for update, _ in spy.seen[: spy.connected_at] for event in update.events
+    )
+    on_screen = [type(event) for update in played for event in update.events]
+    for kind in (RoundEnded, RoundStarted, Drew, Placed):
+        assert kind in on_screen, kind  # a round's end, a deal, draws, placed tiles
     assert len(spy.seen) > 30
     own_seen = 0
     for update, hidden in spy.seen:

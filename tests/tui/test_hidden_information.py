@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from core.engine import plain
-from core.passpass.model import CARDS, RoundStarted
-from tests.tui.conftest import SIZE, RecordingClient, SpyApp, play_to_end
+from core.engine import View, plain
+from core.passpass.model import CARDS, CardPicked, GameEnded, RoundScored, RoundStarted
+from core.passpass.state import PassPassView
+from tests.tui.conftest import SIZE, RecordingClient, SpyApp, play_to_end, spy_until
 from tui.screens.passpass_table import PassPassTableScreen
 
 CARD_NAMES = {str(card) for card in CARDS}
@@ -39,14 +40,32 @@ class SpyingClient(RecordingClient):
         }
 
 
+def last_trick_of_round_2(view: View) -> bool:
+    assert isinstance(view, PassPassView)
+    return view.round == 2 and view.trick_number == 8 and view.phase == "play"  # PP-6
+
+
 async def test_the_screen_never_receives_another_seats_cards(private_config: Path) -> None:
-    app = SpyApp(SpyingClient, config_path=private_config, bot_delay=0, seed=23)
+    # Rounds 1 and 2 up to the last trick are played in core (fast), every
+    # update to your seat recorded and checked below as the screen's are;
+    # the screen then gets the whole log so far, the end of round 2, the
+    # deal of round 3 and that round played by keys to the end of the game.
+    spy = spy_until(SpyingClient, "passpass", last_trick_of_round_2)
+    app = SpyApp(SpyingClient, continued=spy, config_path=private_config, bot_delay=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, PassPassTableScreen)
         await play_to_end(pilot)
-    (spy,) = app.spies
+    assert app.spies == [spy]
+    # The screen's first update holds the log so far: the events checked in core.
+    log_so_far, *played = spy.on_screen()
+    assert log_so_far.events == tuple(
+        event for update, _ in spy.seen[: spy.connected_at] for event in update.events
+    )
+    on_screen = [type(event) for update in played for event in update.events]
+    for kind in (RoundScored, RoundStarted, CardPicked, GameEnded):
+        assert kind in on_screen, kind  # a deal, picks, a round's end, the game's end
     assert len(spy.seen) > 50
     own_cards_seen = 0
     for update, hidden in spy.seen:

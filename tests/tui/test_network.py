@@ -366,12 +366,13 @@ async def test_a_networked_passpass_game_through_the_table_screen(
     private_config: Path, tmp_path: Path, mosquitto: tuple[str, int]
 ) -> None:
     """Issue 10's acceptance: a real `passe host --headless` process with bots;
-    this app joins it by code and plays the whole game by keys."""
+    this app joins it by code and plays the whole game by keys. Seed 6 is a
+    short game: an immediate victory (PP-19) in round 1, its summary, the end."""
     broker = f"{mosquitto[0]}:{mosquitto[1]}"
     host = PasseProcess("host", tmp_path)
     await host.start(
         *("host", "passpass", "--headless", "--players", "3", "--wait-for", "1"),
-        *("--broker", broker, "--no-advertise", "--bot-delay", "0", "--seed", "1"),
+        *("--broker", broker, "--no-advertise", "--bot-delay", "0", "--seed", "6"),
         *("--name", "Hostess"),
     )
     try:
@@ -392,7 +393,7 @@ async def test_a_networked_passpass_game_through_the_table_screen(
             assert isinstance(over, GameOverScreen)
             view = table.pp_view
             assert isinstance(view, PassPassView) and view.is_over and view.result is not None
-            assert log.plays >= 3
+            assert log.plays >= 3 and log.picks >= 1 and log.round_ends >= 1
             # The host process saw the same end.
             ended = await host.expect("over")
             assert ended["result"]["winners"] == list(view.result.winners)

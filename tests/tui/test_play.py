@@ -1,6 +1,6 @@
 """Pass Pass games to their end through key presses only, at 80x24, against
-bots; round 1 of a whole game is played in core (fast) and continued from
-its save."""
+bots; rounds 1 and 2 of a whole game are played in core (fast) and the last
+is continued from its save."""
 
 from __future__ import annotations
 
@@ -31,28 +31,22 @@ from tui.session import seat_names
 from tui.widgets.status_line import StatusLine
 
 
-def round_2_opens(most_pass_pass: int) -> Callable[[View], bool]:
-    """Your first turn in round 2, at most ``most_pass_pass`` Pass Pass recorded
-    per side: two rounds to go (PP-6), and an immediate victory (PP-19, PP-24)
-    no likelier than from the deal. (Checked in core with 200 random ways of
-    playing on from each save: the individual one missed the test's plays or
-    picks once, as a game from the deal did; the team one always completed a
-    round, so that its representative was asked.)"""
+def your_turn_at(round_: int, trick: int, most_pass_pass: int) -> Callable[[View], bool]:
+    """Your first turn at that trick of that round (PP-6: 3 rounds of 8
+    tricks), at most ``most_pass_pass`` Pass Pass checked per side, so that
+    an immediate victory (PP-19, PP-24) is no likelier than from the deal."""
 
     def wanted(view: View) -> bool:
         assert isinstance(view, PassPassView)
-        return (
-            view.round == 2
-            and view.trick_number == 1
-            and max(view.pass_pass_totals) <= most_pass_pass
-        )
+        at = (view.round, view.trick_number) == (round_, trick)
+        return at and max(view.pass_pass_totals) <= most_pass_pass
 
     return wanted
 
 
 async def test_individual_game_to_the_end(private_config: Path) -> None:
-    # Round 1 is played in core (fast) and saved; rounds 2 and 3 by keys.
-    save_when(private_config, "passpass", round_2_opens(most_pass_pass=1))
+    # Rounds 1 and 2 are played in core (fast) and saved; round 3 by keys.
+    save_when(private_config, "passpass", your_turn_at(3, 1, most_pass_pass=1))
     app = make_app(private_config, seed=11)
     async with app.run_test(size=SIZE) as pilot:
         assert isinstance(app.screen, HomeScreen)
@@ -76,7 +70,12 @@ async def test_team_game_with_representative_choices(private_config: Path) -> No
     write_settings(
         private_config, game="passpass", players={"passpass": 4}, teams={"passpass": True}
     )
-    save_when(private_config, "passpass", round_2_opens(most_pass_pass=0), options={"teams": True})
+    # Round 1 and round 2 up to its last trick are played in core (fast) and
+    # saved: by keys, the end of round 2 (the team chooses its representative)
+    # and round 3.
+    save_when(
+        private_config, "passpass", your_turn_at(2, 8, most_pass_pass=0), options={"teams": True}
+    )
     app = make_app(private_config, seed=5)
     async with app.run_test(size=SIZE) as pilot:
         table = await continue_game(pilot)
