@@ -54,6 +54,10 @@ log = logging.getLogger("passe.peer")
 ROOM_WAIT = 3.0  # seconds to find the room's retained state on the broker
 REPLY_WAIT = 5.0  # seconds for the authority to answer a join
 CONNECT_WAIT = 5.0  # seconds to reach the broker, retrying with backoff
+# Seconds before taking the seat again when the last Hello got no answer: a
+# Hello sent while the authority was not yet subscribed (a host resuming on
+# a new broker) is lost, as any QoS 0 message with no subscriber is.
+RESEAT_WAIT = 2.0
 
 
 class JoinError(Exception):
@@ -292,17 +296,29 @@ class RemoteTable(TableClient):
 
     def _take_seat_again(self) -> None:
         """Hello for the seat we hold, with the length of our log: the
-        authority answers with our view and the events we missed."""
-        self._send(
-            Hello(
-                room=self.code,
-                epoch=self._epoch,
-                n=self._next_n(),
-                name=self.name,
-                seat=self.seat,
-                have=len(self.log),
-            )
+        authority answers with our view and the events we missed (its
+        answer acknowledges the Hello's ``n``). Unanswered, it is sent again
+        after RESEAT_WAIT while the link is up."""
+        hello = Hello(
+            room=self.code,
+            epoch=self._epoch,
+            n=self._next_n(),
+            name=self.name,
+            seat=self.seat,
+            have=len(self.log),
         )
+        self._send(hello)
+        asyncio.get_running_loop().call_later(RESEAT_WAIT, self._reseat_if_unanswered, hello.n)
+
+    def _reseat_if_unanswered(self, n: int) -> None:
+        link = self._link
+        if self._closed or self.seat is None or self.acked >= n:
+            return
+        if self.room is not None and self.room.phase in ("over", "closed"):
+            return  # nobody left to answer
+        if link is not None and link.connected:
+            self._take_seat_again()
+        # A link that is down sends a Hello of its own when it is back.
 
     # -- what comes in -------------------------------------------------------
 

@@ -162,6 +162,9 @@ class MqttLink:
             except (aiomqtt.MqttError, OSError, TimeoutError) as error:
                 self._last_error = str(error) or type(error).__name__
                 log.debug("broker %s:%s: %s", self.host, self.port, self._last_error)
+            except Exception as error:  # a bug must not end the reconnections
+                self._last_error = str(error) or type(error).__name__
+                log.warning("link to %s:%s failed: %r", self.host, self.port, error)
             finally:
                 if self._connected.is_set():
                     self._connected.clear()
