@@ -138,6 +138,8 @@ class _Version(msgspec.Struct):
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(SavedRoom)
 _entry_decoder = msgspec.msgpack.Decoder(JournalEntry)
+# What an entry carries whole (the actions come as the new ones only).
+_JOURNALED = ("phase", "seats", "seq", "stamp", "epoch", "nonces")
 JOURNAL_SUFFIX = ".journal"
 MAX_JOURNAL_SIZE = 16 * 1024 * 1024  # a game's entries are a few tens of KiB
 JOURNAL_ID_SIZE = 8
@@ -220,12 +222,7 @@ class RoomStore:
             journal=self._journal,
             first=self._saved_actions,
             actions=room.actions[self._saved_actions :],
-            phase=room.phase,
-            seats=room.seats,
-            seq=room.seq,
-            stamp=room.stamp,
-            epoch=room.epoch,
-            nonces=room.nonces,
+            **{name: getattr(room, name) for name in _JOURNALED},
         )
         body = _encoder.encode(entry)
         # One write() of the whole frame: a killed process leaves it whole
@@ -359,12 +356,7 @@ def _with_journal(room: SavedRoom, journal: Path) -> SavedRoom:
         room = msgspec.structs.replace(
             room,
             actions=[*room.actions, *entry.actions],
-            phase=entry.phase,
-            seats=entry.seats,
-            seq=entry.seq,
-            stamp=entry.stamp,
-            epoch=entry.epoch,
-            nonces=entry.nonces,
+            **{name: getattr(entry, name) for name in _JOURNALED},
         )
     return room
 

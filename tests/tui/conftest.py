@@ -4,7 +4,7 @@ a driver that plays a whole game through key presses only."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -75,6 +75,19 @@ class RecordingClient(LocalClient):
         """The updates the screen received (not those recorded in core before)."""
         assert self.connected_at is not None
         return [update for update, _ in self.seen[self.connected_at :]]
+
+    def check_screen_saw(self, kinds: Sequence[type], at_least: int) -> None:
+        """The screen's first update holds the log so far (the events checked
+        in core), and then it received events of each of ``kinds``; at
+        least ``at_least`` updates were checked in all."""
+        log_so_far, *played = self.on_screen()
+        assert log_so_far.events == tuple(
+            event for update, _ in self.seen[: self.connected_at] for event in update.events
+        )
+        on_screen = [type(event) for update in played for event in update.events]
+        for kind in kinds:
+            assert kind in on_screen, kind
+        assert len(self.seen) > at_least
 
 
 class SpyApp(PasseApp, Generic[SpyT]):

@@ -302,15 +302,8 @@ async def test_the_screen_never_receives_another_seats_tiles(private_config: Pat
         players = text_of(table.query_one(DominoPlayers).content)
         assert "Boneyard" in players
     assert app.spies == [spy]
-    # The screen's first update holds the log so far: the events checked in core.
-    log_so_far, *played = spy.on_screen()
-    assert log_so_far.events == tuple(
-        event for update, _ in spy.seen[: spy.connected_at] for event in update.events
-    )
-    on_screen = [type(event) for update in played for event in update.events]
-    for kind in (RoundEnded, RoundStarted, Drew, Placed):
-        assert kind in on_screen, kind  # a round's end, a deal, draws, placed tiles
-    assert len(spy.seen) > 30
+    # The log so far, then a round's end, a deal, draws, placed tiles on the screen.
+    spy.check_screen_saw((RoundEnded, RoundStarted, Drew, Placed), at_least=30)
     own_seen = 0
     for update, hidden in spy.seen:
         view = update.view
