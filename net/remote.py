@@ -166,16 +166,7 @@ class RemoteTable(TableClient):
         if self.room.phase == "closed":
             await self._abandon()
             raise JoinError(f"room {self.code} was closed by its host", "closed")
-        reply = await self._request(
-            Hello(
-                room=self.code,
-                epoch=self._epoch,
-                n=self._next_n(),
-                name=self.name,
-                seat=seat,
-                have=0,
-            )
-        )
+        reply = await self._request(self._hello(seat, have=0))
         if isinstance(reply, Refused):
             await self._abandon()
             raise JoinError(reply.reason, reply.code)
@@ -185,17 +176,7 @@ class RemoteTable(TableClient):
     async def change_seat(self, seat: int) -> int:
         """In the lobby, move to another free seat; raises :class:`JoinError`
         with the host's reason (taken, no such seat, started)."""
-        reply = await self._request(
-            Hello(
-                room=self.code,
-                epoch=self._epoch,
-                n=self._next_n(),
-                name=self.name,
-                seat=seat,
-                have=len(self.log),
-            ),
-            abandon=False,
-        )
+        reply = await self._request(self._hello(seat, have=len(self.log)), abandon=False)
         if isinstance(reply, Refused):
             raise JoinError(reply.reason, reply.code)
         self.seat = reply.seat
@@ -294,19 +275,24 @@ class RemoteTable(TableClient):
             # Back after a drop: take the seat again and fetch what was missed.
             self._take_seat_again()
 
+    def _hello(self, seat: int | None, *, have: int) -> Hello:
+        """A request for ``seat`` (None: any free one), holding ``have``
+        events of its log already."""
+        return Hello(
+            room=self.code,
+            epoch=self._epoch,
+            n=self._next_n(),
+            name=self.name,
+            seat=seat,
+            have=have,
+        )
+
     def _take_seat_again(self) -> None:
         """Hello for the seat we hold, with the length of our log: the
         authority answers with our view and the events we missed (its
         answer acknowledges the Hello's ``n``). Unanswered, it is sent again
         after RESEAT_WAIT while the link is up."""
-        hello = Hello(
-            room=self.code,
-            epoch=self._epoch,
-            n=self._next_n(),
-            name=self.name,
-            seat=self.seat,
-            have=len(self.log),
-        )
+        hello = self._hello(self.seat, have=len(self.log))
         self._send(hello)
         asyncio.get_running_loop().call_later(RESEAT_WAIT, self._reseat_if_unanswered, hello.n)
 

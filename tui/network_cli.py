@@ -254,14 +254,9 @@ def _host_on_screen(args: argparse.Namespace) -> int:
     except ConfigError as error:
         return _fail(str(error))
     bot_delay, seed = _screen_options(args)
-    code = None
-    if args.code is not None:
-        from net.codes import CodeError, normalize_code
-
-        try:
-            code = normalize_code(args.code)
-        except CodeError as error:
-            return _fail(str(error))
+    code = _given_code(args)
+    if isinstance(code, int):
+        return code
     plan = HostPlan(
         game.id,
         players=players,
@@ -313,6 +308,19 @@ def _join_on_screen(args: argparse.Namespace) -> int:
 
     bot_delay, seed = _screen_options(args)
     return run_app(bot_delay=bot_delay, seed=seed, network=network, opening=join)
+
+
+def _given_code(args: argparse.Namespace) -> str | int | None:
+    """``--code`` in its normal form, None when not given, or (said in one
+    line) the exit status of a code that is not one."""
+    if args.code is None:
+        return None
+    from net.codes import CodeError, normalize_code
+
+    try:
+        return normalize_code(args.code)
+    except CodeError as error:
+        return _fail(str(error))
 
 
 def _fail(message: str) -> int:
@@ -384,14 +392,9 @@ async def _open_headless(args: argparse.Namespace) -> HostedRoom | int:
         return _fail(str(error))
     if args.wait_for is not None and not 0 <= args.wait_for <= players:
         return _fail(f"--wait-for {args.wait_for}: choose between 0 and {players}")
-    code = None
-    if args.code is not None:
-        from net.codes import CodeError, normalize_code
-
-        try:
-            code = normalize_code(args.code)
-        except CodeError as error:
-            return _fail(str(error))
+    code = _given_code(args)
+    if isinstance(code, int):
+        return code
     # The authority's key is its own, not the person's: the host's player
     # joins their own room with their key like everyone else.
     identity = Identity.generate()
