@@ -342,6 +342,8 @@ class PlayerChosen(Event):
     def describe(self, names: Sequence[str]) -> str:
         if self.forced:
             return f"{acts(names, self.seat, 'plays')} next (the only one left)."
+        if self.chooser == self.seat:  # FA-9: the winner may choose themselves
+            return f"{acts(names, self.chooser, 'chooses')} to play next."
         return f"{acts(names, self.chooser, 'chooses')} {seat_name(names, self.seat)} to play."
 
 

@@ -170,3 +170,16 @@ def test_the_game_over_line_agrees_with_you() -> None:
     assert GameEnded((0,), "most points").describe(names) == "Game over: you win (most points)."
     assert GameEnded((1,), "most points").describe(names) == "Game over: Ada wins (most points)."
     assert GameEnded((0, 2), "a tie").describe(names) == "Game over: you and Bo win (a tie)."
+
+
+def test_choosing_who_plays_reads_well_when_the_winner_picks_themselves() -> None:
+    from core.engine import Names
+    from core.fashion.model import PlayerChosen
+
+    names = Names(["Me", "Ada", "Bo"], you=0)
+    # FA-9: the auction's winner may choose any designer still to play, themselves included.
+    assert PlayerChosen(0, 0, False).describe(names) == "You choose to play next."
+    assert PlayerChosen(1, 1, False).describe(names) == "Ada chooses to play next."
+    assert PlayerChosen(1, 0, False).describe(names) == "Ada chooses you to play."
+    assert PlayerChosen(0, 2, False).describe(names) == "You choose Bo to play."
+    assert PlayerChosen(1, 2, True).describe(names) == "Bo plays next (the only one left)."
