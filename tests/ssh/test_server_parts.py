@@ -16,6 +16,7 @@ from tests.ssh.conftest import passe_command
 from tui.cli import main
 from tui.serve.host_key import describe_host_key, fingerprint, load_or_create_host_key
 from tui.serve.server import Hub, Identity, ServeOptions, player_name
+from tui.serve.session import Request
 
 
 @pytest.fixture(autouse=True)
@@ -110,6 +111,29 @@ def test_commands_become_passe_arguments() -> None:
         refusal = hub.plan(command, "ann")
         assert isinstance(refusal, str) and "CODE@HOST:PORT" in refusal, command
     assert "unknown command" in str(hub.plan("sh -c id", "ann"))
+
+
+def test_a_guest_app_gets_the_operators_broker_but_no_client_may_choose_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PASSE_BROKER", "127.0.0.1:1883")
+    monkeypatch.setenv("SECRET_TOKEN", "not for guests")
+    request = Request(
+        term_type="xterm-kitty",
+        environment={"PASSE_BROKER": "evil.example:1", "NO_COLOR": "1", "LD_PRELOAD": "/x.so"},
+    )
+    env = _hub().environment(request, Identity("ann", "SHA256:k", "127.0.0.1"), tmp_path)
+    assert env["PASSE_BROKER"] == "127.0.0.1:1883"  # the operator's, not the client's
+    assert env["NO_COLOR"] == "1" and env["TERM"] == "xterm-kitty"
+    assert env["PASSE_PLAYER_KEY"] == "SHA256:k"
+    assert env["PASSE_CONFIG_DIR"] == env["PASSE_DATA_DIR"] == str(tmp_path)
+    assert "SECRET_TOKEN" not in env and "LD_PRELOAD" not in env
+    # Without the operator's broker, a client's still does not pass.
+    monkeypatch.delenv("PASSE_BROKER")
+    request.term_type = "bad term;"
+    env = _hub().environment(request, Identity("ann", None, "127.0.0.1"), tmp_path)
+    assert "PASSE_BROKER" not in env and "PASSE_PLAYER_KEY" not in env
+    assert env["TERM"] == "xterm-256color"
 
 
 def test_a_player_directory_is_never_shared_by_two_live_sessions() -> None:

@@ -32,7 +32,7 @@ import asyncssh
 
 from net.paths import data_dir
 from tui.serve.host_key import fingerprint, load_or_create_host_key
-from tui.serve.session import PasseSession
+from tui.serve.session import PasseSession, Request
 
 log = logging.getLogger("passe.serve")
 
@@ -52,7 +52,19 @@ ROOM_CODE = re.compile(r"[A-Za-z0-9-]{1,32}(@[A-Za-z0-9.:\[\]-]{1,255})?")
 TERM_TYPE = re.compile(r"[A-Za-z0-9._+-]{1,64}")
 # Server variables the app needs (where Python and its packages are, the
 # locale); nothing else of the server's environment reaches a guest's app.
-SERVER_VARIABLES = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH")
+# PASSE_BROKER is the operator's choice of broker for the rooms guests host
+# (README): a guest's own SendEnv cannot set it.
+SERVER_VARIABLES = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TMPDIR",
+    "PYTHONPATH",
+    "PASSE_BROKER",
+)
 # Variables a client may send (OpenSSH's SendEnv/SetEnv) that the app honours.
 CLIENT_VARIABLES = ("NO_COLOR", "COLORTERM")
 # Keepalives find clients that vanished without closing (a cable pulled):
@@ -196,19 +208,21 @@ class Hub:
             return [verb, words[1], "--name", name], f"{verb} {words[1]}"
         return "Passe: unknown command; connect without one to play, or with `join CODE`."
 
-    def environment(self, session: PasseSession, directory: Path) -> dict[str, str]:
+    def environment(self, request: Request, identity: Identity, directory: Path) -> dict[str, str]:
+        """A guest app's whole environment: the server's few variables, the
+        client's few checked ones, and the player's own directory and key."""
         env = {key: os.environ[key] for key in SERVER_VARIABLES if key in os.environ}
         env.setdefault("LANG", "C.UTF-8")
-        term = session.request.term_type
+        term = request.term_type
         env["TERM"] = term if TERM_TYPE.fullmatch(term) else "xterm-256color"
         for key in CLIENT_VARIABLES:
-            value = session.request.environment.get(key)
+            value = request.environment.get(key)
             if value is not None and len(value) <= 64 and value.isprintable():
                 env[key] = value
         env["PASSE_CONFIG_DIR"] = str(directory)
         env["PASSE_DATA_DIR"] = str(directory)
-        if session.identity.key:
-            env[PLAYER_KEY_VARIABLE] = session.identity.key
+        if identity.key:
+            env[PLAYER_KEY_VARIABLE] = identity.key
         return env
 
     # -- one session, start to end ------------------------------------------------------
@@ -243,7 +257,8 @@ class Hub:
         self.sessions.add(session)
         try:
             argv = [sys.executable, "-P", "-m", "tui.cli", *arguments]
-            await session.start_child(argv, self.environment(session, directory), directory)
+            environment = self.environment(request, session.identity, directory)
+            await session.start_child(argv, environment, directory)
             assert session.process is not None
             columns, rows = request.size
             log.info(
