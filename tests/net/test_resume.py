@@ -111,3 +111,40 @@ async def test_a_killed_host_resumes_its_game(tmp_path: Path, broker: str) -> No
     finally:
         for process in (host, ana):
             await process.stop()
+
+
+async def test_after_a_power_cut_everyone_finds_the_resumed_room_by_its_code(
+    tmp_path: Path,
+) -> None:
+    """The host and a player on one machine die together (a power cut): the
+    host comes back with ``--resume`` and advertises the room again on the LAN
+    (mDNS, loopback here), and the player, typing only the code as at first,
+    finds it, takes back the seat their key holds, and the game ends."""
+    port = free_port()
+    host = PasseProcess("host", tmp_path)
+    ana = PasseProcess("ana", tmp_path)  # the same data directory (her key) both times
+    setup = host_args("dominoes", 3, wait_for=1, port=port, bot_delay=0, seed=5, advertise=True)
+    try:
+        await host.start(*setup)
+        code = (await host.expect("room"))["code"]
+        await ana.start("join", code, "--bot", "heuristic", "--name", "Ana", "--seed", "3")
+        seat = (await ana.expect("seated"))["seat"]
+        await ana.expect("acted")
+        host.kill()
+        ana.kill()
+        assert await host.finish() != 0 and await ana.finish() != 0
+
+        await host.start("host", "--resume", "--headless")  # advertised, as by default
+        resumed = await host.expect("room")
+        assert (resumed["code"], resumed["phase"]) == (code, "playing")
+        await ana.start("join", code, "--bot", "heuristic", "--name", "Ana", "--seed", "3")
+        assert (await ana.expect("seated"))["seat"] == seat  # her seat, not a new one
+        over = await host.expect("over")
+        assert (await ana.expect("over"))["winners"] == over["result"]["winners"]
+        assert await host.finish() == 0
+    except BaseException:
+        print("ANA", ana.lines, ana.stderr, "HOST", host.lines, host.stderr)
+        raise
+    finally:
+        for process in (host, ana):
+            await process.stop()
