@@ -159,6 +159,14 @@ async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
         await wait_until(pilot, lambda: "bot · random" in seats_text(lobby), "a random bot")
         await pilot.press("right")  # back to empty
         await wait_until(pilot, lambda: seats_text(lobby).count("(empty)") == 3, "seat 2 empty")
+        # Keys faster than the room answers (a burst, as a terminal sends
+        # them): each steps on from the one before, not from the shown seat.
+        seat_list = lobby.query_one(SeatList)
+        for _ in range(3):
+            seat_list.action_cycle(1)
+        await wait_until(pilot, lambda: "bot · expert" in seats_text(lobby), "three steps")
+        await pilot.press("left", "left", "left")
+        await wait_until(pilot, lambda: seats_text(lobby).count("(empty)") == 3, "empty again")
         await pilot.press("right", "down", "right", "down", "left")
         await wait_until(pilot, lambda: lobby.start_refusal() is None, "every seat taken")
         await wait_until(pilot, lambda: "Ready" in text_of(lobby, "#lobby-status"), "ready")

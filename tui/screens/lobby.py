@@ -289,6 +289,7 @@ class LobbyScreen(PasseScreen):
         try:
             self.hosted.authority.set_bot(message.seat, message.level)
         except (IllegalAction, ConfigError) as error:
+            self.query_one(SeatList).forget_ask(message.seat)
             self.notify(str(error), title="Not now", severity="warning")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

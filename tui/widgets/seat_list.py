@@ -57,10 +57,17 @@ class SeatList(Static, can_focus=True):
         self.room: RoomState | None = None
         self.mine: int | None = None
         self.cursor = 0
+        # The level last asked for per seat, until a room state shows it:
+        # keys pressed faster than the room answers (a burst of →) each step
+        # on from the previous ask, not from the state they all saw.
+        self._asked: dict[int, str | None] = {}
 
     def show(self, room: RoomState, mine: int | None) -> None:
         self.room = room
         self.mine = mine
+        for seat, level in list(self._asked.items()):
+            if not self._changeable(seat) or _level_of(room.seats[seat]) == level:
+                del self._asked[seat]
         self.cursor = min(self.cursor, max(0, len(room.seats) - 1))
         if self.editable and not self._changeable(self.cursor):
             self.cursor = next(
@@ -124,8 +131,21 @@ class SeatList(Static, can_focus=True):
         room = self.room
         if room is None or not self._changeable(self.cursor):
             return
-        seat = room.seats[self.cursor]
         choices: list[str | None] = [None, *self.levels]
-        current: str | None = seat.level if seat.kind == BOT else None
+        if self.cursor in self._asked:
+            current = self._asked[self.cursor]
+        else:
+            current = _level_of(room.seats[self.cursor])
         index = choices.index(current) if current in choices else 0
-        self.post_message(SeatLevelChosen(self.cursor, choices[(index + step) % len(choices)]))
+        level = choices[(index + step) % len(choices)]
+        self._asked[self.cursor] = level
+        self.post_message(SeatLevelChosen(self.cursor, level))
+
+    def forget_ask(self, seat: int) -> None:
+        """The room refused the level asked for ``seat``: step on from what it shows."""
+        self._asked.pop(seat, None)
+
+
+def _level_of(seat: SeatState) -> str | None:
+    """A seat's bot level, ``None`` when no bot sits there."""
+    return seat.level if seat.kind == BOT else None
