@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import table
+from core.engine import Action, View
 from core.registry import get_game
 from core.search import Budget, SearchBot
 
@@ -107,20 +108,18 @@ KEY_POSITIONS = 12  # positions behind a behaviour key (a few seconds per game)
 KEY_PLAYOUTS = 100
 
 
-def behaviour_key(game_id: str) -> str:
-    """A hash of what the game's bots decide on fixed positions, and of its
-    levels' budgets: equal keys, equal bots (see the module's docstring)."""
+def key_facts(game_id: str) -> tuple[list[str], list[tuple[View, int]]]:
+    """What the ``easy``, ``normal`` and ``hard`` bots decide on fixed
+    positions (and ``hard``'s budget), and those positions with a seed."""
     game = get_game(game_id)
     players = next(p.players for p in PAIRINGS if p.game == game_id)
     config = game.make_config(players=players)
-    facts: list[str] = []
-    for level in ("easy", "hard", "expert"):
-        bot = game.make_bot(level, 0)
-        if isinstance(bot, SearchBot):
-            facts.append(f"{level} {bot.budget}")
-    positions = 0
+    hard = game.make_bot("hard", 0)
+    assert isinstance(hard, SearchBot)
+    facts = [f"hard {hard.budget}"]
+    positions: list[tuple[View, int]] = []
     seed = 0
-    while positions < KEY_POSITIONS:
+    while len(positions) < KEY_POSITIONS:
         seed += 1
         state = game.new_game(config, seed)
         seated = [game.make_bot("normal", seed * 10 + s) for s in range(players)]
@@ -134,14 +133,45 @@ def behaviour_key(game_id: str) -> str:
             if actor == 0 and len(view.legal) > 1:
                 decisions += 1
                 facts.append(str(easy.choose(view)))
-                if decisions % 3 == 0 and positions < KEY_POSITIONS:
-                    positions += 1
-                    hard = game.make_bot("hard", seed * 1000 + decisions)
-                    assert isinstance(hard, SearchBot)
-                    hard.budget = Budget(seconds=None, iterations=KEY_PLAYOUTS)
-                    facts.append(f"hard {hard.choose(view)}")
+                if decisions % 3 == 0 and len(positions) < KEY_POSITIONS:
+                    positions.append((view, seed * 1000 + decisions))
+                    facts.append(f"hard {_decide(game_id, 'hard', view, positions[-1][1])}")
             state.apply(actor, action)
+    return facts, positions
+
+
+def _decide(game_id: str, level: str, view: View, seed: int) -> Action:
+    bot = get_game(game_id).make_bot(level, seed)
+    assert isinstance(bot, SearchBot)
+    bot.budget = Budget(seconds=None, iterations=KEY_PLAYOUTS)
+    return bot.choose(view)
+
+
+def _digest(facts: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(facts).encode()).hexdigest()[:16]
+
+
+def pairing_keys(pairings: Sequence[Pairing]) -> dict[str, str]:
+    """The behaviour key of each pairing: a hash of what its bots decide on
+    fixed positions and of their budgets. Equal keys, equal bots (see the
+    module's docstring). A pairing without ``expert`` has its game's key
+    for ``easy``, ``normal`` and ``hard``; one with it adds ``expert``'s
+    budget and decisions, so changing ``expert`` alone leaves the other
+    pairings' results standing."""
+    keys: dict[str, str] = {}
+    for game_id in sorted({p.game for p in pairings}):
+        facts, positions = key_facts(game_id)
+        base = _digest(facts)
+        mine = [p for p in pairings if p.game == game_id]
+        with_expert = [p for p in mine if "expert" in (p.focus, p.other)]
+        if with_expert:
+            expert = get_game(game_id).make_bot("expert", 0)
+            assert isinstance(expert, SearchBot)
+            decisions = [f"expert {_decide(game_id, 'expert', v, s)}" for v, s in positions]
+            expert_key = _digest([base, f"expert {expert.budget}", *decisions])
+        for p in mine:
+            keys[p.name] = expert_key if p in with_expert else base
+    return keys
 
 
 # -- running ------------------------------------------------------------------
@@ -190,7 +220,7 @@ def current(line: dict[str, Any], keys: dict[str, str]) -> bool:
     pairing = next((p for p in PAIRINGS if p.name == line.get("pairing")), None)
     return (
         pairing is not None
-        and line.get("key") == keys.get(pairing.game)
+        and line.get("key") == keys.get(pairing.name)
         and line.get("seed") == pairing.seed(line.get("chunk", -1))
     )
 
@@ -212,11 +242,9 @@ def work_order(
 
 
 def run(pairings: Sequence[Pairing], games: int, jobs: int, path: Path = RESULTS) -> None:
-    games_ids = sorted({p.game for p in pairings})
-    keys = {}
-    for game_id in games_ids:
-        keys[game_id] = behaviour_key(game_id)
-        print(f"{game_id}: behaviour key {keys[game_id]}", file=sys.stderr, flush=True)
+    keys = pairing_keys(pairings)
+    for name, key in keys.items():
+        print(f"{name}: behaviour key {key}", file=sys.stderr, flush=True)
     todo = work_order(pairings, games, chunks_done(read_results(path), keys))
     lock = threading.Lock()
 
@@ -228,7 +256,7 @@ def run(pairings: Sequence[Pairing], games: int, jobs: int, path: Path = RESULTS
             "pairing": pairing.name,
             "game": pairing.game,
             "chunk": chunk,
-            "key": keys[pairing.game],
+            "key": keys[pairing.name],
             "seed": pairing.seed(chunk),
             "bots": data["bots"],
             "focus_seat": seat,
@@ -317,7 +345,7 @@ def verdict(low: float, high: float, fair: float) -> str:
 
 def report(path: Path = RESULTS) -> str:
     results = read_results(path)
-    keys = {game_id: behaviour_key(game_id) for game_id in sorted({p.game for p in PAIRINGS})}
+    keys = pairing_keys(PAIRINGS)
     rows = []
     time_rows = []
     for pairing in PAIRINGS:

@@ -127,6 +127,11 @@ class SearchBot(Bot, ABC):
 
     depth: ClassVar[int] = 1
 
+    def horizon(self, state: AnyState) -> int:
+        """The :meth:`progress` at which a playout from ``state`` stops:
+        ``depth`` further by default (a level may look further)."""
+        return self.progress(state) + self.depth
+
     @abstractmethod
     def margin(self, state: AnyState, seat: int) -> float:
         """``seat``'s lead in points over the best other side (negative when
@@ -221,7 +226,7 @@ class SearchBot(Bot, ABC):
         action: Action,
         policy: Callable[[AnyState, int], Action],
     ) -> float:
-        stop = self.progress(state) + self.depth
+        stop = self.horizon(state)
         start = self.margin(state, seat)
         state.apply(seat, action)
         steps = 0

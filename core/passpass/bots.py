@@ -332,6 +332,8 @@ class NormalBot(HeuristicBot):
 
 # Playouts per `hard` decision: about 0.3 s on a 2-core machine (docs/bots.md).
 HARD_PLAYOUTS = 250
+# Playouts per `expert` decision: to the end of the round, about 1.5 s.
+EXPERT_PLAYOUTS = 850
 ROLLOUT_MISTAKES = 0.1  # random cards in playouts: cheaper, and covers surprises
 PASS_PASS_WORTH = 10.0  # points a recorded Pass Pass is worth at the horizon
 
@@ -391,6 +393,15 @@ class HardBot(_PassPassSearch):
 
 
 class ExpertBot(_PassPassSearch):
+    """Looks to the end of the round, where the round is scored (PP-20) and
+    every Pass Pass checked in it counts (PP-18), not three tricks ahead:
+    longer playouts, so fewer of them fit its time (EXPERT_PLAYOUTS)."""
+
     name = "expert"
-    description = "searches sampled deals for about 1.5 s per card"
-    level_budget = search.expert_budget(HARD_PLAYOUTS)
+    description = "searches sampled deals to the end of the round, about 1.5 s per card"
+    level_budget = search.Budget(seconds=search.EXPERT_SECONDS, iterations=EXPERT_PLAYOUTS)
+    margin_scale = 8.0  # points gained on the best rival in what is left of a round
+
+    def horizon(self, state: AnyState) -> int:
+        assert isinstance(state, PassPassState)
+        return (state.round + 1) * (TRICKS_PER_ROUND + 1)  # the round scored (PP-20, PP-23)

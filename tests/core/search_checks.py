@@ -21,10 +21,10 @@ def check_decides_from_view_only(
     count: int,
     seed: int,
 ) -> None:
-    """At ``count`` random positions with a real choice, the hard bot
-    decides the same on the true state's view as on the view of a copy
-    whose hidden cards ``reshuffle`` moved (same public history, other
-    hidden cards); same seed, same iteration cap."""
+    """At ``count`` random positions with a real choice, the hard and the
+    expert bot each decide the same on the true state's view as on the view
+    of a copy whose hidden cards ``reshuffle`` moved (same public history,
+    other hidden cards); same seed, same iteration cap."""
     game = get_game(game_id)
     rng = random.Random(seed)
     checked = 0
@@ -38,13 +38,14 @@ def check_decides_from_view_only(
             continue  # nothing hidden to move here
         assert other.view(seat) == view  # the copy differs only where seat cannot see
         bot_seed = rng.randrange(2**32)
-        first = game.make_bot("hard", bot_seed)
-        second = game.make_bot("hard", bot_seed)
-        assert isinstance(first, SearchBot) and isinstance(second, SearchBot)
-        first.budget = second.budget = SMALL
-        chosen = first.choose(view)
-        assert chosen in view.legal
-        assert second.choose(other.view(seat)) == chosen
+        for level in ("hard", "expert"):
+            first = game.make_bot(level, bot_seed)
+            second = game.make_bot(level, bot_seed)
+            assert isinstance(first, SearchBot) and isinstance(second, SearchBot)
+            first.budget = second.budget = SMALL
+            chosen = first.choose(view)
+            assert chosen in view.legal
+            assert second.choose(other.view(seat)) == chosen, level
         checked += 1
         if checked == count:
             return

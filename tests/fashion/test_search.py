@@ -6,9 +6,10 @@ import random
 
 from core.engine import AnyState
 from core.fashion import GAME, FashionConfig
-from core.fashion.bots import ROLLOUT_MISTAKES, HardBot, HeuristicBot
+from core.fashion.bots import ROLLOUT_MISTAKES, ExpertBot, HardBot, HeuristicBot
 from core.fashion.state import FashionState
-from core.search import heuristic_policy
+from core.search import MAX_ARMS, heuristic_policy
+from tests.core.sampler_checks import random_positions
 from tests.core.search_checks import check_decides_from_view_only
 from tests.engine_checks import examples
 from tests.fashion.test_sampler import CONFIGS
@@ -67,3 +68,30 @@ def test_the_rollout_policy_plays_the_heuristic_on_the_view() -> None:
             if rng.random() < 0.3:
                 choice = rng.choice(state.legal_actions(actor))
             state.apply(actor, choice)
+
+
+def test_expert_searches_the_heuristics_best_ranked_moves() -> None:
+    """Where a turn has more actions than the search takes (the rule changes,
+    FA-13), ``expert`` searches the heuristic's choice and the next best by
+    the heuristic's own gain, not a random share: every ranked action is
+    legal and listed once, the heuristic's choice comes first, and the
+    candidates are the head of that ranking."""
+    expert = GAME.make_bot("expert", 0)
+    assert isinstance(expert, ExpertBot)
+    heuristic = HeuristicBot()
+    rng = random.Random(5)
+    crowded = 0
+    for state in random_positions("fashion", CONFIGS, examples(600), 5):
+        view = state.view(state.to_act[0])
+        ranked = heuristic.ranked_actions(view)
+        assert set(ranked) <= set(view.legal) and len(set(ranked)) == len(ranked)
+        if view.phase != "action":  # few choices: the legal actions as they are
+            assert ranked == list(view.legal) and len(ranked) <= MAX_ARMS
+        else:
+            assert ranked[0] == heuristic.choose(view)
+        if len(view.legal) <= MAX_ARMS:
+            assert expert.candidates(view, rng) == list(view.legal)
+            continue
+        crowded += 1
+        assert expert.candidates(view, rng) == ranked[:MAX_ARMS]
+    assert crowded >= examples(600) // 20  # rule-change turns were met
