@@ -187,15 +187,19 @@ class PasseApp(App[None]):
 
     def quit_on_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP: like a clean quit, without asking. The game in
-        progress is saved once more (it already is after every move), then the
-        app exits through Textual's shutdown, which leaves the alternate screen
-        and turns mouse reporting off. The exit code says which signal it was
-        (128 + its number, as shells report it)."""
-        from tui.screens.table import TableScreen  # on demand: start-up time
+        progress is saved once more (it already is after every move), a room
+        we host is kept to be resumed rather than closed (the others see the
+        host away), then the app exits through Textual's shutdown, which
+        leaves the alternate screen and turns mouse reporting off. The exit
+        code says which signal it was (128 + its number, as shells report it)."""
+        from tui.screens.lobby import LobbyScreen  # on demand: start-up time
+        from tui.screens.table import TableScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, TableScreen) and screen.view is not None:
                 self.autosave(screen.client, screen.view.is_over)
+            if isinstance(screen, LobbyScreen):
+                screen.keep_room = True  # a hosted room waits to be resumed
         self.exit(return_code=128 + signum)
 
     # -- the saved game (nothing lost on a crash) ---------------------------

@@ -679,3 +679,47 @@ async def test_resuming_on_screen_a_room_one_holds_no_seat_in_says_how() -> None
     network = NetworkOptions(broker=MOSQUITTO, advertise=False)
     with pytest.raises(NetplayError, match=f"passe host --resume {saved.code} --headless"):
         await open_hosted_room(HostPlan.resuming(saved, "Zed", network))
+
+
+async def test_a_hang_up_keeps_the_hosted_game_for_the_others_and_to_resume(
+    private_config: Path, private_data: Path, mosquitto: tuple[str, int]
+) -> None:
+    """The host's terminal or SSH link hangs up mid-game (SIGHUP; SIGTERM
+    alike): nobody chose to end the game, so the room is not closed. The
+    others see the host away (not "the host closed the room"), and the room
+    stays on disk, which the home screen offers to resume (found over SSH by
+    hand: a dropped link ended the game for everyone)."""
+    import asyncio
+    import signal
+
+    from net.rooms import room_path
+    from tests.net.peers import WatchedTable
+
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("o")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await wait_until(pilot, lambda: lobby.hosted is not None, "the room")
+        assert lobby.hosted is not None
+        code = lobby.hosted.code
+        ben = await WatchedTable.join(code, *mosquitto, "Ben")
+        await wait_until(pilot, lambda: "Ben" in seats_text(lobby), "Ben seated")
+        await pilot.press("right")  # a bot in the last seat
+        await wait_until(pilot, lambda: lobby.start_refusal() is None, "every seat taken")
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
+        host_went: asyncio.Event = asyncio.Event()
+        ben.table.on_host(lambda present: None if present else host_went.set())
+        app.quit_on_signal(signal.SIGHUP)
+    try:
+        async with asyncio.timeout(WAIT):
+            await host_went.wait()  # its presence says offline...
+        assert ben.table.room is not None and ben.table.room.phase == "playing"  # ...not closed
+        assert room_path(code).exists()
+        resumed = network_app(private_config, mosquitto)
+        async with resumed.run_test(size=SIZE) as pilot:
+            assert "was interrupted" in text_of(resumed.screen, "#games")
+    finally:
+        await ben.table.close()

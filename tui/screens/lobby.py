@@ -134,6 +134,11 @@ class LobbyScreen(PasseScreen):
         self._notice = ""
         self._closing_room = False
         self.room_closed = False  # left, and closed if hosted
+        # Set when the app ends on a signal (the terminal or SSH link hung
+        # up, SIGTERM): a hosted room then only goes away, as a host that
+        # crashed does, and stays on disk to be resumed (`u`, `passe host
+        # --resume`); the others wait for it. Nobody decided to end the game.
+        self.keep_room = False
         self._unsubscribe: list[Callable[[], None]] = []
 
     # -- layout ---------------------------------------------------------------
@@ -372,7 +377,7 @@ class LobbyScreen(PasseScreen):
                 await (self.table.leave() if leaving else self.table.close())
         if self.hosted is not None:
             with contextlib.suppress(Exception):
-                await self.hosted.close()
+                await self.hosted.close(keep=self.keep_room and not leaving)
         self.room_closed = True
 
     async def on_unmount(self) -> None:
