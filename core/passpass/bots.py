@@ -333,7 +333,7 @@ class NormalBot(HeuristicBot):
 # Playouts per `hard` decision: about 0.3 s on a 2-core machine (docs/bots.md).
 HARD_PLAYOUTS = 250
 # Playouts per `expert` decision: to the end of the round, about 1.5 s.
-EXPERT_PLAYOUTS = 850
+EXPERT_PLAYOUTS = 750
 ROLLOUT_MISTAKES = 0.1  # random cards in playouts: cheaper, and covers surprises
 PASS_PASS_WORTH = 10.0  # points a recorded Pass Pass is worth at the horizon
 
