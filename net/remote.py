@@ -53,6 +53,8 @@ log = logging.getLogger("passe.peer")
 
 ROOM_WAIT = 3.0  # seconds to find the room's retained state on the broker
 REPLY_WAIT = 5.0  # seconds for the authority to answer a join
+# Presences kept while the room state (which names the authority) is awaited.
+EARLY_PRESENCES = 16
 CONNECT_WAIT = 5.0  # seconds to reach the broker, retrying with backoff
 # Seconds before taking the seat again when the last Hello got no answer: a
 # Hello sent while the authority was not yet subscribed (a host resuming on
@@ -103,6 +105,7 @@ class RemoteTable(TableClient):
         self._link_listeners: list[LinkListener] = []
         self._host_listeners: list[LinkListener] = []
         self.host_present = True  # until its will says otherwise
+        self._early_presence: dict[str, bytes] = {}  # before the authority is known
         self._host_epoch = -1
         self._room_seen = asyncio.Event()
         self._foreign_version: int | None = None
@@ -202,6 +205,13 @@ class RemoteTable(TableClient):
         except TimeoutError:
             if abandon:
                 await self._abandon()
+            if not self.host_present:  # its presence says so: not a wrong guess
+                raise JoinError(
+                    f"the host of room {self.code} is away (its Passe stopped or lost "
+                    "its link): the game waits for it; try again once it is back "
+                    "(`u` on its home screen, or `passe host --resume`)",
+                    "host-away",
+                ) from None
             raise JoinError(
                 f"the host of room {self.code} did not answer: it may have left", "timeout"
             ) from None
@@ -349,7 +359,13 @@ class RemoteTable(TableClient):
     def _on_presence(self, topic: str, payload: bytes) -> None:
         """Whether the authority is connected, by the newest epoch seen
         (a late will from an earlier connection is ignored)."""
-        if self.authority_key is None or not payload:
+        if not payload:
+            return
+        if self.authority_key is None:
+            # Retained presences may come before the room state that names
+            # the authority: keep the latest few, read once it is known.
+            if topic in self._early_presence or len(self._early_presence) < EARLY_PRESENCES:
+                self._early_presence[topic] = payload
             return
         try:
             envelope = open_envelope(topic, payload)
@@ -398,6 +414,10 @@ class RemoteTable(TableClient):
             # Trust on first use: the room's authority is whoever signs its
             # retained state when we arrive (docs/protocol.md, trust model).
             self.authority_key = envelope.sender
+            early, self._early_presence = self._early_presence, {}
+            host_topic = presence_topic(self.code, peer_id(envelope.sender))
+            if host_topic in early:
+                self._on_presence(host_topic, early[host_topic])
         elif envelope.sender != self.authority_key:
             log.warning("ignored a room state signed by another key")
             return

@@ -7,8 +7,10 @@ from pathlib import Path
 
 from core.registry import get_game
 from net.authority import Authority
+from net.codes import new_code
 from net.identity import Identity
-from net.wire import RoomState, room_topic, seal
+from net.remote import RemoteTable
+from net.wire import Presence, RoomState, presence_topic, room_topic, seal
 from tests.net.peers import RawClient
 from tests.net.procs import PasseProcess, free_port, host_args, need_mosquitto, run_passe
 
@@ -135,3 +137,50 @@ async def test_a_closed_room_says_so(tmp_path: Path) -> None:
     async with RawClient("127.0.0.1", 1883, []) as client:
         await client.publish(room_topic("C10SED"), b"", retain=True)
     assert status == 2 and "closed by its host" in err
+
+
+async def test_a_host_that_is_away_is_named_so(tmp_path: Path) -> None:
+    """A player who comes back while the host's process is gone (crashed,
+    hung up: its presence says offline, its room is not closed) is told
+    that the host is away and the game waits, not that it "may have left"."""
+    need_mosquitto()
+    game = get_game("passpass")
+    code = new_code()
+    authority = Authority(
+        Identity.generate(),
+        code,
+        "passpass",
+        game.make_config(players=3),
+        "test",
+        "127.0.0.1",
+        1883,
+    )
+    await authority.start()
+    await authority.close(keep=True)  # gone as a host that died: away, not closed
+    try:
+        status, _, err = await run_passe(tmp_path, "join", f"{code}@{BROKER}", "--bot", "random")
+        assert status == 2 and "Traceback" not in err
+        assert f"the host of room {code} is away" in err and "passe host --resume" in err
+    finally:
+        async with RawClient("127.0.0.1", 1883, []) as client:
+            await client.publish(room_topic(code), b"", retain=True)
+            await client.publish(presence_topic(code, authority.identity.peer_id), b"", retain=True)
+
+
+def test_the_hosts_presence_counts_when_it_comes_before_the_room_state() -> None:
+    """Retained messages on two topics come in any order: a presence that
+    comes before the room state naming the authority is read once it does."""
+    host = Identity.generate()
+    code = new_code()
+    table = RemoteTable(Identity.generate(), code, "127.0.0.1", 1883, "Ana")
+    away = presence_topic(code, host.peer_id)
+    table._on_presence(
+        away, seal(host, away, Presence(room=code, epoch=5, online=False, name="host"))
+    )
+    assert table.host_present  # nobody is known to be the host yet
+    room = RoomState(
+        room=code, game="passpass", config={"players": 3}, host="test", phase="playing",
+        seats=[], seq=0, stamp=1, app="", seed_hash=b"", record=None, salt=b"", notice="",
+    )  # fmt: skip
+    table._on_room_message(room_topic(code), seal(host, room_topic(code), room))
+    assert table.authority_key == host.public_key and not table.host_present
