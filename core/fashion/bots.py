@@ -624,6 +624,8 @@ class NormalBot(HeuristicBot):
 
 # Playouts per `hard` decision: about 0.3 s on a 2-core machine (docs/bots.md).
 HARD_PLAYOUTS = 150
+# Playouts per `expert` decision: two rounds ahead, about 1.5 s.
+EXPERT_PLAYOUTS = 400
 ROLLOUT_MISTAKES = 0.1  # random moves in playouts: cheaper, and covers surprises
 
 
@@ -688,13 +690,19 @@ class HardBot(_FashionSearch):
 
 
 class ExpertBot(_FashionSearch):
-    """Five times ``hard``'s time, and where a turn has more actions than it
-    can search (the hundreds of rule changes, FA-13) it searches the
-    heuristic's best-ranked ones rather than a random share."""
+    """Looks two rounds ahead (to the end of the next round: what this
+    round's collections and rule changes leave for the next, FA-12, FA-13),
+    not one; longer playouts, so fewer fit its time (EXPERT_PLAYOUTS). And
+    where a turn has more actions than it can search (the hundreds of rule
+    changes) it searches the heuristic's best-ranked ones, not a random share."""
 
     name = "expert"
-    description = "searches sampled hands and the best-ranked moves, about 1.5 s per move"
-    level_budget = search.expert_budget(HARD_PLAYOUTS)
+    description = (
+        "searches sampled hands two rounds ahead and the best-ranked moves, about 1.5 s per move"
+    )
+    level_budget = search.Budget(seconds=search.EXPERT_SECONDS, iterations=EXPERT_PLAYOUTS)
+    depth = 2  # to the end of the next round
+    margin_scale = 3.0  # points gained on the best rival in two rounds
 
     def candidates(self, view: View, rng: random.Random) -> list[Action]:
         legal = view.legal

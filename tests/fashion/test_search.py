@@ -95,3 +95,20 @@ def test_expert_searches_the_heuristics_best_ranked_moves() -> None:
         crowded += 1
         assert expert.candidates(view, rng) == ranked[:MAX_ARMS]
     assert crowded >= examples(600) // 20  # rule-change turns were met
+
+
+def test_expert_looks_to_the_end_of_the_next_round() -> None:
+    """``hard`` plays out to the end of the round; ``expert`` to the end of
+    the next one (or of the game)."""
+    hard, expert = GAME.make_bot("hard", 0), GAME.make_bot("expert", 0)
+    assert isinstance(hard, HardBot) and isinstance(expert, ExpertBot)
+    rng = random.Random(4)
+    for state in random_positions("fashion", CONFIGS, examples(300), 4):
+        assert isinstance(state, FashionState)
+        now = state.round
+        assert hard.horizon(state) == now + 1 and expert.horizon(state) == now + 2
+        stop = expert.horizon(state)
+        while not state.is_over and expert.progress(state) < stop:
+            actor = state.to_act[0]
+            state.apply(actor, rng.choice(state.legal_actions(actor)))
+        assert state.is_over or state.round == now + 2
