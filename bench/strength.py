@@ -350,7 +350,10 @@ def report(path: Path = RESULTS) -> str:
     time_rows = []
     for pairing in PAIRINGS:
         mine = [line for line in results if line["pairing"] == pairing.name]
-        lines = [line for line in mine if current(line, keys)]
+        # One line per chunk: two runs that played the same chunk (same
+        # seed, same bots: the same games) count it once.
+        once = {line["chunk"]: line for line in reversed(mine) if current(line, keys)}
+        lines = sorted(once.values(), key=lambda line: int(line["chunk"]))
         stale = len(mine) - len(lines)
         games = sum(line["games"] for line in lines)
         if not games:
