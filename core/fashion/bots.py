@@ -625,7 +625,7 @@ class NormalBot(HeuristicBot):
 # Playouts per `hard` decision: about 0.3 s on a 2-core machine (docs/bots.md).
 HARD_PLAYOUTS = 150
 # Playouts per `expert` decision: two rounds ahead, about 1.5 s.
-EXPERT_PLAYOUTS = 400
+EXPERT_PLAYOUTS = 320
 ROLLOUT_MISTAKES = 0.1  # random moves in playouts: cheaper, and covers surprises
 
 
