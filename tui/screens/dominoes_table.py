@@ -19,7 +19,7 @@ from textual.widgets import Footer
 
 from core.dominoes import DRAW, PASS, DominoesView, Place, Tile
 from core.dominoes.model import Drew, Passed, Placed, RoundEnded, RoundStarted, RoundSummary
-from core.engine import Event, View
+from core.engine import Event, View, plural
 from tui.messages import TileChosen
 from tui.screens.choice import ChoiceScreen
 from tui.screens.table import TableScreen
@@ -127,7 +127,8 @@ class DominoesTableScreen(TableScreen):
         train.show(view.train, view.ends, self._empty_text(view))
         hand = self.query_one(DominoHand)
         who = self.names[view.seat] if view.seat is not None else "spectator"
-        hand.border_title = f"Your hand ({who}): {len(view.hand)} tiles, {self._pips(view)} pips"
+        counts = f"{plural(len(view.hand), 'tile')}, {plural(self._pips(view), 'pip')}"
+        hand.border_title = f"Your hand ({who}): {counts}"
         hand.set_items(tuple(HandTile(t, self._fits(view, t)) for t in view.hand), leading=leading)
         hand.active = mine and not self.choice_open
         self.query_one(DominoPlayers).show(view, self.panel_names(), self.last_moves)
