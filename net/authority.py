@@ -447,6 +447,14 @@ class Authority:
             rejected=rejected,
             ack=self._peers[slot.key].last_nonce[1] if slot.key in self._peers else 0,
         )
+        log.debug(
+            "to seat %d: seq %d, base %d, %d events, ack %d",
+            seat,
+            self.seq,
+            base,
+            len(update.events),
+            update.ack,
+        )
         self._to_peer(slot.key, update)
 
     def _on_table_change(self, events: Sequence[Event]) -> None:
@@ -514,6 +522,7 @@ class Authority:
 
     def handle(self, envelope: Envelope, message: PeerMessage) -> None:
         key = envelope.sender
+        log.debug("from %s: %r", peer_id(key), message)
         if message.room != self.code:
             self._refuse(key, f"this is room {self.code}, not {message.room}", "bad", message.n)
             return

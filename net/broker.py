@@ -64,6 +64,9 @@ DEFAULT_MAX_PACKET_SIZE = 1024 * 1024
 # much slower on a loaded 2-core machine.
 READY_TIMEOUT = 20.0
 STOP_TIMEOUT = 5.0
+# Seconds the child gives amqtt to shut down once its clients are cut off
+# (less than STOP_TIMEOUT, after which the parent kills it).
+SHUTDOWN_TIMEOUT = 2.0
 
 _LISTENER = "default"  # amqtt requires a listener of this name
 _READY = "ready"
@@ -218,7 +221,10 @@ async def serve(bind: str, port: int, tries: int, max_packet_size: int) -> None:
     broker._subscriptions = _SnapshotDict(broker._subscriptions)
     await broker.start()
 
+    clients: set[asyncio.StreamWriter] = set()
+
     async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        clients.add(writer)
         sock = writer.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -233,6 +239,7 @@ async def serve(bind: str, port: int, tries: int, max_packet_size: int) -> None:
             # One client's failure must never stop the broker.
             _log.exception("client %s failed", peer)
         finally:
+            clients.discard(writer)
             writer.close()
 
     try:
@@ -241,10 +248,24 @@ async def serve(bind: str, port: int, tries: int, max_packet_size: int) -> None:
         await broker.shutdown()
         raise
     print(f"{_READY} {bound}", flush=True)
-    async with server:
-        await stop.wait()
-        server.close()
-        await broker.shutdown()
+    await stop.wait()
+    server.close()
+    # Every client sees the broker go at the moment its port is freed. amqtt's
+    # shutdown can hang when a client drops at the same moment (as the host's
+    # own link does when the host is killed): its clients then stayed
+    # connected to a broker that served no one, while a resumed host's new
+    # broker took the port, and a game never went on. So the connections are
+    # cut first, and the shutdown gets a bounded time.
+    for writer in list(clients):
+        writer.transport.abort()
+    try:
+        await asyncio.wait_for(broker.shutdown(), SHUTDOWN_TIMEOUT)
+    except TimeoutError:
+        _log.warning("amqtt did not shut down within %g s: exiting anyway", SHUTDOWN_TIMEOUT)
+        # Its stuck tasks could hold up asyncio.run's own clean-up as well;
+        # nothing is left to save (a broker keeps nothing on disk).
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def _quiet_logging(verbose: bool) -> None:

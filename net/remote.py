@@ -225,6 +225,7 @@ class RemoteTable(TableClient):
     def _send(self, message: Hello | Act | Sync | Leave) -> bool:
         if self._link is None or self.authority_key is None:
             return False
+        log.debug("to the host: %r (link %s)", message, "up" if self._link.connected else "down")
         topic = to_authority_topic(self.code, self.identity.peer_id)
         payload = seal(self.identity, topic, message, self.authority_key)
         task = asyncio.get_running_loop().create_task(self._link.publish(topic, payload))
@@ -340,6 +341,7 @@ class RemoteTable(TableClient):
             return
         if message.room != self.code:
             return
+        log.debug("from the host: %s", _summary(message))
         if isinstance(message, (Welcome, Refused)) and self._pending is not None:
             if isinstance(message, Welcome):
                 # At once: when the game has started, the seat's view follows
@@ -381,6 +383,7 @@ class RemoteTable(TableClient):
         ):
             return
         newer = presence.epoch > self._host_epoch
+        log.debug("host presence: epoch %d, online %s", presence.epoch, presence.online)
         self._host_epoch = presence.epoch
         if presence.online and newer and self.seat is not None:
             # The host has (re)connected: whatever we sent while it was away
@@ -549,6 +552,15 @@ class RemoteTable(TableClient):
         with contextlib.suppress(RecordError):
             return GameRecord.from_data(self.room.record)
         return None
+
+
+def _summary(message: Welcome | Refused | Update) -> str:
+    if isinstance(message, Update):
+        return (
+            f"Update(seq={message.seq}, base={message.base}, events={len(message.events)}, "
+            f"ack={message.ack}, rejected={message.rejected!r})"
+        )
+    return repr(message)
 
 
 def _log_failure(task: asyncio.Task[bool]) -> None:

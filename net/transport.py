@@ -205,6 +205,7 @@ class MqttLink:
             for pattern in self.subscriptions:
                 await client.subscribe(pattern, qos=1)
             self._connected.set()
+            log.debug("connected to %s:%s as %s", self.host, self.port, self.client_id)
             if self.on_connect is not None:
                 await self.on_connect()
             if self.on_state is not None:

@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -164,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
         return _host_on_screen(args)
     if args.command == "join" and args.bot is None:
         return _join_on_screen(args)
-    logging.basicConfig(level=logging.WARNING, format="passe: %(message)s")
+    logging.basicConfig(level=_log_level(), format="passe: %(message)s")
     try:
         if args.command == "host":
             return asyncio.run(_host(args))
@@ -321,6 +322,13 @@ def _given_code(args: argparse.Namespace) -> str | int | None:
         return normalize_code(args.code)
     except CodeError as error:
         return _fail(str(error))
+
+
+def _log_level() -> int:
+    """``PASSE_LOG=debug`` (or info) makes a headless host or bot say what it
+    receives and sends, on stderr: for finding out why a game stalled."""
+    wanted = os.environ.get("PASSE_LOG", "").strip().upper()
+    return logging.getLevelNamesMapping().get(wanted, logging.WARNING)
 
 
 def _fail(message: str) -> int:

@@ -154,6 +154,14 @@ class PasseProcess:
             await self._collect_stderr()
             return await self.process.wait()
 
+    async def report(self) -> str:
+        """What it printed, for a failed test's output: stops it first, so
+        that its whole stderr can be read (PASSE_LOG=debug makes it say more)."""
+        await self.stop()
+        if self.process is not None and self.process.stderr is not None:
+            await self._collect_stderr()
+        return f"--- {self.name}: {self.lines}\n{self.stderr.decode(errors='replace')}"
+
     def kill(self) -> None:
         if self.process is not None and self.process.returncode is None:
             self.process.kill()

@@ -144,6 +144,45 @@ async def test_stops_when_its_stdin_closes(broker: EmbeddedBroker) -> None:
         socket.create_connection((broker.host, broker.port), timeout=1).close()
 
 
+def _connect_with_will(port: int, name: bytes) -> socket.socket:
+    """A raw MQTT 3.1.1 client with a retained will, connected (CONNACK read)."""
+    will_topic, will = b"will/" + name, b"gone"
+    body = (
+        b"\x00\x04MQTT\x04\x2e\x00\x05"  # level 4; clean, will QoS 1 retained; keepalive 5
+        + b"".join(len(part).to_bytes(2, "big") + part for part in (name, will_topic, will))
+    )
+    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+    sock.sendall(bytes([0x10, len(body)]) + body)
+    assert sock.recv(4) == b"\x20\x02\x00\x00"
+    sock.sendall(b"\x82\x06\x00\x01\x00\x01#\x01")  # SUBSCRIBE # QoS 1
+    assert sock.recv(5) == b"\x90\x03\x00\x01\x01"
+    return sock
+
+
+# The race is lost about one time in two: twelve rounds catch it for sure.
+@pytest.mark.parametrize("round_", range(12))
+async def test_when_its_host_dies_every_client_is_cut_off_at_once(round_: int) -> None:
+    """A host killed mid-game: its own link to the broker drops (a will to
+    publish) at the moment the broker's stdin closes. amqtt 0.12's shutdown
+    then hung, and the other clients stayed connected to a broker that served
+    no one, while a resumed host's broker took the port: their game never went
+    on. Every client must see the drop, and the broker must end."""
+    running = await start_embedded_broker("127.0.0.1", 0)
+    async with running, client(running, "player") as player:
+        await player.subscribe("#", qos=1)
+        host_link = _connect_with_will(running.port, b"host")
+        # Closed with a reset, as the kernel does for a killed process's socket.
+        host_link.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00" * 2)
+        host_link.close()
+        assert running.process.stdin is not None
+        running.process.stdin.close()
+        with pytest.raises(aiomqtt.MqttError, match="Disconnected"):
+            async with asyncio.timeout(10):
+                async for _ in player.messages:
+                    pass
+        assert await asyncio.wait_for(running.process.wait(), 10) == 0
+
+
 async def test_stops_on_sigterm(broker: EmbeddedBroker) -> None:
     broker.process.send_signal(signal.SIGTERM)
     assert await asyncio.wait_for(broker.process.wait(), 10) == 0
