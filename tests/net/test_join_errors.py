@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from core.registry import get_game
 from net.authority import Authority
 from net.codes import new_code
@@ -184,3 +186,16 @@ def test_the_hosts_presence_counts_when_it_comes_before_the_room_state() -> None
     )  # fmt: skip
     table._on_room_message(room_topic(code), seal(host, room_topic(code), room))
     assert table.authority_key == host.public_key and not table.host_present
+
+
+async def test_passe_log_debug_shows_the_link_and_nothing_shows_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    need_mosquitto()
+    joining = ("join", f"ZZZZZZ@{BROKER}", "--bot", "random")
+    monkeypatch.setenv("PASSE_LOG", "debug")
+    status, _, err = await run_passe(tmp_path, *joining)
+    assert status == 2 and f"connected to {BROKER}" in err and "no room ZZZZZZ" in err
+    monkeypatch.setenv("PASSE_LOG", "nonsense")  # an unknown level: the default, not an error
+    status, _, err = await run_passe(tmp_path, *joining)
+    assert status == 2 and "connected to" not in err and "no room ZZZZZZ" in err
