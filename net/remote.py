@@ -60,6 +60,10 @@ CONNECT_WAIT = 5.0  # seconds to reach the broker, retrying with backoff
 # Hello sent while the authority was not yet subscribed (a host resuming on
 # a new broker) is lost, as any QoS 0 message with no subscriber is.
 RESEAT_WAIT = 2.0
+# Seconds before asking the authority where the table stands when our last
+# action got no answer (lost on a link that dropped unnoticed): its answer
+# acknowledges it, so neither a bot nor a person waits for it forever.
+ACT_WAIT = 3.0
 
 
 class JoinError(Exception):
@@ -519,6 +523,19 @@ class RemoteTable(TableClient):
         sent = self._send(act)
         if not sent:
             self._deliver(rejected="not connected to the table: reconnecting…")
+            return
+        asyncio.get_running_loop().call_later(ACT_WAIT, self._sync_if_unanswered, act.n)
+
+    def _sync_if_unanswered(self, n: int) -> None:
+        link = self._link
+        if self._closed or self.acked >= n or link is None or not link.connected:
+            return  # answered, or a reconnection will take the seat again
+        if self.room is not None and self.room.phase in ("over", "closed"):
+            return
+        log.debug("action %d unanswered after %g s: asking for the table", n, ACT_WAIT)
+        sync = Sync(room=self.code, epoch=self._epoch, n=self._next_n(), have=len(self.log))
+        self._send(sync)
+        asyncio.get_running_loop().call_later(ACT_WAIT, self._sync_if_unanswered, sync.n)
 
     @property
     def action_pending(self) -> bool:

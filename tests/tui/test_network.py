@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
+from core.dominoes import PASS, Place
 from core.passpass.state import PassPassView
 from core.registry import get_game
 from net.host import HostedRoom, open_room
@@ -27,7 +29,9 @@ from tests.net.procs import PasseProcess, need_mosquitto
 from tests.tui.conftest import SIZE, footer_keys, play_to_end, write_settings
 from tui.app import PasseApp
 from tui.netplay import NetworkOptions
+from tui.screens.choice import ChoiceScreen
 from tui.screens.confirm_leave_room import ConfirmLeaveRoomScreen
+from tui.screens.dominoes_table import DominoesTableScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
@@ -723,3 +727,85 @@ async def test_a_hang_up_keeps_the_hosted_game_for_the_others_and_to_resume(
             assert "was interrupted" in text_of(resumed.screen, "#games")
     finally:
         await ben.table.close()
+
+
+async def test_a_double_key_sends_one_move_and_earns_no_refusal(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Two presses faster than the network answers (a bouncing key, tmux's
+    send-keys): the second acted on the picture before the first move and
+    came back "Not allowed: not your turn". While a move of ours is on its
+    way, further moves are dropped."""
+    game = get_game("dominoes")
+    room = await open_room(
+        "dominoes",
+        game.make_config(players=2),
+        identity=Identity.generate(),
+        host_name="Hostess",
+        broker=mosquitto,
+        advertise=False,
+        bot_delay=0,
+        seed=4,
+    )
+    try:
+        write_settings(private_config, name="Zed")
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("j")
+            await pilot.press(*room.code, "enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            room.authority.set_bot(0 if room.authority.seats[0].kind == "open" else 1, "heuristic")
+            room.authority.start_game()
+            await wait_until(pilot, lambda: isinstance(app.screen, DominoesTableScreen), "table")
+            table = app.screen
+            assert isinstance(table, DominoesTableScreen)
+            remote = table.client
+            assert isinstance(remote, RemoteTable)
+
+            def may_pass() -> bool:
+                view = table.do_view
+                return (
+                    view is not None
+                    and table.mine(view)
+                    and PASS in view.legal
+                    and not table.pass_ends_round(view)
+                )
+
+            while not may_pass():  # place tiles (digits) until a pass is a plain pass
+                await wait_until(
+                    pilot,
+                    lambda: (
+                        table.do_view is not None
+                        and (table.do_view.is_over or table.mine(table.do_view))
+                    ),
+                    "our turn",
+                )
+                if may_pass():
+                    break
+                view = table.do_view
+                assert view is not None and not view.is_over
+                await pilot.press(
+                    str(
+                        view.hand.index(next(a.tile for a in view.legal if isinstance(a, Place)))
+                        + 1
+                    )
+                )
+                if isinstance(app.screen, ChoiceScreen):
+                    await pilot.press("enter")
+                await wait_until(pilot, lambda: not remote.action_pending, "our move answered")
+            sent: list[object] = []
+            original = remote.submit
+
+            async def counting(action: Any) -> None:
+                sent.append(action)
+                await original(action)
+
+            remote.submit = counting  # type: ignore[method-assign]
+            app._notifications.clear()
+            for _ in range(2):  # both queued before either is handled
+                app.post_message(events.Key("p", "p"))
+            await wait_until(pilot, lambda: len(sent) >= 1 and not remote.action_pending, "pass")
+            assert sent == [PASS]
+            assert not any("Not allowed" in str(n.title) for n in app._notifications)
+    finally:
+        await room.close()

@@ -354,9 +354,16 @@ class TableScreen(PasseScreen):
 
     async def submit(self, action: Action) -> None:
         # A refusal also arrives as an update with ``rejected``, shown then.
+        if self._submitted:
+            # A second key before the table answered the first (a double
+            # Enter over the network): it acts on the picture from before
+            # our move and would only come back refused.
+            return
         self._submitted = True
-        with contextlib.suppress(IllegalAction):
+        try:
             await self.client.submit(action)
+        except IllegalAction:
+            self._submitted = False  # refused before it left: nothing to wait for
 
     def say_status(self, text: str, *, your_turn: bool) -> None:
         """The status line: what happens now. While an end-of-round summary
