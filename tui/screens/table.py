@@ -354,10 +354,12 @@ class TableScreen(PasseScreen):
 
     async def submit(self, action: Action) -> None:
         # A refusal also arrives as an update with ``rejected``, shown then.
-        if self._submitted:
+        remote = remote_table(self.client)
+        if self._submitted or (remote is not None and remote.action_pending):
             # A second key before the table answered the first (a double
             # Enter over the network): it acts on the picture from before
-            # our move and would only come back refused.
+            # our move and would only come back refused. (An answer that
+            # never comes is asked for: docs/protocol.md, section 6.)
             return
         self._submitted = True
         try:
