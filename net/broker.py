@@ -67,6 +67,8 @@ STOP_TIMEOUT = 5.0
 # Seconds the child gives amqtt to shut down once its clients are cut off
 # (less than STOP_TIMEOUT, after which the parent kills it).
 SHUTDOWN_TIMEOUT = 2.0
+# Seconds the child keeps delivering what it was sent before it stops.
+FLUSH_TIMEOUT = 1.0
 
 _LISTENER = "default"  # amqtt requires a listener of this name
 _READY = "ready"
@@ -250,14 +252,18 @@ async def serve(bind: str, port: int, tries: int, max_packet_size: int) -> None:
     print(f"{_READY} {bound}", flush=True)
     await stop.wait()
     server.close()
-    # Every client sees the broker go at the moment its port is freed. amqtt's
-    # shutdown can hang when a client drops at the same moment (as the host's
-    # own link does when the host is killed): its clients then stayed
-    # connected to a broker that served no one, while a resumed host's new
-    # broker took the port, and a game never went on. So the connections are
-    # cut first, and the shutdown gets a bounded time.
+    # What was published before the host stopped us still reaches its
+    # subscribers (a game's final room state, with the record each peer
+    # checks the deal against), within FLUSH_TIMEOUT.
+    await _flush(broker, FLUSH_TIMEOUT)
+    # Then every client sees the broker go. amqtt's shutdown can hang when a
+    # client drops at the same moment (as the host's own link does when the
+    # host is killed): its clients then stayed connected to a broker that
+    # served no one, while a resumed host's new broker took the port, and a
+    # game never went on. So the connections are closed first, and the
+    # shutdown gets a bounded time.
     for writer in list(clients):
-        writer.transport.abort()
+        writer.close()
     try:
         await asyncio.wait_for(broker.shutdown(), SHUTDOWN_TIMEOUT)
     except TimeoutError:
@@ -266,6 +272,24 @@ async def serve(bind: str, port: int, tries: int, max_packet_size: int) -> None:
         # nothing is left to save (a broker keeps nothing on disk).
         sys.stderr.flush()
         os._exit(0)
+
+
+async def _flush(broker: Any, timeout: float) -> None:
+    """Until amqtt has handed every message it holds to its subscribers (and,
+    at QoS 1, had them acknowledged), or ``timeout`` seconds. amqtt 0.12 has
+    no public call for this: its broadcast queue and delivery tasks are read
+    (a later amqtt without them is simply not waited for)."""
+    queue = getattr(broker, "_broadcast_queue", None)
+    deliveries = getattr(broker, "_tasks_queue", None)
+
+    def flushed() -> bool:
+        idle = queue is None or queue.empty()
+        return idle and (deliveries is None or all(task.done() for task in list(deliveries)))
+
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout):
+            while not flushed():
+                await asyncio.sleep(0.01)
 
 
 def _quiet_logging(verbose: bool) -> None:

@@ -113,9 +113,16 @@ class PasseProcess:
 
     async def expect(self, event: str, timeout: float = DEADLINE) -> dict[str, Any]:
         """The next line announcing ``event`` (earlier other events are kept)."""
+        return await self.expect_any((event,), timeout)
+
+    async def expect_any(
+        self, events: tuple[str, ...], timeout: float = DEADLINE
+    ) -> dict[str, Any]:
+        """The next line announcing one of ``events`` (others are kept)."""
         assert self.process is not None and self.process.stdout is not None
+        event = " or ".join(repr(name) for name in events)
         for line in self.lines:
-            if line.get("event") == event and not line.get("_seen"):
+            if line.get("event") in events and not line.get("_seen"):
                 line["_seen"] = True
                 return line
         async with asyncio.timeout(timeout):
@@ -124,7 +131,7 @@ class PasseProcess:
                 if not raw:
                     await self._collect_stderr()
                     raise AssertionError(
-                        f"{self.name} ended before {event!r}: exit "
+                        f"{self.name} ended before {event}: exit "
                         f"{self.process.returncode}, stderr: {self.stderr.decode()[-2000:]}"
                     )
                 try:
@@ -132,7 +139,7 @@ class PasseProcess:
                 except ValueError:
                     raise AssertionError(f"{self.name} printed {raw!r}") from None
                 self.lines.append(line)
-                if line.get("event") == event:
+                if line.get("event") in events:
                     line["_seen"] = True
                     return line
 

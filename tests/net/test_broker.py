@@ -183,6 +183,27 @@ async def test_when_its_host_dies_every_client_is_cut_off_at_once(round_: int) -
         assert await asyncio.wait_for(running.process.wait(), 10) == 0
 
 
+@pytest.mark.parametrize("round_", range(6))
+async def test_what_was_published_before_it_stops_is_delivered(round_: int) -> None:
+    """A game's last room state (the record each peer checks the deal
+    against) is published just before the host stops its broker: it must
+    still reach every subscriber, then the link drops."""
+    running = await start_embedded_broker("127.0.0.1", 0)
+    async with running, client(running, "player") as player:
+        await player.subscribe("room", qos=1)
+        async with client(running, "host") as host:
+            for n in range(20):
+                await host.publish("room", b"%d" % n, qos=1)
+            assert running.process.stdin is not None
+            running.process.stdin.close()
+            received = []
+            with pytest.raises(aiomqtt.MqttError, match="Disconnected"):
+                async with asyncio.timeout(10):
+                    async for message in player.messages:
+                        received.append(message.payload)
+            assert received == [b"%d" % n for n in range(20)]
+
+
 async def test_stops_on_sigterm(broker: EmbeddedBroker) -> None:
     broker.process.send_signal(signal.SIGTERM)
     assert await asyncio.wait_for(broker.process.wait(), 10) == 0

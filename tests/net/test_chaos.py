@@ -1,0 +1,199 @@
+"""Seeded chaos: whole networked games while processes die and brokers restart.
+
+Each scenario is drawn from its seed alone: the game, the number of seats, how
+many of them are played by peers in their own processes (headless bots), and
+a schedule of faults, each set off by a peer's own moves (never by a clock):
+
+- ``kill_peer``: a peer is killed (SIGKILL) and started again on the same key;
+- ``kill_host``: the host is killed and resumed with ``passe host --resume``
+  (with the embedded broker, its broker child goes with it);
+- ``restart_broker``: the Mosquitto the room uses is stopped and started again
+  on the same port, with nothing retained (Mosquitto scenarios only).
+
+Every game must end, and end the same for everyone: each peer's winners and
+scores are the host's, and each peer checked the revealed deal against the
+commitment it saw at the start. ``make test`` runs two seeds (one per
+broker); ``make soak`` runs forty (``PASSE_CHAOS_SEEDS=500 make soak``: more).
+A failure names its seed: run that one alone (``PASSE_SOAK=1 pytest -m soak
+tests/net/test_chaos.py -k seed-17-``) with ``PASSE_LOG=debug`` to see every
+message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.registry import get_game
+from tests.core.sampler_checks import skip_unless_soak
+from tests.net.brokers import Mosquitto, require_mosquitto, start_mosquitto
+from tests.net.procs import PasseProcess, free_port, host_args
+
+GAMES = ("passpass", "dominoes", "fashion")
+FAULTS = ("kill_peer", "kill_host", "restart_broker")
+# `make soak` runs this many seeds; PASSE_CHAOS_SEEDS=500 runs more.
+SOAK_SEEDS = int(os.environ.get("PASSE_CHAOS_SEEDS", "40"))
+QUICK_SEEDS = {0: "mosquitto", 1: "embedded"}  # the ones `make test` runs
+
+
+@dataclass
+class Scenario:
+    seed: int
+    broker: str  # "mosquitto" (our own, on a free port) or "embedded"
+    game: str = ""
+    players: int = 0
+    peers: int = 0
+    faults: list[tuple[str, int, int]] = field(default_factory=list)  # (fault, peer, after)
+
+    def __post_init__(self) -> None:
+        rng = random.Random(self.seed)
+        self.game = rng.choice(GAMES)
+        self.players = rng.choice(get_game(self.game).info.solo_player_counts[:3])
+        self.peers = rng.randint(1, min(self.players, 3))
+        kinds = FAULTS if self.broker == "mosquitto" else FAULTS[:2]
+        # Early in the game (a peer acts at least a dozen times in any of them),
+        # so that the faults fall while there is a game to disturb.
+        self.faults = [
+            (rng.choice(kinds), rng.randrange(self.peers), rng.randint(1, 4))
+            for _ in range(rng.randint(2, 3))
+        ]
+
+
+def scenarios() -> Iterator[Any]:
+    for seed in range(SOAK_SEEDS):
+        broker = QUICK_SEEDS.get(seed, "mosquitto" if seed % 2 == 0 else "embedded")
+        marks = [] if seed in QUICK_SEEDS else [pytest.mark.soak]
+        yield pytest.param(Scenario(seed, broker), id=f"seed-{seed}-{broker}", marks=marks)
+
+
+class Table:
+    """The processes of one scenario."""
+
+    def __init__(self, scenario: Scenario, home: Path, broker: Mosquitto | None) -> None:
+        self.scenario = scenario
+        self.broker = broker
+        self.port = broker.port if broker is not None else free_port()
+        self.where = f"127.0.0.1:{self.port}"
+        self.host = PasseProcess("host", home)
+        self.peers = [PasseProcess(f"peer{n}", home) for n in range(scenario.peers)]
+        self.code = ""
+        self.host_over: dict[str, Any] | None = None
+        self.peer_over: dict[int, dict[str, Any]] = {}
+        self.log: list[str] = []
+
+    def join_args(self, n: int) -> tuple[str, ...]:
+        name, seed = f"Peer{n}", str(self.scenario.seed * 10 + n)
+        return ("join", f"{self.code}@{self.where}", "--bot", "heuristic", "--name", name,
+                "--seed", seed)  # fmt: skip
+
+    async def open(self) -> None:
+        s = self.scenario
+        broker = {"broker": self.where} if self.broker is not None else {"port": self.port}
+        await self.host.start(
+            *host_args(s.game, s.players, wait_for=s.peers, bot_delay=0, seed=s.seed, **broker)
+        )
+        self.code = (await self.host.expect("room"))["code"]
+        for n, peer in enumerate(self.peers):
+            await peer.start(*self.join_args(n))
+            await peer.expect("seated")
+        await self.host.expect("started")
+
+    async def moves_of(self, n: int, count: int) -> bool:
+        """Until peer ``n`` has acted ``count`` more times; False if its game ended."""
+        for _ in range(count):
+            line = await self.peers[n].expect_any(("acted", "over"))
+            if line["event"] == "over":
+                self.peer_over[n] = line
+                return False
+        return True
+
+    async def kill_peer(self, n: int) -> None:
+        peer = self.peers[n]
+        peer.kill()
+        await peer.finish()
+        await peer.start(*self.join_args(n))  # the same key, on its disk
+        line = await peer.expect_any(("seated", "over"))
+        if line["event"] == "over":
+            self.peer_over[n] = line
+
+    async def kill_host(self) -> None:
+        self.host.kill()
+        await self.host.finish()
+        over = next((line for line in self.host.lines if line.get("event") == "over"), None)
+        if over is not None:  # it had finished the game as it was killed
+            self.host_over = over
+            return
+        where = ["--broker", self.where] if self.broker is not None else []
+        await self.host.start("host", "--resume", "--headless", "--no-advertise", *where)
+        resumed = await self.host.expect("room")
+        assert (resumed["code"], resumed["broker"]) == (self.code, self.where)
+
+    async def restart_broker(self) -> None:
+        assert self.broker is not None
+        await asyncio.to_thread(self.broker.restart)
+
+    async def play(self) -> None:
+        for fault, n, after in self.scenario.faults:
+            if not await self.moves_of(n, after):
+                break  # that peer's game is over: no more faults
+            self.log.append(f"{fault} (peer {n}, after {after} moves)")
+            if fault == "kill_peer":
+                await self.kill_peer(n)
+            elif fault == "kill_host":
+                await self.kill_host()
+                if self.host_over is not None:
+                    break
+            else:
+                await self.restart_broker()
+        if self.host_over is None:
+            self.host_over = await self.host.expect("over")
+        for n, peer in enumerate(self.peers):
+            if n not in self.peer_over:
+                self.peer_over[n] = await peer.expect("over")
+
+    async def report(self) -> str:
+        parts = [f"{self.scenario}", "faults done: " + "; ".join(self.log)]
+        for process in (self.host, *self.peers):
+            parts.append(await process.report())
+        return "\n".join(parts)
+
+    async def stop(self) -> None:
+        for process in (self.host, *self.peers):
+            await process.stop()
+
+
+@pytest.mark.parametrize("scenario", scenarios())
+async def test_a_game_survives_its_faults(
+    scenario: Scenario, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    if scenario.seed not in QUICK_SEEDS:
+        skip_unless_soak(request)
+    with contextlib.ExitStack() as stack:
+        broker = None
+        if scenario.broker == "mosquitto":
+            require_mosquitto()
+            broker = stack.enter_context(start_mosquitto())
+        table = Table(scenario, tmp_path, broker)
+        try:
+            await table.open()
+            await table.play()
+            over = table.host_over
+            assert over is not None and over["result"] is not None
+            for n, line in sorted(table.peer_over.items()):
+                assert line["winners"] == over["result"]["winners"], f"peer {n}"
+                assert line["scores"] == over["result"]["scores"], f"peer {n}"
+                assert line["deal_verified"] is True, f"peer {n}"
+            assert await table.host.finish() == 0
+        except BaseException:
+            print(await table.report())
+            raise
+        finally:
+            await table.stop()
