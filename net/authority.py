@@ -36,6 +36,7 @@ from net.wire import (
     Envelope,
     Hello,
     Leave,
+    NextRoom,
     PeerMessage,
     Presence,
     Refused,
@@ -45,6 +46,7 @@ from net.wire import (
     Update,
     Welcome,
     WireError,
+    next_topic,
     open_body,
     open_envelope,
     peer_message_decoder,
@@ -81,6 +83,7 @@ class SeatSlot:
     level: str = ""  # the bot's level
     key: bytes | None = None  # the public key of the person holding it
     present: bool = False
+    replaced: bool = False  # a bot playing on for a person who left
 
     def public(self) -> SeatState:
         return SeatState(
@@ -340,6 +343,30 @@ class Authority:
         return [
             SeatSpec(seat.name, HUMAN if seat.kind == HUMAN else seat.level) for seat in self.seats
         ]
+
+    # -- the next game at the same table ------------------------------------
+
+    def next_seats(self) -> list[SeatSlot]:
+        """The seats of the next game at this table: each person's seat bound
+        to their key again (away until they come), the same bots; a seat whose
+        person left during the game is empty again, not their stand-in bot."""
+        seats: list[SeatSlot] = []
+        for seat, slot in enumerate(self.seats):
+            if slot.kind == HUMAN:
+                seats.append(SeatSlot(slot.name, HUMAN, key=slot.key))
+            elif slot.kind == BOT and not slot.replaced:
+                seats.append(SeatSlot(slot.name, BOT, slot.level))
+            else:
+                seats.append(SeatSlot(f"Seat {seat + 1}"))
+        return seats
+
+    def announce_next(self, code: str) -> None:
+        """Tell everyone (retained, signed) that the table plays on in room
+        ``code``: only once this game is over."""
+        if self.phase != OVER:
+            raise IllegalAction("the game is not over")
+        topic = next_topic(self.code)
+        self._enqueue(topic, seal(self.identity, topic, NextRoom(self.code, code)), retain=True)
 
     # -- what goes out -------------------------------------------------------
 
@@ -676,7 +703,7 @@ class Authority:
             self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
             self._notice = f"{name} left"
         elif self.phase == PLAYING and self.table is not None:
-            self.seats[seat] = SeatSlot(name, BOT, REPLACEMENT_BOT, present=True)
+            self.seats[seat] = SeatSlot(name, BOT, REPLACEMENT_BOT, present=True, replaced=True)
             self._logs.pop(seat, None)
             self.table.hand_to_bot(seat, REPLACEMENT_BOT)
             self._notice = f"{name} left the game; a bot plays for them"

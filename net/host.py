@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.engine import Config
+from core.engine import Config, IllegalAction
 from net.authority import Authority
 from net.codes import format_code, new_code
 from net.identity import Identity
@@ -131,6 +131,53 @@ async def open_room(
     )
     room = HostedRoom(authority, broker_host, broker_port, shown, embedded)
     return await _run(room, advertise)
+
+
+async def open_next_room(room: HostedRoom, *, seed: int | None = None) -> HostedRoom:
+    """The next game at the table of ``room``, whose game is over: a new room
+    (its own code, deal and commitment) on the same broker, run by the same
+    authority key, with the same seats (each person's bound to their key, the
+    same bots). ``room`` then announces it (docs/protocol.md, "The next game")
+    and closes; its broker and its LAN advert pass to the new room. Raises
+    ``IllegalAction`` if the game is not over, as :func:`open_room` otherwise."""
+    old = room.authority
+    if old.phase != "over":
+        raise IllegalAction("the game is not over")
+    code = new_code()
+    store = _claim(code)
+    store.broker = _choice(room.embedded, room.broker_host, room.broker_port)
+    extra = {} if seed is None else {"seed": seed}
+    authority = Authority(
+        old.identity,
+        code,
+        old.game_id,
+        old.config,
+        old.host_name,
+        room.broker_host,
+        room.broker_port,
+        bot_delay=old.bot_delay,
+        app_version=old.app_version,
+        store=store,
+        seats=old.next_seats(),
+        **extra,  # type: ignore[arg-type]
+    )
+    try:
+        await authority.start()
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await authority.close()
+        store.release()
+        raise
+    old.announce_next(code)
+    following = HostedRoom(
+        authority, room.broker_host, room.broker_port, room.lan_address, room.embedded
+    )
+    advertised = room.advertiser is not None
+    room.embedded = None  # the next room's now: closing this one must not stop it
+    await room.close()
+    if advertised:
+        following.advertiser = await _advertise(following, old.game_id, old.host_name)
+    return following
 
 
 async def resume_room(
@@ -273,4 +320,11 @@ def default_host_name() -> str:
     return socket.gethostname()[:64] or "passe"
 
 
-__all__ = ["HostedRoom", "default_host_name", "lan_address", "open_room", "resume_room"]
+__all__ = [
+    "HostedRoom",
+    "default_host_name",
+    "lan_address",
+    "open_next_room",
+    "open_room",
+    "resume_room",
+]

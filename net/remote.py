@@ -21,6 +21,7 @@ from core.engine import Action, Event, GameRecord, IllegalAction, RecordError, V
 from core.registry import get_game
 from net.client import TableClient
 from net.codec import CodecError, GameCodec, codec_for
+from net.codes import CodeError, normalize_code
 from net.identity import Identity, peer_id
 from net.table import Listener, TableUpdate
 from net.transport import BrokerUnreachable, LastWill, MqttLink
@@ -38,6 +39,8 @@ from net.wire import (
     Welcome,
     WireError,
     authority_message_decoder,
+    next_room_decoder,
+    next_topic,
     open_body,
     open_envelope,
     presence_decoder,
@@ -89,6 +92,8 @@ class RemoteTable(TableClient):
         broker_host: str,
         broker_port: int,
         name: str,
+        *,
+        authority_key: bytes | None = None,
     ) -> None:
         self.identity = identity
         self.code = code
@@ -99,7 +104,11 @@ class RemoteTable(TableClient):
         self.game_id = ""
         self.names: tuple[str, ...] = ()
         self.room: RoomState | None = None
-        self.authority_key: bytes | None = None
+        # Pinned when following a table to its next game (the same host's
+        # key); else trusted on first use (docs/protocol.md, section 5).
+        self.authority_key: bytes | None = authority_key
+        self.next_code: str | None = None  # where the table plays its next game
+        self._next_listeners: list[Callable[[str], None]] = []
         self.codec: GameCodec | None = None
         self.view: View | None = None
         self.log: list[Event] = []
@@ -144,6 +153,7 @@ class RemoteTable(TableClient):
                 to_peer_topic(self.code, me),
                 # The authority's presence (and, unread, the other peers').
                 f"{self._prefix}/presence/+",
+                next_topic(self.code),
             ],
             on_message=self._on_message,
             on_connect=self._on_connect,
@@ -330,6 +340,9 @@ class RemoteTable(TableClient):
         if topic.startswith(f"{self._prefix}/presence/"):
             self._on_presence(topic, payload)
             return
+        if topic == next_topic(self.code):
+            self._on_next(topic, payload)
+            return
         try:
             envelope = open_envelope(topic, payload)
         except WireError as error:
@@ -397,6 +410,53 @@ class RemoteTable(TableClient):
             self.host_present = presence.online
             for listener in list(self._host_listeners):
                 listener(presence.online)
+
+    def _on_next(self, topic: str, payload: bytes) -> None:
+        """The host opened the next game at this table (only once this one
+        is over, and only as said by this room's authority)."""
+        if not payload or self.authority_key is None:
+            return
+        try:
+            envelope = open_envelope(topic, payload)
+            announced = open_body(envelope, next_room_decoder)
+        except WireError as error:
+            log.warning("ignored a next-game notice: %s", error.reason)
+            return
+        if envelope.sender != self.authority_key or announced.room != self.code:
+            log.warning("ignored a next-game notice not from this room's host")
+            return
+        try:
+            code = normalize_code(announced.next)
+        except CodeError:
+            log.warning("ignored a next-game notice with a bad code")
+            return
+        if code == self.code or self.next_code == code:
+            return
+        self.next_code = code
+        for listener in list(self._next_listeners):
+            listener(code)
+
+    def on_next(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener(code)`` when the host opens the next game at this
+        table (and now, if it has)."""
+        self._next_listeners.append(listener)
+        if self.next_code is not None:
+            listener(self.next_code)
+        return lambda: self._next_listeners.remove(listener)
+
+    def next_table(self) -> RemoteTable:
+        """A seat, not yet taken, at the next game of this table: the same
+        key, name and broker, with this room's authority key pinned."""
+        if self.next_code is None:
+            raise JoinError("the host has not opened a next game", "no-room")
+        return RemoteTable(
+            self.identity,
+            self.next_code,
+            self.broker_host,
+            self.broker_port,
+            self.name,
+            authority_key=self.authority_key,
+        )
 
     def on_host(self, listener: LinkListener) -> Callable[[], None]:
         """Call ``listener(True/False)`` when the host's process comes and goes."""

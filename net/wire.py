@@ -68,6 +68,12 @@ def room_topic(code: str) -> str:
     return f"{room_prefix(code)}/room"
 
 
+def next_topic(code: str) -> str:
+    """Retained, public, signed by the authority, once the game is over and
+    its host has opened the next game for the same table."""
+    return f"{room_prefix(code)}/next"
+
+
 def presence_topic(code: str, peer: str) -> str:
     """Retained, public, signed by the peer: online or gone, with an epoch."""
     return f"{room_prefix(code)}/presence/{peer}"
@@ -301,6 +307,17 @@ class Presence(Struct, tag_field="t", tag="presence", forbid_unknown_fields=True
 
 presence_decoder: Final = msgspec.msgpack.Decoder(Presence)
 
+
+class NextRoom(Struct, tag_field="t", tag="next", forbid_unknown_fields=True):
+    """The game in ``room`` is over; its table plays on in room ``next``, run
+    by the same authority key, where each person's key holds their seat."""
+
+    room: Code
+    next: Code
+
+
+next_room_decoder: Final = msgspec.msgpack.Decoder(NextRoom)
+
 __all__ = [
     "MAX_PAYLOAD",
     "PROTOCOL_VERSION",
@@ -309,6 +326,7 @@ __all__ = [
     "Envelope",
     "Hello",
     "Leave",
+    "NextRoom",
     "PeerMessage",
     "Presence",
     "Refused",
@@ -319,6 +337,8 @@ __all__ = [
     "Welcome",
     "WireError",
     "authority_message_decoder",
+    "next_room_decoder",
+    "next_topic",
     "open_body",
     "open_envelope",
     "peer_message_decoder",

@@ -1,0 +1,149 @@
+"""The next game at the same table: once a game is over its host opens a new
+room (new code, deal and commitment) with the same seats, announces it on the
+old room, and each person follows with the key that holds their seat. A real
+broker (Mosquitto), the authority in this process, peers as in a real game."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from core.engine import IllegalAction
+from core.registry import get_game
+from net.headless import play_with_bot
+from net.host import HostedRoom, open_next_room, open_room
+from net.identity import Identity
+from net.remote import JoinError, RemoteTable
+from net.wire import NextRoom, next_topic, seal
+from tests.net.peers import DEADLINE, RawClient
+from tests.net.procs import need_mosquitto
+
+BROKER = ("127.0.0.1", 1883)
+
+
+@pytest.fixture
+async def room() -> AsyncIterator[HostedRoom]:
+    need_mosquitto()
+    hosted = await open_room(
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        identity=Identity.generate(),
+        host_name="Hostess",
+        broker=BROKER,
+        advertise=False,
+        bot_delay=0,
+        seed=8,
+    )
+    try:
+        yield hosted
+    finally:
+        await hosted.close()
+
+
+async def next_code(table: RemoteTable) -> str:
+    arrived: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    stop = table.on_next(lambda code: arrived.done() or arrived.set_result(code))
+    try:
+        return await asyncio.wait_for(arrived, DEADLINE)
+    finally:
+        stop()
+
+
+async def test_the_table_plays_on_in_a_new_room_with_the_same_seats(room: HostedRoom) -> None:
+    ana = RemoteTable(Identity.generate(), room.code, *BROKER, "Ana")
+    ben = RemoteTable(Identity.generate(), room.code, *BROKER, "Ben")
+    ana_seat = await ana.join()
+    ben_seat = await ben.join()
+    bot_seat = ({0, 1, 2} - {ana_seat, ben_seat}).pop()
+    room.authority.set_bot(bot_seat, "heuristic")
+    with pytest.raises(IllegalAction):  # not before the game is over
+        await open_next_room(room)
+    room.authority.start_game()
+    await ben.leave()  # Ben quits mid-game: a bot finishes for him
+    await asyncio.wait_for(play_with_bot(ana, "random", seed=3), DEADLINE)
+    first_hash = room.authority.seed_hash()
+
+    following = await open_next_room(room)
+    try:
+        assert following.code != room.code
+        assert await next_code(ana) == following.code
+        # The same authority key (pinned by the follower), a new commitment.
+        assert following.authority.identity.public_key == ana.authority_key
+        assert following.authority.seed_hash() != first_hash
+        # Ana's seat waits for her key; Ben's is open again (he left), not
+        # his stand-in bot's; the bot from the start stays.
+        seats = following.authority.seats
+        assert (seats[ana_seat].kind, seats[ana_seat].key) == ("human", ana.identity.public_key)
+        assert not seats[ana_seat].present
+        assert seats[ben_seat].kind == "open"
+        assert (seats[bot_seat].kind, seats[bot_seat].level) == ("bot", "heuristic")
+        again = ana.next_table()
+        assert await again.join() == ana_seat
+        assert following.authority.seats[ana_seat].present
+        await again.close()
+        # Someone else cannot take Ana's seat, even while she is away.
+        stranger = RemoteTable(Identity.generate(), following.code, *BROKER, "Eve")
+        with pytest.raises(JoinError):
+            await stranger.join(ana_seat)
+        await stranger.close()
+    finally:
+        await ana.close()
+        await following.close()
+
+
+async def test_only_the_rooms_own_host_can_announce_a_next_game(room: HostedRoom) -> None:
+    ana = RemoteTable(Identity.generate(), room.code, *BROKER, "Ana")
+    await ana.join()
+    forger = Identity.generate()
+    topic = next_topic(room.code)
+    codes: list[str] = []
+    ana.on_next(codes.append)
+    try:
+        async with RawClient(*BROKER, []) as client:
+            await client.publish(topic, seal(forger, topic, NextRoom(room.code, "EVE123")))
+            await client.publish(topic, b"\x93garbage")
+            # The host's own notice, on another room's topic: not for this room.
+            other = next_topic("OTHER1")
+            await client.publish(
+                other, seal(room.authority.identity, other, NextRoom("OTHER1", "EVE123"))
+            )
+            # Then the real one (never sent before the game is over, but its
+            # signature is what is checked here): the forgeries changed nothing.
+            await client.publish(
+                topic, seal(room.authority.identity, topic, NextRoom(room.code, "ABC234"))
+            )
+            assert await next_code(ana) == "ABC234"
+            assert codes == ["ABC234"]
+    finally:
+        await ana.close()
+        async with RawClient(*BROKER, []) as client:
+            await client.publish(topic, b"", retain=True)
+
+
+async def test_a_follower_pinned_to_the_host_never_sees_a_squatters_room() -> None:
+    """Someone who learnt the next code and opened a room under it first,
+    with a key of their own, does not get the followers."""
+    need_mosquitto()
+    squatter = await open_room(
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        identity=Identity.generate(),
+        host_name="Eve",
+        broker=BROKER,
+        advertise=False,
+    )
+    try:
+        pinned = RemoteTable(
+            Identity.generate(),
+            squatter.code,
+            *BROKER,
+            "Ana",
+            authority_key=Identity.generate().public_key,  # the real host's key
+        )
+        with pytest.raises(JoinError) as refused:
+            await pinned.join(timeout=1.0)
+        assert refused.value.code == "no-room"
+    finally:
+        await squatter.close()
