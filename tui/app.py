@@ -379,6 +379,16 @@ class PasseApp(App[None]):
         while len(self.screen_stack) > 1 and not isinstance(self.screen, HomeScreen):
             await self.pop_screen()
 
+    async def next_game(self) -> None:
+        """The next game at a networked table: back to its lobby, which opens
+        it (the host) or joins it (the others)."""
+        from tui.screens.lobby import LobbyScreen
+
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, LobbyScreen):
+            await self.pop_screen()
+        if isinstance(self.screen, LobbyScreen):
+            self.screen.next_game()
+
     async def play_again(self) -> None:
         await self.go_home()
         self.start_game(self.settings)

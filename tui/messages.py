@@ -64,6 +64,14 @@ class HostChanged(Message):
 
 
 @dataclass
+class NextGameOpened(Message):
+    """The host of a networked room whose game is over opened the next game
+    at the same table, in room ``code``."""
+
+    code: str
+
+
+@dataclass
 class SeatLevelChosen(Message):
     """The host chose who fills an empty seat in the lobby: a bot of
     ``level``, or nobody (``None``: the seat waits for a person)."""

@@ -215,6 +215,61 @@ async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
         raise NetplayError(_one_line(error, "could not open the room")) from None
 
 
+async def open_next_hosted_room(
+    room: HostedRoom, table: RemoteTable
+) -> tuple[HostedRoom, RemoteTable]:
+    """The next game at the table of ``room`` (hosted here, its game over),
+    with the host's person seated again by their key; raises
+    :class:`NetplayError`. The old room is closed either way."""
+    from net.host import open_next_room
+    from net.remote import JoinError, RemoteTable
+
+    try:
+        following = await open_next_room(room)
+    except Exception as error:
+        raise NetplayError(_one_line(error, "could not open the next game")) from None
+    finally:
+        await table.close()
+    again = RemoteTable(
+        table.identity,
+        following.code,
+        following.broker_host,
+        following.broker_port,
+        table.name,
+        authority_key=following.authority.identity.public_key,
+    )
+    try:
+        await again.join()
+    except BaseException as error:
+        await again.close()
+        await following.close()
+        if isinstance(error, JoinError):
+            raise NetplayError(str(error)) from None
+        if isinstance(error, Exception):
+            raise NetplayError(_one_line(error, "could not take your seat")) from None
+        raise
+    return following, again
+
+
+async def join_next_game(table: RemoteTable) -> RemoteTable:
+    """Our seat at the next game of ``table``'s room (its host opened it);
+    raises :class:`NetplayError`. ``table`` is closed once seated."""
+    from net.remote import JoinError
+
+    again = table.next_table()
+    try:
+        await again.join()
+    except JoinError as error:
+        raise NetplayError(f"could not join the next game: {error}") from None
+    except BaseException as error:
+        await again.close()
+        if isinstance(error, Exception):
+            raise NetplayError(_one_line(error, "could not join the next game")) from None
+        raise
+    await table.close()
+    return again
+
+
 @dataclass(frozen=True)
 class Target:
     code: str
@@ -314,8 +369,10 @@ __all__ = [
     "advert_target",
     "discovery_available",
     "first_reachable",
+    "join_next_game",
     "join_target",
     "open_hosted_room",
+    "open_next_hosted_room",
     "parse_broker",
     "remote_table",
     "resolve_target",

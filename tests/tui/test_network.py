@@ -7,6 +7,7 @@ fixture: skipped when it is unreachable, failing in CI, as tests/net do)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import time
@@ -22,7 +23,8 @@ from textual.widgets import Input, OptionList
 from core.dominoes import PASS, Place
 from core.passpass.state import PassPassView
 from core.registry import get_game
-from net.host import HostedRoom, open_room
+from net.headless import play_with_bot
+from net.host import HostedRoom, open_next_room, open_room
 from net.identity import Identity
 from net.remote import RemoteTable
 from tests.net.procs import PasseProcess, need_mosquitto
@@ -809,3 +811,109 @@ async def test_a_double_key_sends_one_move_and_earns_no_refusal(
             assert not any("Not allowed" in str(n.title) for n in app._notifications)
     finally:
         await room.close()
+
+
+# -- the next game at the same table ------------------------------------------
+
+
+async def test_the_host_opens_the_next_game_at_the_same_table(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """After the game-over screen, a (or Enter) opens the next game: a new
+    room with its own code and deal, the same seats; Ana, playing from her
+    own process's view, follows with the key that holds her seat."""
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    app = PasseApp(
+        config_path=private_config,
+        bot_delay=0,
+        seed=6,
+        network=NetworkOptions(broker=mosquitto, advertise=False),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("o")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await wait_until(pilot, lambda: lobby.hosted is not None, "the room")
+        assert lobby.hosted is not None
+        first_code = lobby.hosted.code
+        ana = RemoteTable(Identity.generate(), first_code, *mosquitto, "Ana")
+        ana_seat = await ana.join()
+        await wait_until(pilot, lambda: "Ana" in seats_text(lobby), "Ana in the lobby")
+        await pilot.press("right")  # a bot in the last seat
+        await wait_until(pilot, lambda: start_enabled(app), "every seat taken")
+        await pilot.press("s")
+        ana_plays = asyncio.create_task(play_with_bot(ana, "heuristic", seed=1))
+        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
+        over, _ = await play_to_end(pilot)
+        assert "a / Enter: next game, same table" in text_of(over, "#game-over-hint")
+        await asyncio.wait_for(ana_plays, WAIT)
+
+        await pilot.press("a")
+        await wait_until(
+            pilot,
+            lambda: lobby.room is not None and lobby.room.room != first_code,
+            "the next room's lobby",
+        )
+        assert app.screen is lobby and lobby.hosted is not None
+        assert lobby.room is not None and lobby.room.phase == "lobby"
+        code = lobby.hosted.code
+        assert text_of(lobby, "#lobby-code-box") == spoken_code(code)
+        # Zed is seated again; Ana's seat waits for her; the bot stayed.
+        await wait_until(pilot, lambda: "Zed (you)" in seats_text(lobby), "Zed again")
+        assert "bot · normal" in seats_text(lobby)
+        assert ana.next_code == code
+        again = ana.next_table()
+        assert await again.join() == ana_seat
+        await wait_until(pilot, lambda: start_enabled(app), "ready again")
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "table 2")
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        await wait_until(pilot, lambda: table.pp_view is not None, "the new deal")
+        await again.close()
+        await ana.close()
+
+
+async def test_a_guest_is_invited_to_the_next_game_and_joins_it(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    write_settings(private_config, name="Zed")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        await pilot.press(*hosted.code, "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen) and lobby.table is not None
+        await wait_until(pilot, lambda: lobby.table.seat is not None, "a seat")
+        seat = lobby.table.seat
+        for empty in (n for n, s in enumerate(hosted.authority.seats) if s.kind == "open"):
+            hosted.authority.set_bot(empty, "heuristic")
+        hosted.authority.start_game()
+        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
+        over, _ = await play_to_end(pilot)
+        assert "the host may open a next game" in text_of(over, "#game-over-hint")
+        await pilot.press("a")  # nothing to join yet
+        assert app.screen is over
+
+        following = await open_next_room(hosted)
+        try:
+            await wait_until(pilot, lambda: over.invited, "the invitation")
+            assert "a / Enter: join the next game" in text_of(over, "#game-over-hint")
+            assert any("opened the next game" in str(n.message) for n in app._notifications)
+            await pilot.press("a")
+            await wait_until(
+                pilot,
+                lambda: lobby.room is not None and lobby.room.room == following.code,
+                "the next room's lobby",
+            )
+            assert app.screen is lobby and lobby.table is not None
+            assert lobby.table.seat == seat
+            assert following.authority.seats[seat].present
+            assert "Waiting for the host" in text_of(lobby, "#lobby-status")
+            following.authority.start_game()
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the next table"
+            )
+        finally:
+            await following.close()

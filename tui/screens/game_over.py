@@ -1,6 +1,7 @@
 """The end of a game: winners (or a shared victory), why, the scores (the
 whole round-by-round table: it scrolls with ↑/↓ where it is longer than the
-dialog); play again with the same settings, or go home."""
+dialog); play again with the same settings (at a networked table: the next
+game, same seats), or go home."""
 
 from __future__ import annotations
 
@@ -18,9 +19,13 @@ from tui.screens.base import PasseModal
 
 AGAIN = "again"
 HOME = "home"
+# What "again" means: the same settings here, or the next game at a networked
+# table (its host opens it; the others join it once invited).
+LOCAL, HOSTING, GUEST = "local", "hosting", "guest"
 KEYS_HINT = "a / Enter: play again    h / Escape: home    q: quit"
-# A networked game is played again by hosting a new room (o on home).
-NETWORK_KEYS_HINT = "h / Escape: home    q: quit    (to play again, host a new room)"
+HOST_KEYS_HINT = "a / Enter: next game, same table    h / Escape: home    q: quit"
+GUEST_KEYS_HINT = "h / Escape: home    q: quit    (the host may open a next game)"
+INVITED_KEYS_HINT = "a / Enter: join the next game    h / Escape: home    q: quit"
 
 
 def verdict(result: Result, names: Sequence[str], seat: int | None) -> str:
@@ -48,10 +53,13 @@ class GameOverScreen(PasseModal[str]):
         seat: int | None,
         scores: RenderableType,
         *,
-        again: bool = True,
+        table: str = LOCAL,
+        invited: bool = False,
     ) -> None:
         super().__init__()
-        self.again = again  # False for a networked game: its host opens a new room
+        self.table = table  # LOCAL, HOSTING or GUEST
+        # A guest plays again once the host has opened the next game.
+        self.invited = invited
         self.result = result
         self.names = tuple(names)
         self.seat = seat
@@ -67,8 +75,20 @@ class GameOverScreen(PasseModal[str]):
         yield Footer()
 
     @property
+    def again(self) -> bool:
+        return self.table != GUEST or self.invited
+
+    @property
     def keys_hint(self) -> str:
-        return KEYS_HINT if self.again else NETWORK_KEYS_HINT
+        if self.table == GUEST:
+            return INVITED_KEYS_HINT if self.invited else GUEST_KEYS_HINT
+        return HOST_KEYS_HINT if self.table == HOSTING else KEYS_HINT
+
+    def invite(self) -> None:
+        """The host opened the next game at this table: a joins it."""
+        self.invited = True
+        self._hint_scrolling()
+        self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "again" and not self.again:
@@ -81,8 +101,9 @@ class GameOverScreen(PasseModal[str]):
 
     def _hint_scrolling(self) -> None:
         """Say that the scores scroll, when they do."""
-        if self.query_one("#final-scroll", VerticalScroll).max_scroll_y > 0:
-            self.query_one("#game-over-hint", Static).update(self.keys_hint + "    ↑↓: more scores")
+        more = self.query_one("#final-scroll", VerticalScroll).max_scroll_y > 0
+        hint = self.keys_hint + ("    ↑↓: more scores" if more else "")
+        self.query_one("#game-over-hint", Static).update(hint)
 
     def action_again(self) -> None:
         self.dismiss(AGAIN)

@@ -200,6 +200,7 @@ class LobbyScreen(PasseScreen):
         def room_changed(room: RoomState) -> None:
             self.post_message(RoomChanged(room))
 
+        self.link_up = table.connected  # as it is now; then as it changes
         self._unsubscribe.append(table.on_link(link_changed))
         self._unsubscribe.append(table.on_room(room_changed))
         self.refresh_bindings()
@@ -337,6 +338,44 @@ class LobbyScreen(PasseScreen):
         except IllegalAction as error:
             self._say(f"Cannot start yet: {error.reason}", problem=True)
 
+    # -- the next game at this table ---------------------------------------------
+
+    def next_game(self) -> None:
+        """Open the next game at this table (the host), or join the one its
+        host opened (the others): this lobby then shows the new room."""
+        if self.table is None or self._closing_room:
+            return
+        self._say("Opening the next game…" if self.hosting else "Joining the next game…")
+        self.run_worker(self._next_game(self.table), exclusive=True)
+
+    async def _next_game(self, table: RemoteTable) -> None:
+        from tui.netplay import join_next_game, open_next_hosted_room
+
+        self._stop_following()
+        try:
+            if self.hosted is not None:
+                self.hosted.authority.on_change.remove(self._on_authority_change)
+                self.hosted, self.table = await open_next_hosted_room(self.hosted, table)
+                self.hosted.authority.on_change.append(self._on_authority_change)
+                self._on_authority_change()
+            else:
+                self.table = await join_next_game(table)
+        except NetplayError as error:
+            self.problem = str(error)
+            self._say(f"{error}. q: back home", problem=True)
+            self.refresh_bindings()
+            return
+        self.room = None
+        self.table_shown = False
+        self._notice = ""
+        self._follow_room()
+
+    def _stop_following(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            with contextlib.suppress(ValueError):
+                unsubscribe()
+        self._unsubscribe.clear()
+
     # -- leaving ----------------------------------------------------------------
 
     def action_leave(self) -> None:
@@ -365,10 +404,7 @@ class LobbyScreen(PasseScreen):
         if self._closing_room:
             return
         self._closing_room = True
-        for unsubscribe in self._unsubscribe:
-            with contextlib.suppress(ValueError):
-                unsubscribe()
-        self._unsubscribe.clear()
+        self._stop_following()
         if self.hosted is not None:
             with contextlib.suppress(ValueError):
                 self.hosted.authority.on_change.remove(self._on_authority_change)

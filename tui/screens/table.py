@@ -24,12 +24,12 @@ from textual.screen import Screen
 from core.engine import Action, Event, IllegalAction, Names, View, acts
 from net.client import TableClient
 from net.table import TableUpdate
-from tui.messages import HostChanged, LinkChanged, RoomChanged, TableUpdated
+from tui.messages import HostChanged, LinkChanged, NextGameOpened, RoomChanged, TableUpdated
 from tui.netplay import remote_table
 from tui.screens.base import PasseScreen, rules_screen
 from tui.screens.choice import ChoiceScreen
 from tui.screens.confirm_quit import HOME, QUIT, ConfirmQuitScreen
-from tui.screens.game_over import AGAIN, GameOverScreen
+from tui.screens.game_over import AGAIN, GUEST, HOSTING, LOCAL, GameOverScreen
 from tui.screens.round_end import RoundEndScreen
 from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
@@ -150,7 +150,7 @@ class TableScreen(PasseScreen):
 
     async def on_mount(self) -> None:
         await self.client.connect(self._receive)
-        self._follow_network()
+        await self._follow_network()
 
     def _receive(self, update: TableUpdate) -> None:
         self.post_message(TableUpdated(update))
@@ -171,13 +171,15 @@ class TableScreen(PasseScreen):
     def networked(self) -> bool:
         return remote_table(self.client) is not None
 
-    def _follow_network(self) -> None:
+    async def _follow_network(self) -> None:
         remote = remote_table(self.client)
         if remote is None:
             return
         from tui.widgets.net_status import NetStatus  # the network layer: only here
 
-        self.mount(NetStatus(id="net-status"))
+        # Mounted before any listener can call for it: a room already known
+        # is told at once (RemoteTable.on_room).
+        await self.mount(NetStatus(id="net-status"))
         self._link_up = remote.connected
 
         def link_changed(up: bool) -> None:
@@ -189,12 +191,38 @@ class TableScreen(PasseScreen):
         def host_changed(up: bool) -> None:
             self.post_message(HostChanged(up))
 
+        def next_opened(code: str) -> None:
+            self.post_message(NextGameOpened(code))
+
         self._host_up = remote.host_present
         self._network_listeners = [
             remote.on_link(link_changed),
             remote.on_room(room_changed),
             remote.on_host(host_changed),
+            remote.on_next(next_opened),
         ]
+
+    def on_next_game_opened(self, message: NextGameOpened) -> None:
+        if self.hosting:
+            return  # our own doing
+        over = next((s for s in self.app.screen_stack if isinstance(s, GameOverScreen)), None)
+        if over is not None:
+            over.invite()
+        host = self._room.host if self._room is not None else "The host"
+        self.notify(
+            f"{host} opened the next game at this table: a (on the game-over screen) joins it.",
+            title="Next game",
+            timeout=10,
+        )
+
+    @property
+    def hosting(self) -> bool:
+        """Whether this person hosts the networked room (its lobby is ours)."""
+        from tui.screens.lobby import LobbyScreen
+
+        return any(
+            isinstance(screen, LobbyScreen) and screen.hosting for screen in self.app.screen_stack
+        )
 
     def on_link_changed(self, message: LinkChanged) -> None:
         self._link_up = message.up
@@ -415,13 +443,15 @@ class TableScreen(PasseScreen):
 
     def show_game_over(self, view: View) -> None:
         assert view.result is not None
+        remote = remote_table(self.client)
+        table = LOCAL if remote is None else HOSTING if self.hosting else GUEST
         screen = GameOverScreen(
             view.result,
             self.names,
             view.seat,
             self.final_scores(view),
-            # A networked game is replayed by hosting a new room from home.
-            again=not self.networked,
+            table=table,
+            invited=remote is not None and remote.next_code is not None,
         )
         self.push_dialog(screen, self._after_game_over)
 
@@ -430,7 +460,9 @@ class TableScreen(PasseScreen):
 
         app = self.app
         assert isinstance(app, PasseApp)
-        if choice == AGAIN:
+        if choice == AGAIN and self.networked:
+            app.call_later(app.next_game)  # the lobby opens or joins it
+        elif choice == AGAIN:
             app.call_later(app.play_again)
         else:
             app.call_later(app.go_home)
@@ -468,12 +500,8 @@ class TableScreen(PasseScreen):
             PLAYER_IN_GAME_TEXT,
             ConfirmLeaveRoomScreen,
         )
-        from tui.screens.lobby import LobbyScreen
 
-        hosting = any(
-            isinstance(screen, LobbyScreen) and screen.hosting for screen in self.app.screen_stack
-        )
-        text = HOST_TEXT if hosting else PLAYER_IN_GAME_TEXT
+        text = HOST_TEXT if self.hosting else PLAYER_IN_GAME_TEXT
         return ConfirmLeaveRoomScreen("Leave this networked game?", text)
 
     def _leave(self, choice: str | None) -> None:
