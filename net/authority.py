@@ -298,12 +298,15 @@ class Authority:
         return sum(1 for seat in self.seats if seat.kind == OPEN)
 
     def set_bot(self, seat: int, level: str | None) -> None:
-        """Put a bot of ``level`` in an empty seat, or empty it (``None``)."""
+        """Put a bot of ``level`` in an empty seat (or one whose person is
+        away), or empty it (``None``)."""
         if self.phase != LOBBY:
             raise IllegalAction("the game has started")
         slot = self.seats[seat]
-        if slot.kind == HUMAN:
+        if slot.kind == HUMAN and slot.present:
             raise IllegalAction(f"{slot.name} sits there")
+        # A person who is away (who did not follow to the next game, or lost
+        # their link in the lobby) may be replaced before the game starts.
         if level is None:
             self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
         else:

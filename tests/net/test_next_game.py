@@ -6,7 +6,7 @@ broker (Mosquitto), the authority in this process, peers as in a real game."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -51,6 +51,13 @@ async def next_code(table: RemoteTable) -> str:
         stop()
 
 
+async def until(condition: Callable[[], bool]) -> None:
+    """Until ``condition`` holds, checked whenever the loop has run a while."""
+    async with asyncio.timeout(DEADLINE):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
 async def test_the_table_plays_on_in_a_new_room_with_the_same_seats(room: HostedRoom) -> None:
     ana = RemoteTable(Identity.generate(), room.code, *BROKER, "Ana")
     ben = RemoteTable(Identity.generate(), room.code, *BROKER, "Ben")
@@ -82,12 +89,20 @@ async def test_the_table_plays_on_in_a_new_room_with_the_same_seats(room: Hosted
         again = ana.next_table()
         assert await again.join() == ana_seat
         assert following.authority.seats[ana_seat].present
-        await again.close()
         # Someone else cannot take Ana's seat, even while she is away.
         stranger = RemoteTable(Identity.generate(), following.code, *BROKER, "Eve")
         with pytest.raises(JoinError):
             await stranger.join(ana_seat)
         await stranger.close()
+        # The host cannot hand a present person's seat to a bot; once she
+        # is away (she went home instead), the host may.
+        with pytest.raises(IllegalAction, match="Ana sits there"):
+            following.authority.set_bot(ana_seat, "heuristic")
+        await again.close()
+        await until(lambda: not following.authority.seats[ana_seat].present)
+        following.authority.set_bot(ana_seat, "heuristic")
+        assert following.authority.seats[ana_seat].kind == "bot"
+        assert following.authority.seats[ana_seat].key is None
     finally:
         await ana.close()
         await following.close()

@@ -861,6 +861,9 @@ async def test_the_host_opens_the_next_game_at_the_same_table(
         # Zed is seated again; Ana's seat waits for her; the bot stayed.
         await wait_until(pilot, lambda: "Zed (you)" in seats_text(lobby), "Zed again")
         assert "bot · normal" in seats_text(lobby)
+        # Until she comes, Ana is away, and could be replaced by a bot.
+        assert "Ana" in seats_text(lobby) and "person · AWAY" in seats_text(lobby)
+        assert "replace someone away" in text_of(lobby, "#lobby-seat-hint")
         assert ana.next_code == code
         again = ana.next_table()
         assert await again.join() == ana_seat

@@ -112,8 +112,11 @@ class LobbyScreen(PasseScreen):
         "The room's code is shown large: others type it in Join by code on\n"
         "their home screen (O and 0, I, L and 1 are the same). Where the LAN\n"
         "hides the room, they type the whole passe join line shown beside it.\n"
-        "Host: ↑/↓ choose an empty seat, ←/→ put a bot in it (or take it out);\n"
-        "s starts once every seat holds a person or a bot.\n"
+        "Host: ↑/↓ choose an empty seat, ←/→ put a bot in it (or take it out,\n"
+        "or replace a person who is away); s starts once every seat holds a\n"
+        "person or a bot. After a game, a on its game-over screen opens the\n"
+        "next game at this table: the same seats, a new code; the others are\n"
+        "invited and join it with a.\n"
         "Joiner: 1-8 moves you to that seat while it is free.\n"
         "'AWAY' marks a person whose connection dropped: they come back by\n"
         "themselves. q leaves the room (the host's leaving closes it)."
@@ -253,9 +256,10 @@ class LobbyScreen(PasseScreen):
             f"passe join {hint}"
         )
         self.query_one(SeatList).show(room, self.table.seat)
+        changeable = [s for s in room.seats if s.kind != "human" or not s.present]
         self.query_one("#lobby-seat-hint", Static).update(
-            "↑↓ choose an empty seat · ←→ add a bot or take it out"
-            if self.hosting and room.phase == "lobby" and any(s.kind != "human" for s in room.seats)
+            "↑↓ choose a seat · ←→ add a bot, take it out, or replace someone away"
+            if self.hosting and room.phase == "lobby" and changeable
             else ""
         )
         self.refresh_bindings()

@@ -76,12 +76,12 @@ class SeatList(Static, can_focus=True):
         self._render_seats()
 
     def _changeable(self, seat: int) -> bool:
-        return (
-            self.room is not None
-            and self.room.phase == "lobby"
-            and seat < len(self.room.seats)
-            and self.room.seats[seat].kind != HUMAN
-        )
+        """Empty, a bot, or a person who is away (who did not follow to the
+        next game): the host may fill it, change it, or replace them."""
+        if self.room is None or self.room.phase != "lobby" or seat >= len(self.room.seats):
+            return False
+        state = self.room.seats[seat]
+        return state.kind != HUMAN or (not state.present and seat != self.mine)
 
     def _render_seats(self) -> None:
         room = self.room
