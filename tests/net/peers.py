@@ -10,12 +10,36 @@ from typing import Any
 import aiomqtt
 import msgspec
 
+from core.registry import get_game
+from net.host import HostedRoom, open_room
 from net.identity import Identity
 from net.remote import RemoteTable
 from net.table import TableUpdate
 from net.wire import RoomState, open_body, open_envelope, room_state_decoder
 
 DEADLINE = 30.0
+
+
+async def open_test_room(
+    game: str,
+    players: int,
+    broker: tuple[str, int],
+    *,
+    seed: int | None = None,
+    host_name: str = "Hostess",
+) -> HostedRoom:
+    """A room hosted in the test's process on ``broker``: a fresh authority
+    key, not advertised, bots without delay."""
+    return await open_room(
+        game,
+        get_game(game).make_config(players=players),
+        identity=Identity.generate(),
+        host_name=host_name,
+        broker=broker,
+        advertise=False,
+        bot_delay=0,
+        seed=seed,
+    )
 
 
 class WatchedTable:

@@ -11,13 +11,12 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from core.engine import IllegalAction
-from core.registry import get_game
 from net.headless import play_with_bot
-from net.host import HostedRoom, open_next_room, open_room
+from net.host import HostedRoom, open_next_room
 from net.identity import Identity
 from net.remote import JoinError, RemoteTable
 from net.wire import NextRoom, next_topic, seal
-from tests.net.peers import DEADLINE, RawClient
+from tests.net.peers import DEADLINE, RawClient, open_test_room
 from tests.net.procs import need_mosquitto
 
 BROKER = ("127.0.0.1", 1883)
@@ -26,16 +25,7 @@ BROKER = ("127.0.0.1", 1883)
 @pytest.fixture
 async def room() -> AsyncIterator[HostedRoom]:
     need_mosquitto()
-    hosted = await open_room(
-        "passpass",
-        get_game("passpass").make_config(players=3),
-        identity=Identity.generate(),
-        host_name="Hostess",
-        broker=BROKER,
-        advertise=False,
-        bot_delay=0,
-        seed=8,
-    )
+    hosted = await open_test_room("passpass", 3, BROKER, seed=8)
     try:
         yield hosted
     finally:
@@ -141,14 +131,7 @@ async def test_a_follower_pinned_to_the_host_never_sees_a_squatters_room() -> No
     """Someone who learnt the next code and opened a room under it first,
     with a key of their own, does not get the followers."""
     need_mosquitto()
-    squatter = await open_room(
-        "passpass",
-        get_game("passpass").make_config(players=3),
-        identity=Identity.generate(),
-        host_name="Eve",
-        broker=BROKER,
-        advertise=False,
-    )
+    squatter = await open_test_room("passpass", 3, BROKER, host_name="Eve")
     try:
         pinned = RemoteTable(
             Identity.generate(),

@@ -29,7 +29,7 @@ import pytest
 HOME = "a table for the three games called Pass"
 GAME_OVER = "a / Enter: play again"
 # A networked game's end-of-game dialog: no "play again" (the host opens a new room).
-NETWORK_GAME_OVER = "to play again, host a new room"
+NETWORK_GAME_OVER = "the host may open a next game"
 ROUND_END = "Press Enter to go on to the next round"
 DEADLINE = 30.0
 TERM = "xterm-256color"

@@ -22,11 +22,11 @@ from textual.widgets import Input, OptionList
 
 from core.dominoes import PASS, Place
 from core.passpass.state import PassPassView
-from core.registry import get_game
 from net.headless import play_with_bot
-from net.host import HostedRoom, open_next_room, open_room
+from net.host import HostedRoom, open_next_room
 from net.identity import Identity
 from net.remote import RemoteTable
+from tests.net.peers import open_test_room
 from tests.net.procs import PasseProcess, need_mosquitto
 from tests.tui.conftest import SIZE, footer_keys, play_to_end, write_settings
 from tui.app import PasseApp
@@ -63,13 +63,23 @@ def private_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return directory
 
 
-def network_app(config: Path, broker: tuple[str, int]) -> PasseApp:
+def network_app(config: Path, broker: tuple[str, int], *, seed: int = 3) -> PasseApp:
     return PasseApp(
         config_path=config,
         bot_delay=0,
-        seed=3,
+        seed=seed,
         network=NetworkOptions(broker=broker, advertise=False),
     )
+
+
+async def host_from_home(pilot: Pilot[None]) -> tuple[LobbyScreen, HostedRoom]:
+    """o on the home screen: the lobby, once its room is open."""
+    await pilot.press("o")
+    lobby = pilot.app.screen
+    assert isinstance(lobby, LobbyScreen) and lobby.hosting
+    await wait_until(pilot, lambda: lobby.room is not None, "the room")
+    assert lobby.hosted is not None
+    return lobby, lobby.hosted
 
 
 async def wait_until(pilot: Pilot[None], condition: Callable[[], object], what: str) -> None:
@@ -103,17 +113,7 @@ def seats_text(screen: Any) -> str:
 @pytest.fixture
 async def hosted(mosquitto: tuple[str, int]) -> AsyncIterator[HostedRoom]:
     """A 3-player Pass Pass room hosted in the test's process."""
-    game = get_game("passpass")
-    room = await open_room(
-        "passpass",
-        game.make_config(players=3),
-        identity=Identity.generate(),
-        host_name="Hostess",
-        broker=mosquitto,
-        advertise=False,
-        bot_delay=0,
-        seed=1,
-    )
+    room = await open_test_room("passpass", 3, mosquitto, seed=1)
     try:
         yield room
     finally:
@@ -129,16 +129,13 @@ async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
     write_settings(private_config, name="Zed", players={"passpass": 4})
     app = network_app(private_config, mosquitto)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("o")
-        lobby = app.screen
-        assert isinstance(lobby, LobbyScreen) and lobby.hosting
-        await wait_until(pilot, lambda: lobby.room is not None, "the room")
-        assert lobby.hosted is not None and lobby.room is not None
-        code = lobby.hosted.code
+        lobby, hosted = await host_from_home(pilot)
+        assert lobby.room is not None
+        code = hosted.code
         assert text_of(lobby, "#lobby-code-box") == spoken_code(code)
         info = text_of(lobby, "#lobby-info")
         assert "Pass Pass · 4 players · each for themselves" in info
-        assert f"passe join {lobby.hosted.join_hint}" in info
+        assert f"passe join {hosted.join_hint}" in info
         # The host's own seat arrives with its own hello and presence.
         await wait_until(
             pilot,
@@ -176,9 +173,9 @@ async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
         await pilot.press("right", "down", "right", "down", "left")
         await wait_until(pilot, lambda: lobby.start_refusal() is None, "every seat taken")
         await wait_until(pilot, lambda: "Ready" in text_of(lobby, "#lobby-status"), "ready")
-        kinds = [seat.kind for seat in lobby.hosted.authority.seats]
+        kinds = [seat.kind for seat in hosted.authority.seats]
         assert kinds == ["human", "bot", "bot", "bot"]
-        assert [seat.level for seat in lobby.hosted.authority.seats[1:]] == [
+        assert [seat.level for seat in hosted.authority.seats[1:]] == [
             "normal",
             "normal",
             "random",
@@ -196,7 +193,7 @@ async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
         confirm = app.screen
         assert isinstance(confirm, ConfirmLeaveRoomScreen)
         assert "You host this room" in confirm.text
-        authority = lobby.hosted.authority
+        authority = hosted.authority
         await pilot.press("y")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
         await wait_until(pilot, lambda: lobby.room_closed, "the room closed")
@@ -573,12 +570,8 @@ async def test_a_hosted_room_has_the_home_screens_game_options(
     )
     app = network_app(private_config, mosquitto)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("o")
-        lobby = app.screen
-        assert isinstance(lobby, LobbyScreen)
-        await wait_until(pilot, lambda: lobby.room is not None, "the room")
-        assert lobby.hosted is not None
-        assert lobby.hosted.authority.config.to_data()["target"] == 61
+        lobby, hosted = await host_from_home(pilot)
+        assert hosted.authority.config.to_data()["target"] == 61
         assert "Passe dominoes · 2 players · each for themselves\ntarget=61" in text_of(
             lobby, "#lobby-info"
         )
@@ -704,12 +697,8 @@ async def test_a_hang_up_keeps_the_hosted_game_for_the_others_and_to_resume(
     write_settings(private_config, name="Zed", players={"passpass": 3})
     app = network_app(private_config, mosquitto)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("o")
-        lobby = app.screen
-        assert isinstance(lobby, LobbyScreen)
-        await wait_until(pilot, lambda: lobby.hosted is not None, "the room")
-        assert lobby.hosted is not None
-        code = lobby.hosted.code
+        lobby, hosted = await host_from_home(pilot)
+        code = hosted.code
         ben = await WatchedTable.join(code, *mosquitto, "Ben")
         await wait_until(pilot, lambda: "Ben" in seats_text(lobby), "Ben seated")
         await pilot.press("right")  # a bot in the last seat
@@ -738,17 +727,7 @@ async def test_a_double_key_sends_one_move_and_earns_no_refusal(
     send-keys): the second acted on the picture before the first move and
     came back "Not allowed: not your turn". While a move of ours is on its
     way, further moves are dropped."""
-    game = get_game("dominoes")
-    room = await open_room(
-        "dominoes",
-        game.make_config(players=2),
-        identity=Identity.generate(),
-        host_name="Hostess",
-        broker=mosquitto,
-        advertise=False,
-        bot_delay=0,
-        seed=4,
-    )
+    room = await open_test_room("dominoes", 2, mosquitto, seed=4)
     try:
         write_settings(private_config, name="Zed")
         app = network_app(private_config, mosquitto)
@@ -823,19 +802,10 @@ async def test_the_host_opens_the_next_game_at_the_same_table(
     room with its own code and deal, the same seats; Ana, playing from her
     own process's view, follows with the key that holds her seat."""
     write_settings(private_config, name="Zed", players={"passpass": 3})
-    app = PasseApp(
-        config_path=private_config,
-        bot_delay=0,
-        seed=6,
-        network=NetworkOptions(broker=mosquitto, advertise=False),
-    )
+    app = network_app(private_config, mosquitto, seed=6)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("o")
-        lobby = app.screen
-        assert isinstance(lobby, LobbyScreen)
-        await wait_until(pilot, lambda: lobby.hosted is not None, "the room")
-        assert lobby.hosted is not None
-        first_code = lobby.hosted.code
+        lobby, first = await host_from_home(pilot)
+        first_code = first.code
         ana = RemoteTable(Identity.generate(), first_code, *mosquitto, "Ana")
         ana_seat = await ana.join()
         await wait_until(pilot, lambda: "Ana" in seats_text(lobby), "Ana in the lobby")
@@ -912,7 +882,7 @@ async def test_a_guest_is_invited_to_the_next_game_and_joins_it(
             )
             assert app.screen is lobby and lobby.table is not None
             assert lobby.table.seat == seat
-            assert following.authority.seats[seat].present
+            await wait_until(pilot, lambda: following.authority.seats[seat].present, "present")
             assert "Waiting for the host" in text_of(lobby, "#lobby-status")
             following.authority.start_game()
             await wait_until(

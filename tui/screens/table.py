@@ -263,9 +263,10 @@ class TableScreen(PasseScreen):
         from tui.widgets.net_status import NetStatus, away_names, network_problem
 
         room = self._room
-        self.query_one(NetStatus).say(
-            network_problem(room, self._link_up, self.client.seat, self._host_up)
-        )
+        status = next(iter(self.query(NetStatus)), None)
+        if status is None:
+            return  # the screen is going away (a message that was on its way)
+        status.say(network_problem(room, self._link_up, self.client.seat, self._host_up))
         # Also beside the seats: every game's players panel is #players.
         panel = next(iter(self.query("#players")), None)
         if panel is None:
