@@ -12,7 +12,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from core.engine import Config, ConfigError, Event, GameState, IllegalAction, Result, View
+from core.engine import (
+    Config,
+    ConfigError,
+    Event,
+    GameState,
+    IllegalAction,
+    Result,
+    View,
+    plural,
+)
 
 from .model import (
     DRAW,
@@ -499,7 +508,7 @@ class DominoesState(GameState[DominoesConfig, DominoAction, DominoesView]):
                 winners=winners,
                 shared=False,
                 scores=scores,
-                reason=f"reached {self.target} points",
+                reason=f"reached {plural(self.target, 'point')}",
             )
             events.append(GameEnded(winners, scores, self.target))
             self._legal = None

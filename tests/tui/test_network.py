@@ -410,10 +410,16 @@ async def test_a_networked_passpass_game_through_the_table_screen(
             assert ended["result"]["winners"] == list(view.result.winners)
             assert ended["result"]["scores"] == list(view.result.scores)
             assert any(line.startswith("Game over:") for line in table.game_log.lines_written)
-            # No "play again" here: one of the players hosts a new room.
+            # No "play again" here: a headless host plays one game and goes,
+            # and the game-over screen says so once it has gone.
             assert "Play again" not in [d for d, _ in footer_keys(app)]
             await pilot.press("a")
             assert app.screen is over
+            await wait_until(
+                pilot,
+                lambda: "the host has left the table" in text_of(over, "#game-over-hint"),
+                "the host gone",
+            )
             await pilot.press("h")
             await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
             assert not app.save_path.exists()  # networked games are not saved here
@@ -834,6 +840,8 @@ async def test_the_host_opens_the_next_game_at_the_same_table(
         # Until she comes, Ana is away, and could be replaced by a bot.
         assert "Ana" in seats_text(lobby) and "person · AWAY" in seats_text(lobby)
         assert "replace someone away" in text_of(lobby, "#lobby-seat-hint")
+        status = text_of(lobby, "#lobby-status")
+        assert "Ana is away: s starts anyway (the game waits)" in status
         assert ana.next_code == code
         again = ana.next_table()
         assert await again.join() == ana_seat

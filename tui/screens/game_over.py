@@ -26,6 +26,7 @@ KEYS_HINT = "a / Enter: play again    h / Escape: home    q: quit"
 HOST_KEYS_HINT = "a / Enter: next game, same table    h / Escape: home    q: quit"
 GUEST_KEYS_HINT = "h / Escape: home    q: quit    (the host may open a next game)"
 INVITED_KEYS_HINT = "a / Enter: join the next game    h / Escape: home    q: quit"
+HOST_GONE_KEYS_HINT = "h / Escape: home    q: quit    (the host has left the table)"
 
 
 def verdict(result: Result, names: Sequence[str], seat: int | None) -> str:
@@ -60,6 +61,7 @@ class GameOverScreen(PasseModal[str]):
         self.table = table  # LOCAL, HOSTING or GUEST
         # A guest plays again once the host has opened the next game.
         self.invited = invited
+        self.host_gone = False  # a guest's host left without opening one
         self.result = result
         self.names = tuple(names)
         self.seat = seat
@@ -81,7 +83,9 @@ class GameOverScreen(PasseModal[str]):
     @property
     def keys_hint(self) -> str:
         if self.table == GUEST:
-            return INVITED_KEYS_HINT if self.invited else GUEST_KEYS_HINT
+            if self.invited:
+                return INVITED_KEYS_HINT
+            return HOST_GONE_KEYS_HINT if self.host_gone else GUEST_KEYS_HINT
         return HOST_KEYS_HINT if self.table == HOSTING else KEYS_HINT
 
     def invite(self) -> None:
@@ -89,6 +93,12 @@ class GameOverScreen(PasseModal[str]):
         self.invited = True
         self._hint_scrolling()
         self.refresh_bindings()
+
+    def host_left(self) -> None:
+        """A guest's host went away without opening a next game."""
+        if not self.invited:
+            self.host_gone = True
+            self._hint_scrolling()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "again" and not self.again:

@@ -256,12 +256,13 @@ class LobbyScreen(PasseScreen):
             f"passe join {hint}"
         )
         self.query_one(SeatList).show(room, self.table.seat)
-        changeable = [s for s in room.seats if s.kind != "human" or not s.present]
-        self.query_one("#lobby-seat-hint", Static).update(
-            "↑↓ choose a seat · ←→ add a bot, take it out, or replace someone away"
-            if self.hosting and room.phase == "lobby" and changeable
-            else ""
-        )
+        away = [s.name for s in room.seats if s.kind == "human" and not s.present]
+        hint = ""
+        if self.hosting and room.phase == "lobby" and away:
+            hint = "↑↓ choose a seat · ←→ add a bot, take it out, or replace someone away"
+        elif self.hosting and room.phase == "lobby" and any(s.kind != "human" for s in room.seats):
+            hint = "↑↓ choose an empty seat · ←→ add a bot or take it out"
+        self.query_one("#lobby-seat-hint", Static).update(hint)
         self.refresh_bindings()
         if not self.link_up:
             self._say("Connection to the room lost: reconnecting…", problem=True)
@@ -271,7 +272,13 @@ class LobbyScreen(PasseScreen):
             self._say("The game has started.")
         elif self.hosting:
             reason = self.start_refusal()
-            self._say(f"Cannot start yet: {reason}" if reason else "Ready: s starts the game.")
+            if reason:
+                self._say(f"Cannot start yet: {reason}")
+            elif away:
+                who = f"{' and '.join(away)} {'is' if len(away) == 1 else 'are'} away"
+                self._say(f"{who}: s starts anyway (the game waits), ←→ gives a bot the seat.")
+            else:
+                self._say("Ready: s starts the game.")
         else:
             self._say("Waiting for the host to start the game.")
 

@@ -205,7 +205,7 @@ class TableScreen(PasseScreen):
     def on_next_game_opened(self, message: NextGameOpened) -> None:
         if self.hosting:
             return  # our own doing
-        over = next((s for s in self.app.screen_stack if isinstance(s, GameOverScreen)), None)
+        over = self._game_over_screen()
         if over is not None:
             over.invite()
         host = self._room.host if self._room is not None else "The host"
@@ -214,6 +214,9 @@ class TableScreen(PasseScreen):
             title="Next game",
             timeout=10,
         )
+
+    def _game_over_screen(self) -> GameOverScreen | None:
+        return next((s for s in self.app.screen_stack if isinstance(s, GameOverScreen)), None)
 
     @property
     def hosting(self) -> bool:
@@ -231,6 +234,9 @@ class TableScreen(PasseScreen):
     def on_host_changed(self, message: HostChanged) -> None:
         self._host_up = message.up
         self._show_network()
+        over = self._game_over_screen()
+        if over is not None and not message.up:
+            over.host_left()  # no next game is coming from a host who left
 
     def on_room_changed(self, message: RoomChanged) -> None:
         room = message.room
