@@ -24,7 +24,7 @@ from core.engine import Config, IllegalAction
 from net.authority import Authority
 from net.codes import format_code, new_code
 from net.identity import Identity
-from net.rooms import BrokerChoice, RoomStore, SavedRoom, room_path
+from net.rooms import BrokerChoice, RoomBusy, RoomStore, SavedRoom, room_path
 from net.wire import PROTOCOL_VERSION
 
 if TYPE_CHECKING:
@@ -201,6 +201,26 @@ async def resume_room(
         raise
 
 
+async def close_interrupted_room(saved: SavedRoom) -> bool:
+    """Close for good a room whose host died (a game nobody will finish):
+    it is opened again on its broker just long enough to tell everyone it is
+    closed (its room state, retained), then its files are removed. If its
+    broker cannot be reached the files are removed anyway. Returns whether
+    the others could be told. Raises ``RoomBusy`` if a running Passe hosts it."""
+    try:
+        room = await resume_room(saved, advertise=False)
+    except RoomBusy:
+        raise
+    except Exception as error:  # the broker is gone: nobody is left to tell
+        log.info("room %s closed without telling anyone: %s", saved.code, error)
+        store = _claim(saved.code)
+        store.discard()
+        store.release()
+        return False
+    await room.close()
+    return True
+
+
 async def _resume(
     saved: SavedRoom,
     store: RoomStore,
@@ -322,6 +342,7 @@ def default_host_name() -> str:
 
 __all__ = [
     "HostedRoom",
+    "close_interrupted_room",
     "default_host_name",
     "lan_address",
     "open_next_room",

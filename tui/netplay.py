@@ -184,6 +184,22 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
     return room, table, notice
 
 
+async def close_for_good(room: SavedRoom) -> str:
+    """Close an interrupted hosted room for good; what happened, in words.
+    Raises :class:`NetplayError` (e.g. a running Passe hosts it)."""
+    from net.codes import format_code
+    from net.host import close_interrupted_room
+
+    code = format_code(room.code)
+    try:
+        told = await close_interrupted_room(room)
+    except Exception as error:
+        raise NetplayError(_one_line(error, f"could not close room {code}")) from None
+    if told:
+        return f"Room {code} is closed: the others were told."
+    return f"Room {code} is closed (its broker could not be reached to tell the others)."
+
+
 async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
     from core.registry import get_game
     from net.host import open_room, resume_room
@@ -367,6 +383,7 @@ __all__ = [
     "NetworkOptions",
     "Target",
     "advert_target",
+    "close_for_good",
     "discovery_available",
     "first_reachable",
     "join_next_game",

@@ -652,7 +652,7 @@ async def test_the_home_screen_resumes_an_interrupted_hosted_room(
         assert isinstance(home, HomeScreen)
         assert (
             f"Hosted game {format_code(code)} (Pass Pass, 3 players) was interrupted:\n"
-            "Press u to resume it." in text_of(home, "#games")
+            "Press u to resume it, x to close it for good." in text_of(home, "#games")
         )
         await pilot.press("u")
         lobby = app.screen_stack[1]
@@ -669,6 +669,45 @@ async def test_the_home_screen_resumes_an_interrupted_hosted_room(
         finally:
             if lobby.hosted is not None:
                 await lobby.hosted.close()
+
+
+async def test_the_home_screen_closes_an_interrupted_room_for_good_after_asking(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """A game nobody will finish: x asks, then tells whoever still waits in
+    the room that it is closed, and removes it; home no longer offers it."""
+    from net.codes import format_code, new_code
+    from net.identity import load_identity
+    from net.rooms import BrokerChoice, room_path, write_room
+    from net.wire import room_topic
+    from tests.net.peers import RawClient, room_state_of
+    from tests.net.test_room_files import a_room_in_play
+
+    code = new_code()
+    authority = await a_room_in_play(code, ana=load_identity().identity.public_key)
+    where = BrokerChoice(embedded=False, host=mosquitto[0], port=mosquitto[1])
+    write_room(room_path(code), authority.snapshot(where))
+    app = network_app(private_config, mosquitto)
+    async with RawClient(*mosquitto, [room_topic(code)]) as waiting:
+        async with app.run_test(size=SIZE) as pilot:
+            home = app.screen
+            assert isinstance(home, HomeScreen) and home.hosted is not None
+            await pilot.press("x")
+            assert isinstance(app.screen, ChoiceScreen)
+            assert app.screen.choice_title == f"Close room {format_code(code)} for good?"
+            await pilot.press("2")  # no: kept
+            assert app.screen is home and room_path(code).exists()
+            await pilot.press("x", "1")
+            await wait_until(pilot, lambda: not room_path(code).exists(), "the room removed")
+            await wait_until(pilot, lambda: home.hosted is None, "home updated")
+            assert "was interrupted" not in text_of(home, "#games")
+            assert any("the others were told" in str(n.message) for n in app._notifications)
+        # Whoever still waits in the room hears it closed.
+        await waiting.until(
+            lambda t, p: (s := room_state_of(t, p)) is not None and s.phase == "closed"
+        )
+    async with RawClient(*mosquitto, []) as cleaner:
+        await cleaner.publish(room_topic(code), b"", retain=True)
 
 
 async def test_resuming_on_screen_a_room_one_holds_no_seat_in_says_how() -> None:

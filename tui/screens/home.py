@@ -49,6 +49,7 @@ class HomeScreen(PasseScreen):
         Binding("j", "join", "Join by code", show=False),
         # Not h: the choosers take h and l as ← and →.
         Binding("u", "resume_hosted", "Resume the hosted game", show=False),
+        Binding("x", "close_hosted", "Close the interrupted hosted game", show=False),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
     TITLE_IN_HELP = "Home"
@@ -61,7 +62,8 @@ class HomeScreen(PasseScreen):
         "A game in progress is saved after every move: c continues it.\n"
         "o hosts this game on the LAN (others join by its room code);\n"
         "j joins a LAN game by the code its host reads out.\n"
-        "A hosted game whose host process died is kept: u resumes it.\n"
+        "A hosted game whose host process died is kept: u resumes it,\n"
+        "x closes it for good (it asks first; the others are told).\n"
         "ctrl+p opens the command palette: pick a theme there (Passe, the\n"
         "colour-blind safe Okabe-Ito one, or high-contrast monochrome)."
     )
@@ -247,7 +249,7 @@ class HomeScreen(PasseScreen):
         title = game_info(room.game).title
         return (
             f"Hosted game {format_code(room.code)} ({title}, {len(room.seats)} players) "
-            "was interrupted:\nPress u to resume it."
+            "was interrupted:\nPress u to resume it, x to close it for good."
         )
 
     def _saved_description(self) -> str | None:
@@ -264,7 +266,7 @@ class HomeScreen(PasseScreen):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "resume_hosted":
+        if action in ("resume_hosted", "close_hosted"):
             return self.hosted is not None
         if action == "resume":
             from tui.app import PasseApp
@@ -279,6 +281,40 @@ class HomeScreen(PasseScreen):
         app = self.app
         if self.hosted is not None and isinstance(app, PasseApp):
             app.resume_hosted(self.hosted)
+
+    def action_close_hosted(self) -> None:
+        from net.codes import format_code
+        from tui.screens.choice import ChoiceScreen
+
+        room = self.hosted
+        if room is None:
+            return
+        code = format_code(room.code)
+        body = (
+            f"The game in room {code} ends here: nobody can resume it. Anyone still "
+            "waiting in it is told it is closed."
+        )
+
+        def decided(index: int | None) -> None:
+            if index == 0:
+                self.run_worker(self._close_hosted(room), exclusive=True)
+
+        options = [f"Yes, close room {code}", "No, keep it to resume"]
+        self.app.push_screen(
+            ChoiceScreen(f"Close room {code} for good?", body, options, kind="confirm"),
+            decided,
+        )
+
+    async def _close_hosted(self, room: SavedRoom) -> None:
+        from tui.netplay import NetplayError, close_for_good
+
+        try:
+            said = await close_for_good(room)
+        except NetplayError as error:
+            self.notify(str(error), title="Hosted game", severity="warning")
+        else:
+            self.notify(said, title="Hosted game")
+        self.on_screen_resume()  # the list of what can be continued
 
     def action_resume(self) -> None:
         from tui.app import PasseApp
