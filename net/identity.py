@@ -106,19 +106,28 @@ class LoadedIdentity:
     notice: str | None  # set when the key was created or replaced
 
 
-def load_identity(path: Path | None = None) -> LoadedIdentity:
+def load_identity(path: Path | None = None, *, show_path: bool = True) -> LoadedIdentity:
     """The identity stored at ``path`` (default: the data directory's), made on
     first use. A corrupt file is renamed ``identity.key.corrupt`` and replaced;
-    the notice says so."""
+    the notice says so, naming the file unless ``show_path`` is false (a guest
+    of ``passe serve``, to whom the server's paths mean nothing)."""
     path = path or data_dir() / KEY_FILE
+    named = f" {path}" if show_path else ""
     notice: str | None = None
     try:
-        text = path.read_text(encoding="ascii")
+        text: str | None = path.read_text(encoding="ascii")
     except FileNotFoundError:
         text = None
-    except (OSError, UnicodeDecodeError) as error:
-        text = ""
-        notice = f"could not read your key {path} ({error})"
+    except UnicodeDecodeError:
+        text = ""  # not a key file: damaged, below
+    except OSError as error:
+        # Never replace a key that could not be read (it may be fine): a key
+        # for this session only. The error's own text names the file too.
+        why = str(error) if show_path else error.strerror or type(error).__name__
+        return LoadedIdentity(
+            Identity.generate(),
+            f"could not read your key{named} ({why}): using a key for this session only",
+        )
     if text is not None:
         lines = text.split()
         if len(lines) == 2 and lines[0] == _HEADER:
@@ -131,10 +140,10 @@ def load_identity(path: Path | None = None) -> LoadedIdentity:
         corrupt = path.with_name(path.name + ".corrupt")
         with contextlib.suppress(OSError):
             path.replace(corrupt)
-        notice = f"your key file {path} was damaged: kept as {corrupt.name}, made a new key"
+        notice = f"your key file{named} was damaged: kept as {corrupt.name}, made a new key"
     identity = Identity.generate()
     _write_key(path, identity)
-    return LoadedIdentity(identity, notice or f"made a new key in {path}")
+    return LoadedIdentity(identity, notice or ("made a new key" + (f" in{named}" if named else "")))
 
 
 def _write_key(path: Path, identity: Identity) -> None:

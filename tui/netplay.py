@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from net.rooms import SavedRoom
 
 BROKER_ENV = "PASSE_BROKER"  # HOST[:PORT] of an MQTT broker to use instead of the embedded one
+# Set by `passe serve` in a guest's environment: messages then name no path on
+# the server (a guest's key lives there, but the path means nothing to them).
+SERVED_ENV = "PASSE_SERVED"
 DEFAULT_PORT = 1883
 
 
@@ -138,7 +141,8 @@ def remote_table(client: TableClient) -> RemoteTable | None:
 def _user_identity() -> tuple[Identity, str | None]:
     from net.identity import load_identity
 
-    loaded = load_identity()
+    # A guest of `passe serve` is not shown the server's paths.
+    loaded = load_identity(show_path=not os.environ.get(SERVED_ENV))
     return loaded.identity, loaded.notice
 
 
@@ -378,6 +382,7 @@ def _one_line(error: BaseException, fallback: str) -> str:
 
 __all__ = [
     "BROKER_ENV",
+    "SERVED_ENV",
     "HostPlan",
     "NetplayError",
     "NetworkOptions",

@@ -127,6 +127,7 @@ def test_a_guest_app_gets_the_operators_broker_but_no_client_may_choose_it(
     assert env["NO_COLOR"] == "1" and env["TERM"] == "xterm-kitty"
     assert env["PASSE_PLAYER_KEY"] == "SHA256:k"
     assert env["PASSE_CONFIG_DIR"] == env["PASSE_DATA_DIR"] == str(tmp_path)
+    assert env["PASSE_SERVED"] == "1"  # its messages name no path on this server
     assert "SECRET_TOKEN" not in env and "LD_PRELOAD" not in env
     # Without the operator's broker, a client's still does not pass.
     monkeypatch.delenv("PASSE_BROKER")

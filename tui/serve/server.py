@@ -31,6 +31,7 @@ from typing import Any
 import asyncssh
 
 from net.paths import data_dir
+from tui.netplay import SERVED_ENV
 from tui.serve.host_key import fingerprint, load_or_create_host_key
 from tui.serve.session import PasseSession, Request
 
@@ -221,6 +222,7 @@ class Hub:
                 env[key] = value
         env["PASSE_CONFIG_DIR"] = str(directory)
         env["PASSE_DATA_DIR"] = str(directory)
+        env[SERVED_ENV] = "1"  # a guest: the server's paths are not theirs to read
         if identity.key:
             env[PLAYER_KEY_VARIABLE] = identity.key
         return env
