@@ -80,7 +80,9 @@ def clean_name(text: str) -> str:
 class SeatSlot:
     name: str
     kind: str = OPEN  # open, human or bot
-    level: str = ""  # the bot's level
+    # A bot's level; for a person's seat, the level of the bot playing for
+    # them while they are away (the host's choice), "" when they play.
+    level: str = ""
     key: bytes | None = None  # the public key of the person holding it
     present: bool = False
     replaced: bool = False  # a bot playing on for a person who left
@@ -343,9 +345,42 @@ class Authority:
         self._check_over()
 
     def _seat_specs(self) -> list[SeatSpec]:
+        # A person's seat with a level is played by that bot while they are away.
         return [
-            SeatSpec(seat.name, HUMAN if seat.kind == HUMAN else seat.level) for seat in self.seats
+            SeatSpec(seat.name, seat.level or HUMAN if seat.kind == HUMAN else seat.level)
+            for seat in self.seats
         ]
+
+    # -- a bot for a person who is away (the host's choice) ------------------
+
+    def stand_in(self, seat: int, level: str = REPLACEMENT_BOT) -> None:
+        """A bot plays ``seat`` while its person is away, so the others need
+        not wait; the seat stays bound to their key and is theirs again as
+        soon as they come back (their Hello)."""
+        slot = self.seats[seat] if 0 <= seat < len(self.seats) else None
+        if self.phase != PLAYING or self.table is None:
+            raise IllegalAction("only during a game")
+        if slot is None or slot.kind != HUMAN:
+            raise IllegalAction(f"no person sits in seat {seat + 1}")
+        if slot.present:
+            raise IllegalAction(f"{slot.name} is here")
+        if slot.level:
+            return  # a bot already plays for them
+        self.game.make_bot(level)  # ConfigError for an unknown level
+        slot.level = level
+        self.table.hand_to_bot(seat, level)
+        self._notice = f"{slot.name} is away: a bot plays for them until they are back"
+        log.info(self._notice)
+        self._publish_room()
+
+    def _back_from_stand_in(self, seat: int) -> None:
+        slot = self.seats[seat]
+        if not slot.level or self.table is None:
+            return
+        slot.level = ""
+        self.table.hand_to_person(seat)
+        self._notice = f"{slot.name} is back and plays again"
+        log.info(self._notice)
 
     # -- the next game at the same table ------------------------------------
 
@@ -597,6 +632,8 @@ class Authority:
             return
         if seat is not None:  # the same key again: a reconnection
             self.seats[seat].present = True
+            if self.phase == PLAYING:
+                self._back_from_stand_in(seat)  # their seat is theirs again
             self._to_peer(key, Welcome(room=self.code, seat=seat))
             self._send_update(seat, base=hello.have)
             self._publish_room()

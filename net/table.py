@@ -223,6 +223,13 @@ class Table:
         self._bots[seat] = bot
         self._wake.set()
 
+    def hand_to_person(self, seat: int) -> None:
+        """The person of ``seat`` plays it again (a bot stood in for them)."""
+        self._bots.pop(seat, None)
+        spec = SeatSpec(self.seats[seat].name)
+        self.seats = (*self.seats[:seat], spec, *self.seats[seat + 1 :])
+        self._wake.set()
+
     def bot_to_act(self) -> int | None:
         """A bot seat that must act now, if any.
 

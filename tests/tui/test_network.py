@@ -937,3 +937,43 @@ async def test_a_guest_is_invited_to_the_next_game_and_joins_it(
             )
         finally:
             await following.close()
+
+
+async def test_the_host_lets_a_bot_play_for_someone_away(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Ana's link dies mid-game: the host's table offers b, which asks, and a
+    bot plays for her; when she is back, the seat is hers and the bar clears."""
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby, hosted = await host_from_home(pilot)
+        ana_key = Identity.generate()
+        ana = RemoteTable(ana_key, hosted.code, *mosquitto, "Ana")
+        seat = await ana.join()
+        await wait_until(pilot, lambda: "Ana" in seats_text(lobby), "Ana in the lobby")
+        await pilot.press("right")  # a bot in the last seat
+        await wait_until(pilot, lambda: start_enabled(app), "every seat taken")
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        status = table.query_one(NetStatus)
+        assert "Stand-in bot" not in [d for d, _ in footer_keys(app)]
+        await ana.close()
+        await wait_until(pilot, lambda: "the game waits" in status.text, "Ana away")
+        await wait_until(pilot, lambda: "Stand-in bot" in [d for d, _ in footer_keys(app)], "b")
+        await pilot.press("b")
+        choice = app.screen
+        assert isinstance(choice, ChoiceScreen) and choice.options[0] == "A bot plays for Ana"
+        await pilot.press("1")
+        await wait_until(pilot, lambda: "a bot plays for them" in status.text, "the stand-in")
+        assert hosted.authority.seats[seat].level == "heuristic"
+        await wait_until(
+            pilot, lambda: "Stand-in bot" not in [d for d, _ in footer_keys(app)], "no b"
+        )
+        back = RemoteTable(ana_key, hosted.code, *mosquitto, "Ana")
+        assert await back.join() == seat
+        await wait_until(pilot, lambda: status.text == "", "Ana back")
+        assert not hosted.authority.seats[seat].level
+        await back.close()

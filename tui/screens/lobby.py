@@ -349,6 +349,16 @@ class LobbyScreen(PasseScreen):
         except IllegalAction as error:
             self._say(f"Cannot start yet: {error.reason}", problem=True)
 
+    def stand_in(self, seat: int) -> None:
+        """During the game: a bot plays for the person of ``seat``, who is
+        away, until they come back (the table's b)."""
+        if self.hosted is None:
+            return
+        try:
+            self.hosted.authority.stand_in(seat)
+        except (IllegalAction, ConfigError) as error:
+            self.notify(str(error), title="Not now", severity="warning")
+
     # -- the next game at this table ---------------------------------------------
 
     def next_game(self) -> None:

@@ -39,6 +39,7 @@ Dialog = tuple[Screen[Any], Callable[[Any], None] | None]
 if TYPE_CHECKING:
     from net.remote import RemoteTable
     from net.wire import RoomState
+    from tui.screens.lobby import LobbyScreen
 
 EXPLAIN_KEYS = "enter,space,left,right,h,l,1,2,3,4,5,6,7,8,9"
 CONFIRM_CHOICE = "confirm"
@@ -46,6 +47,11 @@ NO_UNDO = (
     "There is no undo: a card or tile is played as soon as you choose it\n"
     "(Enter, space or its number), and every move is final. To be asked\n"
     'first, turn on "Confirm plays" in the settings on the home screen.'
+)
+NETWORK_NOTES = (
+    "A networked game: the bar at the top says when someone is away (the\n"
+    "game waits for them) or your link is down (it comes back by itself).\n"
+    "The host's b lets a bot play for someone away until they are back."
 )
 
 
@@ -72,6 +78,8 @@ class TableScreen(PasseScreen):
         # move them away (the game's keys would all be refused), it explains
         # which keys work now instead. Replaces Screen's focus_next/previous.
         Binding("tab,shift+tab", "explain", "Explain", show=False),
+        # The host, while someone is away (networked): a bot plays for them.
+        Binding("b", "stand_in", "Stand-in bot"),
     ]
 
     def __init__(self, client: TableClient) -> None:
@@ -112,7 +120,10 @@ class TableScreen(PasseScreen):
         return "Nothing to choose right now."
 
     def help_notes(self) -> str:
-        return f"{self.GUIDE}\n\n{NO_UNDO}" if self.GUIDE else NO_UNDO
+        notes = [self.GUIDE, NO_UNDO] if self.GUIDE else [NO_UNDO]
+        if self.networked:
+            notes.append(NETWORK_NOTES)
+        return "\n\n".join(notes)
 
     def refusal(self, reason: str) -> str:
         """A refusal by the rules, in words for a person: the only way
@@ -131,7 +142,52 @@ class TableScreen(PasseScreen):
 
     def bindings_state(self) -> object:
         """A value that changes whenever the footer's keys should change."""
-        return self.view is not None and self.view.is_over
+        return self.view is not None and self.view.is_over, tuple(self.waiting_for())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stand_in":
+            return bool(self.waiting_for()) and super().check_action(action, parameters)
+        return super().check_action(action, parameters)
+
+    # -- the host: a bot for a person who is away ----------------------------
+
+    def waiting_for(self) -> list[int]:
+        """Seats whose person is away with no bot playing for them, where we
+        host the game and it is in progress (empty otherwise)."""
+        room = self._room
+        if room is None or room.phase != "playing" or not self.in_progress:
+            return []
+        away = [
+            seat
+            for seat, state in enumerate(room.seats)
+            if state.kind == "human"
+            and not state.present
+            and not state.level
+            and seat != self.client.seat
+        ]
+        return away if away and self.hosting else []
+
+    def action_stand_in(self) -> None:
+        seats = self.waiting_for()
+        room = self._room
+        if not seats or room is None:
+            return
+        names = [room.seats[seat].name for seat in seats]
+        body = Text(
+            "A bot plays the seat of a person who is away, so that the others need not "
+            "wait. The seat stays theirs: when they come back, they play it again."
+        )
+        options = [f"A bot plays for {name}" for name in names] + ["No, keep waiting"]
+
+        def decided(index: int | None) -> None:
+            if index is not None and index < len(seats):
+                lobby = self._hosting_lobby()
+                if lobby is not None:
+                    lobby.stand_in(seats[index])
+
+        self.push_dialog(
+            ChoiceScreen("A bot for someone away?", body, options, kind=CONFIRM_CHOICE), decided
+        )
 
     def final_scores(self, view: View) -> RenderableType:
         """The scores for the end-of-game screen."""
@@ -221,10 +277,13 @@ class TableScreen(PasseScreen):
     @property
     def hosting(self) -> bool:
         """Whether this person hosts the networked room (its lobby is ours)."""
+        return self._hosting_lobby() is not None
+
+    def _hosting_lobby(self) -> LobbyScreen | None:
         from tui.screens.lobby import LobbyScreen
 
-        return any(
-            isinstance(screen, LobbyScreen) and screen.hosting for screen in self.app.screen_stack
+        return next(
+            (s for s in self.app.screen_stack if isinstance(s, LobbyScreen) and s.hosting), None
         )
 
     def on_link_changed(self, message: LinkChanged) -> None:
@@ -285,6 +344,10 @@ class TableScreen(PasseScreen):
         )
         if self.view is not None and self.seat_labels != self._labels_shown:
             self.show_view(self.view, ())  # the ⚠ beside the seats
+        keys = self.bindings_state()
+        if keys != self._bindings_state:  # b, for the host, while someone is away
+            self._bindings_state = keys
+            self.refresh_bindings()
 
     @property
     def seat_labels(self) -> tuple[str, ...]:

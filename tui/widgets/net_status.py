@@ -24,20 +24,33 @@ def network_problem(
         return "⚠ The host is away (disconnected): the game waits for it to come back"
     if room is None:
         return ""
-    away = away_names(room.seats, mine)
-    if away and room.phase == "playing":
-        who = ", ".join(away)
-        verb = "is" if len(away) == 1 else "are"
-        return f"⚠ {who} {verb} away (disconnected): the game waits for them to come back"
+    if room.phase != "playing":
+        return ""
+    waiting = away_names(room.seats, mine, covered=False)
+    if waiting:
+        return f"⚠ {_are(waiting)} away (disconnected): the game waits for them to come back"
+    covered = away_names(room.seats, mine, covered=True)
+    if covered:
+        return f"⚠ {_are(covered)} away: a bot plays for them until they are back"
     return ""
 
 
-def away_names(seats: Sequence[SeatState], mine: int | None) -> list[str]:
-    """Names of the people (not bots) whose connection is down."""
+def _are(names: Sequence[str]) -> str:
+    return f"{', '.join(names)} {'is' if len(names) == 1 else 'are'}"
+
+
+def away_names(
+    seats: Sequence[SeatState], mine: int | None, *, covered: bool | None = None
+) -> list[str]:
+    """Names of the people (not bots) whose connection is down; ``covered``
+    True or False: only those a bot plays for (a stand-in level), or not."""
     return [
         seat.name
         for n, seat in enumerate(seats)
-        if seat.kind == "human" and n != mine and not seat.present
+        if seat.kind == "human"
+        and n != mine
+        and not seat.present
+        and (covered is None or bool(seat.level) == covered)
     ]
 
 

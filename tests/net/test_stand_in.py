@@ -1,0 +1,95 @@
+"""A bot for a person who is away: the host's choice, so the others need not
+wait for someone whose laptop died; the seat stays bound to that person's key
+and is theirs again the moment they come back, with their log whole. A real
+broker (Mosquitto), the authority in this process."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+
+from core.engine import IllegalAction
+from net.authority import Authority
+from net.headless import play_with_bot
+from net.host import HostedRoom
+from net.identity import Identity
+from net.remote import RemoteTable
+from net.rooms import BrokerChoice
+from tests.net.peers import DEADLINE, open_test_room
+from tests.net.procs import need_mosquitto
+
+BROKER = ("127.0.0.1", 1883)
+
+
+@pytest.fixture
+async def room() -> AsyncIterator[HostedRoom]:
+    need_mosquitto()
+    hosted = await open_test_room("dominoes", 3, BROKER, seed=5)
+    try:
+        yield hosted
+    finally:
+        await hosted.close()
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    async with asyncio.timeout(DEADLINE):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+async def test_a_bot_plays_for_someone_away_until_they_come_back(room: HostedRoom) -> None:
+    authority = room.authority
+    ana_key, ben_key = Identity.generate(), Identity.generate()
+    ana = RemoteTable(ana_key, room.code, *BROKER, "Ana")
+    ben = RemoteTable(ben_key, room.code, *BROKER, "Ben")
+    seat = await ana.join()
+    ben_seat = await ben.join()
+    bot_seat = ({0, 1, 2} - {seat, ben_seat}).pop()
+    authority.set_bot(bot_seat, "heuristic")
+    with pytest.raises(IllegalAction, match="only during a game"):
+        authority.stand_in(seat)
+    authority.start_game()
+    with pytest.raises(IllegalAction, match="Ana is here"):
+        authority.stand_in(seat)
+    with pytest.raises(IllegalAction, match="no person sits"):
+        authority.stand_in(bot_seat)
+    ben_plays = asyncio.create_task(play_with_bot(ben, "heuristic", seed=2))
+    await ana.close()  # Ana's laptop dies: the game waits for her
+    await until(lambda: not authority.seats[seat].present)
+    moves = len(authority.table.state.history) if authority.table else 0
+
+    authority.stand_in(seat)
+    state = authority.room_state().seats[seat]
+    assert (state.kind, state.level, state.present) == ("human", "heuristic", False)
+    assert "a bot plays for them until they are back" in authority.room_state().notice
+    assert authority.seats[seat].key == ana_key.public_key  # still hers
+    # The game goes on without her.
+    await until(lambda: authority.table is not None and len(authority.table.state.history) > moves)
+
+    # Ana is back (the same key): her seat, and her log with every move the
+    # bot made for her, and she plays on to the end.
+    back = RemoteTable(ana_key, room.code, *BROKER, "Ana")
+    assert await back.join() == seat
+    await until(lambda: not authority.seats[seat].level)
+    assert "Ana is back and plays again" in authority.room_state().notice
+    await asyncio.wait_for(play_with_bot(back, "heuristic", seed=3), DEADLINE)
+    await asyncio.wait_for(ben_plays, DEADLINE)
+    assert authority.phase == "over"
+    assert back.log and len(back.log) == len(authority._logs[seat])
+    await back.close()
+    await ben.close()
+
+
+async def test_a_resumed_room_keeps_its_stand_in() -> None:
+    """The host dies while a bot plays for Ana: resumed, the bot plays on."""
+    from tests.net.test_room_files import a_room_in_play
+
+    authority = await a_room_in_play("STND23")
+    authority.seats[0].present = False  # Ana, away
+    authority.stand_in(0)
+    where = BrokerChoice(embedded=False, host="127.0.0.1", port=1883)
+    resumed = Authority.restore(authority.snapshot(where), "127.0.0.1", 1883)
+    assert resumed.seats[0].level == "heuristic" and resumed.seats[0].kind == "human"
+    assert resumed.table is not None and resumed.table.seats[0].kind == "heuristic"
