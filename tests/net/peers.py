@@ -20,6 +20,14 @@ from net.wire import RoomState, open_body, open_envelope, room_state_decoder
 DEADLINE = 30.0
 
 
+async def until(condition: Callable[[], bool], timeout: float = DEADLINE) -> None:
+    """Until ``condition`` holds (state the test cannot be told about by an
+    event, such as the authority's seats), checked as the loop runs."""
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
 async def open_test_room(
     game: str,
     players: int,

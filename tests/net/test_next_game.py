@@ -6,7 +6,7 @@ broker (Mosquitto), the authority in this process, peers as in a real game."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -16,7 +16,7 @@ from net.host import HostedRoom, open_next_room
 from net.identity import Identity
 from net.remote import JoinError, RemoteTable
 from net.wire import NextRoom, next_topic, seal
-from tests.net.peers import DEADLINE, RawClient, open_test_room
+from tests.net.peers import DEADLINE, RawClient, open_test_room, until
 from tests.net.procs import need_mosquitto
 
 BROKER = ("127.0.0.1", 1883)
@@ -39,13 +39,6 @@ async def next_code(table: RemoteTable) -> str:
         return await asyncio.wait_for(arrived, DEADLINE)
     finally:
         stop()
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    """Until ``condition`` holds, checked whenever the loop has run a while."""
-    async with asyncio.timeout(DEADLINE):
-        while not condition():
-            await asyncio.sleep(0.01)
 
 
 async def test_the_table_plays_on_in_a_new_room_with_the_same_seats(room: HostedRoom) -> None:

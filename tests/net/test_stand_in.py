@@ -6,7 +6,7 @@ broker (Mosquitto), the authority in this process."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -17,7 +17,7 @@ from net.host import HostedRoom
 from net.identity import Identity
 from net.remote import RemoteTable
 from net.rooms import BrokerChoice
-from tests.net.peers import DEADLINE, open_test_room
+from tests.net.peers import DEADLINE, open_test_room, until
 from tests.net.procs import need_mosquitto
 
 BROKER = ("127.0.0.1", 1883)
@@ -31,12 +31,6 @@ async def room() -> AsyncIterator[HostedRoom]:
         yield hosted
     finally:
         await hosted.close()
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    async with asyncio.timeout(DEADLINE):
-        while not condition():
-            await asyncio.sleep(0.01)
 
 
 async def test_a_bot_plays_for_someone_away_until_they_come_back(room: HostedRoom) -> None:
