@@ -69,6 +69,7 @@ STOP_TIMEOUT = 5.0
 SHUTDOWN_TIMEOUT = 2.0
 # Seconds the child keeps delivering what it was sent before it stops.
 FLUSH_TIMEOUT = 1.0
+FLUSH_QUIET = 0.05
 
 _LISTENER = "default"  # amqtt requires a listener of this name
 _READY = "ready"
@@ -277,19 +278,32 @@ async def serve(bind: str, port: int, tries: int, max_packet_size: int) -> None:
 async def _flush(broker: Any, timeout: float) -> None:
     """Until amqtt has handed every message it holds to its subscribers (and,
     at QoS 1, had them acknowledged), or ``timeout`` seconds. amqtt 0.12 has
-    no public call for this: its broadcast queue and delivery tasks are read
-    (a later amqtt without them is simply not waited for)."""
+    no public call for this, so its queues are read (a later amqtt without
+    them is simply not waited for): each session's incoming messages, the
+    broadcast queue, the delivery tasks. A message moves between them in
+    steps that await, so all must be seen empty for FLUSH_QUIET seconds."""
     queue = getattr(broker, "_broadcast_queue", None)
     deliveries = getattr(broker, "_tasks_queue", None)
+    sessions = getattr(broker, "_sessions", {})
 
     def flushed() -> bool:
+        for session, _handler in list(sessions.values()):
+            incoming = getattr(session, "delivered_message_queue", None)
+            if incoming is not None and not incoming.empty():
+                return False
         idle = queue is None or queue.empty()
         return idle and (deliveries is None or all(task.done() for task in list(deliveries)))
 
+    quiet_since: float | None = None
+    loop = asyncio.get_running_loop()
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(timeout):
-            while not flushed():
-                await asyncio.sleep(0.01)
+            while quiet_since is None or loop.time() - quiet_since < FLUSH_QUIET:
+                if not flushed():
+                    quiet_since = None
+                elif quiet_since is None:
+                    quiet_since = loop.time()
+                await asyncio.sleep(0.005)
 
 
 def _quiet_logging(verbose: bool) -> None:
