@@ -138,3 +138,22 @@ async def test_a_follower_pinned_to_the_host_never_sees_a_squatters_room() -> No
         assert refused.value.code == "no-room"
     finally:
         await squatter.close()
+
+
+async def test_following_a_next_game_its_host_closed_says_so(room: HostedRoom) -> None:
+    from tui.netplay import NetplayError, join_next_game
+
+    ana = RemoteTable(Identity.generate(), room.code, *BROKER, "Ana")
+    await ana.join()
+    for seat in (n for n, slot in enumerate(room.authority.seats) if slot.kind == "open"):
+        room.authority.set_bot(seat, "random")
+    room.authority.start_game()
+    await asyncio.wait_for(play_with_bot(ana, "random", seed=1), DEADLINE)
+    following = await open_next_room(room)
+    await next_code(ana)
+    await following.close()  # the host went home from the next lobby
+    try:
+        with pytest.raises(NetplayError, match=r"could not join the next game: .*closed"):
+            await join_next_game(ana)
+    finally:
+        await ana.close()

@@ -256,7 +256,11 @@ class LobbyScreen(PasseScreen):
             f"passe join {hint}"
         )
         self.query_one(SeatList).show(room, self.table.seat)
-        away = [s.name for s in room.seats if s.kind == "human" and not s.present]
+        away = [
+            s.name
+            for n, s in enumerate(room.seats)
+            if s.kind == "human" and not s.present and n != self.table.seat
+        ]
         hint = ""
         if self.hosting and room.phase == "lobby" and away:
             hint = "↑↓ choose a seat · ←→ add a bot, take it out, or replace someone away"
@@ -375,7 +379,8 @@ class LobbyScreen(PasseScreen):
         self._stop_following()
         try:
             if self.hosted is not None:
-                self.hosted.authority.on_change.remove(self._on_authority_change)
+                with contextlib.suppress(ValueError):
+                    self.hosted.authority.on_change.remove(self._on_authority_change)
                 self.hosted, self.table = await open_next_hosted_room(self.hosted, table)
                 self.hosted.authority.on_change.append(self._on_authority_change)
                 self._on_authority_change()
@@ -383,7 +388,7 @@ class LobbyScreen(PasseScreen):
                 self.table = await join_next_game(table)
         except NetplayError as error:
             self.problem = str(error)
-            self._say(f"{error}. q: back home", problem=True)
+            self._say(f"{str(error).rstrip('.')}. q: back home", problem=True)
             self.refresh_bindings()
             return
         self.room = None
