@@ -66,6 +66,9 @@ OPEN, BOT = "open", "bot"
 NAME_LENGTH = 16
 # A player who quits mid-game is replaced by this bot, so the others can finish.
 REPLACEMENT_BOT = "heuristic"
+# Seconds a finished room waits for its broker link, when it is down, to
+# publish the result before it closes.
+FINAL_WAIT = 15.0
 
 
 def clean_name(text: str) -> str:
@@ -139,6 +142,10 @@ class Authority:
     store: RoomStore | None = None
     _unsaved: bool = False  # a request's nonce mark not yet on disk
     _live: bool = False  # connected once: closing it then ends the room for good
+    # Seconds a person may be away mid-game before a bot plays for them
+    # (None: only when the host says so, with stand_in); see watch_away.
+    stand_in_after: float | None = None
+    _away_timers: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if normalize_code(self.code) != self.code:
@@ -173,6 +180,16 @@ class Authority:
         """Close the room: the retained state says so; peers are told.
         ``keep``: only go away, as a host that died does (peers see it away),
         leaving the room on disk to be resumed."""
+        for timer in self._away_timers.values():
+            timer.cancel()
+        self._away_timers.clear()
+        if self.phase == OVER and not keep and self._link is not None and self._live:
+            # The result (the record each peer checks the deal against) goes
+            # out before the room does: a link that is down (a broker
+            # restarting) gets a while to come back, and on reconnecting the
+            # final room state is published (_on_connect).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._link.wait_connected(), FINAL_WAIT)
         if self.table is not None:
             await self.table.stop()
         if not keep:
@@ -341,6 +358,7 @@ class Authority:
         self._publish_room()
         for seat in self._logs:
             self._send_update(seat, base=0)
+        self.watch_away(self.stand_in_after)  # someone away from the start
         self.table.start()
         self._check_over()
 
@@ -372,6 +390,39 @@ class Authority:
         self._notice = f"{slot.name} is away: a bot plays for them until they are back"
         log.info(self._notice)
         self._publish_room()
+
+    def watch_away(self, seconds: float | None) -> None:
+        """From now on a bot plays for a person once they have been away
+        ``seconds`` mid-game (a host with no screen, where nobody can decide
+        it); ``None`` stops that. Seats already away are counted from now."""
+        self.stand_in_after = seconds
+        for timer in self._away_timers.values():
+            timer.cancel()
+        self._away_timers.clear()
+        for seat, slot in enumerate(self.seats):
+            if slot.kind == HUMAN and not slot.present:
+                self._away_changed(seat)
+
+    def _away_changed(self, seat: int) -> None:
+        """Start or stop the seat's clock (watch_away) as its person goes and comes."""
+        slot = self.seats[seat]
+        timer = self._away_timers.pop(seat, None)
+        if timer is not None:
+            timer.cancel()
+        if self.stand_in_after is None or self.phase != PLAYING or slot.kind != HUMAN:
+            return  # the clocks start with the game (start_game)
+        if not slot.present and not slot.level:
+            loop = asyncio.get_running_loop()
+            self._away_timers[seat] = loop.call_later(
+                self.stand_in_after, self._stand_in_if_away, seat
+            )
+
+    def _stand_in_if_away(self, seat: int) -> None:
+        self._away_timers.pop(seat, None)
+        slot = self.seats[seat]
+        if self.phase == PLAYING and slot.kind == HUMAN and not slot.present and not slot.level:
+            with contextlib.suppress(IllegalAction):
+                self.stand_in(seat)
 
     def _back_from_stand_in(self, seat: int) -> None:
         slot = self.seats[seat]
@@ -632,6 +683,7 @@ class Authority:
             return
         if seat is not None:  # the same key again: a reconnection
             self.seats[seat].present = True
+            self._away_changed(seat)
             if self.phase == PLAYING:
                 self._back_from_stand_in(seat)  # their seat is theirs again
             self._to_peer(key, Welcome(room=self.code, seat=seat))
@@ -773,6 +825,7 @@ class Authority:
         seat = self._seat_of(envelope.sender)
         if seat is not None and self.seats[seat].present != presence.online:
             self.seats[seat].present = presence.online
+            self._away_changed(seat)
             self._publish_room()
 
 

@@ -67,6 +67,8 @@ RESEAT_WAIT = 2.0
 # action got no answer (lost on a link that dropped unnoticed): its answer
 # acknowledges it, so neither a bot nor a person waits for it forever.
 ACT_WAIT = 3.0
+# Seconds before asking again for the same missing part of the log.
+RESYNC_WAIT = 2.0
 
 
 class JoinError(Exception):
@@ -135,6 +137,8 @@ class RemoteTable(TableClient):
         # checked against *this*, so a host cannot swap both seed and hash.
         self._first_seed_hash: bytes | None = None
         self._deal_checked = asyncio.Event()
+        # The log length a Sync asked from, and when (see _on_update).
+        self._asked_from: tuple[int, float] | None = None
         self.acked = 0  # the n of our latest request the authority has handled
         self.last_action_n = 0  # the n of our latest action
 
@@ -183,6 +187,14 @@ class RemoteTable(TableClient):
         if self.room.phase == "closed":
             await self._abandon()
             raise JoinError(f"room {self.code} was closed by its host", "closed")
+        held = self._seat_held(self.room)
+        if self.room.phase == "over" and held is not None:
+            # Over while we were away, and its host may be gone: our seat's
+            # end comes from the record it revealed (nothing is left to ask).
+            self.seat = held
+            self._finish_from_record(self.room)
+            if self.view is not None and self.view.is_over:
+                return held
         reply = await self._request(self._hello(seat, have=0))
         if isinstance(reply, Refused):
             await self._abandon()
@@ -505,6 +517,7 @@ class RemoteTable(TableClient):
             self._first_seed_hash = room.seed_hash
         if room.record is not None and room.salt:
             self._check_deal(room)
+            self._finish_from_record(room)
         self._room_seen.set()
         for listener in list(self._room_listeners):
             listener(room)
@@ -518,6 +531,39 @@ class RemoteTable(TableClient):
         else:
             self.verified = False
         self._deal_checked.set()
+
+    def _seat_held(self, room: RoomState) -> int | None:
+        """The seat bound to our key in ``room``, if any."""
+        me = self.identity.peer_id
+        return next(
+            (n for n, seat in enumerate(room.seats) if seat.kind == "human" and seat.peer == me),
+            None,
+        )
+
+    def _finish_from_record(self, room: RoomState) -> None:
+        """The game ended while we were away, and its host may be gone (a
+        headless host exits at the end): the revealed record, once it matches
+        the deal's commitment, gives our seat's final view and the events we
+        missed, as the host's last update would have."""
+        if self.seat is None or room.record is None or self.verified is not True:
+            return
+        if self.view is not None and self.view.is_over:
+            return
+        events: list[Event] = []
+        try:
+            state = get_game(self.game_id).replay(GameRecord.from_data(room.record), events)
+        except (RecordError, IllegalAction) as error:
+            log.warning("ignored a final record that does not replay: %s", error)
+            return
+        if not state.is_over or self.seat >= state.players:
+            return
+        seen = [shown for event in events if (shown := event.for_seat(self.seat)) is not None]
+        fresh = seen[len(self.log) :]
+        self.log.extend(fresh)
+        self.view = state.view(self.seat)
+        self.seq = max(self.seq, room.seq)
+        self._started.set()
+        self._deliver(tuple(fresh))
 
     async def deal_check(self, timeout: float) -> bool | None:
         """Whether the game's record matched the deal's commitment (True or
@@ -534,10 +580,16 @@ class RemoteTable(TableClient):
         if update.seq < self.seq:
             return  # an older picture than the one shown
         if update.base > len(self.log):
-            # Something was missed: ask for the log from where ours ends.
-            self._send(
-                Sync(room=self.code, epoch=self._epoch, n=self._next_n(), have=len(self.log))
-            )
+            # Something was missed: ask for the log from where ours ends,
+            # once (a burst of updates sent before our Hello was answered
+            # would each ask for the whole log), again after RESYNC_WAIT.
+            now = time.monotonic()
+            asked = self._asked_from
+            if asked is None or asked[0] != len(self.log) or now - asked[1] > RESYNC_WAIT:
+                self._asked_from = (len(self.log), now)
+                self._send(
+                    Sync(room=self.code, epoch=self._epoch, n=self._next_n(), have=len(self.log))
+                )
             return
         try:
             view = self.codec.decode_view(update.view)

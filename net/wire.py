@@ -265,7 +265,8 @@ authority_message_decoder: Final = msgspec.msgpack.Decoder(AuthorityMessage)
 
 
 class SeatState(Struct, array_like=True, forbid_unknown_fields=True):
-    """``kind``: "open", "human" or "bot"; ``level`` the bot's level."""
+    """``kind``: "open", "human" or "bot"; ``level`` the bot's level (for a
+    person's seat, the bot playing for them while they are away)."""
 
     name: Annotated[str, Meta(max_length=40)]
     kind: Annotated[str, Meta(max_length=10)]

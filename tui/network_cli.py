@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 USAGE_ERROR = 2
 HEADLESS_BOTS = ("normal", "hard", "expert", "easy", "random", "heuristic")
 DEAL_CHECK_WAIT = 10.0  # seconds for the final room state after the last view
+# A headless host lets a bot play for a person away this long (seconds).
+STAND_IN_AFTER = 120.0
 DISCOVERY_WAIT = 5.0  # seconds to find a room by its code on the LAN
 
 
@@ -104,6 +106,14 @@ def add_commands(commands: Any, option_type: Any) -> None:
         default="normal",
         choices=HEADLESS_BOTS,
         help="headless: the bot level for seats no one took (default normal)",
+    )
+    host.add_argument(
+        "--stand-in-after",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="headless: a bot plays for a person away this long mid-game, until they are "
+        f"back (default {STAND_IN_AFTER:g}; 0: wait for them however long)",
     )
     host.add_argument("--no-advertise", action="store_true", help="do not announce on the LAN")
     host.add_argument(
@@ -241,6 +251,8 @@ def _host_on_screen(args: argparse.Namespace) -> int:
 
     if args.wait_for is not None:
         return _fail("--wait-for is for --headless: on screen, you start the game")
+    if args.stand_in_after is not None:
+        return _fail("--stand-in-after is for --headless: on screen, b at the table does it")
     network = NetworkOptions(broker=args.broker, port=args.port, advertise=not args.no_advertise)
     if args.resume is not None:
         chosen = _interrupted_room(args.resume)
@@ -343,11 +355,18 @@ def _emit(event: str, **fields: Any) -> None:
 
 
 async def _host(args: argparse.Namespace) -> int:
+    after = args.stand_in_after
+    if after is not None and not 0 <= after <= 86_400:  # NaN fails this too
+        return _fail(f"--stand-in-after {after:g}: seconds from 0 (never) to 86400")
     opened = await (_resume_headless(args) if args.resume is not None else _open_headless(args))
     if isinstance(opened, int):
         return opened
     room = opened
     authority = room.authority
+    # Nobody at a headless host can decide to let a bot play for someone
+    # whose link died: after a while, it happens by itself.
+    after = STAND_IN_AFTER if args.stand_in_after is None else args.stand_in_after
+    authority.watch_away(after or None)
     try:
         _emit(
             "room",

@@ -164,10 +164,12 @@ class PasseProcess:
     async def report(self) -> str:
         """What it printed, for a failed test's output: stops it first, so
         that its whole stderr can be read (PASSE_LOG=debug makes it say more)."""
+        ended = self.process.returncode if self.process is not None else None
         await self.stop()
         if self.process is not None and self.process.stderr is not None:
             await self._collect_stderr()
-        return f"--- {self.name}: {self.lines}\n{self.stderr.decode(errors='replace')}"
+        how = "still running (stopped now)" if ended is None else f"exit {ended}"
+        return f"--- {self.name} ({how}): {self.lines}\n{self.stderr.decode(errors='replace')}"
 
     def kill(self) -> None:
         if self.process is not None and self.process.returncode is None:

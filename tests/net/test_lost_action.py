@@ -58,3 +58,28 @@ async def test_an_unanswered_action_is_followed_by_a_sync(
         await table.close()
     finally:
         await host.stop()
+
+
+def test_a_burst_of_updates_past_a_gap_asks_for_the_log_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A restarted peer receives the updates already on their way to its key
+    before its Hello is answered: each starts past its empty log. It asks for
+    the log once, not once per update (each answer is the whole log)."""
+    from net.codec import codec_for
+    from net.identity import Identity
+    from net.remote import RemoteTable
+    from net.wire import Sync, Update
+
+    table = RemoteTable(Identity.generate(), "ABC234", "127.0.0.1", 1, "Ana")
+    table.codec = codec_for(get_game("passpass"))
+    table.seat = 0
+    sent: list[object] = []
+    monkeypatch.setattr(table, "_send", lambda message: sent.append(message) or True)
+    for seq in range(10, 20):
+        update = Update(room="ABC234", seq=seq, view=[], base=40 + seq, events=[], ack=0)
+        table._on_update(update)
+    assert [type(message) for message in sent] == [Sync]
+    monkeypatch.setattr(net.remote, "RESYNC_WAIT", 0.0)  # unanswered a while: ask again
+    table._on_update(Update(room="ABC234", seq=21, view=[], base=61, events=[], ack=0))
+    assert [type(message) for message in sent] == [Sync, Sync]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +19,7 @@ from net.identity import Identity
 from net.remote import RemoteTable
 from net.rooms import BrokerChoice
 from tests.net.peers import DEADLINE, open_test_room, until
-from tests.net.procs import need_mosquitto
+from tests.net.procs import PasseProcess, host_args, need_mosquitto
 
 BROKER = ("127.0.0.1", 1883)
 
@@ -87,3 +88,62 @@ async def test_a_resumed_room_keeps_its_stand_in() -> None:
     resumed = Authority.restore(authority.snapshot(where), "127.0.0.1", 1883)
     assert resumed.seats[0].level == "heuristic" and resumed.seats[0].kind == "human"
     assert resumed.table is not None and resumed.table.seats[0].kind == "heuristic"
+
+
+async def test_a_headless_host_lets_a_bot_play_for_someone_gone(tmp_path: Path) -> None:
+    """Nobody sits at a headless host to press b: a person away longer than
+    --stand-in-after gets a bot, and the others finish the game."""
+    need_mosquitto()
+    host = PasseProcess("host", tmp_path)
+    ana, ben = PasseProcess("ana", tmp_path), PasseProcess("ben", tmp_path)
+    try:
+        await host.start(
+            *host_args("passpass", 3, wait_for=2, bot_delay=0, seed=4, broker="127.0.0.1:1883"),
+            *("--stand-in-after", "0.2"),
+        )
+        code = (await host.expect("room"))["code"]
+        for peer in (ana, ben):
+            await peer.start("join", f"{code}@127.0.0.1:1883", "--bot", "heuristic")
+            await peer.expect("seated")
+        await ana.expect("acted")
+        ana.kill()  # for good: she never comes back
+        over = await host.expect("over")
+        assert (await ben.expect("over"))["winners"] == over["result"]["winners"]
+        assert await host.finish() == 0
+    except BaseException:
+        print(await host.report(), await ana.report(), await ben.report())
+        raise
+    finally:
+        for process in (host, ana, ben):
+            await process.stop()
+
+
+async def test_someone_away_at_the_end_gets_it_from_the_record(room: HostedRoom) -> None:
+    """The game ended while Ana was away (a bot played for her) and its host
+    has gone: her Passe, back, shows her the end from the revealed record,
+    checked against the commitment, with every event she missed."""
+    authority = room.authority
+    ana_key = Identity.generate()
+    ana = RemoteTable(ana_key, room.code, *BROKER, "Ana")
+    seat = await ana.join()
+    for other in (n for n, slot in enumerate(authority.seats) if slot.kind == "open"):
+        authority.set_bot(other, "heuristic")
+    authority.start_game()
+    await until(lambda: ana.view is not None)
+    await ana.close()
+    await until(lambda: not authority.seats[seat].present)
+    authority.stand_in(seat)
+    await asyncio.wait_for(authority.wait_over(), DEADLINE)
+    final_log = len(authority._logs[seat])
+    result = authority.table.state.result() if authority.table else None
+    await room.close()  # the host goes, as a headless one does at the end
+
+    back = RemoteTable(ana_key, room.code, *BROKER, "Ana")
+    try:
+        assert await back.join() == seat
+        assert back.verified is True
+        assert back.view is not None and back.view.is_over
+        assert result is not None and back.view.result == result
+        assert len(back.log) == final_log
+    finally:
+        await back.close()

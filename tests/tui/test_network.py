@@ -516,6 +516,11 @@ def test_cli_on_screen_refuses_bad_input_before_opening_the_table(
     assert "--wait-for is for --headless" in capsys.readouterr().err
     assert main(["host", "passpass", "--players", "9"]) == 2
     assert "9 players" in capsys.readouterr().err
+    assert main(["host", "passpass", "--stand-in-after", "30"]) == 2
+    assert "--stand-in-after is for --headless" in capsys.readouterr().err
+    for bad in ("-1", "nan", "1e9"):
+        assert main(["host", "passpass", "--headless", "--stand-in-after", bad]) == 2
+        assert "--stand-in-after" in capsys.readouterr().err
 
 
 def test_the_default_name_you_is_not_what_the_others_see(monkeypatch: pytest.MonkeyPatch) -> None:
