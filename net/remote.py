@@ -187,15 +187,18 @@ class RemoteTable(TableClient):
         if self.room.phase == "closed":
             await self._abandon()
             raise JoinError(f"room {self.code} was closed by its host", "closed")
-        held = self._seat_held(self.room)
-        if self.room.phase == "over" and held is not None:
-            # Over while we were away, and its host may be gone: our seat's
-            # end comes from the record it revealed (nothing is left to ask).
-            self.seat = held
-            self._finish_from_record(self.room)
-            if self.view is not None and self.view.is_over:
-                return held
-        reply = await self._request(self._hello(seat, have=0))
+        ended = self._end_from_room()
+        if ended is not None:
+            return ended
+        try:
+            reply = await self._request(self._hello(seat, have=0))
+        except JoinError:
+            # The game ended while we asked, and its host went with it (a
+            # headless host exits at the end): its final state says how.
+            ended = self._end_from_room()
+            if ended is not None:
+                return ended
+            raise
         if isinstance(reply, Refused):
             await self._abandon()
             raise JoinError(reply.reason, reply.code)
@@ -531,6 +534,18 @@ class RemoteTable(TableClient):
         else:
             self.verified = False
         self._deal_checked.set()
+
+    def _end_from_room(self) -> int | None:
+        """Our seat, its final view shown, when the room is over and our key
+        holds a seat in it: over while we were away, its host maybe gone, the
+        end comes from the record it revealed (nothing is left to ask)."""
+        room = self.room
+        held = self._seat_held(room) if room is not None and room.phase == "over" else None
+        if room is None or held is None:
+            return None
+        self.seat = held
+        self._finish_from_record(room)
+        return held if self.view is not None and self.view.is_over else None
 
     def _seat_held(self, room: RoomState) -> int | None:
         """The seat bound to our key in ``room``, if any."""
