@@ -143,7 +143,8 @@ def load_identity(path: Path | None = None, *, show_path: bool = True) -> Loaded
         notice = f"your key file{named} was damaged: kept as {corrupt.name}, made a new key"
     identity = Identity.generate()
     _write_key(path, identity)
-    return LoadedIdentity(identity, notice or ("made a new key" + (f" in{named}" if named else "")))
+    made = f"made a new key in {path}" if show_path else "made a new key"
+    return LoadedIdentity(identity, notice or made)
 
 
 def _write_key(path: Path, identity: Identity) -> None:

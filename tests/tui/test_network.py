@@ -72,6 +72,16 @@ def network_app(config: Path, broker: tuple[str, int], *, seed: int = 3) -> Pass
     )
 
 
+async def join_from_home(pilot: Pilot[None], code: str) -> LobbyScreen:
+    """j on the home screen, the code typed: the lobby of the room joined."""
+    await pilot.press("j")
+    await pilot.press(*code, "enter")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, LobbyScreen), "the lobby")
+    lobby = pilot.app.screen
+    assert isinstance(lobby, LobbyScreen)
+    return lobby
+
+
 async def host_from_home(pilot: Pilot[None]) -> tuple[LobbyScreen, HostedRoom]:
     """o on the home screen: the lobby, once its room is open."""
     await pilot.press("o")
@@ -260,11 +270,7 @@ async def test_joiner_sees_the_table_and_who_is_away(
     async with app.run_test(size=SIZE) as pilot:
         ada = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Ada")
         await ada.join()
-        await pilot.press("j")
-        await pilot.press(*f"{hosted.code}", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-        lobby = app.screen
-        assert isinstance(lobby, LobbyScreen)
+        lobby = await join_from_home(pilot, hosted.code)
         await wait_until(pilot, lambda: "Ada" in seats_text(lobby), "Ada in the lobby")
         seat = next(n for n, s in enumerate(hosted.authority.seats) if s.kind == "open")
         hosted.authority.set_bot(seat, "heuristic")
@@ -782,9 +788,7 @@ async def test_a_double_key_sends_one_move_and_earns_no_refusal(
         write_settings(private_config, name="Zed")
         app = network_app(private_config, mosquitto)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("j")
-            await pilot.press(*room.code, "enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await join_from_home(pilot, room.code)
             room.authority.set_bot(0 if room.authority.seats[0].kind == "open" else 1, "heuristic")
             room.authority.start_game()
             await wait_until(pilot, lambda: isinstance(app.screen, DominoesTableScreen), "table")
@@ -905,11 +909,8 @@ async def test_a_guest_is_invited_to_the_next_game_and_joins_it(
     write_settings(private_config, name="Zed")
     app = network_app(private_config, mosquitto)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("j")
-        await pilot.press(*hosted.code, "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-        lobby = app.screen
-        assert isinstance(lobby, LobbyScreen) and lobby.table is not None
+        lobby = await join_from_home(pilot, hosted.code)
+        assert lobby.table is not None
         await wait_until(pilot, lambda: lobby.table.seat is not None, "a seat")
         seat = lobby.table.seat
         for empty in (n for n, s in enumerate(hosted.authority.seats) if s.kind == "open"):

@@ -37,6 +37,7 @@ from tui.screens.confirm_leave_room import (
 )
 from tui.screens.confirm_quit import HOME, QUIT
 from tui.settings import BOT_LEVELS
+from tui.widgets.net_status import away_names
 from tui.widgets.seat_list import SeatList
 
 if TYPE_CHECKING:
@@ -256,11 +257,7 @@ class LobbyScreen(PasseScreen):
             f"passe join {hint}"
         )
         self.query_one(SeatList).show(room, self.table.seat)
-        away = [
-            s.name
-            for n, s in enumerate(room.seats)
-            if s.kind == "human" and not s.present and n != self.table.seat
-        ]
+        away = away_names(room.seats, self.table.seat)
         hint = ""
         if self.hosting and room.phase == "lobby" and away:
             hint = "↑↓ choose a seat · ←→ add a bot, take it out, or replace someone away"
