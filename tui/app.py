@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-import signal
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -44,9 +44,6 @@ if TYPE_CHECKING:
     from tui.netplay import NetworkOptions
 
 __all__ = ["DEFAULT_BOT_DELAY", "PasseApp", "run"]
-# A plain ``kill`` or a system shutdown (SIGTERM), or the terminal going away
-# (SIGHUP): save, restore the terminal, exit, as a clean quit does.
-QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 HIDDEN_IN_HELP = frozenset({"Explain", "Copy selected text"})
 
 
@@ -68,8 +65,13 @@ class PasseApp(App[None]):
         network: NetworkOptions | None = None,
         opening: Callable[[], Screen[Any]] | None = None,
     ) -> None:
-        super().__init__()
+        from tui.terminal import PasseDriver, Shutdown
+
+        # A real terminal (handle_signals): Textual's driver made to end when
+        # the terminal goes away, and one Shutdown for signals and hangups.
+        super().__init__(driver_class=PasseDriver if handle_signals else None)
         self.handle_signals = handle_signals
+        self.shutdown: Shutdown | None = Shutdown() if handle_signals else None
         for theme in THEMES:
             self.register_theme(theme)
         self.config_path = config_path if config_path is not None else default_path()
@@ -139,10 +141,8 @@ class PasseApp(App[None]):
 
     def on_mount(self) -> None:
         self.watch(self, "theme", self._theme_changed, init=False)
-        if self.handle_signals:
-            loop = asyncio.get_running_loop()
-            for signum in QUIT_SIGNALS:
-                loop.add_signal_handler(signum, self.quit_on_signal, signum)
+        if self.shutdown is not None:
+            self.shutdown.install(asyncio.get_running_loop(), self.quit_on_signal)
         if self.settings_notice:
             self.notify(self.settings_notice, title="Settings", severity="warning", timeout=8)
         if self.opening is not None:
@@ -186,21 +186,28 @@ class PasseApp(App[None]):
         self.exit()
 
     def quit_on_signal(self, signum: int) -> None:
-        """SIGTERM or SIGHUP: like a clean quit, without asking. The game in
+        """SIGTERM or SIGHUP (or the terminal gone, which is SIGHUP): like a
+        clean quit, without asking, whatever is open. The game in
         progress is saved once more (it already is after every move), a room
         we host is kept to be resumed rather than closed (the others see the
         host away), then the app exits through Textual's shutdown, which
         leaves the alternate screen and turns mouse reporting off. The exit
-        code says which signal it was (128 + its number, as shells report it)."""
-        from tui.screens.lobby import LobbyScreen  # on demand: start-up time
-        from tui.screens.table import TableScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, TableScreen) and screen.view is not None:
-                self.autosave(screen.client, screen.view.is_over)
-            if isinstance(screen, LobbyScreen):
-                screen.keep_room = True  # a hosted room waits to be resumed
-        self.exit(return_code=128 + signum)
+        code says which signal it was (128 + its number, as shells report it).
+        The Shutdown ends the process if this takes over its grace period."""
+        # Only screens already imported can be open: importing them now
+        # (the lobby brings the whole network stack) would only slow the end.
+        table_module = sys.modules.get("tui.screens.table")
+        lobby_module = sys.modules.get("tui.screens.lobby")
+        tables = (table_module.TableScreen,) if table_module is not None else ()
+        lobbies = (lobby_module.LobbyScreen,) if lobby_module is not None else ()
+        try:
+            for screen in self.screen_stack:
+                if isinstance(screen, tables) and screen.view is not None:
+                    self.autosave(screen.client, screen.view.is_over)
+                if isinstance(screen, lobbies):
+                    screen.keep_room = True  # a hosted room waits to be resumed
+        finally:
+            self.exit(return_code=128 + signum)
 
     # -- the saved game (nothing lost on a crash) ---------------------------
 

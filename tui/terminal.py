@@ -1,0 +1,390 @@
+"""Ending Passe when asked to or when its terminal goes away (issue 24).
+
+A closed terminal must end Passe whoever got the hangup signal. Under
+``make play``, ``sh -c 'passe | cat'``, a wrapper script or ``uv run``, the
+kernel's SIGHUP goes to the session leader (make, the shell, the wrapper),
+never to ``passe``, which is left with a hung-up terminal: reads return
+end-of-file, writes fail with EIO. Textual's Linux driver (8.x) never treats
+that as the end: its input thread selects the terminal, which is always
+readable, reads nothing and goes round again at full speed; its output
+thread dies on the first EIO, and once its queue of 30 writes is full the
+app's own thread blocks for ever in ``Queue.put``, where no signal handler
+of the event loop can run (the SIGTERM "ignored" of issue 24).
+
+:class:`Shutdown` is the one way out of the process: the first SIGTERM or
+SIGHUP, or a vanished terminal (which counts as SIGHUP), starts a clean quit
+(the app saves and leaves its room as on SIGHUP) that must end within
+:data:`GRACE_SECONDS`, else the process ends anyway; a second signal ends it
+at once. :class:`PasseDriver` is Textual's driver with an input loop that
+stops at end-of-file or EIO and an output stream that reports a failed write
+instead of dying; both report the hangup to the app's :class:`Shutdown`.
+The headless modes watch their own standard streams with
+:func:`watch_streams` and :class:`GuardedStream`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import select
+import selectors
+import signal
+import stat
+import sys
+import termios
+import threading
+from codecs import getincrementaldecoder
+from collections.abc import Callable, Iterable
+from types import FrameType
+from typing import IO, Any
+
+from textual.drivers.linux_driver import LinuxDriver
+
+# Seconds a clean quit may take (saving, telling the room, closing the
+# broker link) before the process ends without it. The SSH server waits
+# longer (tui/serve/session.py GRACE_SECONDS) before its SIGKILL.
+GRACE_SECONDS = 2.0
+QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+# What Textual writes when it leaves application mode: written when the
+# process must end before Textual could, so a live terminal is usable again.
+RESTORE_TERMINAL = (
+    b"\x1b[<u"  # kitty keyboard protocol: pop
+    b"\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l"  # mouse reporting off
+    b"\x1b[?2004l"  # bracketed paste off
+    b"\x1b[?1004l"  # focus events off
+    b"\x1b[?7h"  # line wrap on
+    b"\x1b[?1049l"  # leave the alternate screen
+    b"\x1b[?25h"  # visible cursor
+)
+READ_SIZE = 4096
+
+
+def exit_code(signum: int) -> int:
+    """128 + the signal's number, as shells report a process it ended."""
+    return 128 + signum
+
+
+class Shutdown:
+    """The process's one way out; see the module's docstring.
+
+    ``on_quit(signum)`` runs in the event loop's thread and starts the clean
+    quit; the process ends by itself when it is done (the app returns
+    :attr:`code`) or, at the latest, :data:`GRACE_SECONDS` later.
+    """
+
+    def __init__(self, grace: float = GRACE_SECONDS) -> None:
+        self.grace = grace
+        self.signum: int | None = None  # what started the quit
+        self.terminal_gone = False
+        self.reason = ""
+        self._lock = threading.RLock()
+        self._loop: Any = None
+        self._on_quit: Callable[[int], None] = lambda signum: None
+        self._terminal_fds: list[int] = []
+        self._terminal_path = ""
+        self._attributes: list[Any] | None = None
+        self._timer: threading.Timer | None = None
+
+    @property
+    def code(self) -> int:
+        """The exit status of a quit begun here (0 if none was)."""
+        return 0 if self.signum is None else exit_code(self.signum)
+
+    def install(
+        self,
+        loop: Any,
+        on_quit: Callable[[int], None],
+        streams: Iterable[int] = (0, 1, 2),
+    ) -> None:
+        """Take SIGTERM and SIGHUP (in the main thread, before the loop
+        runs); ``streams``: the standard descriptors, of which those on a
+        terminal are silenced when it goes."""
+        self._loop = loop
+        self._on_quit = on_quit
+        for fd in streams:
+            with contextlib.suppress(OSError):
+                if os.isatty(fd):
+                    self._terminal_fds.append(fd)
+        if self._terminal_fds:
+            fd = self._terminal_fds[0]
+            with contextlib.suppress(OSError, termios.error):
+                self._terminal_path = os.ttyname(fd)
+                self._attributes = termios.tcgetattr(fd)
+        # signal.signal, not loop.add_signal_handler: the handler must run
+        # (to end the process) even when the loop is stuck.
+        for signum in QUIT_SIGNALS:
+            signal.signal(signum, self._on_signal)
+
+    def uninstall(self) -> None:
+        for signum in QUIT_SIGNALS:
+            with contextlib.suppress(ValueError):
+                signal.signal(signum, signal.SIG_DFL)
+        if self._timer is not None:
+            self._timer.cancel()
+
+    # -- what starts the end ---------------------------------------------------
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self.signum is not None:
+            self.force_exit()  # a second signal: at once
+        self.begin(signum)
+
+    def hangup(self, reason: str) -> None:
+        """The terminal is gone (EOF or EIO reading it, a failed write, a
+        hang-up seen by poll): from any thread. As SIGHUP, once."""
+        with self._lock:
+            if self.terminal_gone:
+                return
+            self.terminal_gone = True
+            self.reason = reason
+            self._silence()
+        self.begin(signal.SIGHUP)
+
+    def begin(self, signum: int) -> None:
+        """Start the clean quit (once), with its deadline."""
+        with self._lock:
+            if self.signum is not None:
+                return
+            self.signum = signum
+            self._timer = threading.Timer(self.grace, self.force_exit)
+            self._timer.daemon = True
+            self._timer.start()
+        try:
+            self._loop.call_soon_threadsafe(self._on_quit, signum)
+        except (AttributeError, RuntimeError):  # no loop yet, or no longer
+            self.force_exit()
+
+    # -- the end ---------------------------------------------------------------------
+
+    def _silence(self) -> None:
+        """Point the dead terminal's descriptors at /dev/null: whatever
+        still writes there (Textual leaving application mode, an exit
+        message, Python flushing stdout at exit) succeeds unseen, and the
+        exit status stays 128 + SIGHUP, with no traceback."""
+        if not self._terminal_fds:
+            return
+        null = os.open(os.devnull, os.O_RDWR)
+        try:
+            for fd in self._terminal_fds:
+                with contextlib.suppress(OSError):
+                    os.dup2(null, fd)
+        finally:
+            os.close(null)
+
+    def force_exit(self) -> None:
+        """End the process now: give a live terminal back as Textual would
+        (without ever blocking on it), then exit with :attr:`code`."""
+        code = self.code or exit_code(signal.SIGTERM)
+        if not self.terminal_gone and self._terminal_path:
+            with contextlib.suppress(OSError, termios.error):
+                # A new open file description: non-blocking for us alone (the
+                # shell shares the terminal's own), so a stalled terminal
+                # cannot hold the exit.
+                fd = os.open(self._terminal_path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+                try:
+                    if self._attributes is not None:
+                        termios.tcsetattr(fd, termios.TCSANOW, self._attributes)
+                    os.write(fd, RESTORE_TERMINAL)
+                finally:
+                    os.close(fd)
+        os._exit(code)
+
+
+# -- the app's driver ---------------------------------------------------------------
+
+
+class _TerminalOutput:
+    """The driver's output file, reporting a failed write as a hangup and
+    dropping everything after it, instead of killing Textual's writer
+    thread (whose queue would then block the app for ever)."""
+
+    def __init__(self, file: IO[str], on_failure: Callable[[str], None]) -> None:
+        self._file = file
+        self._on_failure = on_failure
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        if not self.failed:
+            try:
+                self._file.write(text)
+            except (OSError, ValueError) as error:
+                self._fail(error)
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.failed:
+            try:
+                self._file.flush()
+            except (OSError, ValueError) as error:
+                self._fail(error)
+
+    def _fail(self, error: Exception) -> None:
+        self.failed = True
+        self._on_failure(f"writing to the terminal failed: {error}")
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def isatty(self) -> bool:
+        return not self.failed and self._file.isatty()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._file, name)
+
+
+class PasseDriver(LinuxDriver):
+    """Textual's Linux driver, ending at a vanished terminal (issue 24).
+
+    Two changes, through the driver's own extension points (the app's
+    ``driver_class``, :meth:`run_input_thread`): the input loop stops at
+    end-of-file or EIO and reports the hangup (Textual's loops at full speed
+    on end-of-file and panics with a traceback on EIO); the output file
+    reports a failed write instead of raising in the writer thread.
+    """
+
+    def __init__(self, app: Any, **kwargs: Any) -> None:
+        super().__init__(app, **kwargs)
+        self._passe_debug = bool(kwargs.get("debug", False))
+        shutdown = getattr(app, "shutdown", None)
+        self._passe_shutdown: Shutdown | None = shutdown if isinstance(shutdown, Shutdown) else None
+        # LinuxDriver keeps its output file in ``_file`` (Textual 0.x to 8.x);
+        # it is wrapped only where it is that attribute.
+        file = getattr(self, "_file", None)
+        if file is not None and hasattr(file, "write"):
+            self._file = _TerminalOutput(file, self._gone)  # type: ignore[assignment]
+
+    def _gone(self, reason: str) -> None:
+        if self._passe_shutdown is not None:
+            self._passe_shutdown.hangup(reason)
+
+    def run_input_thread(self) -> None:
+        """Textual's input loop (LinuxDriver.run_input_thread), except that
+        end-of-file or an error reading the terminal is the terminal gone:
+        report it and read no more until the app stops input."""
+        from textual._xterm_parser import XTermParser
+
+        selector = selectors.SelectSelector()
+        selector.register(self.fileno, selectors.EVENT_READ)
+        parser = XTermParser(self._passe_debug)
+        decode = getincrementaldecoder("utf-8")().decode
+        try:
+            while not self.exit_event.is_set():
+                ready = selector.select(0.1)
+                if ready:
+                    try:
+                        data = os.read(self.fileno, READ_SIZE)
+                    except BlockingIOError:
+                        data = None  # someone made the terminal non-blocking
+                    except OSError as error:
+                        self._gone(f"reading the terminal failed: {error}")
+                        break
+                    if data == b"":
+                        self._gone("end of input: the terminal was closed")
+                        break
+                    if data:
+                        for event in parser.feed(decode(data)):
+                            self.process_message(event)
+                for event in parser.tick():
+                    self.process_message(event)
+            else:
+                return
+            self.exit_event.wait()  # disable_input sets it, then joins us
+        finally:
+            selector.close()
+            with contextlib.suppress(Exception):
+                for _event in parser.feed(""):
+                    pass
+
+
+# -- headless modes ----------------------------------------------------------------------
+
+
+class GuardedStream:
+    """``sys.stdout``/``sys.stderr`` of a headless mode: a failed write
+    (EPIPE from a reader gone, EIO from a terminal gone) is a hangup, and
+    what follows is dropped, rather than a traceback."""
+
+    def __init__(self, stream: IO[str], shutdown: Shutdown) -> None:
+        self._stream = stream
+        self._shutdown = shutdown
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        if not self.failed:
+            try:
+                self._stream.write(text)
+            except (OSError, ValueError) as error:
+                self._fail(error)
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.failed:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError) as error:
+                self._fail(error)
+
+    def _fail(self, error: Exception) -> None:
+        self.failed = True
+        self._shutdown.hangup(f"writing to standard output failed: {error}")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def watch_streams(shutdown: Shutdown, fds: Iterable[int] = (1, 2)) -> threading.Thread | None:
+    """A thread that reports a hangup as soon as one of ``fds`` (those on a
+    terminal or a pipe) hangs up or loses its reader, before anything is
+    written there: poll with no events asked reports only POLLHUP and
+    POLLERR, so the thread sleeps until then and costs nothing."""
+    poller = select.poll()
+    watched = 0
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            mode = os.fstat(fd).st_mode
+            if (stat.S_ISCHR(mode) and os.isatty(fd)) or stat.S_ISFIFO(mode):
+                poller.register(fd, 0)
+                watched += 1
+    if not watched:
+        return None
+
+    def watch() -> None:
+        while True:
+            try:
+                events = poller.poll()
+            except InterruptedError:
+                continue
+            except OSError as error:
+                if error.errno == errno.EINTR:
+                    continue
+                return
+            if any(
+                event & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, event in events
+            ):
+                shutdown.hangup("standard output hung up")
+                return
+
+    thread = threading.Thread(target=watch, name="passe-stream-watch", daemon=True)
+    thread.start()
+    return thread
+
+
+def guard_standard_streams(shutdown: Shutdown) -> None:
+    """Headless modes: failed writes to stdout/stderr are a hangup."""
+    if not isinstance(sys.stdout, GuardedStream) and sys.stdout is not None:
+        sys.stdout = GuardedStream(sys.stdout, shutdown)
+    if not isinstance(sys.stderr, GuardedStream) and sys.stderr is not None:
+        sys.stderr = GuardedStream(sys.stderr, shutdown)
+
+
+__all__ = [
+    "GRACE_SECONDS",
+    "QUIT_SIGNALS",
+    "GuardedStream",
+    "PasseDriver",
+    "Shutdown",
+    "exit_code",
+    "guard_standard_streams",
+    "watch_streams",
+]
