@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from net.host import HostedRoom
     from tui.netplay import HostPlan
+    from tui.terminal import Shutdown
 
 USAGE_ERROR = 2
 HEADLESS_BOTS = ("normal", "hard", "expert", "easy", "random", "heuristic")
@@ -175,11 +176,41 @@ def run(args: argparse.Namespace) -> int:
         return _host_on_screen(args)
     if args.command == "join" and args.bot is None:
         return _join_on_screen(args)
+    return _run_headless(args)
+
+
+def _run_headless(args: argparse.Namespace) -> int:
+    """A headless host or bot. SIGTERM, SIGHUP, or its output gone (a
+    terminal closed, a reader of the pipe gone: tui/terminal.py) end it as
+    the app ends on SIGHUP: a hosted room is kept to be resumed (``passe host
+    --resume``), a bot's seat is kept for it (away); exit 128 + the signal,
+    within the grace period, a second signal at once (issue 24)."""
+    from tui.terminal import Shutdown, guard_standard_streams, watch_streams
+
+    shutdown = Shutdown()
+    guard_standard_streams(shutdown)  # before logging takes sys.stderr
     logging.basicConfig(level=_log_level(), format="passe: %(message)s")
+
+    async def main() -> int:
+        task = asyncio.current_task()
+        assert task is not None
+
+        def on_quit(signum: int) -> None:
+            task.cancel()  # the finally blocks close the room or the seat
+
+        shutdown.install(asyncio.get_running_loop(), on_quit, (1, 2))
+        watch_streams(shutdown, (1, 2))
+        try:
+            if args.command == "host":
+                return await _host(args, shutdown)
+            return await _join(args)
+        except asyncio.CancelledError:
+            if shutdown.signum is None:
+                raise
+            return shutdown.code
+
     try:
-        if args.command == "host":
-            return asyncio.run(_host(args))
-        return asyncio.run(_join(args))
+        return asyncio.run(main())
     except KeyboardInterrupt:
         return 130
 
@@ -354,7 +385,7 @@ def _emit(event: str, **fields: Any) -> None:
     emit(event, **fields)
 
 
-async def _host(args: argparse.Namespace) -> int:
+async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
     after = args.stand_in_after
     if after is not None and not 0 <= after <= 86_400:  # NaN fails this too
         return _fail(f"--stand-in-after {after:g}: seconds from 0 (never) to 86400")
@@ -401,7 +432,10 @@ async def _host(args: argparse.Namespace) -> int:
             actions=len(authority.table.state.history),
         )
     finally:
-        await room.close()
+        # Ended by a signal or a hangup mid-game: nobody decided to end the
+        # game, so the room stays to be resumed, as when the app's host quits
+        # on a signal (LobbyScreen.keep_room); the others see the host away.
+        await room.close(keep=shutdown.signum is not None and authority.phase != "over")
     return 0
 
 

@@ -40,7 +40,14 @@ def make_play() -> list[str]:
 
 
 def environment(config: Path, **extra: str) -> dict[str, str]:
-    env = {**os.environ, "PASSE_CONFIG_DIR": str(config), "TERM": TERM, **extra}
+    """Passe's settings and saves in ``config``, its key and rooms beside it."""
+    env = {
+        **os.environ,
+        "PASSE_CONFIG_DIR": str(config),
+        "PASSE_DATA_DIR": str(config.with_name(config.name + "-data")),
+        "TERM": TERM,
+        **extra,
+    }
     for name in ("NO_COLOR", "TEXTUAL", "COLUMNS", "LINES", "PASSE_BROKER"):
         env.pop(name, None)
     return env

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from net.wire import RoomState, SeatState, room_topic
 from tests.cli.ptys import (
     HOME_TEXT,
     PtyCommand,
@@ -26,6 +27,10 @@ from tests.cli.ptys import (
     make_play,
     passe_binary,
 )
+from tests.net.peers import RawClient, room_state_of
+from tests.net.procs import PasseProcess, host_args, need_mosquitto
+
+BROKER = ("127.0.0.1", 1883)
 
 # CPU seconds passe may use from the close to its end: the clean quit
 # (saving, unmounting the screens, closing a broker link, Python's exit) on
@@ -156,3 +161,65 @@ async def test_sigterm_ends_passe_whose_terminal_is_already_gone(
     status = command.process.wait(timeout=5)
     assert status in (128 + signal.SIGTERM, 128 + signal.SIGHUP)
     assert json.loads((config / "saved-game.json").read_text(encoding="utf-8"))
+
+
+def seat_named(state: RoomState | None, name: str) -> SeatState | None:
+    if state is None:
+        return None
+    return next((seat for seat in state.seats if seat.name == name), None)
+
+
+@pytest.mark.parametrize("launcher", [under_wrapper, under_pipeline], ids=["wrapper", "pipeline"])
+async def test_a_closed_terminal_mid_game_keeps_a_networked_seat_to_come_back_to(
+    tmp_path: Path, launcher: Launcher, commands: list[PtyCommand]
+) -> None:
+    """The peer's seat is kept (it left no Leave: nobody decided to quit),
+    shown away to the others, and its player takes it back by joining again."""
+    need_mosquitto()
+    host = PasseProcess("host", tmp_path)
+    await host.start(
+        *host_args("passpass", 3, wait_for=1, bot_delay=0, seed=7, broker="127.0.0.1:1883")
+    )
+    try:
+        code = (await host.expect("room"))["code"]
+        target = f"{code}@127.0.0.1:1883"
+        config = config_dir(tmp_path)
+        async with RawClient(*BROKER, [room_topic(code)]) as spy:
+            peer = PtyCommand(launcher(tmp_path, ["join", target]), environment(config))
+            commands.append(peer)
+            await peer.wait_for(HAND)
+            await spy.until(
+                lambda t, p: (
+                    (s := seat_named(room_state_of(t, p), "Tess")) is not None and s.present
+                )
+            )
+            seen = len(spy.messages)
+            ending = await peer.hang_up(peer.passe())
+            assert ending.cpu < CPU_LIMIT and ending.background_cpu < BACKGROUND_CPU_LIMIT, ending
+            _, payload = await spy.until(
+                lambda t, p: (
+                    (s := seat_named(room_state_of(t, p), "Tess")) is not None and not s.present
+                ),
+                seen,
+            )
+            state = room_state_of(room_topic(code), payload)
+            assert state is not None and state.phase == "playing"
+            away = seat_named(state, "Tess")
+            assert away is not None and away.kind == "human"  # kept, not given away
+            if launcher is under_wrapper:
+                peer.process.wait(timeout=5)
+                log = (tmp_path / "passe-wrapper.log").read_text(encoding="utf-8")
+                assert f"status {128 + signal.SIGHUP}" in log
+
+            seen = len(spy.messages)
+            again = PtyCommand([passe_binary(), "join", target], environment(config))
+            commands.append(again)
+            await again.wait_for(HAND)
+            await spy.until(
+                lambda t, p: (
+                    (s := seat_named(room_state_of(t, p), "Tess")) is not None and s.present
+                ),
+                seen,
+            )
+    finally:
+        await host.stop()

@@ -113,3 +113,77 @@ def test_a_signal_saves_the_game_and_restores_the_terminal(
     assert code == 128 + signum
     saved = json.loads(save.read_text(encoding="utf-8"))
     assert saved["record"]["game"] == "passpass"
+
+
+# -- bounded: whatever the app is doing, a signal ends it (issue 24) -----------
+
+STUCK_QUIT = """
+import asyncio, sys, time
+from tui.terminal import Shutdown
+
+async def main() -> None:
+    shutdown = Shutdown(grace=float(sys.argv[1]))
+
+    def on_quit(signum: int) -> None:
+        print("quitting", signum, flush=True)
+        time.sleep(60)  # a clean quit that never ends: the loop is stuck
+
+    shutdown.install(asyncio.get_running_loop(), on_quit)
+    print("ready", flush=True)
+    await asyncio.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+def _stuck(grace: float) -> subprocess.Popen[str]:
+    process = subprocess.Popen(
+        [sys.executable, "-c", STUCK_QUIT, str(grace)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline() == "ready\n"
+    return process
+
+
+def test_a_clean_quit_that_hangs_ends_after_the_grace_period() -> None:
+    process = _stuck(grace=0.5)
+    assert process.stdout is not None
+    process.send_signal(signal.SIGTERM)
+    assert process.stdout.readline() == f"quitting {signal.SIGTERM.value}\n"
+    started = time.monotonic()
+    assert process.wait(timeout=10) == 128 + signal.SIGTERM
+    assert time.monotonic() - started < 5
+
+
+def test_a_second_signal_ends_the_process_at_once() -> None:
+    process = _stuck(grace=60)
+    assert process.stdout is not None
+    process.send_signal(signal.SIGHUP)
+    assert process.stdout.readline() == f"quitting {signal.SIGHUP.value}\n"
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=10) == 128 + signal.SIGHUP  # the first one's code
+    assert time.monotonic() - started < 2
+
+
+def test_sigterm_with_a_dialog_open_saves_and_exits(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    passe = PtyProcess(config)
+    try:
+        passe.read_until(b"Start")
+        passe.send(b"\r")
+        passe.read_until(b"Your hand")
+        shown = len(passe.output)
+        passe.send(b"q")  # the leave dialog, modal
+        passe.read_until(b"Leave", shown)
+        (config / "saved-game.json").unlink(missing_ok=True)
+        passe.process.send_signal(signal.SIGTERM)
+        code = passe.read_to_end()
+    finally:
+        passe.close()
+    assert code == 128 + signal.SIGTERM
+    assert json.loads((config / "saved-game.json").read_text(encoding="utf-8"))
