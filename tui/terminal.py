@@ -85,6 +85,7 @@ class Shutdown:
         self._terminal_path = ""
         self._attributes: list[Any] | None = None
         self._timer: threading.Timer | None = None
+        self._signals = 0  # SIGTERM/SIGHUP received
 
     @property
     def code(self) -> int:
@@ -126,8 +127,12 @@ class Shutdown:
     # -- what starts the end ---------------------------------------------------
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
-        if self.signum is not None:
-            self.force_exit()  # a second signal: at once
+        # A second signal ends the process at once. Only signals count: the
+        # kernel's SIGHUP to a session leader comes with the end-of-file that
+        # hangup() already reported, and is the same event, not a second one.
+        if self._signals:
+            self.force_exit()
+        self._signals += 1
         self.begin(signum)
 
     def hangup(self, reason: str) -> None:

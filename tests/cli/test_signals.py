@@ -187,3 +187,26 @@ def test_sigterm_with_a_dialog_open_saves_and_exits(tmp_path: Path) -> None:
         passe.close()
     assert code == 128 + signal.SIGTERM
     assert json.loads((config / "saved-game.json").read_text(encoding="utf-8"))
+
+
+def test_sighup_after_the_terminal_was_found_gone_is_not_a_second_signal() -> None:
+    """A session leader gets the kernel's SIGHUP along with end-of-file on
+    its terminal: one event, so the clean quit goes on (seen in an SSH
+    guest's app whose server died: it exited at once, unsaved)."""
+    script = STUCK_QUIT.replace(
+        'print("ready", flush=True)',
+        'shutdown.hangup("test"); print("ready", flush=True)',
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, "3.0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline() == "ready\n"
+    assert process.stdout.readline() == f"quitting {signal.SIGHUP.value}\n"
+    started = time.monotonic()
+    process.send_signal(signal.SIGHUP)
+    assert process.wait(timeout=10) == 128 + signal.SIGHUP
+    assert time.monotonic() - started > 1.0  # the grace period, not at once

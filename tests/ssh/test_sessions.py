@@ -226,3 +226,47 @@ def test_unreadable_authorized_keys_or_a_busy_port_stop_the_server(tmp_path: Pat
         )
     assert done.returncode == 1
     assert f"passe: cannot listen on port {port}:" in done.stderr
+
+
+async def test_a_guests_app_ends_when_the_server_dies(
+    start_server: ServerFactory, clients: list[Client]
+) -> None:
+    """Issue 24: the server killed outright (no SIGHUP sent by it): each app
+    is left with a pty whose master is gone, which is its hangup. It saves
+    and ends within 5 s instead of running on."""
+    import psutil
+
+    from tests.cli.ptys import cpu_times, ended
+
+    server = start_server()
+    client = SshBinaryClient(ssh_arguments(server, "gina"), 80, 24)
+    clients.append(client)
+    await client.terminal.wait_for(HOME)
+    await client.send("\r")
+    await client.terminal.wait_for("Your hand")
+    (pid,) = server.session_pids()
+    app = psutil.Process(pid)
+    before = cpu_times(app)
+    assert before is not None
+    for save in server.data_dir.rglob("saved-game.json"):
+        save.unlink()  # the hangup itself must save the game
+    server.process.kill()
+    ending = await ended(app, before)
+    assert ending.background_cpu < 0.1, ending
+    assert list(server.data_dir.rglob("saved-game.json"))
+
+
+async def test_sighup_stops_the_server_and_its_sessions(
+    start_server: ServerFactory, clients: list[Client]
+) -> None:
+    """The server's own terminal closed (SIGHUP) stops it as SIGTERM does,
+    apps saved, and its status says it was a hangup (issue 24)."""
+    server = start_server()
+    client = SshBinaryClient(ssh_arguments(server, "hugo"), 80, 24)
+    clients.append(client)
+    await client.terminal.wait_for(HOME)
+    (pid,) = server.session_pids()
+    server.process.send_signal(signal.SIGHUP)
+    assert server.process.wait(timeout=DEADLINE) == 128 + signal.SIGHUP
+    assert "server stopped" in server.log()
+    assert not _alive(pid)

@@ -34,6 +34,7 @@ from net.paths import data_dir
 from tui.netplay import SERVED_ENV
 from tui.serve.host_key import fingerprint, load_or_create_host_key
 from tui.serve.session import PasseSession, Request
+from tui.terminal import Shutdown, guard_standard_streams, watch_streams
 
 log = logging.getLogger("passe.serve")
 
@@ -391,7 +392,17 @@ def _read_authorized_keys(path: Path) -> asyncssh.SSHAuthorizedKeys:
         raise SystemExit(f"passe: cannot read authorized keys {path}: {error}") from None
 
 
-async def serve(options: ServeOptions, *, ready: asyncio.Event | None = None) -> int:
+# Seconds the server may take to stop (every app gets SIGHUP and up to 10 s,
+# Hub.shutdown) before it ends anyway; a second signal ends it at once.
+STOP_GRACE = 15.0
+
+
+async def serve(
+    options: ServeOptions,
+    *,
+    ready: asyncio.Event | None = None,
+    shutdown: Shutdown | None = None,
+) -> int:
     authorized = _read_authorized_keys(options.authorized_keys) if options.authorized_keys else None
     host_key = load_or_create_host_key()
     hub = Hub(options, authorized)
@@ -430,8 +441,14 @@ async def serve(options: ServeOptions, *, ready: asyncio.Event | None = None) ->
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for number in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(number, stop.set)
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    if shutdown is not None:
+        # SIGTERM and SIGHUP, and the server's own terminal or log pipe gone
+        # (issue 24): stop as on SIGTERM, bounded by STOP_GRACE.
+        shutdown.install(loop, lambda signum: stop.set(), (1, 2))
+        watch_streams(shutdown, (1, 2))
+    else:
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
     if ready is not None:
         ready.set()
     try:
@@ -442,14 +459,20 @@ async def serve(options: ServeOptions, *, ready: asyncio.Event | None = None) ->
         await hub.shutdown()
         with contextlib.suppress(Exception):
             await server.wait_closed()
+    # A stop that was asked for (SIGTERM, SIGINT) is a success; a hangup is
+    # reported as one (128 + SIGHUP).
+    if shutdown is not None and shutdown.signum == signal.SIGHUP:
+        return shutdown.code
     return 0
 
 
 def run(options: ServeOptions) -> int:
+    shutdown = Shutdown(grace=STOP_GRACE)
+    guard_standard_streams(shutdown)  # before logging takes sys.stderr
     logging.basicConfig(
         level=logging.INFO,
         format="%(asctime)s %(levelname)s %(message)s",
         stream=sys.stderr,
     )
     logging.getLogger("asyncssh").setLevel(logging.WARNING)  # ours is one line per event
-    return asyncio.run(serve(options))
+    return asyncio.run(serve(options, shutdown=shutdown))
