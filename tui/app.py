@@ -65,7 +65,8 @@ class PasseApp(App[None]):
         network: NetworkOptions | None = None,
         opening: Callable[[], Screen[Any]] | None = None,
     ) -> None:
-        from tui.terminal import PasseDriver, Shutdown
+        from tui.driver import PasseDriver
+        from tui.terminal import Shutdown
 
         # A real terminal (handle_signals): Textual's driver made to end when
         # the terminal goes away, and one Shutdown for signals and hangups.

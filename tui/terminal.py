@@ -15,10 +15,11 @@ of the event loop can run (the SIGTERM "ignored" of issue 24).
 SIGHUP, or a vanished terminal (which counts as SIGHUP), starts a clean quit
 (the app saves and leaves its room as on SIGHUP) that must end within
 :data:`GRACE_SECONDS`, else the process ends anyway; a second signal ends it
-at once. :class:`PasseDriver` is Textual's driver with an input loop that
-stops at end-of-file or EIO and an output stream that reports a failed write
-instead of dying; both report the hangup to the app's :class:`Shutdown`.
-The headless modes watch their own standard streams with
+at once. :class:`tui.driver.PasseDriver` is Textual's driver with an input
+loop that stops at end-of-file or EIO and an output stream that reports a
+failed write instead of dying; both report the hangup to the app's
+:class:`Shutdown`. The headless modes and the SSH server (which must not
+load Textual: this module does not) watch their own standard streams with
 :func:`watch_streams` and :class:`GuardedStream`.
 """
 
@@ -28,18 +29,14 @@ import contextlib
 import errno
 import os
 import select
-import selectors
 import signal
 import stat
 import sys
 import termios
 import threading
-from codecs import getincrementaldecoder
 from collections.abc import Callable, Iterable
 from types import FrameType
 from typing import IO, Any
-
-from textual.drivers.linux_driver import LinuxDriver
 
 # Seconds a clean quit may take (saving, telling the room, closing the
 # broker link) before the process ends without it. The SSH server waits
@@ -57,7 +54,6 @@ RESTORE_TERMINAL = (
     b"\x1b[?1049l"  # leave the alternate screen
     b"\x1b[?25h"  # visible cursor
 )
-READ_SIZE = 4096
 
 
 def exit_code(signum: int) -> int:
@@ -196,112 +192,6 @@ class Shutdown:
         os._exit(code)
 
 
-# -- the app's driver ---------------------------------------------------------------
-
-
-class _TerminalOutput:
-    """The driver's output file, reporting a failed write as a hangup and
-    dropping everything after it, instead of killing Textual's writer
-    thread (whose queue would then block the app for ever)."""
-
-    def __init__(self, file: IO[str], on_failure: Callable[[str], None]) -> None:
-        self._file = file
-        self._on_failure = on_failure
-        self.failed = False
-
-    def write(self, text: str) -> int:
-        if not self.failed:
-            try:
-                self._file.write(text)
-            except (OSError, ValueError) as error:
-                self._fail(error)
-        return len(text)
-
-    def flush(self) -> None:
-        if not self.failed:
-            try:
-                self._file.flush()
-            except (OSError, ValueError) as error:
-                self._fail(error)
-
-    def _fail(self, error: Exception) -> None:
-        self.failed = True
-        self._on_failure(f"writing to the terminal failed: {error}")
-
-    def fileno(self) -> int:
-        return self._file.fileno()
-
-    def isatty(self) -> bool:
-        return not self.failed and self._file.isatty()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._file, name)
-
-
-class PasseDriver(LinuxDriver):
-    """Textual's Linux driver, ending at a vanished terminal (issue 24).
-
-    Two changes, through the driver's own extension points (the app's
-    ``driver_class``, :meth:`run_input_thread`): the input loop stops at
-    end-of-file or EIO and reports the hangup (Textual's loops at full speed
-    on end-of-file and panics with a traceback on EIO); the output file
-    reports a failed write instead of raising in the writer thread.
-    """
-
-    def __init__(self, app: Any, **kwargs: Any) -> None:
-        super().__init__(app, **kwargs)
-        self._passe_debug = bool(kwargs.get("debug", False))
-        shutdown = getattr(app, "shutdown", None)
-        self._passe_shutdown: Shutdown | None = shutdown if isinstance(shutdown, Shutdown) else None
-        # LinuxDriver keeps its output file in ``_file`` (Textual 0.x to 8.x);
-        # it is wrapped only where it is that attribute.
-        file = getattr(self, "_file", None)
-        if file is not None and hasattr(file, "write"):
-            self._file = _TerminalOutput(file, self._gone)  # type: ignore[assignment]
-
-    def _gone(self, reason: str) -> None:
-        if self._passe_shutdown is not None:
-            self._passe_shutdown.hangup(reason)
-
-    def run_input_thread(self) -> None:
-        """Textual's input loop (LinuxDriver.run_input_thread), except that
-        end-of-file or an error reading the terminal is the terminal gone:
-        report it and read no more until the app stops input."""
-        from textual._xterm_parser import XTermParser
-
-        selector = selectors.SelectSelector()
-        selector.register(self.fileno, selectors.EVENT_READ)
-        parser = XTermParser(self._passe_debug)
-        decode = getincrementaldecoder("utf-8")().decode
-        try:
-            while not self.exit_event.is_set():
-                ready = selector.select(0.1)
-                if ready:
-                    try:
-                        data = os.read(self.fileno, READ_SIZE)
-                    except BlockingIOError:
-                        data = None  # someone made the terminal non-blocking
-                    except OSError as error:
-                        self._gone(f"reading the terminal failed: {error}")
-                        break
-                    if data == b"":
-                        self._gone("end of input: the terminal was closed")
-                        break
-                    if data:
-                        for event in parser.feed(decode(data)):
-                            self.process_message(event)
-                for event in parser.tick():
-                    self.process_message(event)
-            else:
-                return
-            self.exit_event.wait()  # disable_input sets it, then joins us
-        finally:
-            selector.close()
-            with contextlib.suppress(Exception):
-                for _event in parser.feed(""):
-                    pass
-
-
 # -- headless modes ----------------------------------------------------------------------
 
 
@@ -387,7 +277,6 @@ __all__ = [
     "GRACE_SECONDS",
     "QUIT_SIGNALS",
     "GuardedStream",
-    "PasseDriver",
     "Shutdown",
     "exit_code",
     "guard_standard_streams",

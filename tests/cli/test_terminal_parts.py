@@ -1,0 +1,55 @@
+"""The parts of issue 24's fix, alone: the driver's output file and the
+headless streams report a failed write once, as a hangup, and drop the
+rest; the driver really wraps Textual's output file (a Textual upgrade that
+renames it must fail here, not silently bring the spinning back)."""
+
+from __future__ import annotations
+
+import errno
+import io
+import signal
+from pathlib import Path
+
+from tui.app import PasseApp
+from tui.driver import PasseDriver, _TerminalOutput
+from tui.terminal import GuardedStream, Shutdown
+
+
+class DeadTerminal(io.StringIO):
+    """A stream whose writes fail as a hung-up terminal's do."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EIO, "Input/output error")
+
+
+def test_a_failed_write_to_the_terminal_is_one_hangup_and_drops_the_rest() -> None:
+    reasons: list[str] = []
+    output = _TerminalOutput(DeadTerminal(), reasons.append)
+    assert output.write("frame 1") == len("frame 1")  # no exception: the thread lives
+    output.write("frame 2")
+    output.flush()
+    assert len(reasons) == 1 and "Input/output error" in reasons[0]
+    assert not output.isatty()
+
+
+def test_a_headless_stream_that_fails_is_a_hangup() -> None:
+    shutdown = Shutdown()
+    calls: list[str] = []
+    shutdown.hangup = calls.append  # type: ignore[method-assign]
+    stream = GuardedStream(DeadTerminal(), shutdown)
+    stream.write('{"event": "over"}\n')
+    stream.flush()
+    stream.write("more\n")
+    assert len(calls) == 1 and "standard output" in calls[0]
+
+
+async def test_the_driver_wraps_textuals_output_file(tmp_path: Path) -> None:
+    saved = {number: signal.getsignal(number) for number in (signal.SIGTSTP, signal.SIGCONT)}
+    try:
+        app = PasseApp(config_path=tmp_path / "config", handle_signals=True)
+        assert app.driver_class is PasseDriver
+        driver = PasseDriver(app)
+        assert isinstance(driver._file, _TerminalOutput)
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)

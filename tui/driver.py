@@ -1,0 +1,125 @@
+"""Textual's Linux driver, made to end when its terminal goes away (issue
+24; tui/terminal.py tells why). Textual's open pull request #6690 stops
+the input loop at end-of-file; nothing upstream yet for the dead writer
+thread."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+from codecs import getincrementaldecoder
+from collections.abc import Callable
+from typing import IO, Any
+
+from textual.drivers.linux_driver import LinuxDriver
+
+from tui.terminal import Shutdown
+
+READ_SIZE = 4096
+
+
+class _TerminalOutput:
+    """The driver's output file, reporting a failed write as a hangup and
+    dropping everything after it, instead of killing Textual's writer
+    thread (whose queue would then block the app for ever)."""
+
+    def __init__(self, file: IO[str], on_failure: Callable[[str], None]) -> None:
+        self._file = file
+        self._on_failure = on_failure
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        if not self.failed:
+            try:
+                self._file.write(text)
+            except (OSError, ValueError) as error:
+                self._fail(error)
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.failed:
+            try:
+                self._file.flush()
+            except (OSError, ValueError) as error:
+                self._fail(error)
+
+    def _fail(self, error: Exception) -> None:
+        self.failed = True
+        self._on_failure(f"writing to the terminal failed: {error}")
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def isatty(self) -> bool:
+        return not self.failed and self._file.isatty()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._file, name)
+
+
+class PasseDriver(LinuxDriver):
+    """Textual's Linux driver, ending at a vanished terminal (issue 24).
+
+    Two changes, through the driver's own extension points (the app's
+    ``driver_class``, :meth:`run_input_thread`): the input loop stops at
+    end-of-file or EIO and reports the hangup (Textual's loops at full speed
+    on end-of-file and panics with a traceback on EIO); the output file
+    reports a failed write instead of raising in the writer thread.
+    """
+
+    def __init__(self, app: Any, **kwargs: Any) -> None:
+        super().__init__(app, **kwargs)
+        self._passe_debug = bool(kwargs.get("debug", False))
+        shutdown = getattr(app, "shutdown", None)
+        self._passe_shutdown: Shutdown | None = shutdown if isinstance(shutdown, Shutdown) else None
+        # LinuxDriver keeps its output file in ``_file`` (Textual 0.x to 8.x);
+        # it is wrapped only where it is that attribute.
+        file = getattr(self, "_file", None)
+        if file is not None and hasattr(file, "write"):
+            self._file = _TerminalOutput(file, self._gone)  # type: ignore[assignment]
+
+    def _gone(self, reason: str) -> None:
+        if self._passe_shutdown is not None:
+            self._passe_shutdown.hangup(reason)
+
+    def run_input_thread(self) -> None:
+        """Textual's input loop (LinuxDriver.run_input_thread), except that
+        end-of-file or an error reading the terminal is the terminal gone:
+        report it and read no more until the app stops input."""
+        from textual._xterm_parser import XTermParser
+
+        selector = selectors.SelectSelector()
+        selector.register(self.fileno, selectors.EVENT_READ)
+        parser = XTermParser(self._passe_debug)
+        decode = getincrementaldecoder("utf-8")().decode
+        try:
+            while not self.exit_event.is_set():
+                ready = selector.select(0.1)
+                if ready:
+                    try:
+                        data = os.read(self.fileno, READ_SIZE)
+                    except BlockingIOError:
+                        data = None  # someone made the terminal non-blocking
+                    except OSError as error:
+                        self._gone(f"reading the terminal failed: {error}")
+                        break
+                    if data == b"":
+                        self._gone("end of input: the terminal was closed")
+                        break
+                    if data:
+                        for event in parser.feed(decode(data)):
+                            self.process_message(event)
+                for event in parser.tick():
+                    self.process_message(event)
+            else:
+                return
+            self.exit_event.wait()  # disable_input sets it, then joins us
+        finally:
+            selector.close()
+            with contextlib.suppress(Exception):
+                for _event in parser.feed(""):
+                    pass
+
+
+__all__ = ["PasseDriver"]
