@@ -72,7 +72,10 @@ class PasseApp(App[None]):
         # the terminal goes away, and one Shutdown for signals and hangups.
         super().__init__(driver_class=PasseDriver if handle_signals else None)
         self.handle_signals = handle_signals
-        self.shutdown: Shutdown | None = Shutdown() if handle_signals else None
+        self.shutdown: Shutdown | None = None
+        if handle_signals:
+            self.shutdown = Shutdown()
+            self.shutdown.note_terminal()  # before Textual puts it in raw mode
         for theme in THEMES:
             self.register_theme(theme)
         self.config_path = config_path if config_path is not None else default_path()

@@ -82,6 +82,7 @@ class Shutdown:
         self._attributes: list[Any] | None = None
         self._timer: threading.Timer | None = None
         self._signals = 0  # SIGTERM/SIGHUP received
+        self._noted = False
 
     @property
     def code(self) -> int:
@@ -99,6 +100,19 @@ class Shutdown:
         terminal are silenced when it goes."""
         self._loop = loop
         self._on_quit = on_quit
+        if not self._noted:
+            self.note_terminal(streams)
+        # signal.signal, not loop.add_signal_handler: the handler must run
+        # (to end the process) even when the loop is stuck.
+        for signum in QUIT_SIGNALS:
+            signal.signal(signum, self._on_signal)
+
+    def note_terminal(self, streams: Iterable[int] = (0, 1, 2)) -> None:
+        """Which of ``streams`` are on the terminal, and its modes as they
+        are now: call it before Textual sets raw mode (the app does, in its
+        constructor), so that a forced end gives the terminal back cooked."""
+        self._noted = True
+        self._terminal_fds = []
         for fd in streams:
             with contextlib.suppress(OSError):
                 if os.isatty(fd):
@@ -108,10 +122,6 @@ class Shutdown:
             with contextlib.suppress(OSError, termios.error):
                 self._terminal_path = os.ttyname(fd)
                 self._attributes = termios.tcgetattr(fd)
-        # signal.signal, not loop.add_signal_handler: the handler must run
-        # (to end the process) even when the loop is stuck.
-        for signum in QUIT_SIGNALS:
-            signal.signal(signum, self._on_signal)
 
     def uninstall(self) -> None:
         for signum in QUIT_SIGNALS:

@@ -48,7 +48,10 @@ def environment(config: Path, **extra: str) -> dict[str, str]:
         "TERM": TERM,
         **extra,
     }
-    for name in ("NO_COLOR", "TEXTUAL", "COLUMNS", "LINES", "PASSE_BROKER"):
+    # Nothing of the test's own run: no colour or size overrides, no broker,
+    # and none of the outer make's flags (`make test` runs these tests).
+    dropped = ("NO_COLOR", "TEXTUAL", "COLUMNS", "LINES", "PASSE_BROKER")
+    for name in (*dropped, "MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
         env.pop(name, None)
     return env
 

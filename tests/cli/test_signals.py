@@ -210,3 +210,39 @@ def test_sighup_after_the_terminal_was_found_gone_is_not_a_second_signal() -> No
     process.send_signal(signal.SIGHUP)
     assert process.wait(timeout=10) == 128 + signal.SIGHUP
     assert time.monotonic() - started > 1.0  # the grace period, not at once
+
+
+def test_a_process_ended_by_the_grace_period_gives_its_live_terminal_back() -> None:
+    """The clean quit hangs with the terminal still there (raw mode, the
+    alternate screen): the forced end restores it as Textual would."""
+    master, slave = os.openpty()
+    attributes = termios.tcgetattr(slave)
+    process = subprocess.Popen(
+        [sys.executable, "-c", STUCK_QUIT, "0.5"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+    )
+    try:
+        raw = termios.tcgetattr(slave)
+        output = bytearray()
+        deadline = time.monotonic() + DEADLINE
+        while b"ready" not in output:
+            assert time.monotonic() < deadline, bytes(output)
+            if select.select([master], [], [], 1)[0]:
+                output += os.read(master, 65536)
+        raw[3] &= ~(termios.ECHO | termios.ICANON)  # as an app in raw mode leaves it
+        termios.tcsetattr(slave, termios.TCSANOW, raw)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 128 + signal.SIGTERM
+        while select.select([master], [], [], 0.2)[0]:
+            output += os.read(master, 65536)
+        assert LEAVE_ALTERNATE_SCREEN in output
+        assert termios.tcgetattr(slave)[3] == attributes[3]  # cooked mode again
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(slave)
+        os.close(master)
