@@ -41,7 +41,7 @@ from typing import IO, Any
 # Seconds a clean quit may take (saving, telling the room, closing the
 # broker link) before the process ends without it. The SSH server waits
 # longer (tui/serve/session.py GRACE_SECONDS) before its SIGKILL.
-GRACE_SECONDS = 2.0
+GRACE_SECONDS = 3.0
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 # What Textual writes when it leaves application mode: written when the
 # process must end before Textual could, so a live terminal is usable again.

@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("passe.serve")
 
-# Seconds between SIGHUP/SIGTERM and SIGKILL for a child that does not end.
-GRACE_SECONDS = 3.0
+# Seconds between SIGHUP/SIGTERM and SIGKILL for a child that does not end:
+# longer than the app's own bound on its quit (tui/terminal.py GRACE_SECONDS).
+GRACE_SECONDS = 4.0
 READ_SIZE = 65536
 # Input the child has not read yet, kept at most (a stuck app must not let a
 # client fill the server's memory); beyond it keys are dropped.
