@@ -173,11 +173,12 @@ class Shutdown:
         still writes there (Textual leaving application mode, an exit
         message, Python flushing stdout at exit) succeeds unseen, and the
         exit status stays 128 + SIGHUP, with no traceback."""
-        if not self._terminal_fds:
-            return
+        dead = [fd for fd in self._terminal_fds if _hung_up(fd)]
+        if not dead:
+            return  # e.g. a pipe for output failed, the terminal is still there
         null = os.open(os.devnull, os.O_RDWR)
         try:
-            for fd in self._terminal_fds:
+            for fd in dead:
                 with contextlib.suppress(OSError):
                     os.dup2(null, fd)
         finally:
@@ -200,6 +201,24 @@ class Shutdown:
                 finally:
                     os.close(fd)
         os._exit(code)
+
+
+def _hung_up(fd: int) -> bool:
+    """Whether the terminal on ``fd`` is gone: poll reports a hang-up or an
+    error, or it no longer answers as a terminal (a hung-up tty fails its
+    ioctls with EIO)."""
+    poller = select.poll()
+    poller.register(fd, 0)
+    try:
+        events = poller.poll(0)
+    except OSError:
+        return True
+    if any(event & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, event in events):
+        return True
+    try:
+        return not os.isatty(fd)
+    except OSError:
+        return True
 
 
 # -- headless modes ----------------------------------------------------------------------
