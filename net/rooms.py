@@ -406,7 +406,7 @@ def _inconsistency(room: SavedRoom, path: Path) -> str | None:
 
 
 def _seat_problem(seats: Sequence[SavedSeat], bots: Any, *, playing: bool) -> str | None:
-    from net.authority import clean_name
+    from net.text import clean_name
 
     keys = [seat.key for seat in seats if seat.kind == "human"]
     for number, seat in enumerate(seats, 1):

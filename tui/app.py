@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from core.engine import ConfigError, RecordError
@@ -102,6 +103,21 @@ class PasseApp(App[None]):
         in tests: their snapshots are true colour whatever the runner's TERM."""
         for theme in themes_for(self.console.color_system):
             self.register_theme(theme)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification is plain text, whoever asks for it (screens and
+        widgets pass ``markup=True`` by default): they quote names, notices
+        and reasons from the network, and "[/]" in one crashed the screen
+        (issue 19, item 1). Passe writes no markup in notifications."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Card colours for themes that do not define them (Textual's own)."""

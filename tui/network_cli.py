@@ -175,7 +175,10 @@ def run(args: argparse.Namespace) -> int:
         return _host_on_screen(args)
     if args.command == "join" and args.bot is None:
         return _join_on_screen(args)
-    logging.basicConfig(level=_log_level(), format="passe: %(message)s")
+    from net.text import safe_logging
+
+    # Log lines quote names and topics from the network: no escapes (issue 19).
+    safe_logging(_log_level(), "passe: %(message)s")
     try:
         if args.command == "host":
             return asyncio.run(_host(args))
