@@ -6,6 +6,7 @@ in cells (issue 23) and the names of bots (issue 18)."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 from pathlib import Path
 from typing import Any
@@ -216,3 +217,72 @@ def test_no_bot_is_named_like_the_person() -> None:
     assert names == ("ada", "Bruno", "Cleo", "Dmitri")
     assert len(seat_names("ＡＤＡ", 8)) == 8 and "Ada" not in seat_names("ＡＤＡ", 8)
     assert seat_names("Zed", 3) == ("Zed", "Ada", "Bruno")
+
+
+# -- real processes: a TUI host, a TUI peer, a joiner named "[/]" ------------
+
+
+async def test_a_joiner_named_markup_plays_with_a_tui_host_and_a_tui_peer(
+    private_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 19 item 1's attack, replayed: a joiner named ``[/]`` (a real
+    ``passe join --bot`` process) sits in a room hosted by a TUI host, with a
+    TUI peer; they play the whole game. The peer's score sheet and the host's
+    status line crashed (MarkupError, exit 1) and the room went to closed:
+    here both screens show the name, nobody crashes, the room ends "over"."""
+    from tests.net.procs import PasseProcess, need_mosquitto
+    from tests.tui.conftest import write_settings
+    from tests.tui.test_network import (
+        host_from_home,
+        join_from_home,
+        network_app,
+        start_enabled,
+        wait_until,
+    )
+
+    need_mosquitto()
+    mosquitto = ("127.0.0.1", 1883)
+    broker = f"{mosquitto[0]}:{mosquitto[1]}"
+    monkeypatch.delenv("PASSE_BROKER", raising=False)
+    # Two apps in this process, each with its own key: the data directory is
+    # read when a room is hosted or joined.
+    monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path / "host-data"))
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    peer_config = tmp_path / "peer" / "settings.json"
+    write_settings(peer_config, name="Pia")
+    host_app = network_app(private_config, mosquitto, seed=6)
+    peer_app = network_app(peer_config, mosquitto)
+    joiner = PasseProcess("joiner", tmp_path)
+    async with host_app.run_test(size=SIZE) as host:
+        _lobby, hosted = await host_from_home(host)
+        try:
+            await joiner.start(
+                *("join", f"{hosted.code}@{broker}", "--bot", "random", "--seed", "2"),
+                *("--name", "[/]"),
+            )
+            await wait_until(
+                host, lambda: any(s.name == "[/]" for s in hosted.authority.seats), "[/] seated"
+            )
+            monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path / "peer-data"))
+            async with peer_app.run_test(size=SIZE) as peer:
+                await join_from_home(peer, f"{hosted.code}@{broker}")
+                await wait_until(host, lambda: start_enabled(host_app), "every seat taken")
+                await host.press("s")
+                await wait_until(
+                    peer, lambda: isinstance(peer_app.screen, PassPassTableScreen), "the table"
+                )
+                peer_table = peer_app.screen
+                assert isinstance(peer_table, PassPassTableScreen)
+                await wait_until(peer, lambda: peer_table.pp_view is not None, "the first view")
+                assert "[/]" in plain(peer_table.query_one(ScoreSheet))
+                (host_over, _), (peer_over, _) = await asyncio.gather(
+                    play_to_end(host), play_to_end(peer)
+                )
+                for over in (host_over, peer_over):
+                    assert "[/]" in plain(over.scores)
+                assert "[/]" in plain(peer_table.query_one(ScoreSheet))
+                assert peer_app.is_running and host_app.is_running
+            assert hosted.authority.phase == "over"  # played to the end, not closed
+            assert await joiner.finish() == 0
+        finally:
+            await joiner.stop()
