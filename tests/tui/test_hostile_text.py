@@ -89,6 +89,34 @@ def test_a_hostile_room_state_is_cleaned_on_the_way_in() -> None:
     assert room.notice == "[/] left the game: a bot plays for them"
 
 
+async def test_a_hostile_room_state_shows_as_text_in_the_lobby(private_config: Path) -> None:
+    """A squatter's room state with a host named ``\\x1b]0;PWNED\\x07`` set
+    the joiner's terminal title, and a seat ``\\x1b[2J`` blanked the lobby:
+    as a joiner's lobby gets it (through RemoteTable, which cleans it)."""
+    from net.identity import Identity
+    from net.remote import RemoteTable
+    from tui.screens.lobby import LobbyScreen
+    from tui.widgets.seat_list import SeatList
+
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        table = RemoteTable(Identity.generate(), "ABC123", "127.0.0.1", 9, "Me")
+        lobby = LobbyScreen(table=table)
+        app.push_screen(lobby)
+        await pilot.pause()
+        lobby.post_message(RoomChanged(shown_room(hostile_room(RAW_NAMES, phase="lobby"))))
+        await pilot.pause()
+        title = plain(lobby.query_one("#lobby-title", Static))
+        assert title.endswith("hosted by [/]host") and "\x1b" not in title
+        seats = plain(lobby.query_one(SeatList), width=78)
+        for name in MARKUP_NAMES[1:]:
+            assert name in seats, seats
+        assert "\x1b" not in seats and "\u202e" not in seats
+        notices = [str(n.message) for n in app._notifications]
+        assert "[/] left the game: a bot plays for them" in notices
+        assert app.is_running
+
+
 async def test_markup_names_show_literally_through_a_whole_passpass_game(
     private_config: Path, markup_names: tuple[str, ...]
 ) -> None:
