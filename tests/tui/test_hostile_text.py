@@ -171,6 +171,27 @@ async def test_markup_names_show_literally_at_the_dominoes_table(
         assert app.is_running
 
 
+async def test_markup_names_show_literally_at_the_fashion_table(
+    private_config: Path, markup_names: tuple[str, ...]
+) -> None:
+    from tests.tui.test_fashion_table import play_fashion, resumed_round_opens
+    from tui.widgets.fashion_players import FashionPlayers
+
+    save_when(private_config, "fashion", resumed_round_opens)
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await continue_game(pilot)
+        await pilot.pause()
+        designers = plain(table.query_one(FashionPlayers))
+        assert "[/]" in designers and "[bold r" in designers  # 8 cells: "[bold r…"
+        await play_fashion(pilot)
+        over = app.screen
+        assert isinstance(over, GameOverScreen)
+        final = plain(over.scores)
+        assert "[/]" in final and "[$accent]y" in final
+        assert app.is_running
+
+
 async def test_the_game_over_screen_and_dialogs_show_markup_as_text(
     private_config: Path,
 ) -> None:
