@@ -335,3 +335,24 @@ async def test_a_joiner_named_markup_plays_with_a_tui_host_and_a_tui_peer(
             assert await joiner.finish() == 0
         finally:
             await joiner.stop()
+
+
+async def test_the_home_screen_names_no_bot_like_you(private_config: Path) -> None:
+    """Issue 18: the seats list shows the bots the table will seat, and none
+    has your name ("ada" and a bot "Ada")."""
+    from textual.widgets import Input
+
+    from tui.widgets.chooser import Chooser
+
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        name = app.screen.query_one("#name", Input)
+        name.value = "ada"
+        await pilot.pause()
+        labels = [app.screen.query_one(f"#bot-{seat}", Chooser).label for seat in (1, 2, 3)]
+        assert labels == ["2 Bruno", "3 Cleo", "4 Dmitri"]
+        assert plain(app.screen.query_one("#seat-you", Static)) == "1 ada (you)"
+        name.value = "[/]"  # a name like markup, as typed
+        await pilot.pause()
+        assert plain(app.screen.query_one("#seat-you", Static)) == "1 [/] (you)"
+        assert app.screen.query_one("#bot-1", Chooser).label == "2 Ada"

@@ -381,14 +381,19 @@ class HomeScreen(PasseScreen):
         name = clean_name(self.query_one("#name", Input).value)
         self.query_one("#seat-you", Static).update(plain(f"1 {name} (you)"))  # as typed
         levels = BOT_LEVELS  # every game ships these (tests/core/test_registry.py)
+        # The bots' names as the table will give them: none named like you.
+        names = seat_names(name, MAX_BOT_SEATS + 1)
         for seat in range(1, MAX_BOT_SEATS + 1):
             chooser = self.query_one(f"#bot-{seat}", Chooser)
+            if chooser.label != f"{seat + 1} {names[seat]}":
+                chooser.label = f"{seat + 1} {names[seat]}"
+                chooser.refresh()
             chooser.display = seat < players
             chooser.set_options([(level, level) for level in levels])
         teams = self.query_one("#teams", Chooser)
         line = ""
         if teams.options and teams.value:
-            names = list(seat_names(name, players))
+            names = seat_names(name, players)
             count = players // 2
             groups = [
                 " + ".join(names[s] for s in range(players) if s % count == team)
