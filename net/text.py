@@ -68,6 +68,14 @@ _SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 def clean_text(text: str, cells: int = TEXT_CELLS) -> str:
     """``text`` with nothing a terminal would interpret or draw wrongly (see
     the module's docstring), on one line, at most ``cells`` terminal cells."""
+    if (
+        len(text) <= cells
+        and text.isascii()
+        and text.isprintable()
+        and "  " not in text
+        and text == text.strip()
+    ):
+        return text  # the usual case (card codes, notations, most names): as it is
     text = _ESCAPES.sub("", text)
     text = _SELECTORS.sub("", text)
     shown = "".join(

@@ -49,6 +49,8 @@ def shown_safely(text: str) -> bool:
 @example("\x1b]0;PWNED\x07", NAME_CELLS)
 @example("e\u200d\u0301", 5)
 @example("漢字" * 20, 7)
+@example("\\[", 2)
+@example("[/]", 3)
 @settings(max_examples=400)
 def test_clean_text_leaves_nothing_to_interpret(text: str, cells: int) -> None:
     cleaned = clean_text(text, cells)
@@ -57,9 +59,13 @@ def test_clean_text_leaves_nothing_to_interpret(text: str, cells: int) -> None:
     assert cell_len(cleaned) <= cells
     assert cleaned == " ".join(cleaned.split())  # one line, single spaces
     assert clean_text(cleaned, cells) == cleaned  # a cleaned text stays as it is
-    # Escaped and put in Rich markup, it shows as exactly that text (escape
-    # doubles a final backslash, so that the markup after it stays markup).
-    assert Text.from_markup(f"[b]{escape(cleaned)}[/b]!").plain == cleaned + "!"
+    # Shown by Rich as a Text (how tui/ shows it), it reads as exactly that.
+    assert Text.assemble(("x", "bold"), cleaned, "!").plain == f"x{cleaned}!"
+    # Escaped into Rich markup it shows as written, but for backslashes
+    # before "[": rich.markup.escape is not exact (hypothesis found "\\[" +
+    # "[/b]" and a final "\\"), which is why tui/ never builds markup strings.
+    if "\\" not in cleaned:
+        assert Text.from_markup(f"[b]{escape(cleaned)}[/b]!").plain == cleaned + "!"
 
 
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=80))
