@@ -307,7 +307,8 @@ async def test_a_joiner_named_markup_plays_with_a_tui_host_and_a_tui_peer(
         try:
             await joiner.start(
                 *("join", f"{hosted.code}@{broker}", "--bot", "random", "--seed", "2"),
-                *("--name", "[/]"),
+                # Escapes and a bidi override too: the host keeps "[/]".
+                *("--name", "\x1b]0;PWNED\x07[/]\u202e"),
             )
             await wait_until(
                 host, lambda: any(s.name == "[/]" for s in hosted.authority.seats), "[/] seated"
