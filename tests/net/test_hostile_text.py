@@ -11,6 +11,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -123,3 +124,22 @@ async def test_a_squatters_raw_room_state_reaches_a_joiner_cleaned() -> None:
                 await join
             await joiner.close()
             await raw.publish(topic, b"", retain=True)  # leave nothing behind
+
+
+def test_the_lan_advert_carries_the_host_name_cleaned() -> None:
+    """A headless host's ``--name`` with an escape: advertised raw, every
+    receiver would drop the advert (the room would not be found on the LAN)."""
+    from types import SimpleNamespace
+
+    from net.discovery import check_advert
+    from net.host import room_advert
+
+    room: Any = SimpleNamespace(
+        code="ABC123",
+        authority=SimpleNamespace(free_seats=2),
+        broker_port=1883,
+        lan_address="192.0.2.7",
+    )
+    advert = room_advert(room, "passpass", "\x1b]0;PWNED\x07[/]Eve\u202e")
+    checked = check_advert(advert)
+    assert checked is not None and checked.host_name == "[/]Eve"
