@@ -157,6 +157,17 @@ class SafeFormatter(logging.Formatter):
         return log_safe(super().format(record))
 
 
+def safe_last_resort() -> None:
+    """Where no logging is configured (the app on screen), Python writes
+    warnings to stderr through ``logging.lastResort``: the terminal, once the
+    app has let it go (a room closing after the screen ended). Through a
+    :class:`SafeFormatter` too."""
+    if logging.lastResort is not None and not isinstance(
+        logging.lastResort.formatter, SafeFormatter
+    ):
+        logging.lastResort.setFormatter(SafeFormatter("%(message)s"))
+
+
 def safe_logging(level: int, fmt: str) -> None:
     """``logging.basicConfig`` to stderr with a :class:`SafeFormatter`."""
     handler = logging.StreamHandler()
@@ -174,5 +185,6 @@ __all__ = [
     "log_safe",
     "name_key",
     "quote",
+    "safe_last_resort",
     "safe_logging",
 ]

@@ -22,6 +22,7 @@ from core.engine import ConfigError, RecordError
 from core.registry import get_game
 from net.client import LocalClient, TableClient
 from net.table import SavedTable, Table
+from net.text import safe_last_resort
 from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES, themes_for
 from tui.games import load_table_screen
 from tui.messages import HostRequested, JoinRequested
@@ -70,6 +71,8 @@ class PasseApp(App[None]):
         opening: Callable[[], Screen[Any]] | None = None,
     ) -> None:
         super().__init__()
+        # Log lines quote names and topics from the network (issue 19).
+        safe_last_resort()
         self.handle_signals = handle_signals
         for theme in THEMES:
             self.register_theme(theme)

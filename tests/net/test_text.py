@@ -130,3 +130,16 @@ def test_the_formatter_escapes_what_a_message_quotes() -> None:
         "passe", logging.WARNING, __file__, 1, "%s took seat %d", ("\x1b]0;PWNED\x07", 2), None
     )
     assert SafeFormatter("%(message)s").format(record) == "\\x1b]0;PWNED\\x07 took seat 2"
+
+
+def test_warnings_without_configured_logging_are_escaped_too() -> None:
+    """The app on screen configures no logging: Python's last resort writes
+    to stderr, the terminal once the app has let it go (issue 19)."""
+    from tui.app import PasseApp
+
+    PasseApp()
+    assert logging.lastResort is not None
+    record = logging.LogRecord(
+        "passe", logging.WARNING, __file__, 1, "dropped %s", ("\x1b[2J",), None
+    )
+    assert logging.lastResort.format(record) == "dropped \\x1b[2J"
