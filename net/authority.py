@@ -16,7 +16,6 @@ import logging
 import os
 import secrets
 import time
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +29,7 @@ from net.codes import normalize_code
 from net.identity import Identity, peer_id
 from net.rooms import FORMAT_VERSION, BrokerChoice, NonceMark, RoomStore, SavedRoom, SavedSeat
 from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
+from net.text import NAME_CELLS, clean_name, clean_text, name_key
 from net.transport import LastWill, MqttLink
 from net.wire import (
     Act,
@@ -63,20 +63,11 @@ log = logging.getLogger("passe.authority")
 
 LOBBY, PLAYING, OVER, CLOSED = "lobby", "playing", "over", "closed"
 OPEN, BOT = "open", "bot"
-NAME_LENGTH = 16
 # A player who quits mid-game is replaced by this bot, so the others can finish.
 REPLACEMENT_BOT = "heuristic"
 # Seconds a finished room waits for its broker link, when it is down, to
 # publish the result before it closes.
 FINAL_WAIT = 15.0
-
-
-def clean_name(text: str) -> str:
-    """A display name from hostile text: printable, trimmed, at most 16 chars."""
-    printable = "".join(
-        ch for ch in text if unicodedata.category(ch)[0] not in ("C", "Z") or ch == " "
-    )
-    return " ".join(printable.split())[:NAME_LENGTH] or "Player"
 
 
 @dataclass
@@ -468,7 +459,7 @@ class Authority:
             room=self.code,
             game=self.game_id,
             config=self.config.to_data(),
-            host=self.host_name[:64],
+            host=clean_text(self.host_name, 64),
             phase=self.phase,
             seats=[seat.public() for seat in self.seats],
             seq=self.seq,
@@ -711,7 +702,12 @@ class Authority:
         name = self._unique_name(clean_name(hello.name), seat)
         # A seat is bound to the key that took it (and only that key).
         self.seats[seat] = SeatSlot(name, HUMAN, key=key, present=True)
-        log.info("%s took seat %d", name, seat + 1)
+        # A bot makes way for a person of its name (issue 18: "ada" beside a
+        # bot "Ada" reads as one player): in the lobby, it takes another.
+        for number, slot in enumerate(self.seats):
+            if slot.kind == BOT and name_key(slot.name) == name_key(name):
+                slot.name = _bot_name(number, self.seats)
+        log.info("%r took seat %d", name, seat + 1)
         self._to_peer(key, Welcome(room=self.code, seat=seat))
         self._publish_room()
 
@@ -732,17 +728,18 @@ class Authority:
         self._publish_room()
 
     def _unique_name(self, name: str, seat: int) -> str:
-        # Case-blind: "bruno" beside "Bruno" reads as one person in a verdict.
+        # Compared as read (name_key): "bruno" beside "Bruno" reads as one
+        # person in a verdict. Only people count: a bot makes way (_on_hello).
         taken = {
-            slot.name.casefold()
+            name_key(slot.name)
             for n, slot in enumerate(self.seats)
-            if n != seat and slot.kind != OPEN
+            if n != seat and slot.kind == HUMAN
         }
-        if name.casefold() not in taken:
+        if name_key(name) not in taken:
             return name
         for number in range(2, 20):
-            candidate = f"{name[: NAME_LENGTH - 3]} {number}"
-            if candidate.casefold() not in taken:
+            candidate = f"{clean_text(name, NAME_CELLS - 3)} {number}"
+            if name_key(candidate) not in taken:
                 return candidate
         return name
 
@@ -831,12 +828,13 @@ class Authority:
 
 def _bot_name(seat: int, seats: Sequence[SeatSlot]) -> str:
     """A bot's name for ``seat``: one of the table's bot names not yet used."""
-    # Case-blind, as people's names are: no bot "Bruno" beside a person "bruno".
-    taken = {slot.name.casefold() for slot in seats}
+    # Compared as people's names are (name_key): no bot "Bruno" beside a
+    # person "bruno" (issue 18).
+    taken = {name_key(slot.name) for n, slot in enumerate(seats) if n != seat}
     for name in BOT_NAMES[seat - 1 :] + BOT_NAMES:
-        if name.casefold() not in taken:
+        if name_key(name) not in taken:
             return name
     return f"Bot {seat + 1}"
 
 
-__all__ = ["Authority", "SeatSlot", "clean_name"]
+__all__ = ["Authority", "SeatSlot", "clean_name"]  # clean_name lives in net.text

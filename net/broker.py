@@ -307,10 +307,12 @@ async def _flush(broker: Any, timeout: float) -> None:
 
 
 def _quiet_logging(verbose: bool) -> None:
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=logging.DEBUG if verbose else logging.WARNING,
-        format="passe broker: %(levelname)s %(name)s: %(message)s",
+    from net.text import safe_logging
+
+    # Log lines quote client ids and topics from the network (issue 19).
+    safe_logging(
+        logging.DEBUG if verbose else logging.WARNING,
+        "passe broker: %(levelname)s %(name)s: %(message)s",
     )
     if not verbose:
         # amqtt logs every connection that closes before CONNECT (a port scan,

@@ -19,6 +19,8 @@ import re
 import secrets
 from dataclasses import dataclass
 
+from net.text import quote
+
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 6
 DEFAULT_BROKER_PORT = 1883
@@ -74,7 +76,8 @@ def normalize_code(text: str) -> str:
                 raise CodeError(f"{_RULE}; 'U' is never used")
             if char.isascii() and char.isprintable():
                 raise CodeError(f"{_RULE}; {char!r} is not a letter or digit")
-            raise CodeError(f"{_RULE}; {char!a} is not one of them")
+            # As typed where printable ("'á'", not "'\\xe1'": issue 18).
+            raise CodeError(f"{_RULE}; {quote(char)} is not one of them")
         out.append(upper)
     if len(out) != CODE_LENGTH:
         if not out:

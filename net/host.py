@@ -25,11 +25,12 @@ from net.authority import Authority
 from net.codes import format_code, new_code
 from net.identity import Identity
 from net.rooms import BrokerChoice, RoomBusy, RoomStore, SavedRoom, room_path
+from net.text import clean_text
 from net.wire import PROTOCOL_VERSION
 
 if TYPE_CHECKING:
     from net.broker import EmbeddedBroker
-    from net.discovery import Advertiser
+    from net.discovery import Advertiser, RoomAdvert
 
 log = logging.getLogger("passe.host")
 
@@ -313,18 +314,27 @@ async def _run(room: HostedRoom, advertise: bool) -> HostedRoom:
     return room
 
 
-async def _advertise(room: HostedRoom, game_id: str, host_name: str) -> Advertiser | None:
-    from net.discovery import Advertiser, RoomAdvert
+def room_advert(room: HostedRoom, game_id: str, host_name: str) -> RoomAdvert:
+    """The room's LAN advert. The host's name as the room state carries it
+    (net/text.py): raw, an escape in ``--name`` would make every receiver
+    drop the advert (discovery.check_advert)."""
+    from net.discovery import MAX_HOST_NAME, RoomAdvert
 
-    advert = RoomAdvert(
+    return RoomAdvert(
         code=room.code,
         game=game_id,
-        host_name=host_name,
+        host_name=clean_text(host_name, MAX_HOST_NAME) or "passe",
         free_seats=room.authority.free_seats,
         version=PROTOCOL_VERSION,
         port=room.broker_port,
         addresses=(room.lan_address,) if room.lan_address != "127.0.0.1" else (),
     )
+
+
+async def _advertise(room: HostedRoom, game_id: str, host_name: str) -> Advertiser | None:
+    from net.discovery import Advertiser
+
+    advert = room_advert(room, game_id, host_name)
     advertiser = Advertiser()
     try:
         await advertiser.start(advert)

@@ -16,6 +16,9 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
+
+import msgspec
 
 from core.engine import Action, Event, GameRecord, IllegalAction, RecordError, View
 from core.registry import get_game
@@ -24,6 +27,7 @@ from net.codec import CodecError, GameCodec, codec_for
 from net.codes import CodeError, normalize_code
 from net.identity import Identity, peer_id
 from net.table import Listener, TableUpdate
+from net.text import clean_name, clean_text, clean_tree
 from net.transport import BrokerUnreachable, LastWill, MqttLink
 from net.wire import (
     PROTOCOL_VERSION,
@@ -201,7 +205,7 @@ class RemoteTable(TableClient):
             raise
         if isinstance(reply, Refused):
             await self._abandon()
-            raise JoinError(reply.reason, reply.code)
+            raise JoinError(clean_text(reply.reason), clean_text(reply.code))
         self.seat = reply.seat
         return reply.seat
 
@@ -210,7 +214,7 @@ class RemoteTable(TableClient):
         with the host's reason (taken, no such seat, started)."""
         reply = await self._request(self._hello(seat, have=len(self.log)), abandon=False)
         if isinstance(reply, Refused):
-            raise JoinError(reply.reason, reply.code)
+            raise JoinError(clean_text(reply.reason), clean_text(reply.code))
         self.seat = reply.seat
         return reply.seat
 
@@ -388,7 +392,7 @@ class RemoteTable(TableClient):
             self._on_update(message)
         elif isinstance(message, Refused):
             self.acked = max(self.acked, message.n)  # answered, if refused
-            self._deliver(rejected=message.reason)
+            self._deliver(rejected=clean_text(message.reason))
 
     def _on_presence(self, topic: str, payload: bytes) -> None:
         """Whether the authority is connected, by the newest epoch seen
@@ -492,6 +496,7 @@ class RemoteTable(TableClient):
             return
         if room.room != self.code:
             return
+        room = shown_room(room)
         if self.authority_key is None:
             # Trust on first use: the room's authority is whoever signs its
             # retained state when we arrive (docs/protocol.md, trust model).
@@ -607,8 +612,10 @@ class RemoteTable(TableClient):
                 )
             return
         try:
-            view = self.codec.decode_view(update.view)
-            events = [self.codec.decode_event(raw) for raw in update.events]
+            # Text in views and events (a result's reason, card codes) is
+            # shown: whoever signs it, it arrives as text (issue 19, item 1).
+            view = self.codec.decode_view(clean_tree(update.view))
+            events = [self.codec.decode_event(clean_tree(raw)) for raw in update.events]
         except CodecError as error:
             log.warning("ignored an update that does not decode: %s", error)
             return
@@ -621,7 +628,9 @@ class RemoteTable(TableClient):
         self.seq = update.seq
         self.acked = max(self.acked, update.ack)
         self._started.set()
-        self._deliver(tuple(fresh), update.rejected)
+        self._deliver(
+            tuple(fresh), None if update.rejected is None else clean_text(update.rejected)
+        )
 
     def _deliver(self, events: tuple[Event, ...] = (), rejected: str | None = None) -> None:
         if self._listener is not None and self.view is not None:
@@ -698,6 +707,33 @@ class RemoteTable(TableClient):
         return None
 
 
+def shown_room(room: RoomState) -> RoomState:
+    """``room`` with every text in it made safe to show (net/text.py): a
+    squatter's or an old host's room state may carry escapes or bidi
+    overrides in its names, host or notice (issue 19, item 1)."""
+    seats = [
+        msgspec.structs.replace(
+            seat,
+            name=clean_name(seat.name),
+            kind=clean_text(seat.kind, 10),
+            level=clean_text(seat.level, 20),
+            peer=clean_text(seat.peer, 16),
+        )
+        for seat in room.seats
+    ]
+    config: Any = clean_tree(room.config)
+    return msgspec.structs.replace(
+        room,
+        game=clean_text(room.game, 20),
+        config=config,
+        host=clean_text(room.host, 64),
+        phase=clean_text(room.phase, 10),
+        seats=seats,
+        app=clean_text(room.app, 40),
+        notice=clean_text(room.notice),
+    )
+
+
 def _summary(message: Welcome | Refused | Update) -> str:
     if isinstance(message, Update):
         return (
@@ -712,4 +748,4 @@ def _log_failure(task: asyncio.Task[bool]) -> None:
         log.warning("sending failed: %s", task.exception())
 
 
-__all__ = ["JoinError", "RemoteTable"]
+__all__ = ["JoinError", "RemoteTable", "shown_room"]

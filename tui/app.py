@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from core.engine import ConfigError, RecordError
 from core.registry import get_game
 from net.client import LocalClient, TableClient
 from net.table import SavedTable, Table
+from net.text import safe_last_resort
 from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES, themes_for
 from tui.games import load_table_screen
 from tui.messages import HostRequested, JoinRequested
@@ -71,6 +73,8 @@ class PasseApp(App[None]):
         # A real terminal (handle_signals): Textual's driver made to end when
         # the terminal goes away, and one Shutdown for signals and hangups.
         super().__init__(driver_class=PasseDriver if handle_signals else None)
+        # Log lines quote names and topics from the network (issue 19).
+        safe_last_resort()
         self.handle_signals = handle_signals
         self.shutdown: Shutdown | None = None
         if handle_signals:
@@ -108,6 +112,21 @@ class PasseApp(App[None]):
         in tests: their snapshots are true colour whatever the runner's TERM."""
         for theme in themes_for(self.console.color_system):
             self.register_theme(theme)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification is plain text, whoever asks for it (screens and
+        widgets pass ``markup=True`` by default): they quote names, notices
+        and reasons from the network, and "[/]" in one crashed the screen
+        (issue 19, item 1). Passe writes no markup in notifications."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Card colours for themes that do not define them (Textual's own)."""

@@ -189,7 +189,10 @@ def _run_headless(args: argparse.Namespace) -> int:
 
     shutdown = Shutdown()
     guard_standard_streams(shutdown)  # before logging takes sys.stderr
-    logging.basicConfig(level=_log_level(), format="passe: %(message)s")
+    from net.text import safe_logging
+
+    # Log lines quote names and topics from the network: no escapes (issue 19).
+    safe_logging(_log_level(), "passe: %(message)s")
 
     async def main() -> int:
         task = asyncio.current_task()

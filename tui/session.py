@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from core.registry import get_game
 from net.client import LocalClient, TableClient
 from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
+from net.text import name_key
 
 __all__ = ["BOT_NAMES", "HUMAN_SEAT", "seat_names", "start_local"]
 
@@ -17,7 +18,11 @@ HUMAN_SEAT = 0
 
 
 def seat_names(name: str, players: int) -> tuple[str, ...]:
-    return (name, *BOT_NAMES[: players - 1])
+    """The person's name, then the bots': none named like the person (issue
+    18: "ada" and a bot "Ada" read as one player), compared as read."""
+    bots = [bot for bot in BOT_NAMES if name_key(bot) != name_key(name)]
+    bots += [f"Bot {seat + 1}" for seat in range(len(bots) + 1, players)]
+    return (name, *bots[: players - 1])
 
 
 def start_local(

@@ -13,6 +13,8 @@ from typing import Any
 
 from platformdirs import user_config_path
 
+from net.text import NAME_CELLS
+from net.text import clean_name as _clean_name
 from themes import DEFAULT_THEME
 
 SETTINGS_FILE = "settings.json"
@@ -30,7 +32,8 @@ BOT_SPEEDS: tuple[tuple[str, float], ...] = (
 DEFAULT_BOT_DELAY = BOT_SPEEDS[0][1]
 MAX_BOT_DELAY = 60.0
 MAX_SEATS = 8
-NAME_LENGTH = 12
+# The name field takes as many characters as a name may have cells (net/text.py).
+NAME_LENGTH = NAME_CELLS
 
 
 def default_path() -> Path:
@@ -123,8 +126,8 @@ class Settings:
 
 
 def clean_name(name: str) -> str:
-    cleaned = " ".join(name.split())[:NAME_LENGTH]
-    return cleaned or "You"
+    """The one name cleaner (net.text.clean_name); an empty name is "You"."""
+    return _clean_name(name, default="You")
 
 
 def load_settings(path: Path) -> tuple[Settings, str | None]:

@@ -63,7 +63,7 @@ def test_normalize_forgives_case_ambiguous_letters_spaces_and_hyphens(
         ("abcu12", "room codes have 6 characters (letters and digits); 'U' is never used"),
         ("ABC!12", "(letters and digits); '!' is not a letter or digit"),
         ("ABC_12", "'_' is not a letter or digit"),
-        ("ABCé12", "'\\xe9' is not one of them"),
+        ("ABCé12", "'é' is not one of them"),  # as typed (issue 18)
         ("ABC12", "'ABC12' has 5"),
         ("ABC1234", "'ABC1234' has 7"),
         ("", "none were typed"),

@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, OptionList, Static
 
+from tui.plain import literal, plain
 from tui.screens.base import PasseModal
 
 
@@ -38,10 +39,11 @@ class ChoiceScreen(PasseModal[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.choice_title, classes="dialog-title")
-            yield Static(self.body)
+            # Titles and options name players: text, never markup (issue 19).
+            yield Static(plain(self.choice_title), classes="dialog-title")
+            yield Static(literal(self.body))
             yield OptionList(
-                *[f"{n}) {label}" for n, label in enumerate(self.options, start=1)],
+                *[plain(f"{n}) {label}") for n, label in enumerate(self.options, start=1)],
                 id="options",
             )
         yield Footer()

@@ -21,6 +21,7 @@ from core.dominoes import DRAW, PASS, DominoesView, Place, Tile
 from core.dominoes.model import Drew, Passed, Placed, RoundEnded, RoundStarted, RoundSummary
 from core.engine import Event, View, plural
 from tui.messages import TileChosen
+from tui.plain import plain
 from tui.screens.choice import ChoiceScreen
 from tui.screens.table import TableScreen
 from tui.widgets.domino_hand import DominoHand, HandTile, tile_keys
@@ -123,12 +124,12 @@ class DominoesTableScreen(TableScreen):
         leading = view.ends is None
         train = self.query_one(DominoTrain)
         train.border_title = f"Train · round {view.round}"
-        train.border_subtitle = self.last_text
+        train.border_subtitle = plain(self.last_text)  # names: text (issue 19)
         train.show(view.train, view.ends, self._empty_text(view))
         hand = self.query_one(DominoHand)
         who = self.names[view.seat] if view.seat is not None else "spectator"
         counts = f"{plural(len(view.hand), 'tile')}, {plural(self._pips(view), 'pip')}"
-        hand.border_title = f"Your hand ({who}): {counts}"
+        hand.border_title = plain(f"Your hand ({who}): {counts}")
         hand.set_items(tuple(HandTile(t, self._fits(view, t)) for t in view.hand), leading=leading)
         hand.active = mine and not self.choice_open
         self.query_one(DominoPlayers).show(view, self.panel_names(), self.last_moves)

@@ -52,6 +52,7 @@ from core.fashion.model import (
 )
 from core.fashion.state import FashionView, collection_problem
 from tui.messages import CardChosen
+from tui.plain import cells, plain
 from tui.screens.choice import ChoiceScreen
 from tui.screens.table import TableScreen, number_keys
 from tui.widgets.fashion_card import (
@@ -216,7 +217,9 @@ class FashionTableScreen(TableScreen):
         offer.set_hint(info)
         offer.mode = "select" if mine and view.phase == TAKE else ""
         hand = self.query_one(FashionHand)
-        hand.border_title = f"Your hand ({self.names[view.seat or 0]}): {len(view.hand)} cards"
+        hand.border_title = plain(
+            f"Your hand ({self.names[view.seat or 0]}): {len(view.hand)} cards"
+        )  # a name: text (issue 19)
         items = []
         for card in map(card_id, view.hand):
             mark = " "
@@ -427,11 +430,13 @@ class FashionTableScreen(TableScreen):
             )
             name = self.names[seat] + ("*" if seat == winner else "")
             table.add_row(
-                name,
-                bids.get(seat, "-"),
-                took.get(seat, "-"),
-                then.get(seat, "-"),
-                f"{view.points[seat]}" + (f" (+{gained})" if gained else ""),
+                *cells(
+                    name,
+                    bids.get(seat, "-"),
+                    took.get(seat, "-"),
+                    then.get(seat, "-"),
+                    f"{view.points[seat]}" + (f" (+{gained})" if gained else ""),
+                )
             )
         features = slot_features(view.slots)
         rules = "  ".join(f"{SYMBOLS[slot]} {feature_name(features[slot])}" for slot in range(4))
@@ -700,11 +705,13 @@ class FashionTableScreen(TableScreen):
         hands = view.season_hands or ((),) * view.players
         for seat in range(view.players):
             table.add_row(
-                self.names[seat],
-                str(view.points[seat]),
-                str(season[seat]),
-                Text(str(view.result.scores[seat]), style="bold"),
-                " ".join(hands[seat]) or "-",
+                *cells(
+                    self.names[seat],
+                    str(view.points[seat]),
+                    str(season[seat]),
+                    Text(str(view.result.scores[seat]), style="bold"),
+                    " ".join(hands[seat]) or "-",
+                )
             )
         return Group(table, *self._rounds_tables(view))
 
@@ -721,7 +728,7 @@ class FashionTableScreen(TableScreen):
                 table.add_column(str(number), justify="right", no_wrap=True)
             for seat in range(view.players):
                 gains = [self.round_gains.get(number, [0] * view.players)[seat] for number in chunk]
-                table.add_row(self.names[seat], *(str(g) if g else "·" for g in gains))
+                table.add_row(*cells(self.names[seat], *(str(g) if g else "·" for g in gains)))
             parts.append(table)
         return parts
 

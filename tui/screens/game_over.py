@@ -15,6 +15,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
 from core.engine import Result
+from tui.plain import literal, plain
 from tui.screens.base import PasseModal
 
 AGAIN = "again"
@@ -70,9 +71,10 @@ class GameOverScreen(PasseModal[str]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
             yield Static("Game over", classes="dialog-title")
-            yield Static(verdict(self.result, self.names, self.seat), id="verdict")
+            # Winners' names and the reason come from the table: text (issue 19).
+            yield Static(plain(verdict(self.result, self.names, self.seat)), id="verdict")
             with VerticalScroll(id="final-scroll"):
-                yield Static(self.scores, id="final-scores")
+                yield Static(literal(self.scores), id="final-scores")
             yield Static(self.keys_hint, classes="hint", id="game-over-hint")
         yield Footer()
 

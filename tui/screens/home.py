@@ -21,8 +21,9 @@ from core.engine import GameInfo
 from core.registry import game_info
 from tui.games import GameEntry, game_entries
 from tui.messages import HostRequested, JoinRequested
+from tui.plain import plain
 from tui.screens.base import PasseScreen, rules_screen
-from tui.session import BOT_NAMES
+from tui.session import BOT_NAMES, seat_names
 from tui.settings import BOT_LEVELS, BOT_SPEEDS, NAME_LENGTH, Settings, clean_name
 from tui.widgets.chooser import FOCUS_MARK, NO_MARK, Chooser
 
@@ -378,16 +379,21 @@ class HomeScreen(PasseScreen):
             return
         players: int = self.query_one("#players", Chooser).value
         name = clean_name(self.query_one("#name", Input).value)
-        self.query_one("#seat-you", Static).update(f"1 {name} (you)")
+        self.query_one("#seat-you", Static).update(plain(f"1 {name} (you)"))  # as typed
         levels = BOT_LEVELS  # every game ships these (tests/core/test_registry.py)
+        # The bots' names as the table will give them: none named like you.
+        names = seat_names(name, MAX_BOT_SEATS + 1)
         for seat in range(1, MAX_BOT_SEATS + 1):
             chooser = self.query_one(f"#bot-{seat}", Chooser)
+            if chooser.label != f"{seat + 1} {names[seat]}":
+                chooser.label = f"{seat + 1} {names[seat]}"
+                chooser.refresh()
             chooser.display = seat < players
             chooser.set_options([(level, level) for level in levels])
         teams = self.query_one("#teams", Chooser)
         line = ""
         if teams.options and teams.value:
-            names = [name, *BOT_NAMES[: players - 1]]
+            names = seat_names(name, players)
             count = players // 2
             groups = [
                 " + ".join(names[s] for s in range(players) if s % count == team)
@@ -396,7 +402,7 @@ class HomeScreen(PasseScreen):
             line = "Partners sit alternately:\n" + "\n".join(
                 f" {'ABCD'[team]}: {group}" for team, group in enumerate(groups)
             )
-        self.query_one("#team-line", Static).update(line)
+        self.query_one("#team-line", Static).update(plain(line))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._refresh_seats()

@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, Static
 
+from tui.plain import literal, plain
 from tui.screens.base import PasseModal
 
 
@@ -28,8 +29,8 @@ class InfoScreen(PasseModal[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.info_title, classes="dialog-title")
-            yield Static(self.body)
+            yield Static(plain(self.info_title), classes="dialog-title")  # names: as text
+            yield Static(literal(self.body))
             yield Static(self.HINT, classes="hint")
         yield Footer()
 

@@ -23,7 +23,9 @@ from tui.netplay import (
     join_target,
     resolve_target,
 )
+from tui.plain import plain
 from tui.screens.base import PasseScreen
+from tui.widgets.fit import pad
 
 if TYPE_CHECKING:
     from net.discovery import RoomAdvert
@@ -51,7 +53,8 @@ def room_line(advert: RoomAdvert) -> str:
     except ConfigError:
         game = advert.game[:15]
     seats = "full" if advert.free_seats <= 0 else f"{advert.free_seats} free"
-    return ROOM_COLUMNS.format(code=code, game=game, host=advert.host_name[:21], seats=seats)
+    # The host's name comes from the LAN: fitted in cells (CJK, emoji).
+    return ROOM_COLUMNS.format(code=code, game=game, host=pad(advert.host_name, 21), seats=seats)
 
 
 class JoinScreen(PasseScreen):
@@ -169,14 +172,14 @@ class JoinScreen(PasseScreen):
             self._lan_note("No room found on the LAN. F5 looks again.")
             return
         for advert in self.adverts:
-            rooms.add_option(Option(room_line(advert)))
+            rooms.add_option(Option(plain(room_line(advert))))  # text, not markup
         rooms.highlighted = 0  # Enter on the list joins the first room at once
         rooms.display = True
         self._lan_note(ROOM_HEADER)
 
     def _lan_note(self, text: str) -> None:
         with contextlib.suppress(NoMatches):  # a late answer to a screen going away
-            self.query_one("#join-lan-note", Static).update(text)
+            self.query_one("#join-lan-note", Static).update(plain(text))
 
     def on_option_list_option_selected(self, message: OptionList.OptionSelected) -> None:
         message.stop()
@@ -224,7 +227,7 @@ class JoinScreen(PasseScreen):
 
     def _say(self, text: str, *, problem: bool = False) -> None:
         message = self.query_one("#join-message", Static)
-        message.update(text)
+        message.update(plain(text))  # a host's refusal, quoted: as text
         message.set_class(problem, "-problem")
 
     @property

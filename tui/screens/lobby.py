@@ -29,6 +29,7 @@ from net.codes import format_code
 from tui.games import load_table_screen
 from tui.messages import LinkChanged, RoomChanged, SeatLevelChosen
 from tui.netplay import HostPlan, NetplayError, open_hosted_room
+from tui.plain import plain
 from tui.screens.base import PasseScreen
 from tui.screens.confirm_leave_room import (
     HOST_TEXT,
@@ -238,13 +239,15 @@ class LobbyScreen(PasseScreen):
         if room is None or self.table is None:
             return
         code_box = self.query_one("#lobby-code-box", Static)
-        code_box.update(spoken_code(room.room))
+        code_box.update(plain(spoken_code(room.room)))
         try:
             title = game_info(room.game).title
         except ConfigError:
             title = room.game
+        # The host's name and the settings come from the room state: text,
+        # never markup (issue 19, item 1).
         self.query_one("#lobby-title", Static).update(
-            f"Passe · lobby · {title} hosted by {room.host}"
+            plain(f"Passe · lobby · {title} hosted by {room.host}")
         )
         hint = (
             self.hosted.join_hint
@@ -252,9 +255,11 @@ class LobbyScreen(PasseScreen):
             else f"{format_code(room.room)}@{self.table.broker_host}:{self.table.broker_port}"
         )
         self.query_one("#lobby-info", Static).update(
-            f"{title} · {describe_settings(room)}\n"
-            "If the LAN hides the room, others type:\n"
-            f"passe join {hint}"
+            plain(
+                f"{title} · {describe_settings(room)}\n"
+                "If the LAN hides the room, others type:\n"
+                f"passe join {hint}"
+            )
         )
         self.query_one(SeatList).show(room, self.table.seat)
         away = away_names(room.seats, self.table.seat)
@@ -296,7 +301,7 @@ class LobbyScreen(PasseScreen):
 
     def _say(self, text: str, *, problem: bool = False) -> None:
         status = self.query_one("#lobby-status", Static)
-        status.update(text)
+        status.update(plain(text))  # names of the seated: as text
         status.set_class(problem, "-problem")
 
     # -- the host's controls --------------------------------------------------

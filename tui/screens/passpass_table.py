@@ -20,6 +20,7 @@ from core.engine import Action, Event, View
 from core.passpass.model import Card, Pick, Play, Represent, RoundScored, Take
 from core.passpass.state import PassPassView, TrickSummary
 from tui.messages import CardChosen
+from tui.plain import cells, plain
 from tui.screens.choice import ChoiceScreen
 from tui.screens.info import InfoScreen
 from tui.screens.table import TableScreen, number_keys
@@ -117,7 +118,7 @@ class PassPassTableScreen(TableScreen):
 
     def _show_hand(self, view: PassPassView, mine: bool) -> None:
         hand = self.query_one(HandView)
-        hand.border_title = f"Your hand ({self.names[view.seat or 0]})"
+        hand.border_title = plain(f"Your hand ({self.names[view.seat or 0]})")  # issue 19
         hand.set_items(
             tuple(
                 SlotData(card, view.diamonds[card.value - 1], above=str(n))
@@ -348,7 +349,7 @@ class PassPassTableScreen(TableScreen):
                 went = who(res.second_winner) + " (2nd winner)"
             else:
                 went = "out for the round (PP-15)"
-            table.add_row(who(seat), self._card_label(view, card), went)
+            table.add_row(*cells(who(seat), self._card_label(view, card), went))
         body = Group(table, Text(f"\n{self._majority_text(res)}. {self._resolved_text(res)}"))
         self.push_dialog(InfoScreen("The last trick", body))
 
@@ -370,7 +371,7 @@ class PassPassTableScreen(TableScreen):
         table = Table(box=None, padding=(0, 2, 0, 0))
         table.add_column("This round")
         for seat in seats:
-            table.add_column(self.names[seat], justify="right")
+            table.add_column(Text(self.names[seat]), justify="right")
         table.add_row("Points", *[str(view.round_points[s]) for s in seats])
         table.add_row("Pass Pass", *[str(view.pass_pass_round[s]) for s in seats])
         table.add_row("Won cards", *[str(len(view.won[s])) for s in seats])
@@ -394,10 +395,12 @@ class PassPassTableScreen(TableScreen):
                 if view.teams and row.representatives:
                     label += f" (scored by {self.names[row.representatives[team]]})"
                 table.add_row(
-                    label,
-                    str(row.points[team]),
-                    str(row.pass_pass[team]),
-                    f"{view.totals[team]}/{view.pass_pass_totals[team]}",
+                    *cells(
+                        label,
+                        str(row.points[team]),
+                        str(row.pass_pass[team]),
+                        f"{view.totals[team]}/{view.pass_pass_totals[team]}",
+                    )
                 )
         self.show_round_end(f"End of round {scored.round}", table)
 

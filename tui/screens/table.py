@@ -19,6 +19,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.screen import Screen
 
 from core.engine import Action, Event, IllegalAction, Names, View, acts
@@ -339,8 +340,11 @@ class TableScreen(PasseScreen):
         if self._players_title is None:
             self._players_title = str(panel.border_title or "")
         away = away_names(room.seats, self.client.seat) if room and room.phase == "playing" else []
+        # The title reads back as markup; the names are added as text.
         panel.border_title = (
-            f"{self._players_title} · away: {', '.join(away)}" if away else self._players_title
+            Content.from_markup(self._players_title) + Content(f" · away: {', '.join(away)}")
+            if away
+            else self._players_title
         )
         if self.view is not None and self.seat_labels != self._labels_shown:
             self.show_view(self.view, ())  # the ⚠ beside the seats

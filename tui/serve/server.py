@@ -31,6 +31,7 @@ from typing import Any
 import asyncssh
 
 from net.paths import data_dir
+from net.text import safe_logging
 from tui.netplay import SERVED_ENV
 from tui.serve.host_key import fingerprint, load_or_create_host_key
 from tui.serve.session import PasseSession, Request
@@ -469,10 +470,7 @@ async def serve(
 def run(options: ServeOptions) -> int:
     shutdown = Shutdown(grace=STOP_GRACE)
     guard_standard_streams(shutdown)  # before logging takes sys.stderr
-    logging.basicConfig(
-        level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(message)s",
-        stream=sys.stderr,
-    )
+    # Log lines quote user names and room codes from guests (issue 19).
+    safe_logging(logging.INFO, "%(asctime)s %(levelname)s %(message)s")
     logging.getLogger("asyncssh").setLevel(logging.WARNING)  # ours is one line per event
     return asyncio.run(serve(options, shutdown=shutdown))

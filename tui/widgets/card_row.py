@@ -22,7 +22,7 @@ from textual.widget import Widget
 from core.passpass.model import Card
 from tui.messages import CardChosen
 from tui.widgets.card import CARD_WIDTH, COLOUR_COMPONENTS, card_face, colour_component
-from tui.widgets.fit import fit
+from tui.widgets.fit import pad
 
 CURSOR_MARK = "▲"
 GAP = " "
@@ -93,11 +93,11 @@ class CardRow(Widget, can_focus=True):
             if cursor:
                 style = style + cursor_style
             face_top, face_bottom = card_face(item.card, item.diamonds)
-            above.append(f"{fit(item.above, CARD_WIDTH):^{CARD_WIDTH}}", label)
+            above.append(pad(item.above, CARD_WIDTH, "^"), label)
             top.append(face_top, style)
             bottom.append(face_bottom, style)
             tag = f"{CURSOR_MARK}{item.below}" if cursor else item.below
-            below.append(f"{fit(tag, CARD_WIDTH):^{CARD_WIDTH}}", mark if cursor else label)
+            below.append(pad(tag, CARD_WIDTH, "^"), mark if cursor else label)
         return [above, top, bottom, below]
 
     def render(self) -> RenderableType:

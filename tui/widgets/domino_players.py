@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from core.dominoes import DominoesView
+from tui.plain import cells
 
 TEAM_LETTERS = "AB"
 
@@ -66,7 +67,7 @@ class DominoPlayers(Static):
             row.append(Text(names[seat] + you, style="bold" if you else ""))
             row.append(str(view.hand_sizes[seat]))
             row.append(last.get(seat, ""))
-            table.add_row(*row)
+            table.add_row(*cells(*row))
         if view.can_draw:
             yard = f"Boneyard {view.boneyard}: draw allowed"
         else:

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from core.dominoes import DominoesView
 from core.dominoes.model import RoundSummary
+from tui.plain import cells
 from tui.widgets.domino_players import TEAM_LETTERS, team_of
 from tui.widgets.domino_tile import tiles_text
 
@@ -82,7 +83,9 @@ class DominoScores(Static):
         table.add_column("Pts", width=7, justify="right", no_wrap=True)
         for side in sides(view):
             label = side_label(names, side, view.teams)
-            table.add_row(label, Text(f"{side_score(view, side)}/{view.target}", style="bold"))
+            table.add_row(
+                *cells(label, Text(f"{side_score(view, side)}/{view.target}", style="bold"))
+            )
         lines: list[Text] = []
         for summary in reversed(history):
             reason = REASONS.get(summary.reason, summary.reason)
@@ -134,7 +137,7 @@ def render_round(
             row.append(Text(f"team +{summary.points}", style="bold"))
         else:
             row.append(Text(f"+{summary.points}", style="bold") if won else Text("0"))
-        table.add_row(*row)
+        table.add_row(*cells(*row))
     counts = summary.team_counts if teams and summary.team_counts else summary.counts
     if summary.winners:
         side = team_of(summary.winners[0]) if teams else summary.winners[0]
@@ -184,17 +187,21 @@ def render_rounds(
     table.add_column("Scored", no_wrap=True, overflow="ellipsis", max_width=22)
     for side in shown:
         label = side_label(names, side, teams, short=True)
-        table.add_column(label, justify="right", no_wrap=True, overflow="ellipsis", max_width=10)
+        table.add_column(
+            Text(label), justify="right", no_wrap=True, overflow="ellipsis", max_width=10
+        )
     rounds = sorted({summary.number: summary for summary in history}.values(), key=_number)
     for index, summary in enumerate(rounds):
         last = index == len(rounds) - 1
         table.add_row(
-            str(summary.number),
-            REASONS.get(summary.reason, summary.reason),
-            round_result(summary, names, teams),
-            # ``scores`` per seat, a team's total repeated: seats 0 and 1
-            # stand for teams A and B.
-            *(Text(str(summary.scores[side]), style="bold" if last else "") for side in shown),
+            *cells(
+                str(summary.number),
+                REASONS.get(summary.reason, summary.reason),
+                round_result(summary, names, teams),
+                # ``scores`` per seat, a team's total repeated: seats 0 and 1
+                # stand for teams A and B.
+                *(Text(str(summary.scores[side]), style="bold" if last else "") for side in shown),
+            )
         )
     return Group(Text(f"Round by round (totals after each round; target {target}):"), table)
 

@@ -11,9 +11,11 @@ from typing import ClassVar
 
 from rich.console import Group
 from rich.text import Text
+from textual.content import Content
 from textual.widgets import Static
 
 from core.fashion.state import FashionView
+from tui.widgets.fit import fit, pad
 
 NAME_WIDTH = 8
 
@@ -67,7 +69,7 @@ class FashionPlayers(Static):
             acting = seat in view.to_act and not view.is_over
             line = Text(no_wrap=True, overflow="crop")
             line.append("▶" if acting else " ", now)
-            name = f"{names[seat][:NAME_WIDTH]:<{NAME_WIDTH}}"
+            name = pad(names[seat], NAME_WIDTH)  # in cells: CJK names too
             line.append(name, you if seat == view.seat else "")
             line.append(f" {view.hand_sizes[seat]:>2} {view.points[seat]:>2} ")
             bid = f"{self._bid(view, seat, auction):<4}"
@@ -77,9 +79,9 @@ class FashionPlayers(Static):
         if auction:
             self.border_subtitle = "auction: ✓ = bid placed"
         elif view.auction_winner is not None:
-            who = names[view.auction_winner][:NAME_WIDTH]
+            who = fit(names[view.auction_winner], NAME_WIDTH)
             who = "you" if view.auction_winner == view.seat else who
-            self.border_subtitle = f"* {who} won the auction"
+            self.border_subtitle = Content(f"* {who} won the auction")  # a name: as text
         else:
             self.border_subtitle = ""
         self.update(Group(*lines))

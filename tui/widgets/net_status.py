@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from textual.content import Content
 from textual.widgets import Static
 
 from net.wire import RoomState, SeatState
@@ -70,7 +71,7 @@ class NetStatus(Static):
     """
 
     def say(self, text: str) -> None:
-        self.update(text)
+        self.update(Content(text))  # names from the network: shown as text
         self.set_class(bool(text), "-shown")
 
     @property

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from core.passpass.state import PassPassView
+from tui.plain import cells
 
 TEAM_LETTERS = "ABCDEFGH"
 
@@ -67,5 +68,5 @@ class OpponentsPanel(Static):
             row.append(str(len(view.won[seat])))
             row.append(str(view.round_points[seat]))
             row.append(str(view.pass_pass_round[seat]))
-            table.add_row(*row)
+            table.add_row(*cells(*row))
         self.update(table)

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from core.passpass.state import PassPassView
+from tui.plain import cells
 from tui.widgets.fit import fit
 from tui.widgets.opponents import TEAM_LETTERS
 
@@ -89,26 +90,27 @@ def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
     # figures are listed side by side below the table instead.
     running = view.round if not view.is_over else None
     for team in range(len(view.totals)):
-        cells: list[str | Text] = [team_label(view, names, team)]
+        # A name is a Text, never a markup string: "[/]" is a name (issue 19).
+        line: list[str | Text] = [Text(team_label(view, names, team))]
         pass_pass_total = view.pass_pass_totals[team]
         for number in range(1, ROUNDS + 1):
             row = next((r for r in view.sheet if r.round == number), None)
             if row is not None:
-                cells.append(f"{row.points[team]}/{row.pass_pass[team]}")
+                line.append(f"{row.points[team]}/{row.pass_pass[team]}")
             elif number == decisive:
                 checked = decisive_pass_pass(view, team)
                 pass_pass_total += checked
-                cells.append(f"–/{checked}")
+                line.append(f"–/{checked}")
             elif number == running:
                 chosen = chosen_seat(view, team)
                 if chosen is None:
-                    cells.append(Text("?", style="dim"))
+                    line.append(Text("?", style="dim"))
                 else:
-                    cells.append(Text(figures(view, chosen), style="dim"))
+                    line.append(Text(figures(view, chosen), style="dim"))
             else:
-                cells.append("")
-        cells.append(Text(f"{view.totals[team]}/{pass_pass_total}", style="bold"))
-        table.add_row(*cells)
+                line.append("")
+        line.append(Text(f"{view.totals[team]}/{pass_pass_total}", style="bold"))
+        table.add_row(*cells(*line))
     parts: list[Table | Text] = [table]
     if decisive is not None:
         parts.append(

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from net.wire import RoomState, SeatState
 from tui.messages import SeatLevelChosen
+from tui.plain import cells
 
 OPEN, HUMAN, BOT = "open", "human", "bot"
 TEAM_LETTERS = "ABCD"
@@ -104,7 +105,7 @@ class SeatList(Static, can_focus=True):
                 row.append(f"team {TEAM_LETTERS[team_of(n, len(room.seats))]}")
             style = "bold" if chosen else ("dim" if seat.kind == OPEN else "")
             row += [Text(name, style=style), Text(how, style="reverse" if "AWAY" in how else "")]
-            table.add_row(*row)
+            table.add_row(*cells(*row))
         self.update(table)
 
     # -- keys (the host's) --------------------------------------------------

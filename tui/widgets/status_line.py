@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.content import Content
 from textual.widgets import Static
 
 
@@ -23,5 +24,5 @@ class StatusLine(Static):
         if self._said == (text, your_turn):
             return
         self._said = (text, your_turn)
-        self.update(text)
+        self.update(Content(text))  # names from the network: shown as text
         self.set_class(your_turn, "-your-turn")
