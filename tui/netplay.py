@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from net.rooms import SavedRoom
 
 BROKER_ENV = "PASSE_BROKER"  # HOST[:PORT] of an MQTT broker to use instead of the embedded one
+# Addresses (comma-separated) the embedded broker listens on; `passe serve
+# --ssh --bind ADDR` sets it for its guests' rooms (docs/ssh.md).
+BIND_ENV = "PASSE_BIND"
 # Set by `passe serve` in a guest's environment: messages then name no path on
 # the server (a guest's key lives there, but the path means nothing to them).
 SERVED_ENV = "PASSE_SERVED"
@@ -43,13 +46,23 @@ class NetworkOptions:
     broker: tuple[str, int] | None = None
     port: int = DEFAULT_PORT
     advertise: bool = True
+    # Where the embedded broker listens (None: the LAN interfaces the room
+    # is advertised on, and loopback; net.host.broker_binds).
+    bind: tuple[str, ...] | None = None
 
     @classmethod
     def from_env(cls) -> NetworkOptions:
         """``$PASSE_BROKER`` (``HOST[:PORT]``) chooses the broker; a bad value
-        is reported when a room is opened, not ignored."""
+        is reported when a room is opened, not ignored. ``$PASSE_BIND``
+        (addresses, comma-separated) where the embedded broker listens."""
         text = os.environ.get(BROKER_ENV, "").strip()
-        return cls(broker=parse_broker(text) if text else None)
+        return cls(broker=parse_broker(text) if text else None, bind=bind_from_env())
+
+
+def bind_from_env() -> tuple[str, ...] | None:
+    """``$PASSE_BIND`` as addresses, None when unset or empty."""
+    words = [word.strip() for word in os.environ.get(BIND_ENV, "").split(",")]
+    return tuple(word for word in words if word) or None
 
 
 def parse_broker(text: str) -> tuple[str, int]:
@@ -212,7 +225,9 @@ async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
     network = plan.network
     try:
         if plan.resume is not None:
-            return await resume_room(plan.resume, broker=network.broker, advertise=advertise)
+            return await resume_room(
+                plan.resume, broker=network.broker, bind=network.bind, advertise=advertise
+            )
         game = get_game(plan.game_id)
         config = game.make_config(players=plan.players, teams=plan.teams, **plan.options)
         return await open_room(
@@ -224,6 +239,7 @@ async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
             host_name=plan.name,
             broker=network.broker,
             port=network.port,
+            bind=network.bind,
             seed=plan.seed,
             bot_delay=plan.bot_delay,
             advertise=advertise,
@@ -381,6 +397,7 @@ def _one_line(error: BaseException, fallback: str) -> str:
 
 
 __all__ = [
+    "BIND_ENV",
     "BROKER_ENV",
     "SERVED_ENV",
     "HostPlan",
@@ -388,6 +405,7 @@ __all__ = [
     "NetworkOptions",
     "Target",
     "advert_target",
+    "bind_from_env",
     "close_for_good",
     "discovery_available",
     "first_reachable",
