@@ -275,6 +275,11 @@ async def open_next_room(room: HostedRoom, *, seed: int | None = None) -> Hosted
         store.release()
         raise
     old.announce_next(code)
+    # The old room's notice and final state are read by those following:
+    # its retained messages are cleared when the table's last room closes.
+    old.clear_on_close = False
+    inherited, old.also_clear = old.also_clear, []
+    authority.told_keys |= old.told_keys
     following = HostedRoom(
         authority,
         room.broker_host,
@@ -286,6 +291,8 @@ async def open_next_room(room: HostedRoom, *, seed: int | None = None) -> Hosted
     advertised = room.advertiser is not None
     room.embedded = None  # the next room's now: closing this one must not stop it
     await room.close()
+    ended_for_all = not old.unreached
+    authority.also_clear = [*inherited, *(old.retained_topics() if ended_for_all else [])]
     if advertised:
         following.advertiser = await _advertise(following, old.game_id, old.host_name)
     return following
@@ -312,12 +319,36 @@ async def resume_room(
         raise
 
 
-async def close_interrupted_room(saved: SavedRoom) -> bool:
+# Seconds an interrupted room closed for good waits for its people to be
+# back on its broker to be told (issue 18.3). The embedded broker died with
+# the host: peers find the new one within their reconnection backoff (at
+# most 5 s, with jitter 6.5 s). A broker that outlived the host (Mosquitto)
+# has kept their links: their retained presences come at once.
+CLOSE_WAIT_EMBEDDED = 10.0
+CLOSE_WAIT_LASTING = 3.0
+
+
+@dataclass(frozen=True)
+class ClosedRoom:
+    """What closing an interrupted room for good achieved: whether its
+    broker was reached, who was told, who was not (their names), and
+    whether the broker keeps the closed state for them (it outlives us)."""
+
+    reached_broker: bool
+    told: tuple[str, ...] = ()
+    untold: tuple[str, ...] = ()
+    kept_for_them: bool = False
+
+
+async def close_interrupted_room(
+    saved: SavedRoom, *, own_key: bytes | None = None, wait: float | None = None
+) -> ClosedRoom:
     """Close for good a room whose host died (a game nobody will finish):
-    it is opened again on its broker just long enough to tell everyone it is
-    closed (its room state, retained), then its files are removed. If its
-    broker cannot be reached the files are removed anyway. Returns whether
-    the others could be told. Raises ``RoomBusy`` if a running Passe hosts it."""
+    it is opened again on its broker until each of its people (but the one
+    with ``own_key``, at this machine) is back to receive the closed state,
+    at most ``wait`` seconds, then closed and its files removed. If its
+    broker cannot be reached the files are removed anyway. Raises
+    ``RoomBusy`` if a running Passe hosts it."""
     try:
         room = await resume_room(saved, advertise=False)
     except RoomBusy:
@@ -327,9 +358,31 @@ async def close_interrupted_room(saved: SavedRoom) -> bool:
         store = _claim(saved.code)
         store.discard()
         store.release()
-        return False
+        return ClosedRoom(reached_broker=False)
+    authority = room.authority
+    if authority.table is not None:
+        await authority.table.stop()  # no bot plays on while the room waits to close
+    if own_key is not None:
+        authority.told_keys.add(own_key)
+    if wait is None:
+        wait = CLOSE_WAIT_EMBEDDED if room.embedded is not None else CLOSE_WAIT_LASTING
+    everyone = asyncio.Event()
+
+    def check() -> None:
+        if not authority.absent_seats():
+            everyone.set()
+
+    authority.on_change.append(check)
+    check()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(everyone.wait(), wait)
     await room.close()
-    return True
+    return ClosedRoom(
+        reached_broker=True,
+        told=tuple(authority.reached),
+        untold=tuple(authority.unreached),
+        kept_for_them=room.embedded is None,
+    )
 
 
 async def _resume(
@@ -467,6 +520,7 @@ def default_host_name() -> str:
 
 
 __all__ = [
+    "ClosedRoom",
     "HostedRoom",
     "close_interrupted_room",
     "default_host_name",

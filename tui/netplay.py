@@ -19,7 +19,7 @@ from core.engine import ConfigError
 if TYPE_CHECKING:
     from net.client import TableClient
     from net.discovery import RoomAdvert
-    from net.host import HostedRoom
+    from net.host import ClosedRoom, HostedRoom
     from net.identity import Identity
     from net.remote import RemoteTable
     from net.rooms import SavedRoom
@@ -184,6 +184,9 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
             f"resume it with `passe host --resume {resumed.code} --headless`"
         )
     room = await _open(plan, advertise)
+    # The person at this screen learns how the room ends from it: the room
+    # never waits for them, nor keeps its messages for them (issue 18.10).
+    room.authority.told_keys.add(identity.public_key)
     table = RemoteTable(identity, room.code, room.broker_host, room.broker_port, plan.name)
     try:
         # A resumed room knows the person's key: it gives back their seat.
@@ -208,13 +211,30 @@ async def close_for_good(room: SavedRoom) -> str:
     from net.host import close_interrupted_room
 
     code = format_code(room.code)
+    identity, _ = _user_identity()
     try:
-        told = await close_interrupted_room(room)
+        closed = await close_interrupted_room(room, own_key=identity.public_key)
     except Exception as error:
         raise NetplayError(_one_line(error, f"could not close room {code}")) from None
-    if told:
-        return f"Room {code} is closed: the others were told."
-    return f"Room {code} is closed (its broker could not be reached to tell the others)."
+    return closed_notice(code, closed)
+
+
+def closed_notice(code: str, closed: ClosedRoom) -> str:
+    """What closing a room for good achieved, truthfully (issue 18.3)."""
+    if not closed.reached_broker:
+        return f"Room {code} is closed (its broker could not be reached to tell the others)."
+    parts = []
+    if closed.told:
+        parts.append(f"{_names(closed.told)} {'was' if len(closed.told) == 1 else 'were'} told")
+    if closed.untold and closed.kept_for_them:
+        parts.append(f"{_names(closed.untold)} will see it is closed when they come back")
+    elif closed.untold:
+        parts.append(f"{_names(closed.untold)} could not be told (not connected)")
+    return f"Room {code} is closed: {'; '.join(parts)}." if parts else f"Room {code} is closed."
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
@@ -407,6 +427,7 @@ __all__ = [
     "advert_target",
     "bind_from_env",
     "close_for_good",
+    "closed_notice",
     "discovery_available",
     "first_reachable",
     "join_next_game",
