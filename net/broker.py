@@ -5,7 +5,7 @@ game needs nothing installed. It runs in a child process, not in the host's
 event loop, so the table's work never delays message delivery and a crash of
 one does not take the other down::
 
-    python -m net.broker --bind 0.0.0.0 --port 1883 [--tries 20]
+    python -m net.broker --bind ADDR [--bind ADDR ...] --port 1883 [--tries 20]
 
 prints exactly one line, ``ready <port>``, on stdout once it accepts
 connections (the first free port from ``--port`` upward), and exits when its

@@ -75,10 +75,14 @@ class HostedRoom:
         """One line for the host when others cannot reach the room, else ""."""
         if not self.local_only:
             return ""
+        how = (
+            "host with --bind one of this machine's LAN addresses"
+            if self.embedded is not None
+            else "make that broker listen on the LAN too, e.g. Mosquitto's `listener 1883`"
+        )
         return (
             f"the room's broker ({self.lan_address}:{self.broker_port}) answers only on this "
-            "machine: players on other machines cannot join (host with a broker on the LAN, "
-            "or --bind a LAN address)"
+            f"machine: players on other machines cannot join ({how})"
         )
 
     @property
