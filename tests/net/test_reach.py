@@ -54,11 +54,22 @@ async def test_by_default_the_embedded_broker_listens_on_the_advertised_interfac
         await room.close()
 
 
-async def test_host_bind_loopback_listens_only_there_and_says_so(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["--bind", "PASSE_BIND"])
+async def test_host_bind_loopback_listens_only_there_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """`passe host --bind 127.0.0.1`, or PASSE_BIND=127.0.0.1 as `passe
+    serve --ssh --bind 127.0.0.1` gives its guests (docs/ssh.md)."""
+    monkeypatch.delenv(INTERFACES_ENV, raising=False)  # else loopback is the default
     host = PasseProcess("host", tmp_path)
     try:
         port = free_port()
-        await host.start(*host_args("passpass", 3, wait_for=3, port=port), "--bind", "127.0.0.1")
+        setup = host_args("passpass", 3, wait_for=3, port=port)
+        if how == "--bind":
+            await host.start(*setup, "--bind", "127.0.0.1")
+        else:
+            monkeypatch.setenv("PASSE_BIND", "127.0.0.1")
+            await host.start(*setup)
         room = await host.expect("room")
         assert room["join"].endswith(f"@127.0.0.1:{room['broker'].split(':')[1]}")
         assert room["local_only"] is True
