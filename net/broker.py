@@ -34,6 +34,7 @@ How amqtt is set up here (amqtt 0.12):
   a keep-alive of 0 (never checked) or over MAX_KEEPALIVE is refused with
   CONNACK "identifier rejected", as Mosquitto's ``max_keepalive`` does; a
   client that stops reading is dropped once MAX_WRITE_BUFFER bytes wait for
+  it, or that reads nothing for WRITE_STALL seconds while messages wait for
   it. amqtt's own ``max_connections`` is not used: it queues connections on a
   semaphore instead of refusing them, which holds their sockets open.
 - Plugins: only anonymous authentication. No ``$SYS`` topics (the
@@ -85,6 +86,7 @@ MAX_SESSIONS = 320  # amqtt's sessions, connected or waiting to expire
 MAX_KEEPALIVE = 300  # seconds; 0 (no keep-alive at all) is refused too
 SESSION_EXPIRY = 60  # seconds a disconnected session is kept
 MAX_WRITE_BUFFER = 4 * 1024 * 1024  # bytes waiting for a client that does not read
+WRITE_STALL = 10.0  # seconds a client may read nothing while messages wait for it
 FLOOD_LOG_INTERVAL = 30.0  # seconds between lines about refused connections
 # CONNACK return codes (MQTT 3.1.1, 3.2.2.3).
 IDENTIFIER_REJECTED = 2
@@ -265,22 +267,37 @@ class ReplayReader:
         self._inner.feed_eof()
 
 
-def bounded_writer(writer: asyncio.StreamWriter, limit: int, peer: str) -> Any:
-    """amqtt's StreamWriterAdapter, dropping a client for whom more than
-    ``limit`` bytes wait (it stopped reading): amqtt writes each message
-    before it awaits the drain, so a stuck client's buffer would grow with
-    every message published to it."""
+def bounded_writer(writer: asyncio.StreamWriter, limit: int, stall: float, peer: str) -> Any:
+    """amqtt's StreamWriterAdapter, dropping a client that stopped reading:
+    when more than ``limit`` bytes wait in its socket's buffer, or when
+    nothing more could be written to it for ``stall`` seconds. amqtt writes
+    one packet at a time and awaits the drain (under a lock), and every
+    message for that client waits meanwhile in a task of its own: the stall
+    bound is what keeps those from piling up."""
     from amqtt.adapters import StreamWriterAdapter
+
+    transport = writer.transport
+
+    def drop(why: str) -> None:
+        if not transport.is_closing():
+            _log.warning("client %s does not read (%s): dropped", peer, why)
+            transport.abort()
 
     class BoundedWriter(StreamWriterAdapter):  # type: ignore[misc]
         def write(self, data: bytes) -> None:
-            transport = writer.transport
+            if transport.is_closing():
+                return
             if transport.get_write_buffer_size() + len(data) > limit:
-                if not transport.is_closing():
-                    _log.warning("client %s does not read: %d bytes wait, dropped", peer, limit)
-                    transport.abort()
+                drop(f"{limit} bytes waiting")
                 return
             super().write(data)
+
+        async def drain(self) -> None:
+            try:
+                await asyncio.wait_for(super().drain(), stall)
+            except TimeoutError:
+                drop(f"nothing written for {stall:g} s")
+                raise ConnectionResetError("the client does not read") from None
 
     return BoundedWriter(writer)
 
@@ -297,6 +314,7 @@ class Limits:
     sessions: int = MAX_SESSIONS
     max_keepalive: int = MAX_KEEPALIVE
     write_buffer: int = MAX_WRITE_BUFFER
+    write_stall: float = WRITE_STALL
 
 
 @dataclass
@@ -489,6 +507,7 @@ async def serve(
                 gate.leave_pending(token)
                 waiting.pop(token, None)
             try:
+                # amqtt's own session table, read only (0.12 has no public count).
                 gate.admit(address, parse_connect(first), len(broker._sessions))
             except RefusedConnect as refusal:
                 if refusal.code is not None:
@@ -502,7 +521,7 @@ async def serve(
                 ReplayReader(
                     first, LimitedStreamReader(reader, MqttFraming(max_packet_size), str(peer))
                 ),
-                bounded_writer(writer, limits.write_buffer, str(peer)),
+                bounded_writer(writer, limits.write_buffer, limits.write_stall, str(peer)),
                 _LISTENER,
             )
         except TimeoutError:
@@ -622,6 +641,7 @@ _LIMIT_OPTIONS: dict[str, type] = {
     "sessions": int,
     "max_keepalive": int,
     "write_buffer": int,
+    "write_stall": float,
 }
 
 

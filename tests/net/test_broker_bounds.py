@@ -56,11 +56,26 @@ def connect_packet(name: bytes, keepalive: int) -> bytes:
 
 
 async def raw_connect(
-    port: int, source: str = "127.0.0.1", *, name: bytes = b"", keepalive: int = 30
+    port: int,
+    source: str = "127.0.0.1",
+    *,
+    name: bytes = b"",
+    keepalive: int = 30,
+    receive_buffer: int = 0,
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, int | None]:
     """A raw client's CONNECT; its streams and the CONNACK's return code
-    (None when the broker closed without one)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    (None when the broker closed without one). ``receive_buffer``: a small
+    TCP receive window (set before connecting), for a client that reads
+    nothing to hold little in its kernel."""
+    if receive_buffer:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        sock.setblocking(False)
+        sock.bind((source, 0))
+        await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+        reader, writer = await asyncio.open_connection(sock=sock)
+    else:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
     writer.write(connect_packet(name, keepalive))
     await writer.drain()
     try:
@@ -260,3 +275,40 @@ async def test_it_listens_on_several_addresses_on_one_port() -> None:
         }
         assert listening == {"127.0.0.1", "127.0.0.5"}
         assert broker.host == "127.0.0.1"
+
+
+def connected_from(pid: int, port: int) -> bool:
+    """Whether the broker still holds a connection from local port ``port``."""
+    return any(
+        conn.raddr and conn.raddr.port == port
+        for conn in psutil.Process(pid).net_connections(kind="inet")
+    )
+
+
+async def test_a_client_that_stops_reading_is_dropped_before_it_grows_the_broker() -> None:
+    """A subscriber to everything that never reads: once the kernel's
+    buffers are full, what waits for it is bounded (4 MiB, or 10 s without
+    reading; 256 KiB and 1 s here), then it is dropped; the broker and its
+    other clients carry on."""
+    limits = Limits(write_buffer=256 * 1024, write_stall=1.0)
+    async with running(limits) as broker:
+        reader, writer, code = await raw_connect(broker.port, name=b"stuck", receive_buffer=4096)
+        assert code == 0
+        writer.write(b"\x82\x06\x00\x01\x00\x01#\x00")  # SUBSCRIBE # QoS 0
+        await writer.drain()
+        assert await asyncio.wait_for(reader.readexactly(5), 5) == b"\x90\x03\x00\x01\x00"
+        stuck_port = writer.get_extra_info("sockname")[1]
+        before = rss_mib(broker.pid)
+        sent = 0
+        async with aiomqtt.Client(broker.host, broker.port, socket_options=NODELAY) as sender:
+            # However much the kernels buffer (here up to 4 MiB sent, 32 MiB
+            # received): 64 MiB at most, until the broker lets it go.
+            while connected_from(broker.pid, stuck_port):
+                assert sent < 1024, "the broker kept a client that reads nothing"
+                for _ in range(16):
+                    await sender.publish("passe/v1/FLOOD/x", b"x" * 65536, qos=1)
+                sent += 16
+        after = rss_mib(broker.pid)
+        assert after - before < 20, f"{before:.1f} -> {after:.1f} MiB after {sent} messages"
+        writer.close()
+        await honest_round_trip(broker)
