@@ -22,9 +22,12 @@ import pytest
 from net.broker import (
     IDENTIFIER_REJECTED,
     SERVER_UNAVAILABLE,
+    ConnectInfo,
     EmbeddedBroker,
     Gate,
     Limits,
+    RefusedConnect,
+    parse_connect,
     start_embedded_broker,
 )
 
@@ -124,7 +127,31 @@ def test_the_gate_pushes_out_the_oldest_silent_connection() -> None:
     assert gate.pending == 2
 
 
+def test_a_connect_too_short_to_read_is_refused() -> None:
+    assert parse_connect(connect_packet(b"me", 30)) == ConnectInfo(30, True)
+    for packet in (b"\x10\x00", b"\x10\x02\x00\x04", b"\x10\x06\x00\x04MQTT"):
+        with pytest.raises(RefusedConnect):
+            parse_connect(packet)
+
+
 # -- real processes -----------------------------------------------------------------
+
+
+async def test_a_first_packet_that_is_no_connect_is_closed_and_the_broker_lives() -> None:
+    async with running(Limits()) as broker:
+        for first in (
+            b"\xc0\x00",  # PINGREQ
+            b"\x30\x03\x00\x01x",  # PUBLISH
+            b"\x10\xff\xff\xff\xff\x7f",  # a length past MQTT's four bytes
+            b"\x10\x00",  # an empty CONNECT
+            b"\x10\xff\xff\xff\x7f",  # 256 MiB announced
+        ):
+            reader, writer = await asyncio.open_connection("127.0.0.1", broker.port)
+            writer.write(first)
+            await writer.drain()
+            assert await closed_by_peer(reader, 5), first
+            writer.close()
+        await honest_round_trip(broker)
 
 
 async def test_silent_connections_are_dropped_and_never_keep_an_honest_client_out() -> None:
