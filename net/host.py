@@ -134,8 +134,20 @@ def broker_binds(bind: Bind) -> tuple[str, ...]:
     if bind is None:
         from net.discovery import local_addresses, mdns_interfaces
 
-        return local_addresses(mdns_interfaces())
+        # An interface listed but not usable now (going down) would make the
+        # whole broker fail to start: only those a socket can bind to.
+        usable = tuple(a for a in local_addresses(mdns_interfaces()) if _bindable(a))
+        return usable or ("127.0.0.1",)
     return (bind,) if isinstance(bind, str) else tuple(bind)
+
+
+def _bindable(address: str) -> bool:
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET) as probe:
+            probe.bind((address, 0))
+    except OSError:
+        return False
+    return True
 
 
 def _is_loopback(address: str) -> bool:
