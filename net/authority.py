@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import logging
 import os
@@ -68,6 +69,17 @@ REPLACEMENT_BOT = "heuristic"
 # Seconds a finished room waits for its broker link, when it is down, to
 # publish the result before it closes.
 FINAL_WAIT = 15.0
+
+
+@functools.cache
+def passe_version() -> str:
+    """The installed Passe's version, as ``passe --version`` prints it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("passe")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 @dataclass
@@ -137,8 +149,23 @@ class Authority:
     # (None: only when the host says so, with stand_in); see watch_away.
     stand_in_after: float | None = None
     _away_timers: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
+    # Seats whose person had not had the room's last state (over, or closed)
+    # when it went out, nor came back while the host was there: its retained
+    # messages stay on the broker for them (docs/protocol.md, "What stays on
+    # the broker"; issue 18.10). None before the end.
+    _missed: set[int] | None = None
+    # Keys told by other means (the person at the host's own machine).
+    told_keys: set[bytes] = field(default_factory=set)
+    # Whether closing for good clears this room's retained messages when
+    # nobody needs them; the next game's room does it instead (net/host.py).
+    clear_on_close: bool = True
+    # Retained topics of earlier rooms at this table, cleared when this one
+    # closes for good (their ends were had by everyone).
+    also_clear: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        # The room state's `app` is the host's Passe version (issue 18.10).
+        self.app_version = self.app_version or passe_version()
         if normalize_code(self.code) != self.code:
             raise ValueError(f"{self.code!r} is not a room code as normalize_code writes it")
         self.game = get_game(self.game_id)
@@ -184,17 +211,21 @@ class Authority:
         if self.table is not None:
             await self.table.stop()
         if not keep:
+            if self.phase != OVER or self._missed is None:
+                # Closed now: told are those here to receive it.
+                self._missed = self.absent_seats()
             self.phase = CLOSED if self.phase != OVER else OVER
         final: list[tuple[str, bytes]] = []
+        clears = self.clears() if not keep else []
         if self._link is not None:
-            final = [
-                (
-                    presence_topic(self.code, self.identity.peer_id),
-                    self._presence_payload(online=False),
-                ),
-            ]
+            # "Gone" first, even when cleared next: peers connected now
+            # read that the host has left the table.
+            own = presence_topic(self.code, self.identity.peer_id)
+            final.append((own, self._presence_payload(online=False)))
             if not keep:
                 final.insert(0, (room_topic(self.code), self._room_payload()))
+            # After the last state, which everyone connected receives first.
+            final += [(topic, b"") for topic in clears]
         if self._sender is not None:
             await self._drain()
             self._sender.cancel()
@@ -207,6 +238,49 @@ class Authority:
 
     async def wait_over(self) -> None:
         await self._over.wait()
+
+    # -- the end, and what stays on the broker (issue 18.3, 18.10) -----------
+
+    def absent_seats(self) -> set[int]:
+        """Seats of persons not here now (no live presence), but for keys
+        told by other means."""
+        return {
+            seat
+            for seat, slot in enumerate(self.seats)
+            if slot.kind == HUMAN and not slot.present and slot.key not in self.told_keys
+        }
+
+    @property
+    def unreached(self) -> list[str]:
+        """Names of the persons who had not had the room's last state."""
+        missed = self._missed if self._missed is not None else self.absent_seats()
+        return [self.seats[seat].name for seat in sorted(missed)]
+
+    @property
+    def reached(self) -> list[str]:
+        """Names of the persons (others than ``told_keys``) who had it."""
+        missed = self._missed if self._missed is not None else self.absent_seats()
+        return [
+            slot.name
+            for seat, slot in enumerate(self.seats)
+            if slot.kind == HUMAN and seat not in missed and slot.key not in self.told_keys
+        ]
+
+    def retained_topics(self) -> list[str]:
+        """Every retained topic of this room: its state, the next-game
+        notice, the presences of the host, of each seated person and of the
+        other keys heard (a bounded number)."""
+        keys = [slot.key for slot in self.seats if slot.key is not None]
+        heard = [key for key, record in self._peers.items() if record.presence_epoch >= 0]
+        ids = dict.fromkeys([self.identity.peer_id, *map(peer_id, keys), *map(peer_id, heard)])
+        presences = [presence_topic(self.code, each) for each in list(ids)[: 1 + 16 + 64]]
+        return [room_topic(self.code), next_topic(self.code), *presences]
+
+    def clears(self) -> list[str]:
+        """What closing for good clears now: this room's retained messages
+        when everyone had its last state, and earlier rooms' at the table."""
+        own = self.retained_topics() if self.clear_on_close and not self._missed else []
+        return list(dict.fromkeys([*own, *self.also_clear]))
 
     # -- on disk (net/rooms.py) ---------------------------------------------
 
@@ -583,6 +657,7 @@ class Authority:
     def _check_over(self) -> None:
         if self.table is not None and self.table.state.is_over and self.phase == PLAYING:
             self.phase = OVER
+            self._missed = self.absent_seats()  # those here receive the end now
             self._publish_room()
             self._over.set()
 
@@ -820,6 +895,10 @@ class Authority:
         record.presence_epoch = presence.epoch
         record.online = presence.online
         seat = self._seat_of(envelope.sender)
+        if seat is not None and presence.online and self._missed:
+            # Back after the end (subscribed before it says so): the
+            # retained final state has reached them.
+            self._missed.discard(seat)
         if seat is not None and self.seats[seat].present != presence.online:
             self.seats[seat].present = presence.online
             self._away_changed(seat)

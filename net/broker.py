@@ -5,7 +5,7 @@ game needs nothing installed. It runs in a child process, not in the host's
 event loop, so the table's work never delays message delivery and a crash of
 one does not take the other down::
 
-    python -m net.broker --bind 0.0.0.0 --port 1883 [--tries 20]
+    python -m net.broker --bind ADDR [--bind ADDR ...] --port 1883 [--tries 20]
 
 prints exactly one line, ``ready <port>``, on stdout once it accepts
 connections (the first free port from ``--port`` upward), and exits when its
@@ -23,6 +23,20 @@ How amqtt is set up here (amqtt 0.12):
   any announced length, up to MQTT's 256 MiB, into memory). asyncio already
   sets TCP_NODELAY on every accepted TCP socket (selector transports do it);
   we set it again explicitly because latency depends on it.
+- Before amqtt sees a connection, :class:`Gate` (ours) holds it to bounds
+  (docs/protocol.md, "The embedded broker"; issue 19 item 7): the first
+  packet must be a CONNECT, within CONNECT_TIMEOUT seconds (amqtt waits for
+  it for ever); connections still waiting for their CONNECT are capped per
+  address and in total, the oldest dropped first (so a flood of silent
+  connections never keeps an honest client out: it sends its CONNECT at
+  once); connected clients are capped per address and in total, and so are
+  amqtt's sessions, the next one refused with CONNACK "server unavailable";
+  a keep-alive of 0 (never checked) or over MAX_KEEPALIVE is refused with
+  CONNACK "identifier rejected", as Mosquitto's ``max_keepalive`` does; a
+  client that stops reading is dropped once MAX_WRITE_BUFFER bytes wait for
+  it, or that reads nothing for WRITE_STALL seconds while messages wait for
+  it. amqtt's own ``max_connections`` is not used: it queues connections on a
+  semaphore instead of refusing them, which holds their sockets open.
 - Plugins: only anonymous authentication. No ``$SYS`` topics (the
   BrokerSysPlugin is simply not loaded), no packet/event logging plugins, no
   websocket listener.
@@ -60,6 +74,23 @@ DEFAULT_TRIES = 20
 # like Mosquitto's max_packet_size); a bigger one disconnects that client.
 # Far above any Passe message; the protocol layer sets its own, smaller limit.
 DEFAULT_MAX_PACKET_SIZE = 1024 * 1024
+# Bounds on what clients may make the broker hold (docs/protocol.md, "The
+# embedded broker"). A room has at most 16 seats, each a process or two; an
+# SSH server's guests all connect from its own address: 64 per address.
+CONNECT_TIMEOUT = 5.0  # seconds from the TCP connection to its CONNECT
+MAX_PENDING_PER_ADDRESS = 16  # connections waiting for their CONNECT
+MAX_PENDING = 128
+MAX_CLIENTS_PER_ADDRESS = 64  # connected MQTT clients
+MAX_CLIENTS = 256
+MAX_SESSIONS = 320  # amqtt's sessions, connected or waiting to expire
+MAX_KEEPALIVE = 300  # seconds; 0 (no keep-alive at all) is refused too
+SESSION_EXPIRY = 60  # seconds a disconnected session is kept
+MAX_WRITE_BUFFER = 4 * 1024 * 1024  # bytes waiting for a client that does not read
+WRITE_STALL = 10.0  # seconds a client may read nothing while messages wait for it
+FLOOD_LOG_INTERVAL = 30.0  # seconds between lines about refused connections
+# CONNACK return codes (MQTT 3.1.1, 3.2.2.3).
+IDENTIFIER_REJECTED = 2
+SERVER_UNAVAILABLE = 3
 # Seconds the parent waits for ``ready``: Python and amqtt start in ~0.3 s,
 # much slower on a loaded 2-core machine.
 READY_TIMEOUT = 20.0
@@ -154,6 +185,205 @@ class LimitedStreamReader:
         self._reader.feed_eof()
 
 
+class RefusedConnect(Exception):
+    """A connection refused before amqtt sees it; ``code`` is the CONNACK
+    return code to send first, or None to just close."""
+
+    def __init__(self, reason: str, code: int | None = None) -> None:
+        super().__init__(reason)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class ConnectInfo:
+    """What the gate reads from a CONNECT packet (MQTT 3.1.1, 3.1.2)."""
+
+    keepalive: int
+    clean_session: bool
+
+
+async def read_first_packet(reader: asyncio.StreamReader, limit: int) -> bytes:
+    """The client's first MQTT packet, whole (fixed header and body), of at
+    most ``limit`` bytes; raises :class:`RefusedConnect` (not a CONNECT, too
+    big, malformed) or ``asyncio.IncompleteReadError`` (closed early)."""
+    first = await reader.readexactly(1)
+    if first[0] != 0x10:  # CONNECT, flags 0 [MQTT-3.1.0-1, 3.1.1]
+        raise RefusedConnect(f"first packet of type {first[0] >> 4}, not CONNECT")
+    framing = MqttFraming(limit)
+    framing.feed(first)
+    header = bytearray(first)
+    while True:
+        byte = await reader.readexactly(1)
+        header += byte
+        try:
+            framing.feed(byte)
+        except PacketTooLarge as exc:
+            raise RefusedConnect(str(exc)) from None
+        if not byte[0] & 0x80:
+            break
+    length = 0
+    for index, byte_value in enumerate(header[1:]):
+        length += (byte_value & 0x7F) << (7 * index)
+    return bytes(header) + await reader.readexactly(length)
+
+
+def parse_connect(packet: bytes) -> ConnectInfo:
+    """The keep-alive and clean-session flag of a whole CONNECT packet;
+    raises :class:`RefusedConnect` when it is too short to hold them."""
+    index = 1
+    while packet[index] & 0x80:
+        index += 1
+    body = packet[index + 1 :]
+    if len(body) < 2:
+        raise RefusedConnect("a CONNECT too short")
+    name_length = int.from_bytes(body[:2], "big")
+    flags_at = 2 + name_length + 1  # protocol name, then its level
+    if len(body) < flags_at + 3:
+        raise RefusedConnect("a CONNECT too short")
+    flags = body[flags_at]
+    keepalive = int.from_bytes(body[flags_at + 1 : flags_at + 3], "big")
+    return ConnectInfo(keepalive=keepalive, clean_session=bool(flags & 0x02))
+
+
+class ReplayReader:
+    """amqtt's ReaderAdapter over ``inner``, giving back ``prefix`` (the
+    CONNECT the gate has read) before the rest of the stream."""
+
+    def __init__(self, prefix: bytes, inner: LimitedStreamReader) -> None:
+        self._prefix = prefix
+        self._inner = inner
+
+    async def read(self, n: int = -1) -> bytes:
+        if not self._prefix:
+            return await self._inner.read(n)
+        if n == -1 or n >= len(self._prefix):
+            taken, self._prefix = self._prefix, b""
+            more = n - len(taken) if n != -1 else 0
+            return taken + (await self._inner.read(more) if more else b"")
+        taken, self._prefix = self._prefix[:n], self._prefix[n:]
+        return taken
+
+    def feed_eof(self) -> None:
+        self._inner.feed_eof()
+
+
+def bounded_writer(writer: asyncio.StreamWriter, limit: int, stall: float, peer: str) -> Any:
+    """amqtt's StreamWriterAdapter, dropping a client that stopped reading:
+    when more than ``limit`` bytes wait in its socket's buffer, or when
+    nothing more could be written to it for ``stall`` seconds. amqtt writes
+    one packet at a time and awaits the drain (under a lock), and every
+    message for that client waits meanwhile in a task of its own: the stall
+    bound is what keeps those from piling up."""
+    from amqtt.adapters import StreamWriterAdapter
+
+    transport = writer.transport
+
+    def drop(why: str) -> None:
+        if not transport.is_closing():
+            _log.warning("client %s does not read (%s): dropped", peer, why)
+            transport.abort()
+
+    class BoundedWriter(StreamWriterAdapter):  # type: ignore[misc]
+        def write(self, data: bytes) -> None:
+            if transport.is_closing():
+                return
+            if transport.get_write_buffer_size() + len(data) > limit:
+                drop(f"{limit} bytes waiting")
+                return
+            super().write(data)
+
+        async def drain(self) -> None:
+            try:
+                await asyncio.wait_for(super().drain(), stall)
+            except TimeoutError:
+                drop(f"nothing written for {stall:g} s")
+                raise ConnectionResetError("the client does not read") from None
+
+    return BoundedWriter(writer)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The gate's bounds (see the constants above)."""
+
+    connect_timeout: float = CONNECT_TIMEOUT
+    pending_per_address: int = MAX_PENDING_PER_ADDRESS
+    pending: int = MAX_PENDING
+    clients_per_address: int = MAX_CLIENTS_PER_ADDRESS
+    clients: int = MAX_CLIENTS
+    sessions: int = MAX_SESSIONS
+    max_keepalive: int = MAX_KEEPALIVE
+    write_buffer: int = MAX_WRITE_BUFFER
+    write_stall: float = WRITE_STALL
+
+
+@dataclass
+class Gate:
+    """Who may connect, sans I/O: the connections waiting for their CONNECT
+    (oldest first) and the connected clients, per address. ``close`` is
+    called on a waiting connection pushed out by a newer one."""
+
+    limits: Limits
+    _pending: dict[object, str] = field(default_factory=dict)  # in arrival order
+    _clients: dict[str, int] = field(default_factory=dict)
+    refused: int = 0  # CONNECTs refused, counted for the log (once in a while)
+    dropped: int = 0  # connections pushed out or timed out before their CONNECT
+
+    def arrive(self, connection: object, address: str) -> list[object]:
+        """A new TCP connection; returns the waiting ones to drop for it."""
+        dropped: list[object] = []
+        same = [other for other, where in self._pending.items() if where == address]
+        while len(same) >= self.limits.pending_per_address:
+            dropped.append(same.pop(0))
+            del self._pending[dropped[-1]]
+        while len(self._pending) >= self.limits.pending:
+            oldest = next(iter(self._pending))
+            dropped.append(oldest)
+            del self._pending[oldest]
+        self._pending[connection] = address
+        self.dropped += len(dropped)
+        return dropped
+
+    def leave_pending(self, connection: object) -> None:
+        self._pending.pop(connection, None)
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def admit(self, address: str, connect: ConnectInfo, sessions: int) -> None:
+        """A CONNECT read from ``address``: count it in, or raise
+        :class:`RefusedConnect` with the CONNACK code to send."""
+        limits = self.limits
+        if not 0 < connect.keepalive <= limits.max_keepalive:
+            self.refused += 1
+            raise RefusedConnect(
+                f"keep-alive {connect.keepalive} s (1-{limits.max_keepalive} s accepted)",
+                IDENTIFIER_REJECTED,
+            )
+        if self._clients.get(address, 0) >= limits.clients_per_address:
+            self.refused += 1
+            raise RefusedConnect(
+                f"{limits.clients_per_address} clients from this address already",
+                SERVER_UNAVAILABLE,
+            )
+        if sum(self._clients.values()) >= limits.clients or sessions >= limits.sessions:
+            self.refused += 1
+            raise RefusedConnect("the broker is full", SERVER_UNAVAILABLE)
+        self._clients[address] = self._clients.get(address, 0) + 1
+
+    def depart(self, address: str) -> None:
+        left = self._clients.get(address, 0) - 1
+        if left > 0:
+            self._clients[address] = left
+        else:
+            self._clients.pop(address, None)
+
+    @property
+    def clients(self) -> int:
+        return sum(self._clients.values())
+
+
 class _SnapshotDict(dict[str, Any]):
     """A dict whose iteration walks a copy of its keys, so it may change
     while an iteration awaits."""
@@ -169,28 +399,47 @@ def _broker_config() -> dict[str, Any]:
         # one and a half keep-alives (3.1.2.10), and a busy client's ping
         # comes a little late: allow as much again.
         "timeout_disconnect_delay": 10,
+        # A session whose client went stays this long (amqtt keeps one that
+        # logged in with a user name and clean_session 0, with its messages;
+        # anonymous ones go at once): no session outlives its use for ever.
+        "session_expiry_interval": SESSION_EXPIRY,
         # Only anonymous authentication: no $SYS plugin, no logging plugins.
         "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
     }
 
 
-async def _listen(handler: Any, bind: str, port: int, tries: int) -> tuple[asyncio.Server, int]:
-    """Listen on the first free port of ``port .. port + tries - 1``."""
+def _where(binds: Sequence[str]) -> str:
+    return ", ".join(binds)
+
+
+async def _listen(
+    handler: Any, binds: Sequence[str], port: int, tries: int
+) -> tuple[asyncio.Server, int]:
+    """Listen on every address of ``binds``, on the first port of
+    ``port .. port + tries - 1`` free on all of them (port 0: one the
+    kernel picks for the first address, then the same for the others)."""
     last = port if port == 0 else min(port + tries - 1, 65535)
+    where = _where(binds)
     for candidate in range(port, last + 1):
         try:
-            server = await asyncio.start_server(handler, bind, candidate)
+            if candidate == 0 and len(binds) > 1:
+                first = await asyncio.start_server(handler, binds[0], 0)
+                chosen = first.sockets[0].getsockname()[1]
+                first.close()
+                server = await asyncio.start_server(handler, list(binds), chosen)
+            else:
+                server = await asyncio.start_server(handler, list(binds), candidate)
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE and candidate < last:
                 continue
             if exc.errno == errno.EADDRINUSE:
                 span = f"port {port} is" if last == port else f"ports {port}-{last} are all"
-                raise BrokerError(f"cannot listen on {bind}: {span} in use") from None
+                raise BrokerError(f"cannot listen on {where}: {span} in use") from None
             reason = os.strerror(exc.errno) if exc.errno else str(exc)
-            raise BrokerError(f"cannot listen on {bind}:{candidate}: {reason}") from None
+            raise BrokerError(f"cannot listen on {where}:{candidate}: {reason}") from None
         bound: int = server.sockets[0].getsockname()[1]
         return server, bound
-    raise BrokerError(f"cannot listen on {bind}: no port to try")  # range was empty
+    raise BrokerError(f"cannot listen on {where}: no port to try")  # range was empty
 
 
 def _wait_for_stdin_eof(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
@@ -203,11 +452,17 @@ def _wait_for_stdin_eof(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) ->
         loop.call_soon_threadsafe(stop.set)
 
 
-async def serve(bind: str, port: int, tries: int, max_packet_size: int) -> None:
+async def serve(
+    binds: Sequence[str],
+    port: int,
+    tries: int,
+    max_packet_size: int,
+    limits: Limits | None = None,
+) -> None:
     """Run the broker until stdin closes or a SIGTERM/SIGINT arrives."""
-    from amqtt.adapters import StreamWriterAdapter
     from amqtt.broker import Broker
 
+    limits = limits or Limits()
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -225,6 +480,8 @@ async def serve(bind: str, port: int, tries: int, max_packet_size: int) -> None:
     await broker.start()
 
     clients: set[asyncio.StreamWriter] = set()
+    gate = Gate(limits)
+    waiting: dict[object, asyncio.StreamWriter] = {}
 
     async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         clients.add(writer)
@@ -232,26 +489,65 @@ async def serve(bind: str, port: int, tries: int, max_packet_size: int) -> None:
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         peer = writer.get_extra_info("peername")
+        address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+        token = object()
+        admitted = False
         try:
+            # A flood of connections that send nothing pushes out the
+            # oldest of them, never the newest (which sends its CONNECT now).
+            for old in gate.arrive(token, address):
+                dropped = waiting.pop(old, None)
+                if dropped is not None:
+                    dropped.transport.abort()
+            waiting[token] = writer
+            try:
+                async with asyncio.timeout(limits.connect_timeout):
+                    first = await read_first_packet(reader, max_packet_size)
+            finally:
+                gate.leave_pending(token)
+                waiting.pop(token, None)
+            try:
+                # amqtt's own session table, read only (0.12 has no public count).
+                gate.admit(address, parse_connect(first), len(broker._sessions))
+            except RefusedConnect as refusal:
+                if refusal.code is not None:
+                    writer.write(bytes([0x20, 0x02, 0x00, refusal.code]))  # CONNACK
+                    with contextlib.suppress(OSError, TimeoutError):
+                        async with asyncio.timeout(1):
+                            await writer.drain()
+                raise
+            admitted = True
             await broker.external_connected(
-                LimitedStreamReader(reader, MqttFraming(max_packet_size), str(peer)),
-                StreamWriterAdapter(writer),
+                ReplayReader(
+                    first, LimitedStreamReader(reader, MqttFraming(max_packet_size), str(peer))
+                ),
+                bounded_writer(writer, limits.write_buffer, limits.write_stall, str(peer)),
                 _LISTENER,
             )
+        except TimeoutError:
+            gate.dropped += 1  # no CONNECT in time
+        except (asyncio.IncompleteReadError, ConnectionError, OSError):
+            pass  # gone before its CONNECT (or pushed out): nothing to say
+        except RefusedConnect as refusal:
+            _log.info("refused %s: %s", peer, refusal)
         except Exception:
             # One client's failure must never stop the broker.
             _log.exception("client %s failed", peer)
         finally:
+            if admitted:
+                gate.depart(address)
             clients.discard(writer)
             writer.close()
 
     try:
-        server, bound = await _listen(connected, bind, port, tries)
+        server, bound = await _listen(connected, binds, port, tries)
     except BrokerError:
         await broker.shutdown()
         raise
     print(f"{_READY} {bound}", flush=True)
+    reporter = loop.create_task(_report_floods(gate))
     await stop.wait()
+    reporter.cancel()
     server.close()
     # What was published before the host stopped us still reaches its
     # subscribers (a game's final room state, with the record each peer
@@ -273,6 +569,23 @@ async def serve(bind: str, port: int, tries: int, max_packet_size: int) -> None:
         # nothing is left to save (a broker keeps nothing on disk).
         sys.stderr.flush()
         os._exit(0)
+
+
+async def _report_floods(gate: Gate, interval: float = FLOOD_LOG_INTERVAL) -> None:
+    """One line per interval at most about connections refused or dropped
+    (a flood must not flood the log)."""
+    said = (0, 0)
+    while True:
+        await asyncio.sleep(interval)
+        now = (gate.refused, gate.dropped)
+        if now != said:
+            _log.warning(
+                "in the last %g s: %d connections refused, %d dropped before their CONNECT",
+                interval,
+                now[0] - said[0],
+                now[1] - said[1],
+            )
+            said = now
 
 
 async def _flush(broker: Any, timeout: float) -> None:
@@ -321,29 +634,86 @@ def _quiet_logging(verbose: bool) -> None:
             logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
+_LIMIT_OPTIONS: dict[str, type] = {
+    "connect_timeout": float,
+    "pending_per_address": int,
+    "pending": int,
+    "clients_per_address": int,
+    "clients": int,
+    "sessions": int,
+    "max_keepalive": int,
+    "write_buffer": int,
+    "write_stall": float,
+}
+
+
+def limit_arguments(limits: Limits) -> list[str]:
+    """The command-line options that give the child ``limits``."""
+    default = Limits()
+    arguments: list[str] = []
+    for name in _LIMIT_OPTIONS:
+        value = getattr(limits, name)
+        if value != getattr(default, name):
+            arguments += [f"--{name.replace('_', '-')}", str(value)]
+    return arguments
+
+
+def _more_files() -> None:
+    """As many open files as the system lets us: each client is a socket,
+    and running out makes asyncio stop accepting for a while."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m net.broker",
         description="Passe's embedded MQTT broker. Prints 'ready PORT' once it "
         "accepts connections; exits when standard input closes.",
     )
-    parser.add_argument("--bind", default="0.0.0.0", help="address to listen on")
+    parser.add_argument(
+        "--bind",
+        action="append",
+        default=None,
+        help="address to listen on (repeatable; default 0.0.0.0)",
+    )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="first port to try")
     parser.add_argument("--tries", type=int, default=1, help="ports to try from --port upward")
     parser.add_argument(
         "--max-packet-size", type=int, default=DEFAULT_MAX_PACKET_SIZE, help="bytes"
     )
+    default = Limits()
+    for name, kind in _LIMIT_OPTIONS.items():
+        parser.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=kind,
+            default=getattr(default, name),
+            help=f"(default {getattr(default, name)})",
+        )
     parser.add_argument("--verbose", action="store_true", help="log amqtt's debug output")
     args = parser.parse_args(argv)
-    if not 0 <= args.port <= 65535 or args.tries < 1 or args.max_packet_size < 2:
+    limits = Limits(**{name: getattr(args, name) for name in _LIMIT_OPTIONS})
+    if (
+        not 0 <= args.port <= 65535
+        or args.tries < 1
+        or args.max_packet_size < 2
+        or not all(getattr(limits, name) > 0 for name in _LIMIT_OPTIONS)
+    ):
         print(
-            "passe broker: --port must be 0-65535, --tries and --max-packet-size positive",
+            "passe broker: --port must be 0-65535, --tries, --max-packet-size and the limits "
+            "positive",
             file=sys.stderr,
         )
         return 2
     _quiet_logging(args.verbose)
+    _more_files()
+    binds = args.bind or ["0.0.0.0"]
     try:
-        asyncio.run(serve(args.bind, args.port, args.tries, args.max_packet_size))
+        asyncio.run(serve(binds, args.port, args.tries, args.max_packet_size, limits))
     except BrokerError as exc:
         print(f"passe broker: {exc}", file=sys.stderr, flush=True)
         return 2
@@ -356,22 +726,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 @dataclass
 class EmbeddedBroker:
     """A running broker child. ``host`` is the address a client on this
-    machine connects to (loopback when the broker listens on every interface);
-    ``bind`` is what it listens on."""
+    machine connects to (loopback when the broker listens on every interface
+    or on loopback); ``binds`` are the addresses it listens on."""
 
-    bind: str
+    binds: tuple[str, ...]
     port: int
     process: asyncio.subprocess.Process
     _drains: list[asyncio.Task[None]] = field(default_factory=list)
     _stderr: deque[str] = field(default_factory=lambda: deque(maxlen=40))
 
     @property
+    def bind(self) -> str:
+        return self.binds[0]
+
+    @property
     def host(self) -> str:
-        if self.bind in ("", "0.0.0.0"):
+        if any(bind in ("", "0.0.0.0", "127.0.0.1") for bind in self.binds):
             return "127.0.0.1"
-        if self.bind == "::":
+        if any(bind in ("::", "::1") for bind in self.binds):
             return "::1"
-        return self.bind
+        return self.binds[0]
 
     @property
     def pid(self) -> int:
@@ -416,30 +790,35 @@ async def _drain_lines(stream: asyncio.StreamReader, keep: deque[str] | None) ->
 
 
 async def start_embedded_broker(
-    bind: str = "0.0.0.0",
+    bind: str | Sequence[str] = "0.0.0.0",
     port: int = DEFAULT_PORT,
     *,
     tries: int = DEFAULT_TRIES,
     max_packet_size: int = DEFAULT_MAX_PACKET_SIZE,
+    limits: Limits | None = None,
     timeout: float = READY_TIMEOUT,
 ) -> EmbeddedBroker:
-    """Start the broker child on the first free port from ``port`` upward
-    (``port=0``: any free port) and wait until it accepts connections.
+    """Start the broker child listening on ``bind`` (an address or several)
+    on the first port from ``port`` upward free on all of them (``port=0``:
+    any free port), and wait until it accepts connections.
 
     Raises :class:`BrokerError` if it does not start within ``timeout``.
     """
+    binds = (bind,) if isinstance(bind, str) else tuple(bind)
+    if not binds:
+        raise BrokerError("embedded broker: no address to listen on")
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "net.broker",
-        "--bind",
-        bind,
+        *(word for address in binds for word in ("--bind", address)),
         "--port",
         str(port),
         "--tries",
         str(tries),
         "--max-packet-size",
         str(max_packet_size),
+        *limit_arguments(limits or Limits()),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -448,7 +827,7 @@ async def start_embedded_broker(
         start_new_session=True,
     )
     assert process.stdout is not None and process.stderr is not None
-    broker = EmbeddedBroker(bind, 0, process)
+    broker = EmbeddedBroker(binds, 0, process)
     broker._drains.append(asyncio.create_task(_drain_lines(process.stderr, broker._stderr)))
     try:
         line = await asyncio.wait_for(process.stdout.readline(), timeout)

@@ -14,9 +14,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import ipaddress
 import logging
 import socket
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,16 +50,41 @@ class HostedRoom:
     authority: Authority
     broker_host: str  # where this process reaches the broker
     broker_port: int
-    lan_address: str  # where others reach it
+    lan_address: str  # where others reach it (the first of ``addresses``)
     embedded: EmbeddedBroker | None = None
     advertiser: Advertiser | None = None
     # A resumed room whose embedded broker could not take its old port back:
     # that port (peers waiting there must join again, with the new hint).
     moved_from: int | None = None
+    # Where the broker was found to answer (issue 18.5), loopback last: what
+    # the room advertises on the LAN. Set once the authority is connected.
+    addresses: tuple[str, ...] = ()
 
     @property
     def code(self) -> str:
         return self.authority.code
+
+    @property
+    def local_only(self) -> bool:
+        """Whether the broker answers only on this machine (loopback): a
+        broker given on 127.0.0.1, or the embedded one with ``--bind
+        127.0.0.1``; players elsewhere cannot reach the room."""
+        return all(_is_loopback(address) for address in self.addresses or (self.lan_address,))
+
+    @property
+    def reach_note(self) -> str:
+        """One line for the host when others cannot reach the room, else ""."""
+        if not self.local_only:
+            return ""
+        how = (
+            "host with --bind one of this machine's LAN addresses"
+            if self.embedded is not None
+            else "make that broker listen on the LAN too, e.g. Mosquitto's `listener 1883`"
+        )
+        return (
+            f"the room's broker ({self.lan_address}:{self.broker_port}) answers only on this "
+            f"machine: players on other machines cannot join ({how})"
+        )
 
     @property
     def join_hint(self) -> str:
@@ -91,6 +118,101 @@ def lan_address() -> str:
     return local_addresses()[0]
 
 
+# What a bind address means "every interface".
+ALL_INTERFACES = ("", "0.0.0.0", "::")
+# Seconds to wait for the broker to accept a probe connection on an address.
+PROBE_TIMEOUT = 1.0
+
+Bind = str | Sequence[str] | None
+
+
+def broker_binds(bind: Bind) -> tuple[str, ...]:
+    """Where the embedded broker listens: ``bind`` (an address or several),
+    or by default (None) the interfaces the room is advertised on (issue
+    19.7): this machine's LAN addresses and loopback, as
+    :func:`net.discovery.local_addresses` lists them for the interfaces mDNS
+    uses (``PASSE_MDNS_INTERFACES``), never every interface."""
+    if bind is None:
+        from net.discovery import local_addresses, mdns_interfaces
+
+        # An interface listed but not usable now (going down) would make the
+        # whole broker fail to start: only those a socket can bind to.
+        usable = tuple(a for a in local_addresses(mdns_interfaces()) if _bindable(a))
+        return usable or ("127.0.0.1",)
+    return (bind,) if isinstance(bind, str) else tuple(bind)
+
+
+def _bindable(address: str) -> bool:
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET) as probe:
+            probe.bind((address, 0))
+    except OSError:
+        return False
+    return True
+
+
+def _is_loopback(address: str) -> bool:
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+async def answers(address: str, port: int, timeout: float = PROBE_TIMEOUT) -> bool:
+    """Whether something accepts a TCP connection at ``address:port``."""
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(address, port), timeout)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+    return True
+
+
+async def reachable_addresses(
+    broker_host: str, port: int, embedded: EmbeddedBroker | None
+) -> tuple[str, ...]:
+    """The IPv4 addresses where the room's broker answers (issue 18.5),
+    loopback last: what it is advertised and shown at. For a broker on
+    loopback (embedded or given), this machine's LAN addresses are tried
+    too: a broker listening on every interface answers there as well."""
+    from net.discovery import local_addresses
+
+    if embedded is not None and not any(bind in ALL_INTERFACES for bind in embedded.binds):
+        candidates: Sequence[str] = embedded.binds
+    elif embedded is not None or _is_loopback(broker_host):
+        candidates = local_addresses()
+    else:
+        candidates = await _ipv4_of(broker_host, port)
+    ordered = sorted(dict.fromkeys(candidates), key=_is_loopback)  # stable: loopback last
+    ipv4 = [address for address in ordered if _ipv4(address)]
+    found = await asyncio.gather(*(answers(address, port) for address in ipv4))
+    return tuple(address for address, ok in zip(ipv4, found, strict=True) if ok)
+
+
+def _ipv4(address: str) -> bool:
+    try:
+        ipaddress.IPv4Address(address)
+    except ValueError:
+        return False
+    return True
+
+
+async def _ipv4_of(host: str, port: int) -> list[str]:
+    if _ipv4(host):
+        return [host]
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(
+            host, port, family=socket.AF_INET, type=socket.SOCK_STREAM
+        )
+    except OSError:
+        return []
+    return [str(info[4][0]) for info in infos]
+
+
 async def open_room(
     game_id: str,
     config: Config,
@@ -99,7 +221,7 @@ async def open_room(
     host_name: str,
     broker: tuple[str, int] | None = None,
     port: int = DEFAULT_PORT,
-    bind: str = "0.0.0.0",
+    bind: Bind = None,
     seed: int | None = None,
     bot_delay: float = 0.6,
     advertise: bool = True,
@@ -170,12 +292,24 @@ async def open_next_room(room: HostedRoom, *, seed: int | None = None) -> Hosted
         store.release()
         raise
     old.announce_next(code)
+    # The old room's notice and final state are read by those following:
+    # its retained messages are cleared when the table's last room closes.
+    old.clear_on_close = False
+    inherited, old.also_clear = old.also_clear, []
+    authority.told_keys |= old.told_keys
     following = HostedRoom(
-        authority, room.broker_host, room.broker_port, room.lan_address, room.embedded
+        authority,
+        room.broker_host,
+        room.broker_port,
+        room.lan_address,
+        room.embedded,
+        addresses=room.addresses,
     )
     advertised = room.advertiser is not None
     room.embedded = None  # the next room's now: closing this one must not stop it
     await room.close()
+    ended_for_all = not old.unreached
+    authority.also_clear = [*inherited, *(old.retained_topics() if ended_for_all else [])]
     if advertised:
         following.advertiser = await _advertise(following, old.game_id, old.host_name)
     return following
@@ -185,7 +319,7 @@ async def resume_room(
     saved: SavedRoom,
     *,
     broker: tuple[str, int] | None = None,
-    bind: str = "0.0.0.0",
+    bind: Bind = None,
     bot_delay: float | None = None,
     advertise: bool = True,
     app_version: str = "",
@@ -202,12 +336,36 @@ async def resume_room(
         raise
 
 
-async def close_interrupted_room(saved: SavedRoom) -> bool:
+# Seconds an interrupted room closed for good waits for its people to be
+# back on its broker to be told (issue 18.3). The embedded broker died with
+# the host: peers find the new one within their reconnection backoff (at
+# most 5 s, with jitter 6.5 s). A broker that outlived the host (Mosquitto)
+# has kept their links: their retained presences come at once.
+CLOSE_WAIT_EMBEDDED = 10.0
+CLOSE_WAIT_LASTING = 3.0
+
+
+@dataclass(frozen=True)
+class ClosedRoom:
+    """What closing an interrupted room for good achieved: whether its
+    broker was reached, who was told, who was not (their names), and
+    whether the broker keeps the closed state for them (it outlives us)."""
+
+    reached_broker: bool
+    told: tuple[str, ...] = ()
+    untold: tuple[str, ...] = ()
+    kept_for_them: bool = False
+
+
+async def close_interrupted_room(
+    saved: SavedRoom, *, own_key: bytes | None = None, wait: float | None = None
+) -> ClosedRoom:
     """Close for good a room whose host died (a game nobody will finish):
-    it is opened again on its broker just long enough to tell everyone it is
-    closed (its room state, retained), then its files are removed. If its
-    broker cannot be reached the files are removed anyway. Returns whether
-    the others could be told. Raises ``RoomBusy`` if a running Passe hosts it."""
+    it is opened again on its broker until each of its people (but the one
+    with ``own_key``, at this machine) is back to receive the closed state,
+    at most ``wait`` seconds, then closed and its files removed. If its
+    broker cannot be reached the files are removed anyway. Raises
+    ``RoomBusy`` if a running Passe hosts it."""
     try:
         room = await resume_room(saved, advertise=False)
     except RoomBusy:
@@ -217,16 +375,38 @@ async def close_interrupted_room(saved: SavedRoom) -> bool:
         store = _claim(saved.code)
         store.discard()
         store.release()
-        return False
+        return ClosedRoom(reached_broker=False)
+    authority = room.authority
+    if authority.table is not None:
+        await authority.table.stop()  # no bot plays on while the room waits to close
+    if own_key is not None:
+        authority.told_keys.add(own_key)
+    if wait is None:
+        wait = CLOSE_WAIT_EMBEDDED if room.embedded is not None else CLOSE_WAIT_LASTING
+    everyone = asyncio.Event()
+
+    def check() -> None:
+        if not authority.absent_seats():
+            everyone.set()
+
+    authority.on_change.append(check)
+    check()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(everyone.wait(), wait)
     await room.close()
-    return True
+    return ClosedRoom(
+        reached_broker=True,
+        told=tuple(authority.reached),
+        untold=tuple(authority.unreached),
+        kept_for_them=room.embedded is None,
+    )
 
 
 async def _resume(
     saved: SavedRoom,
     store: RoomStore,
     broker: tuple[str, int] | None,
-    bind: str,
+    bind: Bind,
     bot_delay: float | None,
     advertise: bool,
     app_version: str,
@@ -234,7 +414,7 @@ async def _resume(
     moved_from = None
     if broker is None and saved.broker.embedded:
         wanted = saved.broker.port
-        free = await _wait_until_free(bind, wanted, PORT_WAIT)
+        free = await _wait_until_free(broker_binds(bind), wanted, PORT_WAIT)
         embedded, broker_host, broker_port, shown = await _broker(
             None, wanted, bind, tries=1 if free else None
         )
@@ -257,21 +437,25 @@ async def _resume(
 
 
 async def _broker(
-    broker: tuple[str, int] | None, port: int, bind: str, *, tries: int | None = None
+    broker: tuple[str, int] | None, port: int, bind: Bind, *, tries: int | None = None
 ) -> tuple[EmbeddedBroker | None, str, int, str]:
     """The embedded broker started (``broker`` None) or the given one: the
-    broker, where this process reaches it, and the address others use."""
+    broker, where this process reaches it, and the address others use (a
+    first guess: :func:`_run` checks where the broker answers)."""
     if broker is None:
         from net.broker import DEFAULT_TRIES, start_embedded_broker
 
+        binds = broker_binds(bind)
         embedded = await start_embedded_broker(
-            bind=bind, port=port, tries=DEFAULT_TRIES if tries is None else tries
+            bind=binds, port=port, tries=DEFAULT_TRIES if tries is None else tries
         )
-        shown = lan_address() if bind in ("0.0.0.0", "::", "") else bind
-        return embedded, "127.0.0.1", embedded.port, shown
+        if any(address in ALL_INTERFACES for address in binds):
+            shown = lan_address()
+        else:
+            shown = next((a for a in binds if not _is_loopback(a)), embedded.host)
+        return embedded, embedded.host, embedded.port, shown
     broker_host, broker_port = broker
-    shown = lan_address() if broker_host in ("127.0.0.1", "localhost", "::1") else broker_host
-    return None, broker_host, broker_port, shown
+    return None, broker_host, broker_port, broker_host
 
 
 def _claim(code: str) -> RoomStore:
@@ -285,17 +469,18 @@ def _choice(embedded: EmbeddedBroker | None, host: str, port: int) -> BrokerChoi
     return BrokerChoice(embedded=embedded is not None, host=host, port=port)
 
 
-async def _wait_until_free(bind: str, port: int, timeout: float) -> bool:
-    """Whether ``port`` can be listened on, waiting up to ``timeout`` for
-    the dead host's broker to let it go."""
+async def _wait_until_free(binds: Sequence[str], port: int, timeout: float) -> bool:
+    """Whether ``port`` can be listened on at every address of ``binds``,
+    waiting up to ``timeout`` for the dead host's broker to let it go."""
     deadline = time.monotonic() + timeout
     while True:
         try:
-            with socket.socket(socket.AF_INET6 if ":" in bind else socket.AF_INET) as probe:
-                # As asyncio's server does: connections of the dead broker
-                # waiting out TIME_WAIT do not keep the port.
-                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                probe.bind((bind, port))
+            for bind in binds:
+                with socket.socket(socket.AF_INET6 if ":" in bind else socket.AF_INET) as probe:
+                    # As asyncio's server does: connections of the dead broker
+                    # waiting out TIME_WAIT do not keep the port.
+                    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                    probe.bind((bind, port))
             return True
         except OSError as error:
             if error.errno != errno.EADDRINUSE or time.monotonic() >= deadline:
@@ -309,6 +494,13 @@ async def _run(room: HostedRoom, advertise: bool) -> HostedRoom:
     except BaseException:
         await room.close()
         raise
+    # Shown and advertised only where the broker answers (issue 18.5: a
+    # broker on 127.0.0.1 was shown at the LAN address, where it does not).
+    room.addresses = await reachable_addresses(room.broker_host, room.broker_port, room.embedded)
+    if room.addresses:
+        room.lan_address = room.addresses[0]
+    if room.local_only:
+        log.info(room.reach_note)
     if advertise:
         room.advertiser = await _advertise(room, room.authority.game_id, room.authority.host_name)
     return room
@@ -327,13 +519,16 @@ def room_advert(room: HostedRoom, game_id: str, host_name: str) -> RoomAdvert:
         free_seats=room.authority.free_seats,
         version=PROTOCOL_VERSION,
         port=room.broker_port,
-        addresses=(room.lan_address,) if room.lan_address != "127.0.0.1" else (),
+        addresses=room.addresses,
     )
 
 
 async def _advertise(room: HostedRoom, game_id: str, host_name: str) -> Advertiser | None:
     from net.discovery import Advertiser
 
+    if not room.addresses:
+        log.warning("not advertised on the LAN: the broker answers at no IPv4 address")
+        return None
     advert = room_advert(room, game_id, host_name)
     advertiser = Advertiser()
     try:
@@ -351,6 +546,7 @@ def default_host_name() -> str:
 
 
 __all__ = [
+    "ClosedRoom",
     "HostedRoom",
     "close_interrupted_room",
     "default_host_name",

@@ -220,14 +220,15 @@ class RemoteTable(TableClient):
 
     async def _abandon(self) -> None:
         if self._link is not None:
-            await self._link.close(
-                final=[
-                    (
-                        presence_topic(self.code, self.identity.peer_id),
-                        self._presence_payload(online=False),
-                    )
-                ]
-            )
+            # "Gone" for whoever is connected now; then, in a room that is
+            # over or closed, which needs our presence no more, cleared rather
+            # than left on the broker for ever (issue 18.10; a clean
+            # disconnect sends no will).
+            topic = presence_topic(self.code, self.identity.peer_id)
+            final = [(topic, self._presence_payload(online=False))]
+            if self.room is not None and self.room.phase in ("over", "closed"):
+                final.append((topic, b""))
+            await self._link.close(final=final)
 
     async def _request(self, message: Hello | Sync, *, abandon: bool = True) -> Welcome | Refused:
         loop = asyncio.get_running_loop()

@@ -213,7 +213,9 @@ class MqttLink:
             async for message in client.messages:
                 topic = message.topic.value
                 payload = message.payload
-                if not isinstance(payload, (bytes, bytearray)):
+                if not isinstance(payload, (bytes, bytearray)) or not payload:
+                    # Empty: a retained message being cleared (a room that
+                    # nobody needs any more, docs/protocol.md): nothing to read.
                     continue
                 if len(payload) > MAX_PAYLOAD:
                     log.warning("dropped %d bytes on %s: over the size limit", len(payload), topic)

@@ -19,12 +19,15 @@ from core.engine import ConfigError
 if TYPE_CHECKING:
     from net.client import TableClient
     from net.discovery import RoomAdvert
-    from net.host import HostedRoom
+    from net.host import ClosedRoom, HostedRoom
     from net.identity import Identity
     from net.remote import RemoteTable
     from net.rooms import SavedRoom
 
 BROKER_ENV = "PASSE_BROKER"  # HOST[:PORT] of an MQTT broker to use instead of the embedded one
+# Addresses (comma-separated) the embedded broker listens on; `passe serve
+# --ssh --bind ADDR` sets it for its guests' rooms (docs/ssh.md).
+BIND_ENV = "PASSE_BIND"
 # Set by `passe serve` in a guest's environment: messages then name no path on
 # the server (a guest's key lives there, but the path means nothing to them).
 SERVED_ENV = "PASSE_SERVED"
@@ -43,13 +46,23 @@ class NetworkOptions:
     broker: tuple[str, int] | None = None
     port: int = DEFAULT_PORT
     advertise: bool = True
+    # Where the embedded broker listens (None: the LAN interfaces the room
+    # is advertised on, and loopback; net.host.broker_binds).
+    bind: tuple[str, ...] | None = None
 
     @classmethod
     def from_env(cls) -> NetworkOptions:
         """``$PASSE_BROKER`` (``HOST[:PORT]``) chooses the broker; a bad value
-        is reported when a room is opened, not ignored."""
+        is reported when a room is opened, not ignored. ``$PASSE_BIND``
+        (addresses, comma-separated) where the embedded broker listens."""
         text = os.environ.get(BROKER_ENV, "").strip()
-        return cls(broker=parse_broker(text) if text else None)
+        return cls(broker=parse_broker(text) if text else None, bind=bind_from_env())
+
+
+def bind_from_env() -> tuple[str, ...] | None:
+    """``$PASSE_BIND`` as addresses, None when unset or empty."""
+    words = [word.strip() for word in os.environ.get(BIND_ENV, "").split(",")]
+    return tuple(word for word in words if word) or None
 
 
 def parse_broker(text: str) -> tuple[str, int]:
@@ -171,6 +184,9 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
             f"resume it with `passe host --resume {resumed.code} --headless`"
         )
     room = await _open(plan, advertise)
+    # The person at this screen learns how the room ends from it: the room
+    # never waits for them, nor keeps its messages for them (issue 18.10).
+    room.authority.told_keys.add(identity.public_key)
     table = RemoteTable(identity, room.code, room.broker_host, room.broker_port, plan.name)
     try:
         # A resumed room knows the person's key: it gives back their seat.
@@ -195,13 +211,30 @@ async def close_for_good(room: SavedRoom) -> str:
     from net.host import close_interrupted_room
 
     code = format_code(room.code)
+    identity, _ = _user_identity()
     try:
-        told = await close_interrupted_room(room)
+        closed = await close_interrupted_room(room, own_key=identity.public_key)
     except Exception as error:
         raise NetplayError(_one_line(error, f"could not close room {code}")) from None
-    if told:
-        return f"Room {code} is closed: the others were told."
-    return f"Room {code} is closed (its broker could not be reached to tell the others)."
+    return closed_notice(code, closed)
+
+
+def closed_notice(code: str, closed: ClosedRoom) -> str:
+    """What closing a room for good achieved, truthfully (issue 18.3)."""
+    if not closed.reached_broker:
+        return f"Room {code} is closed (its broker could not be reached to tell the others)."
+    parts = []
+    if closed.told:
+        parts.append(f"{_names(closed.told)} {'was' if len(closed.told) == 1 else 'were'} told")
+    if closed.untold and closed.kept_for_them:
+        parts.append(f"{_names(closed.untold)} will see it is closed when they come back")
+    elif closed.untold:
+        parts.append(f"{_names(closed.untold)} could not be told (not connected)")
+    return f"Room {code} is closed: {'; '.join(parts)}." if parts else f"Room {code} is closed."
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
@@ -212,7 +245,9 @@ async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
     network = plan.network
     try:
         if plan.resume is not None:
-            return await resume_room(plan.resume, broker=network.broker, advertise=advertise)
+            return await resume_room(
+                plan.resume, broker=network.broker, bind=network.bind, advertise=advertise
+            )
         game = get_game(plan.game_id)
         config = game.make_config(players=plan.players, teams=plan.teams, **plan.options)
         return await open_room(
@@ -224,6 +259,7 @@ async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
             host_name=plan.name,
             broker=network.broker,
             port=network.port,
+            bind=network.bind,
             seed=plan.seed,
             bot_delay=plan.bot_delay,
             advertise=advertise,
@@ -381,6 +417,7 @@ def _one_line(error: BaseException, fallback: str) -> str:
 
 
 __all__ = [
+    "BIND_ENV",
     "BROKER_ENV",
     "SERVED_ENV",
     "HostPlan",
@@ -388,7 +425,9 @@ __all__ = [
     "NetworkOptions",
     "Target",
     "advert_target",
+    "bind_from_env",
     "close_for_good",
+    "closed_notice",
     "discovery_available",
     "first_reachable",
     "join_next_game",

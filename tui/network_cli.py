@@ -79,6 +79,14 @@ def add_commands(commands: Any, option_type: Any) -> None:
         "--port", type=_port, default=1883, help="embedded broker's port (default 1883)"
     )
     host.add_argument(
+        "--bind",
+        action="append",
+        default=None,
+        metavar="ADDR",
+        help="where the embedded broker listens (repeatable; default: this machine's LAN "
+        "addresses and 127.0.0.1; 0.0.0.0: every interface)",
+    )
+    host.add_argument(
         "--option",
         action="append",
         default=[],
@@ -163,6 +171,12 @@ def run(args: argparse.Namespace) -> int:
             args.broker = NetworkOptions.from_env().broker
         except NetplayError as error:
             return _fail(f"{BROKER_ENV}: {error}")
+    if args.command == "host":
+        from tui.netplay import bind_from_env
+
+        if args.bind is not None and args.broker is not None:
+            return _fail("--bind is for the embedded broker: with --broker, the broker binds")
+        args.bind = tuple(args.bind) if args.bind is not None else bind_from_env()
     if args.command == "host" and args.resume is not None:
         from core.registry import game_ids
 
@@ -287,7 +301,9 @@ def _host_on_screen(args: argparse.Namespace) -> int:
         return _fail("--wait-for is for --headless: on screen, you start the game")
     if args.stand_in_after is not None:
         return _fail("--stand-in-after is for --headless: on screen, b at the table does it")
-    network = NetworkOptions(broker=args.broker, port=args.port, advertise=not args.no_advertise)
+    network = NetworkOptions(
+        broker=args.broker, port=args.port, advertise=not args.no_advertise, bind=args.bind
+    )
     if args.resume is not None:
         chosen = _interrupted_room(args.resume)
         if isinstance(chosen, int):
@@ -408,7 +424,10 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
             join=room.join_hint,
             broker=f"{room.broker_host}:{room.broker_port}",
             phase=authority.phase,
+            local_only=room.local_only,
         )
+        if room.reach_note:
+            print(f"passe: {room.reach_note}", file=sys.stderr)
         if room.moved_from is not None:
             print(
                 f"passe: port {room.moved_from} was taken: peers waiting there must join "
@@ -470,6 +489,7 @@ async def _open_headless(args: argparse.Namespace) -> HostedRoom | int:
             host_name=args.name or default_host_name(),
             broker=args.broker,
             port=args.port,
+            bind=args.bind,
             seed=args.seed,
             bot_delay=args.bot_delay if args.bot_delay is not None else 0.8,
             advertise=not args.no_advertise,
@@ -492,6 +512,7 @@ async def _resume_headless(args: argparse.Namespace) -> HostedRoom | int:
         return await resume_room(
             chosen.room,
             broker=args.broker,
+            bind=args.bind,
             bot_delay=args.bot_delay,
             advertise=not args.no_advertise,
         )

@@ -138,7 +138,7 @@ def test_the_lan_advert_carries_the_host_name_cleaned() -> None:
         code="ABC123",
         authority=SimpleNamespace(free_seats=2),
         broker_port=1883,
-        lan_address="192.0.2.7",
+        addresses=("192.0.2.7",),
     )
     advert = room_advert(room, "passpass", "\x1b]0;PWNED\x07[/]Eve\u202e")
     checked = check_advert(advert)

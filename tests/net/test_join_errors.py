@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from core.registry import get_game
-from net.authority import Authority
+from net.authority import Authority, SeatSlot
 from net.codes import new_code
 from net.identity import Identity
 from net.remote import RemoteTable
+from net.table import HUMAN
 from net.wire import Presence, RoomState, presence_topic, room_topic, seal
 from tests.net.peers import RawClient
 from tests.net.procs import PasseProcess, free_port, host_args, need_mosquitto, run_passe
@@ -133,6 +134,10 @@ async def test_a_closed_room_says_so(tmp_path: Path) -> None:
         "127.0.0.1",
         1883,
     )
+    # Ana, seated, is away when it closes: the closed state stays retained
+    # for her (a room whose people all had its end leaves nothing behind:
+    # docs/protocol.md, "What stays on the broker").
+    authority.seats[0] = SeatSlot("Ana", HUMAN, key=Identity.generate().public_key)
     await authority.start()
     await authority.close()
     status, _, err = await run_passe(tmp_path, "join", f"C10SED@{BROKER}", "--bot", "random")

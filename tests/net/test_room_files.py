@@ -252,5 +252,6 @@ async def test_a_room_whose_broker_is_gone_is_still_closed_for_good(
     authority = await a_room_in_play("GXNE23")
     gone = BrokerChoice(embedded=False, host="127.0.0.1", port=free_port())
     write_room(room_path("GXNE23"), authority.snapshot(gone))
-    assert await close_interrupted_room(load_room(room_path("GXNE23"))) is False
+    closed = await close_interrupted_room(load_room(room_path("GXNE23")))
+    assert not closed.reached_broker and not closed.told
     assert list(room_path("GXNE23").parent.iterdir()) == []

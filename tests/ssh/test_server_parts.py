@@ -180,3 +180,21 @@ def test_the_server_does_not_load_textual() -> None:
     code = "import sys, tui.serve.server, tui.cli; print('textual' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_guests_rooms_brokers_listen_where_the_server_does(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`passe serve --ssh --bind 127.0.0.1`: the embedded brokers of rooms
+    its guests host listen on 127.0.0.1 too (issue 18), never on every
+    interface; a client cannot choose otherwise."""
+    from tui.netplay import NetworkOptions
+
+    request = Request(term_type="xterm", environment={"PASSE_BIND": "0.0.0.0"})
+    env = _hub(bind="127.0.0.1").environment(request, Identity("ann", None, "::1"), tmp_path)
+    assert env["PASSE_BIND"] == "127.0.0.1"
+    monkeypatch.setenv("PASSE_BIND", env["PASSE_BIND"])
+    assert NetworkOptions.from_env().bind == ("127.0.0.1",)
+    # A server on every address leaves guests' brokers on the LAN interfaces.
+    env = _hub(bind="").environment(request, Identity("ann", None, "::1"), tmp_path)
+    assert "PASSE_BIND" not in env

@@ -307,8 +307,13 @@ class HomeScreen(PasseScreen):
         )
 
     async def _close_hosted(self, room: SavedRoom) -> None:
+        from net.codes import format_code
         from tui.netplay import NetplayError, close_for_good
 
+        # It waits (seconds) for the others to be back on its broker to be told.
+        self.notify(
+            f"Closing room {format_code(room.code)}: telling the others…", title="Hosted game"
+        )
         try:
             said = await close_for_good(room)
         except NetplayError as error:

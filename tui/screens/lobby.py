@@ -254,12 +254,15 @@ class LobbyScreen(PasseScreen):
             if self.hosted is not None
             else f"{format_code(room.room)}@{self.table.broker_host}:{self.table.broker_port}"
         )
+        # Issue 18.5: a broker that answers only on this machine is said so,
+        # rather than shown at an address where it does not listen.
+        reach = (
+            "Only this machine can reach the room's broker:\n"
+            if self.hosted is not None and self.hosted.local_only
+            else "If the LAN hides the room, others type:\n"
+        )
         self.query_one("#lobby-info", Static).update(
-            plain(
-                f"{title} · {describe_settings(room)}\n"
-                "If the LAN hides the room, others type:\n"
-                f"passe join {hint}"
-            )
+            plain(f"{title} · {describe_settings(room)}\n{reach}passe join {hint}")
         )
         self.query_one(SeatList).show(room, self.table.seat)
         away = away_names(room.seats, self.table.seat)

@@ -32,7 +32,7 @@ import asyncssh
 
 from net.paths import data_dir
 from net.text import safe_logging
-from tui.netplay import SERVED_ENV
+from tui.netplay import BIND_ENV, SERVED_ENV
 from tui.serve.host_key import fingerprint, load_or_create_host_key
 from tui.serve.session import PasseSession, Request
 from tui.terminal import Shutdown, guard_standard_streams, watch_streams
@@ -227,6 +227,10 @@ class Hub:
         env[SERVED_ENV] = "1"  # a guest: the server's paths are not theirs to read
         if identity.key:
             env[PLAYER_KEY_VARIABLE] = identity.key
+        if self.options.bind and self.options.bind not in ("0.0.0.0", "::"):
+            # The embedded brokers of rooms guests host listen where the
+            # server does (issue 18): `--bind 127.0.0.1` keeps them local.
+            env[BIND_ENV] = self.options.bind
         return env
 
     # -- one session, start to end ------------------------------------------------------

@@ -1,0 +1,341 @@
+"""The embedded broker's bounds (issue 19 item 7; docs/protocol.md, "The
+embedded broker"): a real child process attacked over real sockets.
+
+Other loopback addresses (127.0.0.2, ...) stand for other machines: Linux
+routes all of 127.0.0.0/8 to ``lo``, and a client may bind its end to any of
+them, so the broker sees distinct source addresses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import resource
+import socket
+import time
+from collections.abc import AsyncIterator
+
+import aiomqtt
+import psutil
+import pytest
+
+from net.broker import (
+    IDENTIFIER_REJECTED,
+    SERVER_UNAVAILABLE,
+    ConnectInfo,
+    EmbeddedBroker,
+    Gate,
+    Limits,
+    RefusedConnect,
+    parse_connect,
+    start_embedded_broker,
+)
+
+NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+
+
+@pytest.fixture(autouse=True)
+def _enough_files() -> None:
+    """A thousand sockets and more in this process."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < min(hard, 8192):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
+
+
+@contextlib.asynccontextmanager
+async def running(limits: Limits, bind: str = "127.0.0.1") -> AsyncIterator[EmbeddedBroker]:
+    broker = await start_embedded_broker(bind, 0, limits=limits)
+    try:
+        yield broker
+    finally:
+        await broker.stop()
+
+
+def connect_packet(name: bytes, keepalive: int) -> bytes:
+    """An MQTT 3.1.1 CONNECT, clean session, no will."""
+    body = b"\x00\x04MQTT\x04\x02" + keepalive.to_bytes(2, "big") + len(name).to_bytes(2, "big")
+    body += name
+    return bytes([0x10, len(body)]) + body
+
+
+async def raw_connect(
+    port: int,
+    source: str = "127.0.0.1",
+    *,
+    name: bytes = b"",
+    keepalive: int = 30,
+    receive_buffer: int = 0,
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, int | None]:
+    """A raw client's CONNECT; its streams and the CONNACK's return code
+    (None when the broker closed without one). ``receive_buffer``: a small
+    TCP receive window (set before connecting), for a client that reads
+    nothing to hold little in its kernel."""
+    if receive_buffer:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        sock.setblocking(False)
+        sock.bind((source, 0))
+        await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+        reader, writer = await asyncio.open_connection(sock=sock)
+    else:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    writer.write(connect_packet(name, keepalive))
+    await writer.drain()
+    try:
+        connack = await asyncio.wait_for(reader.readexactly(4), 10)
+    except (asyncio.IncompleteReadError, ConnectionError):
+        return reader, writer, None
+    assert connack[:3] == b"\x20\x02\x00"
+    return reader, writer, connack[3]
+
+
+async def honest_round_trip(broker: EmbeddedBroker, source: str = "") -> None:
+    """A real client connects, subscribes and gets its own message back."""
+    async with aiomqtt.Client(
+        broker.host, broker.port, bind_address=source, socket_options=NODELAY, timeout=5
+    ) as client:
+        await client.subscribe("passe/v1/HONEST/x", qos=1)
+        await client.publish("passe/v1/HONEST/x", b"hi", qos=1)
+        message = await asyncio.wait_for(anext(aiter(client.messages)), 5)
+        assert message.payload == b"hi"
+
+
+async def closed_by_peer(reader: asyncio.StreamReader, timeout: float) -> bool:
+    try:
+        return await asyncio.wait_for(reader.read(1), timeout) == b""
+    except ConnectionError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def rss_mib(pid: int) -> float:
+    return float(psutil.Process(pid).memory_info().rss) / 2**20
+
+
+# -- the gate, sans I/O -----------------------------------------------------------
+
+
+def test_the_gate_pushes_out_the_oldest_silent_connection() -> None:
+    gate = Gate(Limits(pending_per_address=2, pending=3))
+    assert gate.arrive("a1", "A") == []
+    assert gate.arrive("a2", "A") == []
+    assert gate.arrive("a3", "A") == ["a1"]  # per address
+    assert gate.arrive("b1", "B") == []
+    assert gate.arrive("c1", "C") == ["a2"]  # in total
+    gate.leave_pending("a3")
+    assert gate.pending == 2
+
+
+def test_a_connect_too_short_to_read_is_refused() -> None:
+    assert parse_connect(connect_packet(b"me", 30)) == ConnectInfo(30, True)
+    for packet in (b"\x10\x00", b"\x10\x02\x00\x04", b"\x10\x06\x00\x04MQTT"):
+        with pytest.raises(RefusedConnect):
+            parse_connect(packet)
+
+
+# -- real processes -----------------------------------------------------------------
+
+
+async def test_a_first_packet_that_is_no_connect_is_closed_and_the_broker_lives() -> None:
+    async with running(Limits()) as broker:
+        for first in (
+            b"\xc0\x00",  # PINGREQ
+            b"\x30\x03\x00\x01x",  # PUBLISH
+            b"\x10\xff\xff\xff\xff\x7f",  # a length past MQTT's four bytes
+            b"\x10\x00",  # an empty CONNECT
+            b"\x10\xff\xff\xff\x7f",  # 256 MiB announced
+        ):
+            reader, writer = await asyncio.open_connection("127.0.0.1", broker.port)
+            writer.write(first)
+            await writer.drain()
+            assert await closed_by_peer(reader, 5), first
+            writer.close()
+        await honest_round_trip(broker)
+
+
+async def test_silent_connections_are_dropped_and_never_keep_an_honest_client_out() -> None:
+    """1,100 connections that never send CONNECT (issue 19.7: they were held
+    for ever and new connections then timed out)."""
+    limits = Limits(connect_timeout=2.0)
+    async with running(limits) as broker:
+        silent: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+        for _batch in range(11):
+            silent += await asyncio.gather(
+                *(asyncio.open_connection("127.0.0.1", broker.port) for _ in range(100))
+            )
+        opened = time.monotonic()
+        await honest_round_trip(broker)
+        # Every silent one is closed by the broker, within the bound.
+        closed = await asyncio.gather(
+            *(closed_by_peer(reader, limits.connect_timeout + 5) for reader, _ in silent)
+        )
+        took = time.monotonic() - opened
+        assert all(closed)
+        assert took < limits.connect_timeout + 5
+        for _, writer in silent:
+            writer.close()
+        await honest_round_trip(broker)
+
+
+async def test_clients_past_the_cap_of_an_address_are_refused_while_others_connect() -> None:
+    limits = Limits(clients_per_address=5, clients=50)
+    async with running(limits) as broker:
+        held = [await raw_connect(broker.port, "127.0.0.2", keepalive=30) for _ in range(5)]
+        assert [code for _, _, code in held] == [0] * 5
+        _, refused, code = await raw_connect(broker.port, "127.0.0.2")
+        assert code == SERVER_UNAVAILABLE
+        refused.close()
+        # Another address is not held back by the first one's cap.
+        await honest_round_trip(broker, "127.0.0.3")
+        with pytest.raises(aiomqtt.MqttCodeError, match="unavailable"):
+            await honest_round_trip(broker, "127.0.0.2")
+        # One of the first address's clients leaves: its place is free again.
+        held[0][1].close()
+        assert await closed_by_peer(held[0][0], 5)
+        for _ in range(50):  # the broker notices the close within a moment
+            _, writer, code = await raw_connect(broker.port, "127.0.0.2")
+            if code == 0:
+                break
+            writer.close()
+            await asyncio.sleep(0.05)
+        assert code == 0
+        for _, writer, _ in held:
+            writer.close()
+
+
+async def test_a_keepalive_of_zero_is_refused() -> None:
+    async with running(Limits()) as broker:
+        _, never, code = await raw_connect(broker.port, keepalive=0)
+        assert code == IDENTIFIER_REJECTED
+        never.close()
+        _, too_long, code = await raw_connect(broker.port, keepalive=3600)
+        assert code == IDENTIFIER_REJECTED
+        too_long.close()
+        _, fine, code = await raw_connect(broker.port, keepalive=60)
+        assert code == 0
+        fine.close()
+
+
+async def _session_flood(count: int, addresses: int) -> tuple[float, float, int]:
+    """``count`` CONNECTs (half with keep-alive 0), from ``addresses``
+    loopback addresses, all kept open: the broker's RSS before and after
+    (MiB) and how many were accepted."""
+    async with running(Limits(), bind="0.0.0.0") as broker:
+        await honest_round_trip(broker)
+        before = rss_mib(broker.pid)
+        held: list[asyncio.StreamWriter] = []
+        accepted = 0
+        for start in range(0, count, 100):
+            batch = await asyncio.gather(
+                *(
+                    raw_connect(
+                        broker.port,
+                        f"127.0.0.{2 + n % addresses}",
+                        name=b"flood-%d" % n,
+                        keepalive=0 if n % 2 else 60,
+                    )
+                    for n in range(start, min(start + 100, count))
+                )
+            )
+            for _, writer, code in batch:
+                held.append(writer)
+                accepted += code == 0
+        after = rss_mib(broker.pid)
+        # The honest client still gets in once the flood's clients have gone.
+        for writer in held:
+            writer.close()
+        for _ in range(100):
+            try:
+                await honest_round_trip(broker)
+                break
+            except aiomqtt.MqttError:
+                await asyncio.sleep(0.1)
+        else:
+            pytest.fail("the broker stayed full after the flood's clients left")
+        return before, after, accepted
+
+
+# RSS bound of the whole broker process with every cap reached (MiB); the
+# broker starts at about 30 MiB; 5,000 open sessions took it to 280 MiB.
+RSS_BOUND = 60.0
+
+
+async def test_a_flood_of_sessions_keeps_the_broker_within_its_memory_bound() -> None:
+    before, after, accepted = await _session_flood(800, addresses=8)
+    limits = Limits()
+    assert accepted <= limits.clients
+    assert after < RSS_BOUND, f"{before:.1f} -> {after:.1f} MiB with {accepted} clients"
+
+
+@pytest.mark.soak
+async def test_five_thousand_sessions_keep_the_broker_within_its_memory_bound(
+    request: pytest.FixtureRequest,
+) -> None:
+    if "soak" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("soak test: run with `make soak`")
+    before, after, accepted = await _session_flood(5000, addresses=40)
+    assert accepted <= Limits().clients
+    assert after < RSS_BOUND, f"{before:.1f} -> {after:.1f} MiB with {accepted} clients"
+    print(f"embedded broker RSS: {before:.1f} -> {after:.1f} MiB, {accepted} of 5000 accepted")
+
+
+async def test_it_listens_only_where_it_is_told() -> None:
+    async with running(Limits(), bind="127.0.0.1") as broker:
+        listening = {
+            (conn.laddr.ip, conn.laddr.port)
+            for conn in psutil.Process(broker.pid).net_connections(kind="inet")
+            if conn.status == psutil.CONN_LISTEN
+        }
+        assert listening == {("127.0.0.1", broker.port)}
+
+
+async def test_it_listens_on_several_addresses_on_one_port() -> None:
+    async with running(Limits(), bind="127.0.0.1") as first:
+        port = first.port
+    broker = await start_embedded_broker(["127.0.0.1", "127.0.0.5"], port)
+    async with broker:
+        listening = {
+            conn.laddr.ip
+            for conn in psutil.Process(broker.pid).net_connections(kind="inet")
+            if conn.status == psutil.CONN_LISTEN and conn.laddr.port == broker.port
+        }
+        assert listening == {"127.0.0.1", "127.0.0.5"}
+        assert broker.host == "127.0.0.1"
+
+
+def connected_from(pid: int, port: int) -> bool:
+    """Whether the broker still holds a connection from local port ``port``."""
+    return any(
+        conn.raddr and conn.raddr.port == port
+        for conn in psutil.Process(pid).net_connections(kind="inet")
+    )
+
+
+async def test_a_client_that_stops_reading_is_dropped_before_it_grows_the_broker() -> None:
+    """A subscriber to everything that never reads: once the kernel's
+    buffers are full, what waits for it is bounded (4 MiB, or 10 s without
+    reading; 256 KiB and 1 s here), then it is dropped; the broker and its
+    other clients carry on."""
+    limits = Limits(write_buffer=256 * 1024, write_stall=1.0)
+    async with running(limits) as broker:
+        reader, writer, code = await raw_connect(broker.port, name=b"stuck", receive_buffer=4096)
+        assert code == 0
+        writer.write(b"\x82\x06\x00\x01\x00\x01#\x00")  # SUBSCRIBE # QoS 0
+        await writer.drain()
+        assert await asyncio.wait_for(reader.readexactly(5), 5) == b"\x90\x03\x00\x01\x00"
+        stuck_port = writer.get_extra_info("sockname")[1]
+        before = rss_mib(broker.pid)
+        sent = 0
+        async with aiomqtt.Client(broker.host, broker.port, socket_options=NODELAY) as sender:
+            # However much the kernels buffer (here up to 4 MiB sent, 32 MiB
+            # received): 64 MiB at most, until the broker lets it go.
+            while connected_from(broker.pid, stuck_port):
+                assert sent < 1024, "the broker kept a client that reads nothing"
+                for _ in range(16):
+                    await sender.publish("passe/v1/FLOOD/x", b"x" * 65536, qos=1)
+                sent += 16
+        after = rss_mib(broker.pid)
+        assert after - before < 20, f"{before:.1f} -> {after:.1f} MiB after {sent} messages"
+        writer.close()
+        await honest_round_trip(broker)
