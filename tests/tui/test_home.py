@@ -195,3 +195,38 @@ async def test_a_remembered_value_no_longer_offered_falls_back_to_the_default(
         assert isinstance(screen, HomeScreen)
         await choose(pilot, "game", "dominoes")
         assert screen.collect().options["dominoes"] == {}  # only what differs
+
+
+class HostWatchApp(PasseApp):
+    """Records the names rooms would be hosted under, opening none."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.hosted_as: list[str] = []
+
+    def on_host_requested(self, message: Any) -> None:
+        self.hosted_as.append(message.settings.name)
+
+
+async def test_keys_typed_right_after_a_move_reach_the_name_field(private_config: Path) -> None:
+    # Issue 18 item 7: typed at 150 ms a key in a terminal, "Abc" came out
+    # as "bc" and an "o" hosted a room under the old name: the key after
+    # ↓ went to the row ↓ had just left. Here the keys arrive together, as
+    # they do in one read from a terminal (Pilot's press waits for each).
+    from textual import events
+
+    app = HostWatchApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        await pilot.press("down", "down")  # to Teams, the row above the name
+        for key in ("down", "A", "b", "o"):
+            app.post_message(events.Key(key, None if key == "down" else key))
+        await pilot.pause(0.2)
+        await pilot.pause()
+        assert app.screen.query_one("#name", Input).value == "Abo"
+        assert app.hosted_as == []  # the o was typed, not the host key
+        for key in ("up", "up", "down", "down", "c"):  # away, and back
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause(0.2)
+        await pilot.pause()
+        assert app.screen.query_one("#name", Input).value == "c"  # it replaced the name

@@ -38,10 +38,17 @@ NAME_LABEL = "Your name  "
 class HomeScreen(PasseScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "start", "Start", key_display="⏎", priority=False),
-        Binding("up", "move(-1)", "Move", key_display="↑↓"),
-        Binding("down", "move(1)", "Move", show=False),
+        # Priority (issue 18 item 7): the keys that move the focus act as
+        # they arrive, so the next key (typed 150 ms later, or in the same
+        # read) goes to the row now focused. Otherwise it went to the row
+        # left behind: "Abc" typed into the name lost its "A", and an "o"
+        # hosted a room under the old name.
+        Binding("up", "move(-1)", "Move", key_display="↑↓", priority=True),
+        Binding("down", "move(1)", "Move", show=False, priority=True),
         # Shown in the panels' titles: the footer keeps room for F1 Help.
-        Binding("tab,shift+tab", "panel", "Other panel", key_display="Tab", show=False),
+        Binding(
+            "tab,shift+tab", "panel", "Other panel", key_display="Tab", show=False, priority=True
+        ),
         Binding("r", "rules", "Rules"),
         Binding("c", "resume", "Continue"),
         # In the New game panel's bottom line (the footer is full at 80 columns).
