@@ -194,6 +194,10 @@ class Authority:
             await self.table.stop()
         if not keep:
             self.phase = CLOSED if self.phase != OVER else OVER
+            if self.phase == CLOSED:
+                # The final state's notice says what happened last (issue 18
+                # item 4: it kept an older one, such as "... left the game").
+                self._notice = f"{self.host_name[:64]} closed the room"
         final: list[tuple[str, bytes]] = []
         if self._link is not None:
             final = [

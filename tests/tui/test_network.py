@@ -983,3 +983,153 @@ async def test_the_host_lets_a_bot_play_for_someone_away(
         await wait_until(pilot, lambda: status.text == "", "Ana back")
         assert not hosted.authority.seats[seat].level
         await back.close()
+
+
+async def test_a_move_while_the_host_is_away_is_not_sent_and_says_so(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 18 item 2: a tile pressed while the host was dead vanished
+    (the cursor went, the status still said "Your turn", and after the
+    resume the person had to play again, untold). Now it is not sent, the
+    person is told at once, and the same key plays it once the host is back."""
+    from net.host import resume_room
+    from net.rooms import load_room, room_path
+    from tui.widgets.status_line import StatusLine
+
+    room = await open_test_room("dominoes", 2, mosquitto, seed=4)
+    resumed: HostedRoom | None = None
+    try:
+        write_settings(private_config, name="Zed")
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            await join_from_home(pilot, room.code)
+            room.authority.set_bot(0 if room.authority.seats[0].kind == "open" else 1, "heuristic")
+            room.authority.start_game()
+            await wait_until(pilot, lambda: isinstance(app.screen, DominoesTableScreen), "table")
+            table = app.screen
+            assert isinstance(table, DominoesTableScreen)
+            remote = table.client
+            assert isinstance(remote, RemoteTable)
+
+            def my_place() -> str | None:
+                view = table.do_view
+                if view is None or view.is_over or not table.mine(view):
+                    return None
+                tile = next((a.tile for a in view.legal if isinstance(a, Place)), None)
+                return None if tile is None else str(view.hand.index(tile) + 1)
+
+            await wait_until(pilot, lambda: my_place() is not None, "a tile to place")
+            key = my_place()
+            assert key is not None
+            hand_before = table.do_view.hand if table.do_view else ()
+            await room.close(keep=True)  # the host's process dies
+            await wait_until(pilot, lambda: not table._host_up, "the host away")
+            sent = remote.last_action_n
+            app._notifications.clear()
+            await pilot.press(key)
+            if isinstance(app.screen, ChoiceScreen):  # which end: the first
+                await pilot.press("enter")
+            await pilot.pause()
+            titles = [str(n.title) for n in app._notifications]
+            assert "Move not sent" in titles, titles
+            assert remote.last_action_n == sent  # nothing went out
+            view = table.do_view
+            assert view is not None and view.hand == hand_before and table.mine(view)
+            status = str(table.query_one(StatusLine).render())
+            assert "once the table is back" in status, status
+
+            resumed = await resume_room(
+                load_room(room_path(room.code)), broker=mosquitto, advertise=False, bot_delay=0
+            )
+            await wait_until(pilot, lambda: table._host_up, "the host back")
+            await wait_until(pilot, lambda: my_place() == key, "our turn again")
+            await pilot.press(key)
+            if isinstance(app.screen, ChoiceScreen):
+                await pilot.press("enter")
+            await wait_until(
+                pilot,
+                lambda: table.do_view is not None and table.do_view.hand != hand_before,
+                "the tile placed",
+            )
+    finally:
+        if resumed is not None:
+            await resumed.close()
+        await room.close()
+
+
+async def test_the_host_leaving_mid_game_closes_the_room_with_one_notice(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 18 item 4: the host's q mid-game sent "The host closed the room"
+    and "Zed left the game; a bot plays for them" (kept in the final room
+    state). Now only the closing is said."""
+    from net.wire import RoomState
+    from tests.net.peers import WatchedTable
+
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby, hosted = await host_from_home(pilot)
+        ben = await WatchedTable.join(hosted.code, *mosquitto, "Ben")
+        rooms: list[RoomState] = []
+        ben.table.on_room(rooms.append)
+        try:
+            await wait_until(pilot, lambda: "Ben" in seats_text(lobby), "Ben seated")
+            await pilot.press("right")  # a bot in the last seat
+            await wait_until(pilot, lambda: lobby.start_refusal() is None, "every seat taken")
+            await pilot.press("s")
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table"
+            )
+            await pilot.press("q", "y")
+            await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+            await wait_until(
+                pilot, lambda: bool(rooms) and rooms[-1].phase == "closed", "the room closed"
+            )
+            notices = [room.notice for room in rooms]
+            assert not any("left the game" in notice for notice in notices), notices
+            assert rooms[-1].notice == "Zed closed the room"
+        finally:
+            await ben.table.close()
+
+
+async def test_a_closed_rooms_table_says_so_and_offers_only_leaving(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 18 item 4: after the host closed the room, the guest's table
+    still said "Your turn" and offered keys that did nothing. Now its status
+    says the room is closed, the footer offers only leaving (and rules,
+    help), the game's keys do nothing and the log takes ↑↓."""
+    from tui.widgets.game_log import GameLog
+    from tui.widgets.status_line import StatusLine
+
+    write_settings(private_config, name="Zed")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await join_from_home(pilot, hosted.code)
+        for seat, state in enumerate(hosted.authority.seats):
+            if state.kind == "open":
+                hosted.authority.set_bot(seat, "heuristic")
+        hosted.authority.start_game()
+        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
+        await hosted.close()
+        await wait_until(
+            pilot, lambda: table._room is not None and table._room.phase == "closed", "closed"
+        )
+        await pilot.pause()
+        status = str(table.query_one(StatusLine).render())
+        assert status.startswith("The host closed the room"), status
+        assert "Your turn" not in status
+        shown = {description for description, _ in footer_keys(app)}
+        assert shown <= {"Rules", "Quit", "Help", "palette"}, shown
+        assert "Quit" in shown and "Help" in shown
+        hand = table.pp_view.hand if table.pp_view else ()
+        await pilot.press("1", "enter", "space", "tab")
+        await pilot.pause()
+        assert table.pp_view is not None and table.pp_view.hand == hand
+        assert isinstance(app.focused, GameLog)  # ↑↓ scroll the log
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
