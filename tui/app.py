@@ -331,11 +331,37 @@ class PasseApp(App[None]):
                 return None
         return self.network
 
+    def named(self, settings: Settings, then: Callable[[Settings], None]) -> None:
+        """``then(settings)`` once the person has a name the others can read:
+        where none is known (the default "You"), it is asked once and kept
+        (issue 18 item 6; the OS login was taken instead, which for an SSH
+        guest is the server's account)."""
+        from tui.screens.ask_name import AskNameScreen, is_unnamed
+
+        if not is_unnamed(settings.name):
+            then(settings)
+            return
+
+        def answered(name: str | None) -> None:
+            if name is None:
+                return
+            settings.name = name
+            self.settings = settings
+            self._save()  # asked once: kept for next time
+            home = next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
+            if home is not None:
+                home.show_name(name)
+            then(settings)
+
+        self.push_screen(AskNameScreen(login_name()), answered)
+
     def on_host_requested(self, message: HostRequested) -> None:
+        self.named(message.settings, self._host)
+
+    def _host(self, settings: Settings) -> None:
         from tui.netplay import HostPlan, table_name
         from tui.screens.lobby import LobbyScreen
 
-        settings = message.settings
         network = self.network_options()
         if network is None:
             return
@@ -365,15 +391,18 @@ class PasseApp(App[None]):
             self.push_screen(LobbyScreen(plan=plan))
 
     def on_join_requested(self, message: JoinRequested) -> None:
+        self.named(message.settings, self._join)
+
+    def _join(self, settings: Settings) -> None:
         from tui.netplay import table_name
         from tui.screens.join import JoinScreen
 
         network = self.network_options()
         if network is None:
             return
-        self.settings = message.settings
+        self.settings = settings
         self._save()
-        self.push_screen(JoinScreen(table_name(message.settings.name), network))
+        self.push_screen(JoinScreen(table_name(settings.name), network))
 
     async def go_home(self) -> None:
         while len(self.screen_stack) > 1 and not isinstance(self.screen, HomeScreen):
@@ -392,6 +421,17 @@ class PasseApp(App[None]):
     async def play_again(self) -> None:
         await self.go_home()
         self.start_game(self.settings)
+
+
+def login_name() -> str:
+    """The OS login, capitalised, as a suggestion for one's name ("" if none)."""
+    import getpass
+
+    try:
+        login = getpass.getuser()
+    except Exception:  # no login name in this environment
+        return ""
+    return clean_name(login.capitalize()) if login else ""
 
 
 def run(

@@ -204,8 +204,8 @@ class HostWatchApp(PasseApp):
         super().__init__(**options)
         self.hosted_as: list[str] = []
 
-    def on_host_requested(self, message: Any) -> None:
-        self.hosted_as.append(message.settings.name)
+    def _host(self, settings: Any) -> None:
+        self.hosted_as.append(settings.name)
 
 
 async def test_keys_typed_right_after_a_move_reach_the_name_field(private_config: Path) -> None:
@@ -225,8 +225,60 @@ async def test_keys_typed_right_after_a_move_reach_the_name_field(private_config
         await pilot.pause()
         assert app.screen.query_one("#name", Input).value == "Abo"
         assert app.hosted_as == []  # the o was typed, not the host key
+        assert isinstance(app.screen, HomeScreen)  # (nor was a name asked for it)
         for key in ("up", "up", "down", "down", "c"):  # away, and back
             app.post_message(events.Key(key, key if len(key) == 1 else None))
         await pilot.pause(0.2)
         await pilot.pause()
         assert app.screen.query_one("#name", Input).value == "c"  # it replaced the name
+
+
+async def test_a_name_is_asked_once_before_hosting_where_none_is_known(
+    private_config: Path,
+) -> None:
+    # Issue 18 item 6: with the default name "You", a networked seat took
+    # the OS login (for an SSH guest, the server's account: "Root").
+    from tui.screens.ask_name import AskNameScreen
+
+    app = HostWatchApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, AskNameScreen)
+        await pilot.press("ctrl+u", "enter")  # no name: refused in words
+        await pilot.pause()
+        assert isinstance(app.screen, AskNameScreen) and app.hosted_as == []
+        await pilot.press(*"Dana", "enter")
+        await pilot.pause()
+        assert app.hosted_as == ["Dana"]
+        assert isinstance(app.screen, HomeScreen)
+        assert app.screen.query_one("#name", Input).value == "Dana"
+        await pilot.press("o")  # asked once: now it is known
+        await pilot.pause()
+        assert app.hosted_as == ["Dana", "Dana"]
+    assert json.loads(private_config.read_text())["name"] == "Dana"
+
+
+async def test_a_given_name_is_the_name_everywhere(private_config: Path) -> None:
+    # An SSH guest's user name (--name) hosts and joins from home under that
+    # name, never asked and never the OS login.
+    app = HostWatchApp(config_path=private_config, bot_delay=0, seed=1, name="cy")
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        await pilot.press("o")
+        await pilot.pause()
+        assert app.hosted_as == ["cy"]
+
+
+def test_host_and_join_on_screen_pass_their_name_to_the_app(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `ssh HOST join CODE` runs `passe join CODE --name USER`: Esc from its
+    # lobby, then o, hosted as the server's account ("Root").
+    import tui.app
+
+    given: list[object] = []
+    monkeypatch.setattr(tui.app, "run", lambda **options: given.append(options["name"]) or 0)
+    assert main(["host", "passpass", "--name", "cy"]) == 0
+    assert given == ["cy"]

@@ -28,7 +28,8 @@ from net.identity import Identity
 from net.remote import RemoteTable
 from tests.net.peers import open_test_room
 from tests.net.procs import PasseProcess, need_mosquitto
-from tests.tui.conftest import SIZE, footer_keys, play_to_end, write_settings
+from tests.tui.conftest import SIZE, footer_keys, play_to_end
+from tests.tui.conftest import write_settings as write_any_settings
 from tui.app import PasseApp
 from tui.netplay import NetworkOptions
 from tui.screens.choice import ChoiceScreen
@@ -52,6 +53,18 @@ def mosquitto() -> tuple[str, int]:
     """The machine's Mosquitto (skipped where it is not running, failing in CI)."""
     need_mosquitto(*MOSQUITTO)
     return MOSQUITTO
+
+
+def write_settings(path: Path, **data: object) -> None:
+    """Settings with a name the others can read unless one is given:
+    without one, hosting or joining from home first asks for it (issue 18
+    item 6, tested in tests/tui/test_home.py)."""
+    write_any_settings(path, **{"name": "Tess", **data})
+
+
+@pytest.fixture(autouse=True)
+def named(private_config: Path) -> None:
+    write_settings(private_config)
 
 
 @pytest.fixture(autouse=True)

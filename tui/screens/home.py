@@ -405,6 +405,10 @@ class HomeScreen(PasseScreen):
             )
         self.query_one("#team-line", Static).update(line)
 
+    def show_name(self, name: str) -> None:
+        """The name just given elsewhere (asked before hosting or joining)."""
+        self.query_one("#name", Input).value = name
+
     def on_input_changed(self, event: Input.Changed) -> None:
         self._refresh_seats()
 

@@ -100,9 +100,11 @@ class JoinScreen(PasseScreen):
         *,
         code: str = "",
         join_now: bool = False,
+        from_home: bool = True,
     ) -> None:
         super().__init__()
         self.player_name = name
+        self.name_from_home = from_home  # False: given by --name
         self.network = network if network is not None else NetworkOptions()
         self.initial_code = code
         self.join_now = join_now
@@ -120,7 +122,8 @@ class JoinScreen(PasseScreen):
                 id="join-code",
             )
             yield Static(
-                f"Enter joins as {self.player_name} (your name on the home screen).",
+                f"Enter joins as {self.player_name}"
+                + (" (your name on the home screen)." if self.name_from_home else "."),
                 id="join-explain",
             )
             yield Static("", id="join-message")
