@@ -148,6 +148,13 @@ class PasseApp(App[None]):
         if self.opening is not None:
             self.push_screen(self.opening())
 
+    def get_key_display(self, binding: Binding) -> str:
+        """Number keys read as those that act now (issue 18 item 8): "1-3"
+        for three cards or options, not the "1-8" of a full hand. The footer
+        and help both ask here."""
+        keys = digit_keys_now(self.screen, binding)
+        return keys or super().get_key_display(binding)
+
     def action_help(self) -> None:
         screen = self.screen
         if isinstance(screen, HelpScreen):
@@ -421,6 +428,30 @@ class PasseApp(App[None]):
     async def play_again(self) -> None:
         await self.go_home()
         self.start_game(self.settings)
+
+
+DIGIT_ORDER = "1234567890"  # dominoes' tenth tile is 0
+
+
+def digit_keys_now(screen: Screen[Any], binding: Binding) -> str:
+    """For a number key, the range of number keys with the same meaning
+    that act now on ``screen`` ("1-3", "1"); "" for other keys."""
+    if len(binding.key) != 1 or binding.key not in DIGIT_ORDER:
+        return ""
+    keys = sorted(
+        (
+            active.binding.key
+            for active in screen.active_bindings.values()
+            if active.enabled
+            and len(active.binding.key) == 1
+            and active.binding.key in DIGIT_ORDER
+            and active.binding.description == binding.description
+        ),
+        key=DIGIT_ORDER.index,
+    )
+    if not keys:
+        return ""
+    return keys[0] if len(keys) == 1 else f"{keys[0]}-{keys[-1]}"
 
 
 def login_name() -> str:

@@ -59,7 +59,7 @@ async def test_up_and_down_stay_in_their_panel_with_a_marker(private_config: Pat
             markers.append(marked(app)[0])
         panel = screen.query_one("#home-game")
         assert all(widget is not None and panel in widget.ancestors for widget in seen)
-        assert seen[-1] is screen.query_one("#bot-speed")
+        assert seen[-1] is screen.query_one("#confirm-plays")
         assert isinstance(seen[2], Input) and markers[2].startswith("▸ Your name")
         await pilot.press("tab")  # the other panel
         assert app.focused is screen.query_one("#bot-1")
@@ -68,7 +68,7 @@ async def test_up_and_down_stay_in_their_panel_with_a_marker(private_config: Pat
         assert app.focused is screen.query_one("#bot-1")  # no wrap into New game
         assert [c.value for c in screen.query(Chooser) if (c.id or "").startswith("bot-")] == bots
         await pilot.press("tab")
-        assert app.focused is screen.query_one("#bot-speed")  # where we left it
+        assert app.focused is screen.query_one("#confirm-plays")  # where we left it
 
 
 async def test_one_row_of_key_hints(private_config: Path) -> None:

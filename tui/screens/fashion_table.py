@@ -113,7 +113,7 @@ class FashionTableScreen(TableScreen):
         "material in words. The code repeats them: colour R U K W, cut D J T C,\n"
         "material S W O L (W is white first, wool last). Tags on the right: pt\n"
         "= would score (STAR), must, passé (BANNED), cash (MONEY: currency).\n"
-        "Auction: ↑/↓ to a card, Enter bids it (or its number 1-9).\n"
+        "Auction: ↑/↓ to a card, Enter bids it (or its number).\n"
         "Auction won: a list asks who plays first, then next (p reopens it).\n"
         "Your turn: in the offer, space selects two cards, Enter takes them.\n"
         "Then space selects hand cards and c (or Enter) announces them; or x\n"

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 MAX_BOT_SEATS = len(BOT_NAMES)
 PANELS = ("home-game", "home-seats")
 NAME_LABEL = "Your name  "
+CONFIRM_LABEL = "Confirm"
+CONFIRM_CHOICES = [("no: a key plays at once", False), ("yes: ask before each play", True)]
 
 
 class HomeScreen(PasseScreen):
@@ -65,7 +67,8 @@ class HomeScreen(PasseScreen):
         "Tab goes between the New game and the Seats panels. ←/→ (or space)\n"
         "change a setting. Type your name in the name field. Options are the\n"
         "game's variants (see r, the rules); bot speed is the pause between\n"
-        "bot moves. Enter starts the game.\n"
+        "bot moves. Confirm: yes asks before each card or tile is played\n"
+        "(there is no undo). Enter starts the game.\n"
         "A game in progress is saved after every move: c continues it.\n"
         "o hosts this game on the LAN (others join by its room code);\n"
         "j joins a LAN game by the code its host reads out.\n"
@@ -112,6 +115,10 @@ class HomeScreen(PasseScreen):
                 # import the game's engine); the bot speed is every game's.
                 yield Vertical(id="options")
                 yield Chooser("Bot speed", BOT_SPEEDS, self._bot_speed(), id="bot-speed")
+                # No undo at the tables: the help there points here (issue 18 item 8).
+                yield Chooser(
+                    CONFIRM_LABEL, CONFIRM_CHOICES, self.settings.confirm_plays, id="confirm-plays"
+                )
                 yield Static(self._games_text(), id="games")
             with Vertical(id="home-seats"):
                 yield Static("", id="seat-you")
@@ -435,6 +442,7 @@ class HomeScreen(PasseScreen):
                     [option for option, _ in rows], {o.name: c.value for o, c in rows}
                 )
         settings.bot_delay = self.query_one("#bot-speed", Chooser).value
+        settings.confirm_plays = bool(self.query_one("#confirm-plays", Chooser).value)
         settings.name = clean_name(self.query_one("#name", Input).value)
         settings.bots = [
             str(self.query_one(f"#bot-{seat}", Chooser).value)

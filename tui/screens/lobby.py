@@ -118,7 +118,7 @@ class LobbyScreen(PasseScreen):
         "person or a bot. After a game, a on its game-over screen opens the\n"
         "next game at this table: the same seats, a new code; the others are\n"
         "invited and join it with a.\n"
-        "Joiner: 1-8 moves you to that seat while it is free.\n"
+        "Joiner: a seat's number moves you to that seat while it is free.\n"
         "'AWAY' marks a person whose connection dropped: they come back by\n"
         "themselves. q leaves the room (the host's leaving closes it)."
     )
@@ -312,11 +312,15 @@ class LobbyScreen(PasseScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "sit":
+            seat = parameters[0] if parameters else 0
             return (
                 not self.hosting
                 and self.table is not None
                 and self.room is not None
                 and self.room.phase == "lobby"
+                # Only the room's seats: the footer and help say "1-3", not "1-8".
+                and isinstance(seat, int)
+                and seat < len(self.room.seats)
             )
         if action == "start":
             if not self.hosting:

@@ -47,7 +47,7 @@ class PassPassTableScreen(TableScreen):
     ]
     TITLE_IN_HELP = "Pass Pass table"
     GUIDE = (
-        "Play a card: ←/→ (or h/l) then Enter or space, or its number 1-8.\n"
+        "Play a card: ←/→ (or h/l) then Enter or space, or its number.\n"
         "If you win a trick (first winner), pick one of its cards the same way.\n"
         "If you are second winner and the lowest cards tie, or at the end of a\n"
         "team round, a choice opens: ↑/↓ and Enter, or its number; c reopens it.\n"

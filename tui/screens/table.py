@@ -49,7 +49,7 @@ CONFIRM_CHOICE = "confirm"
 NO_UNDO = (
     "There is no undo: a card or tile is played as soon as you choose it\n"
     "(Enter, space or its number), and every move is final. To be asked\n"
-    'first, turn on "Confirm plays" in the settings on the home screen.'
+    'first, set "Confirm" to yes on the home screen (New game panel).'
 )
 NETWORK_NOTES = (
     "A networked game: the bar at the top says when someone is away (the\n"
