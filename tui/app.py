@@ -163,7 +163,10 @@ class PasseApp(App[None]):
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
-            description = binding.description or binding.action
+            # The tooltip of Passe's own keys, where there is one, says more
+            # than the footer's word (Textual's own keys' tooltips are not ours).
+            tooltip = binding.tooltip if active.node is not self else ""
+            description = tooltip or binding.description or binding.action
             if description in seen or not active.enabled or description in HIDDEN_IN_HELP:
                 continue
             seen.add(description)

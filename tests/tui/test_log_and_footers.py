@@ -4,6 +4,8 @@ work now, F1 Help included."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
@@ -47,3 +49,26 @@ async def test_the_newest_log_line_stays_in_sight_when_a_bar_takes_a_row() -> No
         await pilot.pause()
         await pilot.pause()
         assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y
+
+
+async def test_home_footer_shows_every_key_that_works_with_f1(tmp_path: Path) -> None:
+    # Issue 18: with an interrupted room, u and x were in no footer, o and j
+    # only in a border; every key that works now is in the footer, F1 too.
+    from tests.tui.conftest import footer_keys, help_fits
+    from tui.app import PasseApp
+    from tui.screens.home import HomeScreen
+
+    app = PasseApp(config_path=tmp_path / "settings.json", bot_delay=0, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        app.save_path.parent.mkdir(parents=True, exist_ok=True)
+        app.save_path.write_text("{}", encoding="utf-8")  # "c" is offered
+        home.hosted = object()  # type: ignore[assignment]  # an interrupted room
+        home.refresh_bindings()
+        await pilot.pause()
+        shown = [description for description, _ in footer_keys(app)]
+        for wanted in ("Start", "Rules", "Saved", "Host", "Join", "Resume", "Close", "Quit"):
+            assert wanted in shown, shown
+        assert help_fits(app), footer_keys(app)

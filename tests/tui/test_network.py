@@ -978,19 +978,20 @@ async def test_the_host_lets_a_bot_play_for_someone_away(
         table = app.screen
         assert isinstance(table, PassPassTableScreen)
         status = table.query_one(NetStatus)
-        assert "Stand-in bot" not in [d for d, _ in footer_keys(app)]
+        assert "Stand-in" not in [d for d, _ in footer_keys(app)]
         await ana.close()
         await wait_until(pilot, lambda: "the game waits" in status.text, "Ana away")
-        await wait_until(pilot, lambda: "Stand-in bot" in [d for d, _ in footer_keys(app)], "b")
+        await wait_until(pilot, lambda: "Stand-in" in [d for d, _ in footer_keys(app)], "b")
+        from tests.tui.conftest import help_fits
+
+        assert help_fits(app), footer_keys(app)  # b never pushes F1 Help off (issue 18)
         await pilot.press("b")
         choice = app.screen
         assert isinstance(choice, ChoiceScreen) and choice.options[0] == "A bot plays for Ana"
         await pilot.press("1")
         await wait_until(pilot, lambda: "a bot plays for them" in status.text, "the stand-in")
         assert hosted.authority.seats[seat].level == "heuristic"
-        await wait_until(
-            pilot, lambda: "Stand-in bot" not in [d for d, _ in footer_keys(app)], "no b"
-        )
+        await wait_until(pilot, lambda: "Stand-in" not in [d for d, _ in footer_keys(app)], "no b")
         back = RemoteTable(ana_key, hosted.code, *mosquitto, "Ana")
         assert await back.join() == seat
         await wait_until(pilot, lambda: status.text == "", "Ana back")

@@ -45,20 +45,23 @@ class HomeScreen(PasseScreen):
         # read) goes to the row now focused. Otherwise it went to the row
         # left behind: "Abc" typed into the name lost its "A", and an "o"
         # hosted a room under the old name.
-        Binding("up", "move(-1)", "Move", key_display="↑↓", priority=True),
+        # Not in the footer (the ▸ marker shows the rows; help lists ↑↓):
+        # it keeps room for every key that works now, F1 Help included.
+        Binding("up", "move(-1)", "Move", key_display="↑↓", show=False, priority=True),
         Binding("down", "move(1)", "Move", show=False, priority=True),
         # Shown in the panels' titles: the footer keeps room for F1 Help.
         Binding(
             "tab,shift+tab", "panel", "Other panel", key_display="Tab", show=False, priority=True
         ),
         Binding("r", "rules", "Rules"),
-        Binding("c", "resume", "Continue"),
-        # In the New game panel's bottom line (the footer is full at 80 columns).
-        Binding("o", "host", "Host a LAN game", show=False),
-        Binding("j", "join", "Join by code", show=False),
+        Binding("c", "resume", "Saved", tooltip="Continue the saved game"),
+        # The footer shows every key that works now, F1 included (issue 18):
+        # short words there, the help's longer ones in the tooltips.
+        Binding("o", "host", "Host", tooltip="Host this game on the LAN"),
+        Binding("j", "join", "Join", tooltip="Join a LAN game by its code"),
         # Not h: the choosers take h and l as ← and →.
-        Binding("u", "resume_hosted", "Resume the hosted game", show=False),
-        Binding("x", "close_hosted", "Close the interrupted hosted game", show=False),
+        Binding("u", "resume_hosted", "Resume", tooltip="Resume the interrupted hosted game"),
+        Binding("x", "close_hosted", "Close", tooltip="Close the interrupted hosted game"),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
     TITLE_IN_HELP = "Home"
@@ -130,7 +133,9 @@ class HomeScreen(PasseScreen):
                         id=f"bot-{seat}",
                     )
                 yield Static("", id="team-line")
-        yield Footer()
+        # The palette (ctrl+p) is in the help: its footer entry would push
+        # the keys that work now off the row.
+        yield Footer(compact=True, show_command_palette=False)
 
     def _bot_speed(self) -> float:
         """The remembered speed, or the nearest one offered."""

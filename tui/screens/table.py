@@ -82,7 +82,8 @@ class TableScreen(PasseScreen):
         # which keys work now instead. Replaces Screen's focus_next/previous.
         Binding("tab,shift+tab", "explain", "Explain", show=False),
         # The host, while someone is away (networked): a bot plays for them.
-        Binding("b", "stand_in", "Stand-in bot"),
+        # A short word: the footer keeps F1 Help beside it (issue 18).
+        Binding("b", "stand_in", "Stand-in", tooltip="A bot plays for someone away"),
     ]
 
     def __init__(self, client: TableClient) -> None:
