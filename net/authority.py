@@ -342,8 +342,12 @@ class Authority:
         if self.phase != LOBBY:
             return "the game has already started"
         open_seats = [str(n + 1) for n, seat in enumerate(self.seats) if seat.kind == OPEN]
+        if len(open_seats) == 1:
+            return f"seat {open_seats[0]} is still empty: wait for players or add bots"
         if open_seats:
-            return f"seat {', '.join(open_seats)} still empty: wait for players or add bots"
+            # "seats 2, 3 and 4 are", not "seat 2, 3, 4" (issue 18).
+            listed = f"{', '.join(open_seats[:-1])} and {open_seats[-1]}"
+            return f"seats {listed} are still empty: wait for players or add bots"
         return None
 
     def start_game(self) -> None:

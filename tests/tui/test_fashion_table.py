@@ -322,11 +322,11 @@ async def test_selections_are_explained_before_they_are_sent(private_config: Pat
         await select(pilot, table, "RCS")
         assert "RCS has the BANNED feature coat: it is passé" in hint(table)
         await select(pilot, table, "RCS", "RDW")  # unselect RCS, add the wool card
-        assert hint(table).startswith("Valid collection of 4: 4 point(s) for STAR red")
+        assert hint(table).startswith("Valid collection of 4: 4 points for STAR red")
         await select(pilot, table, "RTO", "RTS", "RJS", "WTS")
         assert "share a colour, a cut or a material" in hint(table)  # RDW and WTS
         await select(pilot, table, "WTS", "RJS", "RTS")
-        assert hint(table).startswith("Valid collection of 3: 3 point(s)")
+        assert hint(table).startswith("Valid collection of 3: 3 points")
         await pilot.press("enter")  # Enter announces too
         await pilot.pause()
         view = table.fa_view

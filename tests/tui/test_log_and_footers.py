@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
@@ -72,3 +73,26 @@ async def test_home_footer_shows_every_key_that_works_with_f1(tmp_path: Path) ->
         for wanted in ("Start", "Rules", "Saved", "Host", "Join", "Resume", "Close", "Quit"):
             assert wanted in shown, shown
         assert help_fits(app), footer_keys(app)
+
+
+def test_an_ssh_guest_is_told_what_to_tell_a_friend(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 18: an SSH guest's lobby said to type `passe join CODE@HOST:PORT`,
+    # which cannot be run in an SSH session.
+    from tui.netplay import SERVED_ENV
+    from tui.screens.lobby import join_lines, key_notice
+
+    monkeypatch.delenv(SERVED_ENV, raising=False)
+    assert join_lines("ABC-123@10.0.0.2:1883").endswith("passe join ABC-123@10.0.0.2:1883")
+    monkeypatch.setenv(SERVED_ENV, "1")
+    lines = join_lines("ABC-123@10.0.0.2:1883")
+    assert lines.startswith("Tell the others: passe join ABC-123@10.0.0.2:1883")
+    assert "ssh -t SERVER join ABC-123@10.0.0.2:1883" in lines
+    assert all(len(line) <= 76 for line in lines.split("\n"))
+    said = key_notice("made a new key")
+    assert said.startswith("Made a new key. Your player key is how rooms know you")
+
+
+def test_points_read_as_words() -> None:
+    from tui.screens.table import points
+
+    assert (points(0), points(1), points(3)) == ("0 points", "1 point", "3 points")

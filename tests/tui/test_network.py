@@ -172,7 +172,8 @@ async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
         assert isinstance(app.screen, HelpScreen) and app.screen.help_title == "Lobby"
         await pilot.press("escape")
         assert app.screen is lobby
-        assert "Cannot start yet: seat 2, 3, 4 still empty" in text_of(lobby, "#lobby-status")
+        refusal = "Cannot start yet: seats 2, 3 and 4 are still empty"
+        assert refusal in text_of(lobby, "#lobby-status")
         await pilot.press("s")  # refused: nothing starts
         assert lobby.room.phase == "lobby"
 
@@ -675,8 +676,13 @@ async def test_the_home_screen_resumes_an_interrupted_hosted_room(
         home = app.screen
         assert isinstance(home, HomeScreen)
         assert (
-            f"Hosted game {format_code(code)} (Pass Pass, 3 players) was interrupted:\n"
-            "Press u to resume it, x to close it for good." in text_of(home, "#games")
+            f"Hosted room {format_code(code)} was interrupted\n(Pass Pass, 3 players).\n"
+            "u resumes it, x closes it for good." in text_of(home, "#games")
+        )
+        # Every line fits the panel at 80x24 (issue 18: it was cut off).
+        games = home.query_one("#games")
+        assert all(
+            len(line) <= games.content_region.width for line in text_of(home, "#games").split("\n")
         )
         await pilot.press("u")
         lobby = app.screen_stack[1]

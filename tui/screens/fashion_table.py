@@ -53,7 +53,7 @@ from core.fashion.model import (
 from core.fashion.state import FashionView, collection_problem
 from tui.messages import CardChosen
 from tui.screens.choice import ChoiceScreen
-from tui.screens.table import TableScreen, number_keys
+from tui.screens.table import TableScreen, number_keys, points
 from tui.widgets.fashion_card import (
     SLOT_WORDS,
     SYMBOLS,
@@ -340,7 +340,7 @@ class FashionTableScreen(TableScreen):
         scoring = [card for card in chosen if has_feature(card, star)]
         if self._is_legal(Collect(tuple(chosen))):
             return (
-                f"Valid collection of {len(chosen)}: {len(scoring)} point(s) for STAR "
+                f"Valid collection of {len(chosen)}: {points(len(scoring))} for STAR "
                 f"{feature_name(star)}; c announces it."
             )
         reason = collection_problem(chosen, features) or "not a legal collection"
@@ -663,7 +663,8 @@ class FashionTableScreen(TableScreen):
             seat = action.seat
             you = " (you)" if seat == view.seat else ""
             labels.append(
-                f"{self.names[seat]}{you}: {view.hand_sizes[seat]} cards, {view.points[seat]} pts"
+                f"{self.names[seat]}{you}: {view.hand_sizes[seat]} cards, "
+                f"{points(view.points[seat])}"
             )
         played = self._names(view.order) if view.order else "nobody yet"
         body = Text(

@@ -266,9 +266,11 @@ class HomeScreen(PasseScreen):
         from net.codes import format_code
 
         title = game_info(room.game).title
+        # Short lines: the panel is 40 columns at 80x24 (issue 18: it was cut).
         return (
-            f"Hosted game {format_code(room.code)} ({title}, {len(room.seats)} players) "
-            "was interrupted:\nPress u to resume it, x to close it for good."
+            f"Hosted room {format_code(room.code)} was interrupted\n"
+            f"({title}, {len(room.seats)} players).\n"
+            "u resumes it, x closes it for good."
         )
 
     def _saved_description(self) -> str | None:

@@ -222,7 +222,9 @@ class JoinScreen(PasseScreen):
         finally:
             self.joining = False
         if notice:
-            self.notify(notice, title="Your key", timeout=6)
+            from tui.screens.lobby import key_notice
+
+            self.notify(key_notice(notice), title="Your player key", timeout=8)
         self.app.switch_screen(LobbyScreen(table=table))
 
     def _say(self, text: str, *, problem: bool = False) -> None:

@@ -73,6 +73,31 @@ def describe_settings(room: RoomState) -> str:
     return f"{text}\n{', '.join(extra)}" if extra else text
 
 
+def join_lines(hint: str) -> str:
+    """What to tell the others where the LAN hides the room. An SSH guest
+    cannot run `passe join` in their session (issue 18): they are told what
+    to tell a friend, for Passe and for SSH to this server."""
+    import os
+
+    from tui.netplay import SERVED_ENV
+
+    if os.environ.get(SERVED_ENV):
+        return (
+            f"Tell the others: passe join {hint}\n"
+            f"or, over SSH to this server: ssh -t SERVER join {hint}"
+        )
+    return f"If the LAN hides the room, others type:\npasse join {hint}"
+
+
+def key_notice(notice: str) -> str:
+    """The key notice in words for a person (issue 18): what the key is for."""
+    said = notice[:1].upper() + notice[1:]
+    return (
+        f"{said}. Your player key is how rooms know you: with it you get your seat "
+        "back after a dropped connection."
+    )
+
+
 class LobbyScreen(PasseScreen):
     DEFAULT_CSS = """
     LobbyScreen #lobby-top { height: auto; }
@@ -184,7 +209,7 @@ class LobbyScreen(PasseScreen):
         self.hosted = hosted
         self.table = table
         if notice:
-            self.notify(notice, title="Your key", timeout=4)
+            self.notify(key_notice(notice), title="Your player key", timeout=8)
         hosted.authority.on_change.append(self._on_authority_change)
         self._on_authority_change()  # the host's own seat is taken by now
         self._follow_room()
@@ -252,9 +277,7 @@ class LobbyScreen(PasseScreen):
             else f"{format_code(room.room)}@{self.table.broker_host}:{self.table.broker_port}"
         )
         self.query_one("#lobby-info", Static).update(
-            f"{title} · {describe_settings(room)}\n"
-            "If the LAN hides the room, others type:\n"
-            f"passe join {hint}"
+            f"{title} · {describe_settings(room)}\n{join_lines(hint)}"
         )
         self.query_one(SeatList).show(room, self.table.seat)
         away = away_names(room.seats, self.table.seat)

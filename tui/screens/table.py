@@ -58,6 +58,11 @@ NETWORK_NOTES = (
 )
 
 
+def points(count: int) -> str:
+    """ "1 point", "3 points": never "1 pts" or "point(s)" (issue 18)."""
+    return f"{count} point" if count == 1 else f"{count} points"
+
+
 def number_keys(count: int, digits: str = "123456789") -> str:
     """The digit keys that choose among ``count`` items: "1-6", or just "1"
     for a single item (at most as many as ``digits``)."""
