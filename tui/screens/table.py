@@ -535,9 +535,9 @@ class TableScreen(PasseScreen):
         if not self.networked or self.room_closed:
             return ""
         if not self._link_up:
-            return "your connection to the table is down (it reconnects by itself)"
+            return "your connection is down"
         if not self._host_up:
-            return "the host is away (disconnected)"
+            return "the host is away"
         return ""
 
     async def submit(self, action: Action) -> None:
@@ -578,7 +578,8 @@ class TableScreen(PasseScreen):
         if self.room_closed:
             text, your_turn = CLOSED_STATUS, False
         elif your_turn and self.unreachable:
-            text = f"Your turn, once the table is back: {self.unreachable}."
+            # One line at 80 columns: the bar above says more.
+            text = f"Your turn, once the table is back ({self.unreachable})."
         self.query_one(StatusLine).say(text, your_turn=your_turn)
 
     # -- dialogs -----------------------------------------------------------
