@@ -84,7 +84,7 @@ def join_lines(hint: str) -> str:
     if os.environ.get(SERVED_ENV):
         return (
             f"Tell the others: passe join {hint}\n"
-            f"or, over SSH to this server: ssh -t SERVER join {hint}"
+            f"or, over SSH to this server:\nssh -t SERVER join {hint}"
         )
     return f"If the LAN hides the room, others type:\npasse join {hint}"
 
