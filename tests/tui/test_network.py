@@ -430,6 +430,12 @@ async def test_a_networked_passpass_game_through_the_table_screen(
             assert ended["result"]["winners"] == list(view.result.winners)
             assert ended["result"]["scores"] == list(view.result.scores)
             assert any(line.startswith("Game over:") for line in table.game_log.lines_written)
+            # The deal check is on the game-over screen, not only a toast (issue 18).
+            await wait_until(
+                pilot,
+                lambda: "the deal matched the host's commitment" in text_of(over, "#deal-check"),
+                "the deal check on the game-over screen",
+            )
             # No "play again" here: a headless host plays one game and goes,
             # and the game-over screen says so once it has gone.
             assert "Play again" not in [d for d, _ in footer_keys(app)]
@@ -889,6 +895,9 @@ async def test_the_host_opens_the_next_game_at_the_same_table(
         await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
         over, _ = await play_to_end(pilot)
         assert "a / Enter: next game, same table" in text_of(over, "#game-over-hint")
+        assert "the others check this deal" in text_of(over, "#deal-check")  # the host's too
+        hint = over.query_one("#game-over-hint").region
+        assert hint.height >= 1 and hint.bottom <= SIZE[1] - 1  # not cut off at 80x24
         await asyncio.wait_for(ana_plays, WAIT)
 
         await pilot.press("a")

@@ -383,6 +383,22 @@ class TableScreen(PasseScreen):
                 timeout=10,
             )
 
+    def deal_check_text(self) -> str:
+        """The fair-deal check in one line for the game-over screen ("" for
+        a local game): the host's commitment, checked by each guest."""
+        remote = remote_table(self.client)
+        if remote is None:
+            return ""
+        if self.hosting:
+            return (
+                "Fair deal: the others check this deal against the hash you published at the start."
+            )
+        if remote.verified is None:
+            return "Fair deal: checking the deal against the host's commitment…"
+        if remote.verified:
+            return "Fair deal: the deal matched the host's commitment from the start."
+        return "Deal check FAILED: the cards may have been changed during the game."
+
     def _say_deal_check(self) -> None:
         """At the end, whether the deal matched the hash the host published
         at the start (docs/protocol.md): said once, a warning if not."""
@@ -390,6 +406,12 @@ class TableScreen(PasseScreen):
         if remote is None or remote.verified is None or self._deal_check_said:
             return
         self._deal_check_said = True
+        over = self._game_over_screen()
+        if over is not None:
+            over.say_deal_check(self.deal_check_text())
+        for dialog, _ in self.deferred:
+            if isinstance(dialog, GameOverScreen):
+                dialog.deal_check = self.deal_check_text()
         if remote.verified:
             self.notify("The deal matched the host's commitment from the start.", title="Fair deal")
         else:
@@ -631,6 +653,7 @@ class TableScreen(PasseScreen):
             self.final_scores(view),
             table=table,
             invited=remote is not None and remote.next_code is not None,
+            deal_check=self.deal_check_text(),
         )
         self.push_dialog(screen, self._after_game_over)
 
