@@ -1006,6 +1006,12 @@ async def test_the_host_lets_a_bot_play_for_someone_away(
         await pilot.press("1")
         await wait_until(pilot, lambda: "a bot plays for them" in status.text, "the stand-in")
         assert hosted.authority.seats[seat].level == "heuristic"
+        # The log keeps it after the toast has gone (issue 18).
+        await wait_until(
+            pilot,
+            lambda: any("a bot plays for them" in line for line in table.game_log.lines_written),
+            "the stand-in in the log",
+        )
         await wait_until(pilot, lambda: "Stand-in" not in [d for d, _ in footer_keys(app)], "no b")
         back = RemoteTable(ana_key, hosted.code, *mosquitto, "Ana")
         assert await back.join() == seat

@@ -325,6 +325,10 @@ class TableScreen(PasseScreen):
         room = message.room
         if room.notice and room.notice != self._room_notice and room.phase == "playing":
             self.notify(room.notice, title="Table")
+            # And in the log, to be read later (issue 18: a guest who quit
+            # left no trace on the host's table once the toast was gone).
+            if self.view is not None:
+                self.game_log.add(room.notice)
         self._room_notice = room.notice
         was_closed = self.room_closed
         self._room = room
