@@ -97,3 +97,32 @@ def test_points_read_as_words() -> None:
     from tui.screens.table import points
 
     assert (points(0), points(1), points(3)) == ("0 points", "1 point", "3 points")
+
+
+async def test_a_won_tricks_cards_show_the_numbers_that_pick_them(tmp_path: Path) -> None:
+    # Issue 18: "1-4" picked the cards of a won trick, which showed no numbers.
+    from tests.tui.conftest import make_app, passpass_seed
+    from tui.screens.passpass_table import PassPassTableScreen
+    from tui.widgets.trick import TrickView
+
+    app = make_app(tmp_path / "settings.json", seed=passpass_seed(you_lead=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        for _ in range(400):
+            await pilot.pause()
+            view = table.pp_view
+            assert view is not None and not view.is_over
+            if view.seat in view.to_act and view.phase == "pick":
+                break
+            if view.seat in view.to_act and view.phase == "play":
+                await pilot.press("1")
+            elif app.screen is not table:
+                await pilot.press("enter")  # a summary or a choice: go on
+        else:
+            raise AssertionError("never picked from a won trick")
+        items = table.query_one(TrickView).items
+        assert [item.above.split()[0] for item in items] == [
+            str(n) for n in range(1, len(items) + 1)
+        ]
