@@ -70,7 +70,7 @@ async def test_home_footer_shows_every_key_that_works_with_f1(tmp_path: Path) ->
         home.refresh_bindings()
         await pilot.pause()
         shown = [description for description, _ in footer_keys(app)]
-        for wanted in ("Start", "Rules", "Saved", "Host", "Join", "Resume", "Close", "Quit"):
+        for wanted in ("Start", "Rules", "Continue", "Host", "Join", "Resume", "End", "Quit"):
             assert wanted in shown, shown
         assert help_fits(app), footer_keys(app)
 

@@ -54,14 +54,14 @@ class HomeScreen(PasseScreen):
             "tab,shift+tab", "panel", "Other panel", key_display="Tab", show=False, priority=True
         ),
         Binding("r", "rules", "Rules"),
-        Binding("c", "resume", "Saved", tooltip="Continue the saved game"),
+        Binding("c", "resume", "Continue", tooltip="Continue the saved game"),
         # The footer shows every key that works now, F1 included (issue 18):
         # short words there, the help's longer ones in the tooltips.
         Binding("o", "host", "Host", tooltip="Host this game on the LAN"),
         Binding("j", "join", "Join", tooltip="Join a LAN game by its code"),
         # Not h: the choosers take h and l as ← and →.
         Binding("u", "resume_hosted", "Resume", tooltip="Resume the interrupted hosted game"),
-        Binding("x", "close_hosted", "Close", tooltip="Close the interrupted hosted game"),
+        Binding("x", "close_hosted", "End", tooltip="Close the interrupted hosted game for good"),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
     TITLE_IN_HELP = "Home"
