@@ -1168,3 +1168,65 @@ async def test_a_closed_rooms_table_says_so_and_offers_only_leaving(
         assert isinstance(app.focused, GameLog)  # ↑↓ scroll the log
         await pilot.press("q")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+
+
+async def test_a_move_unanswered_when_the_host_goes_is_said_to_be_in_doubt(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 18 item 2, the race: a move sent just before the host's process
+    died (before its absence was known) gets no answer. The person is told
+    it is in doubt when the host goes, and once it is back that it did not
+    arrive and it is still their turn."""
+    from net.host import resume_room
+    from net.rooms import load_room, room_path
+
+    room = await open_test_room("dominoes", 2, mosquitto, seed=4)
+    resumed: HostedRoom | None = None
+    try:
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            await join_from_home(pilot, room.code)
+            room.authority.set_bot(0 if room.authority.seats[0].kind == "open" else 1, "heuristic")
+            room.authority.start_game()
+            await wait_until(pilot, lambda: isinstance(app.screen, DominoesTableScreen), "table")
+            table = app.screen
+            assert isinstance(table, DominoesTableScreen)
+            remote = table.client
+            assert isinstance(remote, RemoteTable)
+
+            def my_place() -> str | None:
+                view = table.do_view
+                if view is None or view.is_over or not table.mine(view):
+                    return None
+                tile = next((a.tile for a in view.legal if isinstance(a, Place)), None)
+                return None if tile is None else str(view.hand.index(tile) + 1)
+
+            await wait_until(pilot, lambda: my_place() is not None, "a tile to place")
+            key = my_place()
+            assert key is not None
+            room.authority._on_act = lambda key, act: None  # type: ignore[method-assign]
+            await pilot.press(key)  # sent: the dying host never answers it
+            if isinstance(app.screen, ChoiceScreen):
+                await pilot.press("enter")
+            await wait_until(pilot, lambda: remote.action_pending, "the move sent")
+            app._notifications.clear()
+            await room.close(keep=True)
+            await wait_until(pilot, lambda: not table._host_up, "the host away")
+            await wait_until(
+                pilot,
+                lambda: "Move not confirmed" in [str(n.title) for n in app._notifications],
+                "the move said to be in doubt",
+            )
+            resumed = await resume_room(
+                load_room(room_path(room.code)), broker=mosquitto, advertise=False, bot_delay=0
+            )
+            await wait_until(
+                pilot,
+                lambda: "Move lost" in [str(n.title) for n in app._notifications],
+                "the lost move said",
+            )
+            assert my_place() == key  # still our turn: the same key plays it
+    finally:
+        if resumed is not None:
+            await resumed.close()
+        await room.close()
