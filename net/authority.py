@@ -215,6 +215,10 @@ class Authority:
                 # Closed now: told are those here to receive it.
                 self._missed = self.absent_seats()
             self.phase = CLOSED if self.phase != OVER else OVER
+            if self.phase == CLOSED:
+                # The final state's notice says what happened last (issue 18
+                # item 4: it kept an older one, such as "... left the game").
+                self._notice = f"{self.host_name[:64]} closed the room"
         final: list[tuple[str, bytes]] = []
         clears = self.clears() if not keep else []
         if self._link is not None:
@@ -403,8 +407,12 @@ class Authority:
         if self.phase != LOBBY:
             return "the game has already started"
         open_seats = [str(n + 1) for n, seat in enumerate(self.seats) if seat.kind == OPEN]
+        if len(open_seats) == 1:
+            return f"seat {open_seats[0]} is still empty: wait for players or add bots"
         if open_seats:
-            return f"seat {', '.join(open_seats)} still empty: wait for players or add bots"
+            # "seats 2, 3 and 4 are", not "seat 2, 3, 4" (issue 18).
+            listed = f"{', '.join(open_seats[:-1])} and {open_seats[-1]}"
+            return f"seats {listed} are still empty: wait for players or add bots"
         return None
 
     def start_game(self) -> None:

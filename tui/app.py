@@ -171,6 +171,13 @@ class PasseApp(App[None]):
         if self.opening is not None:
             self.push_screen(self.opening())
 
+    def get_key_display(self, binding: Binding) -> str:
+        """Number keys read as those that act now (issue 18 item 8): "1-3"
+        for three cards or options, not the "1-8" of a full hand. The footer
+        and help both ask here."""
+        keys = digit_keys_now(self.screen, binding)
+        return keys or super().get_key_display(binding)
+
     def action_help(self) -> None:
         screen = self.screen
         if isinstance(screen, HelpScreen):
@@ -179,7 +186,10 @@ class PasseApp(App[None]):
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
-            description = binding.description or binding.action
+            # The tooltip of Passe's own keys, where there is one, says more
+            # than the footer's word (Textual's own keys' tooltips are not ours).
+            tooltip = binding.tooltip if active.node is not self else ""
+            description = tooltip or binding.description or binding.action
             if description in seen or not active.enabled or description in HIDDEN_IN_HELP:
                 continue
             seen.add(description)
@@ -361,11 +371,37 @@ class PasseApp(App[None]):
                 return None
         return self.network
 
+    def named(self, settings: Settings, then: Callable[[Settings], None]) -> None:
+        """``then(settings)`` once the person has a name the others can read:
+        where none is known (the default "You"), it is asked once and kept
+        (issue 18 item 6; the OS login was taken instead, which for an SSH
+        guest is the server's account)."""
+        from tui.screens.ask_name import AskNameScreen, is_unnamed
+
+        if not is_unnamed(settings.name):
+            then(settings)
+            return
+
+        def answered(name: str | None) -> None:
+            if name is None:
+                return
+            settings.name = name
+            self.settings = settings
+            self._save()  # asked once: kept for next time
+            home = next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
+            if home is not None:
+                home.show_name(name)
+            then(settings)
+
+        self.push_screen(AskNameScreen(login_name()), answered)
+
     def on_host_requested(self, message: HostRequested) -> None:
+        self.named(message.settings, self._host)
+
+    def _host(self, settings: Settings) -> None:
         from tui.netplay import HostPlan, table_name
         from tui.screens.lobby import LobbyScreen
 
-        settings = message.settings
         network = self.network_options()
         if network is None:
             return
@@ -395,15 +431,18 @@ class PasseApp(App[None]):
             self.push_screen(LobbyScreen(plan=plan))
 
     def on_join_requested(self, message: JoinRequested) -> None:
+        self.named(message.settings, self._join)
+
+    def _join(self, settings: Settings) -> None:
         from tui.netplay import table_name
         from tui.screens.join import JoinScreen
 
         network = self.network_options()
         if network is None:
             return
-        self.settings = message.settings
+        self.settings = settings
         self._save()
-        self.push_screen(JoinScreen(table_name(message.settings.name), network))
+        self.push_screen(JoinScreen(table_name(settings.name), network))
 
     async def go_home(self) -> None:
         while len(self.screen_stack) > 1 and not isinstance(self.screen, HomeScreen):
@@ -422,6 +461,41 @@ class PasseApp(App[None]):
     async def play_again(self) -> None:
         await self.go_home()
         self.start_game(self.settings)
+
+
+DIGIT_ORDER = "1234567890"  # dominoes' tenth tile is 0
+
+
+def digit_keys_now(screen: Screen[Any], binding: Binding) -> str:
+    """For a number key, the range of number keys with the same meaning
+    that act now on ``screen`` ("1-3", "1"); "" for other keys."""
+    if len(binding.key) != 1 or binding.key not in DIGIT_ORDER:
+        return ""
+    keys = sorted(
+        (
+            active.binding.key
+            for active in screen.active_bindings.values()
+            if active.enabled
+            and len(active.binding.key) == 1
+            and active.binding.key in DIGIT_ORDER
+            and active.binding.description == binding.description
+        ),
+        key=DIGIT_ORDER.index,
+    )
+    if not keys:
+        return ""
+    return keys[0] if len(keys) == 1 else f"{keys[0]}-{keys[-1]}"
+
+
+def login_name() -> str:
+    """The OS login, capitalised, as a suggestion for one's name ("" if none)."""
+    import getpass
+
+    try:
+        login = getpass.getuser()
+    except Exception:  # no login name in this environment
+        return ""
+    return clean_name(login.capitalize()) if login else ""
 
 
 def run(

@@ -343,7 +343,11 @@ def _lobby_on_screen(plan: HostPlan, args: argparse.Namespace) -> int:
         return LobbyScreen(plan=plan)
 
     bot_delay, seed = _screen_options(args)
-    return run_app(bot_delay=bot_delay, seed=seed, network=plan.network, opening=lobby)
+    # --name (an SSH guest's user name) is the name on the home screen too,
+    # for the next room hosted or joined from there (issue 18 item 6).
+    return run_app(
+        bot_delay=bot_delay, seed=seed, name=args.name, network=plan.network, opening=lobby
+    )
 
 
 def _join_on_screen(args: argparse.Namespace) -> int:
@@ -367,10 +371,10 @@ def _join_on_screen(args: argparse.Namespace) -> int:
     def join() -> Any:
         from tui.screens.join import JoinScreen
 
-        return JoinScreen(name, network, code=code, join_now=True)
+        return JoinScreen(name, network, code=code, join_now=True, from_home=not args.name)
 
     bot_delay, seed = _screen_options(args)
-    return run_app(bot_delay=bot_delay, seed=seed, network=network, opening=join)
+    return run_app(bot_delay=bot_delay, seed=seed, name=args.name, network=network, opening=join)
 
 
 def _given_code(args: argparse.Namespace) -> str | int | None:

@@ -90,7 +90,7 @@ async def test_a_room_saved_in_its_lobby_comes_back_to_its_lobby(tmp_path: Path)
         ("open", None),
         ("bot", None),
     ]
-    assert restored.can_start() == "seat 2 still empty: wait for players or add bots"
+    assert restored.can_start() == "seat 2 is still empty: wait for players or add bots"
     # The deal it will start is the one committed to before the restart.
     assert restored.seed_hash() == authority.seed_hash()
     restored.set_bot(1, "random")

@@ -322,11 +322,11 @@ async def test_selections_are_explained_before_they_are_sent(private_config: Pat
         await select(pilot, table, "RCS")
         assert "RCS has the BANNED feature coat: it is passé" in hint(table)
         await select(pilot, table, "RCS", "RDW")  # unselect RCS, add the wool card
-        assert hint(table).startswith("Valid collection of 4: 4 point(s) for STAR red")
+        assert hint(table).startswith("Valid collection of 4: 4 points for STAR red")
         await select(pilot, table, "RTO", "RTS", "RJS", "WTS")
         assert "share a colour, a cut or a material" in hint(table)  # RDW and WTS
         await select(pilot, table, "WTS", "RJS", "RTS")
-        assert hint(table).startswith("Valid collection of 3: 3 point(s)")
+        assert hint(table).startswith("Valid collection of 3: 3 points")
         await pilot.press("enter")  # Enter announces too
         await pilot.pause()
         view = table.fa_view
@@ -632,7 +632,9 @@ async def test_help_names_every_digit_key(private_config: Path) -> None:
         help_screen = app.screen
         assert isinstance(help_screen, HelpScreen) and table.fa_view is not None
         keys = dict((description, key) for key, description in help_screen.keys)
-        assert keys["Select by number"] == "1-9", help_screen.keys
+        # The keys that act now: one per card in the hand (issue 18 item 8).
+        count = len(table.fa_view.hand)
+        assert keys["Select by number"] == f"1-{count}", help_screen.keys
 
 
 async def test_a_wide_terminal_widens_the_log_and_players(private_config: Path) -> None:
@@ -646,3 +648,54 @@ async def test_a_wide_terminal_widens_the_log_and_players(private_config: Path) 
         assert table.has_class("-wide")
         assert table.query_one("#fa-right").size.width == 48
         assert table.game_log.size.width >= 44  # was 28
+
+
+async def test_no_key_acts_behind_the_too_small_message(private_config: Path) -> None:
+    # Issue 18 item 1: on your turn, shrunk to 60x20, e ended the turn
+    # unseen; 1 in a dialog that was not visible chose "You".
+    app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await start_rigged(pilot)
+        received = table.updates_received
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        assert table.too_small
+        await pilot.press("e", "c", "x", "space", "enter", "1", "tab")
+        await pilot.pause()
+        await pilot.resize_terminal(*SIZE)
+        await pilot.pause()
+        view = table.fa_view
+        assert view is not None and view.phase == "action" and view.current == 0
+        assert table.updates_received == received and not table.changing
+        assert not table.selection
+
+
+async def test_no_key_acts_in_a_dialog_behind_the_too_small_message(
+    private_config: Path,
+) -> None:
+    # The auction won, "who plays first?" opens; while the terminal is too
+    # small its 1 (and Enter) choose nothing (issue 18 item 1).
+    app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_fashion(pilot, players=2)
+        table = app.screen
+        assert isinstance(table, FashionTableScreen)
+        view = table.fa_view
+        assert view is not None
+        await pilot.press(str(view.hand.index("UTL") + 1))
+        for _ in range(50):
+            await pilot.pause()
+            if isinstance(app.screen, ChoiceScreen):
+                break
+        dialog = app.screen
+        assert isinstance(dialog, ChoiceScreen) and dialog.kind == "player"
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        await pilot.press("1", "enter", "2", "escape")
+        await pilot.pause()
+        assert app.screen is dialog
+        await pilot.resize_terminal(*SIZE)
+        await pilot.pause()
+        assert app.screen is dialog
+        view = table.fa_view
+        assert view is not None and view.phase == "choose"

@@ -59,7 +59,7 @@ async def test_up_and_down_stay_in_their_panel_with_a_marker(private_config: Pat
             markers.append(marked(app)[0])
         panel = screen.query_one("#home-game")
         assert all(widget is not None and panel in widget.ancestors for widget in seen)
-        assert seen[-1] is screen.query_one("#bot-speed")
+        assert seen[-1] is screen.query_one("#confirm-plays")
         assert isinstance(seen[2], Input) and markers[2].startswith("▸ Your name")
         await pilot.press("tab")  # the other panel
         assert app.focused is screen.query_one("#bot-1")
@@ -68,7 +68,7 @@ async def test_up_and_down_stay_in_their_panel_with_a_marker(private_config: Pat
         assert app.focused is screen.query_one("#bot-1")  # no wrap into New game
         assert [c.value for c in screen.query(Chooser) if (c.id or "").startswith("bot-")] == bots
         await pilot.press("tab")
-        assert app.focused is screen.query_one("#bot-speed")  # where we left it
+        assert app.focused is screen.query_one("#confirm-plays")  # where we left it
 
 
 async def test_one_row_of_key_hints(private_config: Path) -> None:
@@ -195,3 +195,90 @@ async def test_a_remembered_value_no_longer_offered_falls_back_to_the_default(
         assert isinstance(screen, HomeScreen)
         await choose(pilot, "game", "dominoes")
         assert screen.collect().options["dominoes"] == {}  # only what differs
+
+
+class HostWatchApp(PasseApp):
+    """Records the names rooms would be hosted under, opening none."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.hosted_as: list[str] = []
+
+    def _host(self, settings: Any) -> None:
+        self.hosted_as.append(settings.name)
+
+
+async def test_keys_typed_right_after_a_move_reach_the_name_field(private_config: Path) -> None:
+    # Issue 18 item 7: typed at 150 ms a key in a terminal, "Abc" came out
+    # as "bc" and an "o" hosted a room under the old name: the key after
+    # ↓ went to the row ↓ had just left. Here the keys arrive together, as
+    # they do in one read from a terminal (Pilot's press waits for each).
+    from textual import events
+
+    app = HostWatchApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        await pilot.press("down", "down")  # to Teams, the row above the name
+        for key in ("down", "A", "b", "o"):
+            app.post_message(events.Key(key, None if key == "down" else key))
+        await pilot.pause(0.2)
+        await pilot.pause()
+        assert app.screen.query_one("#name", Input).value == "Abo"
+        assert app.hosted_as == []  # the o was typed, not the host key
+        assert isinstance(app.screen, HomeScreen)  # (nor was a name asked for it)
+        for key in ("up", "up", "down", "down", "c"):  # away, and back
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause(0.2)
+        await pilot.pause()
+        assert app.screen.query_one("#name", Input).value == "c"  # it replaced the name
+
+
+async def test_a_name_is_asked_once_before_hosting_where_none_is_known(
+    private_config: Path,
+) -> None:
+    # Issue 18 item 6: with the default name "You", a networked seat took
+    # the OS login (for an SSH guest, the server's account: "Root").
+    from tui.screens.ask_name import AskNameScreen
+
+    app = HostWatchApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, AskNameScreen)
+        await pilot.press("ctrl+u", "enter")  # no name: refused in words
+        await pilot.pause()
+        assert isinstance(app.screen, AskNameScreen) and app.hosted_as == []
+        await pilot.press(*"Dana", "enter")
+        await pilot.pause()
+        assert app.hosted_as == ["Dana"]
+        assert isinstance(app.screen, HomeScreen)
+        assert app.screen.query_one("#name", Input).value == "Dana"
+        await pilot.press("o")  # asked once: now it is known
+        await pilot.pause()
+        assert app.hosted_as == ["Dana", "Dana"]
+    assert json.loads(private_config.read_text())["name"] == "Dana"
+
+
+async def test_a_given_name_is_the_name_everywhere(private_config: Path) -> None:
+    # An SSH guest's user name (--name) hosts and joins from home under that
+    # name, never asked and never the OS login.
+    app = HostWatchApp(config_path=private_config, bot_delay=0, seed=1, name="cy")
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        await pilot.press("o")
+        await pilot.pause()
+        assert app.hosted_as == ["cy"]
+
+
+def test_host_and_join_on_screen_pass_their_name_to_the_app(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `ssh HOST join CODE` runs `passe join CODE --name USER`: Esc from its
+    # lobby, then o, hosted as the server's account ("Root").
+    import tui.app
+
+    given: list[object] = []
+    monkeypatch.setattr(tui.app, "run", lambda **options: given.append(options["name"]) or 0)
+    assert main(["host", "passpass", "--name", "cy"]) == 0
+    assert given == ["cy"]

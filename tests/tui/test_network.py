@@ -28,7 +28,8 @@ from net.identity import Identity
 from net.remote import RemoteTable
 from tests.net.peers import open_test_room
 from tests.net.procs import PasseProcess, need_mosquitto
-from tests.tui.conftest import SIZE, footer_keys, play_to_end, write_settings
+from tests.tui.conftest import SIZE, footer_keys, play_to_end
+from tests.tui.conftest import write_settings as write_any_settings
 from tui.app import PasseApp
 from tui.netplay import NetworkOptions
 from tui.screens.choice import ChoiceScreen
@@ -52,6 +53,18 @@ def mosquitto() -> tuple[str, int]:
     """The machine's Mosquitto (skipped where it is not running, failing in CI)."""
     need_mosquitto(*MOSQUITTO)
     return MOSQUITTO
+
+
+def write_settings(path: Path, **data: object) -> None:
+    """Settings with a name the others can read unless one is given:
+    without one, hosting or joining from home first asks for it (issue 18
+    item 6, tested in tests/tui/test_home.py)."""
+    write_any_settings(path, **{"name": "Tess", **data})
+
+
+@pytest.fixture(autouse=True)
+def named(private_config: Path) -> None:
+    write_settings(private_config)
 
 
 @pytest.fixture(autouse=True)
@@ -159,7 +172,8 @@ async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
         assert isinstance(app.screen, HelpScreen) and app.screen.help_title == "Lobby"
         await pilot.press("escape")
         assert app.screen is lobby
-        assert "Cannot start yet: seat 2, 3, 4 still empty" in text_of(lobby, "#lobby-status")
+        refusal = "Cannot start yet: seats 2, 3 and 4 are still empty"
+        assert refusal in text_of(lobby, "#lobby-status")
         await pilot.press("s")  # refused: nothing starts
         assert lobby.room.phase == "lobby"
 
@@ -416,6 +430,12 @@ async def test_a_networked_passpass_game_through_the_table_screen(
             assert ended["result"]["winners"] == list(view.result.winners)
             assert ended["result"]["scores"] == list(view.result.scores)
             assert any(line.startswith("Game over:") for line in table.game_log.lines_written)
+            # The deal check is on the game-over screen, not only a toast (issue 18).
+            await wait_until(
+                pilot,
+                lambda: "the deal matched the host's commitment" in text_of(over, "#deal-check"),
+                "the deal check on the game-over screen",
+            )
             # No "play again" here: a headless host plays one game and goes,
             # and the game-over screen says so once it has gone.
             assert "Play again" not in [d for d, _ in footer_keys(app)]
@@ -662,8 +682,13 @@ async def test_the_home_screen_resumes_an_interrupted_hosted_room(
         home = app.screen
         assert isinstance(home, HomeScreen)
         assert (
-            f"Hosted game {format_code(code)} (Pass Pass, 3 players) was interrupted:\n"
-            "Press u to resume it, x to close it for good." in text_of(home, "#games")
+            f"Hosted room {format_code(code)} was interrupted\n(Pass Pass, 3 players).\n"
+            "u resumes it, x closes it for good." in text_of(home, "#games")
+        )
+        # Every line fits the panel at 80x24 (issue 18: it was cut off).
+        games = home.query_one("#games")
+        assert all(
+            len(line) <= games.content_region.width for line in text_of(home, "#games").split("\n")
         )
         await pilot.press("u")
         lobby = app.screen_stack[1]
@@ -872,6 +897,9 @@ async def test_the_host_opens_the_next_game_at_the_same_table(
         await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
         over, _ = await play_to_end(pilot)
         assert "a / Enter: next game, same table" in text_of(over, "#game-over-hint")
+        assert "the others check this deal" in text_of(over, "#deal-check")  # the host's too
+        hint = over.query_one("#game-over-hint").region
+        assert hint.height >= 1 and hint.bottom <= SIZE[1] - 1  # not cut off at 80x24
         await asyncio.wait_for(ana_plays, WAIT)
 
         await pilot.press("a")
@@ -967,21 +995,240 @@ async def test_the_host_lets_a_bot_play_for_someone_away(
         table = app.screen
         assert isinstance(table, PassPassTableScreen)
         status = table.query_one(NetStatus)
-        assert "Stand-in bot" not in [d for d, _ in footer_keys(app)]
+        assert "Stand-in" not in [d for d, _ in footer_keys(app)]
         await ana.close()
         await wait_until(pilot, lambda: "the game waits" in status.text, "Ana away")
-        await wait_until(pilot, lambda: "Stand-in bot" in [d for d, _ in footer_keys(app)], "b")
+        await wait_until(pilot, lambda: "Stand-in" in [d for d, _ in footer_keys(app)], "b")
+        from tests.tui.conftest import help_fits
+
+        assert help_fits(app), footer_keys(app)  # b never pushes F1 Help off (issue 18)
         await pilot.press("b")
         choice = app.screen
         assert isinstance(choice, ChoiceScreen) and choice.options[0] == "A bot plays for Ana"
         await pilot.press("1")
         await wait_until(pilot, lambda: "a bot plays for them" in status.text, "the stand-in")
         assert hosted.authority.seats[seat].level == "heuristic"
+        # The log keeps it after the toast has gone (issue 18).
         await wait_until(
-            pilot, lambda: "Stand-in bot" not in [d for d, _ in footer_keys(app)], "no b"
+            pilot,
+            lambda: any("a bot plays for them" in line for line in table.game_log.lines_written),
+            "the stand-in in the log",
         )
+        await wait_until(pilot, lambda: "Stand-in" not in [d for d, _ in footer_keys(app)], "no b")
         back = RemoteTable(ana_key, hosted.code, *mosquitto, "Ana")
         assert await back.join() == seat
         await wait_until(pilot, lambda: status.text == "", "Ana back")
         assert not hosted.authority.seats[seat].level
         await back.close()
+
+
+async def test_a_move_while_the_host_is_away_is_not_sent_and_says_so(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 18 item 2: a tile pressed while the host was dead vanished
+    (the cursor went, the status still said "Your turn", and after the
+    resume the person had to play again, untold). Now it is not sent, the
+    person is told at once, and the same key plays it once the host is back."""
+    from net.host import resume_room
+    from net.rooms import load_room, room_path
+    from tui.widgets.status_line import StatusLine
+
+    room = await open_test_room("dominoes", 2, mosquitto, seed=4)
+    resumed: HostedRoom | None = None
+    try:
+        write_settings(private_config, name="Zed")
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            await join_from_home(pilot, room.code)
+            room.authority.set_bot(0 if room.authority.seats[0].kind == "open" else 1, "heuristic")
+            room.authority.start_game()
+            await wait_until(pilot, lambda: isinstance(app.screen, DominoesTableScreen), "table")
+            table = app.screen
+            assert isinstance(table, DominoesTableScreen)
+            remote = table.client
+            assert isinstance(remote, RemoteTable)
+
+            def my_place() -> str | None:
+                view = table.do_view
+                if view is None or view.is_over or not table.mine(view):
+                    return None
+                tile = next((a.tile for a in view.legal if isinstance(a, Place)), None)
+                return None if tile is None else str(view.hand.index(tile) + 1)
+
+            await wait_until(pilot, lambda: my_place() is not None, "a tile to place")
+            key = my_place()
+            assert key is not None
+            hand_before = table.do_view.hand if table.do_view else ()
+            await room.close(keep=True)  # the host's process dies
+            await wait_until(pilot, lambda: not table._host_up, "the host away")
+            sent = remote.last_action_n
+            app._notifications.clear()
+            await pilot.press(key)
+            if isinstance(app.screen, ChoiceScreen):  # which end: the first
+                await pilot.press("enter")
+            await pilot.pause()
+            titles = [str(n.title) for n in app._notifications]
+            assert "Move not sent" in titles, titles
+            assert remote.last_action_n == sent  # nothing went out
+            view = table.do_view
+            assert view is not None and view.hand == hand_before and table.mine(view)
+            status = str(table.query_one(StatusLine).render())
+            assert "once the table is back" in status, status
+
+            resumed = await resume_room(
+                load_room(room_path(room.code)), broker=mosquitto, advertise=False, bot_delay=0
+            )
+            await wait_until(pilot, lambda: table._host_up, "the host back")
+            await wait_until(pilot, lambda: my_place() == key, "our turn again")
+            await pilot.press(key)
+            if isinstance(app.screen, ChoiceScreen):
+                await pilot.press("enter")
+            await wait_until(
+                pilot,
+                lambda: table.do_view is not None and table.do_view.hand != hand_before,
+                "the tile placed",
+            )
+    finally:
+        if resumed is not None:
+            await resumed.close()
+        await room.close()
+
+
+async def test_the_host_leaving_mid_game_closes_the_room_with_one_notice(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 18 item 4: the host's q mid-game sent "The host closed the room"
+    and "Zed left the game; a bot plays for them" (kept in the final room
+    state). Now only the closing is said."""
+    from net.wire import RoomState
+    from tests.net.peers import WatchedTable
+
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby, hosted = await host_from_home(pilot)
+        ben = await WatchedTable.join(hosted.code, *mosquitto, "Ben")
+        rooms: list[RoomState] = []
+        ben.table.on_room(rooms.append)
+        try:
+            await wait_until(pilot, lambda: "Ben" in seats_text(lobby), "Ben seated")
+            await pilot.press("right")  # a bot in the last seat
+            await wait_until(pilot, lambda: lobby.start_refusal() is None, "every seat taken")
+            await pilot.press("s")
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table"
+            )
+            await pilot.press("q", "y")
+            await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+            await wait_until(
+                pilot, lambda: bool(rooms) and rooms[-1].phase == "closed", "the room closed"
+            )
+            notices = [room.notice for room in rooms]
+            assert not any("left the game" in notice for notice in notices), notices
+            assert rooms[-1].notice == "Zed closed the room"
+        finally:
+            await ben.table.close()
+
+
+async def test_a_closed_rooms_table_says_so_and_offers_only_leaving(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 18 item 4: after the host closed the room, the guest's table
+    still said "Your turn" and offered keys that did nothing. Now its status
+    says the room is closed, the footer offers only leaving (and rules,
+    help), the game's keys do nothing and the log takes ↑↓."""
+    from tui.widgets.game_log import GameLog
+    from tui.widgets.status_line import StatusLine
+
+    write_settings(private_config, name="Zed")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await join_from_home(pilot, hosted.code)
+        for seat, state in enumerate(hosted.authority.seats):
+            if state.kind == "open":
+                hosted.authority.set_bot(seat, "heuristic")
+        hosted.authority.start_game()
+        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
+        await hosted.close()
+        await wait_until(
+            pilot, lambda: table._room is not None and table._room.phase == "closed", "closed"
+        )
+        await pilot.pause()
+        status = str(table.query_one(StatusLine).render())
+        assert status.startswith("The host closed the room"), status
+        assert "Your turn" not in status
+        shown = {description for description, _ in footer_keys(app)}
+        assert shown <= {"Rules", "Quit", "Help", "palette"}, shown
+        assert "Quit" in shown and "Help" in shown
+        hand = table.pp_view.hand if table.pp_view else ()
+        await pilot.press("1", "enter", "space", "tab")
+        await pilot.pause()
+        assert table.pp_view is not None and table.pp_view.hand == hand
+        assert isinstance(app.focused, GameLog)  # ↑↓ scroll the log
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+
+
+async def test_a_move_unanswered_when_the_host_goes_is_said_to_be_in_doubt(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 18 item 2, the race: a move sent just before the host's process
+    died (before its absence was known) gets no answer. The person is told
+    it is in doubt when the host goes, and once it is back that it did not
+    arrive and it is still their turn."""
+    from net.host import resume_room
+    from net.rooms import load_room, room_path
+
+    room = await open_test_room("dominoes", 2, mosquitto, seed=4)
+    resumed: HostedRoom | None = None
+    try:
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            await join_from_home(pilot, room.code)
+            room.authority.set_bot(0 if room.authority.seats[0].kind == "open" else 1, "heuristic")
+            room.authority.start_game()
+            await wait_until(pilot, lambda: isinstance(app.screen, DominoesTableScreen), "table")
+            table = app.screen
+            assert isinstance(table, DominoesTableScreen)
+            remote = table.client
+            assert isinstance(remote, RemoteTable)
+
+            def my_place() -> str | None:
+                view = table.do_view
+                if view is None or view.is_over or not table.mine(view):
+                    return None
+                tile = next((a.tile for a in view.legal if isinstance(a, Place)), None)
+                return None if tile is None else str(view.hand.index(tile) + 1)
+
+            await wait_until(pilot, lambda: my_place() is not None, "a tile to place")
+            key = my_place()
+            assert key is not None
+            room.authority._on_act = lambda key, act: None  # type: ignore[method-assign]
+            await pilot.press(key)  # sent: the dying host never answers it
+            if isinstance(app.screen, ChoiceScreen):
+                await pilot.press("enter")
+            await wait_until(pilot, lambda: remote.action_pending, "the move sent")
+            app._notifications.clear()
+            await room.close(keep=True)
+            await wait_until(pilot, lambda: not table._host_up, "the host away")
+            await wait_until(
+                pilot,
+                lambda: "Move not confirmed" in [str(n.title) for n in app._notifications],
+                "the move said to be in doubt",
+            )
+            resumed = await resume_room(
+                load_room(room_path(room.code)), broker=mosquitto, advertise=False, bot_delay=0
+            )
+            await wait_until(
+                pilot,
+                lambda: "Move lost" in [str(n.title) for n in app._notifications],
+                "the lost move said",
+            )
+            assert my_place() == key  # still our turn: the same key plays it
+    finally:
+        if resumed is not None:
+            await resumed.close()
+        await room.close()

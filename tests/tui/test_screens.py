@@ -388,7 +388,7 @@ async def test_help_at_80x24_opens_on_the_keys_and_says_there_is_no_undo(
         assert keys_title.region.y == title.region.y + 1  # no blank lines first
         assert "There is no undo" in help_screen.notes
         # The notes wrap to the dialog, not at the guide's own line ends.
-        assert "Confirm plays" in " ".join(help_screen.notes.split())
+        assert '"Confirm" to yes on the home screen' in " ".join(help_screen.notes.split())
         scroll = help_screen.query_one(VerticalScroll)
         assert scroll.region.bottom <= SIZE[1] - 1  # above the footer
 
@@ -423,3 +423,70 @@ async def test_confirm_plays_asks_before_a_card_is_played(private_config: Path) 
         await pilot.pause()
         current = table.pp_view
         assert current is not None and view.hand[2] not in current.hand
+
+
+async def test_confirm_plays_is_set_on_the_home_screen(private_config: Path) -> None:
+    # Issue 18 item 8: every table's help pointed at a home setting that
+    # did not exist (it was only in settings.json).
+    import json
+
+    from tui.widgets.chooser import Chooser
+
+    app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        confirm = home.query_one("#confirm-plays", Chooser)
+        assert confirm.label == "Confirm" and confirm.value is False
+        for _ in range(12):
+            if app.focused is confirm:
+                break
+            await pilot.press("down")
+        assert app.focused is confirm
+        await pilot.press("right")
+        assert confirm.value is True
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen) and table.confirm_plays
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        keys = {description: key for key, description in help_screen.keys}
+        assert keys["Play card by number"] == "1-8", help_screen.keys
+    assert json.loads(private_config.read_text())["confirm_plays"] is True
+
+
+async def test_number_keys_shown_are_those_that_act_now(private_config: Path) -> None:
+    # Issue 18 item 8: help said "1-8" and "1-6 Pick card" where 1-3 acted.
+    from tests.tui.conftest import footer_keys
+    from tui.screens.choice import ChoiceScreen
+
+    app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        hand = table.query_one(HandView)
+        hand.set_items(hand.items[:3])  # three cards left
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        keys = {description: key for key, description in help_screen.keys}
+        assert keys["Play card by number"] == "1-3", help_screen.keys
+        await pilot.press("escape")
+        await pilot.pause()
+        dialog = ChoiceScreen("Which?", "", ["one", "two"], kind="test")
+        app.push_screen(dialog)
+        await pilot.pause()
+        shown = {
+            active.binding.description: app.get_key_display(active.binding)
+            for active in dialog.active_bindings.values()
+        }
+        assert shown["Choose by number"] == "1-2", shown
+        assert any(description == "Choose by number" for description, _ in footer_keys(app))

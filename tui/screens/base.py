@@ -3,6 +3,8 @@ clear "terminal too small" message instead of a broken layout."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 from textual import events
@@ -19,8 +21,35 @@ T = TypeVar("T")
 SMALL_ACTIONS = frozenset({"app.quit", "quit", "help", "app.help"})
 
 
+CheckAction = Callable[[Any, str, tuple[object, ...]], bool | None]
+
+
+def _size_gated(check: CheckAction) -> CheckAction:
+    """``check`` behind the size gate: while the terminal is too small only
+    :data:`SMALL_ACTIONS` act, whatever the screen's own ``check_action``
+    says (issue 18 item 1: several returned early, without ``super()``, so
+    fashion's ``e`` ended a turn and a dialog's ``1`` chose, unseen)."""
+
+    @functools.wraps(check)
+    def gated(self: SizeGuard, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.blocked(action):
+            return False
+        return check(self, action, parameters)
+
+    gated.size_gated = True  # type: ignore[attr-defined]
+    return gated
+
+
 class SizeGuard:
     """Mixin for screens: toggles the ``-too-small`` class and its message."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Every screen's own check_action passes the size gate first, so no
+        # subclass can forget it (see _size_gated).
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("check_action")
+        if own is not None and not getattr(own, "size_gated", False):
+            cls.check_action = _size_gated(own)  # type: ignore[method-assign,assignment]
 
     GUIDE: ClassVar[str] = ""
     """Extra lines for the help screen (keys that are not bindings)."""
@@ -51,12 +80,17 @@ class SizeGuard:
         screen: Screen[Any] = self  # type: ignore[assignment]
         return screen.has_class("-too-small")
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """While the terminal is too small only quitting and help act
-        (:data:`SMALL_ACTIONS`): nothing happens unseen behind the message.
-        Screens that refine ``check_action`` end with ``super().check_action``.
+    def blocked(self, action: str) -> bool:
+        """Whether ``action`` may not act now, whatever the screen's own
+        ``check_action`` says: while the terminal is too small, all but
+        :data:`SMALL_ACTIONS` (nothing happens unseen behind the message).
         Widgets' own keys need no check: hidden widgets lose the focus."""
-        return not (self.too_small and action not in SMALL_ACTIONS)
+        return self.too_small and action not in SMALL_ACTIONS
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """See :meth:`blocked` (every subclass's ``check_action`` is gated
+        by it first, see ``__init_subclass__``)."""
+        return not self.blocked(action)
 
     def help_notes(self) -> str:
         """The help screen's notes about this screen (keys that are not

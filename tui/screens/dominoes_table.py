@@ -200,7 +200,11 @@ class DominoesTableScreen(TableScreen):
         if view.ends is None:
             return where + f"You lead: place any tile (←→ and Enter, or {keys})."
         if self.pass_ends_round(view):
-            return where + "Your turn: place a tile, or pass (p): a pass ends the round (DO-11)."
+            # Draw too, whenever drawing is allowed (DO-4): issue 18.
+            draw = ", draw (d)" if view.can_draw else ""
+            return (
+                where + f"Your turn: place a tile{draw} or pass (p): a pass ends the round (DO-11)."
+            )
         if view.can_draw:
             return where + "Your turn: place a tile (⏎ or [ ]), draw (d) or pass (p)."
         return where + "Your turn: place a tile (⏎ or [ ]) or pass (p); no drawing."

@@ -54,7 +54,7 @@ from core.fashion.state import FashionView, collection_problem
 from tui.messages import CardChosen
 from tui.plain import cells, plain
 from tui.screens.choice import ChoiceScreen
-from tui.screens.table import TableScreen, number_keys
+from tui.screens.table import TableScreen, number_keys, points
 from tui.widgets.fashion_card import (
     SLOT_WORDS,
     SYMBOLS,
@@ -114,7 +114,7 @@ class FashionTableScreen(TableScreen):
         "material in words. The code repeats them: colour R U K W, cut D J T C,\n"
         "material S W O L (W is white first, wool last). Tags on the right: pt\n"
         "= would score (STAR), must, passé (BANNED), cash (MONEY: currency).\n"
-        "Auction: ↑/↓ to a card, Enter bids it (or its number 1-9).\n"
+        "Auction: ↑/↓ to a card, Enter bids it (or its number).\n"
         "Auction won: a list asks who plays first, then next (p reopens it).\n"
         "Your turn: in the offer, space selects two cards, Enter takes them.\n"
         "Then space selects hand cards and c (or Enter) announces them; or x\n"
@@ -343,7 +343,7 @@ class FashionTableScreen(TableScreen):
         scoring = [card for card in chosen if has_feature(card, star)]
         if self._is_legal(Collect(tuple(chosen))):
             return (
-                f"Valid collection of {len(chosen)}: {len(scoring)} point(s) for STAR "
+                f"Valid collection of {len(chosen)}: {points(len(scoring))} for STAR "
                 f"{feature_name(star)}; c announces it."
             )
         reason = collection_problem(chosen, features) or "not a legal collection"
@@ -668,7 +668,8 @@ class FashionTableScreen(TableScreen):
             seat = action.seat
             you = " (you)" if seat == view.seat else ""
             labels.append(
-                f"{self.names[seat]}{you}: {view.hand_sizes[seat]} cards, {view.points[seat]} pts"
+                f"{self.names[seat]}{you}: {view.hand_sizes[seat]} cards, "
+                f"{points(view.points[seat])}"
             )
         played = self._names(view.order) if view.order else "nobody yet"
         body = Text(

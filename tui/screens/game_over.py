@@ -57,8 +57,12 @@ class GameOverScreen(PasseModal[str]):
         *,
         table: str = LOCAL,
         invited: bool = False,
+        deal_check: str = "",
     ) -> None:
         super().__init__()
+        # A networked game's fair-deal check, said on every game-over screen
+        # (issue 18: it was a 5-second toast, on joiners only).
+        self.deal_check = deal_check
         self.table = table  # LOCAL, HOSTING or GUEST
         # A guest plays again once the host has opened the next game.
         self.invited = invited
@@ -75,8 +79,17 @@ class GameOverScreen(PasseModal[str]):
             yield Static(plain(verdict(self.result, self.names, self.seat)), id="verdict")
             with VerticalScroll(id="final-scroll"):
                 yield Static(literal(self.scores), id="final-scores")
+            if self.deal_check:
+                yield Static(plain(self.deal_check), id="deal-check")
             yield Static(self.keys_hint, classes="hint", id="game-over-hint")
         yield Footer()
+
+    def say_deal_check(self, text: str) -> None:
+        """The check's outcome, once the final record has come."""
+        self.deal_check = text
+        shown = self.query("#deal-check")
+        if shown:
+            shown.first(Static).update(plain(text))
 
     @property
     def again(self) -> bool:

@@ -50,10 +50,10 @@ class HelpScreen(PasseModal[None]):
                     yield Static(reflow(self.notes))
         yield Footer()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def blocked(self, action: str) -> bool:
         # Closing help changes nothing in the game: it works even behind the
         # "terminal too small" message (help itself may open there).
-        return action == "close" or super().check_action(action, parameters)
+        return action != "close" and super().blocked(action)
 
     def action_close(self) -> None:
         self.dismiss(None)

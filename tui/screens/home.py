@@ -34,23 +34,35 @@ if TYPE_CHECKING:
 MAX_BOT_SEATS = len(BOT_NAMES)
 PANELS = ("home-game", "home-seats")
 NAME_LABEL = "Your name  "
+CONFIRM_LABEL = "Confirm"
+CONFIRM_CHOICES = [("no: a key plays at once", False), ("yes: ask before each play", True)]
 
 
 class HomeScreen(PasseScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "start", "Start", key_display="⏎", priority=False),
-        Binding("up", "move(-1)", "Move", key_display="↑↓"),
-        Binding("down", "move(1)", "Move", show=False),
+        # Priority (issue 18 item 7): the keys that move the focus act as
+        # they arrive, so the next key (typed 150 ms later, or in the same
+        # read) goes to the row now focused. Otherwise it went to the row
+        # left behind: "Abc" typed into the name lost its "A", and an "o"
+        # hosted a room under the old name.
+        # Not in the footer (the ▸ marker shows the rows; help lists ↑↓):
+        # it keeps room for every key that works now, F1 Help included.
+        Binding("up", "move(-1)", "Move", key_display="↑↓", show=False, priority=True),
+        Binding("down", "move(1)", "Move", show=False, priority=True),
         # Shown in the panels' titles: the footer keeps room for F1 Help.
-        Binding("tab,shift+tab", "panel", "Other panel", key_display="Tab", show=False),
+        Binding(
+            "tab,shift+tab", "panel", "Other panel", key_display="Tab", show=False, priority=True
+        ),
         Binding("r", "rules", "Rules"),
-        Binding("c", "resume", "Continue"),
-        # In the New game panel's bottom line (the footer is full at 80 columns).
-        Binding("o", "host", "Host a LAN game", show=False),
-        Binding("j", "join", "Join by code", show=False),
+        Binding("c", "resume", "Continue", tooltip="Continue the saved game"),
+        # The footer shows every key that works now, F1 included (issue 18):
+        # short words there, the help's longer ones in the tooltips.
+        Binding("o", "host", "Host", tooltip="Host this game on the LAN"),
+        Binding("j", "join", "Join", tooltip="Join a LAN game by its code"),
         # Not h: the choosers take h and l as ← and →.
-        Binding("u", "resume_hosted", "Resume the hosted game", show=False),
-        Binding("x", "close_hosted", "Close the interrupted hosted game", show=False),
+        Binding("u", "resume_hosted", "Resume", tooltip="Resume the interrupted hosted game"),
+        Binding("x", "close_hosted", "End", tooltip="Close the interrupted hosted game for good"),
         Binding("q,escape", "app.quit", "Quit", key_display="q"),
     ]
     TITLE_IN_HELP = "Home"
@@ -59,7 +71,8 @@ class HomeScreen(PasseScreen):
         "Tab goes between the New game and the Seats panels. ←/→ (or space)\n"
         "change a setting. Type your name in the name field. Options are the\n"
         "game's variants (see r, the rules); bot speed is the pause between\n"
-        "bot moves. Enter starts the game.\n"
+        "bot moves. Confirm: yes asks before each card or tile is played\n"
+        "(there is no undo). Enter starts the game.\n"
         "A game in progress is saved after every move: c continues it.\n"
         "o hosts this game on the LAN (others join by its room code);\n"
         "j joins a LAN game by the code its host reads out.\n"
@@ -106,6 +119,10 @@ class HomeScreen(PasseScreen):
                 # import the game's engine); the bot speed is every game's.
                 yield Vertical(id="options")
                 yield Chooser("Bot speed", BOT_SPEEDS, self._bot_speed(), id="bot-speed")
+                # No undo at the tables: the help there points here (issue 18 item 8).
+                yield Chooser(
+                    CONFIRM_LABEL, CONFIRM_CHOICES, self.settings.confirm_plays, id="confirm-plays"
+                )
                 yield Static(self._games_text(), id="games")
             with Vertical(id="home-seats"):
                 yield Static("", id="seat-you")
@@ -117,7 +134,9 @@ class HomeScreen(PasseScreen):
                         id=f"bot-{seat}",
                     )
                 yield Static("", id="team-line")
-        yield Footer()
+        # The palette (ctrl+p) is in the help: its footer entry would push
+        # the keys that work now off the row.
+        yield Footer(compact=True, show_command_palette=False)
 
     def _bot_speed(self) -> float:
         """The remembered speed, or the nearest one offered."""
@@ -248,9 +267,11 @@ class HomeScreen(PasseScreen):
         from net.codes import format_code
 
         title = game_info(room.game).title
+        # Short lines: the panel is 40 columns at 80x24 (issue 18: it was cut).
         return (
-            f"Hosted game {format_code(room.code)} ({title}, {len(room.seats)} players) "
-            "was interrupted:\nPress u to resume it, x to close it for good."
+            f"Hosted room {format_code(room.code)} was interrupted\n"
+            f"({title}, {len(room.seats)} players).\n"
+            "u resumes it, x closes it for good."
         )
 
     def _saved_description(self) -> str | None:
@@ -409,6 +430,10 @@ class HomeScreen(PasseScreen):
             )
         self.query_one("#team-line", Static).update(plain(line))
 
+    def show_name(self, name: str) -> None:
+        """The name just given elsewhere (asked before hosting or joining)."""
+        self.query_one("#name", Input).value = name
+
     def on_input_changed(self, event: Input.Changed) -> None:
         self._refresh_seats()
 
@@ -435,6 +460,7 @@ class HomeScreen(PasseScreen):
                     [option for option, _ in rows], {o.name: c.value for o, c in rows}
                 )
         settings.bot_delay = self.query_one("#bot-speed", Chooser).value
+        settings.confirm_plays = bool(self.query_one("#confirm-plays", Chooser).value)
         settings.name = clean_name(self.query_one("#name", Input).value)
         settings.bots = [
             str(self.query_one(f"#bot-{seat}", Chooser).value)

@@ -103,9 +103,11 @@ class JoinScreen(PasseScreen):
         *,
         code: str = "",
         join_now: bool = False,
+        from_home: bool = True,
     ) -> None:
         super().__init__()
         self.player_name = name
+        self.name_from_home = from_home  # False: given by --name
         self.network = network if network is not None else NetworkOptions()
         self.initial_code = code
         self.join_now = join_now
@@ -123,7 +125,8 @@ class JoinScreen(PasseScreen):
                 id="join-code",
             )
             yield Static(
-                f"Enter joins as {self.player_name} (your name on the home screen).",
+                f"Enter joins as {self.player_name}"
+                + (" (your name on the home screen)." if self.name_from_home else "."),
                 id="join-explain",
             )
             yield Static("", id="join-message")
@@ -222,7 +225,9 @@ class JoinScreen(PasseScreen):
         finally:
             self.joining = False
         if notice:
-            self.notify(notice, title="Your key", timeout=6)
+            from tui.screens.lobby import key_notice
+
+            self.notify(key_notice(notice), title="Your player key", timeout=8)
         self.app.switch_screen(LobbyScreen(table=table))
 
     def _say(self, text: str, *, problem: bool = False) -> None:

@@ -74,6 +74,35 @@ def describe_settings(room: RoomState) -> str:
     return f"{text}\n{', '.join(extra)}" if extra else text
 
 
+def join_lines(hint: str, *, local_only: bool = False) -> str:
+    """What to tell the others where the LAN hides the room. An SSH guest
+    cannot run `passe join` in their session (issue 18): they are told what
+    to tell a friend, for Passe and for SSH to this server. A broker that
+    answers only on this machine is said so (issue 18.5), rather than shown
+    at an address where it does not listen."""
+    import os
+
+    from tui.netplay import SERVED_ENV
+
+    if local_only:
+        return f"Only this machine can reach the room's broker:\npasse join {hint}"
+    if os.environ.get(SERVED_ENV):
+        return (
+            f"Tell the others: passe join {hint}\n"
+            f"or, over SSH to this server:\nssh -t SERVER join {hint}"
+        )
+    return f"If the LAN hides the room, others type:\npasse join {hint}"
+
+
+def key_notice(notice: str) -> str:
+    """The key notice in words for a person (issue 18): what the key is for."""
+    said = notice[:1].upper() + notice[1:]
+    return (
+        f"{said}. Your player key is how rooms know you: with it you get your seat "
+        "back after a dropped connection."
+    )
+
+
 class LobbyScreen(PasseScreen):
     DEFAULT_CSS = """
     LobbyScreen #lobby-top { height: auto; }
@@ -119,7 +148,7 @@ class LobbyScreen(PasseScreen):
         "person or a bot. After a game, a on its game-over screen opens the\n"
         "next game at this table: the same seats, a new code; the others are\n"
         "invited and join it with a.\n"
-        "Joiner: 1-8 moves you to that seat while it is free.\n"
+        "Joiner: a seat's number moves you to that seat while it is free.\n"
         "'AWAY' marks a person whose connection dropped: they come back by\n"
         "themselves. q leaves the room (the host's leaving closes it)."
     )
@@ -185,7 +214,7 @@ class LobbyScreen(PasseScreen):
         self.hosted = hosted
         self.table = table
         if notice:
-            self.notify(notice, title="Your key", timeout=4)
+            self.notify(key_notice(notice), title="Your player key", timeout=8)
         hosted.authority.on_change.append(self._on_authority_change)
         self._on_authority_change()  # the host's own seat is taken by now
         self._follow_room()
@@ -254,15 +283,11 @@ class LobbyScreen(PasseScreen):
             if self.hosted is not None
             else f"{format_code(room.room)}@{self.table.broker_host}:{self.table.broker_port}"
         )
-        # Issue 18.5: a broker that answers only on this machine is said so,
-        # rather than shown at an address where it does not listen.
-        reach = (
-            "Only this machine can reach the room's broker:\n"
-            if self.hosted is not None and self.hosted.local_only
-            else "If the LAN hides the room, others type:\n"
-        )
+        local_only = self.hosted is not None and self.hosted.local_only
         self.query_one("#lobby-info", Static).update(
-            plain(f"{title} · {describe_settings(room)}\n{reach}passe join {hint}")
+            plain(
+                f"{title} · {describe_settings(room)}\n" + join_lines(hint, local_only=local_only)
+            )
         )
         self.query_one(SeatList).show(room, self.table.seat)
         away = away_names(room.seats, self.table.seat)
@@ -320,11 +345,15 @@ class LobbyScreen(PasseScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "sit":
+            seat = parameters[0] if parameters else 0
             return (
                 not self.hosting
                 and self.table is not None
                 and self.room is not None
                 and self.room.phase == "lobby"
+                # Only the room's seats: the footer and help say "1-3", not "1-8".
+                and isinstance(seat, int)
+                and seat < len(self.room.seats)
             )
         if action == "start":
             if not self.hosting:

@@ -48,7 +48,7 @@ class PassPassTableScreen(TableScreen):
     ]
     TITLE_IN_HELP = "Pass Pass table"
     GUIDE = (
-        "Play a card: ←/→ (or h/l) then Enter or space, or its number 1-8.\n"
+        "Play a card: ←/→ (or h/l) then Enter or space, or its number.\n"
         "If you win a trick (first winner), pick one of its cards the same way.\n"
         "If you are second winner and the lowest cards tie, or at the end of a\n"
         "team round, a choice opens: ↑/↓ and Enter, or its number; c reopens it.\n"
@@ -146,7 +146,12 @@ class PassPassTableScreen(TableScreen):
                     tag = "2nd" if seat == res.second_winner else tag
                 elif index == newest:
                     tag = "new"  # the last move, readable until the next one
-                items.append(SlotData(card, diamonds[card.value - 1], self.names[seat], tag))
+                above = self.names[seat]
+                if mine and view.phase == PICK:
+                    # The number that picks it, as above the hand's cards
+                    # (issue 18: "1-4" picked cards that showed none).
+                    above = f"{index + 1} {above}"
+                items.append(SlotData(card, diamonds[card.value - 1], above, tag))
             if resolving and res is not None:
                 summary = self._resolving_text(view, res)
             elif res is not None:

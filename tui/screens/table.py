@@ -42,18 +42,26 @@ if TYPE_CHECKING:
     from net.wire import RoomState
     from tui.screens.lobby import LobbyScreen
 
+# What still acts at the table of a room its host closed (issue 18 item 4).
+CLOSED_ACTIONS = frozenset({"leave", "rules", "help", "app.help", "quit", "app.quit"})
+CLOSED_STATUS = "The host closed the room: this game cannot go on. q: home (↑↓ scroll the log)"
 EXPLAIN_KEYS = "enter,space,left,right,h,l,1,2,3,4,5,6,7,8,9"
 CONFIRM_CHOICE = "confirm"
 NO_UNDO = (
     "There is no undo: a card or tile is played as soon as you choose it\n"
     "(Enter, space or its number), and every move is final. To be asked\n"
-    'first, turn on "Confirm plays" in the settings on the home screen.'
+    'first, set "Confirm" to yes on the home screen (New game panel).'
 )
 NETWORK_NOTES = (
     "A networked game: the bar at the top says when someone is away (the\n"
     "game waits for them) or your link is down (it comes back by itself).\n"
     "The host's b lets a bot play for someone away until they are back."
 )
+
+
+def points(count: int) -> str:
+    """ "1 point", "3 points": never "1 pts" or "point(s)" (issue 18)."""
+    return f"{count} point" if count == 1 else f"{count} points"
 
 
 def number_keys(count: int, digits: str = "123456789") -> str:
@@ -80,7 +88,8 @@ class TableScreen(PasseScreen):
         # which keys work now instead. Replaces Screen's focus_next/previous.
         Binding("tab,shift+tab", "explain", "Explain", show=False),
         # The host, while someone is away (networked): a bot plays for them.
-        Binding("b", "stand_in", "Stand-in bot"),
+        # A short word: the footer keeps F1 Help beside it (issue 18).
+        Binding("b", "stand_in", "Stand-in", tooltip="A bot plays for someone away"),
     ]
 
     def __init__(self, client: TableClient) -> None:
@@ -103,6 +112,9 @@ class TableScreen(PasseScreen):
         self._deal_check_said = False
         self._link_up = True
         self._host_up = True
+        # A move sent just before the table went away (issue 18 item 2).
+        self._move_in_doubt = False
+        self._check_move_in_doubt = False
         self._labels_shown: tuple[str, ...] = ()
         self._players_title: str | None = None  # the players panel's own title
 
@@ -144,6 +156,16 @@ class TableScreen(PasseScreen):
     def bindings_state(self) -> object:
         """A value that changes whenever the footer's keys should change."""
         return self.view is not None and self.view.is_over, tuple(self.waiting_for())
+
+    @property
+    def room_closed(self) -> bool:
+        """A networked room its host closed: the game cannot go on."""
+        return self._room is not None and self._room.phase == "closed"
+
+    def blocked(self, action: str) -> bool:
+        # Issue 18 item 4: at a closed room's table only leaving, the rules
+        # and help act (the game's keys would do nothing).
+        return super().blocked(action) or (self.room_closed and action not in CLOSED_ACTIONS)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stand_in":
@@ -289,10 +311,12 @@ class TableScreen(PasseScreen):
 
     def on_link_changed(self, message: LinkChanged) -> None:
         self._link_up = message.up
+        self._reachability_changed()
         self._show_network()
 
     def on_host_changed(self, message: HostChanged) -> None:
         self._host_up = message.up
+        self._reachability_changed()
         self._show_network()
         over = self._game_over_screen()
         if over is not None and not message.up:
@@ -302,10 +326,83 @@ class TableScreen(PasseScreen):
         room = message.room
         if room.notice and room.notice != self._room_notice and room.phase == "playing":
             self.notify(room.notice, title="Table")
+            # And in the log, to be read later (issue 18: a guest who quit
+            # left no trace on the host's table once the toast was gone).
+            if self.view is not None:
+                self.game_log.add(room.notice)
         self._room_notice = room.notice
+        was_closed = self.room_closed
         self._room = room
         self._show_network()
         self._say_deal_check()
+        if self.room_closed and not was_closed:
+            self._close_table()
+
+    def _close_table(self) -> None:
+        """The host closed the room (issue 18 item 4): the status says so,
+        the game's keys are gone (its widgets are disabled, the footer
+        offers only leaving) and the log takes the keys, to be read."""
+        for widget in self.query("*"):
+            if widget.focusable and not isinstance(widget, GameLog):
+                widget.disabled = True
+        log = self.game_log
+        log.can_focus = True
+        self.set_focus(log)
+        self.query_one(StatusLine).say(CLOSED_STATUS, your_turn=False)
+        self.refresh_bindings()
+
+    def _reachability_changed(self) -> None:
+        """The host or our link went or came back (issue 18 item 2): a move
+        of ours still unanswered when the table went away may be lost, and
+        the person is told so; once the table is back, the next update says
+        whether it counted. The status line says why a turn waits."""
+        remote = remote_table(self.client)
+        if self.unreachable:
+            if remote is not None and (self._submitted or remote.action_pending):
+                self._submitted = False  # no answer is coming: the keys are free
+                self._move_in_doubt = True
+                self.notify(
+                    f"Your last move had no answer before the table went away "
+                    f"({self.unreachable}). Once it is back, you will see whether it counted.",
+                    title="Move not confirmed",
+                    severity="warning",
+                    timeout=10,
+                )
+        elif self._move_in_doubt:
+            self._check_move_in_doubt = True  # the next update tells
+        if self.view is not None:
+            self.show_view(self.view, ())  # the status line says why it waits
+
+    def _settle_move_in_doubt(self, my_turn: bool) -> None:
+        """The first update once the table is back: a move in doubt that did
+        not count is said, so the person knows to make it again."""
+        if not self._check_move_in_doubt:
+            return
+        self._check_move_in_doubt = self._move_in_doubt = False
+        if my_turn:
+            self.notify(
+                "Your move from before the table went away did not arrive: it is still "
+                "your turn, make it again.",
+                title="Move lost",
+                severity="warning",
+                timeout=10,
+            )
+
+    def deal_check_text(self) -> str:
+        """The fair-deal check in one line for the game-over screen ("" for
+        a local game): the host's commitment, checked by each guest."""
+        remote = remote_table(self.client)
+        if remote is None:
+            return ""
+        if self.hosting:
+            return (
+                "Fair deal: the others check this deal against the hash you published at the start."
+            )
+        if remote.verified is None:
+            return "Fair deal: checking the deal against the host's commitment…"
+        if remote.verified:
+            return "Fair deal: the deal matched the host's commitment from the start."
+        return "Deal check FAILED: the cards may have been changed during the game."
 
     def _say_deal_check(self) -> None:
         """At the end, whether the deal matched the hash the host published
@@ -314,6 +411,12 @@ class TableScreen(PasseScreen):
         if remote is None or remote.verified is None or self._deal_check_said:
             return
         self._deal_check_said = True
+        over = self._game_over_screen()
+        if over is not None:
+            over.say_deal_check(self.deal_check_text())
+        for dialog, _ in self.deferred:
+            if isinstance(dialog, GameOverScreen):
+                dialog.deal_check = self.deal_check_text()
         if remote.verified:
             self.notify("The deal matched the host's commitment from the start.", title="Fair deal")
         else:
@@ -402,6 +505,7 @@ class TableScreen(PasseScreen):
             self.app.clear_notifications()
         self._my_turn = my_turn
         self._submitted = False
+        self._settle_move_in_doubt(my_turn)
         for event in update.events:
             self.game_log.add(event.describe(self.log_names))
         self.view = update.view
@@ -454,9 +558,35 @@ class TableScreen(PasseScreen):
             decided,
         )
 
+    @property
+    def unreachable(self) -> str:
+        """Why the table cannot take a move now (networked: our link is
+        down or the host is away), or "" when it can."""
+        if not self.networked or self.room_closed:
+            return ""
+        if not self._link_up:
+            return "your connection is down"
+        if not self._host_up:
+            return "the host is away"
+        return ""
+
     async def submit(self, action: Action) -> None:
         # A refusal also arrives as an update with ``rejected``, shown then.
         remote = remote_table(self.client)
+        why = self.unreachable
+        if why:
+            # Issue 18 item 2: a move sent now would vanish untold (nobody
+            # answers); it is not sent, the person is told at once and the
+            # board (cursor, selection) stays as it was, to play it again.
+            self.notify(
+                f"Not sent: the table is unreachable ({why}). Make your move again once it "
+                "is back; the bar at the top says when.",
+                title="Move not sent",
+                severity="warning",
+            )
+            if self.view is not None:
+                self.show_view(self.view, ())
+            return
         if self._submitted or (remote is not None and remote.action_pending):
             # A second key before the table answered the first (a double
             # Enter over the network): it acts on the picture from before
@@ -475,6 +605,11 @@ class TableScreen(PasseScreen):
         next round's first player is doing."""
         if self.round_end_title:
             text, your_turn = f"{self.round_end_title}: read the summary, Enter goes on.", False
+        if self.room_closed:
+            text, your_turn = CLOSED_STATUS, False
+        elif your_turn and self.unreachable:
+            # One line at 80 columns: the bar above says more.
+            text = f"Your turn, once the table is back ({self.unreachable})."
         self.query_one(StatusLine).say(text, your_turn=your_turn)
 
     # -- dialogs -----------------------------------------------------------
@@ -526,6 +661,7 @@ class TableScreen(PasseScreen):
             self.final_scores(view),
             table=table,
             invited=remote is not None and remote.next_code is not None,
+            deal_check=self.deal_check_text(),
         )
         self.push_dialog(screen, self._after_game_over)
 
@@ -546,7 +682,8 @@ class TableScreen(PasseScreen):
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         # Focus moved by other means (a mouse click) goes back to where the
         # game's keys are: the screen's refocus chooses, never the person.
-        self.call_after_refresh(self.refocus)
+        if not self.room_closed:
+            self.call_after_refresh(self.refocus)
 
     @property
     def in_progress(self) -> bool:
@@ -581,8 +718,16 @@ class TableScreen(PasseScreen):
     def _leave(self, choice: str | None) -> None:
         remote = remote_table(self.client)
         room_open = self._room is None or self._room.phase != "closed"
-        if remote is not None and choice in (HOME, QUIT) and self.in_progress and room_open:
+        if (
+            remote is not None
+            and choice in (HOME, QUIT)
+            and self.in_progress
+            and room_open
+            and not self.hosting
+        ):
             # Tell the host first: a bot takes the seat and the others go on.
+            # Not the host's own seat (issue 18 item 4): its lobby closes the
+            # room as it goes, and "a bot plays for them" would contradict it.
             self.run_worker(self._leave_room(remote, choice), exclusive=True)
             return
         self._go(choice)

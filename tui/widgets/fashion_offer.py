@@ -24,7 +24,8 @@ class FashionOffer(FashionCardRow):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k,left,h", "move(-1)", "Move", key_display="↑↓", show=False),
+        # Shown: the footer has every key that works now (issue 18).
+        Binding("up,k,left,h", "move(-1)", "Move", key_display="↑↓"),
         Binding("down,j,right,l", "move(1)", "Move", show=False),
         Binding("space", "select_card", "Select", key_display="space"),
         Binding("enter", "confirm", "Take the two", key_display="⏎"),
