@@ -214,7 +214,10 @@ class Authority:
         self._link = MqttLink(
             self.broker_host,
             self.broker_port,
-            subscriptions=[f"{self.prefix}/a/+", f"{self.prefix}/presence/+"],
+            # The presences of seated keys only (_follow_presences), never
+            # presence/+: anyone may retain thousands of records there, each
+            # of which would reach this link on every (re)connection.
+            subscriptions=[f"{self.prefix}/a/+", *self._presence_topics()],
             on_message=self._on_message,
             on_connect=self._on_connect,
             will=self._will,
@@ -559,7 +562,28 @@ class Authority:
             Presence(room=self.code, epoch=self._epoch, online=online, name="host"),
         )
 
+    def _presence_topics(self) -> list[str]:
+        return [
+            presence_topic(self.code, peer_id(slot.key))
+            for slot in self.seats
+            if slot.kind == HUMAN and slot.key is not None
+        ]
+
+    def _follow_presences(self) -> None:
+        """Subscribe to the presence of each seated key, and to no other
+        (issue 19 item 6); called on every change of the seats."""
+        if self._link is None:
+            return
+        wanted = self._presence_topics()
+        prefix = f"{self.prefix}/presence/"
+        for topic in [t for t in self._link.subscriptions if t.startswith(prefix)]:
+            if topic not in wanted:
+                self._link.unsubscribe(topic)
+        for topic in wanted:
+            self._link.subscribe(topic)
+
     def _publish_room(self) -> None:
+        self._follow_presences()
         payload = self._room_payload()
         self._save()  # with the stamp just given: a resumed room's are higher
         self._enqueue(room_topic(self.code), payload, retain=True)

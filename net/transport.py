@@ -146,9 +146,23 @@ class MqttLink:
             task = asyncio.get_running_loop().create_task(self._subscribe(client, pattern))
             task.add_done_callback(_retrieve_task)
 
+    def unsubscribe(self, pattern: str) -> None:
+        """No more messages on ``pattern`` (they are dropped from now on)."""
+        if pattern not in self.subscriptions:
+            return
+        self.subscriptions.remove(pattern)
+        client = self._client
+        if client is not None and self.connected:
+            task = asyncio.get_running_loop().create_task(self._unsubscribe(client, pattern))
+            task.add_done_callback(_retrieve_task)
+
     async def _subscribe(self, client: aiomqtt.Client, pattern: str) -> None:
         with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
             await client.subscribe(pattern, qos=1)
+
+    async def _unsubscribe(self, client: aiomqtt.Client, pattern: str) -> None:
+        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+            await client.unsubscribe(pattern)
 
     async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> bool:
         """Send now if connected; ``False`` if the link is down (the protocol

@@ -214,3 +214,52 @@ def test_an_authority_keeps_nonce_marks_of_seated_keys_only() -> None:
     snapshot = authority.snapshot(BrokerChoice(False, "x", 1))
     assert [mark.key for mark in snapshot.nonces] == [seated]
     assert len(authority._peers) <= 256 + 3
+
+
+def _authority(now: list[float]) -> Authority:
+    game = get_game("passpass")
+    authority = Authority(
+        Identity.generate(), "ABC123", "passpass", game.make_config(players=3), "H", "x", 1
+    )
+    authority.clock = lambda: now[0]
+    return authority
+
+
+def test_a_seated_peers_hello_flood_makes_a_bounded_number_of_broadcasts() -> None:
+    """Issue 19 item 4: a seated peer sending 400 Hellos a second once made a
+    room-state broadcast and a flushed save each."""
+    from net.wire import Envelope
+
+    now = [100.0]
+    authority = _authority(now)
+    broadcasts: list[int] = []
+    authority.on_change.append(lambda: broadcasts.append(1))
+    key = Identity.generate().public_key
+    envelope = Envelope(1, key, True, b"", b"\0" * 64)
+    authority.handle(envelope, Hello(room="ABC123", epoch=1, n=1, name="Ana"))
+    assert authority._seat_of(key) == 0
+    broadcasts.clear()
+    for n in range(2, 402):  # 400 in one second
+        now[0] += 1 / 400
+        authority.handle(envelope, Hello(room="ABC123", epoch=1, n=n, name="Ana"))
+    # The burst (24) and 8 a second: 400 became about 32.
+    assert 20 <= len(broadcasts) <= 40, len(broadcasts)
+    assert authority._requests.refused["sender"] >= 360
+    assert authority._floods.counts["requests"] >= 360
+
+
+def test_a_replay_flood_is_answered_once_a_second() -> None:
+    from net.wire import Envelope
+
+    now = [100.0]
+    authority = _authority(now)
+    answers: list[tuple[bytes, object]] = []
+    authority._to_peer = lambda key, message: answers.append((key, message))  # type: ignore[method-assign]
+    key = Identity.generate().public_key
+    envelope = Envelope(1, key, True, b"", b"\0" * 64)
+    authority.handle(envelope, Hello(room="ABC123", epoch=1, n=5, name="Ana"))
+    answers.clear()
+    for _ in range(200):  # the same request again, 200 a second
+        now[0] += 1 / 200
+        authority.handle(envelope, Hello(room="ABC123", epoch=1, n=5, name="Ana"))
+    assert 1 <= len(answers) <= 2
