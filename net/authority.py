@@ -84,9 +84,11 @@ STRANGERS_RATE = Rate(messages=40, message_burst=80, bytes=256 * 1024, byte_burs
 SEATED_RATE = Rate(400, 400, 2 * MAX_PAYLOAD, 2 * MAX_PAYLOAD)
 SEATED_TOTAL_RATE = Rate(1600, 1600, 8 * MAX_PAYLOAD, 8 * MAX_PAYLOAD)
 # Requests acted on (signed, fresh nonce) per key: a person sends one or two
-# a second; a seated peer's Hello flood (each a room-state broadcast and a
-# flushed save) is cut to this.
-REQUEST_RATE = Rate(messages=8, message_burst=24, bytes=64 * 1024, byte_burst=128 * 1024)
+# a second, a bot peer without delay a few dozen; Hellos (each a room-state
+# broadcast and a flushed save; an honest peer sends one per reconnection,
+# again after 2 s) fewer: a seated peer's Hello flood is cut to this.
+REQUEST_RATE = Rate(messages=40, message_burst=80, bytes=64 * 1024, byte_burst=128 * 1024)
+HELLO_RATE = Rate(messages=2, message_burst=6, bytes=16 * 1024, byte_burst=32 * 1024)
 # An answer carrying more than this many events of a seat's log (a full log)
 # goes to one key at most once per LOG_ANSWER_INTERVAL seconds; an honest
 # peer asks again only after 2 s (docs/protocol.md, section 6).
@@ -191,6 +193,11 @@ class Authority:
     _requests: SenderLimits = field(
         default_factory=lambda: SenderLimits(
             REQUEST_RATE, Rate(10_000, 10_000, 2**40, 2**40), max_senders=1024
+        )
+    )
+    _hellos: SenderLimits = field(
+        default_factory=lambda: SenderLimits(
+            HELLO_RATE, Rate(10_000, 10_000, 2**40, 2**40), max_senders=1024
         )
     )
     _log_answers: Gate = field(default_factory=lambda: Gate(LOG_ANSWER_INTERVAL))
@@ -812,7 +819,8 @@ class Authority:
             if seat is not None:
                 self._send_update(seat, base=0, answer=True)
             return
-        if not self._requests.allow(key, 1, now):
+        hello = isinstance(message, Hello)
+        if not self._requests.allow(key, 1, now) or (hello and not self._hellos.allow(key, 1, now)):
             self._floods.note(
                 "requests", f"dropped requests of {peer_id(key)} past the rate limit", now
             )
