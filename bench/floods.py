@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import itertools
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.common import fmt_ms, percentile, table
 
@@ -34,8 +36,10 @@ async def timed_game(
     home: Path, kind: str, attack: str | None, size: int
 ) -> tuple[float, list[float]]:
     """(duration, intervals between the peer's moves) of one game."""
-    from tests.net import test_floods as floods
-    from tests.net.peers import RawClient
+    # The attacks are the tests' own (tests/net/test_floods.py); imported by
+    # name, as tests are not type-checked with the packages.
+    floods: Any = importlib.import_module("tests.net.test_floods")
+    RawClient: Any = importlib.import_module("tests.net.peers").RawClient
 
     with floods.broker_for(kind) as broker:
         game = floods.Game(home, broker)
