@@ -295,7 +295,10 @@ def _row(name: str, qos: int, nodelay: str, values: Sequence[float]) -> list[str
 def run(*, quick: bool) -> str:
     count, chunks = (200, 4) if quick else (1000, 10)
     bare = asyncio.run(_measure(count, chunks))
-    return bare + "\n\n" + asyncio.run(_measure_moves(count))
+    moves = asyncio.run(_measure_moves(count))
+    from bench import floods  # an honest game beside each flood of issue 19
+
+    return bare + "\n\n" + moves + "\n\n" + floods.run(quick=quick)
 
 
 if __name__ == "__main__":

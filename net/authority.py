@@ -21,10 +21,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from nacl.signing import SigningKey
 
 from core.engine import Config, Event, IllegalAction
 from core.registry import get_game
+from net.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits
 from net.codec import GameCodec, codec_for
 from net.codes import normalize_code
 from net.identity import Identity, peer_id
@@ -33,6 +35,7 @@ from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
 from net.text import NAME_CELLS, clean_name, clean_text, name_key
 from net.transport import LastWill, MqttLink
 from net.wire import (
+    MAX_PAYLOAD,
     Act,
     Envelope,
     Hello,
@@ -69,6 +72,37 @@ REPLACEMENT_BOT = "heuristic"
 # Seconds a finished room waits for its broker link, when it is down, to
 # publish the result before it closes.
 FINAL_WAIT = 15.0
+
+# What a sender can make the authority spend (issue 19 items 3, 4, 8;
+# docs/protocol.md, "Bounds"). Before any decoding or signature check, by
+# the peer id in the topic: a key that holds no seat (a stranger, a joiner)
+# gets little, and all strangers together a bounded share; a seated key,
+# whose messages may also be replays of its captured ones (refused as
+# stale), gets more, so that a replay flood does not silence its owner.
+STRANGER_RATE = Rate(messages=4, message_burst=8, bytes=16 * 1024, byte_burst=32 * 1024)
+STRANGERS_RATE = Rate(messages=40, message_burst=80, bytes=256 * 1024, byte_burst=512 * 1024)
+SEATED_RATE = Rate(400, 400, 2 * MAX_PAYLOAD, 2 * MAX_PAYLOAD)
+SEATED_TOTAL_RATE = Rate(1600, 1600, 8 * MAX_PAYLOAD, 8 * MAX_PAYLOAD)
+# Requests acted on (signed, fresh nonce) per key: a person sends one or two
+# a second, a bot peer without delay a few dozen; Hellos (each a room-state
+# broadcast and a flushed save; an honest peer sends one per reconnection,
+# again after 2 s) fewer: a seated peer's Hello flood is cut to this.
+REQUEST_RATE = Rate(messages=40, message_burst=80, bytes=64 * 1024, byte_burst=128 * 1024)
+HELLO_RATE = Rate(messages=2, message_burst=6, bytes=16 * 1024, byte_burst=32 * 1024)
+# An answer carrying more than this many events of a seat's log (a full log)
+# goes to one key at most once per LOG_ANSWER_INTERVAL seconds; an honest
+# peer asks again only after 2 s (docs/protocol.md, section 6).
+LOG_ANSWER_EVENTS = 64
+LOG_ANSWER_INTERVAL = 1.0
+# Peer records (nonce marks, presence epochs) of keys that hold no seat.
+MAX_STRANGERS = 256
+# Keys that held a seat and gave it up (a Leave) whose nonce marks are still
+# saved, the latest ones: a replay of their requests after a restart is
+# refused as stale, not taken as a new join.
+MAX_FORMER = 16
+# An update whose body is larger than this is sent in pages (same seq and
+# view, consecutive bases), each within the 256 KiB payload limit.
+PAGE_BYTES = 160 * 1024
 
 
 @functools.cache
@@ -134,7 +168,9 @@ class Authority:
     _peers: dict[bytes, _PeerRecord] = field(default_factory=dict)
     _logs: dict[int, list[list[Any]]] = field(default_factory=dict)  # per seat, encoded
     _link: MqttLink | None = None
-    _outbox: asyncio.Queue[tuple[str, bytes, bool]] | None = None
+    _outbox: Outbox | None = None
+    _outbox_ready: asyncio.Event = field(default_factory=asyncio.Event)
+    _outbox_idle: asyncio.Event = field(default_factory=asyncio.Event)
     _sender: asyncio.Task[None] | None = None
     _stamp: int = 0
     _salt: bytes = field(default_factory=lambda: os.urandom(16))
@@ -162,6 +198,27 @@ class Authority:
     # Retained topics of earlier rooms at this table, cleared when this one
     # closes for good (their ends were had by everyone).
     also_clear: list[str] = field(default_factory=list)
+    # Bounds (docs/protocol.md, "Bounds"); their clock is time.monotonic.
+    clock: Callable[[], float] = time.monotonic
+    _strangers: SenderLimits = field(
+        default_factory=lambda: SenderLimits(STRANGER_RATE, STRANGERS_RATE, max_senders=1024)
+    )
+    _seated_limits: SenderLimits = field(
+        default_factory=lambda: SenderLimits(SEATED_RATE, SEATED_TOTAL_RATE, max_senders=64)
+    )
+    _requests: SenderLimits = field(
+        default_factory=lambda: SenderLimits(
+            REQUEST_RATE, Rate(10_000, 10_000, 2**40, 2**40), max_senders=1024
+        )
+    )
+    _hellos: SenderLimits = field(
+        default_factory=lambda: SenderLimits(
+            HELLO_RATE, Rate(10_000, 10_000, 2**40, 2**40), max_senders=1024
+        )
+    )
+    _log_answers: Gate = field(default_factory=lambda: Gate(LOG_ANSWER_INTERVAL))
+    _former: dict[bytes, None] = field(default_factory=dict)  # oldest first
+    _floods: FloodLog = field(default_factory=lambda: FloodLog(log))
 
     def __post_init__(self) -> None:
         # The room state's `app` is the host's Passe version (issue 18.10).
@@ -177,12 +234,15 @@ class Authority:
     # -- life cycle ----------------------------------------------------------
 
     async def start(self, timeout: float = 5.0) -> None:
-        self._outbox = asyncio.Queue()
+        self._outbox = Outbox()
         self._sender = asyncio.get_running_loop().create_task(self._send_loop())
         self._link = MqttLink(
             self.broker_host,
             self.broker_port,
-            subscriptions=[f"{self.prefix}/a/+", f"{self.prefix}/presence/+"],
+            # The presences of seated keys only (_follow_presences), never
+            # presence/+: anyone may retain thousands of records there, each
+            # of which would reach this link on every (re)connection.
+            subscriptions=[f"{self.prefix}/a/+", *self._presence_topics()],
             on_message=self._on_message,
             on_connect=self._on_connect,
             will=self._will,
@@ -318,10 +378,14 @@ class Authority:
             seq=self.seq,
             stamp=self._stamp,
             epoch=self._epoch,
+            # Only seated keys' marks (issue 19 item 3): a key with no seat
+            # can do nothing a replay of its requests would repeat, and a
+            # flood of fresh keys once made every journal entry longer.
             nonces=[
                 NonceMark(key, *record.last_nonce)
                 for key, record in self._peers.items()
                 if record.last_nonce >= (0, 0)
+                and (key in self._former or self._seat_of(key) is not None)
             ],
             bot_delay=self.bot_delay,
             broker=broker,
@@ -366,6 +430,8 @@ class Authority:
         authority._epoch = max(authority._epoch, saved.epoch)
         for mark in saved.nonces:
             authority._peers[mark.key] = _PeerRecord(last_nonce=(mark.epoch, mark.n))
+            if authority._seat_of(mark.key) is None:
+                authority._former[mark.key] = None
         if saved.phase == PLAYING:
             table = Table.from_record(saved.record(), authority._seat_specs(), bot_delay=delay)
             authority.table = table
@@ -576,7 +642,28 @@ class Authority:
             Presence(room=self.code, epoch=self._epoch, online=online, name="host"),
         )
 
+    def _presence_topics(self) -> list[str]:
+        return [
+            presence_topic(self.code, peer_id(slot.key))
+            for slot in self.seats
+            if slot.kind == HUMAN and slot.key is not None
+        ]
+
+    def _follow_presences(self) -> None:
+        """Subscribe to the presence of each seated key, and to no other
+        (issue 19 item 6); called on every change of the seats."""
+        if self._link is None:
+            return
+        wanted = self._presence_topics()
+        prefix = f"{self.prefix}/presence/"
+        for topic in [t for t in self._link.subscriptions if t.startswith(prefix)]:
+            if topic not in wanted:
+                self._link.unsubscribe(topic)
+        for topic in wanted:
+            self._link.subscribe(topic)
+
     def _publish_room(self) -> None:
+        self._follow_presences()
         payload = self._room_payload()
         self._save()  # with the stamp just given: a resumed room's are higher
         self._enqueue(room_topic(self.code), payload, retain=True)
@@ -584,13 +671,29 @@ class Authority:
             callback()
 
     def _enqueue(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
-        if self._outbox is not None:
-            self._outbox.put_nowait((topic, payload, retain))
+        if self._outbox is None:
+            return
+        if not self._outbox.push(topic, payload, retain):
+            self._floods.note(
+                "outbox",
+                f"dropped a message to {topic}: {len(self._outbox)} messages are waiting "
+                "for the broker already",
+                self.clock(),
+            )
+            return
+        self._outbox_idle.clear()
+        self._outbox_ready.set()
 
     async def _send_loop(self) -> None:
         assert self._outbox is not None
         while True:
-            topic, payload, retain = await self._outbox.get()
+            message = self._outbox.pop()
+            if message is None:
+                self._outbox_idle.set()
+                self._outbox_ready.clear()
+                await self._outbox_ready.wait()
+                continue
+            topic, payload, retain = message
             try:
                 if self._link is not None:
                     await self._link.publish(topic, payload, retain=retain)
@@ -598,20 +701,20 @@ class Authority:
                 raise
             except Exception:  # one failed message must not stop all the others
                 log.exception("sending on %s failed", topic)
-            finally:
-                self._outbox.task_done()
 
     async def _drain(self) -> None:
         if self._outbox is not None and self._link is not None and self._link.connected:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._outbox.join(), 3)
+                await asyncio.wait_for(self._outbox_idle.wait(), 3)
 
     def _to_peer(self, key: bytes, message: Welcome | Refused | Update) -> None:
         topic = to_peer_topic(self.code, peer_id(key))
         self._enqueue(topic, seal(self.identity, topic, message, key))
 
     def _refuse(self, key: bytes, reason: str, code: str, n: int = 0) -> None:
-        log.info("refused %s: %s", peer_id(key), reason)
+        self._floods.note(
+            f"refused-{code}", f"refused {peer_id(key)}: {reason}", self.clock(), logging.INFO
+        )
         self._to_peer(key, Refused(room=self.code, reason=reason, code=code, n=n))
 
     def _seat_events(self, seat: int, events: Sequence[Event]) -> list[list[Any]]:
@@ -621,12 +724,29 @@ class Authority:
             if (shown := event.for_seat(seat)) is not None
         ]
 
-    def _send_update(self, seat: int, *, base: int, rejected: str | None = None) -> None:
+    def _send_update(
+        self, seat: int, *, base: int, rejected: str | None = None, answer: bool = False
+    ) -> None:
+        """Send ``seat`` its view and its log from ``base``. ``answer``: in
+        answer to a request (a Sync, a Hello, a stale or wrong request): one
+        carrying much of the log goes to a key at most once per
+        LOG_ANSWER_INTERVAL (issue 19 items 4, 8); its peer asks again."""
         slot = self.seats[seat]
         if self.table is None or slot.key is None or slot.kind != HUMAN:
             return
         seat_log = self._logs.get(seat, [])
         base = min(base, len(seat_log))
+        if (
+            answer
+            and len(seat_log) - base > LOG_ANSWER_EVENTS
+            and not self._log_answers.allow(slot.key, self.clock())
+        ):
+            self._floods.note(
+                "log-answer",
+                f"did not send seat {seat + 1} its log again so soon (asked too often)",
+                self.clock(),
+            )
+            return
         update = Update(
             room=self.code,
             seq=self.seq,
@@ -644,7 +764,8 @@ class Authority:
             len(update.events),
             update.ack,
         )
-        self._to_peer(slot.key, update)
+        for page in paged(update, PAGE_BYTES):
+            self._to_peer(slot.key, page)
 
     def _on_table_change(self, events: Sequence[Event]) -> None:
         """Once per accepted action (a person's or a bot's): every seated
@@ -689,19 +810,24 @@ class Authority:
     async def _on_message(self, topic: str, payload: bytes) -> None:
         presence_peer = topic_peer(topic, f"{self.prefix}/presence")
         if presence_peer is not None:
+            if not self._within_bounds("presence", presence_peer, payload):
+                return
             self._on_presence(topic, presence_peer, payload)
             return
         sender = topic_peer(topic, f"{self.prefix}/a")
         if sender is None:
             return
+        if not self._within_bounds("request", sender, payload):
+            return
         try:
-            envelope = open_envelope(topic, payload)
+            envelope = open_envelope(topic, payload, expect_id=sender)
         except WireError as error:
             # Unsigned or forged: there is no one to answer safely.
-            log.warning("dropped a message on %s: %s", topic, error.reason)
-            return
-        if peer_id(envelope.sender) != sender:
-            log.warning("dropped a message on %s: signed by another peer", topic)
+            self._floods.note(
+                f"dropped-{error.code}",
+                f"dropped a message on {topic}: {error.reason}",
+                self.clock(),
+            )
             return
         try:
             message = open_body(envelope, peer_message_decoder, self.identity)
@@ -710,24 +836,74 @@ class Authority:
             return
         self.handle(envelope, message)
 
+    def _seated_ids(self) -> set[str]:
+        return {peer_id(slot.key) for slot in self.seats if slot.kind == HUMAN and slot.key}
+
+    def _within_bounds(self, kind: str, sender: str, payload: bytes) -> bool:
+        """Whether a message on ``sender``'s topic is within its budget
+        (before any decoding or signature check: the topic's peer id is
+        all that is known; the budgets are in docs/protocol.md, "Bounds")."""
+        now = self.clock()
+        seated = sender in self._seated_ids()
+        limits = self._seated_limits if seated else self._strangers
+        if limits.allow((kind, sender), len(payload), now):
+            return True
+        who = "a seated key's topic" if seated else "keys without a seat"
+        self._floods.note(
+            f"flood-{kind}-{'seated' if seated else 'strangers'}",
+            f"dropped messages past the rate limit ({kind} from {who}; latest on {sender})",
+            now,
+        )
+        return False
+
+    def _peer_record(self, key: bytes) -> _PeerRecord:
+        """``key``'s record, made if new; records of keys holding no seat are
+        at most MAX_STRANGERS (the oldest forgotten first)."""
+        record = self._peers.get(key)
+        if record is not None:
+            return record
+        record = self._peers[key] = _PeerRecord()
+        if len(self._peers) > MAX_STRANGERS + len(self.seats):
+            seated = {slot.key for slot in self.seats if slot.key is not None}
+            for old in list(self._peers):
+                if len(self._peers) <= MAX_STRANGERS + len(self.seats):
+                    break
+                if old not in seated and old not in self._former and old != key:
+                    del self._peers[old]
+        return record
+
     def handle(self, envelope: Envelope, message: PeerMessage) -> None:
         key = envelope.sender
         log.debug("from %s: %r", peer_id(key), message)
+        now = self.clock()
         if message.room != self.code:
             self._refuse(key, f"this is room {self.code}, not {message.room}", "bad", message.n)
             return
-        record = self._peers.setdefault(key, _PeerRecord())
+        record = self._peer_record(key)
         nonce = (message.epoch, message.n)
         if nonce <= record.last_nonce:
             # A replayed or reordered request: refuse it, and re-synchronise
-            # the sender so that it does not act on an outdated picture.
+            # the sender so that it does not act on an outdated picture; a
+            # replay flood is answered once per interval (issue 19 item 4).
+            self._floods.note("stale", f"refused old or repeated requests of {peer_id(key)}", now)
+            if not self._log_answers.allow(("stale", key), now):
+                return
             self._refuse(key, "an old or repeated request was ignored", "stale", message.n)
             seat = self._seat_of(key)
             if seat is not None:
-                self._send_update(seat, base=0)
+                self._send_update(seat, base=0, answer=True)
+            return
+        hello = isinstance(message, Hello)
+        if not self._requests.allow(key, 1, now) or (hello and not self._hellos.allow(key, 1, now)):
+            self._floods.note(
+                "requests", f"dropped requests of {peer_id(key)} past the rate limit", now
+            )
             return
         record.last_nonce = nonce
-        self._unsaved = True  # a replay after a restart must still be refused
+        # A replay after a restart must still be refused: the nonce goes to
+        # disk, for a seated key (only their marks are kept, issue 19 item 3).
+        self._unsaved = True
+        seated = self._seat_of(key) is not None
         if isinstance(message, Hello):
             self._on_hello(key, message)
         elif isinstance(message, Act):
@@ -736,8 +912,14 @@ class Authority:
             self._on_sync(key, message)
         elif isinstance(message, Leave):
             self._on_leave(key, message)
-        if self._unsaved:
+        if seated and self._seat_of(key) is None:  # gave up their seat
+            self._former.pop(key, None)
+            self._former[key] = None
+            while len(self._former) > MAX_FORMER:
+                del self._former[next(iter(self._former))]
+        if self._unsaved and (seated or self._seat_of(key) is not None):
             self._save(durable=False)
+        self._unsaved = False
 
     def _seat_of(self, key: bytes) -> int | None:
         for seat, slot in enumerate(self.seats):
@@ -761,7 +943,7 @@ class Authority:
             if self.phase == PLAYING:
                 self._back_from_stand_in(seat)  # their seat is theirs again
             self._to_peer(key, Welcome(room=self.code, seat=seat))
-            self._send_update(seat, base=hello.have)
+            self._send_update(seat, base=hello.have, answer=True)
             self._publish_room()
             return
         if self.phase != LOBBY:
@@ -838,7 +1020,7 @@ class Authority:
                 "seat",
                 act.n,
             )
-            self._send_update(seat, base=0)
+            self._send_update(seat, base=0, answer=True)
             return
         if self.phase != PLAYING or self.table is None:
             reason = "the game is over" if self.phase == OVER else "the game has not started"
@@ -846,7 +1028,7 @@ class Authority:
             return
         if act.at > self.seq:
             self._refuse(key, "an action for a state that does not exist yet", "bad", act.n)
-            self._send_update(seat, base=0)
+            self._send_update(seat, base=0, answer=True)
             return
         try:
             self.table.submit(seat, act.action)
@@ -863,7 +1045,7 @@ class Authority:
         if self.table is None:
             self._to_peer(key, Welcome(room=self.code, seat=seat))
             return
-        self._send_update(seat, base=sync.have)
+        self._send_update(seat, base=sync.have, answer=True)
 
     def _on_leave(self, key: bytes, leave: Leave) -> None:
         seat = self._seat_of(key)
@@ -893,7 +1075,7 @@ class Authority:
             return
         if peer_id(envelope.sender) != sender or presence.room != self.code:
             return
-        record = self._peers.setdefault(envelope.sender, _PeerRecord())
+        record = self._peer_record(envelope.sender)
         # Sparkplug's STATE rule: a will or record older than the newest
         # epoch seen is ignored, so a late will cannot mark a live peer gone.
         if presence.epoch < record.presence_epoch:
@@ -913,6 +1095,45 @@ class Authority:
             self._publish_room()
 
 
+_body_size = msgspec.msgpack.Encoder()
+
+
+def paged(update: Update, budget: int) -> list[Update]:
+    """``update`` as one or more updates, each with a body of at most about
+    ``budget`` bytes (issue 19 item 8): a long log (a long dominoes game to a
+    high target) would otherwise pass the 256 KiB payload limit and every
+    peer would drop it. The pages carry the same ``seq``, view and ``ack``
+    and consecutive ``base``s, in order on one topic: a peer of protocol 1
+    appends each page's events as it appends any update's (an update of the
+    same ``seq`` is not older), so nothing new is needed on its side. Only
+    the last page carries ``rejected``. A single event larger than a page
+    goes alone (it is never split)."""
+    whole = len(_body_size.encode(update))
+    if whole <= budget or len(update.events) <= 1:
+        return [update]
+    fixed = len(_body_size.encode(msgspec.structs.replace(update, events=[], rejected=None)))
+    room = max(budget - fixed, 1)
+    pages: list[Update] = []
+    start, size = 0, 0
+    sizes = [len(_body_size.encode(event)) for event in update.events]
+    for index, event_size in enumerate(sizes):
+        if index > start and size + event_size > room:
+            pages.append(
+                msgspec.structs.replace(
+                    update,
+                    base=update.base + start,
+                    events=update.events[start:index],
+                    rejected=None,
+                )
+            )
+            start, size = index, 0
+        size += event_size
+    pages.append(
+        msgspec.structs.replace(update, base=update.base + start, events=update.events[start:])
+    )
+    return pages
+
+
 def _bot_name(seat: int, seats: Sequence[SeatSlot]) -> str:
     """A bot's name for ``seat``: one of the table's bot names not yet used."""
     # Compared as people's names are (name_key): no bot "Bruno" beside a
@@ -924,4 +1145,4 @@ def _bot_name(seat: int, seats: Sequence[SeatSlot]) -> str:
     return f"Bot {seat + 1}"
 
 
-__all__ = ["Authority", "SeatSlot", "clean_name"]  # clean_name lives in net.text
+__all__ = ["Authority", "SeatSlot", "clean_name", "paged"]  # clean_name lives in net.text

@@ -42,8 +42,9 @@ How amqtt is set up here (amqtt 0.12):
   websocket listener.
 - amqtt 0.12 delivers retained messages of other sessions' subscriptions to
   every client that connects, before it subscribes (see
-  ``tests/net/test_broker.py``): clients must filter what they receive, and
-  nothing private may ever be published retained.
+  ``tests/net/test_broker.py``): the embedded broker sends a client only the
+  retained messages of its own subscriptions (``_only_own_retained``); clients
+  still filter what they receive, and nothing private is ever retained.
 - amqtt 0.12 delivers at the subscription's QoS, not the lower of the
   publication's and the subscription's (MQTT 3.1.1, 3.8.4): a QoS 0 publish
   reaches a QoS 1 subscriber as QoS 1 (Mosquitto: QoS 0).
@@ -477,6 +478,7 @@ async def serve(
     # iteration" and the new client's connection is reset. Seen when peers
     # join a room at the same moment; iterating a snapshot avoids it.
     broker._subscriptions = _SnapshotDict(broker._subscriptions)
+    _only_own_retained(broker)
     await broker.start()
 
     clients: set[asyncio.StreamWriter] = set()
@@ -586,6 +588,24 @@ async def _report_floods(gate: Gate, interval: float = FLOOD_LOG_INTERVAL) -> No
                 now[1] - said[1],
             )
             said = now
+
+
+def _only_own_retained(broker: Any) -> None:
+    """amqtt 0.12 sends a new client, on CONNECT, every retained message that
+    matches any other session's filter (tests/net/test_broker.py): with the
+    authority subscribed to ``presence/+``, anyone retaining 30,000 presence
+    records made every joiner receive all of them before its own SUBSCRIBE
+    was even read, and its join timed out (issue 19 item 6). Retained
+    messages go only where the session itself subscribed (MQTT 3.1.1,
+    3.3.1.3), as Mosquitto does."""
+    publish = broker._publish_retained_messages_for_subscription
+
+    async def publish_own(subscription: tuple[str, int], session: Any) -> None:
+        subscribers = broker._subscriptions.get(subscription[0], ())
+        if any(subscriber.client_id == session.client_id for subscriber, _ in subscribers):
+            await publish(subscription, session)
+
+    broker._publish_retained_messages_for_subscription = publish_own
 
 
 async def _flush(broker: Any, timeout: float) -> None:

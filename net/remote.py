@@ -22,6 +22,7 @@ import msgspec
 
 from core.engine import Action, Event, GameRecord, IllegalAction, RecordError, View
 from core.registry import get_game
+from net.bounds import FloodLog
 from net.client import TableClient
 from net.codec import CodecError, GameCodec, codec_for
 from net.codes import CodeError, normalize_code
@@ -60,8 +61,6 @@ log = logging.getLogger("passe.peer")
 
 ROOM_WAIT = 3.0  # seconds to find the room's retained state on the broker
 REPLY_WAIT = 5.0  # seconds for the authority to answer a join
-# Presences kept while the room state (which names the authority) is awaited.
-EARLY_PRESENCES = 16
 CONNECT_WAIT = 5.0  # seconds to reach the broker, retrying with backoff
 # Seconds before taking the seat again when the last Hello got no answer: a
 # Hello sent while the authority was not yet subscribed (a host resuming on
@@ -124,7 +123,8 @@ class RemoteTable(TableClient):
         self._link_listeners: list[LinkListener] = []
         self._host_listeners: list[LinkListener] = []
         self.host_present = True  # until its will says otherwise
-        self._early_presence: dict[str, bytes] = {}  # before the authority is known
+        # Dropped messages are logged once per interval (issue 19 item 8).
+        self._floods = FloodLog(log)
         self._host_epoch = -1
         self._room_seen = asyncio.Event()
         self._foreign_version: int | None = None
@@ -151,18 +151,22 @@ class RemoteTable(TableClient):
     async def join(self, seat: int | None = None, *, timeout: float = ROOM_WAIT) -> int:
         """Connect, find the room, take a seat; raises :class:`JoinError`."""
         me = self.identity.peer_id
+        subscriptions = [
+            # Any protocol version's room state, to tell a mismatch from a
+            # wrong code; our own private topic.
+            f"passe/+/{self.code}/room",
+            to_peer_topic(self.code, me),
+            next_topic(self.code),
+        ]
+        if self.authority_key is not None:
+            subscriptions.append(presence_topic(self.code, peer_id(self.authority_key)))
         self._link = MqttLink(
             self.broker_host,
             self.broker_port,
-            # Any protocol version's room state, to tell a mismatch from a
-            # wrong code; our own private topic.
-            subscriptions=[
-                f"passe/+/{self.code}/room",
-                to_peer_topic(self.code, me),
-                # The authority's presence (and, unread, the other peers').
-                f"{self._prefix}/presence/+",
-                next_topic(self.code),
-            ],
+            # The authority's presence only, once its key is known (the room
+            # state names it): never presence/+, where anyone may retain
+            # thousands of records that would flood the link (issue 19 item 6).
+            subscriptions=subscriptions,
             on_message=self._on_message,
             on_connect=self._on_connect,
             on_state=self._on_link_state,
@@ -363,18 +367,20 @@ class RemoteTable(TableClient):
         if topic == next_topic(self.code):
             self._on_next(topic, payload)
             return
+        if self.authority_key is None:
+            return  # nothing private before the room's host is known
+        now = time.monotonic()
         try:
-            envelope = open_envelope(topic, payload)
+            envelope = open_envelope(topic, payload, expect_key=self.authority_key)
         except WireError as error:
-            log.warning("dropped a message on %s: %s", topic, error.reason)
-            return
-        if envelope.sender != self.authority_key:
-            log.warning("dropped a message on %s: not from this room's host", topic)
+            self._floods.note(
+                f"dropped-{error.code}", f"dropped a message on {topic}: {error.reason}", now
+            )
             return
         try:
             message = open_body(envelope, authority_message_decoder, self.identity)
         except WireError as error:
-            log.warning("dropped a message on %s: %s", topic, error.reason)
+            self._floods.note("dropped-body", f"dropped a message on {topic}: {error.reason}", now)
             return
         if message.room != self.code:
             return
@@ -398,22 +404,17 @@ class RemoteTable(TableClient):
     def _on_presence(self, topic: str, payload: bytes) -> None:
         """Whether the authority is connected, by the newest epoch seen
         (a late will from an earlier connection is ignored)."""
-        if not payload:
+        if not payload or self.authority_key is None:
             return
-        if self.authority_key is None:
-            # Retained presences may come before the room state that names
-            # the authority: keep the latest few, read once it is known.
-            if topic in self._early_presence or len(self._early_presence) < EARLY_PRESENCES:
-                self._early_presence[topic] = payload
+        # Only the authority's topic, checked before anything is decoded.
+        if topic != presence_topic(self.code, peer_id(self.authority_key)):
             return
         try:
-            envelope = open_envelope(topic, payload)
+            envelope = open_envelope(topic, payload, expect_key=self.authority_key)
             presence = open_body(envelope, presence_decoder)
         except WireError:
             return
-        if envelope.sender != self.authority_key or presence.room != self.code:
-            return
-        if topic != presence_topic(self.code, peer_id(envelope.sender)):
+        if presence.room != self.code:
             return
         if presence.epoch < self._host_epoch or (
             presence.epoch == self._host_epoch and presence.online and not self.host_present
@@ -437,10 +438,12 @@ class RemoteTable(TableClient):
         if not payload or self.authority_key is None:
             return
         try:
-            envelope = open_envelope(topic, payload)
+            envelope = open_envelope(topic, payload, expect_key=self.authority_key)
             announced = open_body(envelope, next_room_decoder)
         except WireError as error:
-            log.warning("ignored a next-game notice: %s", error.reason)
+            self._floods.note(
+                "next", f"ignored a next-game notice: {error.reason}", time.monotonic()
+            )
             return
         if envelope.sender != self.authority_key or announced.room != self.code:
             log.warning("ignored a next-game notice not from this room's host")
@@ -490,10 +493,13 @@ class RemoteTable(TableClient):
                 self._foreign_version = int(version[1:])
             return
         try:
-            envelope = open_envelope(topic, payload)
+            # Another key's state is refused before it is verified or decoded.
+            envelope = open_envelope(topic, payload, expect_key=self.authority_key)
             room = open_body(envelope, room_state_decoder)
         except WireError as error:
-            log.warning("ignored a room state: %s", error.reason)
+            self._floods.note(
+                f"room-{error.code}", f"ignored a room state: {error.reason}", time.monotonic()
+            )
             return
         if room.room != self.code:
             return
@@ -502,10 +508,9 @@ class RemoteTable(TableClient):
             # Trust on first use: the room's authority is whoever signs its
             # retained state when we arrive (docs/protocol.md, trust model).
             self.authority_key = envelope.sender
-            early, self._early_presence = self._early_presence, {}
-            host_topic = presence_topic(self.code, peer_id(envelope.sender))
-            if host_topic in early:
-                self._on_presence(host_topic, early[host_topic])
+            if self._link is not None:
+                # Its presence (retained) comes once subscribed.
+                self._link.subscribe(presence_topic(self.code, peer_id(envelope.sender)))
         elif envelope.sender != self.authority_key:
             log.warning("ignored a room state signed by another key")
             return

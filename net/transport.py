@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import aiomqtt
 
+from net.bounds import FloodLog
 from net.wire import MAX_PAYLOAD
 
 log = logging.getLogger("passe.net")
@@ -93,6 +94,7 @@ class MqttLink:
         self._runner: asyncio.Task[None] | None = None
         self._last_error: str = ""
         self._failures = 0
+        self._floods = FloodLog(log)  # oversized messages, once per interval
 
     # -- life cycle ----------------------------------------------------------
 
@@ -133,6 +135,34 @@ class MqttLink:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._runner
             self._runner = None
+
+    def subscribe(self, pattern: str) -> None:
+        """Subscribe to ``pattern`` from now on (and after every reconnection)."""
+        if pattern in self.subscriptions:
+            return
+        self.subscriptions.append(pattern)
+        client = self._client
+        if client is not None and self.connected:
+            task = asyncio.get_running_loop().create_task(self._subscribe(client, pattern))
+            task.add_done_callback(_retrieve_task)
+
+    def unsubscribe(self, pattern: str) -> None:
+        """No more messages on ``pattern`` (they are dropped from now on)."""
+        if pattern not in self.subscriptions:
+            return
+        self.subscriptions.remove(pattern)
+        client = self._client
+        if client is not None and self.connected:
+            task = asyncio.get_running_loop().create_task(self._unsubscribe(client, pattern))
+            task.add_done_callback(_retrieve_task)
+
+    async def _subscribe(self, client: aiomqtt.Client, pattern: str) -> None:
+        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+            await client.subscribe(pattern, qos=1)
+
+    async def _unsubscribe(self, client: aiomqtt.Client, pattern: str) -> None:
+        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+            await client.unsubscribe(pattern)
 
     async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> bool:
         """Send now if connected; ``False`` if the link is down (the protocol
@@ -218,7 +248,11 @@ class MqttLink:
                     # nobody needs any more, docs/protocol.md): nothing to read.
                     continue
                 if len(payload) > MAX_PAYLOAD:
-                    log.warning("dropped %d bytes on %s: over the size limit", len(payload), topic)
+                    self._floods.note(
+                        "size",
+                        f"dropped {len(payload)} bytes on {topic}: over the size limit",
+                        asyncio.get_running_loop().time(),
+                    )
                     continue
                 if not any(_matches(pattern, topic) for pattern in self.subscriptions):
                     continue
@@ -233,6 +267,11 @@ class MqttLink:
 def _retrieve(future: asyncio.Future[None]) -> None:
     if not future.cancelled():
         future.exception()
+
+
+def _retrieve_task(task: asyncio.Task[None]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 __all__ = ["BrokerUnreachable", "LastWill", "MqttLink"]

@@ -273,17 +273,15 @@ def test_framing_follows_packets_split_anywhere() -> None:
         MqttFraming(10**9).feed(bytes([0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]))
 
 
-async def test_amqtt_sends_new_clients_retained_messages_they_never_asked_for(
+async def test_new_clients_get_only_the_retained_messages_they_asked_for(
     broker: EmbeddedBroker,
 ) -> None:
-    """What amqtt 0.12 does with retained messages, pinned down so clients
-    can filter it (and so this test fails the day amqtt changes).
-
-    On CONNECT, amqtt sends the new client every retained message whose topic
-    matches ANY session's subscription filter (not the client's own: it has
-    none yet), flagged retained, at QoS 0. Retained messages that no session
-    subscribes to are not sent. When the client then subscribes, it gets the
-    retained messages matching its own filter (again, if it already got them).
+    """amqtt 0.12 sends a new client, on CONNECT, every retained message
+    whose topic matches ANY session's subscription filter (not its own: it
+    has none yet). With the authority on ``presence/+``, 30,000 retained
+    presences from anyone reached every joiner before its SUBSCRIBE was read,
+    and its join timed out (issue 19 item 6). The embedded broker sends only
+    what the client subscribed to, as Mosquitto does (the test below).
     """
     async with client(broker, "publisher") as publisher, client(broker, "watcher") as watcher:
         await publisher.publish("passe/v1/AAAAAA/presence/p1", b"A", qos=1, retain=True)
@@ -301,12 +299,7 @@ async def test_amqtt_sends_new_clients_retained_messages_they_never_asked_for(
 
         async with client(broker, "newcomer") as newcomer:
             messages = aiter(newcomer.messages)
-            # It subscribed to nothing, yet:
-            unasked = [await next_message(messages) for _ in range(2)]
-            assert sorted((str(m.topic), m.payload, m.retain, m.qos) for m in unasked) == [
-                ("elsewhere/topic", b"B", True, 0),
-                ("passe/v1/AAAAAA/presence/p1", b"A", True, 0),
-            ]
+            # Nothing unasked comes before what it subscribes to.
             await newcomer.subscribe("passe/v1/BBBBBB/#", qos=1)
             own = await next_message(messages)
             assert (str(own.topic), own.payload, own.retain) == (

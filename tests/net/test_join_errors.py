@@ -174,23 +174,32 @@ async def test_a_host_that_is_away_is_named_so(tmp_path: Path) -> None:
             await client.publish(presence_topic(code, authority.identity.peer_id), b"", retain=True)
 
 
-def test_the_hosts_presence_counts_when_it_comes_before_the_room_state() -> None:
-    """Retained messages on two topics come in any order: a presence that
-    comes before the room state naming the authority is read once it does."""
+def test_the_hosts_presence_is_read_only_once_the_room_state_names_it() -> None:
+    """A peer subscribes to no presence but the authority's, once the room
+    state names it (issue 19 item 6: a flood of retained presences on
+    presence/+ once overflowed the joiner's link); the retained presence
+    comes after that subscription. Before, any presence is ignored."""
     host = Identity.generate()
     code = new_code()
     table = RemoteTable(Identity.generate(), code, "127.0.0.1", 1883, "Ana")
     away = presence_topic(code, host.peer_id)
-    table._on_presence(
-        away, seal(host, away, Presence(room=code, epoch=5, online=False, name="host"))
-    )
+    gone = seal(host, away, Presence(room=code, epoch=5, online=False, name="host"))
+    table._on_presence(away, gone)
     assert table.host_present  # nobody is known to be the host yet
     room = RoomState(
         room=code, game="passpass", config={"players": 3}, host="test", phase="playing",
         seats=[], seq=0, stamp=1, app="", seed_hash=b"", record=None, salt=b"", notice="",
     )  # fmt: skip
     table._on_room_message(room_topic(code), seal(host, room_topic(code), room))
-    assert table.authority_key == host.public_key and not table.host_present
+    assert table.authority_key == host.public_key
+    table._on_presence(away, gone)  # the retained one, as the new subscription brings it
+    assert not table.host_present
+    other = Identity.generate()
+    theirs = presence_topic(code, other.peer_id)
+    table._on_presence(
+        theirs, seal(other, theirs, Presence(room=code, epoch=9, online=True, name="x"))
+    )
+    assert not table.host_present  # another key's presence counts for nothing
 
 
 async def test_passe_log_debug_shows_the_link_and_nothing_shows_by_default(

@@ -1,0 +1,243 @@
+"""What a sender can make a process spend, bounded (issue 19 items 4, 6, 8).
+
+Plain classes, no I/O and no clock of their own: every method takes ``now``
+(seconds, any monotonic origin), so the tests drive them with made-up times
+and the MQTT shell (net/authority.py, net/remote.py, net/transport.py) only
+passes ``time.monotonic()``. ``docs/protocol.md`` ("Bounds") lists every
+limit and what happens past it.
+
+- :class:`TokenBucket`: a rate with a burst (messages or bytes per second).
+- :class:`SenderLimits`: one bucket pair per sender and one for everyone,
+  with a bounded number of senders remembered (the least recently seen is
+  forgotten first), so a flood of fresh keys costs a bounded table.
+- :class:`Gate`: at most one of something per key per interval (the answer
+  with the whole log to a stale request, say).
+- :class:`FloodLog`: a kind of dropped message logged once, then at most
+  once per interval with the count since, never once per message.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict, deque
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Final
+
+
+@dataclass
+class TokenBucket:
+    """``rate`` tokens a second, up to ``burst`` saved up."""
+
+    rate: float
+    burst: float
+    tokens: float = -1.0  # full at first use
+    at: float | None = None
+
+    def take(self, now: float, cost: float = 1.0) -> bool:
+        """Spend ``cost`` tokens if there are that many (then True)."""
+        if self.at is None or self.tokens < 0:
+            self.tokens, self.at = self.burst, now
+        elapsed = max(0.0, now - self.at)
+        self.tokens = min(self.burst, self.tokens + elapsed * self.rate)
+        self.at = now
+        if self.tokens >= cost:
+            self.tokens -= cost
+            return True
+        return False
+
+
+@dataclass(frozen=True)
+class Rate:
+    """Messages and bytes a second, each with its burst."""
+
+    messages: float
+    message_burst: float
+    bytes: float
+    byte_burst: float
+
+    def buckets(self) -> tuple[TokenBucket, TokenBucket]:
+        return (
+            TokenBucket(self.messages, self.message_burst),
+            TokenBucket(self.bytes, self.byte_burst),
+        )
+
+
+@dataclass
+class SenderLimits:
+    """Per-sender and total budgets of messages and bytes.
+
+    ``allow(sender, size, now)`` is False past either bound; the refused
+    message is counted in ``refused`` (per reason) and costs nothing more.
+    At most ``max_senders`` senders are remembered: a sender forgotten (the
+    least recently seen) starts again with a full bucket, which a flood of
+    fresh keys gets anyway; the total bucket is what bounds them."""
+
+    per_sender: Rate
+    total: Rate
+    max_senders: int = 1024
+    _senders: OrderedDict[Hashable, tuple[TokenBucket, TokenBucket]] = field(
+        default_factory=OrderedDict
+    )
+    _total: tuple[TokenBucket, TokenBucket] | None = None
+    refused: dict[str, int] = field(default_factory=dict)
+
+    def allow(self, sender: Hashable, size: int, now: float) -> bool:
+        buckets = self._senders.get(sender)
+        if buckets is None:
+            buckets = self._senders[sender] = self.per_sender.buckets()
+            while len(self._senders) > self.max_senders:
+                self._senders.popitem(last=False)
+        else:
+            self._senders.move_to_end(sender)
+        if self._total is None:
+            self._total = self.total.buckets()
+        messages, volume = buckets
+        if not messages.take(now) or not volume.take(now, size):
+            self._count("sender")
+            return False
+        total_messages, total_volume = self._total
+        if not total_messages.take(now) or not total_volume.take(now, size):
+            self._count("total")
+            return False
+        return True
+
+    def forget(self, sender: Hashable) -> None:
+        self._senders.pop(sender, None)
+
+    @property
+    def senders(self) -> int:
+        return len(self._senders)
+
+    def _count(self, reason: str) -> None:
+        self.refused[reason] = self.refused.get(reason, 0) + 1
+
+
+@dataclass
+class Gate:
+    """At most one passage per key per ``interval`` seconds; at most
+    ``max_keys`` keys remembered (the oldest forgotten first)."""
+
+    interval: float
+    max_keys: int = 1024
+    _last: OrderedDict[Hashable, float] = field(default_factory=OrderedDict)
+    refused: int = 0
+
+    def allow(self, key: Hashable, now: float) -> bool:
+        last = self._last.get(key)
+        if last is not None and now - last < self.interval:
+            self.refused += 1
+            return False
+        self._last[key] = now
+        self._last.move_to_end(key)
+        while len(self._last) > self.max_keys:
+            self._last.popitem(last=False)
+        return True
+
+
+FLOOD_INTERVAL: Final = 10.0  # seconds between two log lines of one kind
+
+
+@dataclass
+class FloodLog:
+    """Log lines for dropped messages, one kind at a time: the first is
+    logged at once, later ones are counted and summed up in at most one line
+    per ``interval`` ("... 312 more in the last 10 s"). ``logger`` and
+    ``level`` say where."""
+
+    logger: logging.Logger
+    level: int = logging.WARNING
+    interval: float = FLOOD_INTERVAL
+    max_kinds: int = 64
+    _kinds: OrderedDict[str, tuple[float, int]] = field(default_factory=OrderedDict)
+    counts: dict[str, int] = field(default_factory=dict)  # every one, per kind
+
+    def note(self, kind: str, message: str, now: float, level: int | None = None) -> bool:
+        """One dropped message of ``kind`` (``message`` says what, plain
+        text); True when a line was written for it. ``level`` overrides
+        the default for this kind."""
+        level = self.level if level is None else level
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        entry = self._kinds.get(kind)
+        if entry is None:
+            self._remember(kind, now, 0)
+            self.logger.log(level, "%s", message)
+            return True
+        since, suppressed = entry
+        if now - since < self.interval:
+            self._kinds[kind] = (since, suppressed + 1)
+            return False
+        self._remember(kind, now, 0)
+        if suppressed:
+            self.logger.log(
+                level,
+                "%s (and %d more like it in the last %.0f s)",
+                message,
+                suppressed,
+                now - since,
+            )
+        else:
+            self.logger.log(level, "%s", message)
+        return True
+
+    def _remember(self, kind: str, now: float, suppressed: int) -> None:
+        self._kinds[kind] = (now, suppressed)
+        self._kinds.move_to_end(kind)
+        while len(self._kinds) > self.max_kinds:
+            self._kinds.popitem(last=False)
+        if len(self.counts) > 4 * self.max_kinds:
+            self.counts.clear()
+
+
+@dataclass
+class Outbox:
+    """The authority's messages waiting for the broker, bounded: at most
+    ``max_messages`` and ``max_bytes``. Past either, a private message (an
+    update, a refusal: a peer that misses one asks again) is dropped and
+    counted; a retained one (the room state) is always kept, and replaces
+    the one still waiting on its topic, since only the newest counts."""
+
+    max_messages: int = 2048
+    max_bytes: int = 32 * 1024 * 1024
+    _queue: deque[tuple[str, bytes, bool]] = field(default_factory=deque)
+    _bytes: int = 0
+    dropped: int = 0
+
+    def push(self, topic: str, payload: bytes, retain: bool) -> bool:
+        if retain:
+            for index, (queued, old, kept) in enumerate(self._queue):
+                if kept and queued == topic:
+                    del self._queue[index]
+                    self._bytes -= len(old)
+                    break
+        elif len(self._queue) >= self.max_messages or self._bytes + len(payload) > self.max_bytes:
+            self.dropped += 1
+            return False
+        self._queue.append((topic, payload, retain))
+        self._bytes += len(payload)
+        return True
+
+    def pop(self) -> tuple[str, bytes, bool] | None:
+        if not self._queue:
+            return None
+        message = self._queue.popleft()
+        self._bytes -= len(message[1])
+        return message
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    @property
+    def size(self) -> int:
+        return self._bytes
+
+
+__all__ = [
+    "FLOOD_INTERVAL",
+    "FloodLog",
+    "Gate",
+    "Outbox",
+    "Rate",
+    "SenderLimits",
+    "TokenBucket",
+]

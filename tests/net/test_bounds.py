@@ -1,0 +1,264 @@
+"""net.bounds and the decoding bounds of net.wire, in memory (issue 19 items 4, 8).
+
+The limiter, the gate, the flood log and the outbox take the time as an
+argument: these tests drive them with made-up clocks, so they are exact.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import msgspec
+import pytest
+
+from core.registry import get_game
+from net.authority import PAGE_BYTES, Authority, paged
+from net.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits, TokenBucket
+from net.identity import Identity
+from net.wire import (
+    MAX_PAYLOAD,
+    Hello,
+    Update,
+    WireError,
+    _version_of,
+    authority_message_decoder,
+    open_body,
+    open_envelope,
+    room_state_decoder,
+    seal,
+    to_authority_topic,
+)
+
+PEER = Identity.generate()
+TOPIC = to_authority_topic("ABC123", PEER.peer_id)
+
+
+def test_a_bucket_allows_its_burst_then_its_rate() -> None:
+    bucket = TokenBucket(rate=2, burst=4)
+    assert [bucket.take(0.0) for _ in range(5)] == [True] * 4 + [False]
+    assert bucket.take(0.5)  # one token back after half a second
+    assert not bucket.take(0.5)
+    assert [bucket.take(10.0) for _ in range(5)] == [True] * 4 + [False]  # never above the burst
+
+
+def test_limits_per_sender_and_in_total() -> None:
+    limits = SenderLimits(Rate(1, 2, 1000, 1000), Rate(10, 5, 10_000, 10_000), max_senders=3)
+    assert limits.allow("a", 10, 0.0) and limits.allow("a", 10, 0.0)
+    assert not limits.allow("a", 10, 0.0)  # a's burst is spent
+    assert limits.allow("b", 10, 0.0) and limits.allow("b", 10, 0.0)
+    assert limits.allow("c", 10, 0.0)
+    assert not limits.allow("d", 10, 0.0)  # everyone's burst (5) is spent
+    assert limits.refused == {"sender": 1, "total": 1}
+    assert not limits.allow("e", 2000, 1.0)  # more bytes than a sender may send at once
+    # A flood of fresh senders keeps at most max_senders of them.
+    for n in range(1000):
+        limits.allow(f"fresh{n}", 1, 2.0)
+    assert limits.senders == 3
+
+
+def test_a_gate_lets_one_through_per_interval() -> None:
+    gate = Gate(interval=1.0, max_keys=2)
+    assert gate.allow("a", 0.0)
+    assert not gate.allow("a", 0.5)
+    assert gate.allow("b", 0.5)
+    assert gate.allow("a", 1.0)
+    assert gate.refused == 1
+    gate.allow("c", 1.0)
+    gate.allow("d", 1.0)
+    assert len(gate._last) == 2
+
+
+def test_a_flood_is_logged_once_per_interval(caplog: pytest.LogCaptureFixture) -> None:
+    floods = FloodLog(logging.getLogger("test.floods"), interval=10.0)
+    with caplog.at_level(logging.WARNING, "test.floods"):
+        written = [floods.note("bad", "dropped a bad one", t / 100) for t in range(1000)]
+        assert written.count(True) == 1  # 1,000 in 10 s: one line
+        assert floods.note("bad", "dropped a bad one", 10.5)
+        assert floods.note("other", "dropped another kind", 10.5)
+    assert [r.getMessage() for r in caplog.records] == [
+        "dropped a bad one",
+        "dropped a bad one (and 999 more like it in the last 10 s)",
+        "dropped another kind",
+    ]
+    assert floods.counts == {"bad": 1001, "other": 1}
+
+
+def test_the_outbox_drops_private_messages_past_its_bounds_never_the_room_state() -> None:
+    outbox = Outbox(max_messages=3, max_bytes=100)
+    assert outbox.push("p/1", b"x" * 10, False)
+    assert outbox.push("room", b"old", True)
+    assert outbox.push("p/1", b"y" * 10, False)
+    assert not outbox.push("p/1", b"z", False)  # three waiting
+    assert outbox.push("room", b"new", True)  # replaces the old state, at the end
+    assert not outbox.push("p/2", b"w" * 90, False)  # past the bytes
+    assert outbox.dropped == 2
+    assert [outbox.pop() for _ in range(4)] == [
+        ("p/1", b"x" * 10, False),
+        ("p/1", b"y" * 10, False),
+        ("room", b"new", True),
+        None,
+    ]
+    assert outbox.size == 0
+
+
+# -- decoding in bounded time (issue 19 item 4) -------------------------------
+
+
+def _timed(payload: bytes) -> tuple[str, float]:
+    started = time.perf_counter()
+    with pytest.raises(WireError) as refused:
+        open_envelope(TOPIC, payload)
+    return refused.value.reason, time.perf_counter() - started
+
+
+def test_an_array_of_empty_arrays_is_refused_without_decoding_it() -> None:
+    bomb = msgspec.msgpack.encode([[]] * (MAX_PAYLOAD - 8))
+    assert len(bomb) <= MAX_PAYLOAD
+    reason, seconds = _timed(bomb)
+    assert reason == "not a Passe message (malformed envelope)"
+    # Once 150-250 ms (a schema-less decode of 262,000 lists); now only its
+    # header is read. A generous bound for a loaded machine.
+    assert seconds < 0.02
+
+
+def test_deep_nesting_is_refused_not_raised() -> None:
+    deep = b"\x91" * (MAX_PAYLOAD - 1) + b"\x90"
+    assert _timed(deep)[0] == "not a Passe message (malformed envelope)"
+    # Deep nesting inside a signed body, in a field typed Any (a view).
+    host = Identity.generate()
+    head = msgspec.msgpack.encode(
+        {"t": "update", "room": "ABC123", "seq": 1, "base": 0, "events": [], "view": {"x": None}}
+    )
+    assert head.endswith(b"\xc0")  # the None, last: replaced by 100,000 nested arrays
+    body = head[:-1] + b"\x91" * 100_000 + b"\x90"
+    topic = "passe/v1/ABC123/p/0123456789abcdef"
+    envelope = open_envelope(topic, _raw_envelope(host, topic, body))
+    with pytest.raises(WireError, match=r"nested too deeply|malformed"):
+        open_body(envelope, authority_message_decoder)
+    with pytest.raises(WireError):
+        open_body(envelope, room_state_decoder)
+
+
+def _raw_envelope(identity: Identity, topic: str, body: bytes) -> bytes:
+    from net.wire import PROTOCOL_VERSION, Envelope, _signed_bytes
+
+    signature = identity.sign(_signed_bytes(topic, False, body))
+    return msgspec.msgpack.encode(
+        Envelope(PROTOCOL_VERSION, identity.public_key, False, body, signature)
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "version"),
+    [([2, b"", 1], 2), ([300, 0], 300), ([70000, 0], 70000), ([-3], -3), ([0] * 20, 0)],
+)
+def test_the_version_is_read_from_the_first_bytes(value: list[object], version: int) -> None:
+    assert _version_of(msgspec.msgpack.encode(value)) == version
+
+
+@pytest.mark.parametrize("value", [[], {}, "text", 5, [b"x"], [[1]], [True]])
+def test_no_version_in_anything_else(value: object) -> None:
+    assert _version_of(msgspec.msgpack.encode(value)) is None
+
+
+def test_another_key_is_refused_before_its_signature_is_checked() -> None:
+    payload = seal(PEER, TOPIC, Hello(room="ABC123", epoch=1, n=1, name="Ana"))
+    with pytest.raises(WireError) as refused:
+        open_envelope(TOPIC, payload, expect_key=Identity.generate().public_key)
+    assert refused.value.code == "sender"
+    with pytest.raises(WireError) as refused:
+        open_envelope(TOPIC, payload, expect_id="0" * 16)
+    assert refused.value.code == "sender"
+    assert open_envelope(TOPIC, payload, expect_id=PEER.peer_id).sender == PEER.public_key
+
+
+# -- a log too large for one message goes in pages (issue 19 item 8) ----------
+
+
+def test_a_long_log_is_sent_in_pages_a_protocol_1_peer_appends() -> None:
+    events = [["Tile", {"n": n, "pad": "x" * 300}] for n in range(2000)]
+    update = Update(room="ABC123", seq=7, view={"v": 1}, base=5, events=events, ack=3)
+    assert len(msgspec.msgpack.encode(update)) > MAX_PAYLOAD
+    pages = paged(update, PAGE_BYTES)
+    assert len(pages) > 1
+    host = Identity.generate()
+    log: list[object] = [None] * 5
+    for page in pages:
+        payload = seal(host, "t", page, PEER.public_key)
+        assert len(payload) <= MAX_PAYLOAD
+        assert (page.seq, page.view, page.ack) == (7, {"v": 1}, 3)
+        # What RemoteTable._on_update does with any update.
+        assert page.base <= len(log)
+        log.extend(page.events[len(log) - page.base :])
+    assert log[5:] == events
+    small = Update(room="ABC123", seq=1, view={}, base=0, events=events[:3], rejected="no")
+    assert paged(small, PAGE_BYTES) == [small]
+    assert paged(msgspec.structs.replace(update, rejected="no"), PAGE_BYTES)[-1].rejected == "no"
+    assert all(page.rejected is None for page in pages)
+
+
+def test_an_authority_keeps_nonce_marks_of_seated_keys_only() -> None:
+    game = get_game("passpass")
+    authority = Authority(
+        Identity.generate(), "ABC123", "passpass", game.make_config(players=3), "H", "x", 1
+    )
+    for n in range(500):
+        key = Identity.generate().public_key
+        authority._peer_record(key).last_nonce = (1, n)
+    seated = Identity.generate().public_key
+    authority.seats[0].kind, authority.seats[0].key = "human", seated
+    authority._peer_record(seated).last_nonce = (1, 1)
+    from net.rooms import BrokerChoice
+
+    snapshot = authority.snapshot(BrokerChoice(False, "x", 1))
+    assert [mark.key for mark in snapshot.nonces] == [seated]
+    assert len(authority._peers) <= 256 + 3
+
+
+def _authority(now: list[float]) -> Authority:
+    game = get_game("passpass")
+    authority = Authority(
+        Identity.generate(), "ABC123", "passpass", game.make_config(players=3), "H", "x", 1
+    )
+    authority.clock = lambda: now[0]
+    return authority
+
+
+def test_a_seated_peers_hello_flood_makes_a_bounded_number_of_broadcasts() -> None:
+    """Issue 19 item 4: a seated peer sending 400 Hellos a second once made a
+    room-state broadcast and a flushed save each."""
+    from net.wire import Envelope
+
+    now = [100.0]
+    authority = _authority(now)
+    broadcasts: list[int] = []
+    authority.on_change.append(lambda: broadcasts.append(1))
+    key = Identity.generate().public_key
+    envelope = Envelope(1, key, True, b"", b"\0" * 64)
+    authority.handle(envelope, Hello(room="ABC123", epoch=1, n=1, name="Ana"))
+    assert authority._seat_of(key) == 0
+    broadcasts.clear()
+    for n in range(2, 402):  # 400 in one second
+        now[0] += 1 / 400
+        authority.handle(envelope, Hello(room="ABC123", epoch=1, n=n, name="Ana"))
+    # The burst (6) and 2 a second: 400 became about 8.
+    assert 4 <= len(broadcasts) <= 10, len(broadcasts)
+    assert authority._floods.counts["requests"] >= 380
+
+
+def test_a_replay_flood_is_answered_once_a_second() -> None:
+    from net.wire import Envelope
+
+    now = [100.0]
+    authority = _authority(now)
+    answers: list[tuple[bytes, object]] = []
+    authority._to_peer = lambda key, message: answers.append((key, message))  # type: ignore[method-assign]
+    key = Identity.generate().public_key
+    envelope = Envelope(1, key, True, b"", b"\0" * 64)
+    authority.handle(envelope, Hello(room="ABC123", epoch=1, n=5, name="Ana"))
+    answers.clear()
+    for _ in range(200):  # the same request again, 200 a second
+        now[0] += 1 / 200
+        authority.handle(envelope, Hello(room="ABC123", epoch=1, n=5, name="Ana"))
+    assert 1 <= len(answers) <= 2
