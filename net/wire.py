@@ -203,13 +203,17 @@ class Request(Struct, tag_field="t", forbid_unknown_fields=True):
     n: Count  # grows by one per request within an epoch
 
 
-class Hello(Request, tag="hello"):
+class Hello(Request, tag="hello", omit_defaults=True):
     """Take a seat (``seat``: the one wanted, or any free one), or take back
-    the seat this key holds."""
+    the seat this key holds. ``bot``: a bot process plays this seat
+    (``passe join --bot``), listed as a bot (issue 18 item 9). Fields at
+    their defaults are left out, so a Hello without ``bot`` is exactly what
+    an earlier Passe sends and decodes."""
 
     name: Name
     seat: SeatIndex | None = None
     have: Count = 0  # events of the log this peer already holds
+    bot: bool = False
 
 
 class Act(Request, tag="act"):
@@ -242,7 +246,9 @@ class Welcome(Reply, tag="welcome"):
 
 class Refused(Reply, tag="refused"):
     """A request refused; the state is unchanged. ``code``: full, started,
-    unseated, illegal, stale, bad, version, closed."""
+    unseated, illegal, stale, bad, version, closed; for a Hello also knock
+    (the host is asked: a Welcome or a refusal follows), denied (the host
+    or its rule said no) and removed (the host gave the seat away)."""
 
     reason: ShortText
     code: Annotated[str, Meta(max_length=20)]

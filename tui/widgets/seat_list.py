@@ -29,6 +29,8 @@ def seat_line(seat: SeatState, *, mine: bool) -> tuple[str, str]:
     if seat.kind == HUMAN:
         name = f"{seat.name} (you)" if mine else seat.name
         return name, "person · present" if seat.present else "person · AWAY"
+    if seat.kind == BOT and seat.peer:  # a bot process elsewhere (passe join --bot)
+        return seat.name, f"bot · {seat.level}" if seat.present else "bot · AWAY"
     if seat.kind == BOT:
         return seat.name, f"bot · {seat.level}"
     return "(empty)", "waiting for a person"
@@ -76,12 +78,11 @@ class SeatList(Static, can_focus=True):
         self._render_seats()
 
     def _changeable(self, seat: int) -> bool:
-        """Empty, a bot, or a person who is away (who did not follow to the
-        next game): the host may fill it, change it, or replace them."""
+        """Any seat but the host's own: who sits is the host's decision
+        (issue 19 item 2); a person taken out must be let in again."""
         if self.room is None or self.room.phase != "lobby" or seat >= len(self.room.seats):
             return False
-        state = self.room.seats[seat]
-        return state.kind != HUMAN or (not state.present and seat != self.mine)
+        return seat != self.mine
 
     def _render_seats(self) -> None:
         room = self.room
