@@ -271,3 +271,61 @@ async def test_a_forged_ending_is_refused_by_a_player_who_sat_there(tmp_path: Pa
     finally:
         for process in (host, player, again):
             await process.stop()
+
+
+@pytest.mark.parametrize("kind", brokers())
+async def test_an_empty_or_squatted_room_topic_does_not_hide_the_room(
+    tmp_path: Path, kind: str
+) -> None:
+    """Issue 19 item 5: an empty retained message on `room` (it clears the
+    host's state) and a squatter's retained state are answered by the host
+    publishing its room again at once, with a warning; joiners reach it."""
+    host = PasseProcess("host", tmp_path)
+    joiner = PasseProcess("joiner", tmp_path)
+    try:
+        await host.start(*host_args("dominoes", 2, wait_for=1, bot_delay=0), *broker_args(kind))
+        room = await host.expect("room")
+        code, address = room["code"], room["broker"]
+        async with spy(address, code) as client:
+            real, authority = await room_state(client)
+            mark = len(client.messages)
+            await client.publish(room_topic(code), b"", retain=True)
+            await client.until(lambda t, p: room_state_of(t, p) is not None, since=mark)
+            squatter = Identity.generate()
+            mark = len(client.messages)
+            await client.publish(
+                room_topic(code),
+                seal(squatter, room_topic(code), msgspec_replace(real, host="Mallory")),
+                retain=True,
+            )
+            await client.until(
+                lambda t, p: (
+                    room_state_of(t, p) is not None and open_envelope(t, p).sender == authority
+                ),
+                since=mark,
+            )
+        # What a newcomer finds retained is the host's room, and it sits.
+        async with spy(address, code) as late:
+            _, signer = await room_state(late)
+            assert signer == authority
+        await joiner.start("join", f"{code}@{address}", "--bot", "random")
+        await joiner.expect("seated")
+        await host.expect("over")
+        assert (await joiner.expect("over"))["deal_verified"] is True
+        assert await host.finish() == 0
+        stderr = host.stderr.decode()
+        assert "cleared or garbled a room state" in stderr
+        assert f"another key ({squatter.peer_id[:4]}" in stderr
+    except BaseException:
+        for process in (host, joiner):
+            print(await process.report())
+        raise
+    finally:
+        for process in (host, joiner):
+            await process.stop()
+
+
+def msgspec_replace(state: RoomState, **changes: object) -> RoomState:
+    import msgspec
+
+    return msgspec.structs.replace(state, **changes)
