@@ -92,6 +92,15 @@ async def host_from_home(pilot: Pilot[None]) -> tuple[LobbyScreen, HostedRoom]:
     return lobby, lobby.hosted
 
 
+async def knock_and_sit(pilot: Pilot[None], lobby: LobbyScreen, table: RemoteTable) -> int:
+    """``table`` joins the room the lobby hosts: it knocks (issue 19 item
+    2), the host lets it in with y; its seat."""
+    joining = asyncio.create_task(table.join())
+    await wait_until(pilot, lambda: lobby.knock is not None, "the knock")
+    await pilot.press("y")
+    return await asyncio.wait_for(joining, WAIT)
+
+
 async def wait_until(pilot: Pilot[None], condition: Callable[[], object], what: str) -> None:
     """Let the app and the network run until ``condition`` holds."""
     deadline = time.monotonic() + WAIT
@@ -861,7 +870,7 @@ async def test_the_host_opens_the_next_game_at_the_same_table(
         lobby, first = await host_from_home(pilot)
         first_code = first.code
         ana = RemoteTable(Identity.generate(), first_code, *mosquitto, "Ana")
-        ana_seat = await ana.join()
+        ana_seat = await knock_and_sit(pilot, lobby, ana)
         await wait_until(pilot, lambda: "Ana" in seats_text(lobby), "Ana in the lobby")
         await pilot.press("right")  # a bot in the last seat
         await wait_until(pilot, lambda: start_enabled(app), "every seat taken")
@@ -956,7 +965,7 @@ async def test_the_host_lets_a_bot_play_for_someone_away(
         lobby, hosted = await host_from_home(pilot)
         ana_key = Identity.generate()
         ana = RemoteTable(ana_key, hosted.code, *mosquitto, "Ana")
-        seat = await ana.join()
+        seat = await knock_and_sit(pilot, lobby, ana)
         await wait_until(pilot, lambda: "Ana" in seats_text(lobby), "Ana in the lobby")
         await pilot.press("right")  # a bot in the last seat
         await wait_until(pilot, lambda: start_enabled(app), "every seat taken")

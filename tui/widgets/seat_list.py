@@ -78,11 +78,15 @@ class SeatList(Static, can_focus=True):
         self._render_seats()
 
     def _changeable(self, seat: int) -> bool:
-        """Any seat but the host's own: who sits is the host's decision
-        (issue 19 item 2); a person taken out must be let in again."""
+        """Empty, a bot, or a person who is away (who did not follow to the
+        next game): the host may fill it, change it, or replace them. (The
+        authority lets the host give a present person's seat away too; not
+        with ←→ here, where a person sitting down under the cursor would be
+        taken out by the host's next key.)"""
         if self.room is None or self.room.phase != "lobby" or seat >= len(self.room.seats):
             return False
-        return seat != self.mine
+        state = self.room.seats[seat]
+        return state.kind != HUMAN or (not state.present and seat != self.mine)
 
     def _render_seats(self) -> None:
         room = self.room
