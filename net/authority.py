@@ -612,7 +612,7 @@ class Authority:
         seats: list[SeatSlot] = []
         for seat, slot in enumerate(self.seats):
             if slot.kind == HUMAN:
-                seats.append(SeatSlot(slot.name, HUMAN, key=slot.key))
+                seats.append(SeatSlot(slot.name, HUMAN, key=slot.key, plays=slot.plays))
             elif slot.kind == BOT and not slot.replaced:
                 seats.append(SeatSlot(slot.name, BOT, slot.level))
             else:
@@ -918,6 +918,8 @@ class Authority:
         if seat is not None:  # the same key again: a reconnection
             # Present only with a live presence (its Presence comes first).
             self.seats[seat].present = self._live_presence(key)
+            if hello.bot and self.phase == LOBBY:  # a resumed room forgets it
+                self.seats[seat].plays = self.seats[seat].plays or REPLACEMENT_BOT
             self._away_changed(seat)
             self._lobby_presence_changed(seat)
             if self.phase == PLAYING:

@@ -224,7 +224,7 @@ class RemoteTable(TableClient):
                 return ended
             raise
         if isinstance(reply, Refused) and reply.code == "knock":
-            reply = await self._knock(reply.reason)
+            reply = await self._knock()
         if isinstance(reply, Refused):
             await self._abandon()
             raise JoinError(reply.reason, reply.code)
@@ -232,12 +232,13 @@ class RemoteTable(TableClient):
         self._pin()
         return reply.seat
 
-    async def _knock(self, reason: str) -> Welcome | Refused:
+    async def _knock(self) -> Welcome | Refused:
         """The host is asked to let us in: wait for its answer (a Welcome
         or a refusal) up to KNOCK_WAIT, saying so meanwhile."""
         self.knocking = True
         for listener in list(self._knock_listeners):
-            listener(f"{reason[:1].upper()}{reason[1:]}: waiting for them…")
+            # Our own words (the host's reason is network text).
+            listener(f"The host of room {self.code} is asked to let you in: waiting for them…")
         loop = asyncio.get_running_loop()
         self._pending = loop.create_future()
         try:

@@ -764,7 +764,10 @@ async def test_a_hang_up_keeps_the_hosted_game_for_the_others_and_to_resume(
     async with app.run_test(size=SIZE) as pilot:
         lobby, hosted = await host_from_home(pilot)
         code = hosted.code
-        ben = await WatchedTable.join(code, *mosquitto, "Ben")
+        joining = asyncio.create_task(WatchedTable.join(code, *mosquitto, "Ben"))
+        await wait_until(pilot, lambda: lobby.knock is not None, "Ben's knock")
+        await pilot.press("y")  # he is let in (issue 19 item 2)
+        ben = await asyncio.wait_for(joining, WAIT)
         await wait_until(pilot, lambda: "Ben" in seats_text(lobby), "Ben seated")
         await pilot.press("right")  # a bot in the last seat
         await wait_until(pilot, lambda: lobby.start_refusal() is None, "every seat taken")
