@@ -185,3 +185,16 @@ def test_the_admit_rule_reads_a_key_file(
     assert _admission(argparse.Namespace(admit=["keys", str(listed)])) == 2
     assert "line 1: not a key" in capsys.readouterr().err
     assert _admission(argparse.Namespace(admit=["everyone"])) == 2
+
+
+def test_a_bot_joiner_stays_a_bot_at_the_next_game_and_keys_let_in_stay_let_in() -> None:
+    authority = room(admission="ask")
+    robo, ana = Identity.generate(), Identity.generate()
+    authority.admitted.update({robo.public_key, ana.public_key})
+    hello(authority, robo, name="Robo", bot=True)
+    hello(authority, ana)
+    seats = authority.next_seats()
+    assert [(seat.key, seat.plays) for seat in seats[:2]] == [
+        (robo.public_key, "heuristic"),
+        (ana.public_key, ""),
+    ]
