@@ -29,6 +29,15 @@ from tests.tui.test_network import (  # the lobby helpers those tests share
 __all__ = ["mosquitto", "private_data"]  # fixtures, used by name
 
 
+def screen_text(app: object) -> str:
+    """What the terminal shows, as text (from Textual's screenshot)."""
+    import html
+    import re
+
+    svg = app.export_screenshot()  # type: ignore[attr-defined]
+    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
+
+
 def hint(lobby: object) -> str:
     return text_of(lobby, "#lobby-seat-hint")
 
@@ -44,7 +53,10 @@ async def test_a_knock_is_shown_and_answered_by_the_host(
         # The host key's fingerprint, to compare aloud, under the code.
         box = lobby.query_one("#lobby-code-box")
         await wait_until(pilot, lambda: box.border_subtitle, "the key under the code")
-        assert str(box.border_subtitle) == f"key {fingerprint(authority.identity.public_key)}"
+        shown = f"key {fingerprint(authority.identity.public_key)}"
+        assert str(box.border_subtitle) == shown
+        await pilot.pause()
+        assert shown in screen_text(app)  # whole at 80x24, not cut off
         await wait_until(pilot, lambda: "Zed (you)" in seats_text(lobby), "the host's seat")
 
         # A stranger knocks: name and key shown, y and n offered; n refuses.

@@ -80,7 +80,7 @@ class LobbyScreen(PasseScreen):
     DEFAULT_CSS = """
     LobbyScreen #lobby-top { height: auto; }
     LobbyScreen #lobby-code-box {
-        width: 25;
+        width: 29;  /* room for "key " and the 19-cell fingerprint below */
         height: 6;
         border: heavy $accent;
         border-title-color: $text;
