@@ -29,7 +29,7 @@ from core.registry import get_game
 from net.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits
 from net.codec import GameCodec, codec_for
 from net.codes import normalize_code
-from net.identity import Identity, peer_id
+from net.identity import Identity, fingerprint, peer_id
 from net.rooms import FORMAT_VERSION, BrokerChoice, NonceMark, RoomStore, SavedRoom, SavedSeat
 from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
 from net.text import NAME_CELLS, clean_name, clean_text, name_key
@@ -104,6 +104,23 @@ MAX_FORMER = 16
 # view, consecutive bases), each within the 256 KiB payload limit.
 PAGE_BYTES = 160 * 1024
 
+# Who sits is the host's decision (issue 19 item 2; docs/protocol.md, "Who
+# sits"): "ask" (a new key knocks, the host lets it in or not: a host with a
+# screen), "keys" (only listed keys: allowed_keys), "any" (every new key
+# while seats are free: a headless host's default, made safe by seats that
+# count only with a live presence).
+ADMIT_ANY, ADMIT_KEYS, ADMIT_ASK = "any", "keys", "ask"
+ADMISSIONS = (ADMIT_ANY, ADMIT_KEYS, ADMIT_ASK)
+MAX_KNOCKS = 8  # knocks waiting for the host at once; more are refused
+KNOCK_TTL = 300.0  # seconds a knock waits for the host's answer
+# Seconds a new key's seat may go without a live presence before anyone
+# else who asks may have it (an honest peer publishes its presence before
+# its Hello, so it shows within milliseconds).
+PROVISIONAL_GRACE = 3.0
+MAX_WARNED = 16  # foreign keys warned about, per room
+REPUBLISH_GAP = 1.0  # seconds between two republications after a foreign state
+
+
 
 @functools.cache
 def passe_version() -> str:
@@ -124,14 +141,21 @@ class SeatSlot:
     # them while they are away (the host's choice), "" when they play.
     level: str = ""
     key: bytes | None = None  # the public key of the person holding it
+    # Only from a live presence of the key (never from a Hello alone: two
+    # Hellos from fresh keys froze a room, issue 19 item 2).
     present: bool = False
     replaced: bool = False  # a bot playing on for a person who left
+    # A seat held by a bot process elsewhere (`passe join --bot`): its level.
+    # Bound to its key like a person's; listed as a bot (issue 18 item 9).
+    plays: str = ""
+    since: float = 0.0  # when it was taken (monotonic)
 
     def public(self) -> SeatState:
+        remote_bot = self.kind == HUMAN and bool(self.plays)
         return SeatState(
             self.name,
-            self.kind,
-            self.level,
+            BOT if remote_bot else self.kind,
+            self.plays if remote_bot else self.level,
             peer_id(self.key) if self.key is not None else "",
             self.present if self.kind == HUMAN else self.kind == BOT,
         )
@@ -143,6 +167,23 @@ class _PeerRecord:
     presence_epoch: int = -1
     online: bool = False
     name: str = ""
+    ever_online: bool = False  # a live presence was seen once
+
+
+@dataclass
+class Knock:
+    """A new key asking for a seat, waiting for the host's answer."""
+
+    key: bytes
+    name: str
+    seat: int | None
+    n: int
+    bot: bool
+    at: float  # monotonic
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.key)
 
 
 @dataclass
@@ -219,6 +260,28 @@ class Authority:
     _log_answers: Gate = field(default_factory=lambda: Gate(LOG_ANSWER_INTERVAL))
     _former: dict[bytes, None] = field(default_factory=dict)  # oldest first
     _floods: FloodLog = field(default_factory=lambda: FloodLog(log))
+    # Admission (see ADMIT_*): the rule, the keys a "keys" rule lets in (peer
+    # ids), the keys let in (never asked again in this room), the keys the
+    # host took out, and the knocks waiting for the host, oldest first.
+    admission: str = ADMIT_ANY
+    allowed_keys: frozenset[str] = frozenset()
+    admitted: set[bytes] = field(default_factory=set)
+    barred: set[bytes] = field(default_factory=set)
+    knocks: dict[bytes, Knock] = field(default_factory=dict)
+    # Seconds a lobby seat may be held with no live presence before it is
+    # freed (None: the host frees it, on screen); a bot process's seat is
+    # freed as soon as its presence goes (issue 18 item 9).
+    free_away_after: float | None = None
+    _lobby_timers: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
+    # What the host should know about others publishing on this code.
+    warnings: list[str] = field(default_factory=list)
+    on_warning: list[Callable[[str], None]] = field(default_factory=list)
+    _warned: set[bytes] = field(default_factory=set)
+    _republish: asyncio.TimerHandle | None = None
+    _last_republish: float = -1e9
+    _closing: bool = False
+    _next_code: str | None = None
+    _announced: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __post_init__(self) -> None:
         # The room state's `app` is the host's Passe version (issue 18.10).
@@ -241,26 +304,46 @@ class Authority:
             self.broker_port,
             # The presences of seated keys only (_follow_presences), never
             # presence/+: anyone may retain thousands of records there, each
-            # of which would reach this link on every (re)connection.
-            subscriptions=[f"{self.prefix}/a/+", *self._presence_topics()],
+            # of which would reach this link on every (re)connection. Its own
+            # room and next topics too: a state there from any other key (or
+            # an empty one, which clears it) is warned about and answered by
+            # publishing the room again (issue 19 item 5).
+            subscriptions=[
+                f"{self.prefix}/a/+",
+                *self._presence_topics(),
+                room_topic(self.code),
+                next_topic(self.code),
+            ],
             on_message=self._on_message,
             on_connect=self._on_connect,
             will=self._will,
         )
         await self._link.start(timeout)
+        # Until its state and presence are out: a room closed at once must
+        # not have its "online" presence land after its "gone" one.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._announced.wait(), timeout)
         self._live = True
         if self.table is not None:  # a resumed game: its bots play on
             self.table.start()
             self._check_over()
         self._save()
+        # Seats restored without a presence (a resumed room) start their
+        # lobby clocks: a holder who never comes back frees the seat.
+        for seat in range(len(self.seats)):
+            self._lobby_presence_changed(seat)
 
     async def close(self, *, keep: bool = False) -> None:
         """Close the room: the retained state says so; peers are told.
         ``keep``: only go away, as a host that died does (peers see it away),
         leaving the room on disk to be resumed."""
-        for timer in self._away_timers.values():
+        self._closing = True
+        for timer in [*self._away_timers.values(), *self._lobby_timers.values()]:
             timer.cancel()
         self._away_timers.clear()
+        self._lobby_timers.clear()
+        if self._republish is not None:
+            self._republish.cancel()
         if self.phase == OVER and not keep and self._link is not None and self._live:
             # The result (the record each peer checks the deal against) goes
             # out before the room does: a link that is down (a broker
@@ -452,21 +535,109 @@ class Authority:
         return sum(1 for seat in self.seats if seat.kind == OPEN)
 
     def set_bot(self, seat: int, level: str | None) -> None:
-        """Put a bot of ``level`` in an empty seat (or one whose person is
-        away), or empty it (``None``)."""
+        """Put a bot of ``level`` in any seat, or empty it (``None``). Who
+        sits is the host's decision (issue 19 item 2): a person there, away
+        or not, is taken out (told so), and must be let in again to sit."""
         if self.phase != LOBBY:
             raise IllegalAction("the game has started")
+        if not 0 <= seat < len(self.seats):
+            raise IllegalAction(f"there is no seat {seat + 1}")
+        if level is not None:
+            self.game.make_bot(level)  # ConfigError for an unknown level
         slot = self.seats[seat]
-        if slot.kind == HUMAN and slot.present:
-            raise IllegalAction(f"{slot.name} sits there")
-        # A person who is away (who did not follow to the next game, or lost
-        # their link in the lobby) may be replaced before the game starts.
+        if slot.kind == HUMAN and slot.key is not None:
+            self._take_out(slot.key, f"the host gave seat {seat + 1} of room {self.code} away")
+            self._notice = f"the host took {slot.name} out of seat {seat + 1}"
         if level is None:
             self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
         else:
-            self.game.make_bot(level)  # ConfigError for an unknown level
             self.seats[seat] = SeatSlot(_bot_name(seat, self.seats), BOT, level)
+        self._lobby_presence_changed(seat)
         self._publish_room()
+
+    def _take_out(self, key: bytes, reason: str) -> None:
+        """``key`` loses its seat: it must be let in again (knock, or a rule
+        that lets it in: not "any", where the host's choice would be undone
+        by its next Hello)."""
+        self.admitted.discard(key)
+        if self.admission != ADMIT_ASK:
+            self.barred.add(key)
+        self._refuse(key, reason, "removed")
+
+    # -- admission (issue 19 item 2) -----------------------------------------
+
+    def admit(self, key: bytes) -> None:
+        """The host lets the knocking ``key`` in: it takes the seat it asked
+        for if free, else any free one (refused as full if none is)."""
+        knock = self.knocks.pop(key, None)
+        if knock is None:
+            raise IllegalAction("nobody with that key is waiting")
+        self.admitted.add(key)
+        self.barred.discard(key)
+        if self.phase != LOBBY:
+            self._refuse(key, f"the game in room {self.code} has started", "started", knock.n)
+        else:
+            hello = Hello(
+                room=self.code, epoch=0, n=knock.n, name=knock.name, seat=knock.seat, bot=knock.bot
+            )
+            self._seat_new(key, hello, fallback=True)
+        self._changed()
+
+    def refuse(self, key: bytes) -> None:
+        """The host does not let the knocking ``key`` in (this room, for good)."""
+        knock = self.knocks.pop(key, None)
+        if knock is None:
+            raise IllegalAction("nobody with that key is waiting")
+        self.barred.add(key)
+        self._refuse(key, f"the host of room {self.code} did not let you in", "denied", knock.n)
+        self._notice = "the host turned someone away"
+        self._publish_room()
+
+    def _changed(self) -> None:
+        for callback in list(self.on_change):
+            callback()
+
+    def _admission(self, key: bytes, hello: Hello) -> bool:
+        """Whether a new key's Hello may take a seat now; if not, it has been
+        answered (knocking, or refused)."""
+        if key in self.barred:
+            self._refuse(key, f"the host of room {self.code} did not let you in", "denied", hello.n)
+            return False
+        if key in self.admitted or self.admission == ADMIT_ANY:
+            return True
+        if self.admission == ADMIT_KEYS:
+            if peer_id(key) in self.allowed_keys:
+                return True
+            self._refuse(
+                key,
+                f"room {self.code} lets in only the keys its host listed; yours is "
+                f"{fingerprint(key)}: ask the host to add it",
+                "denied",
+                hello.n,
+            )
+            return False
+        now = time.monotonic()
+        for old in [k for k, knock in self.knocks.items() if now - knock.at > KNOCK_TTL]:
+            del self.knocks[old]
+        if key not in self.knocks and len(self.knocks) >= MAX_KNOCKS:
+            self._refuse(key, "too many people are waiting for the host: try again soon", "full")
+            return False
+        if not any(slot.kind == OPEN for slot in self.seats) and not self._provisional():
+            self._refuse(key, f"room {self.code} is full", "full", hello.n)
+            return False
+        earlier = self.knocks.get(key)
+        self.knocks[key] = Knock(
+            key,
+            clean_name(hello.name),
+            hello.seat,
+            hello.n,
+            hello.bot,
+            earlier.at if earlier is not None else now,
+        )
+        log.info("%s (key %s) knocks", self.knocks[key].name, fingerprint(key))
+        self._refuse(key, f"the host of room {self.code} is asked to let you in", "knock", hello.n)
+        self._changed()
+        return False
 
     def can_start(self) -> str | None:
         """Why the game cannot start yet, or ``None``."""
@@ -581,7 +752,7 @@ class Authority:
         seats: list[SeatSlot] = []
         for seat, slot in enumerate(self.seats):
             if slot.kind == HUMAN:
-                seats.append(SeatSlot(slot.name, HUMAN, key=slot.key))
+                seats.append(SeatSlot(slot.name, HUMAN, key=slot.key, plays=slot.plays))
             elif slot.kind == BOT and not slot.replaced:
                 seats.append(SeatSlot(slot.name, BOT, slot.level))
             else:
@@ -593,6 +764,7 @@ class Authority:
         ``code``: only once this game is over."""
         if self.phase != OVER:
             raise IllegalAction("the game is not over")
+        self._next_code = code
         topic = next_topic(self.code)
         self._enqueue(topic, seal(self.identity, topic, NextRoom(self.code, code)), retain=True)
 
@@ -803,11 +975,20 @@ class Authority:
         await self._link.publish(
             presence_topic(self.code, self.identity.peer_id), presence, retain=True
         )
+        self._announced.set()
         if self.table is not None:
             for seat in self._logs:
                 self._send_update(seat, base=0)
 
     async def _on_message(self, topic: str, payload: bytes) -> None:
+        if topic in (room_topic(self.code), next_topic(self.code)):
+            if self._within_bounds("room", "own-topics", payload):
+                self._on_own_topic(topic, payload)
+            elif topic == room_topic(self.code) and not self._closing:
+                # Past the budget, unverified: the room goes out again anyway
+                # (at most once per REPUBLISH_GAP), so a flood cannot hide it.
+                self._schedule_republish()
+            return
         presence_peer = topic_peer(topic, f"{self.prefix}/presence")
         if presence_peer is not None:
             if not self._within_bounds("presence", presence_peer, payload):
@@ -871,6 +1052,65 @@ class Authority:
                 if old not in seated and old not in self._former and old != key:
                     del self._peers[old]
         return record
+
+    def _on_own_topic(self, topic: str, payload: bytes) -> None:
+        """A message on this room's retained topics: ours (an echo), or
+        someone else's (a squatter's state, an empty message that clears
+        ours): the host is warned and the room published again at once, so
+        that joiners read the authority's state (issue 19 item 5)."""
+        signer: bytes | None = None
+        if payload:
+            try:
+                signer = open_envelope(topic, payload).sender
+            except WireError:
+                signer = None
+            if signer == self.identity.public_key:
+                return
+        if self._closing:
+            return
+        what = "a room state" if topic == room_topic(self.code) else "a next-game notice"
+        if signer is None:
+            text = (
+                f"someone cleared or garbled {what} of room {self.code} on the broker: "
+                "the room was published again"
+            )
+            marker = b""
+        else:
+            text = (
+                f"another key ({fingerprint(signer)}) published {what} on room code "
+                f"{self.code}: someone may pose as this room. It was published again; "
+                "players should check that their lobby shows this host's key "
+                f"{fingerprint(self.identity.public_key)}"
+            )
+            marker = signer
+        if marker not in self._warned and len(self._warned) < MAX_WARNED:
+            self._warned.add(marker)
+            self.warnings.append(text)
+            log.warning(text)
+            for callback in list(self.on_warning):
+                callback(text)
+        if topic == room_topic(self.code):
+            self._schedule_republish()
+        elif self.phase == OVER and self._next_code is not None:
+            self.announce_next(self._next_code)
+
+    def _schedule_republish(self) -> None:
+        """Publish the room state again now, or (two squatters' worth of
+        fighting bounded) at most once per REPUBLISH_GAP."""
+        if self._republish is not None:
+            return
+        wait = self._last_republish + REPUBLISH_GAP - time.monotonic()
+
+        def again() -> None:
+            self._republish = None
+            self._last_republish = time.monotonic()
+            if not self._closing:
+                self._enqueue(room_topic(self.code), self._room_payload(), retain=True)
+
+        if wait <= 0:
+            again()
+        else:
+            self._republish = asyncio.get_running_loop().call_later(wait, again)
 
     def handle(self, envelope: Envelope, message: PeerMessage) -> None:
         key = envelope.sender
@@ -938,8 +1178,12 @@ class Authority:
             self._move_seat(key, seat, hello)
             return
         if seat is not None:  # the same key again: a reconnection
-            self.seats[seat].present = True
+            # Present only with a live presence (its Presence comes first).
+            self.seats[seat].present = self._live_presence(key)
+            if hello.bot and self.phase == LOBBY:  # a resumed room forgets it
+                self.seats[seat].plays = self.seats[seat].plays or REPLACEMENT_BOT
             self._away_changed(seat)
+            self._lobby_presence_changed(seat)
             if self.phase == PLAYING:
                 self._back_from_stand_in(seat)  # their seat is theirs again
             self._to_peer(key, Welcome(room=self.code, seat=seat))
@@ -950,23 +1194,52 @@ class Authority:
             state = "is over" if self.phase == OVER else "has already started"
             self._refuse(key, f"the game in room {self.code} {state}", "started", hello.n)
             return
-        if hello.seat is not None:
-            if hello.seat >= len(self.seats):
-                self._refuse(key, f"there is no seat {hello.seat + 1}", "bad", hello.n)
-                return
-            if self.seats[hello.seat].kind != OPEN:
+        if hello.seat is not None and hello.seat >= len(self.seats):
+            self._refuse(key, f"there is no seat {hello.seat + 1}", "bad", hello.n)
+            return
+        if not self._admission(key, hello):
+            return
+        self._seat_new(key, hello)
+
+    def _seat_new(self, key: bytes, hello: Hello, *, fallback: bool = False) -> None:
+        """Seat a key let in: the seat asked for (or, ``fallback``, any
+        free one if it is taken), any free one, else one held by a key that
+        never showed a live presence (a squatter's, issue 19 item 2)."""
+        free = [n for n, slot in enumerate(self.seats) if slot.kind == OPEN]
+        if hello.seat is not None and (hello.seat in free or not fallback):
+            if hello.seat not in free:
                 self._refuse(key, f"seat {hello.seat + 1} is taken", "taken", hello.n)
                 return
             seat = hello.seat
+        elif free:
+            seat = free[0]
         else:
-            free = [n for n, slot in enumerate(self.seats) if slot.kind == OPEN]
-            if not free:
+            squatted = self._provisional()
+            if not squatted:
                 self._refuse(key, f"room {self.code} is full", "full", hello.n)
                 return
-            seat = free[0]
+            seat = squatted[0]
+            held = self.seats[seat]
+            assert held.key is not None
+            self._refuse(held.key, f"seat {seat + 1} went to someone present", "removed")
+            self._notice = (
+                f"someone (key {fingerprint(held.key)}) took seat {seat + 1} without "
+                "showing up: it went to the next person who asked"
+            )
+            log.warning(self._notice)
         name = self._unique_name(clean_name(hello.name), seat)
-        # A seat is bound to the key that took it (and only that key).
-        self.seats[seat] = SeatSlot(name, HUMAN, key=key, present=True)
+        self.admitted.add(key)
+        self.knocks.pop(key, None)
+        # A seat is bound to the key that took it (and only that key); it
+        # is present only once that key's live presence is seen.
+        self.seats[seat] = SeatSlot(
+            name,
+            HUMAN,
+            key=key,
+            present=self._live_presence(key),
+            plays=REPLACEMENT_BOT if hello.bot else "",
+            since=time.monotonic(),
+        )
         # A bot makes way for a person of its name (issue 18: "ada" beside a
         # bot "Ada" reads as one player): in the lobby, it takes another.
         for number, slot in enumerate(self.seats):
@@ -974,7 +1247,82 @@ class Authority:
                 slot.name = _bot_name(number, self.seats)
         log.info("%r took seat %d", name, seat + 1)
         self._to_peer(key, Welcome(room=self.code, seat=seat))
+        self._lobby_presence_changed(seat)
         self._publish_room()
+
+    def _live_presence(self, key: bytes) -> bool:
+        record = self._peers.get(key)
+        return record is not None and record.online
+
+    def _provisional(self) -> list[int]:
+        """Lobby seats held for a while by keys that never showed a live
+        presence: nobody is there to play them."""
+        now = time.monotonic()
+        held: list[int] = []
+        for n, slot in enumerate(self.seats):
+            if slot.kind != HUMAN or slot.key is None or now - slot.since < PROVISIONAL_GRACE:
+                continue
+            record = self._peers.get(slot.key, _PeerRecord())
+            if not record.ever_online and not record.online:
+                held.append(n)
+        return held
+
+    def free_absent(self) -> list[int]:
+        """Free every lobby seat whose holder shows no live presence (a
+        headless host before it starts); the seats freed."""
+        if self.phase != LOBBY:
+            return []
+        freed = [n for n, slot in enumerate(self.seats) if slot.kind == HUMAN and not slot.present]
+        for seat in freed:
+            self._free_seat(seat, "no live presence")
+        return freed
+
+    def _free_seat(self, seat: int, why: str) -> None:
+        slot = self.seats[seat]
+        if slot.key is not None:
+            self._refuse(slot.key, f"your seat in room {self.code} was freed: {why}", "removed")
+        self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
+        timer = self._lobby_timers.pop(seat, None)
+        if timer is not None:
+            timer.cancel()
+        if slot.plays:
+            self._notice = f"the bot {slot.name} went away: seat {seat + 1} is free"
+        elif slot.key is not None and not self._peers.get(slot.key, _PeerRecord()).ever_online:
+            self._notice = (
+                f"someone (key {fingerprint(slot.key)}) took seat {seat + 1} without "
+                "showing up: it is free again"
+            )
+        else:
+            self._notice = f"{slot.name} was away too long: seat {seat + 1} is free"
+        log.info(self._notice)
+        self._publish_room()
+
+    def _lobby_presence_changed(self, seat: int) -> None:
+        """In the lobby, a seat with no live presence is freed: a bot
+        process's at once (it does not come back), a person's after
+        ``free_away_after`` seconds (None: the host decides)."""
+        timer = self._lobby_timers.pop(seat, None)
+        if timer is not None:
+            timer.cancel()
+        slot = self.seats[seat]
+        if self.phase != LOBBY or slot.kind != HUMAN or slot.present or not _loop_running():
+            return
+        record = self._peers.get(slot.key) if slot.key is not None else None
+        if slot.plays and record is not None and record.ever_online:
+            self._free_seat(seat, "its bot went away")
+            return
+        if self.free_away_after is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._lobby_timers[seat] = loop.call_later(
+            self.free_away_after, self._free_if_absent, seat, slot.key
+        )
+
+    def _free_if_absent(self, seat: int, key: bytes | None) -> None:
+        self._lobby_timers.pop(seat, None)
+        slot = self.seats[seat]
+        if self.phase == LOBBY and slot.kind == HUMAN and slot.key == key and not slot.present:
+            self._free_seat(seat, f"no live presence for {self.free_away_after:g} s")
 
     def _move_seat(self, key: bytes, seat: int, hello: Hello) -> None:
         """In the lobby, a seated person moves to another free seat (e.g. to
@@ -987,8 +1335,18 @@ class Authority:
         if self.seats[wanted].kind != OPEN:
             self._refuse(key, f"seat {wanted + 1} is taken", "taken", hello.n)
             return
-        self.seats[wanted] = SeatSlot(self.seats[seat].name, HUMAN, key=key, present=True)
+        moving = self.seats[seat]
+        self.seats[wanted] = SeatSlot(
+            moving.name,
+            HUMAN,
+            key=key,
+            present=self._live_presence(key),
+            plays=moving.plays,
+            since=moving.since,
+        )
         self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
+        self._lobby_presence_changed(seat)
+        self._lobby_presence_changed(wanted)
         self._to_peer(key, Welcome(room=self.code, seat=wanted))
         self._publish_room()
 
@@ -1084,6 +1442,9 @@ class Authority:
             return  # a stale "online" after this epoch's will
         record.presence_epoch = presence.epoch
         record.online = presence.online
+        record.ever_online = record.ever_online or presence.online
+        if not presence.online and self.knocks.pop(envelope.sender, None) is not None:
+            self._changed()  # gone: nobody to let in
         seat = self._seat_of(envelope.sender)
         if seat is not None and presence.online and self._missed:
             # Back after the end (subscribed before it says so): the
@@ -1093,6 +1454,15 @@ class Authority:
             self.seats[seat].present = presence.online
             self._away_changed(seat)
             self._publish_room()
+            self._lobby_presence_changed(seat)
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 _body_size = msgspec.msgpack.Encoder()
@@ -1145,4 +1515,4 @@ def _bot_name(seat: int, seats: Sequence[SeatSlot]) -> str:
     return f"Bot {seat + 1}"
 
 
-__all__ = ["Authority", "SeatSlot", "clean_name", "paged"]  # clean_name lives in net.text
+__all__ = ["ADMISSIONS", "Authority", "Knock", "SeatSlot", "clean_name", "paged"]

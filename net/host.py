@@ -227,6 +227,7 @@ async def open_room(
     advertise: bool = True,
     app_version: str = "",
     code: str | None = None,
+    admission: str = "any",
 ) -> HostedRoom:
     """Open a room and return it; raises ``BrokerUnreachable``,
     ``BrokerError`` or ``RoomBusy`` with a one-line reason."""
@@ -250,6 +251,7 @@ async def open_room(
         bot_delay=bot_delay,
         app_version=app_version,
         store=store,
+        admission=admission,  # before it listens (issue 19 item 2)
         **extra,  # type: ignore[arg-type]
     )
     room = HostedRoom(authority, broker_host, broker_port, shown, embedded)
@@ -282,6 +284,12 @@ async def open_next_room(room: HostedRoom, *, seed: int | None = None) -> Hosted
         app_version=old.app_version,
         store=store,
         seats=old.next_seats(),
+        # The same rule; whoever was let in at this table is not asked again.
+        admission=old.admission,
+        allowed_keys=old.allowed_keys,
+        admitted=set(old.admitted),
+        barred=set(old.barred),
+        free_away_after=old.free_away_after,
         **extra,  # type: ignore[arg-type]
     )
     try:
@@ -323,6 +331,7 @@ async def resume_room(
     bot_delay: float | None = None,
     advertise: bool = True,
     app_version: str = "",
+    admission: str = "any",
 ) -> HostedRoom:
     """Open the room ``saved`` again (see :func:`net.rooms.load_room`), on
     ``broker`` if given, else where it was: the embedded broker on its old
@@ -330,7 +339,9 @@ async def resume_room(
     :func:`open_room` does; the file is left as it was if it fails."""
     store = _claim(saved.code)
     try:
-        return await _resume(saved, store, broker, bind, bot_delay, advertise, app_version)
+        return await _resume(
+            saved, store, broker, bind, bot_delay, advertise, app_version, admission
+        )
     except BaseException:
         store.release()
         raise
@@ -410,6 +421,7 @@ async def _resume(
     bot_delay: float | None,
     advertise: bool,
     app_version: str,
+    admission: str = "any",
 ) -> HostedRoom:
     moved_from = None
     if broker is None and saved.broker.embedded:
@@ -432,6 +444,7 @@ async def _resume(
         bot_delay=bot_delay,
         app_version=app_version,
     )
+    authority.admission = admission  # before it listens; seated keys never knock
     room = HostedRoom(authority, broker_host, broker_port, shown, embedded, moved_from=moved_from)
     return await _run(room, advertise)
 

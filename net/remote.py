@@ -26,7 +26,8 @@ from net.bounds import FloodLog
 from net.client import TableClient
 from net.codec import CodecError, GameCodec, codec_for
 from net.codes import CodeError, normalize_code
-from net.identity import Identity, peer_id
+from net.identity import Identity, fingerprint, peer_id
+from net.pins import RoomPins
 from net.table import Listener, TableUpdate
 from net.text import clean_name, clean_text, clean_tree
 from net.transport import BrokerUnreachable, LastWill, MqttLink
@@ -72,6 +73,8 @@ RESEAT_WAIT = 2.0
 ACT_WAIT = 3.0
 # Seconds before asking again for the same missing part of the log.
 RESYNC_WAIT = 2.0
+# Seconds a knocking joiner waits for the host to let it in (or not).
+KNOCK_WAIT = 300.0
 
 
 class JoinError(Exception):
@@ -99,6 +102,8 @@ class RemoteTable(TableClient):
         name: str,
         *,
         authority_key: bytes | None = None,
+        pins: RoomPins | None = None,
+        bot: bool = False,
     ) -> None:
         self.identity = identity
         self.code = code
@@ -112,6 +117,17 @@ class RemoteTable(TableClient):
         # Pinned when following a table to its next game (the same host's
         # key); else trusted on first use (docs/protocol.md, section 5).
         self.authority_key: bytes | None = authority_key
+        # The keys of rooms sat in (net/pins.py): one remembered for this
+        # code is the only one accepted (issue 19 item 5).
+        self.pins = pins
+        if authority_key is None and pins is not None:
+            self.authority_key = pins.get(code)
+        self.pinned = self.authority_key is not None
+        self._foreign_keys: set[bytes] = set()  # room states ignored: other signers
+        self.bot = bot  # a bot process plays this seat (listed as a bot)
+        self.knocking = False  # waiting for the host to let us in
+        self._knock_listeners: list[Callable[[str], None]] = []
+        self.removed: str | None = None  # why the host took our seat, if it did
         self.next_code: str | None = None  # where the table plays its next game
         self._next_listeners: list[Callable[[str], None]] = []
         self.codec: GameCodec | None = None
@@ -187,6 +203,14 @@ class RemoteTable(TableClient):
                     f"this Passe speaks version {PROTOCOL_VERSION}: use the same Passe version",
                     "version",
                 ) from None
+            if self._foreign_keys and self.pinned:
+                raise JoinError(
+                    f"room {self.code} is now signed by another key "
+                    f"({fingerprint(next(iter(self._foreign_keys)))}) than the one of its host "
+                    "when you sat there: ignored. If that host opened a new room under this "
+                    "code, ask them for a new one",
+                    "foreign",
+                ) from None
             raise JoinError(
                 f"no room {self.code} at {self.broker_host}:{self.broker_port}: check the code",
                 "no-room",
@@ -207,11 +231,46 @@ class RemoteTable(TableClient):
             if ended is not None:
                 return ended
             raise
+        if isinstance(reply, Refused) and reply.code == "knock":
+            reply = await self._knock()
         if isinstance(reply, Refused):
             await self._abandon()
             raise JoinError(clean_text(reply.reason), clean_text(reply.code))
         self.seat = reply.seat
+        self._pin()
         return reply.seat
+
+    async def _knock(self) -> Welcome | Refused:
+        """The host is asked to let us in: wait for its answer (a Welcome
+        or a refusal) up to KNOCK_WAIT, saying so meanwhile."""
+        self.knocking = True
+        for listener in list(self._knock_listeners):
+            # Our own words (the host's reason is network text).
+            listener(f"The host of room {self.code} is asked to let you in: waiting for them…")
+        loop = asyncio.get_running_loop()
+        self._pending = loop.create_future()
+        try:
+            return await asyncio.wait_for(self._pending, KNOCK_WAIT)
+        except TimeoutError:
+            await self._abandon()
+            raise JoinError(
+                f"the host of room {self.code} did not let you in within "
+                f"{KNOCK_WAIT / 60:g} minutes",
+                "timeout",
+            ) from None
+        finally:
+            self._pending = None
+            self.knocking = False
+
+    def on_knock(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener(text)`` when our join waits for the host's answer."""
+        self._knock_listeners.append(listener)
+        return lambda: self._knock_listeners.remove(listener)
+
+    def _pin(self) -> None:
+        """We sit in this room: remember its key (net/pins.py)."""
+        if self.pins is not None and self.authority_key is not None:
+            self.pins.remember(self.code, self.authority_key)
 
     async def change_seat(self, seat: int) -> int:
         """In the lobby, move to another free seat; raises :class:`JoinError`
@@ -334,6 +393,7 @@ class RemoteTable(TableClient):
             name=self.name,
             seat=seat,
             have=have,
+            bot=self.bot,
         )
 
     def _take_seat_again(self) -> None:
@@ -397,6 +457,14 @@ class RemoteTable(TableClient):
             self.seat = message.seat
         elif isinstance(message, Update):
             self._on_update(message)
+        elif isinstance(message, Refused) and message.code == "removed":
+            # The host gave our seat away (issue 19 item 2): we hold none.
+            self.removed = message.reason
+            if self.room is None or self.room.phase == "lobby":
+                self.seat = None
+            for listener in list(self._room_listeners):
+                if self.room is not None:
+                    listener(self.room)
         elif isinstance(message, Refused):
             self.acked = max(self.acked, message.n)  # answered, if refused
             self._deliver(rejected=clean_text(message.reason))
@@ -479,6 +547,8 @@ class RemoteTable(TableClient):
             self.broker_port,
             self.name,
             authority_key=self.authority_key,
+            pins=self.pins,
+            bot=self.bot,
         )
 
     def on_host(self, listener: LinkListener) -> Callable[[], None]:
@@ -497,6 +567,9 @@ class RemoteTable(TableClient):
             envelope = open_envelope(topic, payload, expect_key=self.authority_key)
             room = open_body(envelope, room_state_decoder)
         except WireError as error:
+            if error.sender is not None and len(self._foreign_keys) < 16:
+                # Another key on the pinned room's topic: said at a failed join.
+                self._foreign_keys.add(error.sender)
             self._floods.note(
                 f"room-{error.code}", f"ignored a room state: {error.reason}", time.monotonic()
             )
@@ -512,6 +585,8 @@ class RemoteTable(TableClient):
                 # Its presence (retained) comes once subscribed.
                 self._link.subscribe(presence_topic(self.code, peer_id(envelope.sender)))
         elif envelope.sender != self.authority_key:
+            if len(self._foreign_keys) < 16:
+                self._foreign_keys.add(envelope.sender)
             log.warning("ignored a room state signed by another key")
             return
         if self.room is not None and room.stamp <= self.room.stamp:
@@ -562,7 +637,12 @@ class RemoteTable(TableClient):
         """The seat bound to our key in ``room``, if any."""
         me = self.identity.peer_id
         return next(
-            (n for n, seat in enumerate(room.seats) if seat.kind == "human" and seat.peer == me),
+            # A bot process's seat is listed as a bot, bound to its key alike.
+            (
+                n
+                for n, seat in enumerate(room.seats)
+                if seat.kind in ("human", "bot") and seat.peer == me
+            ),
             None,
         )
 
@@ -754,4 +834,4 @@ def _log_failure(task: asyncio.Task[bool]) -> None:
         log.warning("sending failed: %s", task.exception())
 
 
-__all__ = ["JoinError", "RemoteTable", "shown_room"]
+__all__ = ["KNOCK_WAIT", "JoinError", "RemoteTable", "shown_room"]

@@ -49,10 +49,13 @@ PeerId = Annotated[str, Meta(min_length=16, max_length=16)]
 class WireError(ValueError):
     """A payload that is refused; ``reason`` is fit to send back."""
 
-    def __init__(self, reason: str, code: str = "bad") -> None:
+    def __init__(self, reason: str, code: str = "bad", sender: bytes | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.code = code
+        # The claimed (unverified) sender of a message refused as another's
+        # (code ``sender``): enough to say "another key", never trusted.
+        self.sender = sender
 
 
 # --------------------------------------------------------------------------
@@ -163,9 +166,9 @@ def open_envelope(
             "version",
         )
     if expect_id is not None and peer_id(envelope.sender) != expect_id:
-        raise WireError("signed by another peer", "sender")
+        raise WireError("signed by another peer", "sender", envelope.sender)
     if expect_key is not None and envelope.sender != expect_key:
-        raise WireError("not from this room's host", "sender")
+        raise WireError("not from this room's host", "sender", envelope.sender)
     if not verify(
         envelope.sender, _signed_bytes(topic, envelope.sealed, envelope.body), envelope.sig
     ):
@@ -245,13 +248,17 @@ class Request(Struct, tag_field="t", forbid_unknown_fields=True):
     n: Count  # grows by one per request within an epoch
 
 
-class Hello(Request, tag="hello"):
+class Hello(Request, tag="hello", omit_defaults=True):
     """Take a seat (``seat``: the one wanted, or any free one), or take back
-    the seat this key holds."""
+    the seat this key holds. ``bot``: a bot process plays this seat
+    (``passe join --bot``), listed as a bot (issue 18 item 9). Fields at
+    their defaults are left out, so a Hello without ``bot`` is exactly what
+    an earlier Passe sends and decodes."""
 
     name: Name
     seat: SeatIndex | None = None
     have: Count = 0  # events of the log this peer already holds
+    bot: bool = False
 
 
 class Act(Request, tag="act"):
@@ -284,7 +291,9 @@ class Welcome(Reply, tag="welcome"):
 
 class Refused(Reply, tag="refused"):
     """A request refused; the state is unchanged. ``code``: full, started,
-    unseated, illegal, stale, bad, version, closed."""
+    unseated, illegal, stale, bad, version, closed; for a Hello also knock
+    (the host is asked: a Welcome or a refusal follows), denied (the host
+    or its rule said no) and removed (the host gave the seat away)."""
 
     reason: ShortText
     code: Annotated[str, Meta(max_length=20)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from net.discovery import RoomAdvert
     from net.host import ClosedRoom, HostedRoom
     from net.identity import Identity
+    from net.pins import RoomPins
     from net.remote import RemoteTable
     from net.rooms import SavedRoom
 
@@ -32,6 +33,7 @@ BIND_ENV = "PASSE_BIND"
 # the server (a guest's key lives there, but the path means nothing to them).
 SERVED_ENV = "PASSE_SERVED"
 DEFAULT_PORT = 1883
+ADMIT_ASK = "ask"  # net.authority's rule for a host with a screen: each new key knocks
 
 
 class NetplayError(Exception):
@@ -187,7 +189,11 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
     # The person at this screen learns how the room ends from it: the room
     # never waits for them, nor keeps its messages for them (issue 18.10).
     room.authority.told_keys.add(identity.public_key)
-    table = RemoteTable(identity, room.code, room.broker_host, room.broker_port, plan.name)
+    # The host's own person never knocks at their own room.
+    room.authority.admitted.add(identity.public_key)
+    table = RemoteTable(
+        identity, room.code, room.broker_host, room.broker_port, plan.name, pins=_pins()
+    )
     try:
         # A resumed room knows the person's key: it gives back their seat.
         await table.join(None if resumed is not None else 0)
@@ -246,7 +252,11 @@ async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
     try:
         if plan.resume is not None:
             return await resume_room(
-                plan.resume, broker=network.broker, bind=network.bind, advertise=advertise
+                plan.resume,
+                broker=network.broker,
+                bind=network.bind,
+                advertise=advertise,
+                admission=ADMIT_ASK,
             )
         game = get_game(plan.game_id)
         config = game.make_config(players=plan.players, teams=plan.teams, **plan.options)
@@ -264,6 +274,8 @@ async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
             bot_delay=plan.bot_delay,
             advertise=advertise,
             code=plan.code,
+            # A host with a screen is asked about each new key (issue 19 item 2).
+            admission=ADMIT_ASK,
         )
     except ConfigError as error:
         raise NetplayError(str(error)) from None
@@ -293,6 +305,7 @@ async def open_next_hosted_room(
         following.broker_port,
         table.name,
         authority_key=following.authority.identity.public_key,
+        pins=table.pins,
     )
     try:
         await again.join()
@@ -393,12 +406,23 @@ async def advert_target(advert: RoomAdvert) -> Target:
     return Target(advert.code, address, advert.port)
 
 
-async def join_target(target: Target, name: str) -> tuple[RemoteTable, str | None]:
-    """Take a seat in the room at ``target``; raises :class:`NetplayError`."""
+def _pins() -> RoomPins:
+    from net.pins import RoomPins
+
+    return RoomPins()
+
+
+async def join_target(
+    target: Target, name: str, on_knock: Callable[[str], None] | None = None
+) -> tuple[RemoteTable, str | None]:
+    """Take a seat in the room at ``target``; raises :class:`NetplayError`.
+    ``on_knock(text)``: the host is being asked to let us in."""
     from net.remote import JoinError, RemoteTable
 
     identity, notice = _user_identity()
-    table = RemoteTable(identity, target.code, target.host, target.port, name)
+    table = RemoteTable(identity, target.code, target.host, target.port, name, pins=_pins())
+    if on_knock is not None:
+        table.on_knock(on_knock)
     try:
         await table.join()
     except JoinError as error:

@@ -29,6 +29,9 @@ DEAL_CHECK_WAIT = 10.0  # seconds for the final room state after the last view
 # A headless host lets a bot play for a person away this long (seconds).
 STAND_IN_AFTER = 120.0
 DISCOVERY_WAIT = 5.0  # seconds to find a room by its code on the LAN
+# A headless host frees a lobby seat whose holder shows no live presence
+# this long (issue 19 item 2: a Hello alone holds no seat).
+FREE_AFTER = 15.0
 
 
 def _broker(text: str) -> tuple[str, int]:
@@ -123,6 +126,23 @@ def add_commands(commands: Any, option_type: Any) -> None:
         metavar="SECONDS",
         help="headless: a bot plays for a person away this long mid-game, until they are "
         f"back (default {STAND_IN_AFTER:g}; 0: wait for them however long)",
+    )
+    host.add_argument(
+        "--admit",
+        nargs="+",
+        default=None,
+        metavar="RULE",
+        help="headless: who may take a seat: `any` (default: every new key while seats are "
+        "free), or `keys FILE` (only the keys listed in FILE, one peer id or fingerprint "
+        "a line). On screen, you are asked for each new key",
+    )
+    host.add_argument(
+        "--free-after",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="headless: free a lobby seat whose holder shows no live presence this long "
+        f"(default {FREE_AFTER:g})",
     )
     host.add_argument("--no-advertise", action="store_true", help="do not announce on the LAN")
     host.add_argument(
@@ -301,6 +321,8 @@ def _host_on_screen(args: argparse.Namespace) -> int:
         return _fail("--wait-for is for --headless: on screen, you start the game")
     if args.stand_in_after is not None:
         return _fail("--stand-in-after is for --headless: on screen, b at the table does it")
+    if args.admit is not None or args.free_after is not None:
+        return _fail("--admit and --free-after are for --headless: on screen, you are asked")
     network = NetworkOptions(
         broker=args.broker, port=args.port, advertise=not args.no_advertise, bind=args.bind
     )
@@ -408,15 +430,51 @@ def _emit(event: str, **fields: Any) -> None:
     emit(event, **fields)
 
 
+def _admission(args: argparse.Namespace) -> tuple[str, frozenset[str]] | int:
+    """``--admit``: the rule and the peer ids it lets in, or an exit code
+    after saying what is wrong (issue 19 item 2)."""
+    rule = args.admit or ["any"]
+    if rule == ["any"]:
+        return "any", frozenset()
+    if len(rule) != 2 or rule[0] != "keys":
+        return _fail(f"--admit {' '.join(rule)}: write `--admit any` or `--admit keys FILE`")
+    from pathlib import Path
+
+    try:
+        text = Path(rule[1]).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return _fail(f"--admit keys {rule[1]}: cannot read it ({error})")
+    keys: set[str] = set()
+    for number, line in enumerate(text.splitlines(), 1):
+        entry = line.split("#", 1)[0].strip().replace("-", "").replace(" ", "").lower()
+        if not entry:
+            continue
+        if len(entry) != 16 or any(c not in "0123456789abcdef" for c in entry):
+            return _fail(
+                f"--admit keys {rule[1]}, line {number}: not a key's peer id or fingerprint "
+                "(16 hex digits, e.g. ab12-cd34-ef56-7890)"
+            )
+        keys.add(entry)
+    return "keys", frozenset(keys)
+
+
 async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
     after = args.stand_in_after
     if after is not None and not 0 <= after <= 86_400:  # NaN fails this too
         return _fail(f"--stand-in-after {after:g}: seconds from 0 (never) to 86400")
+    free_after = FREE_AFTER if args.free_after is None else args.free_after
+    if not 0 < free_after <= 86_400:
+        return _fail(f"--free-after {free_after:g}: seconds from 0 (excluded) to 86400")
+    admission = _admission(args)
+    if isinstance(admission, int):
+        return admission
     opened = await (_resume_headless(args) if args.resume is not None else _open_headless(args))
     if isinstance(opened, int):
         return opened
     room = opened
     authority = room.authority
+    authority.admission, authority.allowed_keys = admission
+    authority.free_away_after = free_after
     # Nobody at a headless host can decide to let a bot play for someone
     # whose link died: after a while, it happens by itself.
     after = STAND_IN_AFTER if args.stand_in_after is None else args.stand_in_after
@@ -533,17 +591,29 @@ async def _fill_and_start(room: HostedRoom, args: argparse.Namespace) -> None:
     seen: set[int] = set()
 
     def on_change() -> None:
-        for seat, slot in enumerate(authority.seats):
-            if slot.kind == "human" and seat not in seen:
-                seen.add(seat)
-                _emit("seated", seat=seat, name=slot.name)
+        # Only a seat with a live presence counts (issue 19 item 2): a
+        # Hello alone from a key nobody runs holds the room up no more.
+        present = {
+            seat
+            for seat, slot in enumerate(authority.seats)
+            if slot.kind == "human" and slot.present
+        }
+        for seat in sorted(present - seen):
+            _emit("seated", seat=seat, name=authority.seats[seat].name)
+        for seat in sorted(seen - present):
+            _emit("unseated", seat=seat)
+        seen.clear()
+        seen.update(present)
         if len(seen) >= wanted:
             joined.set()
+        else:
+            joined.clear()
         asyncio.get_running_loop().create_task(room.update_advert())
 
     authority.on_change.append(on_change)
     on_change()
     await joined.wait()
+    authority.free_absent()  # seats held by nobody present get bots instead
     for seat, slot in enumerate(authority.seats):
         if slot.kind == "open":
             authority.set_bot(seat, args.bots)
@@ -600,8 +670,10 @@ async def _join(args: argparse.Namespace) -> int:
     code, host, port = resolved
     if args.seat is not None and not 1 <= args.seat <= 16:
         return _fail(f"--seat {args.seat}: seats are numbered from 1")
+    from net.pins import RoomPins
+
     identity = load_identity().identity
-    table = RemoteTable(identity, code, host, port, args.name or "Bot")
+    table = RemoteTable(identity, code, host, port, args.name or "Bot", pins=RoomPins(), bot=True)
     try:
         seat = await table.join(None if args.seat is None else args.seat - 1)
     except JoinError as error:

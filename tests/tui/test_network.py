@@ -105,6 +105,15 @@ async def host_from_home(pilot: Pilot[None]) -> tuple[LobbyScreen, HostedRoom]:
     return lobby, lobby.hosted
 
 
+async def knock_and_sit(pilot: Pilot[None], lobby: LobbyScreen, table: RemoteTable) -> int:
+    """``table`` joins the room the lobby hosts: it knocks (issue 19 item
+    2), the host lets it in with y; its seat."""
+    joining = asyncio.create_task(table.join())
+    await wait_until(pilot, lambda: lobby.knock is not None, "the knock")
+    await pilot.press("y")
+    return await asyncio.wait_for(joining, WAIT)
+
+
 async def wait_until(pilot: Pilot[None], condition: Callable[[], object], what: str) -> None:
     """Let the app and the network run until ``condition`` holds."""
     deadline = time.monotonic() + WAIT
@@ -782,7 +791,10 @@ async def test_a_hang_up_keeps_the_hosted_game_for_the_others_and_to_resume(
     async with app.run_test(size=SIZE) as pilot:
         lobby, hosted = await host_from_home(pilot)
         code = hosted.code
-        ben = await WatchedTable.join(code, *mosquitto, "Ben")
+        joining = asyncio.create_task(WatchedTable.join(code, *mosquitto, "Ben"))
+        await wait_until(pilot, lambda: lobby.knock is not None, "Ben's knock")
+        await pilot.press("y")  # he is let in (issue 19 item 2)
+        ben = await asyncio.wait_for(joining, WAIT)
         await wait_until(pilot, lambda: "Ben" in seats_text(lobby), "Ben seated")
         await pilot.press("right")  # a bot in the last seat
         await wait_until(pilot, lambda: lobby.start_refusal() is None, "every seat taken")
@@ -888,7 +900,7 @@ async def test_the_host_opens_the_next_game_at_the_same_table(
         lobby, first = await host_from_home(pilot)
         first_code = first.code
         ana = RemoteTable(Identity.generate(), first_code, *mosquitto, "Ana")
-        ana_seat = await ana.join()
+        ana_seat = await knock_and_sit(pilot, lobby, ana)
         await wait_until(pilot, lambda: "Ana" in seats_text(lobby), "Ana in the lobby")
         await pilot.press("right")  # a bot in the last seat
         await wait_until(pilot, lambda: start_enabled(app), "every seat taken")
@@ -986,7 +998,7 @@ async def test_the_host_lets_a_bot_play_for_someone_away(
         lobby, hosted = await host_from_home(pilot)
         ana_key = Identity.generate()
         ana = RemoteTable(ana_key, hosted.code, *mosquitto, "Ana")
-        seat = await ana.join()
+        seat = await knock_and_sit(pilot, lobby, ana)
         await wait_until(pilot, lambda: "Ana" in seats_text(lobby), "Ana in the lobby")
         await pilot.press("right")  # a bot in the last seat
         await wait_until(pilot, lambda: start_enabled(app), "every seat taken")

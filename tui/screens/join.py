@@ -218,7 +218,8 @@ class JoinScreen(PasseScreen):
             else:
                 target = await resolve_target(text, self.network)
             self._say(f"Joining room {target.code} at {target.host}:{target.port}…")
-            table, notice = await join_target(target, self.player_name)
+            # A host with a screen is asked about a new key: say we wait for it.
+            table, notice = await join_target(target, self.player_name, on_knock=self._say)
         except NetplayError as error:
             self._say(str(error), problem=True)
             return

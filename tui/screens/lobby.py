@@ -18,6 +18,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -26,6 +27,7 @@ from textual.widgets import Footer, Static
 from core.engine import ConfigError, IllegalAction
 from core.registry import game_info, get_game
 from net.codes import format_code
+from net.identity import fingerprint
 from tui.games import load_table_screen
 from tui.messages import LinkChanged, RoomChanged, SeatLevelChosen
 from tui.netplay import HostPlan, NetplayError, open_hosted_room
@@ -42,6 +44,7 @@ from tui.widgets.net_status import away_names
 from tui.widgets.seat_list import SeatList
 
 if TYPE_CHECKING:
+    from net.authority import Knock
     from net.host import HostedRoom
     from net.remote import RemoteTable
     from net.wire import RoomState
@@ -107,7 +110,7 @@ class LobbyScreen(PasseScreen):
     DEFAULT_CSS = """
     LobbyScreen #lobby-top { height: auto; }
     LobbyScreen #lobby-code-box {
-        width: 25;
+        width: 29;  /* room for "key " and the 19-cell fingerprint below */
         height: 6;
         border: heavy $accent;
         border-title-color: $text;
@@ -133,6 +136,9 @@ class LobbyScreen(PasseScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "start", "Start game"),
+        # Someone new knocks (issue 19 item 2): the host lets them in or not.
+        Binding("y", "admit", "Let in"),
+        Binding("n", "turn_away", "Turn away"),
         # A joiner moves to another free seat (e.g. beside a partner).
         Binding("1", "sit(0)", "Sit in seat", key_display="1-8"),
         *(Binding(str(n + 1), f"sit({n})", show=False) for n in range(1, 8)),
@@ -148,6 +154,9 @@ class LobbyScreen(PasseScreen):
         "person or a bot. After a game, a on its game-over screen opens the\n"
         "next game at this table: the same seats, a new code; the others are\n"
         "invited and join it with a.\n"
+        "Someone new knocks first: their name and key show; y lets them\n"
+        "in, n turns them away. Check aloud the host key under the code:\n"
+        "a room shown with another key is not this host's.\n"
         "Joiner: a seat's number moves you to that seat while it is free.\n"
         "'AWAY' marks a person whose connection dropped: they come back by\n"
         "themselves. q leaves the room (the host's leaving closes it)."
@@ -174,6 +183,8 @@ class LobbyScreen(PasseScreen):
         # --resume`); the others wait for it. Nobody decided to end the game.
         self.keep_room = False
         self._unsubscribe: list[Callable[[], None]] = []
+        self.warning = ""  # the latest warning about others on this code
+        self._knocks_seen: set[bytes] = set()
 
     # -- layout ---------------------------------------------------------------
 
@@ -216,11 +227,32 @@ class LobbyScreen(PasseScreen):
         if notice:
             self.notify(key_notice(notice), title="Your player key", timeout=8)
         hosted.authority.on_change.append(self._on_authority_change)
+        hosted.authority.on_warning.append(self._on_warning)
+        for text in hosted.authority.warnings:  # before we listened
+            self._on_warning(text)
         self._on_authority_change()  # the host's own seat is taken by now
         self._follow_room()
 
+    def _on_warning(self, text: str) -> None:
+        """Another key published on this room's code (issue 19 item 5)."""
+        self.warning = text
+        self.notify(
+            text, title="Someone else on this code", severity="warning", timeout=12, markup=False
+        )
+        self._render_room()
+
     def _on_authority_change(self) -> None:
         if self.hosted is not None:
+            knocks = self.hosted.authority.knocks
+            for key, knock in knocks.items():
+                if key not in self._knocks_seen:
+                    self._knocks_seen.add(key)
+                    self.notify(
+                        f"{knock.name} (key {knock.fingerprint}) asks to sit: y or n",
+                        title="Someone knocks",
+                        markup=False,
+                    )
+            self._render_room()
             # Free seats change the LAN advert (a no-op when not advertised).
             self.run_worker(self.hosted.update_advert(), group="advert")
 
@@ -269,6 +301,9 @@ class LobbyScreen(PasseScreen):
             return
         code_box = self.query_one("#lobby-code-box", Static)
         code_box.update(plain(spoken_code(room.room)))
+        if self.table.authority_key is not None:
+            # Compared aloud with the host's screen (issue 19 item 5).
+            code_box.border_subtitle = f"key {fingerprint(self.table.authority_key)}"
         try:
             title = game_info(room.game).title
         except ConfigError:
@@ -296,9 +331,21 @@ class LobbyScreen(PasseScreen):
             hint = "↑↓ choose a seat · ←→ add a bot, take it out, or replace someone away"
         elif self.hosting and room.phase == "lobby" and any(s.kind != "human" for s in room.seats):
             hint = "↑↓ choose an empty seat · ←→ add a bot or take it out"
-        self.query_one("#lobby-seat-hint", Static).update(hint)
+        knock = self.knock
+        if knock is not None:
+            waiting = len(self.hosted.authority.knocks) if self.hosted is not None else 1
+            more = f" ({waiting - 1} more waiting)" if waiting > 1 else ""
+            hint = (
+                f"⚠ {knock.name} (key {knock.fingerprint}) knocks{more}: "
+                "y lets them in, n turns them away"
+            )
+        elif self.warning:
+            hint = f"⚠ {self.warning}"
+        self.query_one("#lobby-seat-hint", Static).update(Text(hint))
         self.refresh_bindings()
-        if not self.link_up:
+        if self.table.removed is not None and self.table.seat is None and not self.hosting:
+            self._say(f"{self.table.removed}. q: back home", problem=True)
+        elif not self.link_up:
             self._say("Connection to the room lost: reconnecting…", problem=True)
         elif room.phase == "closed":
             self._say("The host closed the room. q: back home", problem=True)
@@ -320,6 +367,28 @@ class LobbyScreen(PasseScreen):
     def in_room(self) -> bool:
         """Whether quitting should ask first: we sit in an open room."""
         return self.table is not None and not self.room_closed
+
+    @property
+    def knock(self) -> Knock | None:
+        """The oldest knock waiting for the host's answer, if any."""
+        if self.hosted is None or self.room is None or self.room.phase != "lobby":
+            return None
+        return next(iter(self.hosted.authority.knocks.values()), None)
+
+    def action_admit(self) -> None:
+        knock = self.knock
+        if knock is not None and self.hosted is not None:
+            with contextlib.suppress(IllegalAction):
+                self.hosted.authority.admit(knock.key)
+            self._render_room()
+
+    def action_turn_away(self) -> None:
+        knock = self.knock
+        if knock is not None and self.hosted is not None:
+            with contextlib.suppress(IllegalAction):
+                self.hosted.authority.refuse(knock.key)
+            self.notify(f"{knock.name} was turned away.", title="Room", markup=False)
+            self._render_room()
 
     def start_refusal(self) -> str | None:
         """Why the host cannot start now, or ``None``."""
@@ -344,6 +413,8 @@ class LobbyScreen(PasseScreen):
             self.notify(str(error), title="Not now", severity="warning")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("admit", "turn_away"):
+            return self.knock is not None
         if action == "sit":
             seat = parameters[0] if parameters else 0
             return (

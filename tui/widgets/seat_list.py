@@ -30,6 +30,8 @@ def seat_line(seat: SeatState, *, mine: bool) -> tuple[str, str]:
     if seat.kind == HUMAN:
         name = f"{seat.name} (you)" if mine else seat.name
         return name, "person · present" if seat.present else "person · AWAY"
+    if seat.kind == BOT and seat.peer:  # a bot process elsewhere (passe join --bot)
+        return seat.name, f"bot · {seat.level}" if seat.present else "bot · AWAY"
     if seat.kind == BOT:
         return seat.name, f"bot · {seat.level}"
     return "(empty)", "waiting for a person"
@@ -78,7 +80,10 @@ class SeatList(Static, can_focus=True):
 
     def _changeable(self, seat: int) -> bool:
         """Empty, a bot, or a person who is away (who did not follow to the
-        next game): the host may fill it, change it, or replace them."""
+        next game): the host may fill it, change it, or replace them. (The
+        authority lets the host give a present person's seat away too; not
+        with ←→ here, where a person sitting down under the cursor would be
+        taken out by the host's next key.)"""
         if self.room is None or self.room.phase != "lobby" or seat >= len(self.room.seats):
             return False
         state = self.room.seats[seat]

@@ -1,0 +1,200 @@
+"""The sans-I/O parts of admission and room-key trust (issue 19 items 2
+and 5): the authority's seats fed Hellos and presences directly, the pin
+file, the --admit rule."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from core.registry import get_game
+from net import authority as authority_module
+from net.authority import Authority
+from net.identity import Identity, fingerprint
+from net.pins import RoomPins
+from net.wire import Envelope, Hello, Presence, presence_topic, seal
+from tui.network_cli import _admission
+
+CODE = "ABC123"
+
+
+def room(**options: object) -> Authority:
+    return Authority(
+        Identity.generate(),
+        CODE,
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        "Host",
+        "127.0.0.1",
+        1,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def hello(authority: Authority, key: Identity, n: int = 1, **fields: object) -> None:
+    envelope = Envelope(1, key.public_key, True, b"", b"\0" * 64)
+    message = Hello(room=CODE, epoch=1, n=n, name=str(fields.pop("name", "Ana")), **fields)  # type: ignore[arg-type]
+    authority.handle(envelope, message)
+
+
+def presence(authority: Authority, key: Identity, *, online: bool, epoch: int = 5) -> None:
+    topic = presence_topic(CODE, key.peer_id)
+    payload = seal(key, topic, Presence(room=CODE, epoch=epoch, online=online, name="x"))
+    authority._on_presence(topic, key.peer_id, payload)
+
+
+def holders(authority: Authority) -> list[bytes | None]:
+    return [seat.key for seat in authority.seats]
+
+
+def test_a_hello_alone_holds_a_seat_that_is_not_present() -> None:
+    authority = room()
+    ana = Identity.generate()
+    hello(authority, ana)
+    assert holders(authority)[0] == ana.public_key
+    assert not authority.seats[0].present  # no live presence: not here
+    assert not authority.room_state().seats[0].present
+    presence(authority, ana, online=True)
+    assert authority.seats[0].present
+    presence(authority, ana, online=False, epoch=6)
+    assert not authority.seats[0].present
+
+
+def test_a_squatters_seat_goes_to_someone_who_asks_once_the_room_is_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(authority_module, "PROVISIONAL_GRACE", 0.0)
+    authority = room()
+    squatters = [Identity.generate() for _ in range(2)]
+    honest = Identity.generate()
+    for key in squatters:
+        hello(authority, key)
+    presence(authority, honest, online=True)
+    hello(authority, honest, name="Bea")
+    # Seat 3 was free; then Cy takes a squatter's seat (never present).
+    cy = Identity.generate()
+    presence(authority, cy, online=True)
+    hello(authority, cy, name="Cy")
+    assert honest.public_key in holders(authority) and cy.public_key in holders(authority)
+    assert "without showing up" in authority.room_state().notice
+    # A seat whose holder was seen present is never taken so.
+    dan = Identity.generate()
+    hello(authority, dan, name="Dan")
+    assert squatters[1].public_key not in holders(authority)  # a squatter's went
+    assert {honest.public_key, cy.public_key} <= set(holders(authority))
+
+
+def test_a_knock_waits_for_the_host_then_admit_or_refuse() -> None:
+    authority = room(admission="ask")
+    ana, eve = Identity.generate(), Identity.generate()
+    hello(authority, ana, seat=2)
+    hello(authority, eve, name="Eve")
+    assert holders(authority) == [None, None, None]
+    assert [knock.name for knock in authority.knocks.values()] == ["Ana", "Eve"]
+    authority.admit(ana.public_key)
+    assert holders(authority)[2] == ana.public_key  # the seat she asked for
+    authority.refuse(eve.public_key)
+    assert not authority.knocks and eve.public_key in authority.barred
+    hello(authority, eve, n=2, name="Eve")  # refused again, no new knock
+    assert not authority.knocks
+    # A key let in (or seated) never knocks again: a reconnection.
+    hello(authority, ana, n=2, seat=2)
+    assert holders(authority)[2] == ana.public_key and not authority.knocks
+
+
+def test_a_knock_goes_when_its_presence_does() -> None:
+    authority = room(admission="ask")
+    ana = Identity.generate()
+    presence(authority, ana, online=True)
+    hello(authority, ana)
+    assert authority.knocks
+    presence(authority, ana, online=False, epoch=6)
+    assert not authority.knocks
+
+
+def test_a_keys_rule_lets_in_only_the_listed_keys() -> None:
+    ana, eve = Identity.generate(), Identity.generate()
+    authority = room(admission="keys", allowed_keys=frozenset({ana.peer_id}))
+    hello(authority, eve, name="Eve")
+    hello(authority, ana)
+    assert holders(authority) == [ana.public_key, None, None]
+    assert not authority.knocks
+
+
+def test_the_host_may_give_any_seat_away() -> None:
+    authority = room()
+    ana = Identity.generate()
+    presence(authority, ana, online=True)
+    hello(authority, ana)
+    assert authority.seats[0].present
+    authority.set_bot(0, "normal")
+    assert authority.seats[0].kind == "bot" and authority.seats[0].key is None
+    # Under "any", her next Hello would undo the host's choice: she is barred.
+    hello(authority, ana, n=2)
+    assert ana.public_key not in holders(authority)
+
+
+def test_a_bot_process_is_listed_as_a_bot() -> None:
+    authority = room()
+    robo = Identity.generate()
+    presence(authority, robo, online=True)
+    hello(authority, robo, name="Robo", bot=True)
+    seat = authority.room_state().seats[0]
+    assert (seat.kind, seat.level, seat.peer, seat.present) == (
+        "bot",
+        "heuristic",
+        robo.peer_id,
+        True,
+    )
+    assert authority.seats[0].kind == "human"  # bound to its key, sent its views
+
+
+def test_pins_remember_a_rooms_key_and_survive_a_damaged_file(tmp_path: Path) -> None:
+    path = tmp_path / "room_keys.json"
+    key = Identity.generate().public_key
+    pins = RoomPins(path)
+    assert pins.get(CODE) is None
+    pins.remember(CODE, key)
+    assert RoomPins(path).get(CODE) == key  # a new process reads it back
+    assert json.loads(path.read_text())["version"] == 1
+    path.write_text("{not json")
+    damaged = RoomPins(path)
+    assert damaged.get(CODE) is None  # trusted anew, never fatal
+    assert damaged.notice is not None and "damaged" in damaged.notice
+    assert (tmp_path / "room_keys.json.corrupt").exists()
+    damaged.remember(CODE, key)
+    assert RoomPins(path).get(CODE) == key
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".room_keys.")]
+
+
+def test_the_admit_rule_reads_a_key_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ana = Identity.generate()
+    listed = tmp_path / "keys"
+    listed.write_text(f"# friends\n{fingerprint(ana.public_key)}  # Ana\n\n")
+    assert _admission(argparse.Namespace(admit=["keys", str(listed)])) == (
+        "keys",
+        frozenset({ana.peer_id}),
+    )
+    assert _admission(argparse.Namespace(admit=None)) == ("any", frozenset())
+    listed.write_text("not a key\n")
+    assert _admission(argparse.Namespace(admit=["keys", str(listed)])) == 2
+    assert "line 1: not a key" in capsys.readouterr().err
+    assert _admission(argparse.Namespace(admit=["everyone"])) == 2
+
+
+def test_a_bot_joiner_stays_a_bot_at_the_next_game_and_keys_let_in_stay_let_in() -> None:
+    authority = room(admission="ask")
+    robo, ana = Identity.generate(), Identity.generate()
+    authority.admitted.update({robo.public_key, ana.public_key})
+    hello(authority, robo, name="Robo", bot=True)
+    hello(authority, ana)
+    seats = authority.next_seats()
+    assert [(seat.key, seat.plays) for seat in seats[:2]] == [
+        (robo.public_key, "heuristic"),
+        (ana.public_key, ""),
+    ]
