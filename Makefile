@@ -1,46 +1,78 @@
 # Passe: `make play` to play, `make test` to run the whole suite.
-PYTHON ?= python3.11
-VENV := .venv
+
+# The newest Python 3.11 or newer on PATH (python3.19 .. python3.11, then
+# python3): a machine with only 3.12 or 3.13 (Ubuntu 24.04, Fedora 41) plays
+# too. Each candidate is run, not only looked up: a pyenv shim exists for
+# versions it cannot start. PYTHON=... chooses another.
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell for p in python3.19 python3.18 python3.17 python3.16 python3.15 python3.14 \
+	python3.13 python3.12 python3.11 python3; do \
+	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; \
+	done)
+endif
+VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP_APP := $(VENV)/.installed-app
 STAMP_DEV := $(VENV)/.installed-dev
 STAMP_BENCH := $(VENV)/.installed-bench
+# Exactly the locked versions (with their hashes): requirements/*.txt, made by
+# `make lock` from pyproject.toml's bounds (README, "Upgrading the tools").
+LOCK_APP := requirements/app.txt
+LOCK_DEV := requirements/dev.txt
+# The project itself, editable, without dependencies (the lock brought them).
+# setuptools prints a boxed BuildBackendWarning about editable installs that
+# means nothing to a player (issue 18): silence that warning alone.
+INSTALL_SELF := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install \
+	--quiet --no-deps -e .
 
-.PHONY: play test soak lint typecheck bench strength clean
+.PHONY: play test soak lint typecheck bench strength lock clean
 
 $(BIN)/python:
-	@command -v $(PYTHON) >/dev/null || { echo "Passe needs $(PYTHON) (Python 3.11 or newer): set PYTHON=..."; exit 2; }
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	@test -n "$(PYTHON)" || { echo "Passe needs Python 3.11 or newer (python3.11, python3.12, python3.13, ...): install one, or set PYTHON=..."; exit 2; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Passe needs Python 3.11 or newer; $(PYTHON) is older: set PYTHON=..."; exit 2; }
+	@echo "Making $(VENV) with $$($(PYTHON) -c 'import sys; print("Python", sys.version.split()[0])') ($(PYTHON)), once"
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP_APP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
-	touch $@
+$(STAMP_APP): pyproject.toml $(LOCK_APP) | $(BIN)/python
+	@echo "Installing Passe and the versions in $(LOCK_APP) into $(VENV) (about a minute)"
+	@$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK_APP)
+	@$(INSTALL_SELF)
+	@touch $@
 
-$(STAMP_DEV): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $@ $(STAMP_APP)
+$(STAMP_DEV): pyproject.toml $(LOCK_DEV) | $(BIN)/python
+	@echo "Installing Passe and the versions in $(LOCK_DEV) into $(VENV)"
+	@$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK_DEV)
+	@$(INSTALL_SELF)
+	@touch $@ $(STAMP_APP)
 
+# The benchmarks' peers (open_spiel, dominoes) are bounded, not locked: they
+# are compared against, never part of the verdict of `make test` (what the
+# dev lock installed stays as it is: pip only adds what is missing).
 $(STAMP_BENCH): pyproject.toml $(STAMP_DEV)
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[bench]'
 	touch $@
 
 play: $(STAMP_APP)
-	$(BIN)/passe
+	@$(BIN)/passe
 
 # Three workers on two cores: the networked, SSH and process tests spend much
 # of their time waiting on brokers and child processes, which a third worker
 # fills (measured: 6:11 with -n 2, 5:00 with -n 3 on an idle 2-core machine).
+# TESTS=... runs a part (CI's second Python: see .ci/run).
+TESTS ?=
 test: $(STAMP_DEV)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 3 -q
+	$(BIN)/python -m pytest -n 3 -q $(TESTS)
 
 # Heavy tests left out of `make test` (e.g. twenty SSH sessions at once).
 # Long runs: the soak-marked tests, and every property test with all its games.
+# A soak test may legitimately run for long: an hour each before pytest-timeout
+# calls it stuck (the default, 300 s, is for `make test`).
 soak: $(STAMP_DEV)
-	PASSE_SOAK=1 $(BIN)/python -m pytest -m soak -q
-	PASSE_SOAK=1 $(BIN)/python -m pytest -n 2 -q tests/passpass tests/dominoes tests/fashion
+	PASSE_SOAK=1 $(BIN)/python -m pytest -m soak -q --timeout=3600
+	PASSE_SOAK=1 $(BIN)/python -m pytest -n 2 -q --timeout=3600 tests/passpass tests/dominoes tests/fashion
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check .
@@ -63,6 +95,17 @@ bench: $(STAMP_BENCH)
 STRENGTH_ARGS ?= run --games 500
 strength: $(STAMP_DEV)
 	$(BIN)/python -m bench.strength $(STRENGTH_ARGS)
+
+# Recompile the locks from pyproject.toml: the newest versions its bounds
+# allow, one lock valid on every Python from 3.11 (markers where they differ),
+# with the hashes of every file. The app's lock takes the dev lock's versions.
+# UPGRADE=1 moves every package to its newest allowed version; without it,
+# only what pyproject.toml's changes require moves.
+UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11 \
+	--generate-hashes --no-header $(if $(UPGRADE),--upgrade)
+lock: $(STAMP_DEV)
+	$(UV_COMPILE) --extra dev -o $(LOCK_DEV)
+	$(UV_COMPILE) -c $(LOCK_DEV) -o $(LOCK_APP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

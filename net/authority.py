@@ -121,7 +121,6 @@ MAX_WARNED = 16  # foreign keys warned about, per room
 REPUBLISH_GAP = 1.0  # seconds between two republications after a foreign state
 
 
-
 @functools.cache
 def passe_version() -> str:
     """The installed Passe's version, as ``passe --version`` prints it."""

@@ -58,15 +58,15 @@ import contextlib
 import errno
 import logging
 import os
-import signal
 import socket
 import sys
-import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
+
+from net.lifeline import stop_signal
 
 DEFAULT_PORT = 1883
 # How many ports from the requested one upward are tried before giving up.
@@ -436,21 +436,36 @@ async def _listen(
             if exc.errno == errno.EADDRINUSE:
                 span = f"port {port} is" if last == port else f"ports {port}-{last} are all"
                 raise BrokerError(f"cannot listen on {where}: {span} in use") from None
-            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            reason = os.strerror(exc.errno) if exc.errno else _bind_failure(binds, candidate)
             raise BrokerError(f"cannot listen on {where}:{candidate}: {reason}") from None
         bound: int = server.sockets[0].getsockname()[1]
         return server, bound
     raise BrokerError(f"cannot listen on {where}: no port to try")  # range was empty
 
 
-def _wait_for_stdin_eof(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
-    """In a thread: read standard input to its end, then ask to stop. A
-    blocking read works on every kind of stdin (pipe, tty, /dev/null, file)."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        while os.read(sys.stdin.fileno(), 4096):
-            pass
-    with contextlib.suppress(RuntimeError):  # the loop has already closed
-        loop.call_soon_threadsafe(stop.set)
+def _bind_failure(binds: Sequence[str], port: int) -> str:
+    """The operating system's reason why ``port`` cannot be bound on one of
+    ``binds``.
+
+    Python 3.13's asyncio skips an address that is not this machine's
+    (EADDRNOTAVAIL) and then raises "could not bind on any address out of
+    [...]" without an errno; the person should read the OS's words ("Cannot
+    assign requested address"), as on 3.11 (issue 23): bind a plain socket
+    to learn them."""
+    for bind in binds:
+        try:
+            addresses = socket.getaddrinfo(
+                bind, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            )
+        except OSError as error:
+            return error.strerror or str(error)
+        for family, kind, proto, _, address in addresses:
+            with socket.socket(family, kind, proto) as probe:
+                try:
+                    probe.bind(address)
+                except OSError as error:
+                    return error.strerror or str(error)
+    return "the address cannot be used"
 
 
 async def serve(
@@ -464,11 +479,7 @@ async def serve(
     from amqtt.broker import Broker
 
     limits = limits or Limits()
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    threading.Thread(target=_wait_for_stdin_eof, args=(loop, stop), daemon=True).start()
+    stop = stop_signal()
 
     broker = Broker(_broker_config())
     # amqtt 0.12, on every connection, loops over all sessions' subscriptions
@@ -547,7 +558,7 @@ async def serve(
         await broker.shutdown()
         raise
     print(f"{_READY} {bound}", flush=True)
-    reporter = loop.create_task(_report_floods(gate))
+    reporter = asyncio.get_running_loop().create_task(_report_floods(gate))
     await stop.wait()
     reporter.cancel()
     server.close()

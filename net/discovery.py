@@ -43,9 +43,7 @@ import ipaddress
 import json
 import os
 import re
-import signal
 import sys
-import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Final, Self
@@ -62,6 +60,7 @@ from zeroconf import (
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from net.codes import CODE_LENGTH, CodeError, format_code, normalize_code
+from net.lifeline import stop_signal
 
 SERVICE_TYPE: Final = "_passe._tcp.local."
 INTERFACES_ENV: Final = "PASSE_MDNS_INTERFACES"
@@ -384,20 +383,8 @@ async def browse_rooms(
 # -- command line, for trying it by hand ----------------------------------------
 
 
-def _wait_for_stdin_eof(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        while os.read(sys.stdin.fileno(), 4096):
-            pass
-    with contextlib.suppress(RuntimeError):
-        loop.call_soon_threadsafe(stop.set)
-
-
 async def _advertise(advert: RoomAdvert, interfaces: Sequence[str] | None) -> None:
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    threading.Thread(target=_wait_for_stdin_eof, args=(loop, stop), daemon=True).start()
+    stop = stop_signal()
     async with Advertiser(interfaces=interfaces) as advertiser:
         published = await advertiser.start(advert)
         print("advertising " + json.dumps(asdict(published)), flush=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from nacl.exceptions import BadSignatureError
 from nacl.public import Box, PrivateKey, PublicKey
 from nacl.signing import SigningKey, VerifyKey
 
+from net.files import write_atomic
 from net.paths import data_dir
 
 KEY_FILE = "identity.key"
@@ -148,14 +148,10 @@ def load_identity(path: Path | None = None, *, show_path: bool = True) -> Loaded
 
 
 def _write_key(path: Path, identity: Identity) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
     seed = bytes(identity.signing_key).hex()
-    # Private: readable by its owner only, written atomically.
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as handle:
-        handle.write(f"{_HEADER}\n{seed}\n")
-    os.replace(temporary, path)
+    # Private (mode 0600), atomic and durable: a key lost to a power cut
+    # loses its seats in every room.
+    write_atomic(path, f"{_HEADER}\n{seed}\n")
 
 
 __all__ = [

@@ -18,10 +18,10 @@ import contextlib
 import json
 import logging
 import os
-import tempfile
 import time
 from pathlib import Path
 
+from net.files import write_atomic
 from net.paths import data_dir
 
 log = logging.getLogger("passe.pins")
@@ -100,17 +100,7 @@ class RoomPins:
         }
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".room_keys.")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as file:
-                    json.dump(data, file)
-                    file.flush()
-                    os.fsync(file.fileno())
-                os.replace(temporary, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
-                raise
+            write_atomic(self.path, json.dumps(data))
         except OSError as error:
             log.warning("could not remember the key of room %s: %s", code, error)
 

@@ -29,7 +29,6 @@ import contextlib
 import fcntl
 import logging
 import os
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ import msgspec
 from core.engine import ConfigError, GameRecord, RecordError
 from core.registry import get_game
 from net.codes import CodeError, normalize_code
+from net.files import write_atomic
 from net.identity import PUBLIC_KEY_SIZE
 from net.paths import ROOM_SUFFIX as SUFFIX
 from net.paths import rooms_dir
@@ -279,24 +279,13 @@ def write_room(path: Path, room: SavedRoom, *, durable: bool = True) -> None:
     The new file replaces the old by a rename, so a reader (a resuming host)
     sees the old room or the new one, never half of one. Once written, it
     survives the *process* (a crash, SIGKILL: the kernel keeps the data);
-    ``durable`` also flushes it to the disk first (fsync, ~6 ms here), so it
-    survives the *machine* (power cut). The authority asks for that when
-    the room's shape changes and skips it for each move, which would
-    otherwise add the fsync to every move's latency (docs/protocol.md)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # mkstemp makes the file readable by its owner only: it holds a private key.
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(_encoder.encode(room))
-            stream.flush()
-            if durable:
-                os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    ``durable`` also flushes it and its directory to the disk (fsync, ~6 ms
+    here each), so it survives the *machine* (power cut). The authority asks
+    for that when the room's shape changes and skips it for each move, which
+    would otherwise add two syncs to every move's latency (docs/protocol.md):
+    a move lost to a power cut is replayed from the journal or played again."""
+    # Readable by its owner only (write_atomic's mode 0600): it holds a private key.
+    write_atomic(path, _encoder.encode(room), durable=durable)
 
 
 def load_room(path: Path) -> SavedRoom:

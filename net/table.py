@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from core.engine import (
     Action,
     AnyGame,
@@ -29,6 +31,7 @@ from core.engine import (
     View,
 )
 from core.registry import get_game
+from net.files import validation_message
 
 HUMAN = "human"
 # Names of bots around a table, by seat (a person sits in seat 0 locally).
@@ -78,23 +81,31 @@ class SavedTable:
 
     @classmethod
     def from_data(cls, data: Any) -> SavedTable:
-        """Validate plain data; :class:`RecordError` says what is wrong."""
-        if not isinstance(data, dict):
-            raise RecordError("a saved game must be an object")
-        record = GameRecord.from_data(data.get("record"))  # type: ignore[arg-type]
-        seats_data = data.get("seats")
-        if not isinstance(seats_data, list) or not all(
-            isinstance(entry, dict)
-            and isinstance(entry.get("name"), str)
-            and isinstance(entry.get("kind"), str)
-            for entry in seats_data
-        ):
-            raise RecordError("a saved game's seats must be a list of {name, kind}")
-        seat = data.get("seat")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(seats_data):
+        """Validate plain data; :class:`RecordError` says what is wrong, and
+        where ("seats[0].kind: expected `str`, got `int`")."""
+        try:
+            saved = msgspec.convert(data, _SavedTableFile)
+        except msgspec.ValidationError as error:
+            raise RecordError(validation_message(error)) from None
+        record = GameRecord.from_data(saved.record)
+        if not 0 <= saved.seat < len(saved.seats):
             raise RecordError("a saved game's seat must be one of its seats")
-        seats = tuple(SeatSpec(entry["name"], entry["kind"]) for entry in seats_data)
-        return cls(record, seats, seat)
+        seats = tuple(SeatSpec(entry.name, entry.kind) for entry in saved.seats)
+        return cls(record, seats, saved.seat)
+
+
+class _SavedSeat(msgspec.Struct):
+    name: str
+    kind: str
+
+
+class _SavedTableFile(msgspec.Struct):
+    """The shape of a saved game (SavedTable.to_data); the record's own
+    fields are GameRecord.from_data's to check."""
+
+    record: dict[str, Any]
+    seats: list[_SavedSeat]
+    seat: int
 
 
 @dataclass

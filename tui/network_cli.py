@@ -50,8 +50,8 @@ def _port(text: str) -> int:
         port = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"port {port}: choose between 1 and 65535")
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port}: choose between 1 and 65535 (0: any)")
     return port
 
 
@@ -79,7 +79,10 @@ def add_commands(commands: Any, option_type: Any) -> None:
         help="use this MQTT broker (e.g. Mosquitto) instead of the embedded one",
     )
     host.add_argument(
-        "--port", type=_port, default=1883, help="embedded broker's port (default 1883)"
+        "--port",
+        type=_port,
+        default=1883,
+        help="embedded broker's port (default 1883; 0: any free port, shown in the join address)",
     )
     host.add_argument(
         "--bind",

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from core.engine import RecordError
+from net.files import write_atomic
 from net.table import SavedTable
 
 SAVE_FILE = "saved-game.json"
@@ -23,11 +23,7 @@ def write_save(path: Path, saved: SavedTable) -> str | None:
     """Write atomically (a crash mid-write leaves the old save whole).
     Returns a notice when the file cannot be written."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".saved-game.")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(saved.to_data(), stream)
-        os.replace(temporary, path)
+        write_atomic(path, json.dumps(saved.to_data()))
     except OSError as error:
         return f"Could not save the game to {path}: {error.strerror or error}"
     return None

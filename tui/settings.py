@@ -9,10 +9,13 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+from msgspec import UnsetType
 from platformdirs import user_config_path
 
+from net.files import validation_message, write_atomic
 from net.text import NAME_CELLS
 from net.text import clean_name as _clean_name
 from themes import DEFAULT_THEME
@@ -67,62 +70,41 @@ class Settings:
 
     @classmethod
     def from_data(cls, data: Any) -> Settings:
-        """Build from parsed JSON; raise ``ValueError`` naming the bad field."""
-        if not isinstance(data, dict):
-            raise ValueError("the file does not hold a settings object")
+        """Build from parsed JSON; raise ``ValueError`` naming the bad field
+        (e.g. "bot_delay: expected `float` <= 60.0"). A field that is absent
+        keeps its default; unknown fields are ignored (a newer version's)."""
+        try:
+            given = msgspec.convert(data, SettingsFile)
+        except msgspec.ValidationError as error:
+            raise ValueError(validation_message(error)) from None
         settings = cls()
-        game = data.get("game", settings.game)
-        if not isinstance(game, str):
-            raise ValueError("game must be text")
-        settings.game = game
-        players = data.get("players", {})
-        if not isinstance(players, dict) or not all(
-            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
-            for k, v in players.items()
-        ):
-            raise ValueError("players must map game ids to numbers")
-        settings.players = dict(players)
-        teams = data.get("teams", {})
-        if not isinstance(teams, dict) or not all(
-            isinstance(k, str) and isinstance(v, bool) for k, v in teams.items()
-        ):
-            raise ValueError("teams must map game ids to true/false")
-        settings.teams = dict(teams)
-        options = data.get("options", {})
-        if not isinstance(options, dict) or not all(
-            isinstance(k, str) and isinstance(v, dict) and all(isinstance(n, str) for n in v)
-            for k, v in options.items()
-        ):
-            raise ValueError("options must map game ids to {option: value}")
+        for name in SettingsFile.__struct_fields__:
+            value = getattr(given, name)
+            if value is not msgspec.UNSET:
+                setattr(settings, name, value)
         # Values are checked against what the home screen offers when it opens.
-        settings.options = {game_id: dict(values) for game_id, values in options.items()}
-        delay = data.get("bot_delay", settings.bot_delay)
-        if (
-            isinstance(delay, bool)
-            or not isinstance(delay, (int, float))
-            or not 0 <= delay <= MAX_BOT_DELAY
-        ):
-            raise ValueError(f"bot_delay must be seconds from 0 to {MAX_BOT_DELAY:g}")
-        settings.bot_delay = float(delay)
-        bots = data.get("bots", settings.bots)
-        if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
-            raise ValueError("bots must be a list of bot names")
-        bots = [OLD_LEVEL_NAMES.get(b, b) for b in bots]
+        settings.options = {game_id: dict(values) for game_id, values in settings.options.items()}
+        settings.bot_delay = float(settings.bot_delay)
+        bots = [OLD_LEVEL_NAMES.get(b, b) for b in settings.bots]
         settings.bots = [b if b in BOT_LEVELS else BOT_LEVELS[0] for b in bots][: MAX_SEATS - 1]
         settings.bots += [BOT_LEVELS[0]] * (MAX_SEATS - 1 - len(settings.bots))
-        name = data.get("name", settings.name)
-        if not isinstance(name, str):
-            raise ValueError("name must be text")
-        settings.name = clean_name(name)
-        theme = data.get("theme", settings.theme)
-        if not isinstance(theme, str):
-            raise ValueError("theme must be text")
-        settings.theme = theme
-        confirm_plays = data.get("confirm_plays", settings.confirm_plays)
-        if not isinstance(confirm_plays, bool):
-            raise ValueError("confirm_plays must be true or false")
-        settings.confirm_plays = confirm_plays
+        settings.name = clean_name(settings.name)
         return settings
+
+
+class SettingsFile(msgspec.Struct):
+    """What settings.json may hold, field by field (UNSET: absent, so the
+    default stays). msgspec checks the types, bool apart from numbers."""
+
+    game: str | UnsetType = msgspec.UNSET
+    players: dict[str, int] | UnsetType = msgspec.UNSET  # per game id
+    teams: dict[str, bool] | UnsetType = msgspec.UNSET
+    options: dict[str, dict[str, Any]] | UnsetType = msgspec.UNSET  # {game: {option: value}}
+    bot_delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_BOT_DELAY)] | UnsetType = msgspec.UNSET
+    bots: list[str] | UnsetType = msgspec.UNSET
+    name: str | UnsetType = msgspec.UNSET
+    theme: str | UnsetType = msgspec.UNSET
+    confirm_plays: bool | UnsetType = msgspec.UNSET
 
 
 def clean_name(name: str) -> str:
@@ -147,10 +129,9 @@ def load_settings(path: Path) -> tuple[Settings, str | None]:
 def save_settings(path: Path, settings: Settings) -> str | None:
     """Write the settings; return a notice if that failed (never raise)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(settings.to_data(), indent=2), encoding="utf-8")
-        tmp.replace(path)
+        # A temporary of its own per write (two Passe processes may save at
+        # once: a fixed settings.tmp raced), and durable.
+        write_atomic(path, json.dumps(settings.to_data(), indent=2))
     except OSError as error:
         return f"Could not save settings to {path} ({error})."
     return None

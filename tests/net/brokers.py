@@ -66,12 +66,26 @@ def require_mosquitto() -> str:
 
 
 def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now (another process may take it
-    before we do: callers retry)."""
+    """A TCP port free on 127.0.0.1 right now, for a Mosquitto of our own
+    (it cannot report a port it chose): another process may take it before
+    Mosquitto binds it, so start_mosquitto retries. A passe host binds port 0
+    and reports it instead (``--port 0``)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+@contextlib.contextmanager
+def closed_port() -> Iterator[int]:
+    """A port of 127.0.0.1 where nothing answers, for the whole block: a
+    socket holds it bound without listening, so a connection is refused and
+    no other process can start listening there meanwhile (as it could on a
+    port that was merely free when probed)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", 0))
+        port: int = holder.getsockname()[1]
+        yield port
 
 
 class Mosquitto:

@@ -4,6 +4,7 @@ MQTT client for what no honest peer would send."""
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +16,7 @@ from net.host import HostedRoom, open_room
 from net.identity import Identity
 from net.remote import RemoteTable
 from net.table import TableUpdate
-from net.wire import RoomState, open_body, open_envelope, room_state_decoder
+from net.wire import RoomState, open_body, open_envelope, room_prefix, room_state_decoder
 
 DEADLINE = 30.0
 
@@ -156,3 +157,20 @@ def room_state_of(topic: str, payload: bytes) -> RoomState | None:
         return open_body(open_envelope(topic, payload), room_state_decoder)
     except (ValueError, msgspec.MsgspecError):
         return None
+
+
+async def clear_room(code: str, host: str = "127.0.0.1", port: int = 1883) -> list[str]:
+    """Clear every retained message of room ``code`` on a broker (its room
+    state, presences, next-game notice), so a test leaves the shared
+    Mosquitto as it found it; returns the topics cleared. Synchronised on a
+    marker published after subscribing: the broker sends the retained
+    messages at the subscription, before anything published later."""
+    base = room_prefix(code)
+    marker = f"{base}/cleared-{os.urandom(4).hex()}"
+    async with RawClient(host, port, [f"{base}/#"]) as client:
+        await client.publish(marker, b"marker")
+        await client.until(lambda topic, _: topic == marker)
+        retained = sorted({t for t, p in client.messages if p and t != marker})
+        for topic in retained:
+            await client.publish(topic, b"", retain=True)
+    return retained

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 
 DEADLINE = 60.0  # seconds: a failure guard, not a synchronisation
+# The most of a child's stderr kept (its end): PASSE_LOG=debug says a lot.
+STDERR_KEPT = 8 * 1024 * 1024
 
 
 def reachable(host: str, port: int) -> bool:
@@ -66,12 +68,6 @@ def host_args(
     return tuple(args)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class PasseProcess:
     """``passe ARGS`` in its own process, with its own key and config."""
 
@@ -85,7 +81,14 @@ class PasseProcess:
         self.home.mkdir(parents=True, exist_ok=True)
         self.process: asyncio.subprocess.Process | None = None
         self.lines: list[dict[str, Any]] = []
-        self.stderr = b""
+        self._stderr = bytearray()
+        self._stderr_drain: asyncio.Task[None] | None = None
+
+    @property
+    def stderr(self) -> bytes:
+        """What it wrote to stderr so far, over all its runs (the last
+        STDERR_KEPT bytes)."""
+        return bytes(self._stderr)
 
     @property
     def env(self) -> dict[str, str]:
@@ -109,7 +112,19 @@ class PasseProcess:
             env=self.env,
         )
         self.lines = []
+        if self._stderr_drain is not None:  # the previous run's (it was stopped)
+            self._stderr_drain.cancel()
+        # Read stderr as it comes: a pipe holds ~64 KiB, and a child whose
+        # stderr nobody reads blocks in its next log line (issue 23: under
+        # PASSE_LOG=debug, the chaos tests' recipe, after ~200 KiB).
+        self._stderr_drain = asyncio.create_task(self._drain_stderr(self.process))
         return self
+
+    async def _drain_stderr(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stderr is not None
+        while chunk := await process.stderr.read(65536):
+            self._stderr += chunk
+            del self._stderr[:-STDERR_KEPT]
 
     async def expect(self, event: str, timeout: float = DEADLINE) -> dict[str, Any]:
         """The next line announcing ``event`` (earlier other events are kept)."""
@@ -143,11 +158,11 @@ class PasseProcess:
                     line["_seen"] = True
                     return line
 
-    async def _collect_stderr(self) -> None:
-        assert self.process is not None and self.process.stderr is not None
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(5):
-                self.stderr += await self.process.stderr.read()
+    async def _collect_stderr(self, wait: float = 5.0) -> None:
+        """Wait (``wait`` seconds at most) for the rest of its stderr."""
+        if self._stderr_drain is not None and not self._stderr_drain.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._stderr_drain), wait)
 
     async def finish(self, timeout: float = DEADLINE) -> int:
         """Wait for the exit code (reading what is left of the output)."""
@@ -166,8 +181,6 @@ class PasseProcess:
         that its whole stderr can be read (PASSE_LOG=debug makes it say more)."""
         ended = self.process.returncode if self.process is not None else None
         await self.stop()
-        if self.process is not None and self.process.stderr is not None:
-            await self._collect_stderr()
         how = "still running (stopped now)" if ended is None else f"exit {ended}"
         return f"--- {self.name} ({how}): {self.lines}\n{self.stderr.decode(errors='replace')}"
 
@@ -180,13 +193,25 @@ class PasseProcess:
             self.process.kill()
             with contextlib.suppress(Exception):
                 await self.process.wait()
+        # What it wrote is in the pipe by now; a grandchild that inherited
+        # the pipe may hold it open, so the end is waited for briefly.
+        await self._collect_stderr(1.0)
+        if self._stderr_drain is not None and not self._stderr_drain.done():
+            self._stderr_drain.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._stderr_drain
 
 
 async def run_passe(home: Path, *args: str, timeout: float = DEADLINE) -> tuple[int, str, str]:
     """Run ``passe ARGS`` to its end: (exit code, stdout, stderr)."""
     process = PasseProcess("cli", home)
     await process.start(*args)
-    assert process.process is not None
-    async with asyncio.timeout(timeout):
-        out, err = await process.process.communicate()
-    return process.process.returncode or 0, out.decode(), err.decode()
+    assert process.process is not None and process.process.stdout is not None
+    try:
+        async with asyncio.timeout(timeout):
+            out = await process.process.stdout.read()
+            status = await process.process.wait()
+            await process._collect_stderr()
+    finally:
+        await process.stop()
+    return status, out.decode(), process.stderr.decode()

@@ -40,7 +40,7 @@ import pytest
 from core.registry import get_game
 from tests.core.sampler_checks import skip_unless_soak
 from tests.net.brokers import Mosquitto, require_mosquitto, start_mosquitto
-from tests.net.procs import PasseProcess, free_port, host_args
+from tests.net.procs import PasseProcess, host_args
 
 GAMES = ("passpass", "dominoes", "fashion")
 FAULTS = ("kill_peer", "kill_host", "restart_broker")
@@ -92,8 +92,9 @@ class Table:
     def __init__(self, scenario: Scenario, home: Path, broker: Mosquitto | None) -> None:
         self.scenario = scenario
         self.broker = broker
-        self.port = broker.port if broker is not None else free_port()
-        self.where = f"127.0.0.1:{self.port}"
+        # The embedded broker binds a free port itself (--port 0) and the
+        # host reports it: ``where`` is known once the room is open.
+        self.where = f"127.0.0.1:{broker.port}" if broker is not None else ""
         self.host = PasseProcess("host", home)
         self.peers = [PasseProcess(f"peer{n}", home) for n in range(scenario.peers)]
         self.code = ""
@@ -108,12 +109,13 @@ class Table:
 
     async def open(self) -> None:
         s = self.scenario
-        broker = {"broker": self.where} if self.broker is not None else {"port": self.port}
+        broker = {"broker": self.where} if self.broker is not None else {"port": 0}
         await self.host.start(
             *host_args(s.game, s.players, wait_for=s.peers, bot_delay=0, seed=s.seed, **broker),
             *("--stand-in-after", str(s.stand_in_after)),
         )
-        self.code = (await self.host.expect("room"))["code"]
+        room = await self.host.expect("room")
+        self.code, self.where = room["code"], room["broker"]
         for n, peer in enumerate(self.peers):
             await peer.start(*self.join_args(n))
             await peer.expect("seated")

@@ -14,8 +14,9 @@ from net.identity import Identity
 from net.remote import RemoteTable
 from net.table import HUMAN
 from net.wire import Presence, RoomState, presence_topic, room_topic, seal
-from tests.net.peers import RawClient
-from tests.net.procs import PasseProcess, free_port, host_args, need_mosquitto, run_passe
+from tests.net.brokers import closed_port
+from tests.net.peers import RawClient, clear_room
+from tests.net.procs import PasseProcess, host_args, need_mosquitto, run_passe
 
 BROKER = "127.0.0.1:1883"
 
@@ -28,16 +29,22 @@ async def start_host(tmp_path: Path, *extra: str) -> tuple[PasseProcess, str]:
 
 async def test_a_code_typed_with_ambiguous_letters_finds_the_room(tmp_path: Path) -> None:
     need_mosquitto()
-    host, code = await start_host(tmp_path, "--code", "10K1Z0")
+    # A fresh code each run (the shared Mosquitto keeps what a killed host
+    # leaves retained; cleared at the end), starting with 1 and 0.
+    wanted = "10" + new_code()[2:]
+    host, code = await start_host(tmp_path, "--code", wanted)
     try:
-        assert code == "10K1Z0"
+        assert code == wanted
         joiner = PasseProcess("joiner", tmp_path)
-        # Lower case, O for 0, I and L for 1, and the hyphen the host shows.
-        await joiner.start("join", f"lo-kiz-o@{BROKER}", "--bot", "random")
-        assert (await joiner.expect("seated"))["code"] == "10K1Z0"
+        # Lower case, L for the first 1, O for 0, I for other 1s, and the
+        # hyphen the host shows.
+        rest = wanted[2:].lower().replace("0", "o").replace("1", "i")
+        await joiner.start("join", f"lo{rest[0]}-{rest[1:]}@{BROKER}", "--bot", "random")
+        assert (await joiner.expect("seated"))["code"] == wanted
         await joiner.stop()
     finally:
         await host.stop()
+        await clear_room(wanted)
 
 
 async def test_a_wrong_code_says_so(tmp_path: Path) -> None:
@@ -73,9 +80,10 @@ async def test_a_started_game_refuses_newcomers(tmp_path: Path) -> None:
 async def test_a_full_room_refuses_newcomers(tmp_path: Path) -> None:
     need_mosquitto()
     game = get_game("dominoes")
+    code = new_code()  # not a fixed one: each run's room is its own
     authority = Authority(
         Identity.generate(),
-        "F0MM01",
+        code,
         "dominoes",
         game.make_config(players=2),
         "test",
@@ -86,10 +94,11 @@ async def test_a_full_room_refuses_newcomers(tmp_path: Path) -> None:
     try:
         authority.set_bot(0, "random")
         authority.set_bot(1, "random")
-        status, _, err = await run_passe(tmp_path, "join", f"F0MM01@{BROKER}", "--bot", "random")
-        assert status == 2 and "room F0MM01 is full" in err
+        status, _, err = await run_passe(tmp_path, "join", f"{code}@{BROKER}", "--bot", "random")
+        assert status == 2 and f"room {code} is full" in err
     finally:
         await authority.close()
+        await clear_room(code)
 
 
 async def test_another_protocol_version_is_named(tmp_path: Path) -> None:
@@ -97,15 +106,16 @@ async def test_another_protocol_version_is_named(tmp_path: Path) -> None:
     as a version mismatch, not as a wrong code."""
     need_mosquitto()
     future = Identity.generate()
-    topic = "passe/v2/VERS10/room"
+    code = new_code()
+    topic = f"passe/v2/{code}/room"
     state = RoomState(
-        room="VERS10", game="passpass", config={}, host="x", phase="lobby", seats=[], seq=0, stamp=1
+        room=code, game="passpass", config={}, host="x", phase="lobby", seats=[], seq=0, stamp=1
     )
     async with RawClient("127.0.0.1", 1883, []) as client:
         await client.publish(topic, seal(future, topic, state), retain=True)
         try:
             status, _, err = await run_passe(
-                tmp_path, "join", f"VERS10@{BROKER}", "--bot", "random"
+                tmp_path, "join", f"{code}@{BROKER}", "--bot", "random"
             )
         finally:
             await client.publish(topic, b"", retain=True)  # leave the broker clean
@@ -116,18 +126,20 @@ async def test_an_unreachable_broker_is_reported_quickly(tmp_path: Path) -> None
     # "Quickly": the link gives up after CONNECT_WAIT, and run_passe's own
     # timeout fails the test on a hang (no elapsed-time assertion: this
     # machine is shared and noisy).
-    status, _, err = await run_passe(
-        tmp_path, "join", f"ABC123@127.0.0.1:{free_port()}", "--bot", "random"
-    )
+    with closed_port() as port:
+        status, _, err = await run_passe(
+            tmp_path, "join", f"ABC123@127.0.0.1:{port}", "--bot", "random"
+        )
     assert status == 2 and "cannot reach the broker at 127.0.0.1" in err
 
 
 async def test_a_closed_room_says_so(tmp_path: Path) -> None:
     need_mosquitto()
     game = get_game("passpass")
+    code = new_code()
     authority = Authority(
         Identity.generate(),
-        "C10SED",
+        code,
         "passpass",
         game.make_config(players=3),
         "test",
@@ -140,9 +152,10 @@ async def test_a_closed_room_says_so(tmp_path: Path) -> None:
     authority.seats[0] = SeatSlot("Ana", HUMAN, key=Identity.generate().public_key)
     await authority.start()
     await authority.close()
-    status, _, err = await run_passe(tmp_path, "join", f"C10SED@{BROKER}", "--bot", "random")
-    async with RawClient("127.0.0.1", 1883, []) as client:
-        await client.publish(room_topic("C10SED"), b"", retain=True)
+    try:
+        status, _, err = await run_passe(tmp_path, "join", f"{code}@{BROKER}", "--bot", "random")
+    finally:
+        await clear_room(code)
     assert status == 2 and "closed by its host" in err
 
 
@@ -163,6 +176,12 @@ async def test_a_host_that_is_away_is_named_so(tmp_path: Path) -> None:
         1883,
     )
     await authority.start()
+    # Its "online" presence is out before it goes (on Python 3.13 it could
+    # still be on its way after start(), and land after the "offline" one).
+    async with RawClient(
+        "127.0.0.1", 1883, [presence_topic(code, authority.identity.peer_id)]
+    ) as spy:
+        await spy.until(lambda topic, payload: bool(payload))
     await authority.close(keep=True)  # gone as a host that died: away, not closed
     try:
         status, _, err = await run_passe(tmp_path, "join", f"{code}@{BROKER}", "--bot", "random")

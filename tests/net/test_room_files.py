@@ -246,12 +246,13 @@ async def test_a_room_whose_broker_is_gone_is_still_closed_for_good(
     answers: nobody can be told, and the files go all the same."""
     from net.host import close_interrupted_room
     from net.rooms import BrokerChoice, room_path, write_room
-    from tests.net.procs import free_port
+    from tests.net.brokers import closed_port
 
     monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path))
     authority = await a_room_in_play("GXNE23")
-    gone = BrokerChoice(embedded=False, host="127.0.0.1", port=free_port())
-    write_room(room_path("GXNE23"), authority.snapshot(gone))
-    closed = await close_interrupted_room(load_room(room_path("GXNE23")))
-    assert not closed.reached_broker and not closed.told
+    with closed_port() as port:
+        gone = BrokerChoice(embedded=False, host="127.0.0.1", port=port)
+        write_room(room_path("GXNE23"), authority.snapshot(gone))
+        closed = await close_interrupted_room(load_room(room_path("GXNE23")))
+        assert not closed.reached_broker and not closed.told
     assert list(room_path("GXNE23").parent.iterdir()) == []

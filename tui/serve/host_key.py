@@ -4,12 +4,12 @@ on later runs; a corrupt file is reported, kept aside and replaced."""
 from __future__ import annotations
 
 import logging
-import os
 import time
 from pathlib import Path
 
 import asyncssh
 
+from net.files import write_atomic
 from net.paths import data_dir
 
 HOST_KEY_FILE = "ssh_host_ed25519_key"
@@ -50,11 +50,10 @@ def load_or_create_host_key(path: Path | None = None) -> asyncssh.SSHKey:
             kept,
         )
     key = asyncssh.generate_private_key("ssh-ed25519")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Created 0600 from the start: the private key is never world-readable.
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "wb") as file:
-        file.write(key.export_private_key())
+    # Created 0600 from the start (the private key is never world-readable),
+    # atomically: a crash mid-write no longer leaves a truncated key that the
+    # next start would call corrupt and replace.
+    write_atomic(path, key.export_private_key())
     log.info("new host key %s written to %s", fingerprint(key), path)
     return key
 

@@ -1,0 +1,91 @@
+"""Writing a file so that a crash never leaves half of it: one helper for the
+key files, the saved rooms, the settings and the saved game (issue 23).
+
+It lives in net/ because tui/ may import net/ but not the reverse, and both
+write such files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import msgspec
+
+# Filesystems that cannot sync a directory say so with one of these; the
+# rename is then as durable as that filesystem makes it, and nothing better
+# can be done.
+_NO_DIRECTORY_SYNC = {errno.EINVAL, errno.ENOTSUP, errno.EBADF}
+
+
+def write_atomic(path: Path, data: bytes | str, *, durable: bool = True) -> None:
+    """Replace the file at ``path`` with ``data`` (text is written as UTF-8),
+    so that a reader sees the old content or the new, never a mix, and a
+    crash at any moment leaves one of the two (raises ``OSError``).
+
+    The data goes to a temporary file in the same directory, under a name
+    of its own (``mkstemp``: created exclusively, a random part), so two
+    writers at once never share a temporary (a fixed ``settings.tmp`` did:
+    one writer's rename took the other's file, and the other's failed); it
+    is renamed over ``path``. The file is readable by its owner only (mode
+    0600, from its creation): several hold private keys.
+
+    ``durable`` (the default) also survives a power cut: the file's data is
+    synced before the rename, and the directory after it, so the rename
+    itself is on the disk. ``durable=False`` survives a crash of the process
+    (the kernel keeps what was written) but not of the machine; the room
+    files use it for each move, where two syncs would add ~10 ms to every
+    move's latency (net/rooms.py, docs/protocol.md)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data.encode("utf-8") if isinstance(data, str) else data)
+            stream.flush()
+            if durable:
+                os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    if durable:
+        sync_directory(path.parent)
+
+
+def sync_directory(directory: Path) -> None:
+    """Flush a directory's entries (a rename, a new or removed file) to the
+    disk; a no-op where the filesystem cannot."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as error:
+        if error.errno in _NO_DIRECTORY_SYNC:
+            return
+        raise
+    try:
+        os.fsync(fd)
+    except OSError as error:
+        if error.errno not in _NO_DIRECTORY_SYNC:
+            raise
+    finally:
+        os.close(fd)
+
+
+def validation_message(error: msgspec.ValidationError) -> str:
+    """msgspec's words for a file that does not hold what it should, with
+    the place first and in plain field names: "Expected `int`, got `str` -
+    at `$.players[...]`" becomes "players[...]: expected `int`, got `str`"."""
+    text = str(error)
+    found = re.fullmatch(r"(.*) - at `\$\.?(.*)`", text, re.DOTALL)
+    if found is None:
+        return text[:1].lower() + text[1:]
+    what, where = found.groups()
+    what = what[:1].lower() + what[1:]
+    return f"{where}: {what}" if where else what
+
+
+__all__ = ["sync_directory", "validation_message", "write_atomic"]
