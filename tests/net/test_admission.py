@@ -25,8 +25,9 @@ from net.wire import (
     seal,
     to_authority_topic,
 )
+from tests.net.brokers import free_port
 from tests.net.peers import RawClient, room_state_of
-from tests.net.procs import PasseProcess, free_port, host_args, need_mosquitto
+from tests.net.procs import PasseProcess, host_args, need_mosquitto
 
 MOSQUITTO = "127.0.0.1:1883"
 

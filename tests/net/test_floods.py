@@ -42,9 +42,9 @@ from net.wire import (
     to_peer_topic,
 )
 from tests.core.sampler_checks import skip_unless_soak
-from tests.net.brokers import Mosquitto, require_mosquitto, start_mosquitto
+from tests.net.brokers import Mosquitto, free_port, require_mosquitto, start_mosquitto
 from tests.net.peers import RawClient
-from tests.net.procs import PasseProcess, free_port, host_args
+from tests.net.procs import PasseProcess, host_args
 
 GAME, PLAYERS, SEED = "passpass", 3, 41
 QUICK = {"hellos": 300, "junk": 40, "presences": 3000}

@@ -14,8 +14,8 @@ from core.registry import get_game
 from net.discovery import INTERFACES_ENV, local_addresses
 from net.host import broker_binds, open_room
 from net.identity import Identity
-from tests.net.brokers import require_mosquitto, start_mosquitto
-from tests.net.procs import PasseProcess, free_port, host_args
+from tests.net.brokers import free_port, require_mosquitto, start_mosquitto
+from tests.net.procs import PasseProcess, host_args
 
 
 def listening(pid: int) -> set[tuple[str, int]]:

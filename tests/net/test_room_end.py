@@ -17,9 +17,9 @@ from net.authority import passe_version
 from net.host import close_interrupted_room
 from net.rooms import load_room, room_path
 from net.wire import room_topic
-from tests.net.brokers import Mosquitto, require_mosquitto, start_mosquitto
+from tests.net.brokers import Mosquitto, free_port, require_mosquitto, start_mosquitto
 from tests.net.peers import RawClient, WatchedTable, room_state_of, until
-from tests.net.procs import PasseProcess, free_port, host_args
+from tests.net.procs import PasseProcess, host_args
 from tui.netplay import closed_notice
 
 
