@@ -14,7 +14,9 @@ from core.registry import get_game
 from net.authority import Authority, SeatSlot
 from net.identity import Identity
 from net.rooms import (
+    _JOURNALED,
     BrokerChoice,
+    NonceMark,
     RoomBusy,
     RoomStore,
     SavedRoom,
@@ -26,6 +28,7 @@ from net.rooms import (
     write_room,
 )
 from net.table import HUMAN
+from net.wire import Sync, open_envelope, seal, to_authority_topic
 from tests.net.procs import run_passe
 
 WHERE = BrokerChoice(embedded=True, host="127.0.0.1", port=1883)
@@ -57,8 +60,16 @@ async def a_room_in_play(
 
 
 async def test_a_saved_room_comes_back_exactly(tmp_path: Path) -> None:
-    authority = await a_room_in_play()
+    ana = Identity.generate()
+    authority = await a_room_in_play(ana=ana.public_key)
+    # A request through handle(), so that there is a nonce mark to keep.
+    topic = to_authority_topic(authority.code, ana.peer_id)
+    request = Sync(room=authority.code, epoch=7, n=3, have=0)
+    authority.handle(
+        open_envelope(topic, seal(ana, topic, request, authority.identity.public_key)), request
+    )
     saved = authority.snapshot(WHERE)
+    assert saved.nonces == [NonceMark(ana.public_key, 7, 3)]
     path = room_path(authority.code, tmp_path)
     write_room(path, saved)
     assert path.stat().st_mode & 0o777 == 0o600  # it holds the room's private key
@@ -216,10 +227,26 @@ async def test_moves_go_to_the_journal_and_come_back_in_order(tmp_path: Path) ->
     """A snapshot, then one journal entry per move (no rename per move): the
     room read back has every move; a torn last entry (a power cut during its
     write) is ignored; entries of an older snapshot are never applied."""
-    final = (await a_room_in_play(moves=8)).snapshot(WHERE)
+    final = msgspec.structs.replace(
+        (await a_room_in_play(moves=8)).snapshot(WHERE),
+        nonces=[NonceMark(Identity.generate().public_key, 5, 9)],
+    )
     path = room_path(final.code, tmp_path)
     store = RoomStore(path, WHERE)
-    store.save(_prefix(final, 3))
+    # Every field an entry carries changes after the snapshot (the seats: a
+    # bot took over), so the room read back has each of them from the journal
+    # (but the phase: a change of phase is always a snapshot).
+    first = msgspec.structs.replace(
+        _prefix(final, 3),
+        seq=3,
+        stamp=final.stamp - 100,
+        epoch=final.epoch - 1,
+        nonces=[],
+        seats=[final.seats[0], final.seats[1], SavedSeat("Seat 3", "bot", "random", None)],
+    )
+    changed = [name for name in _JOURNALED if getattr(first, name) != getattr(final, name)]
+    assert changed == [name for name in _JOURNALED if name != "phase"]
+    store.save(first)
     snapshot_bytes = path.read_bytes()
     for count in range(4, len(final.actions) + 1):
         store.save(_prefix(final, count), durable=False)
@@ -235,8 +262,38 @@ async def test_moves_go_to_the_journal_and_come_back_in_order(tmp_path: Path) ->
     assert without_id(load_room(path)) == final
     # A new snapshot whose journal was never started: the old entries stay
     # on disk but extend another snapshot.
-    write_room(path, msgspec.structs.replace(_prefix(final, 3), journal=b"newer123"))
-    assert without_id(load_room(path)) == _prefix(final, 3)
+    write_room(path, msgspec.structs.replace(first, journal=b"newer123"))
+    assert without_id(load_room(path)) == first
+
+
+async def test_a_request_accepted_since_the_snapshot_stays_refused_after_a_crash(
+    tmp_path: Path,
+) -> None:
+    """Mutation: ``load_room`` no longer applying the journaled nonce marks
+    (an entry's ``nonces``). Ana's request, accepted after the last snapshot,
+    is only in the journal; a host killed then and resumed must still refuse
+    it replayed, or a request could be accepted twice."""
+    ana = Identity.generate()
+    authority = await a_room_in_play(ana=ana.public_key)
+    path = room_path(authority.code, tmp_path)
+    store = RoomStore(path, WHERE)
+    authority.store, authority._live = store, True
+    authority._save()  # the snapshot: no request from Ana in it
+    assert load_room(path).nonces == []
+    topic = to_authority_topic(authority.code, ana.peer_id)
+    request = Sync(room=authority.code, epoch=7, n=3, have=0)
+    envelope = open_envelope(topic, seal(ana, topic, request, authority.identity.public_key))
+    authority.handle(envelope, request)  # accepted: its mark goes to the journal
+    assert path.with_suffix(".journal").stat().st_size > 0
+    store.release()  # the process dies (its lock with it)
+
+    loaded = load_room(path)
+    assert loaded.nonces == [NonceMark(ana.public_key, 7, 3)]
+    restored = Authority.restore(loaded, "127.0.0.1", 1883)
+    refused: list[tuple[str, str]] = []
+    restored._refuse = lambda key, reason, code, n=0: refused.append((code, reason))  # type: ignore[method-assign]
+    restored.handle(envelope, request)  # the same request, replayed
+    assert refused == [("stale", "an old or repeated request was ignored")]
 
 
 async def test_a_room_whose_broker_is_gone_is_still_closed_for_good(

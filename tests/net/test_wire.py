@@ -18,16 +18,24 @@ from net.wire import (
     MAX_PAYLOAD,
     Act,
     Envelope,
+    NextRoom,
     Presence,
     RoomState,
+    SeatState,
     WireError,
+    next_room_decoder,
+    next_topic,
     open_body,
     open_envelope,
     peer_message_decoder,
     presence_decoder,
+    presence_topic,
+    room_state_decoder,
+    room_topic,
     seal,
     to_authority_topic,
 )
+from tests.net.peers import forged
 
 HOST = Identity.generate()
 PEER = Identity.generate()
@@ -77,6 +85,56 @@ def test_moved_or_tampered_messages_fail_the_signature() -> None:
     )
     with pytest.raises(WireError, match="signature"):
         open_envelope(TOPIC, stolen)
+
+
+PUBLIC: list[tuple[str, msgspec.Struct, msgspec.msgpack.Decoder[object]]] = [
+    (
+        room_topic("ABC123"),
+        RoomState(
+            room="ABC123",
+            game="passpass",
+            config={},
+            host="Hostess",
+            phase="lobby",
+            seats=[SeatState("Ana", "human", peer=PEER.peer_id, present=True)],
+            seq=0,
+            stamp=1,
+        ),
+        room_state_decoder,  # type: ignore[list-item]
+    ),
+    (
+        presence_topic("ABC123", HOST.peer_id),
+        Presence(room="ABC123", epoch=2, online=False),
+        presence_decoder,  # type: ignore[list-item]
+    ),
+    (next_topic("ABC123"), NextRoom(room="ABC123", next="EVE123"), next_room_decoder),  # type: ignore[list-item]
+]
+
+
+@pytest.mark.parametrize("topic, message, decoder", PUBLIC, ids=["room", "presence", "next"])
+def test_public_messages_are_checked_against_their_signature(
+    topic: str, message: msgspec.Struct, decoder: msgspec.msgpack.Decoder[object]
+) -> None:
+    """Mutation (issue 23): ``open_envelope`` checking the signature only when
+    the body is sealed. A room state, presence or next-game notice claiming
+    the host's key but not signed by it, or changed after it was signed, is
+    refused; the genuine one opens."""
+    genuine = seal(HOST, topic, message)
+    assert open_body(open_envelope(topic, genuine), decoder) == message
+    with pytest.raises(WireError) as refused:
+        open_envelope(topic, forged(HOST.public_key, topic, message))
+    assert (refused.value.code, refused.value.reason) == ("signature", "bad signature")
+    envelope = msgspec.msgpack.decode(genuine, type=Envelope)
+    changed = msgspec.msgpack.encode(msgspec.structs.replace(message, room="ABC124"))
+    tampered = msgspec.msgpack.encode(msgspec.structs.replace(envelope, body=changed))
+    with pytest.raises(WireError) as refused:
+        open_envelope(topic, tampered)
+    assert refused.value.code == "signature"
+    # Marked sealed after signing (the flag is signed too).
+    flagged = msgspec.msgpack.encode(msgspec.structs.replace(envelope, sealed=True))
+    with pytest.raises(WireError) as refused:
+        open_envelope(topic, flagged)
+    assert refused.value.code == "signature"
 
 
 def test_oversized_and_other_versions_are_refused_before_decoding() -> None:
