@@ -6,7 +6,7 @@ STAMP_APP := $(VENV)/.installed-app
 STAMP_DEV := $(VENV)/.installed-dev
 STAMP_BENCH := $(VENV)/.installed-bench
 
-.PHONY: play test soak lint typecheck bench strength clean
+.PHONY: play test soak lint typecheck bench strength mutation clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null || { echo "Passe needs $(PYTHON) (Python 3.11 or newer): set PYTHON=..."; exit 2; }
@@ -63,6 +63,21 @@ bench: $(STAMP_BENCH)
 STRENGTH_ARGS ?= run --games 500
 strength: $(STAMP_DEV)
 	$(BIN)/python -m bench.strength $(STRENGTH_ARGS)
+
+# Mutation testing (docs/testing.md): mutmut over net/wire, codec, rooms,
+# authority, remote and each game's scoring, then the score per module and
+# the survivors not judged equivalent. Long (tens of minutes per module on a
+# busy machine); never part of `make test`.
+# make mutation MUTATION_ARGS="net/wire.py net/codec.py" for some modules,
+# MUTATION_WORKERS=2 for two at once.
+MUTATION_ARGS ?=
+MUTATION_WORKERS ?= 1
+STAMP_MUTATION := $(VENV)/.installed-mutation
+$(STAMP_MUTATION): pyproject.toml $(STAMP_DEV)
+	$(BIN)/python -m pip install --quiet -e '.[dev,mutation]'
+	touch $@
+mutation: $(STAMP_MUTATION)
+	$(BIN)/python -m tests.mutation run --workers $(MUTATION_WORKERS) $(MUTATION_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
