@@ -4,6 +4,7 @@ refused in one sentence and set aside, never half-restored."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,11 +17,13 @@ from net.identity import Identity
 from net.rooms import (
     _JOURNALED,
     BrokerChoice,
+    Interrupted,
     NonceMark,
     RoomBusy,
     RoomStore,
     SavedRoom,
     SavedSeat,
+    _age,
     interrupted_rooms,
     is_hosted,
     load_room,
@@ -311,3 +314,95 @@ async def test_a_room_whose_broker_is_gone_is_still_closed_for_good(
     write_room(room_path("GXNE23"), authority.snapshot(gone))
     assert await close_interrupted_room(load_room(room_path("GXNE23"))) is False
     assert list(room_path("GXNE23").parent.iterdir()) == []
+
+
+# -- found by `make mutation` (docs/testing.md) --------------------------------
+
+
+async def test_interrupted_rooms_are_listed_oldest_first_past_the_unusable(
+    tmp_path: Path,
+) -> None:
+    """A bad file or a room still hosted does not end the listing; the rooms
+    come oldest first, each as old as its last save (snapshot or journal)."""
+    for code in ("GXNE23", "K3M9QX", "WB1VJ7"):
+        write_room(room_path(code, tmp_path), (await a_room_in_play(code)).snapshot(WHERE))
+    (tmp_path / "BADF11.room").write_bytes(b"\x93\x01")  # first in name order
+    hosted = RoomStore(room_path("GXNE23", tmp_path), WHERE)
+    hosted.claim()
+    os.utime(room_path("K3M9QX", tmp_path), (2_000_000, 2_000_000))
+    os.utime(room_path("WB1VJ7", tmp_path), (1_000_000, 1_000_000))
+    journal = room_path("WB1VJ7", tmp_path).with_suffix(".journal")
+    journal.write_bytes(b"")
+    os.utime(journal, (1_500_000, 1_500_000))  # saved since its snapshot
+    try:
+        rooms, notices = interrupted_rooms(tmp_path)
+    finally:
+        hosted.release()
+    assert [(entry.room.code, entry.path, entry.saved_at) for entry in rooms] == [
+        ("WB1VJ7", room_path("WB1VJ7", tmp_path), 1_500_000),
+        ("K3M9QX", room_path("K3M9QX", tmp_path), 2_000_000),
+    ]
+    assert len(notices) == 1 and notices[0].startswith("BADF11.room is damaged")
+
+
+async def test_an_interrupted_room_is_described_on_one_line(tmp_path: Path) -> None:
+    authority = await a_room_in_play()
+    entry = Interrupted(authority.snapshot(WHERE), room_path("WB1VJ7", tmp_path), 1_000.0)
+    people = ", ".join(
+        seat.name + (" (bot)" if seat.kind == "bot" else "") for seat in authority.seats
+    )
+    assert entry.describe(now=1_000.0 + 12 * 60) == (
+        f"WB1VJ7  Pass Pass  {people}  playing  12 min ago"
+    )
+    assert "(bot)" in people and people.startswith("Ana, ")
+    lobby = msgspec.structs.replace(
+        entry.room, phase="lobby", seats=[SavedSeat("Seat 1", "open", "", None)] * 3
+    )
+    assert Interrupted(lobby, entry.path, 0.0).describe(now=30.0) == (
+        "WB1VJ7  Pass Pass  no one seated  lobby  just now"
+    )
+    for seconds, said in [
+        (89.9, "just now"),
+        (90, "2 min ago"),
+        (89 * 60, "89 min ago"),
+        (90 * 60, "2 h ago"),
+        (35 * 3600, "35 h ago"),
+        (36 * 3600, "2 days ago"),
+    ]:
+        assert _age(seconds) == said, seconds
+
+
+async def test_saving_writes_a_snapshot_when_it_must_and_says_once_when_it_cannot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import net.rooms
+
+    room = (await a_room_in_play(moves=6)).snapshot(WHERE)
+    path = room_path(room.code, tmp_path)
+    store = RoomStore(path, WHERE)
+    synced: list[int] = []
+    fsync = os.fsync
+    monkeypatch.setattr(net.rooms.os, "fsync", lambda fd: synced.append(fd) or fsync(fd))
+    # No journal yet: even a move's save (not durable) is a snapshot, unsynced.
+    store.save(_prefix(room, 3), durable=False)
+    assert msgspec.structs.replace(load_room(path), journal=b"") == _prefix(room, 3)
+    assert synced == []
+    store.save(_prefix(room, 4), durable=False)  # a journal entry
+    assert store.journal_path.stat().st_size > 0
+    first = path.read_bytes()
+    store.save(_prefix(room, 5))  # durable: a new snapshot, synced, journal emptied
+    assert path.read_bytes() != first and len(synced) == 1
+    assert store.journal_path.stat().st_size == 0
+    store.save(_prefix(room, 2), durable=False)  # fewer actions: never an entry
+    assert len(load_room(path).actions) == 2
+    store.release()
+
+    # A room that cannot be written: said once, never raised.
+    caplog.set_level("WARNING", logger="passe.host")
+    blocked = RoomStore(tmp_path / "not-a-dir" / "WB1VJ7.room", WHERE)
+    (tmp_path / "not-a-dir").write_text("a file where the directory should be")
+    blocked.save(room)
+    blocked.save(room)
+    assert len(caplog.records) == 1
+    assert "could not save the room to" in caplog.records[0].getMessage()
+    assert "it cannot be resumed after a crash" in caplog.records[0].getMessage()
