@@ -5,6 +5,7 @@ refused in one sentence and set aside, never half-restored."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -345,6 +346,12 @@ async def test_interrupted_rooms_are_listed_oldest_first_past_the_unusable(
     assert len(notices) == 1 and notices[0].startswith("BADF11.room is damaged")
 
 
+def test_a_directory_where_a_lock_would_be_does_not_stop_the_listing(tmp_path: Path) -> None:
+    (tmp_path / "ZZZZ99.lock").mkdir()  # cannot be unlinked as a file
+    assert interrupted_rooms(tmp_path) == ([], [])
+    assert (tmp_path / "ZZZZ99.lock").is_dir()
+
+
 async def test_an_interrupted_room_is_described_on_one_line(tmp_path: Path) -> None:
     authority = await a_room_in_play()
     entry = Interrupted(authority.snapshot(WHERE), room_path("WB1VJ7", tmp_path), 1_000.0)
@@ -389,6 +396,7 @@ async def test_saving_writes_a_snapshot_when_it_must_and_says_once_when_it_canno
     assert synced == []
     store.save(_prefix(room, 4), durable=False)  # a journal entry
     assert store.journal_path.stat().st_size > 0
+    assert store.journal_path.stat().st_mode & 0o777 == 0o600  # like the room's key
     first = path.read_bytes()
     store.save(_prefix(room, 5))  # durable: a new snapshot, synced, journal emptied
     assert path.read_bytes() != first and len(synced) == 1
@@ -397,12 +405,24 @@ async def test_saving_writes_a_snapshot_when_it_must_and_says_once_when_it_canno
     assert len(load_room(path).actions) == 2
     store.release()
 
-    # A room that cannot be written: said once, never raised.
+    # A room that cannot be written: said once (with the system's reason),
+    # never raised; said again if it fails again after it worked.
     caplog.set_level("WARNING", logger="passe.host")
-    blocked = RoomStore(tmp_path / "not-a-dir" / "WB1VJ7.room", WHERE)
-    (tmp_path / "not-a-dir").write_text("a file where the directory should be")
+    where = tmp_path / "not-a-dir"
+    blocked = RoomStore(where / "WB1VJ7.room", WHERE)
+    where.write_text("a file where the directory should be")
     blocked.save(room)
     blocked.save(room)
-    assert len(caplog.records) == 1
-    assert "could not save the room to" in caplog.records[0].getMessage()
-    assert "it cannot be resumed after a crash" in caplog.records[0].getMessage()
+    [said] = [record.getMessage() for record in caplog.records]
+    assert said == (
+        f"could not save the room to {where / 'WB1VJ7.room'} (File exists): "
+        "it cannot be resumed after a crash"
+    )
+    where.unlink()
+    blocked.save(room)  # works again
+    assert load_room(where / "WB1VJ7.room").actions == room.actions
+    blocked.release()
+    shutil.rmtree(where)
+    where.write_text("in the way again")
+    blocked.save(room)
+    assert len(caplog.records) == 2
