@@ -7,7 +7,7 @@ import contextlib
 import dataclasses
 import random
 import sys
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import msgspec
 import pytest
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from core.engine import Event, IllegalAction
 from core.passpass.model import Play, RoundStarted
 from core.registry import get_game
-from net.codec import CodecError, _action_fields, codec_for
+from net.codec import CodecError, _action_fields, _view_type, codec_for
 
 TABLES = [
     ("passpass", {"players": 3}),
@@ -241,3 +241,42 @@ def game_reason(game: Any, text: str) -> str:
     with pytest.raises(IllegalAction) as error:
         game.parse_action(text)
     return str(error.value.reason)
+
+
+A = TypeVar("A")
+B = TypeVar("B")
+
+
+class Two(Generic[A, B]):
+    id = "fake"
+
+
+class PlainState:
+    pass
+
+
+class TwoArgState(Two[int, str]):
+    pass
+
+
+class PlainGame(Two[int, PlainState]):
+    pass
+
+
+class PairGame(Two[int, TwoArgState]):
+    pass
+
+
+@pytest.mark.parametrize(
+    "game",
+    [
+        Two(),  # no generic bases of its own
+        PlainGame(),  # a state without generic bases
+        PairGame(),  # a state of two arguments
+    ],
+    ids=["no-bases", "plain-state", "two-argument-state"],
+)
+def test_a_game_whose_view_type_cannot_be_read_is_refused_in_words(game: Any) -> None:
+    with pytest.raises(TypeError) as refused:
+        _view_type(game)
+    assert str(refused.value) == "cannot find the view type of fake"

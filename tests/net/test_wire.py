@@ -309,6 +309,7 @@ def test_topics_are_the_documented_ones() -> None:
         f"{prefix}/{peer[:-1]}",  # too short
         f"{prefix}/{peer}0",  # too long
         f"{prefix}/{peer[:-1]}G",  # not hex
+        f"{prefix}/{peer[:-1]}X",
         f"{prefix}/{peer.upper()}" if peer.upper() != peer else f"{prefix}/x",
     ):
         assert topic_peer(other, prefix) is None, other
