@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from core.engine import Event, IllegalAction
 from core.passpass.model import Play, RoundStarted
 from core.registry import get_game
-from net.codec import CodecError, _action_fields, _view_type, codec_for
+from net.codec import CodecError, _action_fields, _event_types, _view_type, codec_for
 
 TABLES = [
     ("passpass", {"players": 3}),
@@ -135,6 +135,12 @@ def test_one_bad_field_is_refused(field: str, value: Any) -> None:
 # a tuple of actions, so mutants of those branches survived the tests above.
 
 
+class Holder:
+    """Not a dataclass: the codec does not look inside (msgspec would not)."""
+
+    inner: Play
+
+
 @dataclasses.dataclass(frozen=True)
 class Shapes:
     one: Play
@@ -144,6 +150,7 @@ class Shapes:
     number: int
     pair: tuple[int, int]
     either: int | str
+    holder: Holder
 
 
 @dataclasses.dataclass(frozen=True)
@@ -166,6 +173,11 @@ class OrAnother:
     deep: int | Play
 
 
+@dataclasses.dataclass(frozen=True)
+class OrMany:
+    deep: tuple[Play, ...] | int
+
+
 def test_action_fields_are_found_at_the_top_level_only() -> None:
     assert _action_fields(Shapes) == (
         ("one", False),
@@ -173,7 +185,7 @@ def test_action_fields_are_found_at_the_top_level_only() -> None:
         ("many", True),
         ("maybe_many", True),
     )
-    for cls in (InAList, InAPair, InAnother, OrAnother):
+    for cls in (InAList, InAPair, InAnother, OrAnother, OrMany):
         with pytest.raises(TypeError, match=rf"^{cls.__name__}\.deep: actions only at the top"):
             _action_fields(cls)
 
@@ -280,3 +292,22 @@ def test_a_game_whose_view_type_cannot_be_read_is_refused_in_words(game: Any) ->
     with pytest.raises(TypeError) as refused:
         _view_type(game)
     assert str(refused.value) == "cannot find the view type of fake"
+
+
+def test_a_game_with_two_events_of_one_name_is_refused() -> None:
+    """Events travel by class name: two of one name in a game's package
+    could not be told apart."""
+    import types
+
+    for number in (1, 2):
+        module = types.ModuleType(f"tests.net.twins.events{number}")
+        module.Twin = type("Twin", (Event,), {"__module__": module.__name__})  # type: ignore[attr-defined]
+        sys.modules[module.__name__] = module
+    game = type("TwinGame", (), {"__module__": "tests.net.twins.game", "id": "twins"})()
+    try:
+        with pytest.raises(TypeError) as refused:
+            _event_types(game)
+        assert str(refused.value) == "twins has two events named ['Twin']"
+    finally:
+        for number in (1, 2):
+            del sys.modules[f"tests.net.twins.events{number}"]
