@@ -141,15 +141,19 @@ HOSTILE: dict[str, tuple[Callable[[SavedRoom], bytes], str]] = {
     "a seat missing": (_seats(lambda seats: seats[:-1]), "2 seats for 3 players"),
     "a person without a key": (
         _seats(lambda seats: [msgspec.structs.replace(seats[0], key=None), *seats[1:]]),
-        "bound to no key",
+        "seat 1 is bound to no key",
     ),
     "an unknown bot": (
         _seats(lambda seats: [*seats[:2], msgspec.structs.replace(seats[2], level="oracle")]),
-        "unknown bot",
+        "seat 3 has an unknown bot 'oracle'",
     ),
     "an empty seat in play": (
         _seats(lambda seats: [*seats[:2], SavedSeat("Seat 3", "open", "", None)]),
-        "empty in a game that has started",
+        "seat 3 is empty in a game that has started",
+    ),
+    "one key in two seats": (
+        _seats(lambda seats: [seats[0], msgspec.structs.replace(seats[0], name="Ben"), seats[2]]),
+        "one key holds two seats",
     ),
     "another room's code": (_replace(code="ZZZZZZ"), "does not match"),
     "a damaged commitment": (_replace(salt=b"short"), "commitment"),
@@ -403,11 +407,17 @@ async def test_saving_writes_a_snapshot_when_it_must_and_says_once_when_it_canno
     assert store.journal_path.stat().st_size == 0
     store.save(_prefix(room, 2), durable=False)  # fewer actions: never an entry
     assert len(load_room(path).actions) == 2
+    caplog.set_level("WARNING", logger="passe.host")
+    with monkeypatch.context() as full:  # a disk that takes one byte of the entry
+        full.setattr(net.rooms.os, "write", lambda fd, data: 1)
+        store.save(_prefix(room, 3), durable=False)
+    [said] = [record.getMessage() for record in caplog.records]
+    assert said.endswith("(short write to WB1VJ7.journal): it cannot be resumed after a crash")
+    caplog.clear()
     store.release()
 
     # A room that cannot be written: said once (with the system's reason),
     # never raised; said again if it fails again after it worked.
-    caplog.set_level("WARNING", logger="passe.host")
     where = tmp_path / "not-a-dir"
     blocked = RoomStore(where / "WB1VJ7.room", WHERE)
     where.write_text("a file where the directory should be")
