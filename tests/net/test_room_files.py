@@ -144,8 +144,8 @@ HOSTILE: dict[str, tuple[Callable[[SavedRoom], bytes], str]] = {
         "seat 1 is bound to no key",
     ),
     "an unknown bot": (
-        _seats(lambda seats: [*seats[:2], msgspec.structs.replace(seats[2], level="oracle")]),
-        "seat 3 has an unknown bot 'oracle'",
+        _seats(lambda seats: [*seats[:2], msgspec.structs.replace(seats[2], level="oracle" * 5)]),
+        f"seat 3 has an unknown bot {('oracle' * 5)[:20]!r}",
     ),
     "an empty seat in play": (
         _seats(lambda seats: [*seats[:2], SavedSeat("Seat 3", "open", "", None)]),
@@ -348,6 +348,17 @@ async def test_interrupted_rooms_are_listed_oldest_first_past_the_unusable(
         ("K3M9QX", room_path("K3M9QX", tmp_path), 2_000_000),
     ]
     assert len(notices) == 1 and notices[0].startswith("BADF11.room is damaged")
+
+
+def test_a_room_is_claimed_in_a_directory_made_for_it(tmp_path: Path) -> None:
+    store = RoomStore(room_path("WB1VJ7", tmp_path / "data" / "rooms"), WHERE)
+    store.claim()
+    try:
+        lock = store.path.with_suffix(".lock")
+        assert lock.stat().st_mode & 0o777 == 0o600
+        assert is_hosted(store.path)
+    finally:
+        store.release()
 
 
 def test_a_directory_where_a_lock_would_be_does_not_stop_the_listing(tmp_path: Path) -> None:
