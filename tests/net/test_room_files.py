@@ -21,6 +21,7 @@ from net.rooms import (
     Interrupted,
     NonceMark,
     RoomBusy,
+    RoomFileError,
     RoomStore,
     SavedRoom,
     SavedSeat,
@@ -158,7 +159,12 @@ HOSTILE: dict[str, tuple[Callable[[SavedRoom], bytes], str]] = {
     "another room's code": (_replace(code="ZZZZZZ"), "does not match"),
     "a damaged commitment": (_replace(salt=b"short"), "commitment"),
     "a finished phase": (_replace(phase="over"), "does not go on"),
-    "unknown game": (_replace(game="chess"), "no game"),
+    "unknown game": (_replace(game="chess" * 10), f"there is no game {('chess' * 10)[:20]!r}"),
+    "a long phase": (
+        _replace(phase="over" * 10),
+        f"a room in phase {('over' * 10)[:20]!r} does not go on",
+    ),
+    "not a code": (_replace(code="Z" * 30), f"{('Z' * 30)[:20]!r} is not a room code"),
     "fewer updates than actions": (_replace(seq=1), "fewer updates"),
 }
 
@@ -185,7 +191,9 @@ async def test_a_room_still_hosted_is_not_offered(tmp_path: Path) -> None:
     try:
         assert is_hosted(path)
         assert interrupted_rooms(tmp_path) == ([], [])
-        with pytest.raises(RoomBusy, match="hosted by another running Passe"):
+        with pytest.raises(
+            RoomBusy, match=f"^room {authority.code} is hosted by another running Passe$"
+        ):
             RoomStore(path, WHERE).claim()
     finally:
         store.release()
@@ -268,6 +276,12 @@ async def test_moves_go_to_the_journal_and_come_back_in_order(tmp_path: Path) ->
     with store.journal_path.open("ab") as journal:
         journal.write((200).to_bytes(4, "big") + b"\x85torn")
     assert without_id(load_room(path)) == final
+    # A whole frame that is not an entry ends the reading too.
+    data = store.journal_path.read_bytes()
+    store.journal_path.write_bytes(data[: data.rindex((200).to_bytes(4, "big"))])
+    with store.journal_path.open("ab") as journal:
+        journal.write((5).to_bytes(4, "big") + b"\x93junk")
+    assert without_id(load_room(path)) == final
     # A new snapshot whose journal was never started: the old entries stay
     # on disk but extend another snapshot.
     write_room(path, msgspec.structs.replace(first, journal=b"newer123"))
@@ -348,6 +362,26 @@ async def test_interrupted_rooms_are_listed_oldest_first_past_the_unusable(
         ("K3M9QX", room_path("K3M9QX", tmp_path), 2_000_000),
     ]
     assert len(notices) == 1 and notices[0].startswith("BADF11.room is damaged")
+
+
+async def test_a_journal_over_the_limit_is_refused_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import net.rooms
+
+    room = (await a_room_in_play(moves=4)).snapshot(WHERE)
+    path = room_path(room.code, tmp_path)
+    store = RoomStore(path, WHERE)
+    store.save(_prefix(room, 3))
+    store.save(room, durable=False)
+    store.release()
+    size = store.journal_path.stat().st_size
+    monkeypatch.setattr(net.rooms, "MAX_JOURNAL_SIZE", size)  # at the limit: read
+    assert load_room(path).actions == room.actions
+    monkeypatch.setattr(net.rooms, "MAX_JOURNAL_SIZE", size - 1)
+    with pytest.raises(RoomFileError) as refused:
+        load_room(path)
+    assert str(refused.value) == "WB1VJ7.journal is too large to be a room's journal"
 
 
 def test_a_room_is_claimed_in_a_directory_made_for_it(tmp_path: Path) -> None:
