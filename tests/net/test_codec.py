@@ -282,11 +282,12 @@ class PairGame(Two[int, TwoArgState]):
 @pytest.mark.parametrize(
     "game",
     [
+        type("NotGeneric", (), {"id": "fake"})(),  # no generic bases at all
         Two(),  # no generic bases of its own
         PlainGame(),  # a state without generic bases
         PairGame(),  # a state of two arguments
     ],
-    ids=["no-bases", "plain-state", "two-argument-state"],
+    ids=["not-generic", "no-bases", "plain-state", "two-argument-state"],
 )
 def test_a_game_whose_view_type_cannot_be_read_is_refused_in_words(game: Any) -> None:
     with pytest.raises(TypeError) as refused:
