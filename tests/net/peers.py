@@ -16,7 +16,15 @@ from net.host import HostedRoom, open_room
 from net.identity import Identity
 from net.remote import RemoteTable
 from net.table import TableUpdate
-from net.wire import RoomState, open_body, open_envelope, room_prefix, room_state_decoder
+from net.wire import (
+    Envelope,
+    RoomState,
+    open_body,
+    open_envelope,
+    room_prefix,
+    room_state_decoder,
+    seal,
+)
 
 DEADLINE = 30.0
 
@@ -49,6 +57,15 @@ async def open_test_room(
         bot_delay=0,
         seed=seed,
     )
+
+
+def forged(claimed: bytes, topic: str, message: msgspec.Struct) -> bytes:
+    """``message`` on ``topic`` claiming the key ``claimed`` (the host's, say)
+    as its sender, but signed by another key: a well-formed envelope whose
+    signature is the only thing wrong (issue 23: a different sender alone
+    tests the sender check, not the signature)."""
+    signed = msgspec.msgpack.decode(seal(Identity.generate(), topic, message), type=Envelope)
+    return msgspec.msgpack.encode(msgspec.structs.replace(signed, sender=claimed))
 
 
 class WatchedTable:

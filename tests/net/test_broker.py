@@ -13,6 +13,7 @@ import sys
 import textwrap
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import aiomqtt
 import pytest
@@ -129,10 +130,27 @@ async def test_clear_error_when_the_address_is_not_ours() -> None:
     )
 
 
-async def test_clear_error_and_no_orphan_when_it_is_too_slow() -> None:
+async def test_clear_error_and_no_orphan_when_it_is_too_slow(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The child that did not start in time is stopped and reaped, not left
+    running (issue 23: this test checked the message only)."""
+    started: list[asyncio.subprocess.Process] = []
+    spawn = asyncio.create_subprocess_exec
+
+    async def recorded(*args: Any, **kwargs: Any) -> asyncio.subprocess.Process:
+        process = await spawn(*args, **kwargs)
+        started.append(process)
+        return process
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", recorded)
     with pytest.raises(BrokerError) as caught:
         await start_embedded_broker("127.0.0.1", 0, timeout=0.001)
     assert "the broker did not start within 0.001 s" in str(caught.value)
+    [process] = started
+    assert process.returncode is not None  # ended and waited for
+    with pytest.raises(ProcessLookupError):
+        os.kill(process.pid, 0)
 
 
 async def test_stops_when_its_stdin_closes(broker: EmbeddedBroker) -> None:

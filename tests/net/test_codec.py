@@ -4,17 +4,20 @@ and hostile plain data is refused with CodecError, never anything else."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import random
-from typing import Any
+import sys
+from typing import Any, Generic, TypeVar
 
 import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.engine import Event
+from core.engine import Event, IllegalAction
+from core.passpass.model import Play, RoundStarted
 from core.registry import get_game
-from net.codec import CodecError, codec_for
+from net.codec import CodecError, _action_fields, _event_types, _view_type, codec_for
 
 TABLES = [
     ("passpass", {"players": 3}),
@@ -125,3 +128,187 @@ def test_one_bad_field_is_refused(field: str, value: Any) -> None:
     # Accepted only when the value really is valid: it encodes back the same.
     # (tuples and lists alike, as msgpack sees them)
     assert msgspec.msgpack.encode(codec.encode_view(view)[field]) == msgspec.msgpack.encode(value)
+
+
+# -- the shapes the codec reads, and what each refusal says. Found by
+# `make mutation` (docs/testing.md): no game has an action field that is not
+# a tuple of actions, so mutants of those branches survived the tests above.
+
+
+class Holder:
+    """Not a dataclass: the codec does not look inside (msgspec would not)."""
+
+    inner: Play
+
+
+@dataclasses.dataclass(frozen=True)
+class Shapes:
+    one: Play
+    maybe: Play | None
+    many: tuple[Play, ...]
+    maybe_many: tuple[Play, ...] | None
+    number: int
+    pair: tuple[int, int]
+    either: int | str
+    holder: Holder
+
+
+@dataclasses.dataclass(frozen=True)
+class InAList:
+    deep: list[Play]
+
+
+@dataclasses.dataclass(frozen=True)
+class InAPair:
+    deep: tuple[Play, int]
+
+
+@dataclasses.dataclass(frozen=True)
+class InAnother:
+    deep: InAList
+
+
+@dataclasses.dataclass(frozen=True)
+class OrAnother:
+    deep: int | Play
+
+
+@dataclasses.dataclass(frozen=True)
+class OrMany:
+    deep: tuple[Play, ...] | int
+
+
+def test_action_fields_are_found_at_the_top_level_only() -> None:
+    assert _action_fields(Shapes) == (
+        ("one", False),
+        ("maybe", False),
+        ("many", True),
+        ("maybe_many", True),
+    )
+    for cls in (InAList, InAPair, InAnother, OrAnother, OrMany):
+        with pytest.raises(TypeError, match=rf"^{cls.__name__}\.deep: actions only at the top"):
+            _action_fields(cls)
+
+
+def test_every_event_class_of_a_game_and_only_those() -> None:
+    """The codec's events are exactly the Event classes the game's modules
+    define (found another way here: by the modules' names)."""
+    for game_id in ("passpass", "dominoes", "fashion"):
+        codec = codec_for(get_game(game_id))  # the game's modules imported
+        package = f"core.{game_id}"
+        defined = {
+            name
+            for module_name, module in list(sys.modules.items())
+            if module_name.startswith(package + ".")
+            for name, value in vars(module).items()
+            if isinstance(value, type)
+            and issubclass(value, Event)
+            and value.__module__ == module_name
+        }
+        assert set(codec.event_types) == defined != set()
+        assert codec.view_type.__module__ == f"{package}.state"
+
+
+def test_each_refusal_says_what_is_wrong() -> None:
+    game = get_game("passpass")
+    codec = codec_for(game)
+    view = _sample_view_data("passpass")
+    started = codec.encode_event(RoundStarted(1, 0))
+
+    def refused(decode: Any, data: Any) -> str:
+        with pytest.raises(CodecError) as error:
+            decode(data)
+        return str(error.value)
+
+    assert refused(codec.decode_view, [1]) == "a PassPassView must be a map of its fields"
+    assert refused(codec.decode_view, {**view, "surprise": 1}) == (
+        "a PassPassView with fields it does not have"
+    )
+    dominoes = _sample_view_data("dominoes")
+    assert "expected a PassPassView" not in refused(codec.decode_view, dominoes)
+    assert refused(codec.decode_view, {**view, "game": "dominoes"}) == (
+        "a view of 'dominoes', expected 'passpass'"
+    )
+    for shape in ("RoundStarted", ["RoundStarted"], [1, {}], ["RoundStarted", {}, 3]):
+        assert refused(codec.decode_event, shape) == "an event must be [type name, fields]"
+    assert refused(codec.decode_event, ["Nope" * 20, {}]) == (
+        f"passpass has no event {('Nope' * 20)[:40]!r}"
+    )
+    assert codec.decode_event(started) == RoundStarted(1, 0)
+    assert refused(codec.decode_event, [started[0], [1, 0]]) == (
+        "a RoundStarted must be a map of its fields"
+    )
+    legal = view["legal"][0]
+    for bad, words in [
+        (3, "an action must be its notation, as text"),
+        (legal + " " * 200, "an action must be its notation, as text"),
+        ("zz", game_reason(game, "zz")),
+    ]:
+        reason = refused(codec.decode_view, {**view, "legal": [legal, bad]})
+        assert reason.startswith("PassPassView: ") and words in reason, (bad, reason)
+        assert len(reason) <= len("PassPassView: ") + 300
+
+
+def game_reason(game: Any, text: str) -> str:
+    with pytest.raises(IllegalAction) as error:
+        game.parse_action(text)
+    return str(error.value.reason)
+
+
+A = TypeVar("A")
+B = TypeVar("B")
+
+
+class Two(Generic[A, B]):
+    id = "fake"
+
+
+class PlainState:
+    pass
+
+
+class TwoArgState(Two[int, str]):
+    pass
+
+
+class PlainGame(Two[int, PlainState]):
+    pass
+
+
+class PairGame(Two[int, TwoArgState]):
+    pass
+
+
+@pytest.mark.parametrize(
+    "game",
+    [
+        type("NotGeneric", (), {"id": "fake"})(),  # no generic bases at all
+        Two(),  # no generic bases of its own
+        PlainGame(),  # a state without generic bases
+        PairGame(),  # a state of two arguments
+    ],
+    ids=["not-generic", "no-bases", "plain-state", "two-argument-state"],
+)
+def test_a_game_whose_view_type_cannot_be_read_is_refused_in_words(game: Any) -> None:
+    with pytest.raises(TypeError) as refused:
+        _view_type(game)
+    assert str(refused.value) == "cannot find the view type of fake"
+
+
+def test_a_game_with_two_events_of_one_name_is_refused() -> None:
+    """Events travel by class name: two of one name in a game's package
+    could not be told apart."""
+    import types
+
+    for number in (1, 2):
+        module = types.ModuleType(f"tests.net.twins.events{number}")
+        module.Twin = type("Twin", (Event,), {"__module__": module.__name__})  # type: ignore[attr-defined]
+        sys.modules[module.__name__] = module
+    game = type("TwinGame", (), {"__module__": "tests.net.twins.game", "id": "twins"})()
+    try:
+        with pytest.raises(TypeError) as refused:
+            _event_types(game)
+        assert str(refused.value) == "twins has two events named ['Twin']"
+    finally:
+        for number in (1, 2):
+            del sys.modules[f"tests.net.twins.events{number}"]

@@ -4,6 +4,8 @@ refused in one sentence and set aside, never half-restored."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,11 +16,16 @@ from core.registry import get_game
 from net.authority import Authority, SeatSlot
 from net.identity import Identity
 from net.rooms import (
+    _JOURNALED,
     BrokerChoice,
+    Interrupted,
+    NonceMark,
     RoomBusy,
+    RoomFileError,
     RoomStore,
     SavedRoom,
     SavedSeat,
+    _age,
     interrupted_rooms,
     is_hosted,
     load_room,
@@ -26,6 +33,7 @@ from net.rooms import (
     write_room,
 )
 from net.table import HUMAN
+from net.wire import Sync, open_envelope, seal, to_authority_topic
 from tests.net.procs import run_passe
 
 WHERE = BrokerChoice(embedded=True, host="127.0.0.1", port=1883)
@@ -57,8 +65,16 @@ async def a_room_in_play(
 
 
 async def test_a_saved_room_comes_back_exactly(tmp_path: Path) -> None:
-    authority = await a_room_in_play()
+    ana = Identity.generate()
+    authority = await a_room_in_play(ana=ana.public_key)
+    # A request through handle(), so that there is a nonce mark to keep.
+    topic = to_authority_topic(authority.code, ana.peer_id)
+    request = Sync(room=authority.code, epoch=7, n=3, have=0)
+    authority.handle(
+        open_envelope(topic, seal(ana, topic, request, authority.identity.public_key)), request
+    )
     saved = authority.snapshot(WHERE)
+    assert saved.nonces == [NonceMark(ana.public_key, 7, 3)]
     path = room_path(authority.code, tmp_path)
     write_room(path, saved)
     assert path.stat().st_mode & 0o777 == 0o600  # it holds the room's private key
@@ -126,20 +142,29 @@ HOSTILE: dict[str, tuple[Callable[[SavedRoom], bytes], str]] = {
     "a seat missing": (_seats(lambda seats: seats[:-1]), "2 seats for 3 players"),
     "a person without a key": (
         _seats(lambda seats: [msgspec.structs.replace(seats[0], key=None), *seats[1:]]),
-        "bound to no key",
+        "seat 1 is bound to no key",
     ),
     "an unknown bot": (
-        _seats(lambda seats: [*seats[:2], msgspec.structs.replace(seats[2], level="oracle")]),
-        "unknown bot",
+        _seats(lambda seats: [*seats[:2], msgspec.structs.replace(seats[2], level="oracle" * 5)]),
+        f"seat 3 has an unknown bot {('oracle' * 5)[:20]!r}",
     ),
     "an empty seat in play": (
         _seats(lambda seats: [*seats[:2], SavedSeat("Seat 3", "open", "", None)]),
-        "empty in a game that has started",
+        "seat 3 is empty in a game that has started",
+    ),
+    "one key in two seats": (
+        _seats(lambda seats: [seats[0], msgspec.structs.replace(seats[0], name="Ben"), seats[2]]),
+        "one key holds two seats",
     ),
     "another room's code": (_replace(code="ZZZZZZ"), "does not match"),
     "a damaged commitment": (_replace(salt=b"short"), "commitment"),
     "a finished phase": (_replace(phase="over"), "does not go on"),
-    "unknown game": (_replace(game="chess"), "no game"),
+    "unknown game": (_replace(game="chess" * 10), f"there is no game {('chess' * 10)[:20]!r}"),
+    "a long phase": (
+        _replace(phase="over" * 10),
+        f"a room in phase {('over' * 10)[:20]!r} does not go on",
+    ),
+    "not a code": (_replace(code="Z" * 30), f"{('Z' * 30)[:20]!r} is not a room code"),
     "fewer updates than actions": (_replace(seq=1), "fewer updates"),
 }
 
@@ -166,7 +191,9 @@ async def test_a_room_still_hosted_is_not_offered(tmp_path: Path) -> None:
     try:
         assert is_hosted(path)
         assert interrupted_rooms(tmp_path) == ([], [])
-        with pytest.raises(RoomBusy, match="hosted by another running Passe"):
+        with pytest.raises(
+            RoomBusy, match=f"^room {authority.code} is hosted by another running Passe$"
+        ):
             RoomStore(path, WHERE).claim()
     finally:
         store.release()
@@ -216,10 +243,26 @@ async def test_moves_go_to_the_journal_and_come_back_in_order(tmp_path: Path) ->
     """A snapshot, then one journal entry per move (no rename per move): the
     room read back has every move; a torn last entry (a power cut during its
     write) is ignored; entries of an older snapshot are never applied."""
-    final = (await a_room_in_play(moves=8)).snapshot(WHERE)
+    final = msgspec.structs.replace(
+        (await a_room_in_play(moves=8)).snapshot(WHERE),
+        nonces=[NonceMark(Identity.generate().public_key, 5, 9)],
+    )
     path = room_path(final.code, tmp_path)
     store = RoomStore(path, WHERE)
-    store.save(_prefix(final, 3))
+    # Every field an entry carries changes after the snapshot (the seats: a
+    # bot took over), so the room read back has each of them from the journal
+    # (but the phase: a change of phase is always a snapshot).
+    first = msgspec.structs.replace(
+        _prefix(final, 3),
+        seq=3,
+        stamp=final.stamp - 100,
+        epoch=final.epoch - 1,
+        nonces=[],
+        seats=[final.seats[0], final.seats[1], SavedSeat("Seat 3", "bot", "random", None)],
+    )
+    changed = [name for name in _JOURNALED if getattr(first, name) != getattr(final, name)]
+    assert changed == [name for name in _JOURNALED if name != "phase"]
+    store.save(first)
     snapshot_bytes = path.read_bytes()
     for count in range(4, len(final.actions) + 1):
         store.save(_prefix(final, count), durable=False)
@@ -233,10 +276,46 @@ async def test_moves_go_to_the_journal_and_come_back_in_order(tmp_path: Path) ->
     with store.journal_path.open("ab") as journal:
         journal.write((200).to_bytes(4, "big") + b"\x85torn")
     assert without_id(load_room(path)) == final
+    # A whole frame that is not an entry ends the reading too.
+    data = store.journal_path.read_bytes()
+    store.journal_path.write_bytes(data[: data.rindex((200).to_bytes(4, "big"))])
+    with store.journal_path.open("ab") as journal:
+        journal.write((5).to_bytes(4, "big") + b"\x93junk")
+    assert without_id(load_room(path)) == final
     # A new snapshot whose journal was never started: the old entries stay
     # on disk but extend another snapshot.
-    write_room(path, msgspec.structs.replace(_prefix(final, 3), journal=b"newer123"))
-    assert without_id(load_room(path)) == _prefix(final, 3)
+    write_room(path, msgspec.structs.replace(first, journal=b"newer123"))
+    assert without_id(load_room(path)) == first
+
+
+async def test_a_request_accepted_since_the_snapshot_stays_refused_after_a_crash(
+    tmp_path: Path,
+) -> None:
+    """Mutation: ``load_room`` no longer applying the journaled nonce marks
+    (an entry's ``nonces``). Ana's request, accepted after the last snapshot,
+    is only in the journal; a host killed then and resumed must still refuse
+    it replayed, or a request could be accepted twice."""
+    ana = Identity.generate()
+    authority = await a_room_in_play(ana=ana.public_key)
+    path = room_path(authority.code, tmp_path)
+    store = RoomStore(path, WHERE)
+    authority.store, authority._live = store, True
+    authority._save()  # the snapshot: no request from Ana in it
+    assert load_room(path).nonces == []
+    topic = to_authority_topic(authority.code, ana.peer_id)
+    request = Sync(room=authority.code, epoch=7, n=3, have=0)
+    envelope = open_envelope(topic, seal(ana, topic, request, authority.identity.public_key))
+    authority.handle(envelope, request)  # accepted: its mark goes to the journal
+    assert path.with_suffix(".journal").stat().st_size > 0
+    store.release()  # the process dies (its lock with it)
+
+    loaded = load_room(path)
+    assert loaded.nonces == [NonceMark(ana.public_key, 7, 3)]
+    restored = Authority.restore(loaded, "127.0.0.1", 1883)
+    refused: list[tuple[str, str]] = []
+    restored._refuse = lambda key, reason, code, n=0: refused.append((code, reason))  # type: ignore[method-assign]
+    restored.handle(envelope, request)  # the same request, replayed
+    assert refused == [("stale", "an old or repeated request was ignored")]
 
 
 async def test_a_room_whose_broker_is_gone_is_still_closed_for_good(
@@ -256,3 +335,151 @@ async def test_a_room_whose_broker_is_gone_is_still_closed_for_good(
         closed = await close_interrupted_room(load_room(room_path("GXNE23")))
         assert not closed.reached_broker and not closed.told
     assert list(room_path("GXNE23").parent.iterdir()) == []
+
+
+# -- found by `make mutation` (docs/testing.md) --------------------------------
+
+
+async def test_interrupted_rooms_are_listed_oldest_first_past_the_unusable(
+    tmp_path: Path,
+) -> None:
+    """A bad file or a room still hosted does not end the listing; the rooms
+    come oldest first, each as old as its last save (snapshot or journal)."""
+    for code in ("GXNE23", "K3M9QX", "WB1VJ7"):
+        write_room(room_path(code, tmp_path), (await a_room_in_play(code)).snapshot(WHERE))
+    (tmp_path / "BADF11.room").write_bytes(b"\x93\x01")  # first in name order
+    hosted = RoomStore(room_path("GXNE23", tmp_path), WHERE)
+    hosted.claim()
+    os.utime(room_path("K3M9QX", tmp_path), (2_000_000, 2_000_000))
+    os.utime(room_path("WB1VJ7", tmp_path), (1_000_000, 1_000_000))
+    journal = room_path("WB1VJ7", tmp_path).with_suffix(".journal")
+    journal.write_bytes(b"")
+    os.utime(journal, (1_500_000, 1_500_000))  # saved since its snapshot
+    try:
+        rooms, notices = interrupted_rooms(tmp_path)
+    finally:
+        hosted.release()
+    assert [(entry.room.code, entry.path, entry.saved_at) for entry in rooms] == [
+        ("WB1VJ7", room_path("WB1VJ7", tmp_path), 1_500_000),
+        ("K3M9QX", room_path("K3M9QX", tmp_path), 2_000_000),
+    ]
+    assert len(notices) == 1 and notices[0].startswith("BADF11.room is damaged")
+
+
+async def test_a_journal_over_the_limit_is_refused_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import net.rooms
+
+    room = (await a_room_in_play(moves=4)).snapshot(WHERE)
+    path = room_path(room.code, tmp_path)
+    store = RoomStore(path, WHERE)
+    store.save(_prefix(room, 3))
+    store.save(room, durable=False)
+    store.release()
+    size = store.journal_path.stat().st_size
+    monkeypatch.setattr(net.rooms, "MAX_JOURNAL_SIZE", size)  # at the limit: read
+    assert load_room(path).actions == room.actions
+    monkeypatch.setattr(net.rooms, "MAX_JOURNAL_SIZE", size - 1)
+    with pytest.raises(RoomFileError) as refused:
+        load_room(path)
+    assert str(refused.value) == "WB1VJ7.journal is too large to be a room's journal"
+
+
+def test_a_room_is_claimed_in_a_directory_made_for_it(tmp_path: Path) -> None:
+    store = RoomStore(room_path("WB1VJ7", tmp_path / "data" / "rooms"), WHERE)
+    store.claim()
+    try:
+        lock = store.path.with_suffix(".lock")
+        assert lock.stat().st_mode & 0o777 == 0o600
+        assert is_hosted(store.path)
+    finally:
+        store.release()
+
+
+def test_a_directory_where_a_lock_would_be_does_not_stop_the_listing(tmp_path: Path) -> None:
+    (tmp_path / "ZZZZ99.lock").mkdir()  # cannot be unlinked as a file
+    assert interrupted_rooms(tmp_path) == ([], [])
+    assert (tmp_path / "ZZZZ99.lock").is_dir()
+
+
+async def test_an_interrupted_room_is_described_on_one_line(tmp_path: Path) -> None:
+    authority = await a_room_in_play()
+    entry = Interrupted(authority.snapshot(WHERE), room_path("WB1VJ7", tmp_path), 1_000.0)
+    people = ", ".join(
+        seat.name + (" (bot)" if seat.kind == "bot" else "") for seat in authority.seats
+    )
+    assert entry.describe(now=1_000.0 + 12 * 60) == (
+        f"WB1VJ7  Pass Pass  {people}  playing  12 min ago"
+    )
+    assert "(bot)" in people and people.startswith("Ana, ")
+    lobby = msgspec.structs.replace(
+        entry.room, phase="lobby", seats=[SavedSeat("Seat 1", "open", "", None)] * 3
+    )
+    assert Interrupted(lobby, entry.path, 0.0).describe(now=30.0) == (
+        "WB1VJ7  Pass Pass  no one seated  lobby  just now"
+    )
+    for seconds, said in [
+        (89.9, "just now"),
+        (90, "2 min ago"),
+        (89 * 60, "89 min ago"),
+        (90 * 60, "2 h ago"),
+        (35 * 3600, "35 h ago"),
+        (36 * 3600, "2 days ago"),
+    ]:
+        assert _age(seconds) == said, seconds
+
+
+async def test_saving_writes_a_snapshot_when_it_must_and_says_once_when_it_cannot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import net.rooms
+
+    room = (await a_room_in_play(moves=6)).snapshot(WHERE)
+    path = room_path(room.code, tmp_path)
+    store = RoomStore(path, WHERE)
+    synced: list[int] = []
+    fsync = os.fsync
+    monkeypatch.setattr(net.rooms.os, "fsync", lambda fd: synced.append(fd) or fsync(fd))
+    # No journal yet: even a move's save (not durable) is a snapshot, unsynced.
+    store.save(_prefix(room, 3), durable=False)
+    assert msgspec.structs.replace(load_room(path), journal=b"") == _prefix(room, 3)
+    assert synced == []
+    store.save(_prefix(room, 4), durable=False)  # a journal entry
+    assert store.journal_path.stat().st_size > 0
+    assert store.journal_path.stat().st_mode & 0o777 == 0o600  # like the room's key
+    first = path.read_bytes()
+    store.save(_prefix(room, 5))  # durable: a new snapshot, synced, journal emptied
+    assert path.read_bytes() != first and len(synced) == 1
+    assert store.journal_path.stat().st_size == 0
+    store.save(_prefix(room, 2), durable=False)  # fewer actions: never an entry
+    assert len(load_room(path).actions) == 2
+    caplog.set_level("WARNING", logger="passe.host")
+    with monkeypatch.context() as full:  # a disk that takes one byte of the entry
+        full.setattr(net.rooms.os, "write", lambda fd, data: 1)
+        store.save(_prefix(room, 3), durable=False)
+    [said] = [record.getMessage() for record in caplog.records]
+    assert said.endswith("(short write to WB1VJ7.journal): it cannot be resumed after a crash")
+    caplog.clear()
+    store.release()
+
+    # A room that cannot be written: said once (with the system's reason),
+    # never raised; said again if it fails again after it worked.
+    where = tmp_path / "not-a-dir"
+    blocked = RoomStore(where / "WB1VJ7.room", WHERE)
+    where.write_text("a file where the directory should be")
+    blocked.save(room)
+    blocked.save(room)
+    [said] = [record.getMessage() for record in caplog.records]
+    assert said == (
+        f"could not save the room to {where / 'WB1VJ7.room'} (File exists): "
+        "it cannot be resumed after a crash"
+    )
+    where.unlink()
+    blocked.save(room)  # works again
+    assert load_room(where / "WB1VJ7.room").actions == room.actions
+    blocked.release()
+    shutil.rmtree(where)
+    where.write_text("in the way again")
+    blocked.save(room)
+    assert len(caplog.records) == 2

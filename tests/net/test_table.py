@@ -36,7 +36,13 @@ async def test_first_update_carries_the_opening_deal() -> None:
     table = bots_table("passpass", 4)
     updates: list[TableUpdate] = []
     table.subscribe(0, updates.append)
-    assert isinstance(updates[0].events[0], RoundStarted)
+    # At once, before any move: the seat's own view of the deal (eight cards
+    # in hand, PP-4) and the deal itself as the log's first event.
+    [update] = updates
+    assert update.events == (RoundStarted(1, table.state.leader),)
+    assert update.view == table.state.view(0) and update.view.seat == 0
+    assert len(update.view.hand) == 8 and update.view.round == 1  # type: ignore[attr-defined]
+    assert update.rejected is None
 
 
 def test_refusal_is_raised_and_reported_to_that_seat_only() -> None:

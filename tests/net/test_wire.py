@@ -13,21 +13,32 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nacl.public import Box
 
-from net.identity import Identity, box_public_key
+from net.identity import Identity, box_public_key, verify
 from net.wire import (
     MAX_PAYLOAD,
     Act,
     Envelope,
+    NextRoom,
     Presence,
     RoomState,
+    SeatState,
     WireError,
+    next_room_decoder,
+    next_topic,
     open_body,
     open_envelope,
     peer_message_decoder,
     presence_decoder,
+    presence_topic,
+    room_state_decoder,
+    room_topic,
     seal,
+    sender_id,
     to_authority_topic,
+    to_peer_topic,
+    topic_peer,
 )
+from tests.net.peers import forged
 
 HOST = Identity.generate()
 PEER = Identity.generate()
@@ -77,6 +88,56 @@ def test_moved_or_tampered_messages_fail_the_signature() -> None:
     )
     with pytest.raises(WireError, match="signature"):
         open_envelope(TOPIC, stolen)
+
+
+PUBLIC: list[tuple[str, msgspec.Struct, msgspec.msgpack.Decoder[object]]] = [
+    (
+        room_topic("ABC123"),
+        RoomState(
+            room="ABC123",
+            game="passpass",
+            config={},
+            host="Hostess",
+            phase="lobby",
+            seats=[SeatState("Ana", "human", peer=PEER.peer_id, present=True)],
+            seq=0,
+            stamp=1,
+        ),
+        room_state_decoder,  # type: ignore[list-item]
+    ),
+    (
+        presence_topic("ABC123", HOST.peer_id),
+        Presence(room="ABC123", epoch=2, online=False),
+        presence_decoder,  # type: ignore[list-item]
+    ),
+    (next_topic("ABC123"), NextRoom(room="ABC123", next="EVE123"), next_room_decoder),  # type: ignore[list-item]
+]
+
+
+@pytest.mark.parametrize("topic, message, decoder", PUBLIC, ids=["room", "presence", "next"])
+def test_public_messages_are_checked_against_their_signature(
+    topic: str, message: msgspec.Struct, decoder: msgspec.msgpack.Decoder[object]
+) -> None:
+    """Mutation (issue 23): ``open_envelope`` checking the signature only when
+    the body is sealed. A room state, presence or next-game notice claiming
+    the host's key but not signed by it, or changed after it was signed, is
+    refused; the genuine one opens."""
+    genuine = seal(HOST, topic, message)
+    assert open_body(open_envelope(topic, genuine), decoder) == message
+    with pytest.raises(WireError) as refused:
+        open_envelope(topic, forged(HOST.public_key, topic, message))
+    assert (refused.value.code, refused.value.reason) == ("signature", "bad signature")
+    envelope = msgspec.msgpack.decode(genuine, type=Envelope)
+    changed = msgspec.msgpack.encode(msgspec.structs.replace(message, room="ABC124"))
+    tampered = msgspec.msgpack.encode(msgspec.structs.replace(envelope, body=changed))
+    with pytest.raises(WireError) as refused:
+        open_envelope(topic, tampered)
+    assert refused.value.code == "signature"
+    # Marked sealed after signing (the flag is signed too).
+    flagged = msgspec.msgpack.encode(msgspec.structs.replace(envelope, sealed=True))
+    with pytest.raises(WireError) as refused:
+        open_envelope(topic, flagged)
+    assert refused.value.code == "signature"
 
 
 def test_oversized_and_other_versions_are_refused_before_decoding() -> None:
@@ -157,3 +218,100 @@ def test_random_msgpack_bodies_are_refused_cleanly(body: object) -> None:
     except WireError:
         return
     assert message.room  # only a complete, valid request gets through
+
+
+# -- what each refusal says, and the exact bytes signed (docs/protocol.md §2).
+# Found by `make mutation` (docs/testing.md): mutants of these reasons, codes
+# and bounds survived every test above.
+
+
+def refusal(call: object, *args: object) -> tuple[str, str]:
+    with pytest.raises(WireError) as refused:
+        call(*args)  # type: ignore[operator]
+    return refused.value.code, refused.value.reason
+
+
+def test_each_refusal_says_what_was_wrong_with_its_code() -> None:
+    assert WireError("why").code == "bad"
+    too_big = b"\x00" * (MAX_PAYLOAD + 1)
+    assert refusal(open_envelope, TOPIC, too_big) == (
+        "size",
+        f"message of {MAX_PAYLOAD + 1} bytes: the limit is {MAX_PAYLOAD}",
+    )
+    # At the limit exactly: not refused for its size (but not a message).
+    assert refusal(open_envelope, TOPIC, b"\x00" * MAX_PAYLOAD)[0] == "bad"
+    assert refusal(open_envelope, TOPIC, b"\x93garbage") == (
+        "bad",
+        "not a Passe message (malformed envelope)",
+    )
+    # Of this version but malformed: malformed, not "another version".
+    this_version = msgspec.msgpack.encode([1, PEER.public_key, False, b"", b"\0" * 64, "more"])
+    assert refusal(open_envelope, TOPIC, this_version)[0] == "bad"
+    # A well-formed envelope of another version.
+    signed = msgspec.msgpack.decode(seal(PEER, TOPIC, act()), type=Envelope)
+    future = msgspec.msgpack.encode(msgspec.structs.replace(signed, v=2))
+    assert refusal(open_envelope, TOPIC, future) == (
+        "version",
+        "protocol version 2; this Passe speaks version 1",
+    )
+    public = open_envelope(TOPIC, seal(PEER, TOPIC, act()))
+    sealed = open_envelope(TOPIC, seal(PEER, TOPIC, act(), HOST.public_key))
+    assert refusal(open_body, public, peer_message_decoder, HOST) == (
+        "bad",
+        "a public message where a sealed one was expected",
+    )
+    assert refusal(open_body, sealed, peer_message_decoder) == (
+        "bad",
+        "a sealed message where a public one was expected",
+    )
+    assert refusal(open_body, sealed, peer_message_decoder, OTHER) == (
+        "sealed",
+        "cannot decrypt: not sealed to this peer",
+    )
+
+
+def test_a_malformed_body_is_named_by_msgspec_in_at_most_200_characters() -> None:
+    body = {"t": "x" * 300}  # an unknown tag: msgspec names it, all 300 letters
+    with pytest.raises(msgspec.ValidationError) as checked:
+        peer_message_decoder.decode(msgspec.msgpack.encode(body))
+    assert len(str(checked.value)) > 200
+    payload = seal(PEER, TOPIC, msgspec.Raw(msgspec.msgpack.encode(body)), HOST.public_key)
+    envelope = open_envelope(TOPIC, payload)
+    assert refusal(open_body, envelope, peer_message_decoder, HOST) == (
+        "bad",
+        f"malformed message: {str(checked.value)[:200]}",
+    )
+
+
+def test_the_signature_covers_exactly_the_documented_bytes() -> None:
+    """``"passe/1\\0" + topic + (sealed ? "\\1" : "\\0") + body``, signed by the
+    sender: another implementation of the protocol must be able to check it."""
+    for recipient in (None, HOST.public_key):
+        envelope = open_envelope(TOPIC, seal(PEER, TOPIC, act(), recipient))
+        flag = b"\x01" if recipient else b"\x00"
+        signed = b"passe/1\x00" + TOPIC.encode() + flag + envelope.body
+        assert verify(PEER.public_key, signed, envelope.sig)
+        assert envelope.sealed is (recipient is not None)
+
+
+def test_topics_are_the_documented_ones() -> None:
+    peer = PEER.peer_id
+    assert room_topic("ABC123") == "passe/v1/ABC123/room"
+    assert next_topic("ABC123") == "passe/v1/ABC123/next"
+    assert presence_topic("ABC123", peer) == f"passe/v1/ABC123/presence/{peer}"
+    assert to_authority_topic("ABC123", peer) == f"passe/v1/ABC123/a/{peer}"
+    assert to_peer_topic("ABC123", peer) == f"passe/v1/ABC123/p/{peer}"
+    prefix = "passe/v1/ABC123/a"
+    assert topic_peer(f"{prefix}/{peer}", prefix) == peer
+    for other in (
+        f"{prefix}{peer}",  # no slash
+        f"passe/v1/ABC124/a/{peer}",  # another room
+        f"{prefix}/{peer[:-1]}",  # too short
+        f"{prefix}/{peer}0",  # too long
+        f"{prefix}/{peer[:-1]}G",  # not hex
+        f"{prefix}/{peer[:-1]}X",
+        f"{prefix}/{peer.upper()}" if peer.upper() != peer else f"{prefix}/x",
+    ):
+        assert topic_peer(other, prefix) is None, other
+    envelope = open_envelope(TOPIC, seal(PEER, TOPIC, act()))
+    assert sender_id(envelope) == peer

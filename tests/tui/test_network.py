@@ -268,10 +268,17 @@ async def test_joiner_lobby_shows_presence_then_the_table(
         await ada.close()  # her link goes down (no leave: she keeps her seat)
         await wait_until(pilot, lambda: "person · AWAY" in seats_text(lobby), "Ada away")
 
-        # A joiner's keys change nothing: the seats are the host's to fill.
+        # A joiner's keys change nothing: the seats are the host's to fill,
+        # the start is the host's. Then Zed takes seat 3, a request on the
+        # same link: once the authority has it, it has had anything the keys
+        # sent before (a round trip, not a pause).
         await pilot.press("right", "down", "right", "s")
-        await pilot.pause()
-        assert [seat.kind for seat in hosted.authority.seats] == ["human", "human", "open"]
+        assert lobby.table is not None
+        zed = lobby.table.identity.public_key
+        await pilot.press("3")
+        await wait_until(pilot, lambda: hosted.authority.seats[2].key == zed, "Zed in seat 3")
+        assert [seat.kind for seat in hosted.authority.seats] == ["open", "human", "human"]
+        assert hosted.authority.phase == "lobby"
 
         # Leaving (even by ctrl+q) asks first; the host then sees the seat free again.
         await pilot.press("ctrl+q")
@@ -281,7 +288,7 @@ async def test_joiner_lobby_shows_presence_then_the_table(
         await pilot.press("y")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
         await wait_until(
-            pilot, lambda: hosted.authority.seats[0].kind == "open", "Zed's seat freed"
+            pilot, lambda: hosted.authority.seats[2].kind == "open", "Zed's seat freed"
         )
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual.app import App
+from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
 from core.passpass.model import Play
@@ -224,16 +226,43 @@ async def test_rules_screen_shows_the_game_rules(private_config: Path) -> None:
         assert isinstance(rules, RulesScreen)
         markdown = rules.query_one(Markdown)
         assert "Pass Pass" in markdown.source
+        # Every key the guide names moves the text (mutation, issue 23: the
+        # "pagedown,space" binding removed left this test passing).
+        scroll = rules.query_one("#rules-scroll", VerticalScroll)
+        page = scroll.size.height - 1
+        assert scroll.max_scroll_y > 3 * page  # long enough to page through
+        for key, lines in [
+            ("space", page),
+            ("pagedown", page),
+            ("pageup", -page),
+            ("b", -page),
+            ("down", 1),
+            ("j", 1),
+            ("k", -1),
+            ("up", -1),
+        ]:
+            before = scroll.scroll_y
+            await pilot.press(key)
+            await pilot.pause()
+            # A page is the view's height less one line (give or take the one).
+            assert abs(scroll.scroll_y - before - lines) <= abs(lines) // 10, key
         await pilot.press("escape")
         assert isinstance(app.screen, PassPassTableScreen)
 
 
-def test_play_command_options() -> None:
-    from tui.cli import _build_parser
+def test_play_command_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``passe play --bot-delay 0 --seed 4`` starts the app with exactly
+    those, and they win over the remembered speed."""
+    import tui.app
+    from tui.cli import main
 
-    args = _build_parser().parse_args(["play", "--bot-delay", "0", "--seed", "4"])
-    assert args.bot_delay == 0 and args.seed == 4
-    assert isinstance(PasseApp(bot_delay=0).bot_delay, float | int)
+    started: list[dict[str, object]] = []
+    monkeypatch.setattr(tui.app, "run", lambda **options: started.append(options) or 0)
+    assert main(["play", "--bot-delay", "0", "--seed", "4"]) == 0
+    assert started == [{"bot_delay": 0, "seed": 4, "name": None}]
+    app = PasseApp(bot_delay=0, seed=4)
+    assert app.bot_delay == 0 and app.seed == 4
+    assert PasseApp().bot_delay == Settings().bot_delay > 0  # none given: the remembered one
 
 
 async def test_the_palette_offers_only_passes_themes(private_config: Path) -> None:

@@ -1,0 +1,174 @@
+"""``make mutation``: mutation testing of the code where a silent bug costs
+most (issue 23; docs/testing.md says how to read it).
+
+mutmut 3 (configured in pyproject.toml, ``[tool.mutmut]``) copies ``net/``
+and ``core/`` into ``mutants/``, rewrites each function of the files it
+mutates so that one mutant at a time can be switched on, and runs, for each
+mutant, the selected fast tests that reach its function. This module picks
+the mutants (whole modules of ``net/``, the scoring functions of each game),
+runs mutmut, and reports per module: killed, survived, and the survivors
+judged equivalent in ``docs/mutation-equivalents.txt`` (one line each: the
+mutant's id, then why no test can tell it from the original).
+
+    python -m tests.mutation run [--workers N] [MODULE ...]
+    python -m tests.mutation report [MODULE ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTANTS = ROOT / "mutants"
+EQUIVALENTS = ROOT / "docs" / "mutation-equivalents.txt"
+TARGET = 0.90
+SEP = "ǁ"  # mutmut's separator in a method's mangled name
+
+
+def _methods(module: str, cls: str, *names: str) -> list[str]:
+    return [f"{module}.x{SEP}{cls}{SEP}{name}__mutmut_*" for name in names]
+
+
+def _functions(module: str, *names: str) -> list[str]:
+    return [f"{module}.x_{name}__mutmut_*" for name in names]
+
+
+# Each measured file and the mutants of it that count: a whole module of
+# net/, and only the scoring of each game's state (its rules are the
+# property tests' business, see docs/testing.md).
+MODULES: dict[str, list[str]] = {
+    "net/wire.py": ["net.wire.*"],
+    "net/codec.py": ["net.codec.*"],
+    "net/rooms.py": ["net.rooms.*"],
+    "net/authority.py": ["net.authority.*"],
+    "net/remote.py": ["net.remote.*"],
+    "core/passpass/state.py": _methods(
+        "core.passpass.state",
+        "PassPassState",
+        "round_points",
+        "pass_pass_count",
+        "_check_pass_pass",
+        "_end_round",
+        "_represent",
+        "_score_round",
+        "_final_ranking",
+        "_finish",
+    ),
+    "core/dominoes/state.py": _methods("core.dominoes.state", "DominoesState", "_end_round"),
+    "core/fashion/state.py": [
+        *_functions("core.fashion.state", "season_problem", "season_points"),
+        *_methods("core.fashion.state", "FashionState", "_finish"),
+    ],
+}
+
+KILLED = {1, 3, 36, 37, -24, 24, 152, 255}  # failed, errored, timed out, type error
+SURVIVED = {0}
+NO_TESTS = {5, 33}
+
+
+@dataclass
+class Tally:
+    killed: int = 0
+    survived: list[str] = field(default_factory=list)
+    equivalent: list[str] = field(default_factory=list)
+    untested: list[str] = field(default_factory=list)
+    unchecked: int = 0
+
+    @property
+    def score(self) -> float | None:
+        judged = self.killed + len(self.survived) + len(self.untested)
+        return self.killed / judged if judged else None
+
+
+def equivalents() -> dict[str, str]:
+    """Triaged survivors: ``{mutant id: reason}``."""
+    found: dict[str, str] = {}
+    if not EQUIVALENTS.exists():
+        return found
+    for line in EQUIVALENTS.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, reason = line.partition(" ")
+            found[name] = reason.strip()
+    return found
+
+
+def tally(module: str, judged: dict[str, str]) -> Tally:
+    result = Tally()
+    meta = MUTANTS / f"{module}.meta"
+    if not meta.exists():
+        return result
+    exit_codes: dict[str, int | None] = json.loads(meta.read_text())["exit_code_by_key"]
+    for name, code in sorted(exit_codes.items()):
+        if not any(fnmatch.fnmatchcase(name, pattern) for pattern in MODULES[module]):
+            continue
+        if code is None:
+            result.unchecked += 1
+        elif code in KILLED:
+            result.killed += 1
+        elif code in SURVIVED:
+            (result.equivalent if name in judged else result.survived).append(name)
+        elif code in NO_TESTS:
+            (result.equivalent if name in judged else result.untested).append(name)
+        else:  # suspicious, segfault: not a kill that can be trusted
+            result.survived.append(name)
+    return result
+
+
+def report(modules: list[str]) -> int:
+    judged = equivalents()
+    print(f"{'module':<26} {'killed':>6} {'surv.':>6} {'no test':>7} {'equiv.':>6} {'score':>6}")
+    below = False
+    for module in modules:
+        counts = tally(module, judged)
+        score = counts.score
+        if score is None:
+            print(f"{module:<26} not measured")
+            continue
+        below |= score < TARGET
+        print(
+            f"{module:<26} {counts.killed:>6} {len(counts.survived):>6} "
+            f"{len(counts.untested):>7} {len(counts.equivalent):>6} {score:>6.1%}"
+            + (f"  ({counts.unchecked} not run yet)" if counts.unchecked else "")
+        )
+        for name in counts.survived:
+            print(f"    survived: {name}")
+        for name in counts.untested:
+            print(f"    no test reaches it: {name}")
+    print(f"\nTarget: {TARGET:.0%} killed per module (equivalent mutants left out).")
+    print("See one: .venv/bin/mutmut show ID; judge it in docs/mutation-equivalents.txt.")
+    return 1 if below else 0
+
+
+def run(modules: list[str], workers: int) -> int:
+    patterns = [pattern for module in modules for pattern in MODULES[module]]
+    command = [str(Path(sys.executable).with_name("mutmut")), "run", "--max-children"]
+    subprocess.run([*command, str(workers), *patterns], cwd=ROOT, check=False)
+    return report(modules)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.mutation")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name in ("run", "report"):
+        command = commands.add_parser(name)
+        command.add_argument("modules", nargs="*", metavar="MODULE", help=", ".join(MODULES))
+        if name == "run":
+            command.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args(argv)
+    modules = args.modules or list(MODULES)
+    unknown = [module for module in modules if module not in MODULES]
+    if unknown:
+        parser.error(f"not measured: {', '.join(unknown)} (one of {', '.join(MODULES)})")
+    if args.command == "run":
+        return run(modules, args.workers)
+    return report(modules)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
