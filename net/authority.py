@@ -316,6 +316,7 @@ class Authority:
             on_message=self._on_message,
             on_connect=self._on_connect,
             will=self._will,
+            empty_topics=[room_topic(self.code)],
         )
         await self._link.start(timeout)
         # Until its state and presence are out: a room closed at once must

@@ -78,6 +78,7 @@ class MqttLink:
         will: LastWill | Callable[[], LastWill] | None = None,
         client_id: str | None = None,
         keepalive: int = 5,
+        empty_topics: Sequence[str] = (),
     ) -> None:
         self.host = host
         self.port = port
@@ -88,6 +89,9 @@ class MqttLink:
         self.will = will
         self.client_id = client_id or f"passe-{uuid.uuid4().hex[:12]}"
         self.keepalive = keepalive
+        # Topics whose empty message (a retained one cleared) is passed on:
+        # the authority answers one on its own room topic (issue 19 item 5).
+        self.empty_topics = frozenset(empty_topics)
         self._client: aiomqtt.Client | None = None
         self._connected = asyncio.Event()
         self._closing = False
@@ -243,7 +247,9 @@ class MqttLink:
             async for message in client.messages:
                 topic = message.topic.value
                 payload = message.payload
-                if not isinstance(payload, (bytes, bytearray)) or not payload:
+                if not isinstance(payload, (bytes, bytearray)):
+                    continue
+                if not payload and topic not in self.empty_topics:
                     # Empty: a retained message being cleared (a room that
                     # nobody needs any more, docs/protocol.md): nothing to read.
                     continue

@@ -127,7 +127,8 @@ async def test_a_bot_whose_output_reader_goes_keeps_its_seat(tmp_path: Path) -> 
             )
             state = room_state_of(room_topic(code), payload)
             robo = seat_named(state, "Robo")
-            assert robo is not None and robo.kind == "human"
+            # A --bot joiner is listed as a bot (issue 18 item 9), its seat kept.
+            assert robo is not None and robo.kind == "bot"
     finally:
         if bot is not None and bot.poll() is None:
             bot.kill()

@@ -168,7 +168,8 @@ async def junk(game: Game, spy: RawClient, count: int) -> None:
     from tests.net.peers import room_state_of
 
     states = [s for t, p in spy.messages if (s := room_state_of(t, p)) is not None]
-    peer_id = next(seat.peer for seat in states[-1].seats if seat.kind == "human")
+    # The joining peer: a `--bot` joiner is listed as a bot (issue 18 item 9).
+    peer_id = next(seat.peer for seat in states[-1].seats if seat.peer)
     bomb = msgspec.msgpack.encode([[]] * (MAX_PAYLOAD - 8))
     deep = b"\x91" * (64 * 1024) + b"\x90"
     stranger = Identity.generate().peer_id

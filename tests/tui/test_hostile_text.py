@@ -283,7 +283,6 @@ async def test_a_joiner_named_markup_plays_with_a_tui_host_and_a_tui_peer(
     from tests.tui.conftest import write_settings
     from tests.tui.test_network import (
         host_from_home,
-        join_from_home,
         network_app,
         start_enabled,
         wait_until,
@@ -303,19 +302,25 @@ async def test_a_joiner_named_markup_plays_with_a_tui_host_and_a_tui_peer(
     peer_app = network_app(peer_config, mosquitto)
     joiner = PasseProcess("joiner", tmp_path)
     async with host_app.run_test(size=SIZE) as host:
-        _lobby, hosted = await host_from_home(host)
+        lobby, hosted = await host_from_home(host)
         try:
             await joiner.start(
                 *("join", f"{hosted.code}@{broker}", "--bot", "random", "--seed", "2"),
                 # Escapes and a bidi override too: the host keeps "[/]".
                 *("--name", "\x1b]0;PWNED\x07[/]\u202e"),
             )
+            # It knocks (issue 19 item 2): the host lets it in.
+            await wait_until(host, lambda: lobby.knock is not None, "the bot's knock")
+            await host.press("y")
             await wait_until(
                 host, lambda: any(s.name == "[/]" for s in hosted.authority.seats), "[/] seated"
             )
             monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path / "peer-data"))
             async with peer_app.run_test(size=SIZE) as peer:
-                await join_from_home(peer, f"{hosted.code}@{broker}")
+                await peer.press("j")
+                await peer.press(*f"{hosted.code}@{broker}", "enter")
+                await wait_until(host, lambda: lobby.knock is not None, "Pia's knock")
+                await host.press("y")
                 await wait_until(host, lambda: start_enabled(host_app), "every seat taken")
                 await host.press("s")
                 await wait_until(
