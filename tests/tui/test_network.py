@@ -263,8 +263,13 @@ async def test_joiner_lobby_shows_presence_then_the_table(
         # Another person joins, then drops: the lobby shows them away.
         ada = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Ada")
         await ada.join()
-        await wait_until(pilot, lambda: "Ada" in seats_text(lobby), "Ada seated")
-        assert "AWAY" not in seats_text(lobby)
+        # Seated, she counts as present once her live presence is seen
+        # (issue 19 item 2), an instant later.
+        await wait_until(
+            pilot,
+            lambda: "Ada" in seats_text(lobby) and "AWAY" not in seats_text(lobby),
+            "Ada seated and present",
+        )
         await ada.close()  # her link goes down (no leave: she keeps her seat)
         await wait_until(pilot, lambda: "person · AWAY" in seats_text(lobby), "Ada away")
 
@@ -1126,7 +1131,10 @@ async def test_the_host_leaving_mid_game_closes_the_room_with_one_notice(
     app = network_app(private_config, mosquitto)
     async with app.run_test(size=SIZE) as pilot:
         lobby, hosted = await host_from_home(pilot)
-        ben = await WatchedTable.join(hosted.code, *mosquitto, "Ben")
+        joining = asyncio.create_task(WatchedTable.join(hosted.code, *mosquitto, "Ben"))
+        await wait_until(pilot, lambda: lobby.knock is not None, "Ben's knock")
+        await pilot.press("y")  # he is let in (issue 19 item 2)
+        ben = await asyncio.wait_for(joining, WAIT)
         rooms: list[RoomState] = []
         ben.table.on_room(rooms.append)
         try:
