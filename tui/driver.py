@@ -14,48 +14,24 @@ from typing import IO, Any
 
 from textual.drivers.linux_driver import LinuxDriver
 
-from tui.terminal import Shutdown
+from tui.terminal import FailSafeStream, Shutdown
 
 READ_SIZE = 4096
 
 
-class _TerminalOutput:
+class _TerminalOutput(FailSafeStream):
     """The driver's output file, reporting a failed write as a hangup and
     dropping everything after it, instead of killing Textual's writer
     thread (whose queue would then block the app for ever)."""
 
     def __init__(self, file: IO[str], on_failure: Callable[[str], None]) -> None:
-        self._file = file
-        self._on_failure = on_failure
-        self.failed = False
-
-    def write(self, text: str) -> int:
-        if not self.failed:
-            try:
-                self._file.write(text)
-            except (OSError, ValueError) as error:
-                self._fail(error)
-        return len(text)
-
-    def flush(self) -> None:
-        if not self.failed:
-            try:
-                self._file.flush()
-            except (OSError, ValueError) as error:
-                self._fail(error)
-
-    def _fail(self, error: Exception) -> None:
-        self.failed = True
-        self._on_failure(f"writing to the terminal failed: {error}")
+        super().__init__(file, on_failure, "the terminal")
 
     def fileno(self) -> int:
-        return self._file.fileno()
+        return self._stream.fileno()
 
     def isatty(self) -> bool:
-        return not self.failed and self._file.isatty()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._file, name)
+        return not self.failed and self._stream.isatty()
 
 
 class PasseDriver(LinuxDriver):

@@ -224,14 +224,15 @@ def _hung_up(fd: int) -> bool:
 # -- headless modes ----------------------------------------------------------------------
 
 
-class GuardedStream:
-    """``sys.stdout``/``sys.stderr`` of a headless mode: a failed write
-    (EPIPE from a reader gone, EIO from a terminal gone) is a hangup, and
-    what follows is dropped, rather than a traceback."""
+class FailSafeStream:
+    """A text stream whose first failed write (EPIPE from a reader gone, EIO
+    from a terminal gone) is reported once, as ``on_failure(reason)``, and
+    whose later output is dropped: no traceback, no dead writer thread."""
 
-    def __init__(self, stream: IO[str], shutdown: Shutdown) -> None:
+    def __init__(self, stream: IO[str], on_failure: Callable[[str], None], what: str) -> None:
         self._stream = stream
-        self._shutdown = shutdown
+        self._on_failure = on_failure
+        self._what = what
         self.failed = False
 
     def write(self, text: str) -> int:
@@ -251,10 +252,18 @@ class GuardedStream:
 
     def _fail(self, error: Exception) -> None:
         self.failed = True
-        self._shutdown.hangup(f"writing to standard output failed: {error}")
+        self._on_failure(f"writing to {self._what} failed: {error}")
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+class GuardedStream(FailSafeStream):
+    """``sys.stdout``/``sys.stderr`` of a headless mode: a failed write is a
+    hangup (:meth:`Shutdown.hangup`)."""
+
+    def __init__(self, stream: IO[str], shutdown: Shutdown) -> None:
+        super().__init__(stream, shutdown.hangup, "standard output")
 
 
 def watch_streams(shutdown: Shutdown, fds: Iterable[int] = (1, 2)) -> threading.Thread | None:
@@ -305,6 +314,7 @@ def guard_standard_streams(shutdown: Shutdown) -> None:
 __all__ = [
     "GRACE_SECONDS",
     "QUIT_SIGNALS",
+    "FailSafeStream",
     "GuardedStream",
     "Shutdown",
     "exit_code",
