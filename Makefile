@@ -64,7 +64,7 @@ TESTS ?=
 test: $(STAMP_DEV)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 3 -q $(TESTS)
+	$(BIN)/python -m pytest -n 3 -q --durations=12 $(TESTS)
 
 # Heavy tests left out of `make test` (e.g. twenty SSH sessions at once).
 # Long runs: the soak-marked tests, and every property test with all its games.

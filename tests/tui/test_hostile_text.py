@@ -271,6 +271,10 @@ def test_no_bot_is_named_like_the_person() -> None:
 # -- real processes: a TUI host, a TUI peer, a joiner named "[/]" ------------
 
 
+# A whole game of three (one to three minutes on two cores): in `make soak`;
+# make test keeps the Pilot tests above and tests/net/test_hostile_text.py
+# (real brokers) on the same paths.
+@pytest.mark.soak
 async def test_a_joiner_named_markup_plays_with_a_tui_host_and_a_tui_peer(
     private_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
