@@ -14,7 +14,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.notifications import SeverityLevel
 from textual.widgets import Footer
 
 from core.dominoes import DRAW, PASS, DominoesView, Place, Tile
@@ -94,19 +93,6 @@ class DominoesTableScreen(TableScreen):
                 yield DominoPlayers(id="players")
                 yield DominoScores(id="scores")
         yield Footer()
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = False,
-    ) -> None:
-        """Notifications here are plain text: tiles such as [3|5] and the keys
-        [ and ] would otherwise be read as markup."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     # -- rendering ---------------------------------------------------------
 
