@@ -119,7 +119,9 @@ class LobbyScreen(PasseScreen):
     }
     LobbyScreen #lobby-info {
         width: 1fr;
-        height: 6;
+        /* Grows when the settings wrap: the join line is never cut off. */
+        height: auto;
+        min-height: 6;
         border: round $primary;
         border-title-color: $text;
         padding: 0 1;
