@@ -80,20 +80,25 @@ def describe_settings(room: RoomState) -> str:
 def join_lines(hint: str, *, local_only: bool = False) -> str:
     """What to tell the others where the LAN hides the room. An SSH guest
     cannot run `passe join` in their session (issue 18): they are told what
-    to tell a friend, for Passe and for SSH to this server. A broker that
-    answers only on this machine is said so (issue 18.5), rather than shown
-    at an address where it does not listen."""
+    to tell a friend, for Passe and for SSH to this server (with its port).
+    A broker that answers only on this machine is said so (issue 18.5),
+    rather than shown at an address where it does not listen; for a guest of
+    an SSH server, "this machine" is the server, so the SSH form still works
+    for anyone who can reach the server."""
     import os
 
-    from tui.netplay import SERVED_ENV
+    from tui.netplay import SERVED_ENV, SSH_PORT_ENV
 
+    if os.environ.get(SERVED_ENV):
+        port = os.environ.get(SSH_PORT_ENV, "")
+        ssh = f"ssh -t -p {port} SERVER" if port.isdigit() else "ssh -t SERVER"
+        if local_only:
+            return f"Others join over SSH to this server:\n{ssh} join {hint}"
+        return (
+            f"Tell the others: passe join {hint}\nor, over SSH to this server:\n{ssh} join {hint}"
+        )
     if local_only:
         return f"Only this machine can reach the room's broker:\npasse join {hint}"
-    if os.environ.get(SERVED_ENV):
-        return (
-            f"Tell the others: passe join {hint}\n"
-            f"or, over SSH to this server:\nssh -t SERVER join {hint}"
-        )
     return f"If the LAN hides the room, others type:\npasse join {hint}"
 
 
