@@ -673,7 +673,7 @@ class Authority:
             self._refuse(
                 key,
                 f"too many people are knocking at room {self.code} (someone may be "
-                f"flooding it): read your key, {fingerprint(key)}, to the host: k on "
+                f"flooding it): read your key, {fingerprint(key)}, to the host: i on "
                 "their lobby lets it in; then join again",
                 "full",
             )

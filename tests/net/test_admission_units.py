@@ -204,7 +204,7 @@ def test_a_key_read_aloud_gets_in_past_a_knock_queue_strangers_filled() -> None:
     """Found by hand (issue 19): eight fresh keys' knocks filled the queue and
     the person the host waited for was refused "too many people are waiting"
     for five minutes. Their refusal names their key; the host types its start
-    (k in the lobby, Authority.expect) and their next Hello is let in."""
+    (i in the lobby, Authority.expect) and their next Hello is let in."""
     from net.authority import MAX_KNOCKS, key_prefix
     from net.wire import Refused
 
@@ -217,7 +217,7 @@ def test_a_key_read_aloud_gets_in_past_a_knock_queue_strangers_filled() -> None:
     hello(authority, cy, name="Cy")
     key, refusal = said[-1]
     assert key == cy.public_key and refusal.code == "full"
-    assert fingerprint(cy.public_key) in refusal.reason and "k on" in refusal.reason
+    assert fingerprint(cy.public_key) in refusal.reason and "i on" in refusal.reason
     assert cy.public_key not in authority.knocks and holders(authority) == [None, None, None]
     # As Cy reads it: upper case, a space instead of the dash, two groups.
     read = fingerprint(cy.public_key)[:9].upper().replace("-", " ")

@@ -152,7 +152,7 @@ class LobbyScreen(PasseScreen):
         Binding("y", "admit", "Let in"),
         Binding("n", "turn_away", "Turn away"),
         # Let in a key its owner reads out, whatever fills the knock queue.
-        Binding("k", "expect_key", "By key"),
+        Binding("i", "expect_key", "By key"),
         # A joiner moves to another free seat (e.g. beside a partner).
         Binding("1", "sit(0)", "Sit in seat", key_display="1-8"),
         *(Binding(str(n + 1), f"sit({n})", show=False) for n in range(1, 8)),
@@ -170,7 +170,7 @@ class LobbyScreen(PasseScreen):
         "invited and join it with a.\n"
         "Someone new knocks first: their name and key show; y lets them\n"
         "in, n turns them away. If strangers fill the queue (the room code is\n"
-        "public), k lets in someone by the key they read to you from their\n"
+        "public), i lets in someone by the key they read to you from their\n"
         "join screen. Check aloud the host key under the code:\n"
         "a room shown with another key is not this host's.\n"
         "Joiner: a seat's number moves you to that seat while it is free.\n"
@@ -368,7 +368,7 @@ class LobbyScreen(PasseScreen):
             )
             if waiting >= MAX_KNOCKS:
                 hint += (
-                    "; the queue is full (someone may be flooding the room): k lets in "
+                    "; the queue is full (someone may be flooding the room): i lets in "
                     "a key its owner reads to you"
                 )
         elif self.warning:
