@@ -78,10 +78,11 @@ async def test_home_footer_shows_every_key_that_works_with_f1(tmp_path: Path) ->
 def test_an_ssh_guest_is_told_what_to_tell_a_friend(monkeypatch: pytest.MonkeyPatch) -> None:
     # Issue 18: an SSH guest's lobby said to type `passe join CODE@HOST:PORT`,
     # which cannot be run in an SSH session.
-    from tui.netplay import SERVED_ENV
+    from tui.netplay import SERVED_ENV, SSH_PORT_ENV
     from tui.screens.lobby import join_lines, key_notice
 
     monkeypatch.delenv(SERVED_ENV, raising=False)
+    monkeypatch.delenv(SSH_PORT_ENV, raising=False)
     assert join_lines("ABC-123@10.0.0.2:1883").endswith("passe join ABC-123@10.0.0.2:1883")
     monkeypatch.setenv(SERVED_ENV, "1")
     lines = join_lines("ABC-123@10.0.0.2:1883")
@@ -89,6 +90,15 @@ def test_an_ssh_guest_is_told_what_to_tell_a_friend(monkeypatch: pytest.MonkeyPa
     assert "ssh -t SERVER join ABC-123@10.0.0.2:1883" in lines
     # The lobby's Game box is 51 columns wide at 80x24.
     assert all(len(line) <= 51 for line in lines.split("\n"))
+    # The SSH form carries the server's port (found by hand: friends typed
+    # `ssh -t SERVER ...` and reached no Passe), and a guest's room whose
+    # broker answers only on the server is joined over SSH, not `passe join`.
+    monkeypatch.setenv(SSH_PORT_ENV, "2299")
+    lines = join_lines("ABC-123@127.0.0.1:1884", local_only=True)
+    assert lines == (
+        "Others join over SSH to this server:\nssh -t -p 2299 SERVER join ABC-123@127.0.0.1:1884"
+    )
+    assert "ssh -t -p 2299 SERVER join ABC-123" in join_lines("ABC-123")
     said = key_notice("made a new key")
     assert said.startswith("Made a new key. Your player key is how rooms know you")
 

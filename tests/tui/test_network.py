@@ -256,7 +256,7 @@ async def test_joiner_lobby_shows_presence_then_the_table(
         assert isinstance(lobby, LobbyScreen) and not lobby.hosting
         await wait_until(pilot, lambda: lobby.room is not None, "the room")
         assert "Waiting for the host to start" in text_of(lobby, "#lobby-status")
-        assert "Start game" not in [d for d, _ in footer_keys(app)]  # not the joiner's
+        assert "Start" not in [d for d, _ in footer_keys(app)]  # not the joiner's
         assert "Zed (you)" in seats_text(lobby)
         assert "hosted by Hostess" in text_of(lobby, "#lobby-title")
 

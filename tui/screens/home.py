@@ -63,7 +63,10 @@ class HomeScreen(PasseScreen):
         # Not h: the choosers take h and l as ← and →.
         Binding("u", "resume_hosted", "Resume", tooltip="Resume the interrupted hosted game"),
         Binding("x", "close_hosted", "End", tooltip="Close the interrupted hosted game for good"),
-        Binding("q,escape", "app.quit", "Quit", key_display="q"),
+        # Not Escape: it is "back" on every other screen, and a person pressing
+        # it once too many after leaving a lobby found Passe (and their SSH
+        # session) gone (found by hand, issue 18). q quits.
+        Binding("q", "app.quit", "Quit"),
     ]
     TITLE_IN_HELP = "Home"
     GUIDE = (
