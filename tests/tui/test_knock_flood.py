@@ -57,7 +57,7 @@ async def test_a_flood_of_knocks_makes_one_toast_and_i_lets_a_key_in(
         assert isinstance(app.screen, ExpectKeyScreen)
         await pilot.press(*"8ef4", "enter")  # too short: said, not taken
         assert isinstance(app.screen, ExpectKeyScreen)
-        assert "first 8 characters" in text_of(app.screen, "#expect-key-problem")
+        assert "first 8 characters" in text_of(app.screen, "#dialog-problem")
         wanted = strangers[3]
         typed = wanted.peer_id[:8].upper()
         field = app.screen.query_one(Input)
