@@ -126,8 +126,12 @@ class AppendReply(Struct, frozen=True, forbid_unknown_fields=True, tag="append_r
 
 
 class Request(Struct, frozen=True, forbid_unknown_fields=True, tag="request"):
-    """An action: ``data`` sealed for the authority's room key. Re-sent with
-    the same nonce until answered (to whoever is authority then)."""
+    """An action, as the core takes it: ``data`` is the entry's ciphertext
+    under the room secret. On the wire a person's process seals its action
+    to the authority's key (protocol v1's ``Act``); the authority's driver
+    opens it, checks it with the engine, encrypts it under the room secret
+    and hands this to its node (docs/election.md, "Clients"). Re-sent with
+    the same nonce until answered, to whoever is authority then."""
 
     nonce: Nonce
     data: EntryData

@@ -206,6 +206,12 @@ class Node:
         (the simpler rule for "dealers preferred", docs/election.md)."""
         return any(share.holder == self.key for share in self.config.shares)
 
+    def known_request(self, sender: bytes, nonce: int) -> int | None:
+        """The log index of ``sender``'s request ``nonce``, if it is in the log:
+        the driver asks before validating a request with the engine, so that a
+        re-sent action gets its original answer rather than a refusal."""
+        return self._requests.get((sender, nonce))
+
     def tick(self, now: float) -> list[Effect]:
         if self.role == "authority":
             assert self._leading is not None
