@@ -436,8 +436,8 @@ class Node:
             index = prev + 1 + offset
             if index <= self.last_index and self.log[index - 1].term == entry.term:
                 continue  # already here (log matching: the same entry)
-            if index <= 1:
-                break  # the config entry is never replaced
+            if index <= 1:  # the config entry is never replaced: a bad Append
+                return effects
             new = list(append.entries[offset:])
             del self.log[index - 1 :]
             self._requests = {}
@@ -457,7 +457,8 @@ class Node:
             return []
         match = leading.match[sender]
         if reply.success:
-            leading.match[sender] = max(match, reply.match)
+            # Never past its own log, whatever a reply claims (hostile bytes).
+            leading.match[sender] = max(match, min(reply.match, self.last_index))
             leading.next_index[sender] = leading.match[sender] + 1
             effects = self._advance_commit()
             if leading.next_index[sender] <= self.last_index:

@@ -193,3 +193,14 @@ def test_only_voters_take_part() -> None:
     stranger = _identities(1, seed=5)[0].public_key
     assert nodes[1].receive(stranger, RequestVote(5, 9, 9), 0.0) == []
     assert nodes[1].term == 0
+
+
+def test_a_reply_claiming_more_than_the_log_is_held_to_the_log() -> None:
+    _, nodes, _ = _room(3)
+    _elect(nodes)
+    alice, bob, _ = nodes
+    alice.receive(bob.key, AppendReply(alice.term, True, 10**6), 0.0)
+    effects = alice.tick(10.0)  # the next heartbeat to bob: from its real log
+    sent = [s.message for s in _sends(effects) if s.to == bob.key]
+    assert len(sent) == 1 and isinstance(sent[0], Append)
+    assert sent[0].prev_index == alice.last_index
