@@ -204,3 +204,22 @@ def test_a_reply_claiming_more_than_the_log_is_held_to_the_log() -> None:
     sent = [s.message for s in _sends(effects) if s.to == bob.key]
     assert len(sent) == 1 and isinstance(sent[0], Append)
     assert sent[0].prev_index == alice.last_index
+
+
+def test_two_candidates_of_one_term_make_one_authority_at_most() -> None:
+    """The forced race, in the core: two voters stand in the same term at
+    once; over many orders of delivery, at most one of them wins."""
+    for seed in range(200):
+        rng = random.Random(seed)
+        _, nodes, _ = _room(rng.choice([3, 4, 5]))
+        by_key = {node.key: node for node in nodes}
+        queue = [(nodes[0].key, s) for s in _sends(nodes[0].suspect(0.0))]
+        queue += [(nodes[1].key, s) for s in _sends(nodes[1].suspect(0.0))]
+        assert nodes[0].term == nodes[1].term == 1
+        while queue:
+            sender, send = queue.pop(rng.randrange(len(queue)))
+            effects = by_key[send.to].receive(sender, send.message, 0.0)
+            queue += [(send.to, s) for s in _sends(effects)]
+        winners = [node for node in nodes if node.role == "authority"]
+        assert len(winners) <= 1, seed
+        assert all(node.term == 1 for node in nodes)
