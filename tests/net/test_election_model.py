@@ -70,7 +70,7 @@ from net.election.node import (
 from net.identity import Identity
 from tests.core.sampler_checks import skip_unless_soak
 
-SEEDS_FAST = 300
+SEEDS_FAST = 200
 SEEDS_SOAK = 10_000
 SOAK_CHUNKS = 10
 STEPS = 300
@@ -228,6 +228,9 @@ class World:
                 granted.add(effect.to)
                 if self.check_grants:
                     self._require(len(granted) == 1, "a voter granted two candidates one term")
+                if message.share is not None:  # a share goes to a holder only
+                    holders = {share.holder for share in self.config.shares}
+                    self._require(effect.to in holders, "a share sent to a non-holder")
             payload = messages.encode(message)
             self.in_flight.append(InFlight(key, effect.to, payload))
         elif isinstance(effect, Apply):
@@ -235,6 +238,11 @@ class World:
         elif isinstance(effect, AuthorityKnown) and effect.authority == key:
             known = self.authorities.setdefault(effect.term, key)
             self._require(known == key, f"two authorities in term {effect.term}")
+            # Only votes make an authority (a will or a silence only starts).
+            votes = 1 + sum(
+                1 for (term, _), to in self.grants.items() if term == effect.term and key in to
+            )
+            self._require(votes >= majority(len(self.keys)), "an authority without a majority")
             self.stats["authorities"] += 1
 
     def _on_apply(self, key: bytes, effect: Apply) -> None:
