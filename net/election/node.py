@@ -188,6 +188,7 @@ class Node:
         self._leading: _Leading | None = None
         self._campaign: _Campaign | None = None
         self._election_due = 0.0
+        self._heard_at = now  # the last Append of the current authority
         self._reset_election_timer(now)
 
     # ------------------------------------------------------------------ API
@@ -224,8 +225,12 @@ class Node:
 
     def suspect(self, now: float) -> list[Effect]:
         """The authority's will or silence was seen: start an election (which
-        decides nothing by itself: only votes do)."""
+        decides nothing by itself: only votes do). A will that arrives while
+        the authority was heard from within the shortest election timeout is
+        a late one (the classic MQTT failure): ignored."""
         if self.role == "authority":
+            return []
+        if self.authority is not None and now - self._heard_at < self.timing.election[0]:
             return []
         return self._start_election(now)
 
@@ -424,6 +429,7 @@ class Node:
         if self.role == "candidate":
             self._become_follower(now)
         self._reset_election_timer(now)
+        self._heard_at = now
         if self.authority != sender:
             self.authority = sender
             effects.append(AuthorityKnown(self.term, sender))

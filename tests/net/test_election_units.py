@@ -223,3 +223,15 @@ def test_two_candidates_of_one_term_make_one_authority_at_most() -> None:
         winners = [node for node in nodes if node.role == "authority"]
         assert len(winners) <= 1, seed
         assert all(node.term == 1 for node in nodes)
+
+
+def test_a_late_will_starts_nothing_while_the_authority_is_heard() -> None:
+    _, nodes, _ = _room(3)
+    _elect(nodes)
+    alice, bob, _ = nodes
+    heartbeat = next(s for s in _sends(alice.tick(0.3)) if s.to == bob.key)
+    bob.receive(alice.key, heartbeat.message, 0.3)
+    assert bob.suspect(0.5) == []  # heard 0.2 s ago: the will is a late one
+    assert bob.role == "follower" and bob.term == alice.term
+    assert bob.suspect(1.4) != []  # silent for longer: the will starts one
+    assert bob.role == "candidate"
