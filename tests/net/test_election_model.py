@@ -25,8 +25,9 @@ Each schedule ends with a calm phase (the network heals, every node
 restarts, nothing is lost): every action sent must then be acknowledged, so
 a core that stops committing fails too.
 
-``make test`` runs SEEDS_FAST schedules (seconds); ``make soak``
-(PASSE_SOAK=1) runs SEEDS_SOAK (10,000). A failure names its seed:
+``make test`` runs SEEDS_FAST schedules (200, about 5 s); ``make soak``
+(``-m soak``) runs SEEDS_SOAK more (10,000, about 7 minutes), in ten chunks
+of seeds after the fast ones. A failure names its seed:
 ``PASSE_ELECTION_SEED=N pytest tests/net/test_election_model.py -k one``.
 
 Bugs injected to show the test catches them (the subclasses below; each
