@@ -26,7 +26,7 @@ restarts, nothing is lost): every action sent must then be acknowledged, so
 a core that stops committing fails too.
 
 ``make test`` runs SEEDS_FAST schedules (200, about 5 s); ``make soak``
-(``-m soak``) runs SEEDS_SOAK more (10,000, about 7 minutes), in ten chunks
+(``-m soak``) runs SEEDS_SOAK more (10,000, 5 to 7 minutes), in ten chunks
 of seeds after the fast ones. A failure names its seed:
 ``PASSE_ELECTION_SEED=N pytest tests/net/test_election_model.py -k one``.
 
