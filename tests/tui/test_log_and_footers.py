@@ -128,20 +128,13 @@ async def test_a_won_tricks_cards_show_the_numbers_that_pick_them(tmp_path: Path
         ]
 
 
-def shown_keys(app: App[None]) -> list[tuple[str, str]]:
-    """The current screen's footer: each key as shown, with its description."""
-    from textual.widgets._footer import FooterKey
-
-    return [(key.key_display, key.description) for key in app.screen.query(FooterKey)]
-
-
 async def test_a_focused_name_field_is_not_told_that_q_quits(tmp_path: Path) -> None:
     # Issue 18: with the name field focused, q types a letter; the footer
     # still said "q Quit" (escape's key shown as q). It says the key that
     # quits there, and q goes on meaning Quit elsewhere.
     from textual.widgets import Input
 
-    from tests.tui.conftest import make_app
+    from tests.tui.conftest import make_app, shown_keys
 
     app = make_app(tmp_path / "settings.json")
     async with app.run_test(size=(80, 24)) as pilot:

@@ -92,7 +92,10 @@ class DominoesTableScreen(TableScreen):
             with Vertical(id="dominoes-right"):
                 yield DominoPlayers(id="players")
                 yield DominoScores(id="scores")
-        yield Footer()
+        # Compact, and the palette (ctrl+p, in the help) left out: with d
+        # Draw, p Pass and the host's b Stand-in, F1 Help fell off the row
+        # at 80 columns, under the palette's entry (issue 18).
+        yield Footer(compact=True, show_command_palette=False)
 
     # -- rendering ---------------------------------------------------------
 
