@@ -219,8 +219,8 @@ async def test_game_by_keys_to_the_end_screen(private_config: Path) -> None:
         lines = table.game_log.lines_written
         # (The log's wording is the engine's: only its facts are checked.)
         assert any(line.startswith("Game over") for line in lines)
-        assert any(line.startswith("You") and " a collection " in line for line in lines)
-        assert any(line.startswith("You") and "(discarding " in line for line in lines)
+        assert any(line.startswith("You") and " a collection: " in line for line in lines)
+        assert any(line.startswith("You") and " and discarding " in line for line in lines)
         sheet = over.scores
         assert isinstance(sheet, Group)
         totals, *rounds = sheet.renderables
@@ -711,13 +711,15 @@ SEVEN = ["RCW", "RCS", "KCW", "RDW", "UTL", "WJS", "KDO"]
 
 
 class SevenCardsApp(PasseApp):
+    mine: tuple[str, ...] = tuple(SEVEN)
+    theirs: tuple[str, ...] = ("KDS", "KJS", "KTS", "WDS", "WTS")
+
     def make_client(self, game_id: str, **options: Any) -> TableClient:
-        theirs = ["KDS", "KJS", "KTS", "WDS", "WTS"]
         offer = ["WCO", "UDO", "KCO"]
-        used = set(SEVEN + theirs + offer) | {code for code, _ in SEVEN_SLOTS}
+        used = {*self.mine, *self.theirs, *offer} | {code for code, _ in SEVEN_SLOTS}
         state = FashionState.from_position(
             FashionConfig(players=2),
-            hands=[[parse_card(c) for c in SEVEN], [parse_card(c) for c in theirs]],
+            hands=[[parse_card(c) for c in self.mine], [parse_card(c) for c in self.theirs]],
             offer=[parse_card(c) for c in offer],
             deck=[card for card in range(64) if CODE[card] not in used],
             discard=[],
@@ -756,3 +758,62 @@ async def test_a_hand_of_seven_reads_whole_at_80x24(private_config: Path) -> Non
             shown = item.tags if line.endswith(item.tags) else short_tags(item.tags)
             assert line.endswith(shown), (line, item.tags)
             assert len(shown.split()) == len(item.tags.split()), line
+
+
+async def test_the_log_names_every_card_by_its_code_and_its_name(private_config: Path) -> None:
+    # Issue 18: the log named cards by code alone ("You take UTL KJS"). Each
+    # card it names reads "red wool dress (RDW)": the words, and the code
+    # the hand shows. Bids, payment, taking, refilling, a collection, the
+    # bot's moves.
+    from core.fashion.model import card_name
+
+    app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await start_rigged(pilot)  # bids, the payment, a take and a refill
+        await select(pilot, table, "RDW", "RJS", "RTS")
+        await pilot.press("c")  # a collection: 3 points
+        for _ in range(100):  # then the bot's turn, to the next round's auction
+            await pilot.pause()
+            view = table.fa_view
+            if view is not None and view.round == 2:
+                break
+            if isinstance(app.screen, RoundEndScreen):
+                await pilot.press("enter")
+        lines = table.game_log.lines_written
+        assert any(line.startswith("You take ") for line in lines), lines
+        assert any("collection" in line for line in lines), lines
+        named = 0
+        for line in lines:
+            for code in re.findall(r"\b[RUKW][DJTC][SWOL]\b", line):
+                assert f"{card_name(parse_card(code))}" in line, line
+                named += 1
+        assert named >= 8, lines
+
+
+class OneCardApp(SevenCardsApp):
+    """Each designer holds one card: yours, red, is currency (MONEY red)
+    and wins the auction; Ada's comes back to her hand (FA-8)."""
+
+    mine = ("RCW",)
+    theirs = ("KDS",)
+
+
+async def test_one_card_reads_one_card(private_config: Path) -> None:
+    # Issue 18: "1 pts", "point(s)": counts agree with their nouns, in
+    # fashion's every count of cards and points ("Ada: 1 cards" in the
+    # who-plays list).
+    app = OneCardApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_fashion(pilot, players=2)
+        table = next(s for s in app.screen_stack if isinstance(s, FashionTableScreen))
+        for _ in range(50):
+            await pilot.pause()
+            if isinstance(app.screen, ChoiceScreen):
+                break
+            view = table.fa_view
+            if view is not None and view.phase == "auction" and table._mine(view):
+                await pilot.press("1")
+        choice = app.screen
+        assert isinstance(choice, ChoiceScreen) and choice.kind == "player", choice
+        assert "Ada: 1 card, 0 points" in choice.options, choice.options
+        assert "You (you): 0 cards, 0 points" in choice.options, choice.options

@@ -341,9 +341,10 @@ class DominoesTableScreen(TableScreen):
         if view.ends is None:
             return f"You lead round {view.round}: start the train with any tile first (DO-6)."
         if what == "draw" and not view.can_draw:
+            left = f"holds only {plural(view.boneyard, 'tile')}" if view.boneyard else "is empty"
             return (
-                f"The boneyard holds {view.boneyard} tiles: the last two can never be "
-                "drawn (DO-4). Place a tile or pass (p)."
+                f"The boneyard {left}: the last two can never be drawn (DO-4). "
+                "Place a tile or pass (p)."
             )
         return self.explain()
 

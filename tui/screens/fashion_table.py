@@ -21,7 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
-from core.engine import Action, Event, View
+from core.engine import Action, Event, View, plural
 from core.fashion.model import (
     ATTRIBUTES,
     BANNED,
@@ -219,7 +219,7 @@ class FashionTableScreen(TableScreen):
         offer.mode = "select" if mine and view.phase == TAKE else ""
         hand = self.query_one(FashionHand)
         hand.border_title = plain(
-            f"Your hand ({self.names[view.seat or 0]}): {len(view.hand)} cards"
+            f"Your hand ({self.names[view.seat or 0]}): {plural(len(view.hand), 'card')}"
         )  # a name: text (issue 19)
         items = []
         for card in map(card_id, view.hand):
@@ -669,7 +669,7 @@ class FashionTableScreen(TableScreen):
             seat = action.seat
             you = " (you)" if seat == view.seat else ""
             labels.append(
-                f"{self.names[seat]}{you}: {view.hand_sizes[seat]} cards, "
+                f"{self.names[seat]}{you}: {plural(view.hand_sizes[seat], 'card')}, "
                 f"{points(view.points[seat])}"
             )
         played = self._names(view.order) if view.order else "nobody yet"
