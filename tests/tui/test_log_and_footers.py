@@ -136,3 +136,29 @@ async def test_a_won_tricks_cards_show_the_numbers_that_pick_them(tmp_path: Path
         assert [item.above.split()[0] for item in items] == [
             str(n) for n in range(1, len(items) + 1)
         ]
+
+
+async def test_a_focused_name_field_is_not_told_that_q_quits(tmp_path: Path) -> None:
+    # Issue 18: with the name field focused, q types a letter; the footer
+    # still said "q Quit" (escape's key shown as q). It says the key that
+    # quits there, and q goes on meaning Quit elsewhere.
+    from textual.widgets import Input
+
+    from tests.tui.conftest import make_app, shown_keys
+
+    app = make_app(tmp_path / "settings.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert ("q", "Quit") in shown_keys(app)
+        name = app.screen.query_one("#name", Input)
+        name.focus()
+        await pilot.pause()
+        await pilot.press("end", "q")
+        await pilot.pause()
+        assert name.value.endswith("q")  # q typed a letter
+        shown = shown_keys(app)
+        assert ("esc", "Quit") in shown and ("q", "Quit") not in shown, shown
+        name.blur()
+        app.screen.query_one("#game").focus()
+        await pilot.pause()
+        assert ("q", "Quit") in shown_keys(app)

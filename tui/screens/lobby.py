@@ -155,7 +155,9 @@ class LobbyScreen(PasseScreen):
         Binding("i", "expect_key", "By key"),
         # A joiner moves to another free seat (e.g. beside a partner).
         Binding("1", "sit(0)", "Sit in seat", key_display="1-8"),
-        *(Binding(str(n + 1), f"sit({n})", show=False) for n in range(1, 8)),
+        # The same description for every seat's key: the footer reads the
+        # seats' keys that work now from it, "1-4", not "1" (issue 18).
+        *(Binding(str(n + 1), f"sit({n})", "Sit in seat", show=False) for n in range(1, 8)),
         Binding("q,escape", "leave", "Leave", key_display="q"),
     ]
     TITLE_IN_HELP = "Lobby"
@@ -215,7 +217,10 @@ class LobbyScreen(PasseScreen):
             yield SeatList(editable=self.hosting, levels=BOT_LEVELS, id="lobby-seats")
             yield Static("", id="lobby-seat-hint")
         yield Static("", id="lobby-status")
-        yield Footer()
+        # Compact, and the palette (ctrl+p, in the help) left out: with a
+        # knock's y and n, F1 Help fell under the palette's entry at 80
+        # columns (issue 18: the footer shows every key that works now).
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#lobby-code-box").border_title = "Room code"
