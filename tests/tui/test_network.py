@@ -630,6 +630,59 @@ async def test_a_started_game_is_in_play_on_the_lan_list_and_refused_in_words(
             await process.stop()
 
 
+async def test_home_offers_the_room_whose_seat_is_still_yours_and_j_rejoins_it(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 18: after `passe serve --ssh` restarted, a guest's home gave no
+    hint of the room they were in, though their key still held the seat.
+    Home names it, for a room still open there with its host present, and j
+    sits there again; a room left since (its seat a bot's now) is not named."""
+    from net.identity import load_identity
+    from net.pins import RoomPins
+
+    identity = load_identity().identity  # the app's own key (PASSE_DATA_DIR)
+    authority = hosted.authority
+    ours = RemoteTable(identity, hosted.code, *mosquitto, "Tess", pins=RoomPins())
+    seat = await asyncio.wait_for(ours.join(), WAIT)
+    for other in range(3):
+        if other != seat:
+            authority.set_bot(other, "random")
+    authority.start_game()
+    await ours.wait_started()
+    await ours.close()  # the process ended, its seat kept (not a leave)
+    # A room joined later and left: newer, but its seat is no longer ours.
+    left = await open_test_room("dominoes", 2, mosquitto, host_name="Lea")
+    try:
+        later = RemoteTable(identity, left.code, *mosquitto, "Tess", pins=RoomPins())
+        await asyncio.wait_for(later.join(), WAIT)
+        await later.leave()
+
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            home = app.screen
+            assert isinstance(home, HomeScreen)
+            shown = f"{hosted.code[:3]}-{hosted.code[3:]}"
+            offer = f"You were in room {shown}\n(Pass Pass, host Hostess):\nj to rejoin."
+            await wait_until(pilot, lambda: offer in text_of(home, "#games"), "the offer")
+            assert left.code[:3] not in text_of(home, "#games")
+            games = home.query_one("#games")
+            assert all(
+                len(line) <= games.content_region.width
+                for line in text_of(home, "#games").split("\n")
+            )
+            await pilot.press("j")
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table"
+            )
+            table = app.screen
+            assert isinstance(table, PassPassTableScreen)
+            remote = table.client
+            assert isinstance(remote, RemoteTable) and remote.seat == seat
+            await wait_until(pilot, lambda: authority.seats[seat].present, "back in the seat")
+    finally:
+        await left.close()
+
+
 def test_cli_on_screen_refuses_bad_input_before_opening_the_table(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
