@@ -683,6 +683,37 @@ async def test_home_offers_the_room_whose_seat_is_still_yours_and_j_rejoins_it(
         await left.close()
 
 
+def test_passe_join_name_is_the_name_the_join_screen_says(
+    private_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: the join screen said "Enter joins as Root (your name on the
+    home screen)" even with `passe join CODE --name Dave`. (Already right on
+    main when checked, by issue 18 item 6's fix: this keeps it so.)"""
+    import tui.app
+    from tests.net.brokers import closed_port
+    from tui.cli import main
+
+    opened: dict[str, Any] = {}
+
+    def run(**options: Any) -> int:  # what `passe join` opens, not run here
+        opened.update(options)
+        return 0
+
+    async def shown() -> str:
+        app = PasseApp(config_path=private_config, name=opened["name"])
+        async with app.run_test(size=SIZE) as pilot:
+            await app.push_screen(opened["opening"]())
+            screen = app.screen
+            assert isinstance(screen, JoinScreen)
+            await wait_until(pilot, lambda: not screen.joining, "the attempt's end")
+            return text_of(screen, "#join-explain")
+
+    monkeypatch.setattr(tui.app, "run", run)
+    with closed_port() as port:
+        assert main(["join", f"ABC-123@127.0.0.1:{port}", "--name", "Dave"]) == 0
+        assert asyncio.run(shown()) == "Enter joins as Dave."
+
+
 def test_cli_on_screen_refuses_bad_input_before_opening_the_table(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
