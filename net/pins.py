@@ -141,6 +141,20 @@ class RoomPins:
         pins[code] = (key.hex(), now, broker if broker is not None else (known or ("", 0, None))[2])
         while len(pins) > MAX_PINS:
             del pins[next(iter(pins))]
+        self._write(code)
+
+    def forget_broker(self, code: str) -> None:
+        """We left the room of ``code`` for good: its key stays pinned, but
+        it is no room to rejoin any more (see :meth:`recent`)."""
+        pins = self._load()
+        known = pins.get(code)
+        if known is None or known[2] is None:
+            return
+        pins[code] = (known[0], known[1], None)
+        self._write(code)
+
+    def _write(self, code: str) -> None:
+        pins = self._load()
         rooms: dict[str, dict[str, object]] = {}
         for pinned, (hex_key, at, where) in pins.items():
             rooms[pinned] = {"key": hex_key, "at": at}

@@ -777,6 +777,10 @@ class RemoteTable(TableClient):
                 self.authority_key,
             )
             await self._link.publish(topic, payload)
+        if self.pins is not None:
+            # Given up: never offered to rejoin, even before the host's next
+            # room state says so (net/rejoin.py).
+            self.pins.forget_broker(self.code)
         await self.close()
 
     async def close(self) -> None:

@@ -94,6 +94,9 @@ async def test_a_room_left_or_closed_or_out_of_reach_is_not_offered(
             lambda t, p: (s := room_state_of(t, p)) is not None and s.seats[seat].kind == "open"
         )
     assert await held_seat(identity, sat) is None
+    # And this peer, having left, no longer counts it among rooms to rejoin
+    # (whatever the broker still says); its key stays pinned.
+    assert pins.recent(5) == [] and RoomPins(pins.path).get(room.code) == sat.key
 
     closing = await open_test_room("passpass", 3, BROKER, seed=5)
     await sit_and_go(closing, identity, pins)
