@@ -176,6 +176,7 @@ async def test_after_a_server_restart_a_guest_is_offered_the_room_they_were_in(
         shown = f"{code[:3]}-{code[3:]}"
         await cy.terminal.wait_for(f"You were in room {shown}")
         await cy.terminal.wait_for("(Pass Pass, host Hostess):")
+        await cy.terminal.wait_for("j to rejoin.")  # whole at 80x24
         await cy.send("j")
         await cy.terminal.wait_for("Your hand")
         assert (await host.expect("seated"))["seat"] == seat  # the same seat, by key
