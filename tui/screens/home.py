@@ -156,7 +156,7 @@ class HomeScreen(PasseScreen):
         self._game_changed()
         self.query_one("#game", Chooser).focus()
         self.call_after_refresh(self.load_options)
-        self._look_for_seat()
+        self.call_after_refresh(self._look_for_seat)  # home is drawn first
 
     async def load_options(self) -> None:
         """One chooser per option of every playable game (tui/options.py),
@@ -267,8 +267,13 @@ class HomeScreen(PasseScreen):
             self.run_worker(self._find_seat(), group="rejoin", exclusive=True)
 
     async def _find_seat(self) -> None:
+        import asyncio
+        import importlib
+
         from tui.netplay import room_to_rejoin
 
+        # The network layer takes ~0.2 s to import: not on the screen's loop.
+        await asyncio.to_thread(importlib.import_module, "net.rejoin")
         held = await room_to_rejoin()
         if not self.is_attached or held == self.rejoin:
             return
