@@ -178,6 +178,10 @@ async def test_resuming_a_room_hosted_now_says_so_and_a_killed_hosts_lock_does_n
         shown = f"{code[:3]}-{code[3:]}"
         assert f"room {shown} is already hosted here, by process {host.process.pid}" in said
         assert "no interrupted" not in said
+        # On screen too (`passe host --resume CODE`): said before any screen opens.
+        await again.start("host", "--resume", code)
+        assert await again.finish() == 2
+        assert again.stderr.decode().count("is already hosted here, by process") == 2
         # Without a code: none to resume, and which one is hosted now.
         await again.start("host", "--resume", "--headless", "--no-advertise")
         assert await again.finish() == 2
