@@ -2,8 +2,10 @@
 
 The host advertises each open room as the service ``<CODE>._passe._tcp.local.``
 whose SRV record points at the room's broker (port) and whose TXT record
-carries ``code``, ``game``, ``free`` (free seats), ``v`` (protocol version)
-and ``host`` (the host's player name). A peer finds a room by its code alone:
+carries ``code``, ``game``, ``free`` (free seats), ``v`` (protocol version),
+``host`` (the host's player name) and ``phase`` (``lobby``, ``playing`` or
+``over``: a started game is "in play" in the LAN list, not "full"; a record
+without it, from an older Passe, reads as ``lobby``). A peer finds a room by its code alone:
 :func:`find_room` asks for that one service name and returns as soon as it is
 answered. :func:`browse_rooms` lists every room on the LAN.
 
@@ -72,6 +74,10 @@ MAX_HOST_NAME = 40
 MAX_FREE_SEATS = 99
 MAX_VERSION = 9999
 MAX_ADDRESSES = 16
+# The phases a room is advertised in (net.authority's names; a closed room is
+# withdrawn). Any other value makes the record unusable.
+PHASES: Final = ("lobby", "playing", "over")
+LOBBY: Final = "lobby"
 _GAME_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 
@@ -99,6 +105,7 @@ class RoomAdvert:
     version: int
     port: int
     addresses: tuple[str, ...] = ()
+    phase: str = LOBBY
 
 
 # -- validation ------------------------------------------------------------------
@@ -153,6 +160,7 @@ def check_advert(advert: RoomAdvert) -> RoomAdvert | None:
         or not 0 <= advert.free_seats <= MAX_FREE_SEATS
         or not 0 <= advert.version <= MAX_VERSION
         or not 0 < advert.port <= 65535
+        or advert.phase not in PHASES
     ):
         return None
     return replace(advert, code=code, addresses=addresses)
@@ -184,11 +192,17 @@ def advert_from_info(info: ServiceInfo) -> RoomAdvert | None:
         port = info.port
         if free_seats is None or version is None or port is None:
             return None
+        # Absent from an older host's record: read as the lobby (what it
+        # meant then); present, it is one of PHASES or the record is dropped.
+        phase_raw = txt.get(b"phase", LOBBY.encode())
+        if phase_raw is None or len(phase_raw) > max(map(len, PHASES)):
+            return None
+        phase = phase_raw.decode("ascii", "strict")
         addresses = info.parsed_addresses(IPVersion.V4Only)
         return check_advert(
-            RoomAdvert(code, game, host_name, free_seats, version, port, tuple(addresses))
+            RoomAdvert(code, game, host_name, free_seats, version, port, tuple(addresses), phase)
         )
-    except (UnicodeDecodeError, CodeError, ValueError, TypeError, AttributeError):
+    except (UnicodeError, CodeError, ValueError, TypeError, AttributeError):
         return None
 
 
@@ -240,6 +254,7 @@ def _service_info(advert: RoomAdvert) -> AsyncServiceInfo:
             "free": str(advert.free_seats),
             "v": str(advert.version),
             "host": advert.host_name,
+            "phase": advert.phase,
         },
         # A host name of the room's own: never clashes with the machine's
         # (which avahi may answer for with other addresses).
@@ -287,13 +302,20 @@ class Advertiser:
         self._zeroconf, self._info, self.advert = zeroconf, info, checked
         return checked
 
-    async def update(self, *, free_seats: int) -> None:
-        """Publish a new number of free seats."""
+    async def update(self, *, free_seats: int, phase: str | None = None) -> None:
+        """Publish a new number of free seats and, if given, the room's
+        phase (nothing is sent when neither changed)."""
         if self._zeroconf is None or self.advert is None:
             raise DiscoveryError("no room is advertised")
-        advert = check_advert(replace(self.advert, free_seats=free_seats))
+        changed = replace(self.advert, free_seats=free_seats, phase=phase or self.advert.phase)
+        if changed == self.advert:
+            return
+        advert = check_advert(changed)
         if advert is None:
-            raise ValueError(f"free seats must be 0 to {MAX_FREE_SEATS}, not {free_seats}")
+            raise ValueError(
+                f"free seats must be 0 to {MAX_FREE_SEATS} and the phase one of "
+                f"{', '.join(PHASES)}, not {free_seats} and {phase!r}"
+            )
         info = _service_info(advert)
         await (await self._zeroconf.async_update_service(info))
         self._info, self.advert = info, advert
@@ -408,6 +430,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     advertise.add_argument("--game", default="passpass")
     advertise.add_argument("--host-name", default="host")
     advertise.add_argument("--free", type=int, default=1)
+    advertise.add_argument("--phase", choices=PHASES, default=LOBBY)
     advertise.add_argument("--version", type=int, default=1)
     advertise.add_argument("--port", type=int, default=1883)
     advertise.add_argument("--address", action="append", help="advertised address (repeatable)")
@@ -427,6 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.version,
                 args.port,
                 tuple(args.address or ()),
+                args.phase,
             )
             asyncio.run(_advertise(advert, args.interface))
         elif args.command == "find":

@@ -19,7 +19,7 @@ import logging
 import socket
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.engine import Config, IllegalAction
@@ -59,6 +59,7 @@ class HostedRoom:
     # Where the broker was found to answer (issue 18.5), loopback last: what
     # the room advertises on the LAN. Set once the authority is connected.
     addresses: tuple[str, ...] = ()
+    _advert_lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
     @property
     def code(self) -> str:
@@ -92,9 +93,16 @@ class HostedRoom:
         return f"{format_code(self.code)}@{host}:{self.broker_port}"
 
     async def update_advert(self) -> None:
-        if self.advertiser is not None:
+        if self.advertiser is None:
+            return
+        # One update at a time, each with the room as it is when its turn
+        # comes: the last one sent is the room's latest state.
+        async with self._advert_lock:
             with contextlib.suppress(Exception):  # the LAN list is a convenience
-                await self.advertiser.update(free_seats=self.authority.free_seats)
+                # The phase too: a started game is "in play", not "full" (issue 18).
+                await self.advertiser.update(
+                    free_seats=self.authority.free_seats, phase=advert_phase(self.authority.phase)
+                )
 
     async def close(self, *, keep: bool = False) -> None:
         """Close the room, stop advertising, stop the embedded broker.
@@ -533,7 +541,16 @@ def room_advert(room: HostedRoom, game_id: str, host_name: str) -> RoomAdvert:
         version=PROTOCOL_VERSION,
         port=room.broker_port,
         addresses=room.addresses,
+        phase=advert_phase(room.authority.phase),
     )
+
+
+def advert_phase(phase: str) -> str:
+    """The authority's phase as a LAN advert says it: a closed room is
+    withdrawn, not advertised, and reads as over until it is."""
+    from net.discovery import PHASES
+
+    return phase if phase in PHASES else "over"
 
 
 async def _advertise(room: HostedRoom, game_id: str, host_name: str) -> Advertiser | None:

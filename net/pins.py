@@ -10,6 +10,12 @@ no other key for that code, so a squatter's forged ending is never shown.
 The file is JSON, written atomically (a temporary file renamed into place);
 a damaged one is set aside as ``room_keys.json.corrupt`` and reported once,
 never fatal: the peer then trusts on first use again.
+
+Each entry also keeps where the room's broker was (``broker``: host and
+port, as this peer reached it) and when it last sat there: after its process
+ended (an SSH server's restart, a closed terminal), the home screen offers
+the latest rooms whose seat its key still holds (net/rejoin.py, issue 18).
+An entry of an older Passe has no broker: it is only a pin.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import json
 import logging
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from net.files import write_atomic
@@ -29,6 +36,38 @@ log = logging.getLogger("passe.pins")
 PINS_FILE = "room_keys.json"
 FORMAT = 1
 MAX_PINS = 1000  # the newest rooms are kept; the file stays small
+MAX_HOST = 255  # a broker's host name or address, as DNS bounds a name
+# Sitting again in a room already pinned rewrites its entry's time at most
+# this often (seconds): a reconnection writes nothing.
+REFRESH_AFTER = 60
+
+Broker = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class SatIn:
+    """A room this peer sat in: its code, the key pinned, where its broker
+    was, and when it last sat there (seconds since the epoch)."""
+
+    code: str
+    key: bytes
+    broker: Broker
+    at: int
+
+
+def _broker(raw: object) -> Broker | None:
+    """An entry's ``broker`` as written by :meth:`RoomPins.remember`;
+    ValueError for anything else (the file is then damaged)."""
+    if raw is None:
+        return None
+    if not (isinstance(raw, list) and len(raw) == 2):
+        raise ValueError("a bad broker")
+    host, port = raw
+    if not (isinstance(host, str) and 0 < len(host) <= MAX_HOST and host.isprintable()):
+        raise ValueError("a bad broker host")
+    if not (isinstance(port, int) and not isinstance(port, bool) and 0 < port <= 65535):
+        raise ValueError("a bad broker port")
+    return host, port
 
 
 class RoomPins:
@@ -37,12 +76,12 @@ class RoomPins:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else data_dir() / PINS_FILE
         self.notice: str | None = None  # set when the file was damaged
-        self._pins: dict[str, tuple[str, int]] | None = None
+        self._pins: dict[str, tuple[str, int, Broker | None]] | None = None
 
-    def _load(self) -> dict[str, tuple[str, int]]:
+    def _load(self) -> dict[str, tuple[str, int, Broker | None]]:
         if self._pins is not None:
             return self._pins
-        pins: dict[str, tuple[str, int]] = {}
+        pins: dict[str, tuple[str, int, Broker | None]] = {}
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
@@ -63,7 +102,7 @@ class RoomPins:
                     bytes.fromhex(key)
                     if not isinstance(code, str) or len(key) != 64 or not isinstance(at, int):
                         raise ValueError("a bad entry")
-                    pins[code] = (key, at)
+                    pins[code] = (key, at, _broker(entry.get("broker")))
             except (ValueError, KeyError, TypeError) as error:
                 aside = self.path.with_name(self.path.name + ".corrupt")
                 with contextlib.suppress(OSError):
@@ -84,25 +123,61 @@ class RoomPins:
         entry = self._load().get(code)
         return bytes.fromhex(entry[0]) if entry is not None else None
 
-    def remember(self, code: str, key: bytes) -> None:
-        """Pin ``key`` for ``code`` (a failure to write is logged, not raised:
-        the game goes on; the pin then lasts as long as this process)."""
+    def remember(self, code: str, key: bytes, broker: Broker | None = None) -> None:
+        """Pin ``key`` for ``code``, with where its broker is (a failure to
+        write is logged, not raised: the game goes on; the pin then lasts as
+        long as this process)."""
         pins = self._load()
-        if pins.get(code, ("", 0))[0] == key.hex():
+        now = int(time.time())
+        known = pins.get(code)
+        if (
+            known is not None
+            and known[0] == key.hex()
+            and (broker is None or known[2] == broker)
+            and now - known[1] < REFRESH_AFTER
+        ):
             return
         pins.pop(code, None)
-        pins[code] = (key.hex(), int(time.time()))
+        pins[code] = (key.hex(), now, broker if broker is not None else (known or ("", 0, None))[2])
         while len(pins) > MAX_PINS:
             del pins[next(iter(pins))]
-        data = {
-            "version": FORMAT,
-            "rooms": {code: {"key": key, "at": at} for code, (key, at) in pins.items()},
-        }
+        self._write(code)
+
+    def forget_broker(self, code: str) -> None:
+        """We left the room of ``code`` for good: its key stays pinned, but
+        it is no room to rejoin any more (see :meth:`recent`)."""
+        pins = self._load()
+        known = pins.get(code)
+        if known is None or known[2] is None:
+            return
+        pins[code] = (known[0], known[1], None)
+        self._write(code)
+
+    def _write(self, code: str) -> None:
+        pins = self._load()
+        rooms: dict[str, dict[str, object]] = {}
+        for pinned, (hex_key, at, where) in pins.items():
+            rooms[pinned] = {"key": hex_key, "at": at}
+            if where is not None:
+                rooms[pinned]["broker"] = list(where)
+        data = {"version": FORMAT, "rooms": rooms}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(self.path, json.dumps(data))
         except OSError as error:
             log.warning("could not remember the key of room %s: %s", code, error)
 
+    def recent(self, limit: int, *, since: int = 0) -> list[SatIn]:
+        """The rooms sat in with a known broker, newest first: at most
+        ``limit``, none older than ``since``."""
+        # The file's order is the order sat in (an entry moves to the end
+        # when it is written again): the newest last, within one second too.
+        found = [
+            SatIn(code, bytes.fromhex(key), where, at)
+            for code, (key, at, where) in reversed(self._load().items())
+            if where is not None and at >= since
+        ]
+        return found[:limit]
 
-__all__ = ["PINS_FILE", "RoomPins"]
+
+__all__ = ["PINS_FILE", "RoomPins", "SatIn"]

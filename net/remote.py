@@ -276,7 +276,9 @@ class RemoteTable(TableClient):
     def _pin(self) -> None:
         """We sit in this room: remember its key (net/pins.py)."""
         if self.pins is not None and self.authority_key is not None:
-            self.pins.remember(self.code, self.authority_key)
+            # With the broker: the room can be offered again after this
+            # process ends, while our key holds its seat (net/rejoin.py).
+            self.pins.remember(self.code, self.authority_key, (self.broker_host, self.broker_port))
 
     async def change_seat(self, seat: int) -> int:
         """In the lobby, move to another free seat; raises :class:`JoinError`
@@ -781,6 +783,10 @@ class RemoteTable(TableClient):
                 self.authority_key,
             )
             await self._link.publish(topic, payload)
+        if self.pins is not None:
+            # Given up: never offered to rejoin, even before the host's next
+            # room state says so (net/rejoin.py).
+            self.pins.forget_broker(self.code)
         await self.close()
 
     async def close(self) -> None:

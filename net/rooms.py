@@ -182,6 +182,13 @@ class RoomStore:
             os.close(lock)
             code = self.path.name.removesuffix(SUFFIX)
             raise RoomBusy(f"room {code} is hosted by another running Passe") from None
+        # Our pid in the lock, for "already hosted here, by process N" (issue
+        # 18): only a word for people. The lock itself says whether the room
+        # is hosted (the kernel lets go of it when we die), so a pid left by a
+        # crash is never read (see hosting_pid).
+        with contextlib.suppress(OSError):
+            os.ftruncate(lock, 0)
+            os.pwrite(lock, str(os.getpid()).encode(), 0)
         self._lock = lock
 
     def save(self, room: SavedRoom, *, durable: bool = True) -> None:
@@ -271,6 +278,27 @@ def is_hosted(path: Path) -> bool:
     finally:
         os.close(lock)
     return False
+
+
+# The longest pid a lock may say (Linux's pid_max is at most 2**22).
+MAX_PID_DIGITS = 10
+
+
+def hosting_pid(path: Path) -> int | None:
+    """The process that hosts the room saved at ``path`` right now, or None
+    when none does. The lock decides (a pid left in the file by a host that
+    crashed is ignored); 0 when it is held but says no usable pid (a file
+    written by an older Passe, or not a number: the file is not trusted)."""
+    if not is_hosted(path):
+        return None
+    try:
+        with open(_lock_path(path), "rb") as lock:
+            text = lock.read(MAX_PID_DIGITS + 1)
+    except OSError:
+        return 0
+    if not (0 < len(text) <= MAX_PID_DIGITS and text.isdigit()):
+        return 0
+    return int(text)
 
 
 def write_room(path: Path, room: SavedRoom, *, durable: bool = True) -> None:
@@ -515,6 +543,7 @@ __all__ = [
     "RoomStore",
     "SavedRoom",
     "SavedSeat",
+    "hosting_pid",
     "interrupted_rooms",
     "is_hosted",
     "load_room",

@@ -432,9 +432,9 @@ class PasseApp(App[None]):
             self.push_screen(LobbyScreen(plan=plan))
 
     def on_join_requested(self, message: JoinRequested) -> None:
-        self.named(message.settings, self._join)
+        self.named(message.settings, lambda settings: self._join(settings, message.rejoin))
 
-    def _join(self, settings: Settings) -> None:
+    def _join(self, settings: Settings, rejoin: str = "") -> None:
         from tui.netplay import table_name
         from tui.screens.join import JoinScreen
 
@@ -443,7 +443,8 @@ class PasseApp(App[None]):
             return
         self.settings = settings
         self._save()
-        self.push_screen(JoinScreen(table_name(settings.name), network))
+        name = table_name(settings.name)
+        self.push_screen(JoinScreen(name, network, code=rejoin, join_now=bool(rejoin)))
 
     async def go_home(self) -> None:
         while len(self.screen_stack) > 1 and not isinstance(self.screen, HomeScreen):

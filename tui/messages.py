@@ -89,6 +89,9 @@ class HostRequested(Message):
 
 @dataclass
 class JoinRequested(Message):
-    """Home asks to join a LAN game by its code (``settings``: the name)."""
+    """Home asks to join a LAN game by its code (``settings``: the name);
+    ``rejoin``: ``CODE@HOST:PORT`` of a room whose seat is still ours, to
+    join at once."""
 
     settings: Settings
+    rejoin: str = ""

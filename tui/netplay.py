@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from net.host import ClosedRoom, HostedRoom
     from net.identity import Identity
     from net.pins import RoomPins
+    from net.rejoin import HeldSeat
     from net.remote import RemoteTable
     from net.rooms import SavedRoom
 
@@ -410,6 +411,41 @@ async def advert_target(advert: RoomAdvert) -> Target:
     return Target(advert.code, address, advert.port)
 
 
+def pins_kept() -> bool:
+    """Whether this person ever sat in a networked room (their data
+    directory keeps the rooms' keys): only then is a room to rejoin looked
+    for, so a local player's home never loads the network layer."""
+    from net.paths import data_dir
+    from net.pins import PINS_FILE
+
+    try:
+        return (data_dir() / PINS_FILE).is_file()
+    except OSError:
+        return False
+
+
+async def room_to_rejoin() -> HeldSeat | None:
+    """The latest room whose seat this person's key still holds, its host
+    present (issue 18: an SSH guest after a server restart). A room this
+    machine hosted whose host process died is ``u``'s to resume, not this
+    (one a live process hosts here is a room like any other). Never
+    raises: None then."""
+    from net.paths import ROOM_SUFFIX, rooms_dir
+    from net.rejoin import seat_to_rejoin
+    from net.rooms import is_hosted
+
+    try:
+        paths = list(rooms_dir().glob(f"*{ROOM_SUFFIX}"))
+    except OSError:
+        paths = []
+    interrupted = {path.stem for path in paths if not is_hosted(path)}
+    try:
+        identity, _ = _user_identity()
+        return await seat_to_rejoin(identity, _pins(), skip=interrupted)
+    except Exception:  # a damaged key file, no network: nothing to offer
+        return None
+
+
 def _pins() -> RoomPins:
     from net.pins import RoomPins
 
@@ -464,7 +500,9 @@ __all__ = [
     "open_hosted_room",
     "open_next_hosted_room",
     "parse_broker",
+    "pins_kept",
     "remote_table",
     "resolve_target",
+    "room_to_rejoin",
     "table_name",
 ]

@@ -287,12 +287,45 @@ def _interrupted_room(wanted: str) -> Any:
     if len(chosen) == 1:
         return chosen[0]
     if not chosen:
+        # A room hosted right now by another process here is no interrupted
+        # one: say so (issue 18: it said "no interrupted room").
+        hosted = _hosted_here(code)
+        if code and hosted:
+            return _fail(f"{hosted}: it needs no --resume")
         where = f"room {code}" if code else "hosted room"
-        return _fail(f"no interrupted {where} to resume in {rooms_dir()}")
+        also = f" ({hosted})" if hosted else ""
+        return _fail(f"no interrupted {where} to resume in {rooms_dir()}{also}")
     _fail(f"{len(chosen)} rooms can be resumed: name one (passe host --resume CODE):")
     for room in chosen:
         print(f"  {room.describe()}", file=sys.stderr)
     return USAGE_ERROR
+
+
+def _hosted_here(code: str) -> str:
+    """ "room CODE is already hosted here, by process N" for the room of
+    ``code`` (any room, when ``code`` is empty) that another running Passe
+    hosts on this machine now, its lock held; "" when none is."""
+    from net.codes import CodeError, format_code
+    from net.paths import ROOM_SUFFIX, rooms_dir
+    from net.rooms import hosting_pid, room_path
+
+    if code:
+        paths = [room_path(code)]
+    else:
+        try:
+            paths = sorted(rooms_dir().glob(f"*{ROOM_SUFFIX}"))
+        except OSError:
+            paths = []
+    for path in paths:
+        pid = hosting_pid(path)
+        if pid is not None:
+            by = f"by process {pid}" if pid else "by another running Passe"
+            try:
+                shown = format_code(path.stem)
+            except CodeError:  # a file not named by Passe
+                continue
+            return f"room {shown} is already hosted here, {by}"
+    return ""
 
 
 def _screen_name(args: argparse.Namespace) -> str:

@@ -170,6 +170,33 @@ def test_pins_remember_a_rooms_key_and_survive_a_damaged_file(tmp_path: Path) ->
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".room_keys.")]
 
 
+def test_pins_keep_where_each_rooms_broker_was_newest_first(tmp_path: Path) -> None:
+    """Issue 18: the rooms sat in, with their brokers, for the home screen's
+    offer to rejoin one (net/rejoin.py). An older file's entries (no broker)
+    are pins still; a broker that is not one makes the file damaged."""
+    path = tmp_path / "room_keys.json"
+    old_key, key = Identity.generate().public_key, Identity.generate().public_key
+    path.write_text(
+        json.dumps({"version": 1, "rooms": {"OLD111": {"key": old_key.hex(), "at": 5}}})
+    )
+    pins = RoomPins(path)
+    assert pins.get("OLD111") == old_key and pins.recent(5) == []  # no broker: no offer
+    pins.remember(CODE, key, ("10.0.0.7", 1884))
+    pins.remember("NEW222", key, ("127.0.0.1", 1883))
+    again = RoomPins(path)
+    assert again.get("OLD111") == old_key  # kept as it was
+    recent = again.recent(5)
+    assert {room.code for room in recent} == {CODE, "NEW222"}
+    assert recent[0].at >= recent[1].at
+    assert {room.code: room.broker for room in recent}[CODE] == ("10.0.0.7", 1884)
+    assert again.recent(1, since=recent[0].at + 1) == []
+    for bad in (["10.0.0.7"], ["10.0.0.7", 0], ["10.0.0.7", True], ["\x1b[2J", 1883], "x:1"):
+        data = {"version": 1, "rooms": {CODE: {"key": key.hex(), "at": 5, "broker": bad}}}
+        path.write_text(json.dumps(data))
+        damaged = RoomPins(path)
+        assert damaged.recent(5) == [] and damaged.notice is not None, bad
+
+
 def test_the_admit_rule_reads_a_key_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -113,11 +113,28 @@ def test_a_good_record_is_read_with_loopback_last() -> None:
         ("ABC123", {b"v": b"99999"}),
         ("ABC123", {b"v": None}),
         ("ABC123", {b"pad1": b"x" * 200, b"pad2": b"y" * 200, b"pad3": b"z" * 200}),  # too big
+        ("ABC123", {b"phase": b"started"}),  # not one of the phases (issue 18)
+        ("ABC123", {b"phase": b"closed"}),  # a closed room is withdrawn, never advertised
+        ("ABC123", {b"phase": b"PLAYING"}),
+        ("ABC123", {b"phase": b"playing\x1b[2J"}),
+        ("ABC123", {b"phase": "pläying".encode()}),
+        ("ABC123", {b"phase": b""}),
+        ("ABC123", {b"phase": None}),
     ],
 )
 def test_hostile_records_are_skipped(name_code: str, changes: dict[bytes, bytes | None]) -> None:
     txt = {**GOOD_TXT, **changes}
     assert advert_from_info(record(name_code, txt)) is None
+
+
+@pytest.mark.parametrize("phase", ["lobby", "playing", "over"])
+def test_the_phase_is_read_and_a_record_without_one_is_a_lobby(phase: str) -> None:
+    # Issue 18: a started game read as "full"; an older host sends no phase.
+    found = advert_from_info(record("ABC123", {**GOOD_TXT, b"phase": phase.encode()}))
+    assert found is not None and found.phase == phase
+    older = advert_from_info(record("ABC123", GOOD_TXT))
+    assert older is not None and older.phase == "lobby"
+    assert check_advert(advert("ABC123", phase="closed")) is None
 
 
 @pytest.mark.parametrize("missing", [b"code", b"game", b"free", b"v", b"host"])
@@ -222,6 +239,12 @@ async def test_update_then_close() -> None:
         await advertiser.update(free_seats=0)
         found = await find_room(code)
         assert found is not None and found.free_seats == 0 and found.host_name == "Ann"
+        assert found.phase == "lobby"
+        await advertiser.update(free_seats=0, phase="playing")  # the game started
+        found = await find_room(code)
+        assert found is not None and (found.free_seats, found.phase) == (0, "playing")
+        with pytest.raises(ValueError):
+            await advertiser.update(free_seats=0, phase="closed")
     # Withdrawn with goodbye packets: a new search finds nothing.
     assert await find_room(code, timeout=1.0) is None
 

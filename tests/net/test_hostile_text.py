@@ -136,7 +136,7 @@ def test_the_lan_advert_carries_the_host_name_cleaned() -> None:
 
     room: Any = SimpleNamespace(
         code="ABC123",
-        authority=SimpleNamespace(free_seats=2),
+        authority=SimpleNamespace(free_seats=2, phase="lobby"),
         broker_port=1883,
         addresses=("192.0.2.7",),
     )

@@ -153,3 +153,49 @@ async def test_after_a_power_cut_everyone_finds_the_resumed_room_by_its_code(
     finally:
         for process in (host, ana):
             await process.stop()
+
+
+async def test_resuming_a_room_hosted_now_says_so_and_a_killed_hosts_lock_does_not_block(
+    tmp_path: Path,
+) -> None:
+    """Issue 18: `passe host --resume CODE` on a room another process hosts
+    right now said "no interrupted room"; it says the room is already
+    hosted here. Once that host is killed (its lock file left behind), the
+    same command resumes the room."""
+    setup = host_args("passpass", 3, wait_for=3, port=0)
+    host = PasseProcess("host", tmp_path)
+    again = PasseProcess("host", tmp_path)  # the same machine and data directory
+    try:
+        await host.start(*setup)
+        code = (await host.expect("room"))["code"]
+        lock = tmp_path / "host" / "data" / "rooms" / f"{code}.lock"
+        assert lock.exists()
+        resume = ("host", "--resume", code, "--headless", "--no-advertise", "--port", "0")
+        await again.start(*resume)
+        assert await again.finish() == 2
+        said = again.stderr.decode()
+        assert host.process is not None
+        shown = f"{code[:3]}-{code[3:]}"
+        assert f"room {shown} is already hosted here, by process {host.process.pid}" in said
+        assert "no interrupted" not in said
+        # On screen too (`passe host --resume CODE`): said before any screen opens.
+        await again.start("host", "--resume", code)
+        assert await again.finish() == 2
+        assert again.stderr.decode().count("is already hosted here, by process") == 2
+        # Without a code: none to resume, and which one is hosted now.
+        await again.start("host", "--resume", "--headless", "--no-advertise")
+        assert await again.finish() == 2
+        assert f"(room {shown} is already hosted here" in again.stderr.decode()
+
+        host.kill()
+        assert await host.finish() != 0
+        assert lock.exists()  # left behind by the crash: it must not block
+        await again.start(*resume)
+        resumed = await again.expect("room")
+        assert (resumed["code"], resumed["phase"]) == (code, "lobby")
+    except BaseException:
+        print(await host.report(), await again.report())
+        raise
+    finally:
+        for process in (host, again):
+            await process.stop()

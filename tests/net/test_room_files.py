@@ -484,3 +484,21 @@ async def test_saving_writes_a_snapshot_when_it_must_and_says_once_when_it_canno
     where.write_text("in the way again")
     blocked.save(room)
     assert len(caplog.records) == 2
+
+
+def test_the_hosting_pid_is_read_only_while_the_lock_is_held(tmp_path: Path) -> None:
+    """Issue 18: "already hosted here, by process N". The pid in a lock is a
+    word for people; the lock decides, and a lock file's text is not trusted."""
+    from net.rooms import hosting_pid
+
+    store = RoomStore(tmp_path / "WB1VJ7.room", WHERE)
+    assert hosting_pid(store.path) is None
+    store.claim()
+    assert hosting_pid(store.path) == os.getpid()
+    lock = store.path.with_suffix(".lock")
+    lock.write_bytes(b"\x1b[2J" + b"9" * 40)  # garbage, held: hosted, no pid said
+    assert hosting_pid(store.path) == 0
+    lock.write_bytes(b"4242")
+    store.release()
+    lock.write_bytes(b"4242")  # left by a crash: nobody holds it
+    assert hosting_pid(store.path) is None

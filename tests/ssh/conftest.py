@@ -104,8 +104,9 @@ def start_server(tmp_path: Path) -> Iterator[ServerFactory]:
     """Start ``passe serve --ssh`` with a private data directory; stopped at the end."""
     servers: list[Server] = []
 
-    def start(*arguments: str, seed: int = 11) -> Server:
-        data_dir = tmp_path / f"data{len(servers)}"
+    def start(*arguments: str, seed: int = 11, data_dir: Path | None = None) -> Server:
+        """``data_dir``: an earlier server's, to start it again (a restart)."""
+        data_dir = data_dir or tmp_path / f"data{len(servers)}"
         log_path = tmp_path / f"server{len(servers)}.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PASSE_", "TEXTUAL"))}
         env["PASSE_DATA_DIR"] = str(data_dir)

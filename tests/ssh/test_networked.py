@@ -135,3 +135,53 @@ async def test_two_ssh_guests_and_a_local_host_play_one_networked_game(
         await server.wait_log(r"session 2 end: app exited with 0")
     finally:
         await host.stop()
+
+
+async def test_after_a_server_restart_a_guest_is_offered_the_room_they_were_in(
+    start_server: ServerFactory, clients: list[Client], tmp_path: Path
+) -> None:
+    """Issue 18: after `passe serve --ssh` restarted, a guest's home screen
+    gave no hint of the room they were in, though their key still held the
+    seat. Over a real SSH connection, after a real restart of the server:
+    home names the room, and j takes the seat back."""
+    need_mosquitto(*MOSQUITTO)
+    server = start_server()
+    host = PasseProcess("host", tmp_path)
+    # Its bots wait 30 s a move: the game is still on after the restart.
+    await host.start(
+        *("host", "passpass", "--players", "3", "--headless", "--wait-for", "1"),
+        *("--broker", "{}:{}".format(*MOSQUITTO), "--no-advertise"),
+        *("--bot-delay", "30", "--seed", str(SEED), "--name", "Hostess"),
+    )
+    try:
+        room = await host.expect("room")
+        code = room["code"]
+        key = asyncssh.generate_private_key("ssh-ed25519")  # the guest's own
+        cy = await asyncssh_connect(server, "cy", key=key)
+        clients.append(cy)
+        await cy.terminal.wait_for(HOME)
+        await cy.send("j")
+        await cy.terminal.wait_for("Room code")
+        await cy.send(f"{code}@{room['broker']}\r")
+        seat = (await host.expect("seated"))["seat"]
+        await host.expect("started")
+        await cy.terminal.wait_for("Your hand")
+
+        server.stop()  # every guest's app ends (SIGHUP); the seat stays cy's
+        assert (await host.expect("unseated"))["seat"] == seat
+        again = start_server(data_dir=server.data_dir)
+        cy = await asyncssh_connect(again, "cy", key=key)
+        clients.append(cy)
+        await cy.terminal.wait_for(HOME)
+        shown = f"{code[:3]}-{code[3:]}"
+        await cy.terminal.wait_for(f"You were in room {shown}")
+        await cy.terminal.wait_for("(Pass Pass, host Hostess):")
+        await cy.terminal.wait_for("j to rejoin.")  # whole at 80x24
+        await cy.send("j")
+        await cy.terminal.wait_for("Your hand")
+        assert (await host.expect("seated"))["seat"] == seat  # the same seat, by key
+    except BaseException:
+        print(await host.report())
+        raise
+    finally:
+        await host.stop()

@@ -28,6 +28,7 @@ from tui.settings import BOT_LEVELS, BOT_SPEEDS, NAME_LENGTH, Settings, clean_na
 from tui.widgets.chooser import FOCUS_MARK, NO_MARK, Chooser
 
 if TYPE_CHECKING:
+    from net.rejoin import HeldSeat
     from net.rooms import SavedRoom
     from tui.options import GameOption
 
@@ -83,6 +84,8 @@ class HomeScreen(PasseScreen):
         "j joins a LAN game by the code its host reads out.\n"
         "A hosted game whose host process died is kept: u resumes it,\n"
         "x closes it for good (it asks first; the others are told).\n"
+        "A room you were in whose seat is still yours (your connection or\n"
+        "the SSH server went away) is named here too: j rejoins it.\n"
         "ctrl+p opens the command palette: pick a theme there (Passe, the\n"
         "colour-blind safe Okabe-Ito one, or high-contrast monochrome)."
     )
@@ -98,6 +101,8 @@ class HomeScreen(PasseScreen):
         self.option_rows: list[tuple[str, GameOption, Chooser[Any]]] = []
         self.options_loaded = False
         self.hosted: SavedRoom | None = None  # an interrupted hosted room
+        # A room joined earlier whose seat our key still holds (issue 18).
+        self.rejoin: HeldSeat | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Passe · a table for the three games called Pass", classes="screen-title")
@@ -128,7 +133,7 @@ class HomeScreen(PasseScreen):
                 yield Chooser(
                     CONFIRM_LABEL, CONFIRM_CHOICES, self.settings.confirm_plays, id="confirm-plays"
                 )
-                yield Static(self._games_text(), id="games")
+                yield Static(plain(self._games_text()), id="games")
             with Vertical(id="home-seats"):
                 yield Static("", id="seat-you")
                 for seat in range(1, MAX_BOT_SEATS + 1):
@@ -156,6 +161,7 @@ class HomeScreen(PasseScreen):
         self._game_changed()
         self.query_one("#game", Chooser).focus()
         self.call_after_refresh(self.load_options)
+        self.call_after_refresh(self._look_for_seat)  # home is drawn first
 
     async def load_options(self) -> None:
         """One chooser per option of every playable game (tui/options.py),
@@ -236,7 +242,9 @@ class HomeScreen(PasseScreen):
         self.query_one("#name-label", Label).update(mark + NAME_LABEL)
 
     def _games_text(self) -> str:
-        # Only games that cannot be played yet are listed (as "coming").
+        """What can be continued, as text (never markup: a host's name from
+        the network is in it). Only games that cannot be played yet are
+        listed (as "coming")."""
         lines = [f"{entry.title}: {entry.note}" for entry in self.entries if not entry.playable]
         saved = self._saved_description()
         if saved:
@@ -248,7 +256,50 @@ class HomeScreen(PasseScreen):
             if lines:
                 lines.append("")
             lines.append(self._describe_hosted(self.hosted))
+        if self.rejoin is not None:
+            if lines:
+                lines.append("")
+            lines.append(self._describe_rejoin(self.rejoin))
         return "\n".join(lines)
+
+    def _look_for_seat(self) -> None:
+        """Look, in the background, for a room whose seat this person's key
+        still holds (issue 18: an SSH guest after a server restart saw no
+        hint of it); only for someone who ever sat in one."""
+        from tui.netplay import pins_kept
+
+        if pins_kept():
+            self.run_worker(self._find_seat(), group="rejoin", exclusive=True)
+
+    async def _find_seat(self) -> None:
+        import asyncio
+        import importlib
+
+        from tui.netplay import room_to_rejoin
+
+        # The network layer takes ~0.2 s to import: not on the screen's loop.
+        await asyncio.to_thread(importlib.import_module, "net.rejoin")
+        held = await room_to_rejoin()
+        if not self.is_attached or held == self.rejoin:
+            return
+        self.rejoin = held
+        self.query_one("#games", Static).update(plain(self._games_text()))
+
+    @staticmethod
+    def _describe_rejoin(held: HeldSeat) -> str:
+        from core.engine import ConfigError
+        from net.codes import format_code
+
+        try:
+            title = game_info(held.game).title
+        except ConfigError:
+            title = held.game
+        # The host's name is network text, cleaned (net/rejoin.py) and shown
+        # as text (plain). Short lines: the panel is 40 columns at 80x24.
+        return (
+            f"You were in room {format_code(held.code)}\n"
+            f"({title}, host {held.host_name}):\nj to rejoin."
+        )
 
     def _interrupted_room(self) -> SavedRoom | None:
         """The latest hosted room whose host process died, if any (the
@@ -289,8 +340,9 @@ class HomeScreen(PasseScreen):
         return None if saved is None else app.describe_saved(saved)
 
     def on_screen_resume(self) -> None:
-        self.query_one("#games", Static).update(self._games_text())
+        self.query_one("#games", Static).update(plain(self._games_text()))
         self.refresh_bindings()
+        self._look_for_seat()  # left it, or it ended, meanwhile
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("resume_hosted", "close_hosted"):
@@ -501,7 +553,10 @@ class HomeScreen(PasseScreen):
         self.post_message(HostRequested(self.collect()))
 
     def action_join(self) -> None:
-        self.post_message(JoinRequested(self.collect()))
+        # With a room to rejoin, j takes the seat back there at once (the
+        # join screen opens on it: Esc there, and another code can be typed).
+        target = self.rejoin.target if self.rejoin is not None else ""
+        self.post_message(JoinRequested(self.collect(), rejoin=target))
 
     def action_rules(self) -> None:
         game = self.game

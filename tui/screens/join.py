@@ -39,7 +39,8 @@ ROOM_HEADER = " " + ROOM_COLUMNS.format(code="code", game="game", host="host", s
 
 
 def room_line(advert: RoomAdvert) -> str:
-    """One room of the LAN list: code, game, host's name, free seats."""
+    """One room of the LAN list: code, game, host's name, free seats (or
+    whether its game is in play or over)."""
     from core.engine import ConfigError
     from core.registry import game_info
     from net.codes import CodeError, format_code
@@ -52,7 +53,14 @@ def room_line(advert: RoomAdvert) -> str:
         game = game_info(advert.game).title
     except ConfigError:
         game = advert.game[:15]
-    seats = "full" if advert.free_seats <= 0 else f"{advert.free_seats} free"
+    # A started game is "in play", not "full" (issue 18): joining it is
+    # refused, except to a person whose key holds a seat there.
+    if advert.phase == "playing":
+        seats = "in play"
+    elif advert.phase == "over":
+        seats = "over"
+    else:
+        seats = "full" if advert.free_seats <= 0 else f"{advert.free_seats} free"
     # The host's name comes from the LAN: fitted in cells (CJK, emoji).
     return ROOM_COLUMNS.format(code=code, game=game, host=pad(advert.host_name, 21), seats=seats)
 

@@ -1,0 +1,166 @@
+"""Rooms this peer may sit in again after its process ended (issue 18).
+
+A person whose process ended without leaving (an SSH server restarted, a
+terminal closed) still holds their seat: their key is bound to it, a bot
+plays for them meanwhile. The home screen offers such a room, as ``u`` does
+a host's interrupted one, but only while it is really there. For each of the
+latest rooms sat in (net/pins.py: the code, the room's key, where its broker
+was), :func:`held_seat` asks that broker for two retained messages, and sends
+nothing (no presence, no Hello: the room sees nobody come and go):
+
+- the room's state, signed by the key pinned for the code (any other
+  signer's is ignored, as a joiner ignores it), in the lobby or playing,
+  with a person's seat bound to our key;
+- the presence of that authority: online (a host that died leaves its
+  state on a broker that outlived it, but nobody can sit there until it is
+  resumed).
+
+Everything read is network text: names are cleaned (net/text.py) before
+they reach a screen, and every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from net.identity import Identity, peer_id
+from net.pins import RoomPins, SatIn
+from net.text import clean_name, clean_text
+from net.transport import BrokerUnreachable, MqttLink
+from net.wire import (
+    RoomState,
+    WireError,
+    open_body,
+    open_envelope,
+    presence_decoder,
+    presence_topic,
+    room_state_decoder,
+    room_topic,
+)
+
+log = logging.getLogger("passe.rejoin")
+
+# The latest rooms looked at, and how far back: a game lasts hours at most.
+LOOK_AT = 3
+MAX_AGE = 2 * 24 * 3600  # seconds
+CONNECT_WAIT = 2.0  # seconds to reach one room's broker
+ANSWER_WAIT = 2.0  # seconds for its retained messages once subscribed
+OPEN_PHASES = ("lobby", "playing")
+
+
+@dataclass(frozen=True)
+class HeldSeat:
+    """A room whose seat our key still holds, its host present: enough to
+    say it ("You were in room CODE (game, host name)") and to join it."""
+
+    code: str
+    broker_host: str
+    broker_port: int
+    game: str  # the game's id, cleaned
+    host_name: str  # cleaned: shown as text
+    seat: int
+    phase: str
+
+    @property
+    def target(self) -> str:
+        """``CODE@HOST:PORT``, as the join screen takes it."""
+        host = f"[{self.broker_host}]" if ":" in self.broker_host else self.broker_host
+        return f"{self.code}@{host}:{self.broker_port}"
+
+
+async def held_seat(identity: Identity, room: SatIn) -> HeldSeat | None:
+    """``room`` if its broker still has it open with a seat bound to our
+    key and its host present; None otherwise (or unreachable), within
+    CONNECT_WAIT + ANSWER_WAIT seconds."""
+    code = room.code
+    state_topic = room_topic(code)
+    host_topic = presence_topic(code, peer_id(room.key))
+    states: list[RoomState] = []
+    online: list[bool] = []
+    both = asyncio.Event()
+
+    async def on_message(topic: str, payload: bytes) -> None:
+        try:
+            # Only the pinned key's messages are opened at all.
+            envelope = open_envelope(topic, payload, expect_key=room.key)
+            if topic == state_topic:
+                state = open_body(envelope, room_state_decoder)
+                if state.room == code:
+                    states.append(state)
+            elif topic == host_topic:
+                presence = open_body(envelope, presence_decoder)
+                if presence.room == code:
+                    online.append(presence.online)
+        except WireError:
+            return
+        if states and online:
+            both.set()
+
+    link = MqttLink(
+        room.broker[0],
+        room.broker[1],
+        subscriptions=[state_topic, host_topic],
+        on_message=on_message,
+    )
+    try:
+        await link.start(timeout=CONNECT_WAIT)
+    except BrokerUnreachable:
+        return None
+    try:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(both.wait(), ANSWER_WAIT)
+    finally:
+        await link.close()
+    if not states or online[-1:] != [True]:
+        return None
+    state = states[-1]  # retained: one each, unless the room changed meanwhile
+    if state.phase not in OPEN_PHASES:
+        return None
+    me = identity.peer_id
+    seat = next(
+        (n for n, slot in enumerate(state.seats) if slot.kind == "human" and slot.peer == me),
+        None,
+    )
+    if seat is None:
+        return None
+    return HeldSeat(
+        code,
+        room.broker[0],
+        room.broker[1],
+        clean_text(state.game, 20),
+        clean_name(state.host, "the host"),
+        seat,
+        state.phase,
+    )
+
+
+async def seat_to_rejoin(
+    identity: Identity, pins: RoomPins, *, skip: Collection[str] = ()
+) -> HeldSeat | None:
+    """The latest room of the last few sat in (none of ``skip``: rooms this
+    machine hosts, which ``u`` resumes) where our key still holds a seat,
+    looked at all at once; None when there is none."""
+    since = int(time.time()) - MAX_AGE
+    rooms = [
+        room for room in pins.recent(LOOK_AT + len(skip), since=since) if room.code not in skip
+    ]
+    rooms = rooms[:LOOK_AT]
+    if not rooms:
+        return None
+    answers = await asyncio.gather(
+        *(held_seat(identity, room) for room in rooms), return_exceptions=True
+    )
+    for room, answer in zip(rooms, answers, strict=True):
+        if isinstance(answer, HeldSeat):
+            return answer  # newest first
+        if isinstance(answer, BaseException) and not isinstance(answer, asyncio.CancelledError):
+            log.info("could not look at room %s: %s", room.code, answer)
+    return None
+
+
+__all__ = ["HeldSeat", "held_seat", "seat_to_rejoin"]

@@ -1,0 +1,112 @@
+"""Rooms to rejoin (issue 18, net/rejoin.py), over the machine's Mosquitto: a
+room is offered only while it is open with a person's seat bound to our key,
+signed by the key pinned for its code, and its host present."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from net.host import HostedRoom
+from net.identity import Identity
+from net.pins import RoomPins, SatIn
+from net.rejoin import held_seat, seat_to_rejoin
+from net.remote import RemoteTable
+from net.wire import room_topic
+from tests.net.brokers import closed_port
+from tests.net.peers import RawClient, open_test_room, room_state_of
+from tests.net.procs import need_mosquitto
+
+BROKER = ("127.0.0.1", 1883)
+WAIT = 10.0
+
+
+@pytest.fixture
+async def room() -> AsyncIterator[HostedRoom]:
+    need_mosquitto(*BROKER)
+    hosted = await open_test_room("passpass", 3, BROKER, seed=4, host_name="Hugo")
+    try:
+        yield hosted
+    finally:
+        await hosted.close()
+
+
+async def sit_and_go(room: HostedRoom, identity: Identity, pins: RoomPins) -> int:
+    """Sit in ``room``, start its game with bots, then end our process's
+    link without leaving (the seat stays bound to our key)."""
+    table = RemoteTable(identity, room.code, *BROKER, "Tess", pins=pins)
+    seat = await asyncio.wait_for(table.join(), WAIT)
+    for other in range(3):
+        if other != seat:
+            room.authority.set_bot(other, "random")
+    room.authority.start_game()
+    await table.wait_started()
+    await table.close()
+    return seat
+
+
+async def test_a_seat_still_ours_is_offered_only_while_the_room_is_open_with_its_host(
+    room: HostedRoom, tmp_path: Path
+) -> None:
+    identity, pins = Identity.generate(), RoomPins(tmp_path / "room_keys.json")
+    seat = await sit_and_go(room, identity, pins)
+    [sat] = pins.recent(5)
+    assert (sat.code, sat.broker) == (room.code, BROKER)
+    held = await held_seat(identity, sat)
+    assert held is not None
+    assert (held.code, held.seat, held.game, held.host_name, held.phase) == (
+        room.code,
+        seat,
+        "passpass",
+        "Hugo",
+        "playing",
+    )
+    assert held.target == f"{room.code}@127.0.0.1:1883"
+    assert await seat_to_rejoin(identity, pins) == held
+    assert await seat_to_rejoin(identity, pins, skip={room.code}) is None  # u's to resume
+    # Another key's seat, another key's room: nothing.
+    assert await held_seat(Identity.generate(), sat) is None
+    stranger = SatIn(room.code, Identity.generate().public_key, BROKER, sat.at)
+    assert await held_seat(identity, stranger) is None
+    # The host goes away (as when it dies, its state left on the broker).
+    await room.close(keep=True)
+    assert await held_seat(identity, sat) is None
+
+
+async def test_a_room_left_or_closed_or_out_of_reach_is_not_offered(
+    room: HostedRoom, tmp_path: Path
+) -> None:
+    identity, pins = Identity.generate(), RoomPins(tmp_path / "room_keys.json")
+    table = RemoteTable(identity, room.code, *BROKER, "Tess", pins=pins)
+    await asyncio.wait_for(table.join(), WAIT)
+    await table.close()  # in the lobby, the seat still ours
+    [sat] = pins.recent(5)
+    assert await held_seat(identity, sat) is not None
+    again = RemoteTable(identity, room.code, *BROKER, "Tess", pins=pins)
+    seat = await asyncio.wait_for(again.join(), WAIT)
+    async with RawClient(*BROKER, [room_topic(room.code)]) as spy:
+        await again.leave()  # given up: once the room says so, it is not offered
+        await spy.until(
+            lambda t, p: (s := room_state_of(t, p)) is not None and s.seats[seat].kind == "open"
+        )
+    assert await held_seat(identity, sat) is None
+    # And this peer, having left, no longer counts it among rooms to rejoin
+    # (whatever the broker still says); its key stays pinned.
+    assert pins.recent(5) == [] and RoomPins(pins.path).get(room.code) == sat.key
+
+    closing = await open_test_room("passpass", 3, BROKER, seed=5)
+    await sit_and_go(closing, identity, pins)
+    [newest, *_] = pins.recent(5)
+    assert newest.code == closing.code and await held_seat(identity, newest) is not None
+    await closing.close()  # closed for good
+    assert await held_seat(identity, newest) is None
+
+    with closed_port() as port:
+        gone = SatIn(room.code, sat.key, ("127.0.0.1", port), int(time.time()))
+        started = time.monotonic()
+        assert await held_seat(identity, gone) is None
+        assert time.monotonic() - started < 5  # bounded: home never waits long
