@@ -29,9 +29,12 @@ from tui.screens.passpass_table import (
 from tui.screens.rules import RulesScreen
 from tui.widgets.game_log import GameLog
 from tui.widgets.score_sheet import ScoreSheet
+from tui.widgets.trick import TrickView
 from tui.widgets.won_cards import WonCardsPanel
 
 SIX_NAMES = ("You", "Ada", "Bruno", "Cleo", "Dmitri", "Eve")
+SHORT_NAMES = ("You", "Ada", "Bruno", "Cleo")
+LONG_NAMES = ("You", "Bartholomew", "Wilhelmina", "Maximilian")
 
 
 def screen_lines(pilot: Pilot[Any]) -> list[str]:
@@ -150,6 +153,9 @@ async def test_the_won_cards_panel_chooses_the_fullest_layout_that_fits(
         assert panel.layout_lines(won, 29, 4)[1] == "Next PP needs B Y"  # in the border
         assert layouts[3] == ["V1 B0 G2 Y0", "Next Pass Pass needs B Y"]
         assert layouts[4] == ["V1 B0 G2 Y0 · needs B Y"]
+        # Once the game is over there is no next Pass Pass to speak of.
+        over = WonCards(cards=won.cards, pass_pass=0, recorded=0, over=True)
+        assert [line.plain for line in panel.layout_lines(over, 29, 6)[0]] == layouts[0][:4]
 
 
 # -- the sheet during a round -------------------------------------------------
@@ -233,6 +239,37 @@ async def test_a_tied_trick_says_how_the_tie_was_broken(private_config: Path) ->
         # The log says it too, from the cards played (the story so far).
         log = " ".join(table.query_one(GameLog).lines_written)
         assert "The sums tie, and " in log
+
+
+def picking_after_a_tie(view: View) -> bool:
+    assert isinstance(view, PassPassView)
+    res = view.resolution
+    return (
+        view.phase == "pick"
+        and res is not None
+        and len(res.strengths) > 1
+        and res.strengths[0][1] == res.strengths[1][1]
+    )
+
+
+@pytest.mark.parametrize("names", [SHORT_NAMES, LONG_NAMES])
+async def test_the_trick_panel_says_the_tie_break_when_it_fits_and_is_never_cut(
+    private_config: Path, monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...]
+) -> None:
+    # The panel has two lines under the cards: the brief tie-break where
+    # it fits; with long names only who won (t tells the rest).
+    monkeypatch.setattr(conftest, "NAMES", names)
+    save_when(private_config, "passpass", picking_after_a_tie)
+    app = make_app(private_config, bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        table = await continued(pilot)
+        trick = table.query_one(TrickView)
+        seen = seen_in(pilot, trick)[-2:]  # the two lines under the cards
+        words = " ".join(" ".join(seen).split())
+        assert words == " ".join(trick.summary.split())  # all of it is on the screen
+        assert trick.summary.endswith("takes two.")
+        if names == SHORT_NAMES:
+            assert "tie at " in trick.summary and "PP-10" in trick.summary
 
 
 def test_the_rulebooks_tied_examples_read_with_their_tie_break() -> None:

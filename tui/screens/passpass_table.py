@@ -48,6 +48,7 @@ from tui.widgets.trick import TrickView
 from tui.widgets.won_cards import WonCardsPanel
 
 PLAY, PICK, TAKE, REPRESENT, OVER = "play", "pick", "take", "represent", "over"
+TRICK_SUMMARY_LINES = 2  # under the trick's cards (TrickView's height)
 
 
 def cards_text(cards: Sequence[Card]) -> str:
@@ -156,8 +157,11 @@ class PassPassTableScreen(TableScreen):
         "Cards show their colour letter (V violet, B blue, G green, Y yellow),\n"
         "value and diamonds (◆, one point each). The players panel shows every\n"
         "player's colour counts (public, PP-8): # cards, V B G Y, Won, Pt, PP.\n"
+        "Your won cards are listed by colour, with what your next Pass Pass\n"
+        "needs (a won card of each colour, PP-18); the sheet's 'So far' counts\n"
+        "the round in progress.\n"
         "The card played last is marked 'new' under it; t shows the last trick\n"
-        "again (who played what, and who got each card).\n"
+        "again (who played what, who got each card, and why).\n"
         "r: rules, q/Escape: leave (asks first), ctrl+p: command palette (themes)."
     )
 
@@ -330,18 +334,24 @@ class PassPassTableScreen(TableScreen):
         return majority_text(res.strengths, res.plays, brief=brief)
 
     def _resolving_text(self, view: PassPassView, res: TrickSummary) -> str:
+        """The trick panel's words while a trick is shared out. The panel
+        has two lines for them: the majority's sums and tie-break (PP-10)
+        are said when they fit, else only who won (t tells it all)."""
         first, second = res.first_winner, res.second_winner
-        # Brief: the trick panel has two lines for this (t tells it all).
-        majority = self._majority_text(res, brief=True)
         if view.phase == PICK:
-            return (
-                f"{majority}. 1st: {self.acts(first, 'picks')} a card; "
-                f"2nd: {self.acts(second, 'takes')} two."
+            rest = (
+                f"1st: {self.acts(first, 'picks')} a card; 2nd: {self.acts(second, 'takes')} two."
             )
-        return (
-            f"{majority}. {self.acts(first, 'picked')} {res.picked}; "
-            f"{self.acts(second, 'chooses', start=False)} among the tied lowest cards."
-        )
+        else:
+            rest = (
+                f"{self.acts(first, 'picked')} {res.picked}; "
+                f"{self.acts(second, 'chooses', start=False)} among the tied lowest cards."
+            )
+        brief = f"{self._majority_text(res, brief=True)}. {rest}"
+        width = self.query_one(TrickView).content_size.width
+        if not width or len(Text(brief).wrap(self.app.console, width)) <= TRICK_SUMMARY_LINES:
+            return brief
+        return f"{res.majority.label.capitalize()} wins. {rest}"
 
     def _resolved_text(self, res: TrickSummary, *, said_who_won: bool = False) -> str:
         """ "Blue won. Ada kept B9; you took V2 G3; out: Y4." Without "Blue

@@ -33,6 +33,7 @@ class WonCards:
     cards: tuple[Card, ...]
     pass_pass: int  # checked this round (PP-18)
     recorded: int  # the Pass Pass of earlier rounds that count toward 3 (PP-19/PP-24)
+    over: bool = False  # the game is over: no next Pass Pass to speak of
 
     @classmethod
     def of(cls, view: PassPassView) -> WonCards | None:
@@ -43,7 +44,7 @@ class WonCards:
         # Individual: the seat's own record; teams: the team's (PP-24 adds
         # one player's count this round to the team's earlier rounds).
         recorded = view.pass_pass_totals[view.team_of[seat]]
-        return cls(view.won[seat], view.pass_pass_round[seat], recorded)
+        return cls(view.won[seat], view.pass_pass_round[seat], recorded, view.is_over)
 
     def by_colour(self) -> list[tuple[Colour, list[Card]]]:
         return [
@@ -154,6 +155,8 @@ class WonCardsPanel(Widget):
         in letters; the cards per colour with the need in the border; the
         counts on one line with the need below; both on one line."""
         colours = self.colour_lines(won, width)
+        if won.over:
+            return (colours, "") if len(colours) <= height else ([self.counts_line(won)], "")
         need_style = self.get_component_rich_style("won--need")
         in_words = list(Text(won.need_text(), need_style).wrap(self.app.console, max(width, 1)))
         for line in in_words:
