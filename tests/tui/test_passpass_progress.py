@@ -16,8 +16,8 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from core.engine import View
-from core.passpass.model import COLOURS, Card, Colour
-from core.passpass.state import PassPassView
+from core.passpass.model import COLOURS, Card, Colour, PassPassChecked
+from core.passpass.state import PassPassView, TrickSummary
 from tests.tui import conftest
 from tests.tui.conftest import SIZE, continue_game, make_app, save_when
 from tui.screens.info import InfoScreen
@@ -30,7 +30,7 @@ from tui.screens.rules import RulesScreen
 from tui.widgets.game_log import GameLog
 from tui.widgets.score_sheet import ScoreSheet
 from tui.widgets.trick import TrickView
-from tui.widgets.won_cards import WonCardsPanel
+from tui.widgets.won_cards import WonCards, WonCardsPanel
 
 SIX_NAMES = ("You", "Ada", "Bruno", "Cleo", "Dmitri", "Eve")
 SHORT_NAMES = ("You", "Ada", "Bruno", "Cleo")
@@ -117,8 +117,6 @@ async def test_your_won_cards_show_by_colour_with_what_the_next_pass_pass_needs(
 async def test_the_won_cards_panel_chooses_the_fullest_layout_that_fits(
     private_config: Path,
 ) -> None:
-    from tui.widgets.won_cards import WonCards
-
     won = WonCards(
         cards=(Card(Colour.VIOLET, 3), Card(Colour.GREEN, 10), Card(Colour.GREEN, 4)),
         pass_pass=0,
@@ -288,8 +286,6 @@ def test_the_rulebooks_tied_examples_read_with_their_tie_break() -> None:
     )
     # 3: V10, B11, G4, G6: blue 11 alone; violet 10 and green 10 tie for
     # second place, V10 > G6, so violet's V10 is the second winner's.
-    from core.passpass.state import TrickSummary
-
     res = TrickSummary(
         plays=tuple(enumerate((v10, b11, g4, g6))),
         majority=Colour.BLUE,
@@ -335,8 +331,6 @@ async def test_a_pass_pass_checked_is_said_in_a_sentence(private_config: Path) -
 async def test_another_players_pass_pass_and_the_winning_one_read_right(
     private_config: Path,
 ) -> None:
-    from core.passpass.model import PassPassChecked
-
     app = make_app(private_config, bot_delay=30)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
