@@ -323,8 +323,8 @@ async def test_a_pass_pass_checked_is_said_in_a_sentence(private_config: Path) -
         lines = table.query_one(GameLog).lines_written
         assert not any("check one" in line for line in lines)
         assert (
-            "Pass Pass! Your won cards hold a card of each colour, so a Pass Pass is "
-            "checked for you on the score sheet (1 of 3; two more win the game at once)."
+            "Pass Pass! You have won a card of each colour, so one is checked for you "
+            "on the sheet (1 of 3; the third wins the game)."
         ) in lines
 
 
@@ -339,11 +339,11 @@ async def test_another_players_pass_pass_and_the_winning_one_read_right(
         assert isinstance(table, PassPassTableScreen)
         ada = table.names[1]
         assert table.describe(PassPassChecked(1, 2, 2)) == (
-            f"Pass Pass! {ada}'s won cards hold two cards of each colour, so {ada} gets "
-            "a Pass Pass on the score sheet (2 of 3; one more wins the game at once)."
+            f"Pass Pass! {ada} has won two cards of each colour, so one is checked for "
+            f"{ada} on the sheet (2 of 3; the third wins the game)."
         )
         assert table.describe(PassPassChecked(0, 1, 3)).endswith(
-            "checked for you on the score sheet: the third, which wins the game at once."
+            "checked for you on the sheet: the third, which wins the game at once."
         )
 
 

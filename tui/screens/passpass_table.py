@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
-from core.engine import Action, Event, View, possessive
+from core.engine import Action, Event, View
 from core.passpass.model import (
     PASS_PASS_TO_WIN,
     Card,
@@ -199,17 +199,14 @@ class PassPassTableScreen(TableScreen):
         earlier rounds, as ``total`` does)."""
         names = self.log_names
         sets = "a card" if event.round_count == 1 else f"{number_word(event.round_count)} cards"
-        whose = possessive(names, event.seat)
-        text = f"Pass Pass! {whose[:1].upper()}{whose[1:]} won cards hold {sets} of each colour, "
-        if event.seat == names.you:
-            text += "so a Pass Pass is checked for you on the score sheet"
-        else:
-            text += f"so {names[event.seat]} gets a Pass Pass on the score sheet"
+        who = "you" if event.seat == names.you else names[event.seat]
+        text = (
+            f"Pass Pass! {self.acts(event.seat, 'has')} won {sets} of each colour, "
+            f"so one is checked for {who} on the sheet"
+        )
         if event.total >= PASS_PASS_TO_WIN:
             return text + f": the {ordinal(event.total)}, which wins the game at once."
-        left = PASS_PASS_TO_WIN - event.total
-        more = "one more wins" if left == 1 else f"{number_word(left)} more win"
-        return text + f" ({event.total} of {PASS_PASS_TO_WIN}; {more} the game at once)."
+        return text + f" ({event.total} of {PASS_PASS_TO_WIN}; the third wins the game)."
 
     def compose_table(self) -> ComposeResult:
         yield StatusLine(id="status")
