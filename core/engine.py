@@ -274,7 +274,7 @@ class Config:
         if unknown:
             known = ", ".join(name for name in fields if name not in ("players", "teams"))
             raise ConfigError(
-                f"unknown option(s): {', '.join(unknown)}; "
+                f"unknown option{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}; "
                 + (f"the options are: {known}" if known else "this game has no options")
             )
         hints = typing.get_type_hints(cls)

@@ -112,6 +112,12 @@ PAGE_BYTES = 160 * 1024
 ADMIT_ANY, ADMIT_KEYS, ADMIT_ASK = "any", "keys", "ask"
 ADMISSIONS = (ADMIT_ANY, ADMIT_KEYS, ADMIT_ASK)
 MAX_KNOCKS = 8  # knocks waiting for the host at once; more are refused
+# Keys the host expects, typed as their owner reads them aloud (the first
+# EXPECT_DIGITS hex digits of the fingerprint or more): a knock queue filled
+# by strangers' fresh keys cannot keep them out (found by hand, issue 19).
+# 32 bits: a stranger who overheard them must still grind ~2^31 keys.
+MAX_EXPECTED = 8
+EXPECT_DIGITS = 8
 KNOCK_TTL = 300.0  # seconds a knock waits for the host's answer
 # Seconds a new key's seat may go without a live presence before anyone
 # else who asks may have it (an honest peer publishes its presence before
@@ -119,6 +125,19 @@ KNOCK_TTL = 300.0  # seconds a knock waits for the host's answer
 PROVISIONAL_GRACE = 3.0
 MAX_WARNED = 16  # foreign keys warned about, per room
 REPUBLISH_GAP = 1.0  # seconds between two republications after a foreign state
+
+
+def key_prefix(typed: str) -> str:
+    """The hex digits of a key's fingerprint as a person reads it aloud
+    ("8ef4-36c2", "8EF4 36C2 F69D"): ValueError, in words, for what cannot
+    be the start of one (Authority.expect)."""
+    prefix = "".join(typed.split()).replace("-", "").lower()
+    if not EXPECT_DIGITS <= len(prefix) <= 16 or not all(c in "0123456789abcdef" for c in prefix):
+        raise ValueError(
+            f"type at least the first {EXPECT_DIGITS} characters of their key "
+            "(0-9 and a-f, e.g. 8ef4-36c2)"
+        )
+    return prefix
 
 
 @functools.cache
@@ -267,6 +286,7 @@ class Authority:
     admitted: set[bytes] = field(default_factory=set)
     barred: set[bytes] = field(default_factory=set)
     knocks: dict[bytes, Knock] = field(default_factory=dict)
+    expected: list[str] = field(default_factory=list)  # fingerprint prefixes, hex
     # Seconds a lobby seat may be held with no live presence before it is
     # freed (None: the host frees it, on screen); a bot process's seat is
     # freed as soon as its presence goes (issue 18 item 9).
@@ -583,6 +603,34 @@ class Authority:
             self._seat_new(key, hello, fallback=True)
         self._changed()
 
+    def expect(self, typed: str) -> Knock | None:
+        """The host lets in the key whose fingerprint starts with ``typed``
+        (as its owner reads it, see key_prefix). A knock of that key already
+        waiting is let in now and returned; otherwise its next Hello is let
+        in, whatever the knock queue holds."""
+        prefix = key_prefix(typed)
+        waiting = next(
+            (knock for key, knock in self.knocks.items() if peer_id(key).startswith(prefix)), None
+        )
+        if waiting is not None:
+            self.admit(waiting.key)
+            return waiting
+        if prefix not in self.expected:
+            self.expected.append(prefix)
+            del self.expected[:-MAX_EXPECTED]
+        self._changed()
+        return None
+
+    def _expected_key(self, key: bytes) -> bool:
+        """Whether the host said to let ``key`` in (Authority.expect); once."""
+        digest = peer_id(key)
+        for prefix in self.expected:
+            if digest.startswith(prefix):
+                self.expected.remove(prefix)
+                self.admitted.add(key)
+                return True
+        return False
+
     def refuse(self, key: bytes) -> None:
         """The host does not let the knocking ``key`` in (this room, for good)."""
         knock = self.knocks.pop(key, None)
@@ -603,7 +651,7 @@ class Authority:
         if key in self.barred:
             self._refuse(key, f"the host of room {self.code} did not let you in", "denied", hello.n)
             return False
-        if key in self.admitted or self.admission == ADMIT_ANY:
+        if key in self.admitted or self.admission == ADMIT_ANY or self._expected_key(key):
             return True
         if self.admission == ADMIT_KEYS:
             if peer_id(key) in self.allowed_keys:
@@ -620,7 +668,15 @@ class Authority:
         for old in [k for k, knock in self.knocks.items() if now - knock.at > KNOCK_TTL]:
             del self.knocks[old]
         if key not in self.knocks and len(self.knocks) >= MAX_KNOCKS:
-            self._refuse(key, "too many people are waiting for the host: try again soon", "full")
+            # Perhaps a flood of strangers' keys: the host can still let this
+            # one in by the key its owner reads out (Authority.expect).
+            self._refuse(
+                key,
+                f"too many people are knocking at room {self.code} (someone may be "
+                f"flooding it): read your key, {fingerprint(key)}, to the host: i on "
+                "their lobby lets it in; then join again",
+                "full",
+            )
             return False
         if not any(slot.kind == OPEN for slot in self.seats) and not self._provisional():
             self._refuse(key, f"room {self.code} is full", "full", hello.n)

@@ -246,7 +246,13 @@ class RemoteTable(TableClient):
         self.knocking = True
         for listener in list(self._knock_listeners):
             # Our own words (the host's reason is network text).
-            listener(f"The host of room {self.code} is asked to let you in: waiting for them…")
+            # The key too: the host may be asked to let it in by its start
+            # when strangers fill the knock queue (Authority.expect).
+            listener(
+                f"The host of room {self.code} is asked to let you in: waiting for them… "
+                f"Your key is {fingerprint(self.identity.public_key)}: read it to the "
+                "host if they ask."
+            )
         loop = asyncio.get_running_loop()
         self._pending = loop.create_future()
         try:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import sys
 from collections.abc import Callable, Iterable
@@ -176,7 +177,7 @@ class PasseApp(App[None]):
         for three cards or options, not the "1-8" of a full hand. The footer
         and help both ask here."""
         keys = digit_keys_now(self.screen, binding)
-        return keys or super().get_key_display(binding)
+        return keys or super().get_key_display(shown_as_it_acts(self.screen, binding))
 
     def action_help(self) -> None:
         screen = self.screen
@@ -485,6 +486,25 @@ def digit_keys_now(screen: Screen[Any], binding: Binding) -> str:
     if not keys:
         return ""
     return keys[0] if len(keys) == 1 else f"{keys[0]}-{keys[-1]}"
+
+
+def shown_as_it_acts(screen: Screen[Any], binding: Binding) -> Binding:
+    """``binding``, or, where its ``key_display`` names another of its keys
+    that the focused widget takes as typing, the same binding shown by its
+    own key. Issue 18: home's "q,escape" Quit read "q Quit" in the footer
+    while the name field was focused, where q types a letter and only
+    escape quits; it reads "esc Quit" there."""
+    shown = binding.key_display
+    focused = screen.focused
+    if (
+        shown is None
+        or len(shown) != 1
+        or shown == binding.key
+        or focused is None
+        or not focused.check_consume_key(shown, shown)
+    ):
+        return binding
+    return dataclasses.replace(binding, key_display=None)
 
 
 def login_name() -> str:

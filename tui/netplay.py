@@ -32,6 +32,10 @@ BIND_ENV = "PASSE_BIND"
 # Set by `passe serve` in a guest's environment: messages then name no path on
 # the server (a guest's key lives there, but the path means nothing to them).
 SERVED_ENV = "PASSE_SERVED"
+# The SSH port of that server, so a guest's lobby can give the SSH form with
+# its port (`ssh -t -p PORT SERVER join CODE`), which is what a guest's
+# friends type (issue 18).
+SSH_PORT_ENV = "PASSE_SSH_PORT"
 DEFAULT_PORT = 1883
 ADMIT_ASK = "ask"  # net.authority's rule for a host with a screen: each new key knocks
 
@@ -444,6 +448,7 @@ __all__ = [
     "BIND_ENV",
     "BROKER_ENV",
     "SERVED_ENV",
+    "SSH_PORT_ENV",
     "HostPlan",
     "NetplayError",
     "NetworkOptions",

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from core.engine import Action, Event, Names, NotationError, Piece, acts, joined
+from core.engine import Action, Event, Names, NotationError, Piece, acts, joined, plural
 
 End = Literal["L", "R"]
 
@@ -303,11 +303,11 @@ class GameEnded(Event):
     target: int
 
     def describe(self, names: Sequence[str]) -> str:
-        points = self.scores[self.winners[0]]
+        points = plural(self.scores[self.winners[0]], "point")
         if len(self.winners) == 1:
-            return f"{acts(names, self.winners[0], 'wins')} the game with {points} points."
+            return f"{acts(names, self.winners[0], 'wins')} the game with {points}."
         who = joined(names, self.winners)
-        return f"{who[0].upper()}{who[1:]} win the game with {points} points."
+        return f"{who[0].upper()}{who[1:]} win the game with {points}."
 
 
 __all__ = [

@@ -128,6 +128,16 @@ def codes(cards: Sequence[Card]) -> str:
     return " ".join(CODE[c] for c in cards)
 
 
+def card_names(cards: Sequence[Card]) -> str:
+    """Cards as the log names them (issue 18: by code alone, "UTL KJS",
+    they said nothing to a person): ``blue leather trousers (UTL) and
+    black silk jacket (KJS)``, each in words with the code the hand shows."""
+    named = [card_name(card) for card in cards]
+    if len(named) <= 1:
+        return "".join(named)
+    return ", ".join(named[:-1]) + " and " + named[-1]
+
+
 def shared_features(cards: Sequence[Card]) -> tuple[Feature, ...]:
     """The features every one of ``cards`` has (FA-11 condition 1)."""
     if not cards:
@@ -321,7 +331,9 @@ class BidsRevealed(Event):
 
     def describe(self, names: Sequence[str]) -> str:
         shown = ", ".join(
-            f"{seat_name(names, s)} {CODE[c]}" for s, c in enumerate(self.bids) if c is not None
+            f"{seat_name(names, s)} {card_name(card)}"
+            for s, card in enumerate(self.bids)
+            if card is not None
         )
         why = "best currency card" if self.currency else "highest number"
         if not shown:
@@ -329,7 +341,7 @@ class BidsRevealed(Event):
                 f"Nobody could bid; {acts(names, self.winner, 'wins', start=False)} the auction "
                 "as first of the last order."
             )
-        paid = f"; paid: {codes(self.paid)}" if self.paid else ""
+        paid = f"; paid: {card_names(self.paid)}" if self.paid else ""
         return f"Bids: {shown}. {acts(names, self.winner, 'wins')} ({why}){paid}."
 
 
@@ -355,7 +367,7 @@ class CardsTaken(Event):
     def describe(self, names: Sequence[str]) -> str:
         if not self.cards:
             return f"{acts(names, self.seat, 'finds')} the offer empty: nothing to take."
-        return f"{acts(names, self.seat, 'takes')} {codes(self.cards)} from the offer."
+        return f"{acts(names, self.seat, 'takes')} {card_names(self.cards)} from the offer."
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,7 +375,7 @@ class OfferRefilled(Event):
     cards: tuple[Card, ...]
 
     def describe(self, names: Sequence[str]) -> str:
-        return f"The offer is refilled with {codes(self.cards)}."
+        return f"The offer is refilled with {card_names(self.cards)}."
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,7 +390,7 @@ class DeckExhausted(Event):
         if self.times == 1:
             return (
                 f"The deck has run out: the discard pile is shuffled into a new deck "
-                f"of {self.new_deck} cards."
+                f"of {plural(self.new_deck, 'card')}."
             )
         return "The deck has run out a second time: the game ends after this round."
 
@@ -391,7 +403,7 @@ class CollectionAnnounced(Event):
 
     def describe(self, names: Sequence[str]) -> str:
         return (
-            f"{acts(names, self.seat, 'announces')} a collection {codes(self.cards)}, "
+            f"{acts(names, self.seat, 'announces')} a collection: {card_names(self.cards)}, "
             f"scoring {plural(len(self.scored), 'point')}."
         )
 
@@ -408,7 +420,8 @@ class RuleChanged(Event):
     def describe(self, names: Sequence[str]) -> str:
         return (
             f"{acts(names, self.seat, 'changes')} {SLOT_NAMES[self.slot].upper()} to "
-            f"{feature_name(self.feature)} (discarding {CODE[self.a]}, laying {CODE[self.b]})."
+            f"{feature_name(self.feature)}, laying {card_name(self.b)} on it and discarding "
+            f"{card_name(self.a)}."
         )
 
 

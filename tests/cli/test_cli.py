@@ -79,7 +79,7 @@ def test_simulate_prints_one_json_summary(capsys: pytest.CaptureFixture[str]) ->
         (["simulate", "fashion", "--players", "3", "--option", "colour"], "KEY=VALUE"),
         (
             ["simulate", "dominoes", "--players", "3", "--option", "speed=2"],
-            "unknown option(s): speed; the options are: target",
+            "unknown option: speed; the options are: target",
         ),
         (
             ["simulate", "passpass", "--players", "4", "--option", "diamonds=x"],

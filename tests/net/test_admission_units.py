@@ -198,3 +198,39 @@ def test_a_bot_joiner_stays_a_bot_at_the_next_game_and_keys_let_in_stay_let_in()
         (robo.public_key, "heuristic"),
         (ana.public_key, ""),
     ]
+
+
+def test_a_key_read_aloud_gets_in_past_a_knock_queue_strangers_filled() -> None:
+    """Found by hand (issue 19): eight fresh keys' knocks filled the queue and
+    the person the host waited for was refused "too many people are waiting"
+    for five minutes. Their refusal names their key; the host types its start
+    (i in the lobby, Authority.expect) and their next Hello is let in."""
+    from net.authority import MAX_KNOCKS, key_prefix
+    from net.wire import Refused
+
+    authority = room(admission="ask")
+    said: list[tuple[bytes, Refused]] = []
+    authority._to_peer = lambda key, message: said.append((key, message))  # type: ignore[method-assign,assignment]
+    for n in range(MAX_KNOCKS):
+        hello(authority, Identity.generate(), name=f"[/]{n}")
+    cy = Identity.generate()
+    hello(authority, cy, name="Cy")
+    key, refusal = said[-1]
+    assert key == cy.public_key and refusal.code == "full"
+    assert fingerprint(cy.public_key) in refusal.reason and "i on" in refusal.reason
+    assert cy.public_key not in authority.knocks and holders(authority) == [None, None, None]
+    # As Cy reads it: upper case, a space instead of the dash, two groups.
+    read = fingerprint(cy.public_key)[:9].upper().replace("-", " ")
+    assert authority.expect(read) is None  # not waiting: let in when it comes
+    hello(authority, cy, n=2, name="Cy")
+    assert holders(authority)[0] == cy.public_key
+    assert len(authority.knocks) == MAX_KNOCKS  # the strangers still wait
+    # Once: another key with the same start would knock again.
+    assert not authority.expected
+    # A knock already waiting is let in at once.
+    stranger = next(iter(authority.knocks.values()))
+    assert authority.expect(stranger.fingerprint) == stranger
+    assert holders(authority)[1] == stranger.key
+    for typed in ("8ef4", "8ef4-36cz", "", "0123456789abcdef0"):
+        with pytest.raises(ValueError, match="first 8 characters"):
+            key_prefix(typed)

@@ -127,11 +127,31 @@ def footer_keys(app: PasseApp) -> list[tuple[str, int]]:
     return [(key.description, key.region.right) for key in app.screen.query(FooterKey)]
 
 
+def shown_keys(app: PasseApp) -> list[tuple[str, str]]:
+    """The current screen's footer: each key as shown, with its description."""
+    from textual.widgets._footer import FooterKey
+
+    return [(key.key_display, key.description) for key in app.screen.query(FooterKey)]
+
+
 def help_fits(app: PasseApp) -> bool:
     """The footer shows F1 Help within the terminal's width."""
     return any(
         description == "Help" and right <= app.size.width for description, right in footer_keys(app)
     )
+
+
+def footer_fits(app: PasseApp) -> bool:
+    """Every footer key shows whole within the terminal's width, none
+    hidden under the command palette's entry (docked at the right), and F1
+    Help is among them."""
+    from textual.widgets._footer import FooterKey
+
+    keys = list(app.screen.query(FooterKey))
+    palette = [key for key in keys if key.has_class("-command-palette")]
+    right = min((key.region.x for key in palette), default=app.size.width)
+    others = [key for key in keys if key not in palette]
+    return help_fits(app) and all(key.region.right <= right for key in others)
 
 
 def passpass_seed(*, you_lead: bool) -> int:

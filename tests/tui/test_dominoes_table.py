@@ -567,3 +567,38 @@ async def test_the_last_move_is_highlighted_in_the_train(private_config: Path) -
             row.plain[span.start : span.end] for span in row.spans if "underline" in str(span.style)
         ]
         assert marked == ["[3|1]"]  # only the newest tile, not by colour alone
+
+
+class DrawingApp(TwoEndsApp):
+    """As :class:`TwoEndsApp`, and the boneyard holds three tiles: drawing
+    is allowed (DO-4), so the footer has d Draw too."""
+
+    boneyard = "4-6 5-6 5-5"
+
+
+async def test_the_fullest_footer_keeps_every_key_and_f1_after_the_end_dialog(
+    private_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 18: after Esc on the end dialog, with drawing allowed and (as a
+    # host) b for someone away, F1 Help fell off the row, under the palette.
+    from tests.tui.conftest import footer_fits, footer_keys
+
+    monkeypatch.setattr(DominoesTableScreen, "waiting_for", lambda self: [1])  # someone away
+    app = DrawingApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        view = table.do_view
+        assert view is not None and view.can_draw
+        await pilot.press(str(1 + [str(t) for t in view.hand].index("1-3")))
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and app.screen.kind == END_CHOICE
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen is table
+        shown = [description for description, _ in footer_keys(app)]
+        for wanted in ("Tile", "Place", "End", "Draw", "Pass", "Rules", "Quit", "Stand-in"):
+            assert wanted in shown, shown
+        assert footer_fits(app), footer_keys(app)

@@ -94,7 +94,49 @@ async def test_dominoes_game_over_shows_every_round(private_config: Path) -> Non
         dialog = over.query_one(".dialog")
         assert dialog.region.bottom <= SIZE[1] - 1  # above the footer
         assert scroll.max_scroll_y > 0
-        assert "more scores" in str(over.query_one("#game-over-hint", Static).render())
+        assert "↑↓ scroll" in str(over.query_one("#game-over-hint", Static).render())
         assert app.focused is scroll
         await pilot.press("down")
         assert scroll.scroll_y > 0
+
+
+async def test_a_hosts_long_game_over_box_fits_with_its_keys_and_says_it_scrolls(
+    private_config: Path,
+) -> None:
+    # Issue 18: at 80x24 the dominoes game-over box was cut off (a host's
+    # keys line and the deal check took more rows than the box had) and its
+    # "↑↓: more scores" was in the cut-off part. Now the keys and the deal
+    # check always show, the scores take the rows left and scroll, and the
+    # box and the footer say so; ↑↓ scroll them.
+    from core.engine import Result
+    from tests.tui.conftest import shown_keys
+    from tui.screens.game_over import HOSTING
+    from tui.widgets.domino_scores import render_game
+
+    names = ("You", "Ada", "Bruno")
+    rounds = [summary(n, n % 3, 10, (10 * n, 0, 0)) for n in range(1, 9)]
+    scores = render_game(rounds, names, teams=False, target=61, you=0)
+    result = Result(winners=(0,), shared=False, scores=(80, 0, 0), reason="reached 61 points")
+    deal_check = (
+        "Deal check: you host this table; the others check this deal against the "
+        "commitment you published at the start."
+    )
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        over = GameOverScreen(result, names, 0, scores, table=HOSTING, deal_check=deal_check)
+        app.push_screen(over)
+        await pilot.pause()
+        await pilot.pause()
+        dialog = over.query_one(".dialog").content_region
+        for part in ("#verdict", "#deal-check", "#game-over-hint"):
+            region = over.query_one(part).region
+            assert region.height >= 1 and dialog.contains_region(region), (part, region, dialog)
+        hint = str(over.query_one("#game-over-hint", Static).render())
+        assert "a / Enter: next game" in hint and "↑↓ scroll" in hint, hint
+        assert ("↑↓", "Scroll") in shown_keys(app), shown_keys(app)
+        scroll = over.query_one("#final-scroll", VerticalScroll)
+        assert scroll.max_scroll_y > 0 and dialog.contains_region(scroll.region)
+        await pilot.press("down", "down")
+        assert scroll.scroll_y == 2
+        await pilot.press("up")
+        assert scroll.scroll_y == 1

@@ -78,10 +78,11 @@ async def test_home_footer_shows_every_key_that_works_with_f1(tmp_path: Path) ->
 def test_an_ssh_guest_is_told_what_to_tell_a_friend(monkeypatch: pytest.MonkeyPatch) -> None:
     # Issue 18: an SSH guest's lobby said to type `passe join CODE@HOST:PORT`,
     # which cannot be run in an SSH session.
-    from tui.netplay import SERVED_ENV
+    from tui.netplay import SERVED_ENV, SSH_PORT_ENV
     from tui.screens.lobby import join_lines, key_notice
 
     monkeypatch.delenv(SERVED_ENV, raising=False)
+    monkeypatch.delenv(SSH_PORT_ENV, raising=False)
     assert join_lines("ABC-123@10.0.0.2:1883").endswith("passe join ABC-123@10.0.0.2:1883")
     monkeypatch.setenv(SERVED_ENV, "1")
     lines = join_lines("ABC-123@10.0.0.2:1883")
@@ -89,6 +90,15 @@ def test_an_ssh_guest_is_told_what_to_tell_a_friend(monkeypatch: pytest.MonkeyPa
     assert "ssh -t SERVER join ABC-123@10.0.0.2:1883" in lines
     # The lobby's Game box is 51 columns wide at 80x24.
     assert all(len(line) <= 51 for line in lines.split("\n"))
+    # The SSH form carries the server's port (found by hand: friends typed
+    # `ssh -t SERVER ...` and reached no Passe), and a guest's room whose
+    # broker answers only on the server is joined over SSH, not `passe join`.
+    monkeypatch.setenv(SSH_PORT_ENV, "2299")
+    lines = join_lines("ABC-123@127.0.0.1:1884", local_only=True)
+    assert lines == (
+        "Others join over SSH to this server:\nssh -t -p 2299 SERVER join ABC-123@127.0.0.1:1884"
+    )
+    assert "ssh -t -p 2299 SERVER join ABC-123" in join_lines("ABC-123")
     said = key_notice("made a new key")
     assert said.startswith("Made a new key. Your player key is how rooms know you")
 
@@ -126,3 +136,31 @@ async def test_a_won_tricks_cards_show_the_numbers_that_pick_them(tmp_path: Path
         assert [item.above.split()[0] for item in items] == [
             str(n) for n in range(1, len(items) + 1)
         ]
+
+
+async def test_a_focused_name_field_is_not_told_that_q_quits(tmp_path: Path) -> None:
+    # Issue 18: with the name field focused, q types a letter; the footer
+    # still said "q Quit" (escape's key shown as q). There it offers Escape,
+    # which leaves the field (Escape never quits from home: found by hand),
+    # and q goes on meaning Quit elsewhere.
+    from textual.widgets import Input
+
+    from tests.tui.conftest import make_app, shown_keys
+
+    app = make_app(tmp_path / "settings.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert ("q", "Quit") in shown_keys(app)
+        name = app.screen.query_one("#name", Input)
+        name.focus()
+        await pilot.pause()
+        await pilot.press("end", "q")
+        await pilot.pause()
+        assert name.value.endswith("q")  # q typed a letter
+        shown = shown_keys(app)
+        assert ("esc", "Done") in shown and ("q", "Quit") not in shown, shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not name.has_focus and app.is_running
+        shown = shown_keys(app)
+        assert ("q", "Quit") in shown and ("esc", "Done") not in shown, shown

@@ -256,7 +256,7 @@ async def test_joiner_lobby_shows_presence_then_the_table(
         assert isinstance(lobby, LobbyScreen) and not lobby.hosting
         await wait_until(pilot, lambda: lobby.room is not None, "the room")
         assert "Waiting for the host to start" in text_of(lobby, "#lobby-status")
-        assert "Start game" not in [d for d, _ in footer_keys(app)]  # not the joiner's
+        assert "Start" not in [d for d, _ in footer_keys(app)]  # not the joiner's
         assert "Zed (you)" in seats_text(lobby)
         assert "hosted by Hostess" in text_of(lobby, "#lobby-title")
 
@@ -1259,3 +1259,44 @@ async def test_a_move_unanswered_when_the_host_goes_is_said_to_be_in_doubt(
         if resumed is not None:
             await resumed.close()
         await room.close()
+
+
+async def test_a_fashion_lobby_shows_the_keys_that_work_now_with_f1(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    # Issue 18: the fashion lobby's footer left keys out. A joiner's seat
+    # keys read "1" where 1-4 work; the host's footer, with a knock's y and
+    # n, pushed F1 Help under the palette's entry at 80 columns.
+    from tests.tui.conftest import footer_fits, shown_keys
+
+    room = await open_test_room("fashion", 4, mosquitto, seed=1)
+    try:
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            lobby = await join_from_home(pilot, room.code)
+            await wait_until(pilot, lambda: lobby.room is not None, "the room")
+            await wait_until(
+                pilot, lambda: ("1-4", "Sit in seat") in shown_keys(app), "1-4 in the footer"
+            )
+            assert ("q", "Leave") in shown_keys(app) and footer_fits(app), shown_keys(app)
+    finally:
+        await room.close()
+
+    write_settings(private_config, game="fashion", players={"fashion": 4})
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby, hosted = await host_from_home(pilot)
+        stranger = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Eve")
+        knocking = asyncio.create_task(stranger.join())
+        try:
+            await wait_until(
+                pilot,
+                lambda: {"Let in", "Turn away"} <= {label for _, label in shown_keys(app)},
+                "y and n in the footer",
+            )
+            for wanted in ("Seat", "Bot level", "Start game", "Leave"):
+                assert wanted in {label for _, label in shown_keys(app)}, shown_keys(app)
+            assert footer_fits(app), shown_keys(app)
+        finally:
+            knocking.cancel()
+            await stranger.close()

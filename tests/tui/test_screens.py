@@ -105,6 +105,23 @@ async def test_themes_are_offered_in_the_command_palette(private_config: Path) -
 # -- quitting ----------------------------------------------------------------
 
 
+async def test_escape_on_the_home_screen_does_not_quit(private_config: Path) -> None:
+    """Escape is "back" on every other screen: pressed once too many after
+    leaving a lobby, it closed Passe, and over SSH the session (found by hand,
+    issue 18). On the home screen it does nothing; q quits."""
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert app.is_running and app.screen is home
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
 async def test_quitting_a_game_asks_first(private_config: Path) -> None:
     app = make_app(private_config, bot_delay=30)
     async with app.run_test(size=SIZE) as pilot:

@@ -92,7 +92,10 @@ class DominoesTableScreen(TableScreen):
             with Vertical(id="dominoes-right"):
                 yield DominoPlayers(id="players")
                 yield DominoScores(id="scores")
-        yield Footer()
+        # Compact, and the palette (ctrl+p, in the help) left out: with d
+        # Draw, p Pass and the host's b Stand-in, F1 Help fell off the row
+        # at 80 columns, under the palette's entry (issue 18).
+        yield Footer(compact=True, show_command_palette=False)
 
     # -- rendering ---------------------------------------------------------
 
@@ -338,9 +341,10 @@ class DominoesTableScreen(TableScreen):
         if view.ends is None:
             return f"You lead round {view.round}: start the train with any tile first (DO-6)."
         if what == "draw" and not view.can_draw:
+            left = f"holds only {plural(view.boneyard, 'tile')}" if view.boneyard else "is empty"
             return (
-                f"The boneyard holds {view.boneyard} tiles: the last two can never be "
-                "drawn (DO-4). Place a tile or pass (p)."
+                f"The boneyard {left}: the last two can never be drawn (DO-4). "
+                "Place a tile or pass (p)."
             )
         return self.explain()
 

@@ -21,7 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
-from core.engine import Action, Event, View
+from core.engine import Action, Event, View, plural
 from core.fashion.model import (
     ATTRIBUTES,
     BANNED,
@@ -113,7 +113,8 @@ class FashionTableScreen(TableScreen):
         "it changes as card A), its code, its number, then its colour, cut and\n"
         "material in words. The code repeats them: colour R U K W, cut D J T C,\n"
         "material S W O L (W is white first, wool last). Tags on the right: pt\n"
-        "= would score (STAR), must, passé (BANNED), cash (MONEY: currency).\n"
+        "= would score (STAR), must, passé (BANNED), cash (MONEY: currency);\n"
+        "where a row is narrow, passé reads ban and cash reads $.\n"
         "Auction: ↑/↓ to a card, Enter bids it (or its number).\n"
         "Auction won: a list asks who plays first, then next (p reopens it).\n"
         "Your turn: in the offer, space selects two cards, Enter takes them.\n"
@@ -218,7 +219,7 @@ class FashionTableScreen(TableScreen):
         offer.mode = "select" if mine and view.phase == TAKE else ""
         hand = self.query_one(FashionHand)
         hand.border_title = plain(
-            f"Your hand ({self.names[view.seat or 0]}): {len(view.hand)} cards"
+            f"Your hand ({self.names[view.seat or 0]}): {plural(len(view.hand), 'card')}"
         )  # a name: text (issue 19)
         items = []
         for card in map(card_id, view.hand):
@@ -668,7 +669,7 @@ class FashionTableScreen(TableScreen):
             seat = action.seat
             you = " (you)" if seat == view.seat else ""
             labels.append(
-                f"{self.names[seat]}{you}: {view.hand_sizes[seat]} cards, "
+                f"{self.names[seat]}{you}: {plural(view.hand_sizes[seat], 'card')}, "
                 f"{points(view.points[seat])}"
             )
         played = self._names(view.order) if view.order else "nobody yet"

@@ -1,7 +1,13 @@
 """The end of a game: winners (or a shared victory), why, the scores (the
 whole round-by-round table: it scrolls with ↑/↓ where it is longer than the
 dialog); play again with the same settings (at a networked table: the next
-game, same seats), or go home."""
+game, same seats), or go home.
+
+The keys and the deal check are docked at the dialog's bottom, so they
+always show whole; where everything does not fit, the dialog takes its
+full height and the scores the rows left, scrolling (issue 18: at 80x24 a
+host's keys line and the deal check fell below the box, and with them its
+word that the scores scroll)."""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.console import RenderableType
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -23,11 +30,28 @@ HOME = "home"
 # What "again" means: the same settings here, or the next game at a networked
 # table (its host opens it; the others join it once invited).
 LOCAL, HOSTING, GUEST = "local", "hosting", "guest"
-KEYS_HINT = "a / Enter: play again    h / Escape: home    q: quit"
-HOST_KEYS_HINT = "a / Enter: next game, same table    h / Escape: home    q: quit"
-GUEST_KEYS_HINT = "h / Escape: home    q: quit    (the host may open a next game)"
-INVITED_KEYS_HINT = "a / Enter: join the next game    h / Escape: home    q: quit"
-HOST_GONE_KEYS_HINT = "h / Escape: home    q: quit    (the host has left the table)"
+# Each fits the dialog's 72 columns with SCROLL_HINT after it (one line).
+KEYS_HINT = "a / Enter: play again · h / Esc: home · q: quit"
+HOST_KEYS_HINT = "a / Enter: next game, same table · h / Esc: home · q: quit"
+GUEST_KEYS_HINT = "h / Esc: home · q: quit (the host may open a next game)"
+INVITED_KEYS_HINT = "a / Enter: join the next game · h / Esc: home · q: quit"
+HOST_GONE_KEYS_HINT = "h / Esc: home · q: quit (the host has left the table)"
+SCROLL_HINT = " · ↑↓ scroll"
+
+
+class ScoresScroll(VerticalScroll):
+    """The final scores: ↑↓ scroll them, and the footer says so while
+    there is more than the dialog shows (issue 18)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "scroll_up", "Scroll", key_display="↑↓"),
+        Binding("down", "scroll_down", "Scroll", show=False),
+    ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("scroll_up", "scroll_down"):
+            return self.max_scroll_y > 0
+        return super().check_action(action, parameters)
 
 
 def verdict(result: Result, names: Sequence[str], seat: int | None) -> str:
@@ -73,15 +97,16 @@ class GameOverScreen(PasseModal[str]):
         self.scores = scores
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog wide"):
+        with Vertical(classes="dialog wide", id="game-over-box"):
             yield Static("Game over", classes="dialog-title")
             # Winners' names and the reason come from the table: text (issue 19).
             yield Static(plain(verdict(self.result, self.names, self.seat)), id="verdict")
-            with VerticalScroll(id="final-scroll"):
+            with Vertical(id="game-over-keys"):
+                if self.deal_check:
+                    yield Static(plain(self.deal_check), id="deal-check")
+                yield Static(self.keys_hint, id="game-over-hint")
+            with ScoresScroll(id="final-scroll"):
                 yield Static(literal(self.scores), id="final-scores")
-            if self.deal_check:
-                yield Static(plain(self.deal_check), id="deal-check")
-            yield Static(self.keys_hint, classes="hint", id="game-over-hint")
         yield Footer()
 
     def say_deal_check(self, text: str) -> None:
@@ -90,6 +115,7 @@ class GameOverScreen(PasseModal[str]):
         shown = self.query("#deal-check")
         if shown:
             shown.first(Static).update(plain(text))
+            self.call_after_refresh(self._hint_scrolling)  # it may take more rows
 
     @property
     def again(self) -> bool:
@@ -124,11 +150,26 @@ class GameOverScreen(PasseModal[str]):
         self.call_after_refresh(self._hint_scrolling)
         return super().on_mount()
 
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        self.call_after_refresh(self._hint_scrolling)  # more or fewer rows now
+
     def _hint_scrolling(self) -> None:
-        """Say that the scores scroll, when they do."""
-        more = self.query_one("#final-scroll", VerticalScroll).max_scroll_y > 0
-        hint = self.keys_hint + ("    ↑↓: more scores" if more else "")
-        self.query_one("#game-over-hint", Static).update(hint)
+        """Fit the scores to the dialog, and say that they scroll, when they
+        do, in the dialog and the footer."""
+        box = self.query_one("#game-over-box")
+        if box.max_scroll_y > 0 and not box.has_class("-long"):
+            # More than the dialog holds (no CSS height alone both shrinks
+            # to short scores and leaves long ones the rows left beside
+            # the docked keys): full height, the scores in the rest.
+            box.add_class("-long")
+            self.call_after_refresh(self._hint_scrolling)
+            return
+        more = self.query_one(ScoresScroll).max_scroll_y > 0
+        self.query_one("#game-over-hint", Static).update(
+            self.keys_hint + (SCROLL_HINT if more else "")
+        )
+        self.refresh_bindings()
 
     def action_again(self) -> None:
         self.dismiss(AGAIN)

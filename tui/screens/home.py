@@ -63,7 +63,12 @@ class HomeScreen(PasseScreen):
         # Not h: the choosers take h and l as ← and →.
         Binding("u", "resume_hosted", "Resume", tooltip="Resume the interrupted hosted game"),
         Binding("x", "close_hosted", "End", tooltip="Close the interrupted hosted game for good"),
-        Binding("q,escape", "app.quit", "Quit", key_display="q"),
+        # Not Escape: it is "back" on every other screen, and a person pressing
+        # it once too many after leaving a lobby found Passe (and their SSH
+        # session) gone (found by hand, issue 18). q quits; in the name field,
+        # where q types a letter, Escape leaves the field (then q quits).
+        Binding("q", "quit", "Quit"),
+        Binding("escape", "leave_field", "Done", key_display="esc"),
     ]
     TITLE_IN_HELP = "Home"
     GUIDE = (
@@ -290,12 +295,23 @@ class HomeScreen(PasseScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("resume_hosted", "close_hosted"):
             return self.hosted is not None
+        if action in ("quit", "leave_field"):
+            # In a text field q is a letter: the footer offers Escape there.
+            typing = isinstance(self.focused, Input)
+            return typing if action == "leave_field" else not typing
         if action == "resume":
             from tui.app import PasseApp
 
             app = self.app
             return isinstance(app, PasseApp) and app.save_path.exists()
         return super().check_action(action, parameters)
+
+    async def action_quit(self) -> None:
+        await self.app.action_quit()
+
+    def action_leave_field(self) -> None:
+        if isinstance(self.focused, Input):
+            self.focus_next()  # out of the field, to the setting below it
 
     def action_resume_hosted(self) -> None:
         from tui.app import PasseApp

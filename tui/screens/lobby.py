@@ -15,6 +15,7 @@ The lobby owns the room: it stays under the table screen, and closing it
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
@@ -26,6 +27,7 @@ from textual.widgets import Footer, Static
 
 from core.engine import ConfigError, IllegalAction
 from core.registry import game_info, get_game
+from net.authority import MAX_KNOCKS
 from net.codes import format_code
 from net.identity import fingerprint
 from tui.games import load_table_screen
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from net.wire import RoomState
 
 SETTING_NAMES = {"players", "teams"}  # shown in words; other options as key=value
+KNOCK_TOAST_GAP = 10.0  # seconds between two "Someone knocks" toasts
 
 
 def spoken_code(code: str) -> str:
@@ -80,20 +83,25 @@ def describe_settings(room: RoomState) -> str:
 def join_lines(hint: str, *, local_only: bool = False) -> str:
     """What to tell the others where the LAN hides the room. An SSH guest
     cannot run `passe join` in their session (issue 18): they are told what
-    to tell a friend, for Passe and for SSH to this server. A broker that
-    answers only on this machine is said so (issue 18.5), rather than shown
-    at an address where it does not listen."""
+    to tell a friend, for Passe and for SSH to this server (with its port).
+    A broker that answers only on this machine is said so (issue 18.5),
+    rather than shown at an address where it does not listen; for a guest of
+    an SSH server, "this machine" is the server, so the SSH form still works
+    for anyone who can reach the server."""
     import os
 
-    from tui.netplay import SERVED_ENV
+    from tui.netplay import SERVED_ENV, SSH_PORT_ENV
 
+    if os.environ.get(SERVED_ENV):
+        port = os.environ.get(SSH_PORT_ENV, "")
+        ssh = f"ssh -t -p {port} SERVER" if port.isdigit() else "ssh -t SERVER"
+        if local_only:
+            return f"Others join over SSH to this server:\n{ssh} join {hint}"
+        return (
+            f"Tell the others: passe join {hint}\nor, over SSH to this server:\n{ssh} join {hint}"
+        )
     if local_only:
         return f"Only this machine can reach the room's broker:\npasse join {hint}"
-    if os.environ.get(SERVED_ENV):
-        return (
-            f"Tell the others: passe join {hint}\n"
-            f"or, over SSH to this server:\nssh -t SERVER join {hint}"
-        )
     return f"If the LAN hides the room, others type:\npasse join {hint}"
 
 
@@ -137,13 +145,19 @@ class LobbyScreen(PasseScreen):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("s", "start", "Start game"),
+        # Short words: the host's row holds up to seven keys and F1 Help at
+        # 80 columns (issue 18: "F1 Help" dropped off when y and n showed).
+        Binding("s", "start", "Start"),
         # Someone new knocks (issue 19 item 2): the host lets them in or not.
         Binding("y", "admit", "Let in"),
         Binding("n", "turn_away", "Turn away"),
+        # Let in a key its owner reads out, whatever fills the knock queue.
+        Binding("i", "expect_key", "By key"),
         # A joiner moves to another free seat (e.g. beside a partner).
         Binding("1", "sit(0)", "Sit in seat", key_display="1-8"),
-        *(Binding(str(n + 1), f"sit({n})", show=False) for n in range(1, 8)),
+        # The same description for every seat's key: the footer reads the
+        # seats' keys that work now from it, "1-4", not "1" (issue 18).
+        *(Binding(str(n + 1), f"sit({n})", "Sit in seat", show=False) for n in range(1, 8)),
         Binding("q,escape", "leave", "Leave", key_display="q"),
     ]
     TITLE_IN_HELP = "Lobby"
@@ -157,7 +171,9 @@ class LobbyScreen(PasseScreen):
         "next game at this table: the same seats, a new code; the others are\n"
         "invited and join it with a.\n"
         "Someone new knocks first: their name and key show; y lets them\n"
-        "in, n turns them away. Check aloud the host key under the code:\n"
+        "in, n turns them away. If strangers fill the queue (the room code is\n"
+        "public), i lets in someone by the key they read to you from their\n"
+        "join screen. Check aloud the host key under the code:\n"
         "a room shown with another key is not this host's.\n"
         "Joiner: a seat's number moves you to that seat while it is free.\n"
         "'AWAY' marks a person whose connection dropped: they come back by\n"
@@ -187,6 +203,8 @@ class LobbyScreen(PasseScreen):
         self._unsubscribe: list[Callable[[], None]] = []
         self.warning = ""  # the latest warning about others on this code
         self._knocks_seen: set[bytes] = set()
+        self._knock_toast_at = -1e9  # monotonic: one "Someone knocks" toast at a time
+        self._knocks_untold = 0
 
     # -- layout ---------------------------------------------------------------
 
@@ -199,7 +217,10 @@ class LobbyScreen(PasseScreen):
             yield SeatList(editable=self.hosting, levels=BOT_LEVELS, id="lobby-seats")
             yield Static("", id="lobby-seat-hint")
         yield Static("", id="lobby-status")
-        yield Footer()
+        # Compact, and the palette (ctrl+p, in the help) left out: with a
+        # knock's y and n, F1 Help fell under the palette's entry at 80
+        # columns (issue 18: the footer shows every key that works now).
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#lobby-code-box").border_title = "Room code"
@@ -246,14 +267,23 @@ class LobbyScreen(PasseScreen):
     def _on_authority_change(self) -> None:
         if self.hosted is not None:
             knocks = self.hosted.authority.knocks
-            for key, knock in knocks.items():
-                if key not in self._knocks_seen:
-                    self._knocks_seen.add(key)
-                    self.notify(
-                        f"{knock.name} (key {knock.fingerprint}) asks to sit: y or n",
-                        title="Someone knocks",
-                        markup=False,
-                    )
+            new = [knock for key, knock in knocks.items() if key not in self._knocks_seen]
+            self._knocks_seen.update(knock.key for knock in new)
+            if len(self._knocks_seen) > 4096:  # bounded: fresh keys cost us nothing
+                self._knocks_seen = set(knocks)
+            self._knocks_untold += len(new)
+            now = time.monotonic()
+            # One toast at a time (found by hand: eight strangers' knocks
+            # stacked eight toasts over half the lobby); the seats' line
+            # below always names the oldest knock and counts the others.
+            if new and now - self._knock_toast_at >= KNOCK_TOAST_GAP:
+                self._knock_toast_at = now
+                if self._knocks_untold == 1:
+                    text = f"{new[0].name} (key {new[0].fingerprint}) asks to sit: y or n"
+                else:
+                    text = f"{self._knocks_untold} people knock: y or n for each, oldest first"
+                self._knocks_untold = 0
+                self.notify(text, title="Someone knocks", markup=False, timeout=6)
             self._render_room()
             # Free seats change the LAN advert (a no-op when not advertised).
             self.run_worker(self.hosted.update_advert(), group="advert")
@@ -341,6 +371,11 @@ class LobbyScreen(PasseScreen):
                 f"⚠ {knock.name} (key {knock.fingerprint}) knocks{more}: "
                 "y lets them in, n turns them away"
             )
+            if waiting >= MAX_KNOCKS:
+                hint += (
+                    "; the queue is full (someone may be flooding the room): i lets in "
+                    "a key its owner reads to you"
+                )
         elif self.warning:
             hint = f"⚠ {self.warning}"
         self.query_one("#lobby-seat-hint", Static).update(Text(hint))
@@ -384,6 +419,34 @@ class LobbyScreen(PasseScreen):
                 self.hosted.authority.admit(knock.key)
             self._render_room()
 
+    def action_expect_key(self) -> None:
+        from tui.screens.expect_key import ExpectKeyScreen
+
+        def typed(text: str | None) -> None:
+            if text is None or self.hosted is None:
+                return
+            try:
+                knock = self.hosted.authority.expect(text)
+            except (ValueError, IllegalAction) as error:
+                self.notify(f"{error}.", title="Room", severity="warning", markup=False)
+                return
+            if knock is not None:
+                self.notify(
+                    f"{knock.name} (key {knock.fingerprint}) was let in.",
+                    title="Room",
+                    markup=False,
+                )
+            else:
+                self.notify(
+                    f"The key starting {text.strip()} will be let in when it knocks: "
+                    "ask them to join again.",
+                    title="Room",
+                    markup=False,
+                )
+            self._render_room()
+
+        self.app.push_screen(ExpectKeyScreen(), typed)
+
     def action_turn_away(self) -> None:
         knock = self.knock
         if knock is not None and self.hosted is not None:
@@ -417,6 +480,8 @@ class LobbyScreen(PasseScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("admit", "turn_away"):
             return self.knock is not None
+        if action == "expect_key":
+            return self.hosted is not None and self.room is not None and self.room.phase == "lobby"
         if action == "sit":
             seat = parameters[0] if parameters else 0
             return (

@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
-from core.engine import Action, Event, View
+from core.engine import Action, Event, View, plural
 from core.passpass.model import (
     PASS_PASS_TO_WIN,
     Card,
@@ -537,7 +537,8 @@ class PassPassTableScreen(TableScreen):
         team = view.team_of[seats[0]]
         note = Text(
             f"\nThe team scores the chosen player's points and Pass Pass "
-            f"(team so far: {view.totals[team]} pts, {view.pass_pass_totals[team]} PP).\n"
+            f"(team so far: {plural(view.totals[team], 'point')}, "
+            f"{view.pass_pass_totals[team]} PP).\n"
         )
         return Group(table, note)
 

@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.screen import Screen
 
-from core.engine import Action, Event, IllegalAction, Names, View, acts
+from core.engine import Action, Event, IllegalAction, Names, View, acts, plural
 from net.client import TableClient
 from net.table import TableUpdate
 from tui.messages import HostChanged, LinkChanged, NextGameOpened, RoomChanged, TableUpdated
@@ -61,7 +61,7 @@ NETWORK_NOTES = (
 
 def points(count: int) -> str:
     """ "1 point", "3 points": never "1 pts" or "point(s)" (issue 18)."""
-    return f"{count} point" if count == 1 else f"{count} points"
+    return plural(count, "point")
 
 
 def number_keys(count: int, digits: str = "123456789") -> str:

@@ -32,7 +32,7 @@ import asyncssh
 
 from net.paths import data_dir
 from net.text import safe_logging
-from tui.netplay import BIND_ENV, SERVED_ENV
+from tui.netplay import BIND_ENV, SERVED_ENV, SSH_PORT_ENV
 from tui.serve.host_key import fingerprint, load_or_create_host_key
 from tui.serve.session import PasseSession, Request
 from tui.terminal import Shutdown, guard_standard_streams, watch_streams
@@ -139,6 +139,7 @@ class Hub:
         self.directories_in_use: set[Path] = set()
         self.tasks: set[asyncio.Task[Any]] = set()
         self._numbers = 0
+        self.port: int | None = None  # where the server listens, once it does
 
     def next_session_number(self) -> int:
         self._numbers += 1
@@ -225,6 +226,8 @@ class Hub:
         env["PASSE_CONFIG_DIR"] = str(directory)
         env["PASSE_DATA_DIR"] = str(directory)
         env[SERVED_ENV] = "1"  # a guest: the server's paths are not theirs to read
+        if self.port is not None:
+            env[SSH_PORT_ENV] = str(self.port)
         if identity.key:
             env[PLAYER_KEY_VARIABLE] = identity.key
         if self.options.bind and self.options.bind not in ("0.0.0.0", "::"):
@@ -431,6 +434,7 @@ async def serve(
         print(f"passe: cannot listen on port {options.port}: {error}", file=sys.stderr)
         return 1
     port = server.sockets[0].getsockname()[1] if server.sockets else options.port
+    hub.port = port
     access = (
         f"only the keys in {options.authorized_keys}"
         if options.authorized_keys

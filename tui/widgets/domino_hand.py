@@ -86,7 +86,14 @@ class DominoHand(Widget, can_focus=True):
             key_display="[ ]",
             tooltip="[ left end, ] right end",
         ),
-        Binding("right_square_bracket", "choose_end('R')", "End", show=False),
+        # The same tooltip: the help lists [ and ] as one key, not "] End".
+        Binding(
+            "right_square_bracket",
+            "choose_end('R')",
+            "End",
+            show=False,
+            tooltip="[ left end, ] right end",
+        ),
         # Drawing and passing are the screen's decisions (DO-4, DO-7), listed
         # here so the footer shows them beside the tile keys.
         Binding("d", "screen.draw", "Draw"),

@@ -42,7 +42,6 @@ WIDTHS = (5, 8, 7)  # longest colour, cut and material words
 WORDS_WIDTH = sum(WIDTHS) + 2
 # The width of a card written by card_text (without tags): "★ RDS 5  " + words.
 CARD_TEXT_WIDTH = 9 + WORDS_WIDTH
-CODE_WIDTH = 4  # "RDS ", left out where a row is too narrow
 
 
 def colour_css(widget: str) -> str:
@@ -84,16 +83,27 @@ def card_tags(card: Card, features: Sequence[Feature]) -> str:
     return " ".join(tags)
 
 
-def card_text(card: Card, colour_style: Style | str = "", *, code: bool = True) -> Text:
+# Where a row is too narrow for the tags in full (a hand at 80 columns
+# beside a card tagged four ways), each in short: the slot it answers to by
+# that slot's own word or symbol (the slots panel above), so the code and
+# the words stay whole (issue 18: "pt must passé cas", codes left out).
+SHORT_TAGS = {"pt": "pt", "must": "must", "passé": "ban", "cash": "$"}
+
+
+def short_tags(tags: str) -> str:
+    """``card_tags`` in short: "pt must passé cash" reads "pt must ban $"."""
+    return " ".join(SHORT_TAGS.get(tag, tag) for tag in tags.split())
+
+
+def card_text(card: Card, colour_style: Style | str = "") -> Text:
     """``★ RDS 5  red   dress    silk``: the bottom symbol, the code and the
     number, then the three features in words, the colour word in
-    ``colour_style``. Without ``code`` (where a row is too narrow for it and
-    its tags) ``★ 5  red   dress    silk``: the words are never left out."""
+    ``colour_style``. All of it, always (issue 18: a narrow row once left
+    the code out, which the keys and the log name cards by)."""
     c, k, m = CARD_ATTRS[card]
     text = Text(no_wrap=True, overflow="crop")
     text.append(f"{SYMBOLS[SYMBOL[card]]} ")
-    if code:
-        text.append(f"{CODE[card]} ", style="bold")
+    text.append(f"{CODE[card]} ", style="bold")
     text.append(f"{NUMBER[card]}  ", style="bold")
     text.append(f"{VALUE_NAMES[0][c]:<{WIDTHS[0]}}", style=colour_style)
     text.append(f" {VALUE_NAMES[1][k]:<{WIDTHS[1]}} {VALUE_NAMES[2][m]:<{WIDTHS[2]}}")

@@ -3,7 +3,8 @@ hand and the offer.
 
 One card per line, written in full (symbol, code, number, the three
 features in words) with a mark on the left (✓ selected, A/B in a rule change, • your
-bid) and tags on the right (what the rules in force make of it). Below the
+bid) and tags on the right (what the rules in force make of it; in short,
+``short_tags``, where the widest row would not fit). Below the
 cards, a hint in words. ↑/↓ (or k/j, ←/→) move the cursor at any time; what Enter,
 space and the digits do depends on ``mode``, which the screen sets:
 
@@ -32,7 +33,13 @@ from textual.widget import Widget
 
 from core.fashion.model import CARD_ATTRS, Card
 from tui.messages import CardChosen
-from tui.widgets.fashion_card import CARD_TEXT_WIDTH, COLOUR_COMPONENTS, card_text, colour_css
+from tui.widgets.fashion_card import (
+    CARD_TEXT_WIDTH,
+    COLOUR_COMPONENTS,
+    card_text,
+    colour_css,
+    short_tags,
+)
 
 CURSOR_MARK = "▸"
 MARKS_WIDTH = 3  # the cursor, the selection mark and a space, left of a card
@@ -158,12 +165,13 @@ class FashionCardRow(Widget, can_focus=True):
         marked = self.get_component_rich_style("fcard--marked")
         tag_style = self.get_component_rich_style("fcard--tag")
         show_cursor = self.has_focus
-        # Every tag and every feature word must show: where the widest row
-        # (marks, card, tags) does not fit, the code is left out (the words
-        # say what its letters do). The same choice for every row: aligned.
+        # Every code, feature word and tag must show (issue 18): the code
+        # always (the keys, the log and the hints name cards by it); where
+        # the widest row (marks, card, tags) does not fit, the tags are
+        # written in short. The same choice for every row: aligned.
         width = self.content_region.width
         widest = max((len(item.tags) + 1 if item.tags else 0 for item in self.items), default=0)
-        code = not width or MARKS_WIDTH + CARD_TEXT_WIDTH + widest <= width
+        short = bool(width) and MARKS_WIDTH + CARD_TEXT_WIDTH + widest > width
         lines: list[Text] = []
         for index in range(self.top, min(count, self.top + shown)):
             item = self.items[index]
@@ -175,12 +183,12 @@ class FashionCardRow(Widget, can_focus=True):
             colour: Style = self.get_component_rich_style(
                 COLOUR_COMPONENTS[CARD_ATTRS[item.card][0]]
             )
-            face = card_text(item.card, colour, code=code)
+            face = card_text(item.card, colour)
             if here:
                 face.stylize(cursor_style)
             line.append_text(face)
             if item.tags:
-                line.append(" " + item.tags, tag_style)
+                line.append(" " + (short_tags(item.tags) if short else item.tags), tag_style)
             lines.append(line)
         if not count:
             lines.append(Text(f"  {self.EMPTY}", style=tag_style))

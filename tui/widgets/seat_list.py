@@ -49,8 +49,8 @@ class SeatList(Static, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "move(-1)", "Seat", key_display="↑↓"),
         Binding("down,j", "move(1)", "Seat", show=False),
-        Binding("left,h", "cycle(-1)", "Bot level", key_display="←→"),
-        Binding("right,l,space", "cycle(1)", "Bot level", show=False),
+        Binding("left,h", "cycle(-1)", "Bot", key_display="←→"),
+        Binding("right,l,space", "cycle(1)", "Bot", show=False),
     ]
 
     def __init__(self, *, editable: bool, levels: Sequence[str], id: str | None = None) -> None:

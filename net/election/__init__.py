@@ -1,0 +1,12 @@
+"""The elected authority (issue 20): election, replication and key shares.
+
+A sans-I/O core (in the style of h11): :mod:`net.election.node` takes
+messages, timer ticks and suspicions and returns messages to send and
+effects to carry out (persist, apply, show who is authority); it owns no
+socket, no file and no clock. :mod:`net.election.messages` is its wire format
+(bounded msgspec Structs), :mod:`net.election.shares` the room secret under
+Shamir's threshold scheme. docs/election.md states the protocol and its
+safety argument; tests/net/test_election_model.py checks it over simulated
+hostile networks. Nothing imports this package yet: the authority and peer
+processes will drive it (protocol version 2).
+"""

@@ -1,0 +1,500 @@
+"""One voter of a room: Raft's election and replication, sans-I/O.
+
+A :class:`Node` never touches a socket, a file or a clock. The driver (later:
+the authority and peer processes over MQTT) hands it what arrived
+(:meth:`Node.receive`), the time (:meth:`Node.tick`) and suspicions
+(:meth:`Node.suspect`: a will, a silence), and carries out the effects it
+returns, **in order**: a ``PersistState`` or ``PersistEntries`` must be
+durable (through a :class:`Storage`) before the next effect runs, which is
+how a vote is on disk before it is sent (issue 20.1) and an entry before it
+is acknowledged (20.2). The rules are docs/election.md's; section names in
+comments refer to it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from net.election import shares
+from net.election.messages import (
+    MAX_BATCH,
+    Answer,
+    Append,
+    AppendReply,
+    Config,
+    Entry,
+    Message,
+    Request,
+    RequestVote,
+    ShareForCandidate,
+    Vote,
+    decode_config,
+)
+from net.identity import Identity
+
+Role = Literal["follower", "candidate", "authority"]
+
+
+# --------------------------------------------------------------------------
+# Storage and effects.
+
+
+@dataclass(frozen=True)
+class Persisted:
+    """What survives a crash: the term, the vote in it, the log."""
+
+    term: int
+    voted_for: bytes | None
+    log: tuple[Entry, ...]
+
+
+class Storage(Protocol):
+    """Durable storage the driver writes effects through (fsync'd, like
+    net/rooms.py's journal). A node is rebuilt from :meth:`load` alone."""
+
+    def load(self) -> Persisted: ...
+    def save_state(self, term: int, voted_for: bytes | None) -> None: ...
+    def save_entries(self, first: int, entries: Sequence[Entry]) -> None:
+        """Keep entries before index ``first`` (1-based), then ``entries``."""
+        ...
+
+
+@dataclass(frozen=True)
+class PersistState:
+    term: int
+    voted_for: bytes | None
+
+
+@dataclass(frozen=True)
+class PersistEntries:
+    first: int
+    entries: tuple[Entry, ...]
+
+
+@dataclass(frozen=True)
+class Send:
+    to: bytes
+    message: Message
+
+
+@dataclass(frozen=True)
+class Apply:
+    """Entry ``index`` is committed: apply it (in index order, each once per
+    process lifetime; a restarted process applies its log again from 1)."""
+
+    index: int
+    entry: Entry
+
+
+@dataclass(frozen=True)
+class AuthorityKnown:
+    """The highest established term seen and whose it is: peers act on, and
+    show, only what this authority signs ("the table moved to ...")."""
+
+    term: int
+    authority: bytes
+
+
+@dataclass(frozen=True)
+class SteppedDown:
+    """This process was the authority and saw a higher term: it forgot the
+    secret and rejoins as a player."""
+
+    term: int
+
+
+Effect = PersistState | PersistEntries | Send | Apply | AuthorityKnown | SteppedDown
+
+
+def persist(storage: Storage, effect: Effect) -> bool:
+    """Carry out ``effect`` if it is a storage one; whether it was."""
+    if isinstance(effect, PersistState):
+        storage.save_state(effect.term, effect.voted_for)
+        return True
+    if isinstance(effect, PersistEntries):
+        storage.save_entries(effect.first, effect.entries)
+        return True
+    return False
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds. A silence longer than a random election timeout in
+    ``election`` starts an election (random: split votes are rare)."""
+
+    heartbeat: float = 0.25
+    election: tuple[float, float] = (1.0, 2.0)
+
+
+def majority(count: int) -> int:
+    return count // 2 + 1
+
+
+# --------------------------------------------------------------------------
+# The node.
+
+
+@dataclass
+class _Leading:
+    """An authority's view of each other voter's log (Raft's nextIndex and
+    matchIndex), volatile."""
+
+    next_index: dict[bytes, int]
+    match: dict[bytes, int]
+    heartbeat_due: float
+
+
+@dataclass
+class _Campaign:
+    votes: set[bytes] = field(default_factory=set)
+    shares: dict[int, bytes] = field(default_factory=dict)  # share index -> share
+
+
+class Node:
+    """A voter. Build it from storage (:class:`Persisted`) after a start or a
+    crash: everything else is volatile."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        persisted: Persisted,
+        *,
+        now: float,
+        rng: random.Random,
+        timing: Timing | None = None,
+    ) -> None:
+        if not persisted.log or persisted.log[0].kind != "config":
+            raise ValueError("a room's log starts with its config entry")
+        self.identity = identity
+        self.key = identity.public_key
+        self.term = persisted.term
+        self.voted_for = persisted.voted_for
+        self.log: list[Entry] = list(persisted.log)
+        self.timing = timing or Timing()
+        self._rng = rng
+        self.role: Role = "follower"
+        self.authority: bytes | None = None  # of ``term``, once known
+        # The room's config entry (index 1: the voter set is fixed in this
+        # first version, docs/election.md "Not yet"), committed at creation.
+        self.config: Config = decode_config(self.log[0].data)
+        self.voters = [voter.key for voter in self.config.voters]
+        self.commit = 1
+        self.secret: bytes | None = None  # the whole room secret: authority only
+        self._requests: dict[tuple[bytes, int], int] = {}
+        self._index_requests(1)
+        self._leading: _Leading | None = None
+        self._campaign: _Campaign | None = None
+        self._election_due = 0.0
+        self._heard_at = now  # the last Append of the current authority
+        self._reset_election_timer(now)
+
+    # ------------------------------------------------------------------ API
+
+    @property
+    def last_index(self) -> int:
+        return len(self.log)
+
+    @property
+    def last_term(self) -> int:
+        return self.log[-1].term
+
+    @property
+    def can_stand(self) -> bool:
+        """Only share holders stand: with a dealer in the room, only dealers
+        (the simpler rule for "dealers preferred", docs/election.md)."""
+        return any(share.holder == self.key for share in self.config.shares)
+
+    def known_request(self, sender: bytes, nonce: int) -> int | None:
+        """The log index of ``sender``'s request ``nonce``, if it is in the log:
+        the driver asks before validating a request with the engine, so that a
+        re-sent action gets its original answer rather than a refusal."""
+        return self._requests.get((sender, nonce))
+
+    def tick(self, now: float) -> list[Effect]:
+        if self.role == "authority":
+            assert self._leading is not None
+            if now < self._leading.heartbeat_due:
+                return []
+            return self._broadcast(now)
+        if now >= self._election_due:
+            return self._start_election(now)
+        return []
+
+    def suspect(self, now: float) -> list[Effect]:
+        """The authority's will or silence was seen: start an election (which
+        decides nothing by itself: only votes do). A will that arrives while
+        the authority was heard from within the shortest election timeout is
+        a late one (the classic MQTT failure): ignored."""
+        if self.role == "authority":
+            return []
+        if self.authority is not None and now - self._heard_at < self.timing.election[0]:
+            return []
+        return self._start_election(now)
+
+    def receive(self, sender: bytes, message: Message, now: float) -> list[Effect]:
+        """``sender`` is the envelope's verified key (net/wire.py)."""
+        if isinstance(message, Request):
+            return self._on_request(sender, message)
+        if isinstance(message, Answer) or sender not in self.voters or sender == self.key:
+            return []
+        effects: list[Effect] = []
+        if message.term > self.term:
+            # Fencing: a higher term wins at once (an old authority steps down).
+            effects += self._follow(message.term, now)
+        if isinstance(message, RequestVote):
+            return effects + self._on_request_vote(sender, message, now)
+        if message.term < self.term:
+            if isinstance(message, Append):  # tell the stale authority the term
+                return [Send(sender, AppendReply(self.term, False, self.last_index))]
+            return effects
+        if isinstance(message, Vote):
+            return effects + self._on_vote(sender, message, now)
+        if isinstance(message, Append):
+            return effects + self._on_append(sender, message, now)
+        return effects + self._on_append_reply(sender, message, now)
+
+    # ------------------------------------------------------------ elections
+
+    def _reset_election_timer(self, now: float) -> None:
+        low, high = self.timing.election
+        self._election_due = now + self._rng.uniform(low, high)
+
+    def _follow(self, term: int, now: float) -> list[Effect]:
+        """Move to a higher ``term`` as a follower (its vote not yet cast)."""
+        effects: list[Effect] = []
+        if self.role == "authority":
+            effects.append(SteppedDown(term))
+        self._become_follower(now)
+        self.term = term
+        self.voted_for = None
+        self.authority = None
+        return [PersistState(term, None), *effects]
+
+    def _become_follower(self, now: float) -> None:
+        self.role = "follower"
+        self.secret = None  # held whole by the authority only (issue 20.3)
+        self._leading = None
+        self._campaign = None
+        self._reset_election_timer(now)
+
+    def _start_election(self, now: float) -> list[Effect]:
+        self._reset_election_timer(now)
+        if not self.can_stand:
+            return []
+        self._become_follower(now)
+        self.role = "candidate"
+        self.term += 1
+        self.voted_for = self.key
+        self.authority = None
+        campaign = self._campaign = _Campaign(votes={self.key})
+        mine = shares.own_share(self.identity, self.config)
+        if mine is not None:
+            campaign.shares[mine[0]] = mine[1]
+        ask = RequestVote(self.term, self.last_index, self.last_term)
+        # The vote for itself is durable before anyone is asked (20.1).
+        effects: list[Effect] = [PersistState(self.term, self.key)]
+        effects += [Send(voter, ask) for voter in self.voters if voter != self.key]
+        return effects + self._try_to_win(now)
+
+    def _log_is_current(self, last_index: int, last_term: int) -> bool:
+        """Raft's rule: the candidate's log is at least as up to date."""
+        return (last_term, last_index) >= (self.last_term, self.last_index)
+
+    def _on_request_vote(self, sender: bytes, ask: RequestVote, now: float) -> list[Effect]:
+        grant = (
+            ask.term == self.term
+            and self.role == "follower"
+            and self.voted_for in (None, sender)
+            and self._log_is_current(ask.last_index, ask.last_term)
+        )
+        if not grant:
+            return [Send(sender, Vote(self.term, False))]
+        self.voted_for = sender
+        self._reset_election_timer(now)
+        return self._grant(sender)
+
+    def _grant(self, candidate: bytes) -> list[Effect]:
+        """The vote is persisted, then sent (20.1: at most one per term, across
+        a crash too), with this voter's share re-sealed to the candidate."""
+        return [PersistState(self.term, candidate), Send(candidate, self._vote(candidate))]
+
+    def _vote(self, candidate: bytes) -> Vote:
+        mine = shares.own_share(self.identity, self.config)
+        if mine is None:  # a player in a room with dealers: no share
+            return Vote(self.term, True)
+        index, share = mine
+        sealed = shares.reseal(self.identity, candidate, share)
+        return Vote(self.term, True, ShareForCandidate(1, self.log[0].term, index, sealed))
+
+    def _on_vote(self, sender: bytes, vote: Vote, now: float) -> list[Effect]:
+        campaign = self._campaign
+        if self.role != "candidate" or campaign is None or not vote.granted:
+            return []
+        campaign.votes.add(sender)
+        share = vote.share
+        if (
+            share is not None
+            and (share.config_index, share.config_term) == (1, self.log[0].term)
+            and any(s.holder == sender and s.index == share.index for s in self.config.shares)
+        ):
+            opened = shares.open_from(self.identity, sender, share.sealed)
+            if opened is not None:
+                campaign.shares[share.index] = opened
+        return self._try_to_win(now)
+
+    def _try_to_win(self, now: float) -> list[Effect]:
+        """Authority with a majority of the voters' votes and the secret
+        rebuilt from their shares; votes alone are not enough (20.3)."""
+        campaign = self._campaign
+        assert campaign is not None
+        if len(campaign.votes) < majority(len(self.voters)):
+            return []
+        secret = shares.combine(self.config, campaign.shares)
+        if secret is None:
+            return []
+        self.role = "authority"
+        self.authority = self.key
+        self.secret = secret
+        self._campaign = None
+        others = [voter for voter in self.voters if voter != self.key]
+        self._leading = _Leading(
+            next_index={voter: self.last_index + 1 for voter in others},
+            match={voter: 0 for voter in others},
+            heartbeat_due=now,
+        )
+        # The term's first entry: commits every earlier entry with it (Raft
+        # section 8) and tells every screen where the table is now.
+        first = Entry(self.term, "term", self.key, 0, b"")
+        effects: list[Effect] = [AuthorityKnown(self.term, self.key)]
+        effects += self._append(first)
+        return effects + self._broadcast(now) + self._advance_commit()
+
+    # ---------------------------------------------------------- replication
+
+    def _index_requests(self, first: int) -> None:
+        for index in range(first, self.last_index + 1):
+            entry = self.log[index - 1]
+            if entry.kind == "action":
+                self._requests[entry.sender, entry.nonce] = index
+
+    def _append(self, entry: Entry) -> list[Effect]:
+        self.log.append(entry)
+        self._index_requests(self.last_index)
+        return [PersistEntries(self.last_index, (entry,))]
+
+    def _on_request(self, sender: bytes, request: Request) -> list[Effect]:
+        if self.role != "authority":
+            answer = Answer(request.nonce, "not_authority", self.term, authority=self.authority)
+            return [Send(sender, answer)]
+        index = self._requests.get((sender, request.nonce))
+        if index is not None:
+            # A duplicate (a re-send after a lost answer or a failover): the
+            # original answer, never a second entry (20.2). Not yet committed:
+            # the answer goes out when it is.
+            if index <= self.commit:
+                return [Send(sender, self._acknowledgement(index))]
+            return []
+        entry = Entry(self.term, "action", sender, request.nonce, request.data)
+        effects = self._append(entry)
+        assert self._leading is not None
+        for voter, next_index in self._leading.next_index.items():
+            if next_index == self.last_index:  # caught up: send the new entry now
+                effects.append(self._append_to(voter))
+        return effects + self._advance_commit()
+
+    def _acknowledgement(self, index: int) -> Answer:
+        entry = self.log[index - 1]
+        return Answer(entry.nonce, "acknowledged", self.term, index=index, authority=self.key)
+
+    def _append_to(self, voter: bytes) -> Send:
+        assert self._leading is not None
+        next_index = self._leading.next_index[voter]
+        prev_index = next_index - 1
+        prev_term = self.log[prev_index - 1].term if prev_index else 0
+        batch = self.log[prev_index : prev_index + MAX_BATCH]
+        return Send(voter, Append(self.term, prev_index, prev_term, batch, self.commit))
+
+    def _broadcast(self, now: float) -> list[Effect]:
+        assert self._leading is not None
+        self._leading.heartbeat_due = now + self.timing.heartbeat
+        return [self._append_to(voter) for voter in self._leading.next_index]
+
+    def _on_append(self, sender: bytes, append: Append, now: float) -> list[Effect]:
+        effects: list[Effect] = []
+        if self.role == "authority":  # impossible (one authority per term): ignore
+            return []
+        if self.role == "candidate":
+            self._become_follower(now)
+        self._reset_election_timer(now)
+        self._heard_at = now
+        if self.authority != sender:
+            self.authority = sender
+            effects.append(AuthorityKnown(self.term, sender))
+        prev = append.prev_index
+        if prev > self.last_index or (prev and self.log[prev - 1].term != append.prev_term):
+            hint = min(self.last_index, prev - 1)
+            return [*effects, Send(sender, AppendReply(self.term, False, hint))]
+        new: list[Entry] = []
+        for offset, entry in enumerate(append.entries):
+            index = prev + 1 + offset
+            if index <= self.last_index and self.log[index - 1].term == entry.term:
+                continue  # already here (log matching: the same entry)
+            if index <= 1:  # the config entry is never replaced: a bad Append
+                return effects
+            new = list(append.entries[offset:])
+            del self.log[index - 1 :]
+            self._requests = {}
+            self._index_requests(1)
+            self.log.extend(new)
+            self._index_requests(index)
+            effects.append(PersistEntries(index, tuple(new)))
+            break
+        last_new = prev + len(append.entries)
+        if append.commit > self.commit:
+            effects += self._commit_to(min(append.commit, last_new))
+        return [*effects, Send(sender, AppendReply(self.term, True, last_new))]
+
+    def _on_append_reply(self, sender: bytes, reply: AppendReply, now: float) -> list[Effect]:
+        leading = self._leading
+        if self.role != "authority" or leading is None:
+            return []
+        match = leading.match[sender]
+        if reply.success:
+            # Never past its own log, whatever a reply claims (hostile bytes).
+            leading.match[sender] = max(match, min(reply.match, self.last_index))
+            leading.next_index[sender] = leading.match[sender] + 1
+            effects = self._advance_commit()
+            if leading.next_index[sender] <= self.last_index:
+                effects.append(self._append_to(sender))
+            return effects
+        back = min(leading.next_index[sender] - 1, reply.match + 1)
+        leading.next_index[sender] = max(match + 1, back, 1)
+        return [self._append_to(sender)]
+
+    def _replicated_on_majority(self, index: int) -> bool:
+        assert self._leading is not None
+        holding = 1 + sum(1 for match in self._leading.match.values() if match >= index)
+        return holding >= majority(len(self.voters))
+
+    def _advance_commit(self) -> list[Effect]:
+        """Commit the newest entry of this term held by a majority (only
+        this term's: Raft's Figure 8), and everything before it."""
+        for index in range(self.last_index, self.commit, -1):
+            if self.log[index - 1].term != self.term:
+                break
+            if self._replicated_on_majority(index):
+                return self._commit_to(index)
+        return []
+
+    def _commit_to(self, index: int) -> list[Effect]:
+        effects: list[Effect] = []
+        for applied in range(self.commit + 1, index + 1):
+            entry = self.log[applied - 1]
+            effects.append(Apply(applied, entry))
+            if self.role == "authority" and entry.kind == "action":
+                effects.append(Send(entry.sender, self._acknowledgement(applied)))
+        self.commit = max(self.commit, index)
+        return effects

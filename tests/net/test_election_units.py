@@ -1,0 +1,237 @@
+"""The election core's pieces, one rule at a time (issue 20; the whole is
+checked by tests/net/test_election_model.py)."""
+
+from __future__ import annotations
+
+import random
+
+import msgspec
+import pytest
+from nacl.signing import SigningKey
+
+from net.election import messages, shares
+from net.election.messages import (
+    MAX_BATCH,
+    MAX_ENTRY_DATA,
+    Answer,
+    Append,
+    AppendReply,
+    Entry,
+    Request,
+    RequestVote,
+    Vote,
+    Voter,
+)
+from net.election.node import (
+    AuthorityKnown,
+    Node,
+    Persisted,
+    PersistEntries,
+    PersistState,
+    Send,
+    SteppedDown,
+)
+from net.identity import Identity
+
+
+def _identities(count: int, seed: int = 1) -> list[Identity]:
+    rng = random.Random(seed)
+    return [Identity(SigningKey(rng.randbytes(32))) for _ in range(count)]
+
+
+def _room(count: int, dealers: int = 0) -> tuple[list[Identity], list[Node], bytes]:
+    identities = _identities(count)
+    voters = [Voter(i.public_key, dealer=n < dealers) for n, i in enumerate(identities)]
+    config, secret = shares.make_config(identities[0], voters)
+    first = Entry(0, "config", identities[0].public_key, 0, messages.encode(config))
+    nodes = [
+        Node(identity, Persisted(0, None, (first,)), now=0.0, rng=random.Random(n))
+        for n, identity in enumerate(identities)
+    ]
+    return identities, nodes, secret
+
+
+def _sends(effects: list[object]) -> list[Send]:
+    return [effect for effect in effects if isinstance(effect, Send)]
+
+
+def _elect(nodes: list[Node], candidate: int = 0) -> None:
+    """Run an election to its end over a perfect network."""
+    queue = [(nodes[candidate].key, s) for s in _sends(nodes[candidate].suspect(0.0))]
+    by_key = {node.key: node for node in nodes}
+    while queue:
+        sender, send = queue.pop(0)
+        if send.to in by_key:
+            effects = by_key[send.to].receive(sender, send.message, 0.0)
+            queue += [(send.to, s) for s in _sends(effects)]
+
+
+# ----------------------------------------------------------------- shares
+
+
+def test_a_majority_of_shares_rebuilds_the_secret_and_fewer_do_not() -> None:
+    identities = _identities(5)
+    voters = [Voter(identity.public_key, dealer=False) for identity in identities]
+    config, secret = shares.make_config(identities[0], voters)
+    assert config.threshold == 3
+    held = {}
+    for identity in identities:
+        mine = shares.own_share(identity, config)
+        assert mine is not None
+        held[mine[0]] = mine[1]
+    assert shares.combine(config, dict(list(held.items())[:3])) == secret
+    assert shares.combine(config, dict(list(held.items())[2:])) == secret
+    assert shares.combine(config, dict(list(held.items())[:2])) is None
+    wrong = dict(list(held.items())[:3])
+    wrong[1] = bytes(32)
+    assert shares.combine(config, wrong) is None  # the check value refuses it
+
+
+def test_a_share_opens_only_for_its_holder_and_its_candidate() -> None:
+    alice, bob, carol = _identities(3)
+    voters = [Voter(i.public_key, dealer=False) for i in (alice, bob, carol)]
+    config, _ = shares.make_config(alice, voters)
+    assert shares.own_share(bob, config) is not None
+    mine = shares.own_share(carol, config)
+    assert mine is not None
+    sealed = shares.reseal(carol, bob.public_key, mine[1])
+    assert shares.open_from(bob, carol.public_key, sealed) == mine[1]
+    assert shares.open_from(alice, carol.public_key, sealed) is None
+
+
+def test_with_dealers_only_dealers_hold_shares_and_stand() -> None:
+    identities, nodes, _ = _room(5, dealers=2)
+    config = nodes[0].config
+    assert {share.holder for share in config.shares} == {i.public_key for i in identities[:2]}
+    assert [node.can_stand for node in nodes] == [True, True, False, False, False]
+    assert nodes[3].suspect(0.0) == []  # a player never stands here
+    assert shares.own_share(identities[3], config) is None
+
+
+# --------------------------------------------------------------- messages
+
+
+def test_messages_are_bounded() -> None:
+    key = bytes(32)
+    entry = Entry(1, "action", key, 1, b"x")
+    append = Append(1, 0, 0, [entry] * MAX_BATCH, 0)
+    assert messages.decode(messages.encode(append)) == append
+    with pytest.raises(msgspec.ValidationError):
+        messages.decode(messages.encode(Append(1, 0, 0, [entry] * (MAX_BATCH + 1), 0)))
+    with pytest.raises(msgspec.ValidationError):
+        messages.decode(messages.encode(Request(1, b"x" * (MAX_ENTRY_DATA + 1))))
+    with pytest.raises(msgspec.ValidationError):
+        messages.decode(messages.encode(RequestVote(-1, 0, 0)))
+
+
+# ------------------------------------------------------------------ nodes
+
+
+def test_a_vote_is_persisted_before_it_is_sent_and_given_once_per_term() -> None:
+    _, nodes, _ = _room(3)
+    alice, bob, carol = nodes
+    effects = bob.receive(alice.key, RequestVote(1, 1, 0), 0.0)
+    assert isinstance(effects[-2], PersistState) and effects[-2].voted_for == alice.key
+    vote = effects[-1]
+    assert isinstance(vote, Send) and isinstance(vote.message, Vote) and vote.message.granted
+    assert vote.message.share is not None  # its share, sealed to alice
+    again = bob.receive(carol.key, RequestVote(1, 1, 0), 0.0)
+    assert [s.message for s in _sends(again)] == [Vote(1, False)]
+
+
+def test_a_candidate_with_an_older_log_gets_no_vote() -> None:
+    _, nodes, _ = _room(3)
+    alice, bob, _ = nodes
+    bob.log.append(Entry(1, "term", alice.key, 0, b""))
+    effects = bob.receive(alice.key, RequestVote(2, 1, 0), 0.0)
+    assert [s.message for s in _sends(effects)] == [Vote(2, False)]
+
+
+def test_the_winner_rebuilds_the_secret_and_steps_down_at_a_higher_term() -> None:
+    _, nodes, secret = _room(3)
+    _elect(nodes)
+    alice, bob, carol = nodes
+    assert alice.role == "authority" and alice.secret == secret
+    assert bob.secret is None and carol.secret is None
+    assert bob.authority == alice.key
+    effects = alice.receive(bob.key, RequestVote(alice.term + 1, 1, 0), 0.0)
+    assert any(isinstance(effect, SteppedDown) for effect in effects)
+    assert alice.role == "follower" and alice.secret is None
+
+
+def test_silence_alone_starts_an_election_and_votes_decide_it() -> None:
+    _, nodes, _ = _room(3)
+    alice = nodes[0]
+    assert alice.tick(0.5) == []  # within the timeout
+    effects = alice.tick(5.0)
+    assert alice.role == "candidate"  # started, not decided: no votes yet
+    assert isinstance(effects[0], PersistState) and effects[0].voted_for == alice.key
+    assert not any(isinstance(effect, AuthorityKnown) for effect in effects)
+
+
+def test_a_duplicate_request_gets_the_original_answer() -> None:
+    _, nodes, _ = _room(3)
+    _elect(nodes)
+    alice, bob, _ = nodes
+    client = _identities(1, seed=9)[0].public_key
+    effects = alice.receive(client, Request(7, b"cipher"), 0.0)
+    assert sum(isinstance(effect, PersistEntries) for effect in effects) == 1
+    index = alice.last_index
+    assert not any(isinstance(s.message, Answer) for s in _sends(effects))  # not committed
+    assert alice.receive(client, Request(7, b"cipher"), 0.0) == []  # no second entry
+    assert alice.last_index == index
+    acked = alice.receive(bob.key, AppendReply(alice.term, True, index), 0.0)
+    answers = [s.message for s in _sends(acked) if isinstance(s.message, Answer)]
+    assert answers == [Answer(7, "acknowledged", alice.term, index, alice.key)]
+    again = alice.receive(client, Request(7, b"cipher"), 0.0)
+    assert [s.message for s in _sends(again)] == answers
+    assert alice.last_index == index
+
+
+def test_only_voters_take_part() -> None:
+    _, nodes, _ = _room(3)
+    stranger = _identities(1, seed=5)[0].public_key
+    assert nodes[1].receive(stranger, RequestVote(5, 9, 9), 0.0) == []
+    assert nodes[1].term == 0
+
+
+def test_a_reply_claiming_more_than_the_log_is_held_to_the_log() -> None:
+    _, nodes, _ = _room(3)
+    _elect(nodes)
+    alice, bob, _ = nodes
+    alice.receive(bob.key, AppendReply(alice.term, True, 10**6), 0.0)
+    effects = alice.tick(10.0)  # the next heartbeat to bob: from its real log
+    sent = [s.message for s in _sends(effects) if s.to == bob.key]
+    assert len(sent) == 1 and isinstance(sent[0], Append)
+    assert sent[0].prev_index == alice.last_index
+
+
+def test_two_candidates_of_one_term_make_one_authority_at_most() -> None:
+    """The forced race, in the core: two voters stand in the same term at
+    once; over many orders of delivery, at most one of them wins."""
+    for seed in range(100):
+        rng = random.Random(seed)
+        _, nodes, _ = _room(rng.choice([3, 4, 5]))
+        by_key = {node.key: node for node in nodes}
+        queue = [(nodes[0].key, s) for s in _sends(nodes[0].suspect(0.0))]
+        queue += [(nodes[1].key, s) for s in _sends(nodes[1].suspect(0.0))]
+        assert nodes[0].term == nodes[1].term == 1
+        while queue:
+            sender, send = queue.pop(rng.randrange(len(queue)))
+            effects = by_key[send.to].receive(sender, send.message, 0.0)
+            queue += [(send.to, s) for s in _sends(effects)]
+        winners = [node for node in nodes if node.role == "authority"]
+        assert len(winners) <= 1, seed
+        assert all(node.term == 1 for node in nodes)
+
+
+def test_a_late_will_starts_nothing_while_the_authority_is_heard() -> None:
+    _, nodes, _ = _room(3)
+    _elect(nodes)
+    alice, bob, _ = nodes
+    heartbeat = next(s for s in _sends(alice.tick(0.3)) if s.to == bob.key)
+    bob.receive(alice.key, heartbeat.message, 0.3)
+    assert bob.suspect(0.5) == []  # heard 0.2 s ago: the will is a late one
+    assert bob.role == "follower" and bob.term == alice.term
+    assert bob.suspect(1.4) != []  # silent for longer: the will starts one
+    assert bob.role == "candidate"

@@ -1,0 +1,72 @@
+"""A host's lobby when strangers fill the knock queue (found by hand, issue
+19): one toast, not one per stranger; the seats' line says the queue is
+full and how to let someone in anyway; i lets in a key read aloud; the
+footer keeps F1 Help at 80 columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from net.authority import MAX_KNOCKS
+from net.identity import Identity
+from net.wire import Envelope, Hello
+from tests.tui.conftest import footer_keys, help_fits
+from tests.tui.test_network import (  # the lobby helpers those tests share
+    SIZE,
+    host_from_home,
+    mosquitto,
+    named,
+    network_app,
+    private_data,
+    text_of,
+    wait_until,
+)
+from tui.screens.expect_key import ExpectKeyScreen
+
+__all__ = ["mosquitto", "named", "private_data"]  # fixtures, used by name
+
+
+def knock(hosted: object, key: Identity, name: str) -> None:
+    """A Hello from ``key`` as the authority's link hands it over (the
+    signature checks are the wire's, tested in tests/net)."""
+    authority = hosted.authority  # type: ignore[attr-defined]
+    envelope = Envelope(1, key.public_key, True, b"", b"\0" * 64)
+    authority.handle(envelope, Hello(room=authority.code, epoch=1, n=1, name=name))
+
+
+async def test_a_flood_of_knocks_makes_one_toast_and_i_lets_a_key_in(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby, hosted = await host_from_home(pilot)
+        strangers = [Identity.generate() for _ in range(MAX_KNOCKS)]
+        for n, key in enumerate(strangers):
+            knock(hosted, key, f"[/]{n}")
+        await wait_until(
+            pilot, lambda: "queue is full" in text_of(lobby, "#lobby-seat-hint"), "the full queue"
+        )
+        await pilot.pause()  # a notification is a message to the app
+        toasts = [n for n in app._notifications if n.title == "Someone knocks"]
+        assert len(toasts) == 1, [n.message for n in toasts]
+        assert "i lets in a key" in text_of(lobby, "#lobby-seat-hint")
+        assert help_fits(app), footer_keys(app)
+        await pilot.press("i")
+        assert isinstance(app.screen, ExpectKeyScreen)
+        await pilot.press(*"8ef4", "enter")  # too short: said, not taken
+        assert isinstance(app.screen, ExpectKeyScreen)
+        assert "first 8 characters" in text_of(app.screen, "#dialog-problem")
+        wanted = strangers[3]
+        typed = wanted.peer_id[:8].upper()
+        field = app.screen.query_one(Input)
+        field.value = ""
+        await pilot.press(*typed, "enter")
+        await wait_until(pilot, lambda: app.screen is lobby, "the lobby again")
+        await wait_until(
+            pilot,
+            lambda: any(seat.key == wanted.public_key for seat in hosted.authority.seats),
+            "the key let in",
+        )
+        assert wanted.public_key not in hosted.authority.knocks
