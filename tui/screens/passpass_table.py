@@ -14,10 +14,22 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 
 from core.engine import Action, Event, View, plural
-from core.passpass.model import Card, Pick, Play, Represent, RoundScored, Take
+from core.passpass.model import (
+    PASS_PASS_TO_WIN,
+    Card,
+    CardPlayed,
+    Colour,
+    PassPassChecked,
+    Pick,
+    Play,
+    Represent,
+    RoundScored,
+    Take,
+    TrickResolved,
+)
 from core.passpass.state import PassPassView, TrickSummary
 from tui.messages import CardChosen
 from tui.plain import cells, plain
@@ -33,12 +45,102 @@ from tui.widgets.opponents import OpponentsPanel
 from tui.widgets.score_sheet import ScoreSheet, render_sheet, team_label
 from tui.widgets.status_line import StatusLine
 from tui.widgets.trick import TrickView
+from tui.widgets.won_cards import WonCardsPanel
 
 PLAY, PICK, TAKE, REPRESENT, OVER = "play", "pick", "take", "represent", "over"
+TRICK_SUMMARY_LINES = 2  # under the trick's cards (TrickView's height)
 
 
 def cards_text(cards: Sequence[Card]) -> str:
     return " ".join(map(str, cards)) if cards else "nothing"
+
+
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six")
+
+
+def number_word(count: int) -> str:
+    return NUMBER_WORDS[count] if 0 <= count < len(NUMBER_WORDS) else str(count)
+
+
+def ordinal(count: int) -> str:
+    return {1: "first", 2: "second", 3: "third"}.get(count, f"{count}th")
+
+
+def highest_cards(plays: Sequence[tuple[int, Card]]) -> dict[Colour, Card]:
+    """Each colour's highest card in a trick."""
+    best: dict[Colour, Card] = {}
+    for _, card in plays:
+        if card.colour not in best or card.value > best[card.colour].value:
+            best[card.colour] = card
+    return best
+
+
+def tie_break(
+    strengths: Sequence[tuple[Colour, int]],
+    plays: Sequence[tuple[int, Card]],
+    rank: int = 0,
+    *,
+    brief: bool = False,
+) -> str:
+    """How the colour ranked ``rank`` beat the colours of equal strength
+    ranked below it (PP-10: the higher single card, then the one played
+    first), in words; "" when no colour had its strength. Issue 18: "Yellow
+    wins (sums: yellow 11, violet 11)" said nothing of why yellow."""
+    if rank >= len(strengths):
+        return ""
+    winner, strength = strengths[rank]
+    rivals = [colour for colour, other in strengths[rank + 1 :] if other == strength]
+    highest = highest_cards(plays)
+    if not rivals or winner not in highest or any(c not in highest for c in rivals):
+        return ""
+    # The engine ranked the colours (PP-10); here it is only said why.
+    card = highest[winner]
+    level = [highest[c] for c in rivals if highest[c].value == card.value]
+    lower = [highest[c] for c in rivals if highest[c].value < card.value]
+    if brief:
+        how = f"{card} played first" if level else f"higher card {card}"
+        return f"tie at {strength}; {how}, PP-10"
+    if not level:
+        beaten = ", ".join(map(str, lower))
+        return f"the sums tie, and the higher card breaks it: {card} over {beaten} (PP-10)"
+    equal = " and ".join(map(str, [card, *level]))
+    above = f" (above {', '.join(map(str, lower))})" if lower else ""
+    return (
+        f"the sums tie, and so do the highest cards {equal}{above}: {card} was played first (PP-10)"
+    )
+
+
+def majority_text(
+    strengths: Sequence[tuple[Colour, int]],
+    plays: Sequence[tuple[int, Card]],
+    *,
+    brief: bool = False,
+) -> str:
+    """ "Blue wins (sums: blue 23, violet 2)": colour names and the sum of
+    the values played in each (PP-9, PP-10), not "B23", which reads like a
+    card; after a tie, how it was broken. ``brief`` (two lines of the trick
+    panel): "Yellow wins (tie at 11; higher card Y8, PP-10)"."""
+    majority = strengths[0][0].label.capitalize()
+    tie = tie_break(strengths, plays, brief=brief)
+    if brief and tie:
+        return f"{majority} wins ({tie})"
+    sums = ", ".join(f"{colour.label} {strength}" for colour, strength in strengths)
+    label = "sum" if len(strengths) == 1 else "sums"
+    text = f"{majority} wins ({label}: {sums})"
+    return f"{text}: {tie}" if tie else text
+
+
+def second_place_text(res: TrickSummary) -> str:
+    """When the majority colour had one card, the second winner played the
+    second-ranked colour's highest card (PP-12): if that colour tied on
+    strength, how the tie was broken (the rulebook's third example)."""
+    if sum(1 for _, card in res.plays if card.colour == res.majority) != 1:
+        return ""
+    tie = tie_break(res.strengths, res.plays, rank=1)
+    if not tie:
+        return ""
+    second = res.strengths[1][0].label.capitalize()
+    return f"{second} ranks second, so its highest card is the second winner's (PP-12): {tie}."
 
 
 class PassPassTableScreen(TableScreen):
@@ -55,8 +157,11 @@ class PassPassTableScreen(TableScreen):
         "Cards show their colour letter (V violet, B blue, G green, Y yellow),\n"
         "value and diamonds (◆, one point each). The players panel shows every\n"
         "player's colour counts (public, PP-8): # cards, V B G Y, Won, Pt, PP.\n"
+        "Your won cards are listed by colour, with what your next Pass Pass\n"
+        "needs (a won card of each colour, PP-18); the sheet's 'So far' counts\n"
+        "the round in progress.\n"
         "The card played last is marked 'new' under it; t shows the last trick\n"
-        "again (who played what, and who got each card).\n"
+        "again (who played what, who got each card, and why).\n"
         "r: rules, q/Escape: leave (asks first), ctrl+p: command palette (themes)."
     )
 
@@ -65,6 +170,43 @@ class PassPassTableScreen(TableScreen):
         self.choice_open = False
         self.trick_items: tuple[SlotData, ...] = ()
         self.last_trick: TrickSummary | None = None  # the last resolved trick
+        # The cards of the trick being played, as the log tells it: the log
+        # line of its resolution says how a tie was broken (PP-10).
+        self.logged_plays: list[tuple[int, Card]] = []
+
+    # -- the log -----------------------------------------------------------
+
+    def describe(self, event: Event) -> str:
+        if isinstance(event, CardPlayed):
+            self.logged_plays.append((event.seat, event.card))
+        elif isinstance(event, TrickResolved):
+            plays, self.logged_plays = self.logged_plays, []
+            # Only the whole trick tells the tie-break: a log that begins
+            # in the middle of a trick (a story cut in pages) says no more.
+            if sum(card.value for _, card in plays) == sum(s for _, s in event.strengths):
+                tie = tie_break(event.strengths, plays)
+                if tie:
+                    return f"{event.describe(self.log_names)} {tie[:1].upper()}{tie[1:]}."
+        elif isinstance(event, PassPassChecked):
+            return self.pass_pass_text(event)
+        return super().describe(event)
+
+    def pass_pass_text(self, event: PassPassChecked) -> str:
+        """Issue 18: "Pass Pass! you check one" read as an order to do
+        something. Said instead: what happened, that the table checks it
+        on the sheet by itself (PP-18: nothing to do), and how near the
+        immediate victory it is (PP-19; in teams PP-24 counts the team's
+        earlier rounds, as ``total`` does)."""
+        names = self.log_names
+        sets = "a card" if event.round_count == 1 else f"{number_word(event.round_count)} cards"
+        who = "you" if event.seat == names.you else names[event.seat]
+        text = (
+            f"Pass Pass! {self.acts(event.seat, 'has')} won {sets} of each colour, "
+            f"so one is checked for {who} on the sheet"
+        )
+        if event.total >= PASS_PASS_TO_WIN:
+            return text + f": the {ordinal(event.total)}, which wins the game at once."
+        return text + f" ({event.total} of {PASS_PASS_TO_WIN}; the third wins the game)."
 
     def compose_table(self) -> ComposeResult:
         yield StatusLine(id="status")
@@ -76,7 +218,7 @@ class PassPassTableScreen(TableScreen):
             with Vertical(id="table-right"):
                 yield OpponentsPanel(id="players")
                 yield ScoreSheet(id="sheet")
-                yield Static("", id="diamond-note")
+                yield WonCardsPanel(id="won")
         yield Footer()
 
     # -- rendering ---------------------------------------------------------
@@ -89,9 +231,7 @@ class PassPassTableScreen(TableScreen):
         self._show_trick(view, mine)
         self.query_one(OpponentsPanel).show(view, self.panel_names())
         self.query_one(ScoreSheet).show(view, self.names)
-        note = "◆ diamond = 1 point."
-        note += " Default diamond table assumed (PP-2)." if view.default_diamonds else ""
-        self.query_one("#diamond-note", Static).update(note)
+        self.query_one(WonCardsPanel).show(view)
         self._say_status()
         self.refocus()
         scored = [event for event in events if isinstance(event, RoundScored)]
@@ -119,6 +259,10 @@ class PassPassTableScreen(TableScreen):
     def _show_hand(self, view: PassPassView, mine: bool) -> None:
         hand = self.query_one(HandView)
         hand.border_title = plain(f"Your hand ({self.names[view.seat or 0]})")  # issue 19
+        # PP-2: the UI says the diamond table is the default assumption. Under
+        # the hand, not in the side column: that room is the won cards' (issue 18).
+        note = "◆ = 1 point"
+        hand.border_subtitle = note + (" · default ◆ table (PP-2)" if view.default_diamonds else "")
         hand.set_items(
             tuple(
                 SlotData(card, view.diamonds[card.value - 1], above=str(n))
@@ -183,30 +327,36 @@ class PassPassTableScreen(TableScreen):
             return "out"
         return "→" + fit(self.log_names[seat], CARD_WIDTH - 1)
 
-    def _majority_text(self, res: TrickSummary) -> str:
-        """ "Blue wins (sums: blue 23, violet 2)": colour names and the sum of
-        the values played in each (PP-9, PP-10), not "B23", which reads like
-        a card."""
-        sums = ", ".join(f"{colour.label} {strength}" for colour, strength in res.strengths)
-        label = "sum" if len(res.strengths) == 1 else "sums"
-        return f"{res.majority.label.capitalize()} wins ({label}: {sums})"
+    def _majority_text(self, res: TrickSummary, *, brief: bool = False) -> str:
+        return majority_text(res.strengths, res.plays, brief=brief)
 
     def _resolving_text(self, view: PassPassView, res: TrickSummary) -> str:
+        """The trick panel's words while a trick is shared out. The panel
+        has two lines for them: the majority's sums and tie-break (PP-10)
+        are said when they fit, else only who won (t tells it all)."""
         first, second = res.first_winner, res.second_winner
         if view.phase == PICK:
-            return (
-                f"{self._majority_text(res)}. 1st: {self.acts(first, 'picks')} a card; "
-                f"2nd: {self.acts(second, 'takes')} two."
+            rest = (
+                f"1st: {self.acts(first, 'picks')} a card; 2nd: {self.acts(second, 'takes')} two."
             )
-        return (
-            f"{self._majority_text(res)}. {self.acts(first, 'picked')} {res.picked}; "
-            f"{self.acts(second, 'chooses', start=False)} among the tied lowest cards."
-        )
+        else:
+            rest = (
+                f"{self.acts(first, 'picked')} {res.picked}; "
+                f"{self.acts(second, 'chooses', start=False)} among the tied lowest cards."
+            )
+        brief = f"{self._majority_text(res, brief=True)}. {rest}"
+        width = self.query_one(TrickView).content_size.width
+        if not width or len(Text(brief).wrap(self.app.console, width)) <= TRICK_SUMMARY_LINES:
+            return brief
+        return f"{res.majority.label.capitalize()} wins. {rest}"
 
-    def _resolved_text(self, res: TrickSummary) -> str:
+    def _resolved_text(self, res: TrickSummary, *, said_who_won: bool = False) -> str:
+        """ "Blue won. Ada kept B9; you took V2 G3; out: Y4." Without "Blue
+        won." where the sentence before said it (the t dialog)."""
         first = self.acts(res.first_winner, "kept")
         second = self.acts(res.second_winner, "took", start=False)
-        text = f"{res.majority.label.capitalize()} won. {first} {res.picked}; {second} "
+        won = "" if said_who_won else f"{res.majority.label.capitalize()} won. "
+        text = f"{won}{first} {res.picked}; {second} "
         text += cards_text(res.taken)
         if res.discarded:
             text += f"; out: {cards_text(res.discarded)}"
@@ -355,7 +505,11 @@ class PassPassTableScreen(TableScreen):
             else:
                 went = "out for the round (PP-15)"
             table.add_row(*cells(who(seat), self._card_label(view, card), went))
-        body = Group(table, Text(f"\n{self._majority_text(res)}. {self._resolved_text(res)}"))
+        # Issue 18: "Yellow wins (sums: yellow 11, violet 11). Yellow won."
+        # said who won twice and never why: the tie-break is said instead.
+        words = [f"{self._majority_text(res)}.", second_place_text(res)]
+        words.append(self._resolved_text(res, said_who_won=True))
+        body = Group(table, Text("\n" + " ".join(word for word in words if word)))
         self.push_dialog(InfoScreen("The last trick", body))
 
     def _card_label(self, view: PassPassView, card: Card) -> str:

@@ -128,6 +128,11 @@ class TableScreen(PasseScreen):
         """Render ``view``; ``events`` are those that led to it."""
         raise NotImplementedError
 
+    def describe(self, event: Event) -> str:
+        """The log's line for ``event``: the event's own words, unless the
+        game's table says it better for the person reading (issue 18)."""
+        return event.describe(self.log_names)
+
     def explain(self) -> str:
         """Why the key just pressed does nothing now, in words."""
         return "Nothing to choose right now."
@@ -507,7 +512,7 @@ class TableScreen(PasseScreen):
         self._submitted = False
         self._settle_move_in_doubt(my_turn)
         for event in update.events:
-            self.game_log.add(event.describe(self.log_names))
+            self.game_log.add(self.describe(event))
         self.view = update.view
         if update.rejected:
             self.notify(self.refusal(update.rejected), title="Not allowed", severity="warning")

@@ -1,7 +1,9 @@
 """The Pass Pass score sheet: points and Pass Pass per round, and totals.
 In team mode one line per team, and who represented it each round (PP-23).
 The round in progress shows its running figures, dim (PP-18); in team mode
-both partners' figures until the team chooses who scores (PP-23)."""
+both partners' figures until the team chooses who scores (PP-23). The last
+column is the total so far, the round in progress included (issue 18: a
+"Tot" of 0/0 all through round 1 read as if nothing counted yet)."""
 
 from __future__ import annotations
 
@@ -78,7 +80,16 @@ def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
     table.add_column("", ratio=1, no_wrap=True, overflow="ellipsis")
     for number in range(1, ROUNDS + 1):
         table.add_column(f"R{number}", width=5, justify="right", no_wrap=True)
-    table.add_column("Tot", width=6, justify="right", no_wrap=True)
+    # During the game the last column says "So far": it counts the round
+    # in progress (below); "Tot" once the game is over. Team rows may read
+    # "12+?/1+?" until the team chooses who scores: a cell more (team
+    # labels are short).
+    table.add_column(
+        "Tot" if view.is_over else "So far",
+        width=6 if view.is_over else 8 if view.teams else 7,
+        justify="right",
+        no_wrap=True,
+    )
     # PP-19/PP-24: a game won at once leaves its last round unscored; show
     # that round's Pass Pass (points are not counted) so the win is visible,
     # and count it in the total: it is checked on the sheet at once (PP-18).
@@ -92,7 +103,8 @@ def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
     for team in range(len(view.totals)):
         # A name is a Text, never a markup string: "[/]" is a name (issue 19).
         line: list[str | Text] = [Text(team_label(view, names, team))]
-        pass_pass_total = view.pass_pass_totals[team]
+        points_total, pass_pass_total = view.totals[team], view.pass_pass_totals[team]
+        pending = False  # the round's figures are not the team's yet (PP-23)
         for number in range(1, ROUNDS + 1):
             row = next((r for r in view.sheet if r.round == number), None)
             if row is not None:
@@ -104,12 +116,20 @@ def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
             elif number == running:
                 chosen = chosen_seat(view, team)
                 if chosen is None:
+                    pending = True
                     line.append(Text("?", style="dim"))
                 else:
+                    # PP-18: Pass Pass are checked at once, so they count
+                    # in the total at once; the points are those the won
+                    # cards are worth now (PP-20: scored at the round's end).
+                    points_total += view.round_points[chosen]
+                    pass_pass_total += view.pass_pass_round[chosen]
                     line.append(Text(figures(view, chosen), style="dim"))
             else:
                 line.append("")
-        line.append(Text(f"{view.totals[team]}/{pass_pass_total}", style="bold"))
+        unknown = "+?" if pending else ""
+        total = f"{points_total}{unknown}/{pass_pass_total}{unknown}"
+        line.append(Text(total, style="bold"))
         table.add_row(*cells(*line))
     parts: list[Table | Text] = [table]
     if decisive is not None:
