@@ -129,6 +129,8 @@ class RemoteTable(TableClient):
         self._knock_listeners: list[Callable[[str], None]] = []
         self.removed: str | None = None  # why the host took our seat, if it did
         self.next_code: str | None = None  # where the table plays its next game
+        # A next-game notice that came before the room state said "over".
+        self._next_payload: tuple[str, bytes] | None = None
         self._next_listeners: list[Callable[[str], None]] = []
         self.codec: GameCodec | None = None
         self.view: View | None = None
@@ -501,9 +503,23 @@ class RemoteTable(TableClient):
                 listener(presence.online)
 
     def _on_next(self, topic: str, payload: bytes) -> None:
-        """The host opened the next game at this table (only once this one
-        is over, and only as said by this room's authority)."""
-        if not payload or self.authority_key is None:
+        """The host opened the next game at this table: only once this one
+        is over, as its room state says, and only as said by this room's
+        authority (issue 19 h-seats item 4: a notice before the end was
+        followed). The retained notice may arrive before the room state
+        (two subscriptions, no order between them): the latest one is kept
+        (one payload, bounded by the link's size limit) and read again when
+        a room state comes."""
+        if not payload:
+            return
+        if self.authority_key is None or self.room is None:
+            self._next_payload = (topic, payload)
+            return
+        self._next_payload = None
+        if self.room.phase != "over":
+            self._floods.note(
+                "next-early", "ignored a next-game notice: the game is not over", time.monotonic()
+            )
             return
         try:
             envelope = open_envelope(topic, payload, expect_key=self.authority_key)
@@ -610,6 +626,8 @@ class RemoteTable(TableClient):
         self._room_seen.set()
         for listener in list(self._room_listeners):
             listener(room)
+        if self._next_payload is not None:
+            self._on_next(*self._next_payload)  # it came first: refused unless over
 
     def _check_deal(self, room: RoomState) -> None:
         record = room.record or {}
