@@ -607,6 +607,23 @@ class Authority:
         self._lobby_presence_changed(seat)
         self._publish_room()
 
+    def remove(self, seat: int) -> None:
+        """Take the person of ``seat`` out (present or not), in the lobby:
+        the seat is free, they are told in one line and must be let in
+        again to sit (h-seats item 3; the host's own seat is the screen's
+        to keep)."""
+        if self.phase != LOBBY:
+            raise IllegalAction("the game has started")
+        slot = self.seats[seat] if 0 <= seat < len(self.seats) else None
+        if slot is None or slot.kind != HUMAN or slot.key is None:
+            raise IllegalAction(f"nobody sits in seat {seat + 1}")
+        self._take_out(slot.key, f"the host of room {self.code} took you out of seat {seat + 1}")
+        self._notice = f"the host took {slot.name} out of seat {seat + 1}"
+        log.info(self._notice)
+        self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
+        self._lobby_presence_changed(seat)
+        self._publish_room()
+
     def _take_out(self, key: bytes, reason: str) -> None:
         """``key`` loses its seat: it must be let in again (knock, or a rule
         that lets it in: not "any", where the host's choice would be undone

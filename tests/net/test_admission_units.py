@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from core.engine import IllegalAction
 from core.registry import get_game
 from net import authority as authority_module
 from net.authority import Authority
@@ -251,3 +252,23 @@ def test_a_bot_joiner_stays_a_bot_at_the_next_game_and_keys_let_in_stay_let_in()
         (robo.public_key, "heuristic"),
         (ana.public_key, ""),
     ]
+
+
+def test_the_host_removes_a_present_person_who_must_be_let_in_again() -> None:
+    """h-seats item 3, the authority's side of the lobby's x."""
+    for admission in ("any", "ask"):
+        authority = room(admission=admission)
+        ana = Identity.generate()
+        authority.admitted.add(ana.public_key)
+        presence(authority, ana, online=True)
+        hello(authority, ana)
+        assert authority.seats[0].present
+        authority.remove(0)
+        assert authority.seats[0].kind == "open" and authority.seats[0].key is None
+        assert "took Ana out of seat 1" in authority.room_state().notice
+        assert ana.public_key not in authority.admitted
+        hello(authority, ana, n=2)  # under "any" barred; under "ask" she knocks
+        assert ana.public_key not in holders(authority)
+        assert (ana.public_key in authority.knocks) == (admission == "ask")
+        with pytest.raises(IllegalAction):
+            authority.remove(1)  # nobody there

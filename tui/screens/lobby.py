@@ -141,6 +141,9 @@ class LobbyScreen(PasseScreen):
         # Someone new knocks (issue 19 item 2): the host lets them in or not.
         Binding("y", "admit", "Let in"),
         Binding("n", "turn_away", "Turn away"),
+        # The host takes a person out of their seat, present or not (h-seats
+        # item 3): asked first; they are told.
+        Binding("x", "remove_person", "Remove someone"),
         # A joiner moves to another free seat (e.g. beside a partner).
         Binding("1", "sit(0)", "Sit in seat", key_display="1-8"),
         *(Binding(str(n + 1), f"sit({n})", show=False) for n in range(1, 8)),
@@ -157,7 +160,9 @@ class LobbyScreen(PasseScreen):
         "next game at this table: the same seats, a new code; the others are\n"
         "invited and join it with a.\n"
         "Someone new knocks first: their name and key show; y lets them\n"
-        "in, n turns them away. Check aloud the host key under the code:\n"
+        "in, n turns them away. x takes someone out of their seat (asked\n"
+        "first; they are told, and must be let in again).\n"
+        "Check aloud the host key under the code:\n"
         "a room shown with another key is not this host's.\n"
         "Joiner: a seat's number moves you to that seat while it is free.\n"
         "'AWAY' marks a person whose connection dropped: they come back by\n"
@@ -392,6 +397,62 @@ class LobbyScreen(PasseScreen):
             self.notify(f"{knock.name} was turned away.", title="Room", markup=False)
             self._render_room()
 
+    def removable_seats(self) -> list[int]:
+        """Seats of persons the host may take out: all but its own."""
+        if not self.hosting or self.room is None or self.room.phase != "lobby":
+            return []
+        mine = self.table.seat if self.table is not None else None
+        return [
+            n for n, seat in enumerate(self.room.seats) if seat.kind == "human" and n != mine
+        ]
+
+    def action_remove_person(self) -> None:
+        seats = self.removable_seats()
+        if self.room is None or not seats:
+            return
+        names = [self.room.seats[n].name for n in seats]
+        if len(seats) == 1:
+            self._confirm_removal(seats[0], names[0])
+            return
+        from tui.screens.choice import ChoiceScreen
+
+        def chosen(index: int | None) -> None:
+            if index is not None:
+                self._confirm_removal(seats[index], names[index])
+
+        self.app.push_screen(
+            ChoiceScreen(
+                "Remove whom?",
+                "Whom should the host take out of their seat?",
+                [f"seat {n + 1}: {name}" for n, name in zip(seats, names, strict=True)],
+                kind="remove",
+            ),
+            chosen,
+        )
+
+    def _confirm_removal(self, seat: int, name: str) -> None:
+        from net.identity import peer_id
+        from tui.screens.confirm_remove import ConfirmRemoveScreen
+
+        asked_about = self.room.seats[seat].peer if self.room is not None else ""
+
+        def answered(remove: bool | None) -> None:
+            if not remove or self.hosted is None:
+                return
+            held = self.hosted.authority.seats[seat].key
+            if held is None or peer_id(held) != asked_about:
+                # Someone else sits there now: not whom the host was asked about.
+                self.notify(f"{name} is no longer in seat {seat + 1}.", title="Room", markup=False)
+                return
+            try:
+                self.hosted.authority.remove(seat)
+            except IllegalAction as error:  # they left, or the game started, meanwhile
+                self.notify(error.reason, title="Not now", severity="warning", markup=False)
+                return
+            self.notify(f"{name} was taken out of seat {seat + 1}.", title="Room", markup=False)
+
+        self.app.push_screen(ConfirmRemoveScreen(name, seat), answered)
+
     def start_refusal(self) -> str | None:
         """Why the host cannot start now, or ``None``."""
         if self.hosted is None:
@@ -417,6 +478,8 @@ class LobbyScreen(PasseScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("admit", "turn_away"):
             return self.knock is not None
+        if action == "remove_person":
+            return bool(self.removable_seats()) if self.hosting else False
         if action == "sit":
             seat = parameters[0] if parameters else 0
             return (
