@@ -402,9 +402,7 @@ class LobbyScreen(PasseScreen):
         if not self.hosting or self.room is None or self.room.phase != "lobby":
             return []
         mine = self.table.seat if self.table is not None else None
-        return [
-            n for n, seat in enumerate(self.room.seats) if seat.kind == "human" and n != mine
-        ]
+        return [n for n, seat in enumerate(self.room.seats) if seat.kind == "human" and n != mine]
 
     def action_remove_person(self) -> None:
         seats = self.removable_seats()
