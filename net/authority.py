@@ -120,7 +120,7 @@ KNOCK_TTL = 300.0  # seconds a knock waits for the host's answer
 PROVISIONAL_GRACE = 3.0
 MAX_WARNED = 16  # foreign keys warned about, per room
 # A new key's Hello waits for its live presence before it takes a seat or
-# knocks (issue 19 h-seats items 1, 2): its presence is followed meanwhile,
+# knocks (issue 19 seats items 1, 2): its presence is followed meanwhile,
 # for at most this many keys at once (the oldest forgotten first) and this
 # many seconds. An honest peer's presence is retained before its Hello, so
 # it arrives one subscription later (milliseconds); a flood of fresh keys
@@ -131,11 +131,11 @@ CANDIDATE_WAIT = 10.0
 # often, a subscription and an unsubscription each; a key that asked again
 # (an honest joiner does, net/remote.py) is not held to it. Measured: with
 # one subscription per fresh key, 40 a second, the host's subscriptions
-# waited behind hundreds of others for seconds (h-seats item 1).
+# waited behind hundreds of others for seconds (issue 19 seats item 1).
 NEW_CANDIDATES = Rate(messages=10, message_burst=20, bytes=2**40, byte_burst=2**40)
 # Strangers' messages past their total budget (a flood of fresh keys, each
 # sending once) still pass within a second budget when their peer id was
-# heard before, in the last MAX_HEARD stranger ids (h-seats item 1): an
+# heard before, in the last MAX_HEARD stranger ids (issue 19 seats item 1): an
 # honest joiner, which sends its Hello again when unanswered, gets in; the
 # one-shot keys of the flood never draw on it.
 RETURNING_RATE = Rate(messages=1, message_burst=4, bytes=16 * 1024, byte_burst=32 * 1024)
@@ -300,7 +300,7 @@ class Authority:
     free_away_after: float | None = None
     _lobby_timers: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
     # New keys' Hellos waiting for their live presence (MAX_CANDIDATES,
-    # oldest first), and when each came (h-seats item 1).
+    # oldest first), and when each came (issue 19 seats item 1).
     _candidates: dict[bytes, tuple[Hello, float]] = field(default_factory=dict)
     _returning: SenderLimits = field(
         default_factory=lambda: SenderLimits(RETURNING_RATE, RETURNING_TOTAL_RATE, max_senders=1024)
@@ -316,7 +316,7 @@ class Authority:
     # Seconds a seated key may go unheard (no presence record, no request)
     # and still be present (None: its presence record alone says): a
     # retained "online" with no will, from a process gone, would look
-    # present for ever (h-seats item 5; docs/protocol.md section 12). Peers
+    # present for ever (issue 19 seats item 5; docs/protocol.md section 12). Peers
     # re-publish their presence every PRESENCE_BEAT seconds (net/remote.py);
     # a headless host that admits any key sets it (watch_presence).
     presence_timeout: float | None = None
@@ -610,7 +610,7 @@ class Authority:
     def remove(self, seat: int) -> None:
         """Take the person of ``seat`` out (present or not), in the lobby:
         the seat is free, they are told in one line and must be let in
-        again to sit (h-seats item 3; the host's own seat is the screen's
+        again to sit (issue 19 seats item 3; the host's own seat is the screen's
         to keep)."""
         if self.phase != LOBBY:
             raise IllegalAction("the game has started")
@@ -684,7 +684,7 @@ class Authority:
             )
             return False
         if not self._live_presence(key):
-            # Nobody sits, nor knocks, without a live presence (h-seats items
+            # Nobody sits, nor knocks, without a live presence (issue 19 seats items
             # 1, 2): wait for it, following it; it answers the Hello.
             self._await_presence(key, hello)
             return False
@@ -732,8 +732,8 @@ class Authority:
         self._candidates[key] = (hello, earlier[1] if earlier is not None else now)
         if len(self._candidates) > MAX_CANDIDATES:
             # The oldest first, of the keys heard only once (a flood's fresh
-            # keys) before those heard again (a joiner asking again, h-seats
-            # item 1): a flood does not push out someone who keeps asking.
+            # keys) before those heard again (a joiner asking again, issue
+            # 19 seats item 1): a flood does not push out someone who keeps asking.
             once = [k for k in self._candidates if self._heard.get(peer_id(k), 0) < 2]
             del self._candidates[(once or list(self._candidates))[0]]
         self._follow_presences()
@@ -925,7 +925,7 @@ class Authority:
 
     def _presence_topics(self) -> list[str]:
         """The presences followed: each seated key's, and those of the keys
-        waiting to sit (candidates, knocks: bounded, h-seats items 1, 2)."""
+        waiting to sit (candidates, knocks: bounded, issue 19 seats items 1, 2)."""
         seated = [slot.key for slot in self.seats if slot.kind == HUMAN and slot.key is not None]
         keys = dict.fromkeys([*seated, *self.knocks, *self._candidates])
         return [presence_topic(self.code, peer_id(key)) for key in keys]
@@ -1152,7 +1152,7 @@ class Authority:
                 return True
             # Past the strangers' budget: a key heard before (an honest
             # joiner asking again) has a budget of its own, which a flood of
-            # one-shot fresh keys never reaches (h-seats item 1).
+            # one-shot fresh keys never reaches (issue 19 seats item 1).
             heard = sender in self._heard
             self._remember_heard(sender, kind)
             if heard and self._returning.allow(sender, len(payload), now):
@@ -1391,7 +1391,7 @@ class Authority:
 
     def _live_presence(self, key: bytes) -> bool:
         """Online by its newest presence record and, where a bound is set,
-        heard within it (h-seats item 5)."""
+        heard within it (issue 19 seats item 5)."""
         record = self._peers.get(key)
         if record is None or not record.online:
             return False
@@ -1401,7 +1401,7 @@ class Authority:
         """From now on a seated key not heard for ``seconds`` (no presence
         record, which peers re-publish every PRESENCE_BEAT seconds, and no
         request) is not present, as if its will had come; ``None``: its
-        presence record alone says (h-seats item 5)."""
+        presence record alone says (issue 19 seats item 5)."""
         self.presence_timeout = seconds
         if self._presence_watch is not None:
             self._presence_watch.cancel()
@@ -1644,10 +1644,10 @@ class Authority:
         record.online = presence.online
         record.ever_online = record.ever_online or presence.online
         if presence.online:
-            record.heard = self.clock()  # alive now (h-seats item 5)
+            record.heard = self.clock()  # alive now (issue 19 seats item 5)
         key = envelope.sender
         if not presence.online:
-            # Gone: nobody to let in; the host's lobby updates (h-seats item 2).
+            # Gone: nobody to let in; the host's lobby updates (issue 19 seats item 2).
             gone = self.knocks.pop(key, None)
             self._candidates.pop(key, None)
             if gone is not None:
@@ -1662,7 +1662,7 @@ class Authority:
             # retained final state has reached them.
             self._missed.discard(seat)
         if beat:
-            # The same connection's record again (h-seats item 5): a seat
+            # The same connection's record again (issue 19 seats item 5): a seat
             # the bound marked away is theirs again at once.
             self._heard_from(key)
             return

@@ -80,12 +80,12 @@ KNOCK_WAIT = 300.0
 # these many seconds, doubling, each with jitter (a half to the whole of
 # it), within REPLY_WAIT: under a flood of fresh keys the authority drops
 # strangers' messages past a budget, and keeps one of its own for keys heard
-# before (h-seats item 1; docs/protocol.md section 11).
+# before (issue 19 seats item 1; docs/protocol.md section 11).
 HELLO_RESEND_FIRST = 0.25
 HELLO_RESEND_MOST = 2.0
 HELLO_RESENDS = 6
 # Seconds between two publications of our (unchanged) presence record while
-# connected: a host that bounds presence (h-seats item 5) takes a seat
+# connected: a host that bounds presence (issue 19 seats item 5) takes a seat
 # whose record stops coming for a while as away.
 PRESENCE_BEAT = 15.0
 
@@ -435,7 +435,7 @@ class RemoteTable(TableClient):
     async def _beat_presence(self) -> None:
         """Publish our presence record again every PRESENCE_BEAT seconds
         while connected (the same record: same epoch), so that a host which
-        bounds presence sees us alive (h-seats item 5); stopped by _abandon."""
+        bounds presence sees us alive (issue 19 seats item 5); stopped by _abandon."""
         topic = presence_topic(self.code, self.identity.peer_id)
         while not self._closed:
             await asyncio.sleep(PRESENCE_BEAT)
@@ -566,7 +566,7 @@ class RemoteTable(TableClient):
     def _on_next(self, topic: str, payload: bytes) -> None:
         """The host opened the next game at this table: only once this one
         is over, as its room state says, and only as said by this room's
-        authority (issue 19 h-seats item 4: a notice before the end was
+        authority (issue 19 seats item 4: a notice before the end was
         followed). The retained notice may arrive before the room state
         (two subscriptions, no order between them): the latest one is kept
         (one payload, bounded by the link's size limit) and read again when

@@ -33,7 +33,7 @@ DISCOVERY_WAIT = 5.0  # seconds to find a room by its code on the LAN
 # this long (issue 19 item 2: a Hello alone holds no seat).
 FREE_AFTER = 15.0
 # A headless host that admits any key takes a seat whose holder was not
-# heard this long as away (h-seats item 5; peers beat every 15 s).
+# heard this long as away (issue 19 seats item 5; peers beat every 15 s).
 PRESENCE_TIMEOUT = 60.0
 
 
@@ -497,7 +497,7 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
     authority.admission, authority.allowed_keys = admission
     authority.free_away_after = free_after
     # Where any key may sit, a retained "online" with no will (a process
-    # gone) must not look present for ever (h-seats item 5): a seat not
+    # gone) must not look present for ever (issue 19 seats item 5): a seat not
     # heard for the timeout is away. A "keys" rule lists who may sit.
     authority.watch_presence((timeout or None) if admission[0] == "any" else None)
     # Nobody at a headless host can decide to let a bot play for someone

@@ -97,7 +97,7 @@ async def test_two_fresh_keys_do_not_freeze_a_headless_room(tmp_path: Path, kind
             attackers = [await squat_a_seat(client, code, authority) for _ in range(2)]
             ids = {attacker.peer_id for attacker in attackers}
             # Neither takes a seat: a Hello waits for its key's live
-            # presence, which never comes (h-seats item 1; before, both sat
+            # presence, which never comes (issue 19 seats item 1; before, both sat
             # until --free-after freed them).
             for n, peer in enumerate(peers):
                 await peer.start("join", f"{code}@{address}", "--bot", "random", "--seed", str(n))
@@ -130,7 +130,7 @@ async def test_two_fresh_keys_do_not_freeze_a_headless_room(tmp_path: Path, kind
 async def test_a_squatters_seat_goes_to_the_next_person_who_asks(tmp_path: Path, kind: str) -> None:
     """Honest players who come after attackers asked for every seat (with no
     presence) get those seats at once (no "room is full", no "already
-    started"): the attackers never sat (h-seats item 1)."""
+    started"): the attackers never sat (issue 19 seats item 1)."""
     host = PasseProcess("host", tmp_path)
     peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
     try:

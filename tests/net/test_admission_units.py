@@ -52,7 +52,7 @@ def holders(authority: Authority) -> list[bytes | None]:
 
 
 def test_a_hello_alone_takes_no_seat_until_its_live_presence_comes() -> None:
-    """h-seats item 1: a new key's Hello waits for its live presence (then
+    """issue 19 seats item 1: a new key's Hello waits for its live presence (then
     it sits, present at once); a Hello alone holds nothing."""
     authority = room()
     ana = Identity.generate()
@@ -92,7 +92,7 @@ def test_fresh_keys_without_presence_never_sit_and_are_followed_within_a_bound(
 
 
 def test_keys_heard_once_are_followed_at_a_bounded_rate_and_a_key_asking_again_always() -> None:
-    """h-seats item 1: a flood of fresh keys makes at most a burst of
+    """issue 19 seats item 1: a flood of fresh keys makes at most a burst of
     subscriptions (then NEW_CANDIDATES a second); a key heard twice (an
     honest joiner sending its Hello again) is followed whatever the flood."""
     authority = room()
@@ -255,7 +255,7 @@ def test_a_bot_joiner_stays_a_bot_at_the_next_game_and_keys_let_in_stay_let_in()
 
 
 def test_the_host_removes_a_present_person_who_must_be_let_in_again() -> None:
-    """h-seats item 3, the authority's side of the lobby's x."""
+    """issue 19 seats item 3, the authority's side of the lobby's x."""
     for admission in ("any", "ask"):
         authority = room(admission=admission)
         ana = Identity.generate()

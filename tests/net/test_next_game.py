@@ -101,7 +101,7 @@ async def test_only_the_rooms_own_host_can_announce_a_next_game(room: HostedRoom
     try:
         async with RawClient(*BROKER, [topic]) as client:
             # The host's own notice before the game is over (a replay, or a
-            # host's bug): refused (h-seats item 4). Synchronised on the
+            # host's bug): refused (issue 19 seats item 4). Synchronised on the
             # spy's receiving it, and on the peer's drop counter.
             await client.publish(topic, real)
             await client.until(lambda t, p: p == real)

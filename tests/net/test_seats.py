@@ -1,5 +1,5 @@
 """Who sits, against strangers who cost nothing to make (issue 19, the
-h-seats items): an honest joiner sits during a flood of fresh keys' Hellos
+seats items): an honest joiner sits during a flood of fresh keys' Hellos
 (item 1); a knock goes when its knocker does (item 2); a retained "online"
 presence with no will does not hold a seat for ever (item 5). Real
 processes and real brokers where the wire is what is tested; the
@@ -29,8 +29,8 @@ from tests.net.test_admission import broker_args, room_state, split, spy
 # issue's 200 a second. On Mosquitto only: on the embedded amqtt broker (a
 # Python process on the same two cores) the joiner did not sit within 12 s
 # at 250 or 600 a second: amqtt answers the host's subscription to the
-# joiner's presence (and sends its retained record) behind the flood; see
-# the report of h-seats.
+# joiner's presence (and sends its retained record) behind the flood
+# (docs/protocol.md, section 11).
 FLOOD_RATE = 600.0
 FLOOD_MOST = 30_000  # messages: a failure guard, the flood stops once seated
 # Made before the flood starts (a key and a seal cost about 0.3 ms here):

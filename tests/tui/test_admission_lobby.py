@@ -118,7 +118,7 @@ async def test_the_host_is_warned_of_another_key_on_its_code(
 async def test_the_host_takes_a_present_person_out_of_their_seat(
     private_config: Path, mosquitto: tuple[str, int]
 ) -> None:
-    """h-seats item 3: x in the host's lobby, a confirmation naming the
+    """issue 19 seats item 3: x in the host's lobby, a confirmation naming the
     person and the seat, y: the seat is free and they are told in one line;
     n (or esc) keeps them."""
     from tui.screens.confirm_remove import ConfirmRemoveScreen
@@ -172,7 +172,7 @@ async def test_the_host_takes_a_present_person_out_of_their_seat(
 async def test_a_joiner_taken_out_is_told_in_one_line_on_their_lobby(
     private_config: Path, mosquitto: tuple[str, int]
 ) -> None:
-    """The other side of h-seats item 3: the joiner's lobby says why, in
+    """The other side of issue 19 seats item 3: the joiner's lobby says why, in
     its status line, with the way home."""
     from tests.net.peers import open_test_room
     from tests.tui.test_network import join_from_home

@@ -1,5 +1,5 @@
 """The host takes a person out of their seat in the lobby: asked first,
-since it is done to someone present (issue 19 h-seats item 3)."""
+since it is done to someone present (issue 19 seats item 3)."""
 
 from __future__ import annotations
 

@@ -141,8 +141,8 @@ class LobbyScreen(PasseScreen):
         # Someone new knocks (issue 19 item 2): the host lets them in or not.
         Binding("y", "admit", "Let in"),
         Binding("n", "turn_away", "Turn away"),
-        # The host takes a person out of their seat, present or not (h-seats
-        # item 3): asked first; they are told.
+        # The host takes a person out of their seat, present or not (issue 19
+        # seats item 3): asked first; they are told.
         Binding("x", "remove_person", "Remove someone"),
         # A joiner moves to another free seat (e.g. beside a partner).
         Binding("1", "sit(0)", "Sit in seat", key_display="1-8"),
