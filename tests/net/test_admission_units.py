@@ -272,3 +272,31 @@ def test_the_host_removes_a_present_person_who_must_be_let_in_again() -> None:
         assert (ana.public_key in authority.knocks) == (admission == "ask")
         with pytest.raises(IllegalAction):
             authority.remove(1)  # nobody there
+
+
+async def test_a_seat_unheard_past_the_bound_is_away_until_its_next_beat() -> None:
+    """issue 19 seats item 5, by the authority's clock: a seated key whose
+    presence stops coming is away after presence_timeout; the same
+    record again (a beat) or a request makes it present again."""
+    now = [100.0]
+    authority = room(clock=lambda: now[0])
+    ana, ghost = Identity.generate(), Identity.generate()
+    for n, key in enumerate((ana, ghost)):
+        presence(authority, key, online=True)
+        hello(authority, key, name=f"P{n}")
+    authority.watch_presence(10.0)
+    assert [slot.present for slot in authority.seats[:2]] == [True, True]
+    now[0] += 6
+    presence(authority, ana, online=True)  # a beat: same epoch, same record
+    now[0] += 6
+    authority._check_presences()
+    assert [slot.present for slot in authority.seats[:2]] == [True, False]
+    assert not authority.room_state().seats[1].present
+    now[0] += 20
+    authority._check_presences()
+    assert not authority.seats[0].present  # Ana's beats stopped too
+    hello(authority, ana, n=2, name="P0")  # a request: alive
+    assert authority.seats[0].present
+    presence(authority, ghost, online=True)  # its beat
+    assert authority.seats[1].present
+    authority.watch_presence(None)
