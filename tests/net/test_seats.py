@@ -21,17 +21,17 @@ from net.remote import RemoteTable
 from net.wire import Hello, Presence, presence_topic, seal, to_authority_topic
 from tests.net.peers import RawClient, clear_room, open_test_room, room_state_of, until
 from tests.net.procs import PasseProcess, host_args
-from tests.net.test_admission import broker_args, room_state, split, spy
+from tests.net.test_admission import broker_args, brokers, room_state, split, spy
 
 # The flood of item 1: fresh keys, one Hello each, as test_floods sends them
-# (a key made and a Hello sealed per message), paced at 15 times the
-# strangers' total budget of 40 a second (net/authority.py), 3 times the
-# issue's 200 a second. On Mosquitto only: on the embedded amqtt broker (a
-# Python process on the same two cores) the joiner did not sit within 12 s
-# at 250 or 600 a second: amqtt answers the host's subscription to the
-# joiner's presence (and sends its retained record) behind the flood
-# (docs/protocol.md, section 11).
-FLOOD_RATE = 600.0
+# (a key made and a Hello sealed per message), paced per broker: on
+# Mosquitto at 15 times the strangers' total budget of 40 a second
+# (net/authority.py), 3 times the issue's 200 a second; on the embedded
+# amqtt broker (a Python process on the same two cores) at the issue's
+# rate: at 250 and 600 a second the joiner did not sit within 12 s, amqtt
+# answering the host's subscription to the joiner's presence (and sending
+# its retained record) behind the flood (docs/protocol.md, section 11).
+FLOOD_RATES = {"mosquitto": 600.0, "embedded": 200.0}
 FLOOD_MOST = 30_000  # messages: a failure guard, the flood stops once seated
 # Made before the flood starts (a key and a seal cost about 0.3 ms here):
 # the rate is then the link's; more are made as it goes.
@@ -75,13 +75,14 @@ class HelloFlood:
         return self.sent / max(time.monotonic() - self.began, 1e-9)
 
 
-@pytest.mark.mosquitto
-async def test_an_honest_joiner_sits_during_a_fresh_key_hello_flood(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", brokers())
+async def test_an_honest_joiner_sits_during_a_fresh_key_hello_flood(
+    tmp_path: Path, kind: str
+) -> None:
     """Item 1: fresh keys' Hellos past the strangers' budget (each key once)
     while a bot joiner joins: its Hello, sent again while unanswered, draws
     on the budget of keys heard before; the fresh keys never sit (no live
     presence), so the seat is there for it."""
-    kind = "mosquitto"
     host = PasseProcess("host", tmp_path)
     peer = PasseProcess("peer", tmp_path)
     flooding: asyncio.Task[None] | None = None
@@ -94,7 +95,7 @@ async def test_an_honest_joiner_sits_during_a_fresh_key_hello_flood(tmp_path: Pa
         # Room states only: a spy of the whole room would read the flood too.
         async with RawClient(*split(address), [f"passe/v1/{code}/room"]) as client:
             _, authority = await room_state(client)
-            flood = HelloFlood(address, code, authority, FLOOD_RATE)
+            flood = HelloFlood(address, code, authority, FLOOD_RATES[kind])
             flooding = asyncio.create_task(flood.run())
             await asyncio.wait_for(flood.started.wait(), 30)
             await peer.start("join", f"{code}@{address}", "--bot", "random", "--seed", "2")
@@ -106,8 +107,8 @@ async def test_an_honest_joiner_sits_during_a_fresh_key_hello_flood(tmp_path: Pa
                 f"{kind}: seated {took:.1f} s after starting, during a flood of "
                 f"{flood.sent} Hellos at {flood.rate:.0f}/s"
             )
-            # The issue's rate was 200/s, the strangers' budget is 40/s.
-            assert flood.rate > 150
+            # The strangers' budget is 40/s; the issue's rate was 200/s.
+            assert flood.rate > 0.75 * FLOOD_RATES[kind]
             flooding.cancel()
             over = await host.expect("over")
             assert (await peer.expect("over"))["scores"] == over["result"]["scores"]
@@ -127,7 +128,7 @@ async def test_an_honest_joiner_sits_during_a_fresh_key_hello_flood(tmp_path: Pa
                 await flooding
         for process in (host, peer):
             await process.stop()
-        if "code" in locals():
+        if kind == "mosquitto" and "code" in locals():
             await clear_room(code)
 
 
