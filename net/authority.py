@@ -1649,7 +1649,8 @@ class Authority:
         if not presence.online:
             # Gone: nobody to let in; the host's lobby updates (issue 19 seats item 2).
             gone = self.knocks.pop(key, None)
-            self._candidates.pop(key, None)
+            if self._candidates.pop(key, None) is not None:
+                self._follow_presences()  # nobody waits on it any more
             if gone is not None:
                 log.info("%s (key %s) stopped knocking: gone", gone.name, fingerprint(key))
                 self._changed()
