@@ -17,6 +17,7 @@ import logging
 import os
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -124,6 +125,31 @@ KNOCK_TTL = 300.0  # seconds a knock waits for the host's answer
 # its Hello, so it shows within milliseconds).
 PROVISIONAL_GRACE = 3.0
 MAX_WARNED = 16  # foreign keys warned about, per room
+# A new key's Hello waits for its live presence before it takes a seat or
+# knocks (issue 19 seats items 1, 2): its presence is followed meanwhile,
+# for at most this many keys at once (the oldest forgotten first) and this
+# many seconds. An honest peer's presence is retained before its Hello, so
+# it arrives one subscription later (milliseconds); a flood of fresh keys
+# with none never sits, so it cannot fill the seats an honest joiner needs.
+MAX_CANDIDATES = 32
+CANDIDATE_WAIT = 10.0
+# Keys heard once (a flood's fresh keys are) become candidates at most this
+# often, a subscription and an unsubscription each; a key that asked again
+# (an honest joiner does, net/remote.py) is not held to it. Measured: with
+# one subscription per fresh key, 40 a second, the host's subscriptions
+# waited behind hundreds of others for seconds (issue 19 seats item 1).
+NEW_CANDIDATES = Rate(messages=10, message_burst=20, bytes=2**40, byte_burst=2**40)
+# Strangers' messages past their total budget (a flood of fresh keys, each
+# sending once) still pass within a second budget when their peer id was
+# heard before, in the last MAX_HEARD stranger ids (issue 19 seats item 1): an
+# honest joiner, which sends its Hello again when unanswered, gets in; the
+# one-shot keys of the flood never draw on it.
+RETURNING_RATE = Rate(messages=1, message_burst=4, bytes=16 * 1024, byte_burst=32 * 1024)
+RETURNING_TOTAL_RATE = Rate(messages=20, message_burst=40, bytes=128 * 1024, byte_burst=256 * 1024)
+MAX_HEARD = 8192
+# Presence messages of keys followed while they wait (candidates, knocks).
+FOLLOWED_RATE = Rate(messages=4, message_burst=8, bytes=16 * 1024, byte_burst=32 * 1024)
+FOLLOWED_TOTAL_RATE = Rate(messages=200, message_burst=200, bytes=1 << 20, byte_burst=1 << 20)
 REPUBLISH_GAP = 1.0  # seconds between two republications after a foreign state
 
 
@@ -186,6 +212,7 @@ class _PeerRecord:
     online: bool = False
     name: str = ""
     ever_online: bool = False  # a live presence was seen once
+    heard: float = float("-inf")  # when a presence or request of it last came (monotonic)
 
 
 @dataclass
@@ -292,6 +319,28 @@ class Authority:
     # freed as soon as its presence goes (issue 18 item 9).
     free_away_after: float | None = None
     _lobby_timers: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
+    # New keys' Hellos waiting for their live presence (MAX_CANDIDATES,
+    # oldest first), and when each came (issue 19 seats item 1).
+    _candidates: dict[bytes, tuple[Hello, float]] = field(default_factory=dict)
+    _returning: SenderLimits = field(
+        default_factory=lambda: SenderLimits(RETURNING_RATE, RETURNING_TOTAL_RATE, max_senders=1024)
+    )
+    _followed_limits: SenderLimits = field(
+        default_factory=lambda: SenderLimits(FOLLOWED_RATE, FOLLOWED_TOTAL_RATE, max_senders=64)
+    )
+    # Stranger peer ids heard lately (MAX_HEARD), with how many messages.
+    _heard: OrderedDict[str, int] = field(default_factory=OrderedDict)
+    _new_candidates: SenderLimits = field(
+        default_factory=lambda: SenderLimits(NEW_CANDIDATES, NEW_CANDIDATES, max_senders=1)
+    )
+    # Seconds a seated key may go unheard (no presence record, no request)
+    # and still be present (None: its presence record alone says): a
+    # retained "online" with no will, from a process gone, would look
+    # present for ever (issue 19 seats item 5; docs/protocol.md section 12). Peers
+    # re-publish their presence every PRESENCE_BEAT seconds (net/remote.py);
+    # a headless host that admits any key sets it (watch_presence).
+    presence_timeout: float | None = None
+    _presence_watch: asyncio.TimerHandle | None = None
     # What the host should know about others publishing on this code.
     warnings: list[str] = field(default_factory=list)
     on_warning: list[Callable[[str], None]] = field(default_factory=list)
@@ -352,6 +401,7 @@ class Authority:
         # lobby clocks: a holder who never comes back frees the seat.
         for seat in range(len(self.seats)):
             self._lobby_presence_changed(seat)
+        self.watch_presence(self.presence_timeout)  # a next game's room keeps the bound
 
     async def close(self, *, keep: bool = False) -> None:
         """Close the room: the retained state says so; peers are told.
@@ -364,6 +414,8 @@ class Authority:
         self._lobby_timers.clear()
         if self._republish is not None:
             self._republish.cancel()
+        if self._presence_watch is not None:
+            self._presence_watch.cancel()
         if self.phase == OVER and not keep and self._link is not None and self._live:
             # The result (the record each peer checks the deal against) goes
             # out before the room does: a link that is down (a broker
@@ -575,6 +627,23 @@ class Authority:
         self._lobby_presence_changed(seat)
         self._publish_room()
 
+    def remove(self, seat: int) -> None:
+        """Take the person of ``seat`` out (present or not), in the lobby:
+        the seat is free, they are told in one line and must be let in
+        again to sit (issue 19 seats item 3; the host's own seat is the screen's
+        to keep)."""
+        if self.phase != LOBBY:
+            raise IllegalAction("the game has started")
+        slot = self.seats[seat] if 0 <= seat < len(self.seats) else None
+        if slot is None or slot.kind != HUMAN or slot.key is None:
+            raise IllegalAction(f"nobody sits in seat {seat + 1}")
+        self._take_out(slot.key, f"the host of room {self.code} took you out of seat {seat + 1}")
+        self._notice = f"the host took {slot.name} out of seat {seat + 1}"
+        log.info(self._notice)
+        self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
+        self._lobby_presence_changed(seat)
+        self._publish_room()
+
     def _take_out(self, key: bytes, reason: str) -> None:
         """``key`` loses its seat: it must be let in again (knock, or a rule
         that lets it in: not "any", where the host's choice would be undone
@@ -642,6 +711,7 @@ class Authority:
         self._publish_room()
 
     def _changed(self) -> None:
+        self._follow_presences()  # the knocks changed: their presences with them
         for callback in list(self.on_change):
             callback()
 
@@ -651,11 +721,8 @@ class Authority:
         if key in self.barred:
             self._refuse(key, f"the host of room {self.code} did not let you in", "denied", hello.n)
             return False
-        if key in self.admitted or self.admission == ADMIT_ANY or self._expected_key(key):
-            return True
-        if self.admission == ADMIT_KEYS:
-            if peer_id(key) in self.allowed_keys:
-                return True
+        listed = peer_id(key) in self.allowed_keys
+        if key not in self.admitted and self.admission == ADMIT_KEYS and not listed:
             self._refuse(
                 key,
                 f"room {self.code} lets in only the keys its host listed; yours is "
@@ -664,6 +731,17 @@ class Authority:
                 hello.n,
             )
             return False
+        if not self._live_presence(key):
+            # Nobody sits, nor knocks, without a live presence (issue 19 seats items
+            # 1, 2): wait for it, following it; it answers the Hello.
+            self._await_presence(key, hello)
+            return False
+        if (
+            key in self.admitted
+            or self.admission in (ADMIT_ANY, ADMIT_KEYS)
+            or self._expected_key(key)  # the host typed its start (i, Authority.expect)
+        ):
+            return True  # (a key a "keys" rule does not list was refused above)
         now = time.monotonic()
         for old in [k for k, knock in self.knocks.items() if now - knock.at > KNOCK_TTL]:
             del self.knocks[old]
@@ -694,6 +772,41 @@ class Authority:
         self._refuse(key, f"the host of room {self.code} is asked to let you in", "knock", hello.n)
         self._changed()
         return False
+
+    def _await_presence(self, key: bytes, hello: Hello) -> None:
+        """Keep ``hello`` until ``key``'s live presence comes (then it is
+        handled again), following that presence meanwhile: at most
+        MAX_CANDIDATES keys, each for CANDIDATE_WAIT seconds."""
+        now = time.monotonic()
+        for old in [k for k, (_, at) in self._candidates.items() if now - at > CANDIDATE_WAIT]:
+            del self._candidates[old]
+        again = key in self._candidates or self._heard.get(peer_id(key), 0) >= 2
+        if not again and not self._new_candidates.allow("new", 0, self.clock()):
+            self._floods.note(
+                "candidates",
+                "did not follow the presence of more new keys so soon (too many asked at once)",
+                self.clock(),
+            )
+            return  # unanswered: an honest joiner asks again
+        earlier = self._candidates.pop(key, None)
+        self._candidates[key] = (hello, earlier[1] if earlier is not None else now)
+        if len(self._candidates) > MAX_CANDIDATES:
+            # The oldest first, of the keys heard only once (a flood's fresh
+            # keys) before those heard again (a joiner asking again, issue
+            # 19 seats item 1): a flood does not push out someone who keeps asking.
+            once = [k for k in self._candidates if self._heard.get(peer_id(k), 0) < 2]
+            del self._candidates[(once or list(self._candidates))[0]]
+        self._follow_presences()
+
+    def _candidate_present(self, key: bytes) -> None:
+        """A waiting key's live presence came: its Hello is handled now."""
+        waiting = self._candidates.pop(key, None)
+        if waiting is None:
+            return
+        hello, at = waiting
+        self._follow_presences()
+        if time.monotonic() - at <= CANDIDATE_WAIT and self._seat_of(key) is None:
+            self._on_hello(key, hello)
 
     def can_start(self) -> str | None:
         """Why the game cannot start yet, or ``None``."""
@@ -871,15 +984,19 @@ class Authority:
         )
 
     def _presence_topics(self) -> list[str]:
-        return [
-            presence_topic(self.code, peer_id(slot.key))
-            for slot in self.seats
-            if slot.kind == HUMAN and slot.key is not None
-        ]
+        """The presences followed: each seated key's, and those of the keys
+        waiting to sit (candidates, knocks: bounded, issue 19 seats items 1, 2)."""
+        seated = [slot.key for slot in self.seats if slot.kind == HUMAN and slot.key is not None]
+        keys = dict.fromkeys([*seated, *self.knocks, *self._candidates])
+        return [presence_topic(self.code, peer_id(key)) for key in keys]
+
+    def _followed_ids(self) -> set[str]:
+        """Peer ids of the keys waiting to sit whose presence is followed."""
+        return {peer_id(key) for key in [*self.knocks, *self._candidates]}
 
     def _follow_presences(self) -> None:
-        """Subscribe to the presence of each seated key, and to no other
-        (issue 19 item 6); called on every change of the seats."""
+        """Subscribe to the presence of each seated or waiting key, and to no
+        other (issue 19 item 6); called on every change of the seats."""
         if self._link is None:
             return
         wanted = self._presence_topics()
@@ -1082,9 +1199,24 @@ class Authority:
         all that is known; the budgets are in docs/protocol.md, "Bounds")."""
         now = self.clock()
         seated = sender in self._seated_ids()
-        limits = self._seated_limits if seated else self._strangers
-        if limits.allow((kind, sender), len(payload), now):
-            return True
+        if seated:
+            if self._seated_limits.allow((kind, sender), len(payload), now):
+                return True
+        elif kind == "presence" and sender in self._followed_ids():
+            # A key waiting to sit, whose presence we asked for (bounded).
+            if self._followed_limits.allow(sender, len(payload), now):
+                return True
+        else:
+            if self._strangers.allow((kind, sender), len(payload), now):
+                self._remember_heard(sender, kind)
+                return True
+            # Past the strangers' budget: a key heard before (an honest
+            # joiner asking again) has a budget of its own, which a flood of
+            # one-shot fresh keys never reaches (issue 19 seats item 1).
+            heard = sender in self._heard
+            self._remember_heard(sender, kind)
+            if heard and self._returning.allow(sender, len(payload), now):
+                return True
         who = "a seated key's topic" if seated else "keys without a seat"
         self._floods.note(
             f"flood-{kind}-{'seated' if seated else 'strangers'}",
@@ -1092,6 +1224,16 @@ class Authority:
             now,
         )
         return False
+
+    def _remember_heard(self, sender: str, kind: str) -> None:
+        """``sender`` (a topic's peer id, unverified) sent something: kept
+        among the MAX_HEARD latest stranger ids (16 characters each)."""
+        if kind not in ("request", "presence"):
+            return
+        self._heard[sender] = self._heard.get(sender, 0) + 1
+        self._heard.move_to_end(sender)
+        while len(self._heard) > MAX_HEARD:
+            self._heard.popitem(last=False)
 
     def _peer_record(self, key: bytes) -> _PeerRecord:
         """``key``'s record, made if new; records of keys holding no seat are
@@ -1196,6 +1338,7 @@ class Authority:
             )
             return
         record.last_nonce = nonce
+        self._heard_from(key)  # a fresh request: its process is alive
         # A replay after a restart must still be refused: the nonce goes to
         # disk, for a seated key (only their marks are kept, issue 19 item 3).
         self._unsaved = True
@@ -1307,8 +1450,68 @@ class Authority:
         self._publish_room()
 
     def _live_presence(self, key: bytes) -> bool:
+        """Online by its newest presence record and, where a bound is set,
+        heard within it (issue 19 seats item 5)."""
         record = self._peers.get(key)
-        return record is not None and record.online
+        if record is None or not record.online:
+            return False
+        return self.presence_timeout is None or self.clock() - record.heard <= self.presence_timeout
+
+    def watch_presence(self, seconds: float | None) -> None:
+        """From now on a seated key not heard for ``seconds`` (no presence
+        record, which peers re-publish every PRESENCE_BEAT seconds, and no
+        request) is not present, as if its will had come; ``None``: its
+        presence record alone says (issue 19 seats item 5)."""
+        self.presence_timeout = seconds
+        if self._presence_watch is not None:
+            self._presence_watch.cancel()
+            self._presence_watch = None
+        if seconds is not None and _loop_running():
+            self._check_presences()
+
+    def _check_presences(self) -> None:
+        """Every quarter of the bound: seats whose key went unheard too long
+        are away (a bot may stand in; in the lobby, the seat may be freed)."""
+        self._presence_watch = None
+        if self.presence_timeout is None or self._closing:
+            return
+        stale = [
+            seat
+            for seat, slot in enumerate(self.seats)
+            if slot.kind == HUMAN
+            and slot.key is not None
+            and slot.present
+            and not self._live_presence(slot.key)
+        ]
+        for seat in stale:
+            slot = self.seats[seat]
+            slot.present = False
+            log.info("%s was not heard for %g s: away", slot.name, self.presence_timeout)
+            self._away_changed(seat)
+        if stale:
+            self._publish_room()
+            for seat in stale:
+                self._lobby_presence_changed(seat)
+        self._presence_watch = asyncio.get_running_loop().call_later(
+            max(self.presence_timeout / 4, 0.05), self._check_presences
+        )
+
+    def _heard_from(self, key: bytes) -> None:
+        """A presence or a request of ``key`` came: it is alive. A seat it
+        holds that the bound had marked away is present again."""
+        record = self._peers.get(key)
+        if record is None:
+            return
+        record.heard = self.clock()
+        seat = self._seat_of(key)
+        if seat is None or self.seats[seat].present or not self._live_presence(key):
+            return
+        self.seats[seat].present = True
+        self._away_changed(seat)
+        if self.phase == PLAYING:
+            self._back_from_stand_in(seat)  # as its Hello would
+        self._publish_room()
+        self._lobby_presence_changed(seat)
 
     def _provisional(self) -> list[int]:
         """Lobby seats held for a while by keys that never showed a live
@@ -1496,18 +1699,37 @@ class Authority:
             return
         if presence.epoch == record.presence_epoch and presence.online and not record.online:
             return  # a stale "online" after this epoch's will
+        beat = presence.epoch == record.presence_epoch and presence.online and record.online
         record.presence_epoch = presence.epoch
         record.online = presence.online
         record.ever_online = record.ever_online or presence.online
-        if not presence.online and self.knocks.pop(envelope.sender, None) is not None:
-            self._changed()  # gone: nobody to let in
-        seat = self._seat_of(envelope.sender)
+        if presence.online:
+            record.heard = self.clock()  # alive now (issue 19 seats item 5)
+        key = envelope.sender
+        if not presence.online:
+            # Gone: nobody to let in; the host's lobby updates (issue 19 seats item 2).
+            gone = self.knocks.pop(key, None)
+            if self._candidates.pop(key, None) is not None:
+                self._follow_presences()  # nobody waits on it any more
+            if gone is not None:
+                log.info("%s (key %s) stopped knocking: gone", gone.name, fingerprint(key))
+                self._changed()
+        elif key in self._candidates:
+            self._candidate_present(key)
+            return
+        seat = self._seat_of(key)
         if seat is not None and presence.online and self._missed:
             # Back after the end (subscribed before it says so): the
             # retained final state has reached them.
             self._missed.discard(seat)
-        if seat is not None and self.seats[seat].present != presence.online:
-            self.seats[seat].present = presence.online
+        if beat:
+            # The same connection's record again (issue 19 seats item 5): a seat
+            # the bound marked away is theirs again at once.
+            self._heard_from(key)
+            return
+        live = self._live_presence(key)
+        if seat is not None and self.seats[seat].present != live:
+            self.seats[seat].present = live
             self._away_changed(seat)
             self._publish_room()
             self._lobby_presence_changed(seat)

@@ -298,6 +298,7 @@ async def open_next_room(room: HostedRoom, *, seed: int | None = None) -> Hosted
         admitted=set(old.admitted),
         barred=set(old.barred),
         free_away_after=old.free_away_after,
+        presence_timeout=old.presence_timeout,
         **extra,  # type: ignore[arg-type]
     )
     try:

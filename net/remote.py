@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -75,6 +76,18 @@ ACT_WAIT = 3.0
 RESYNC_WAIT = 2.0
 # Seconds a knocking joiner waits for the host to let it in (or not).
 KNOCK_WAIT = 300.0
+# A joining Hello unanswered is sent again (the same key, a new n) after
+# these many seconds, doubling, each with jitter (a half to the whole of
+# it), within REPLY_WAIT: under a flood of fresh keys the authority drops
+# strangers' messages past a budget, and keeps one of its own for keys heard
+# before (issue 19 seats item 1; docs/protocol.md section 11).
+HELLO_RESEND_FIRST = 0.25
+HELLO_RESEND_MOST = 2.0
+HELLO_RESENDS = 6
+# Seconds between two publications of our (unchanged) presence record while
+# connected: a host that bounds presence (issue 19 seats item 5) takes a seat
+# whose record stops coming for a while as away.
+PRESENCE_BEAT = 15.0
 
 
 class JoinError(Exception):
@@ -129,6 +142,8 @@ class RemoteTable(TableClient):
         self._knock_listeners: list[Callable[[str], None]] = []
         self.removed: str | None = None  # why the host took our seat, if it did
         self.next_code: str | None = None  # where the table plays its next game
+        # A next-game notice that came before the room state said "over".
+        self._next_payload: tuple[str, bytes] | None = None
         self._next_listeners: list[Callable[[str], None]] = []
         self.codec: GameCodec | None = None
         self.view: View | None = None
@@ -145,6 +160,7 @@ class RemoteTable(TableClient):
         self._room_seen = asyncio.Event()
         self._foreign_version: int | None = None
         self._pending: asyncio.Future[Welcome | Refused] | None = None
+        self._beat: asyncio.Task[None] | None = None  # see _beat_presence
         self._epoch = time.time_ns() // 1_000_000  # of requests: grows across restarts
         self._presence_epoch = self._epoch  # of presence: grows with each connection
         self._n = 0
@@ -223,7 +239,9 @@ class RemoteTable(TableClient):
         if ended is not None:
             return ended
         try:
-            reply = await self._request(self._hello(seat, have=0))
+            reply = await self._request(
+                self._hello(seat, have=0), resend=lambda: self._hello(seat, have=0)
+            )
         except JoinError:
             # The game ended while we asked, and its host went with it (a
             # headless host exits at the end): its final state says how.
@@ -290,6 +308,11 @@ class RemoteTable(TableClient):
         return reply.seat
 
     async def _abandon(self) -> None:
+        if self._beat is not None:
+            self._beat.cancel()  # never "online" again after our "gone"
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._beat
+            self._beat = None
         if self._link is not None:
             # "Gone" for whoever is connected now; then, in a room that is
             # over or closed, which needs our presence no more, cleared rather
@@ -301,12 +324,36 @@ class RemoteTable(TableClient):
                 final.append((topic, b""))
             await self._link.close(final=final)
 
-    async def _request(self, message: Hello | Sync, *, abandon: bool = True) -> Welcome | Refused:
+    async def _request(
+        self,
+        message: Hello | Sync,
+        *,
+        abandon: bool = True,
+        resend: Callable[[], Hello] | None = None,
+    ) -> Welcome | Refused:
+        """Send ``message`` and wait REPLY_WAIT for its answer; ``resend``
+        makes the request sent again while unanswered (HELLO_RESEND_*)."""
         loop = asyncio.get_running_loop()
-        self._pending = loop.create_future()
+        pending = self._pending = loop.create_future()
         self._send(message)
+        deadline = loop.time() + REPLY_WAIT
+        delay, resends = HELLO_RESEND_FIRST, 0
         try:
-            return await asyncio.wait_for(self._pending, REPLY_WAIT)
+            while True:
+                left = deadline - loop.time()
+                if left <= 0:
+                    raise TimeoutError
+                wait = left
+                if resend is not None and resends < HELLO_RESENDS:
+                    wait = min(left, delay * random.uniform(0.5, 1.0))
+                try:
+                    return await asyncio.wait_for(asyncio.shield(pending), wait)
+                except TimeoutError:
+                    if resend is None or resends >= HELLO_RESENDS or loop.time() >= deadline:
+                        continue
+                    resends += 1
+                    delay = min(delay * 2, HELLO_RESEND_MOST)
+                    self._send(resend())
         except TimeoutError:
             if abandon:
                 await self._abandon()
@@ -387,9 +434,23 @@ class RemoteTable(TableClient):
             self._presence_payload(online=True),
             retain=True,
         )
+        if (self._beat is None or self._beat.done()) and not self._closed:
+            self._beat = asyncio.get_running_loop().create_task(self._beat_presence())
         if self.seat is not None:
             # Back after a drop: take the seat again and fetch what was missed.
             self._take_seat_again()
+
+    async def _beat_presence(self) -> None:
+        """Publish our presence record again every PRESENCE_BEAT seconds
+        while connected (the same record: same epoch), so that a host which
+        bounds presence sees us alive (issue 19 seats item 5); stopped by _abandon."""
+        topic = presence_topic(self.code, self.identity.peer_id)
+        while not self._closed:
+            await asyncio.sleep(PRESENCE_BEAT)
+            link = self._link
+            if link is not None and link.connected and not self._closed:
+                with contextlib.suppress(Exception):  # the link's own retries follow
+                    await link.publish(topic, self._presence_payload(online=True), retain=True)
 
     def _hello(self, seat: int | None, *, have: int) -> Hello:
         """A request for ``seat`` (None: any free one), holding ``have``
@@ -453,6 +514,8 @@ class RemoteTable(TableClient):
         if message.room != self.code:
             return
         log.debug("from the host: %s", _summary(message))
+        if isinstance(message, Refused) and message.code == "knock" and self.knocking:
+            return  # the answer to a Hello sent again while unanswered: still asked
         if isinstance(message, (Welcome, Refused)) and self._pending is not None:
             if isinstance(message, Welcome):
                 # At once: when the game has started, the seat's view follows
@@ -509,9 +572,23 @@ class RemoteTable(TableClient):
                 listener(presence.online)
 
     def _on_next(self, topic: str, payload: bytes) -> None:
-        """The host opened the next game at this table (only once this one
-        is over, and only as said by this room's authority)."""
-        if not payload or self.authority_key is None:
+        """The host opened the next game at this table: only once this one
+        is over, as its room state says, and only as said by this room's
+        authority (issue 19 seats item 4: a notice before the end was
+        followed). The retained notice may arrive before the room state
+        (two subscriptions, no order between them): the latest one is kept
+        (one payload, bounded by the link's size limit) and read again when
+        a room state comes."""
+        if not payload:
+            return
+        if self.authority_key is None or self.room is None:
+            self._next_payload = (topic, payload)
+            return
+        self._next_payload = None
+        if self.room.phase != "over":
+            self._floods.note(
+                "next-early", "ignored a next-game notice: the game is not over", time.monotonic()
+            )
             return
         try:
             envelope = open_envelope(topic, payload, expect_key=self.authority_key)
@@ -618,6 +695,8 @@ class RemoteTable(TableClient):
         self._room_seen.set()
         for listener in list(self._room_listeners):
             listener(room)
+        if self._next_payload is not None:
+            self._on_next(*self._next_payload)  # it came first: refused unless over
 
     def _check_deal(self, room: RoomState) -> None:
         record = room.record or {}

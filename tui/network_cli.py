@@ -32,6 +32,9 @@ DISCOVERY_WAIT = 5.0  # seconds to find a room by its code on the LAN
 # A headless host frees a lobby seat whose holder shows no live presence
 # this long (issue 19 item 2: a Hello alone holds no seat).
 FREE_AFTER = 15.0
+# A headless host that admits any key takes a seat whose holder was not
+# heard this long as away (issue 19 seats item 5; peers beat every 15 s).
+PRESENCE_TIMEOUT = 60.0
 
 
 def _broker(text: str) -> tuple[str, int]:
@@ -146,6 +149,15 @@ def add_commands(commands: Any, option_type: Any) -> None:
         metavar="SECONDS",
         help="headless: free a lobby seat whose holder shows no live presence this long "
         f"(default {FREE_AFTER:g})",
+    )
+    host.add_argument(
+        "--presence-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="headless, --admit any: a seat whose holder's Passe has not been heard this long "
+        "(it re-publishes its presence every 15 s) is away (default "
+        f"{PRESENCE_TIMEOUT:g}; 0: its presence record alone says)",
     )
     host.add_argument("--no-advertise", action="store_true", help="do not announce on the LAN")
     host.add_argument(
@@ -357,8 +369,11 @@ def _host_on_screen(args: argparse.Namespace) -> int:
         return _fail("--wait-for is for --headless: on screen, you start the game")
     if args.stand_in_after is not None:
         return _fail("--stand-in-after is for --headless: on screen, b at the table does it")
-    if args.admit is not None or args.free_after is not None:
-        return _fail("--admit and --free-after are for --headless: on screen, you are asked")
+    if args.admit is not None or args.free_after is not None or args.presence_timeout is not None:
+        return _fail(
+            "--admit, --free-after and --presence-timeout are for --headless: "
+            "on screen, you are asked"
+        )
     network = NetworkOptions(
         broker=args.broker, port=args.port, advertise=not args.no_advertise, bind=args.bind
     )
@@ -504,6 +519,9 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
     admission = _admission(args)
     if isinstance(admission, int):
         return admission
+    timeout = PRESENCE_TIMEOUT if args.presence_timeout is None else args.presence_timeout
+    if not 0 <= timeout <= 86_400:
+        return _fail(f"--presence-timeout {timeout:g}: seconds from 0 (none) to 86400")
     opened = await (_resume_headless(args) if args.resume is not None else _open_headless(args))
     if isinstance(opened, int):
         return opened
@@ -511,6 +529,10 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
     authority = room.authority
     authority.admission, authority.allowed_keys = admission
     authority.free_away_after = free_after
+    # Where any key may sit, a retained "online" with no will (a process
+    # gone) must not look present for ever (issue 19 seats item 5): a seat not
+    # heard for the timeout is away. A "keys" rule lists who may sit.
+    authority.watch_presence((timeout or None) if admission[0] == "any" else None)
     # Nobody at a headless host can decide to let a bot play for someone
     # whose link died: after a while, it happens by itself.
     after = STAND_IN_AFTER if args.stand_in_after is None else args.stand_in_after

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from core.engine import IllegalAction
 from core.registry import get_game
 from net import authority as authority_module
 from net.authority import Authority
@@ -50,28 +51,74 @@ def holders(authority: Authority) -> list[bytes | None]:
     return [seat.key for seat in authority.seats]
 
 
-def test_a_hello_alone_holds_a_seat_that_is_not_present() -> None:
+def test_a_hello_alone_takes_no_seat_until_its_live_presence_comes() -> None:
+    """issue 19 seats item 1: a new key's Hello waits for its live presence (then
+    it sits, present at once); a Hello alone holds nothing."""
     authority = room()
     ana = Identity.generate()
     hello(authority, ana)
-    assert holders(authority)[0] == ana.public_key
-    assert not authority.seats[0].present  # no live presence: not here
-    assert not authority.room_state().seats[0].present
+    assert holders(authority) == [None, None, None]
+    assert ana.public_key in authority._candidates
+    assert presence_topic(CODE, ana.peer_id) in authority._presence_topics()  # followed
     presence(authority, ana, online=True)
-    assert authority.seats[0].present
+    assert holders(authority)[0] == ana.public_key
+    assert authority.seats[0].present and authority.room_state().seats[0].present
+    assert not authority._candidates
     presence(authority, ana, online=False, epoch=6)
     assert not authority.seats[0].present
+
+
+def test_fresh_keys_without_presence_never_sit_and_are_followed_within_a_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    many = authority_module.Rate(1000, 1000, 2**40, 2**40)
+    monkeypatch.setattr(authority_module, "NEW_CANDIDATES", many)
+    authority = room()
+    squatters = [Identity.generate() for _ in range(authority_module.MAX_CANDIDATES + 5)]
+    for key in squatters:
+        hello(authority, key)
+    assert holders(authority) == [None, None, None]
+    # The oldest waiting keys are forgotten: a bounded number is followed.
+    assert len(authority._candidates) == authority_module.MAX_CANDIDATES
+    assert squatters[0].public_key not in authority._candidates
+    assert len(authority._presence_topics()) == authority_module.MAX_CANDIDATES
+    honest = Identity.generate()
+    hello(authority, honest, name="Bea")
+    presence(authority, honest, online=True)
+    assert holders(authority)[0] == honest.public_key
+    # A forgotten squatter's late presence seats nobody (its Hello is gone).
+    presence(authority, squatters[0], online=True)
+    assert squatters[0].public_key not in holders(authority)
+
+
+def test_keys_heard_once_are_followed_at_a_bounded_rate_and_a_key_asking_again_always() -> None:
+    """issue 19 seats item 1: a flood of fresh keys makes at most a burst of
+    subscriptions (then NEW_CANDIDATES a second); a key heard twice (an
+    honest joiner sending its Hello again) is followed whatever the flood."""
+    authority = room()
+    burst = int(authority_module.NEW_CANDIDATES.message_burst)
+    for _ in range(burst + 10):
+        hello(authority, Identity.generate())
+    assert len(authority._candidates) == burst
+    honest = Identity.generate()
+    authority._heard[honest.peer_id] = 2  # as _within_bounds counts its messages
+    hello(authority, honest, name="Bea")
+    assert honest.public_key in authority._candidates
+    presence(authority, honest, online=True)
+    assert holders(authority)[0] == honest.public_key
 
 
 def test_a_squatters_seat_goes_to_someone_who_asks_once_the_room_is_full(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Seats held by keys never seen present (a resumed room's, whose
+    holders have not come back) go to someone present who asks."""
     monkeypatch.setattr(authority_module, "PROVISIONAL_GRACE", 0.0)
     authority = room()
     squatters = [Identity.generate() for _ in range(2)]
+    for seat, key in enumerate(squatters):
+        authority.seats[seat] = authority_module.SeatSlot("Old", "human", key=key.public_key)
     honest = Identity.generate()
-    for key in squatters:
-        hello(authority, key)
     presence(authority, honest, online=True)
     hello(authority, honest, name="Bea")
     # Seat 3 was free; then Cy takes a squatter's seat (never present).
@@ -82,6 +129,7 @@ def test_a_squatters_seat_goes_to_someone_who_asks_once_the_room_is_full(
     assert "without showing up" in authority.room_state().notice
     # A seat whose holder was seen present is never taken so.
     dan = Identity.generate()
+    presence(authority, dan, online=True)
     hello(authority, dan, name="Dan")
     assert squatters[1].public_key not in holders(authority)  # a squatter's went
     assert {honest.public_key, cy.public_key} <= set(holders(authority))
@@ -90,6 +138,8 @@ def test_a_squatters_seat_goes_to_someone_who_asks_once_the_room_is_full(
 def test_a_knock_waits_for_the_host_then_admit_or_refuse() -> None:
     authority = room(admission="ask")
     ana, eve = Identity.generate(), Identity.generate()
+    for key in (ana, eve):
+        presence(authority, key, online=True)
     hello(authority, ana, seat=2)
     hello(authority, eve, name="Eve")
     assert holders(authority) == [None, None, None]
@@ -119,6 +169,8 @@ def test_a_keys_rule_lets_in_only_the_listed_keys() -> None:
     ana, eve = Identity.generate(), Identity.generate()
     authority = room(admission="keys", allowed_keys=frozenset({ana.peer_id}))
     hello(authority, eve, name="Eve")
+    assert eve.public_key not in authority._candidates  # refused at once, not followed
+    presence(authority, ana, online=True)
     hello(authority, ana)
     assert holders(authority) == [ana.public_key, None, None]
     assert not authority.knocks
@@ -218,6 +270,8 @@ def test_a_bot_joiner_stays_a_bot_at_the_next_game_and_keys_let_in_stay_let_in()
     authority = room(admission="ask")
     robo, ana = Identity.generate(), Identity.generate()
     authority.admitted.update({robo.public_key, ana.public_key})
+    for key in (robo, ana):
+        presence(authority, key, online=True)
     hello(authority, robo, name="Robo", bot=True)
     hello(authority, ana)
     seats = authority.next_seats()
@@ -239,8 +293,11 @@ def test_a_key_read_aloud_gets_in_past_a_knock_queue_strangers_filled() -> None:
     said: list[tuple[bytes, Refused]] = []
     authority._to_peer = lambda key, message: said.append((key, message))  # type: ignore[method-assign,assignment]
     for n in range(MAX_KNOCKS):
-        hello(authority, Identity.generate(), name=f"[/]{n}")
+        stranger = Identity.generate()
+        presence(authority, stranger, online=True)  # nobody knocks without one
+        hello(authority, stranger, name=f"[/]{n}")
     cy = Identity.generate()
+    presence(authority, cy, online=True)
     hello(authority, cy, name="Cy")
     key, refusal = said[-1]
     assert key == cy.public_key and refusal.code == "full"
@@ -261,3 +318,51 @@ def test_a_key_read_aloud_gets_in_past_a_knock_queue_strangers_filled() -> None:
     for typed in ("8ef4", "8ef4-36cz", "", "0123456789abcdef0"):
         with pytest.raises(ValueError, match="first 8 characters"):
             key_prefix(typed)
+
+
+def test_the_host_removes_a_present_person_who_must_be_let_in_again() -> None:
+    """issue 19 seats item 3, the authority's side of the lobby's x."""
+    for admission in ("any", "ask"):
+        authority = room(admission=admission)
+        ana = Identity.generate()
+        authority.admitted.add(ana.public_key)
+        presence(authority, ana, online=True)
+        hello(authority, ana)
+        assert authority.seats[0].present
+        authority.remove(0)
+        assert authority.seats[0].kind == "open" and authority.seats[0].key is None
+        assert "took Ana out of seat 1" in authority.room_state().notice
+        assert ana.public_key not in authority.admitted
+        hello(authority, ana, n=2)  # under "any" barred; under "ask" she knocks
+        assert ana.public_key not in holders(authority)
+        assert (ana.public_key in authority.knocks) == (admission == "ask")
+        with pytest.raises(IllegalAction):
+            authority.remove(1)  # nobody there
+
+
+async def test_a_seat_unheard_past_the_bound_is_away_until_its_next_beat() -> None:
+    """issue 19 seats item 5, by the authority's clock: a seated key whose
+    presence stops coming is away after presence_timeout; the same
+    record again (a beat) or a request makes it present again."""
+    now = [100.0]
+    authority = room(clock=lambda: now[0])
+    ana, ghost = Identity.generate(), Identity.generate()
+    for n, key in enumerate((ana, ghost)):
+        presence(authority, key, online=True)
+        hello(authority, key, name=f"P{n}")
+    authority.watch_presence(10.0)
+    assert [slot.present for slot in authority.seats[:2]] == [True, True]
+    now[0] += 6
+    presence(authority, ana, online=True)  # a beat: same epoch, same record
+    now[0] += 6
+    authority._check_presences()
+    assert [slot.present for slot in authority.seats[:2]] == [True, False]
+    assert not authority.room_state().seats[1].present
+    now[0] += 20
+    authority._check_presences()
+    assert not authority.seats[0].present  # Ana's beats stopped too
+    hello(authority, ana, n=2, name="P0")  # a request: alive
+    assert authority.seats[0].present
+    presence(authority, ghost, online=True)  # its beat
+    assert authority.seats[1].present
+    authority.watch_presence(None)

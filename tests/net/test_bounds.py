@@ -236,6 +236,8 @@ def test_a_seated_peers_hello_flood_makes_a_bounded_number_of_broadcasts() -> No
     authority.on_change.append(lambda: broadcasts.append(1))
     key = Identity.generate().public_key
     envelope = Envelope(1, key, True, b"", b"\0" * 64)
+    # Her live presence is known: a new key sits only then (issue 19 seats item 1).
+    authority._peer_record(key).online = True
     authority.handle(envelope, Hello(room="ABC123", epoch=1, n=1, name="Ana"))
     assert authority._seat_of(key) == 0
     broadcasts.clear()

@@ -56,7 +56,11 @@ async def test_messages_claiming_the_hosts_key_without_its_signature_change_noth
                 table.room, phase="closed", stamp=stamp + 1000, notice="forged"
             )
             await client.publish(topic, forged(host.public_key, topic, fake))
-            real = msgspec.structs.replace(table.room, stamp=stamp + 2000, notice="genuine")
+            # Over, as the host says: a next-game notice counts only then
+            # (issue 19 seats item 4), and the real one below must count.
+            real = msgspec.structs.replace(
+                table.room, stamp=stamp + 2000, notice="genuine", phase="over"
+            )
             await client.publish(topic, seal(host, topic, real))
             # The host's presence: gone, says the forgery.
             topic = presence_topic(room.code, peer_id(host.public_key))

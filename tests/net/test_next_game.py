@@ -97,8 +97,23 @@ async def test_only_the_rooms_own_host_can_announce_a_next_game(room: HostedRoom
     topic = next_topic(room.code)
     codes: list[str] = []
     ana.on_next(codes.append)
+    real = seal(room.authority.identity, topic, NextRoom(room.code, "ABC234"))
     try:
-        async with RawClient(*BROKER, []) as client:
+        async with RawClient(*BROKER, [topic]) as client:
+            # The host's own notice before the game is over (a replay, or a
+            # host's bug): refused (issue 19 seats item 4). Synchronised on the
+            # spy's receiving it, and on the peer's drop counter.
+            await client.publish(topic, real)
+            await client.until(lambda t, p: p == real)
+            await until(
+                lambda: ana._floods.counts.get("next-early", 0) >= 1 or ana.next_code is not None
+            )
+            assert ana.next_code is None and codes == []
+            for seat in (n for n, slot in enumerate(room.authority.seats) if slot.kind == "open"):
+                room.authority.set_bot(seat, "random")
+            room.authority.start_game()
+            await asyncio.wait_for(play_with_bot(ana, "random", seed=2), DEADLINE)
+            await until(lambda: ana.room is not None and ana.room.phase == "over")
             await client.publish(topic, seal(forger, topic, NextRoom(room.code, "EVE123")))
             await client.publish(topic, b"\x93garbage")
             # The host's own notice, on another room's topic: not for this room.
@@ -106,11 +121,8 @@ async def test_only_the_rooms_own_host_can_announce_a_next_game(room: HostedRoom
             await client.publish(
                 other, seal(room.authority.identity, other, NextRoom("OTHER1", "EVE123"))
             )
-            # Then the real one (never sent before the game is over, but its
-            # signature is what is checked here): the forgeries changed nothing.
-            await client.publish(
-                topic, seal(room.authority.identity, topic, NextRoom(room.code, "ABC234"))
-            )
+            # Then the real one, once the game is over: the forgeries changed nothing.
+            await client.publish(topic, real)
             assert await next_code(ana) == "ABC234"
             assert codes == ["ABC234"]
     finally:

@@ -113,3 +113,87 @@ async def test_the_host_is_warned_of_another_key_on_its_code(
         await wait_until(pilot, lambda: "another key" in hint(lobby), "the warning")
         assert fingerprint(squatter.public_key) in hint(lobby)
         assert "published again" in hint(lobby)
+
+
+async def test_the_host_takes_a_present_person_out_of_their_seat(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """issue 19 seats item 3: x in the host's lobby, a confirmation naming the
+    person and the seat, y: the seat is free and they are told in one line;
+    n (or esc) keeps them."""
+    from tui.screens.confirm_remove import ConfirmRemoveScreen
+
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby, hosted = await host_from_home(pilot)
+        await wait_until(pilot, lambda: "Zed (you)" in seats_text(lobby), "the host's seat")
+        assert "Remove someone" not in {label for label, _ in footer_keys(app)}  # nobody yet
+        bob = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "[i]Bob[/i]")
+        bob_joins = asyncio.create_task(bob.join())
+        await wait_until(pilot, lambda: "knocks" in hint(lobby), "Bob's knock")
+        await pilot.press("y")
+        seat = await asyncio.wait_for(bob_joins, 10)
+        await wait_until(
+            pilot,
+            lambda: (
+                bool(hosted.authority.seats[seat].present) and "[i]Bob[/i]" in seats_text(lobby)
+            ),
+            "Bob seated and present",
+        )
+        await wait_until(
+            pilot,
+            lambda: "Remove someone" in {label for label, _ in footer_keys(app)},
+            "x in the footer",
+        )
+        # n keeps him.
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmRemoveScreen), "the dialog")
+        question = f"Remove [i]Bob[/i] from seat {seat + 1}? They will be told."
+        assert question in screen_text(app)  # his name as text, not markup
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is lobby, "back in the lobby")
+        assert hosted.authority.seats[seat].key == bob.identity.public_key
+        # y takes him out: the seat is free, and he is told in one line.
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmRemoveScreen), "the dialog")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: hosted.authority.seats[seat].kind == "open", "freed")
+        async with asyncio.timeout(10):
+            while bob.removed is None:
+                await pilot.pause(0.01)
+        assert bob.removed == f"the host of room {hosted.code} took you out of seat {seat + 1}"
+        assert "\n" not in bob.removed and bob.seat is None
+        await wait_until(pilot, lambda: "[i]Bob[/i]" not in seats_text(lobby), "Bob gone")
+        assert "took [i]Bob[/i] out" in hosted.authority.room_state().notice
+        await bob.close()
+
+
+async def test_a_joiner_taken_out_is_told_in_one_line_on_their_lobby(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """The other side of issue 19 seats item 3: the joiner's lobby says why, in
+    its status line, with the way home."""
+    from tests.net.peers import open_test_room
+    from tests.tui.test_network import join_from_home
+
+    write_settings(private_config, name="Bob", players={"passpass": 3})
+    room = await open_test_room("passpass", 3, mosquitto)
+    try:
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            lobby = await join_from_home(pilot, room.code)
+            await wait_until(
+                pilot, lambda: lobby.table is not None and lobby.table.seat is not None, "seated"
+            )
+            assert lobby.table is not None and lobby.table.seat is not None
+            seat = lobby.table.seat
+            await wait_until(pilot, lambda: room.authority.seats[seat].present, "present")
+            room.authority.remove(seat)
+            status = lambda: text_of(lobby, "#lobby-status")  # noqa: E731
+            await wait_until(pilot, lambda: "took you out" in status(), "told")
+            assert status() == (
+                f"the host of room {room.code} took you out of seat {seat + 1}. q: back home"
+            )
+    finally:
+        await room.close()

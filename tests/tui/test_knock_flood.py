@@ -11,7 +11,7 @@ from textual.widgets import Input
 
 from net.authority import MAX_KNOCKS
 from net.identity import Identity
-from net.wire import Envelope, Hello
+from net.wire import Envelope, Hello, Presence, presence_topic, seal
 from tests.tui.conftest import footer_keys, help_fits
 from tests.tui.test_network import (  # the lobby helpers those tests share
     SIZE,
@@ -29,9 +29,13 @@ __all__ = ["mosquitto", "named", "private_data"]  # fixtures, used by name
 
 
 def knock(hosted: object, key: Identity, name: str) -> None:
-    """A Hello from ``key`` as the authority's link hands it over (the
-    signature checks are the wire's, tested in tests/net)."""
+    """``key``'s live presence, then its Hello, as the authority's link hands
+    them over (nobody knocks without a presence; the signature checks are
+    the wire's, tested in tests/net)."""
     authority = hosted.authority  # type: ignore[attr-defined]
+    topic = presence_topic(authority.code, key.peer_id)
+    online = Presence(room=authority.code, epoch=5, online=True, name=name)
+    authority._on_presence(topic, key.peer_id, seal(key, topic, online))
     envelope = Envelope(1, key.public_key, True, b"", b"\0" * 64)
     authority.handle(envelope, Hello(room=authority.code, epoch=1, n=1, name=name))
 
@@ -42,6 +46,12 @@ async def test_a_flood_of_knocks_makes_one_toast_and_i_lets_a_key_in(
     app = network_app(private_config, mosquitto)
     async with app.run_test(size=SIZE) as pilot:
         lobby, hosted = await host_from_home(pilot)
+        # Someone seated (so x Remove shows too: the fullest footer).
+        guest = Identity.generate()
+        knock(hosted, guest, "Guest")
+        await wait_until(pilot, lambda: lobby.knock is not None, "the guest's knock")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: lobby.knock is None, "the guest let in")
         strangers = [Identity.generate() for _ in range(MAX_KNOCKS)]
         for n, key in enumerate(strangers):
             knock(hosted, key, f"[/]{n}")
@@ -52,6 +62,8 @@ async def test_a_flood_of_knocks_makes_one_toast_and_i_lets_a_key_in(
         toasts = [n for n in app._notifications if n.title == "Someone knocks"]
         assert len(toasts) == 1, [n.message for n in toasts]
         assert "i lets in a key" in text_of(lobby, "#lobby-seat-hint")
+        shown = [description for description, _ in footer_keys(app)]
+        assert {"Let in", "Turn away", "By key", "Remove"} <= set(shown), shown
         assert help_fits(app), footer_keys(app)
         await pilot.press("i")
         assert isinstance(app.screen, ExpectKeyScreen)

@@ -151,8 +151,11 @@ class LobbyScreen(PasseScreen):
         # Someone new knocks (issue 19 item 2): the host lets them in or not.
         Binding("y", "admit", "Let in"),
         Binding("n", "turn_away", "Turn away"),
-        # Let in a key its owner reads out, whatever fills the knock queue.
+        # Let in a key its owner reads out, when strangers fill the knock queue.
         Binding("i", "expect_key", "By key"),
+        # The host takes a person out of their seat, present or not (issue 19
+        # seats item 3): asked first; they are told.
+        Binding("x", "remove_person", "Remove"),
         # A joiner moves to another free seat (e.g. beside a partner).
         Binding("1", "sit(0)", "Sit in seat", key_display="1-8"),
         # The same description for every seat's key: the footer reads the
@@ -173,7 +176,9 @@ class LobbyScreen(PasseScreen):
         "Someone new knocks first: their name and key show; y lets them\n"
         "in, n turns them away. If strangers fill the queue (the room code is\n"
         "public), i lets in someone by the key they read to you from their\n"
-        "join screen. Check aloud the host key under the code:\n"
+        "join screen. x takes someone out of their seat (asked first; they\n"
+        "are told, and must be let in again).\n"
+        "Check aloud the host key under the code:\n"
         "a room shown with another key is not this host's.\n"
         "Joiner: a seat's number moves you to that seat while it is free.\n"
         "'AWAY' marks a person whose connection dropped: they come back by\n"
@@ -455,6 +460,60 @@ class LobbyScreen(PasseScreen):
             self.notify(f"{knock.name} was turned away.", title="Room", markup=False)
             self._render_room()
 
+    def removable_seats(self) -> list[int]:
+        """Seats of persons the host may take out: all but its own."""
+        if not self.hosting or self.room is None or self.room.phase != "lobby":
+            return []
+        mine = self.table.seat if self.table is not None else None
+        return [n for n, seat in enumerate(self.room.seats) if seat.kind == "human" and n != mine]
+
+    def action_remove_person(self) -> None:
+        seats = self.removable_seats()
+        if self.room is None or not seats:
+            return
+        names = [self.room.seats[n].name for n in seats]
+        if len(seats) == 1:
+            self._confirm_removal(seats[0], names[0])
+            return
+        from tui.screens.choice import ChoiceScreen
+
+        def chosen(index: int | None) -> None:
+            if index is not None:
+                self._confirm_removal(seats[index], names[index])
+
+        self.app.push_screen(
+            ChoiceScreen(
+                "Remove whom?",
+                "Whom should the host take out of their seat?",
+                [f"seat {n + 1}: {name}" for n, name in zip(seats, names, strict=True)],
+                kind="remove",
+            ),
+            chosen,
+        )
+
+    def _confirm_removal(self, seat: int, name: str) -> None:
+        from net.identity import peer_id
+        from tui.screens.confirm_remove import ConfirmRemoveScreen
+
+        asked_about = self.room.seats[seat].peer if self.room is not None else ""
+
+        def answered(remove: bool | None) -> None:
+            if not remove or self.hosted is None:
+                return
+            held = self.hosted.authority.seats[seat].key
+            if held is None or peer_id(held) != asked_about:
+                # Someone else sits there now: not whom the host was asked about.
+                self.notify(f"{name} is no longer in seat {seat + 1}.", title="Room", markup=False)
+                return
+            try:
+                self.hosted.authority.remove(seat)
+            except IllegalAction as error:  # they left, or the game started, meanwhile
+                self.notify(error.reason, title="Not now", severity="warning", markup=False)
+                return
+            self.notify(f"{name} was taken out of seat {seat + 1}.", title="Room", markup=False)
+
+        self.app.push_screen(ConfirmRemoveScreen(name, seat), answered)
+
     def start_refusal(self) -> str | None:
         """Why the host cannot start now, or ``None``."""
         if self.hosted is None:
@@ -481,7 +540,11 @@ class LobbyScreen(PasseScreen):
         if action in ("admit", "turn_away"):
             return self.knock is not None
         if action == "expect_key":
-            return self.hosted is not None and self.room is not None and self.room.phase == "lobby"
+            # Only when it is needed: a full queue (the footer has no room
+            # for a key that does nothing new).
+            return self.hosted is not None and len(self.hosted.authority.knocks) >= MAX_KNOCKS
+        if action == "remove_person":
+            return bool(self.removable_seats()) if self.hosting else False
         if action == "sit":
             seat = parameters[0] if parameters else 0
             return (
