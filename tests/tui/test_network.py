@@ -1458,7 +1458,7 @@ async def test_a_fashion_lobby_shows_the_keys_that_work_now_with_f1(
                 lambda: {"Let in", "Turn away"} <= {label for _, label in shown_keys(app)},
                 "y and n in the footer",
             )
-            for wanted in ("Seat", "Bot level", "Start game", "Leave"):
+            for wanted in ("Seat", "Bot", "Start", "Leave"):
                 assert wanted in {label for _, label in shown_keys(app)}, shown_keys(app)
             assert footer_fits(app), shown_keys(app)
         finally:
