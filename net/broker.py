@@ -35,8 +35,11 @@ How amqtt is set up here (amqtt 0.12):
   CONNACK "identifier rejected", as Mosquitto's ``max_keepalive`` does; a
   client that stops reading is dropped once MAX_WRITE_BUFFER bytes wait for
   it, or that reads nothing for WRITE_STALL seconds while messages wait for
-  it. amqtt's own ``max_connections`` is not used: it queues connections on a
-  semaphore instead of refusing them, which holds their sockets open.
+  it; what amqtt holds for each client meanwhile is capped (MAX_QUEUED_BYTES,
+  MAX_QUEUED_TOTAL: :class:`Outbox`, ``_bounded_queues``), and a finished
+  delivery is forgotten at once. amqtt's own ``max_connections`` is not
+  used: it queues connections on a semaphore instead of refusing them,
+  which holds their sockets open.
 - Plugins: only anonymous authentication. No ``$SYS`` topics (the
   BrokerSysPlugin is simply not loaded), no packet/event logging plugins, no
   websocket listener.
