@@ -479,17 +479,28 @@ def _where(binds: Sequence[str]) -> str:
     return ", ".join(binds)
 
 
+# Ports the kernel picks for the first of several addresses, tried in turn:
+# one may be taken on another address (seen under parallel tests, where a
+# port picked on a LAN address was in use on loopback).
+PORT_ZERO_TRIES = 8
+
+
 async def _listen(
     handler: Any, binds: Sequence[str], port: int, tries: int
 ) -> tuple[asyncio.Server, int]:
     """Listen on every address of ``binds``, on the first port of
     ``port .. port + tries - 1`` free on all of them (port 0: one the
-    kernel picks for the first address, then the same for the others)."""
+    kernel picks for the first address, then the same for the others,
+    another one if that is taken on one of them)."""
     last = port if port == 0 else min(port + tries - 1, 65535)
+    several = len(binds) > 1
+    candidates = [0] * max(tries, PORT_ZERO_TRIES) if port == 0 and several else []
+    candidates = candidates or list(range(port, last + 1))
     where = _where(binds)
-    for candidate in range(port, last + 1):
+    for attempt, candidate in enumerate(candidates):
+        final = attempt == len(candidates) - 1
         try:
-            if candidate == 0 and len(binds) > 1:
+            if candidate == 0 and several:
                 first = await asyncio.start_server(handler, binds[0], 0)
                 chosen = first.sockets[0].getsockname()[1]
                 first.close()
@@ -497,9 +508,12 @@ async def _listen(
             else:
                 server = await asyncio.start_server(handler, list(binds), candidate)
         except OSError as exc:
-            if exc.errno == errno.EADDRINUSE and candidate < last:
+            if exc.errno == errno.EADDRINUSE and not final:
                 continue
             if exc.errno == errno.EADDRINUSE:
+                if port == 0:
+                    span = f"no port of {len(candidates)} the system picked was free on all"
+                    raise BrokerError(f"cannot listen on {where}: {span}") from None
                 span = f"port {port} is" if last == port else f"ports {port}-{last} are all"
                 raise BrokerError(f"cannot listen on {where}: {span} in use") from None
             reason = os.strerror(exc.errno) if exc.errno else _bind_failure(binds, candidate)
