@@ -3,15 +3,17 @@
 A headless host (bots in the free seats, 0.1 s each) and a peer process (a
 heuristic bot) play Pass Pass on the embedded broker and on a Mosquitto of
 our own, while an attacker floods the room (``tests/net/test_floods.py``:
-fresh-key Hellos, 256 KiB bombs and deep nests with a replay of the peer's
-requests, retained presences before the join). Calm and flooded games
+fresh-key Hellos at the issue's 200/s, 256 KiB bombs and deep nests with a
+replay of the peer's requests, retained presences before the join, and the
+mixed flood of every kind at once, seeded). Calm and flooded games
 alternate, slice by slice, in one run, so both see the same machine. For
 each: the game's duration (the peer's join to its end) and the p99 of the
 time between two of the peer's moves (its turn comes back through the
 host, both bots and the broker), and the ratios. The target is within 2x;
 it is measured, not asserted.
 
-Run alone: ``python -m bench.floods [--quick]`` (part of ``python -m bench net``).
+Run alone: ``python -m bench.floods [--quick] [hellos|junk|presences|mixed ...]``
+(part of ``python -m bench net``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,12 @@ from typing import Any
 
 from bench.common import fmt_ms, percentile, table
 
-ATTACKS = ("hellos", "junk", "presences")
+ATTACKS = ("hellos", "junk", "presences", "mixed")
+HELLO_RATE = 200.0  # a second: issue 19's rate (as fast as possible, the
+# attacker's own work ran in the loop that timed the moves)
+MIXED_SECONDS = 3.0
+MIXED_PRESENCES = 1000
+MIXED_SEED = 19
 
 
 async def timed_game(
@@ -43,21 +50,30 @@ async def timed_game(
 
     with floods.broker_for(kind) as broker:
         game = floods.Game(home, broker)
-        flood: asyncio.Task[None] | None = None
+        flood: asyncio.Task[Any] | None = None
         try:
             await game.open()
-            watched = [f"passe/v1/{game.code}/room", f"passe/v1/{game.code}/a/+"]
-            async with RawClient("127.0.0.1", game.port, watched) as spy:
+            room = [f"passe/v1/{game.code}/room"]
+            watched = [*room, f"passe/v1/{game.code}/a/+"]
+            # The attacker subscribes to nothing it floods (it would spend
+            # the timing process's time on its own messages).
+            async with (
+                RawClient("127.0.0.1", game.port, room) as attacker,
+                RawClient("127.0.0.1", game.port, watched) as spy,
+            ):
                 if attack == "presences":
-                    await floods.presences(game, spy, size)
+                    await floods.presences(game, attacker, size)
+                elif attack == "mixed":
+                    await floods.presences(game, attacker, MIXED_PRESENCES)
                 started = time.monotonic()
                 await game.join()
                 stamps = [started]
-                if attack in ("hellos", "junk"):
+                if attack in ("hellos", "junk", "mixed"):
                     await game.peer.expect("acted")  # the junk replays its requests
                     stamps.append(time.monotonic())
-                    attacker = floods.fresh_hellos if attack == "hellos" else floods.junk
-                    flood = asyncio.get_running_loop().create_task(attacker(game, spy, size))
+                    flood = asyncio.get_running_loop().create_task(
+                        _attack(floods, game, attack, size, attacker, spy)
+                    )
                 while True:
                     line = await game.peer.expect_any(("acted", "over"))
                     stamps.append(time.monotonic())
@@ -74,10 +90,29 @@ async def timed_game(
     return stamps[-1] - stamps[0], gaps
 
 
-async def _measure(quick: bool) -> str:
+async def _attack(floods: Any, game: Any, attack: str, size: int, attacker: Any, spy: Any) -> None:
+    if attack == "hellos":
+        await floods.fresh_hellos(game, attacker, size, rate=HELLO_RATE)
+    elif attack == "junk":
+        await floods.junk(game, spy, size)
+    else:
+        import random
+
+        peer_id, real = floods.peer_of(spy)
+        topic = floods.to_authority_topic(game.code, peer_id)
+        await spy.until(lambda t, p: t == topic)
+        captured = [p for t, p in spy.messages if t == topic]
+        authority = await floods.authority_key(game, spy)
+        await floods.mixed_flood(
+            game, attacker, MIXED_SECONDS, random.Random(MIXED_SEED), captured, real,
+            authority, peer_id,
+        )  # fmt: skip
+
+
+async def _measure(quick: bool, attacks: tuple[str, ...] = ATTACKS) -> str:
     from tests.net.brokers import mosquitto_path
 
-    sizes = {"hellos": 300, "junk": 40, "presences": 3000}
+    sizes = {"hellos": 300, "junk": 40, "presences": 3000, "mixed": 0}
     slices = 1 if quick else 3
     kinds = ["embedded"] + (["mosquitto"] if mosquitto_path() else [])
     results: dict[tuple[str, str, bool], list[tuple[float, list[float]]]] = {}
@@ -85,7 +120,7 @@ async def _measure(quick: bool) -> str:
         run = 0
         for _ in range(slices):
             for kind in kinds:
-                for attack in ATTACKS:
+                for attack in attacks:
                     for flooded in (False, True):
                         run += 1
                         home = Path(directory) / str(run)
@@ -95,7 +130,7 @@ async def _measure(quick: bool) -> str:
                         results.setdefault((kind, attack, flooded), []).append(measured)
     rows = []
     for kind in kinds:
-        for attack in ATTACKS:
+        for attack in attacks:
             calm, flood = results[(kind, attack, False)], results[(kind, attack, True)]
             calm_s = statistics.median(d for d, _ in calm)
             flood_s = statistics.median(d for d, _ in flood)
@@ -104,7 +139,9 @@ async def _measure(quick: bool) -> str:
             rows.append(
                 [
                     kind,
-                    f"{attack} x{sizes[attack]:,}",
+                    f"{attack} x{sizes[attack]:,}"
+                    if sizes[attack]
+                    else f"{attack} {MIXED_SECONDS:g} s",
                     f"{calm_s:.1f} s",
                     f"{flood_s:.1f} s",
                     f"{flood_s / calm_s:.2f}x",
@@ -121,9 +158,11 @@ async def _measure(quick: bool) -> str:
     )
 
 
-def run(*, quick: bool) -> str:
-    return asyncio.run(_measure(quick))
+def run(*, quick: bool, attacks: tuple[str, ...] = ATTACKS) -> str:
+    return asyncio.run(_measure(quick, attacks))
 
 
 if __name__ == "__main__":
-    print(run(quick="--quick" in sys.argv))
+    # python -m bench.floods [--quick] [ATTACK ...]: the named floods only.
+    named = tuple(word for word in sys.argv[1:] if word in ATTACKS)
+    print(run(quick="--quick" in sys.argv, attacks=named or ATTACKS))

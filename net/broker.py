@@ -35,8 +35,11 @@ How amqtt is set up here (amqtt 0.12):
   CONNACK "identifier rejected", as Mosquitto's ``max_keepalive`` does; a
   client that stops reading is dropped once MAX_WRITE_BUFFER bytes wait for
   it, or that reads nothing for WRITE_STALL seconds while messages wait for
-  it. amqtt's own ``max_connections`` is not used: it queues connections on a
-  semaphore instead of refusing them, which holds their sockets open.
+  it; what amqtt holds for each client meanwhile is capped (MAX_QUEUED_BYTES,
+  MAX_QUEUED_TOTAL: :class:`Outbox`, ``_bounded_queues``), and a finished
+  delivery is forgotten at once. amqtt's own ``max_connections`` is not
+  used: it queues connections on a semaphore instead of refusing them,
+  which holds their sockets open.
 - Plugins: only anonymous authentication. No ``$SYS`` topics (the
   BrokerSysPlugin is simply not loaded), no packet/event logging plugins, no
   websocket listener.
@@ -87,6 +90,16 @@ MAX_SESSIONS = 320  # amqtt's sessions, connected or waiting to expire
 MAX_KEEPALIVE = 300  # seconds; 0 (no keep-alive at all) is refused too
 SESSION_EXPIRY = 60  # seconds a disconnected session is kept
 MAX_WRITE_BUFFER = 4 * 1024 * 1024  # bytes waiting for a client that does not read
+# What amqtt may hold for one client, in messages not yet written to it or
+# (QoS 1) not yet acknowledged, each counted as its payload and topic plus
+# MESSAGE_OVERHEAD (amqtt's task, coroutine and message objects: measured at
+# about 3.7 KiB, tests/net/test_broker_bounds.py); past it the message is not
+# queued for that client (dropped and counted), as Mosquitto's
+# max_queued_messages does. One message is always queued for a client with
+# nothing waiting, so a packet of any accepted size still gets through.
+MAX_QUEUED_BYTES = 1024 * 1024
+MAX_QUEUED_TOTAL = 32 * 1024 * 1024  # all clients together (past it: see Outbox)
+MESSAGE_OVERHEAD = 4 * 1024
 WRITE_STALL = 10.0  # seconds a client may read nothing while messages wait for it
 FLOOD_LOG_INTERVAL = 30.0  # seconds between lines about refused connections
 # CONNACK return codes (MQTT 3.1.1, 3.2.2.3).
@@ -268,13 +281,15 @@ class ReplayReader:
         self._inner.feed_eof()
 
 
-def bounded_writer(writer: asyncio.StreamWriter, limit: int, stall: float, peer: str) -> Any:
+def bounded_writer(
+    writer: asyncio.StreamWriter, limit: int, stall: float, peer: str, outbox: Outbox
+) -> Any:
     """amqtt's StreamWriterAdapter, dropping a client that stopped reading:
     when more than ``limit`` bytes wait in its socket's buffer, or when
     nothing more could be written to it for ``stall`` seconds. amqtt writes
     one packet at a time and awaits the drain (under a lock), and every
-    message for that client waits meanwhile in a task of its own: the stall
-    bound is what keeps those from piling up."""
+    message for that client waits meanwhile in a task of its own: ``outbox``
+    (read by :func:`_bounded_queues`) caps those, the stall bound ends them."""
     from amqtt.adapters import StreamWriterAdapter
 
     transport = writer.transport
@@ -285,6 +300,8 @@ def bounded_writer(writer: asyncio.StreamWriter, limit: int, stall: float, peer:
             transport.abort()
 
     class BoundedWriter(StreamWriterAdapter):  # type: ignore[misc]
+        passe_outbox = outbox
+
         def write(self, data: bytes) -> None:
             if transport.is_closing():
                 return
@@ -316,6 +333,55 @@ class Limits:
     max_keepalive: int = MAX_KEEPALIVE
     write_buffer: int = MAX_WRITE_BUFFER
     write_stall: float = WRITE_STALL
+    queued_bytes: int = MAX_QUEUED_BYTES
+    queued_total: int = MAX_QUEUED_TOTAL
+
+
+@dataclass
+class Outboxes:
+    """What amqtt holds for all clients together, sans I/O (issue 19 item
+    7: a subscriber that never reads cost the broker the stall time times
+    the publish rate). ``dropped`` counts messages not queued, for the log."""
+
+    per_client: int
+    total: int
+    queued: int = 0
+    dropped: int = 0
+
+    def open(self) -> Outbox:
+        return Outbox(self)
+
+
+@dataclass
+class Outbox:
+    """What amqtt holds for one client: bytes of messages handed to it and
+    not yet written (QoS 0) or acknowledged (QoS 1)."""
+
+    shared: Outboxes
+    queued: int = 0
+
+    def admit(self, cost: int) -> bool:
+        """Whether a message costing ``cost`` bytes may be queued for this
+        client; if so it is counted until :meth:`release`. With nothing
+        queued the answer is always yes (one message of any size passes);
+        otherwise it must fit under this client's cap and the total cap."""
+        shared = self.shared
+        if self.queued and (
+            self.queued + cost > shared.per_client or shared.queued + cost > shared.total
+        ):
+            shared.dropped += 1
+            return False
+        self.queued += cost
+        shared.queued += cost
+        return True
+
+    def release(self, cost: int) -> None:
+        self.queued -= cost
+        self.shared.queued -= cost
+
+
+def message_cost(topic: str, data: bytes | bytearray | None) -> int:
+    return len(topic) + len(data or b"") + MESSAGE_OVERHEAD
 
 
 @dataclass
@@ -413,17 +479,28 @@ def _where(binds: Sequence[str]) -> str:
     return ", ".join(binds)
 
 
+# Ports the kernel picks for the first of several addresses, tried in turn:
+# one may be taken on another address (seen under parallel tests, where a
+# port picked on a LAN address was in use on loopback).
+PORT_ZERO_TRIES = 8
+
+
 async def _listen(
     handler: Any, binds: Sequence[str], port: int, tries: int
 ) -> tuple[asyncio.Server, int]:
     """Listen on every address of ``binds``, on the first port of
     ``port .. port + tries - 1`` free on all of them (port 0: one the
-    kernel picks for the first address, then the same for the others)."""
+    kernel picks for the first address, then the same for the others,
+    another one if that is taken on one of them)."""
     last = port if port == 0 else min(port + tries - 1, 65535)
+    several = len(binds) > 1
+    candidates = [0] * max(tries, PORT_ZERO_TRIES) if port == 0 and several else []
+    candidates = candidates or list(range(port, last + 1))
     where = _where(binds)
-    for candidate in range(port, last + 1):
+    for attempt, candidate in enumerate(candidates):
+        final = attempt == len(candidates) - 1
         try:
-            if candidate == 0 and len(binds) > 1:
+            if candidate == 0 and several:
                 first = await asyncio.start_server(handler, binds[0], 0)
                 chosen = first.sockets[0].getsockname()[1]
                 first.close()
@@ -431,9 +508,12 @@ async def _listen(
             else:
                 server = await asyncio.start_server(handler, list(binds), candidate)
         except OSError as exc:
-            if exc.errno == errno.EADDRINUSE and candidate < last:
+            if exc.errno == errno.EADDRINUSE and not final:
                 continue
             if exc.errno == errno.EADDRINUSE:
+                if port == 0:
+                    span = f"no port of {len(candidates)} the system picked was free on all"
+                    raise BrokerError(f"cannot listen on {where}: {span}") from None
                 span = f"port {port} is" if last == port else f"ports {port}-{last} are all"
                 raise BrokerError(f"cannot listen on {where}: {span} in use") from None
             reason = os.strerror(exc.errno) if exc.errno else _bind_failure(binds, candidate)
@@ -490,10 +570,12 @@ async def serve(
     # join a room at the same moment; iterating a snapshot avoids it.
     broker._subscriptions = _SnapshotDict(broker._subscriptions)
     _only_own_retained(broker)
+    _bounded_queues(broker)
     await broker.start()
 
     clients: set[asyncio.StreamWriter] = set()
     gate = Gate(limits)
+    outboxes = Outboxes(limits.queued_bytes, limits.queued_total)
     waiting: dict[object, asyncio.StreamWriter] = {}
 
     async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -534,7 +616,9 @@ async def serve(
                 ReplayReader(
                     first, LimitedStreamReader(reader, MqttFraming(max_packet_size), str(peer))
                 ),
-                bounded_writer(writer, limits.write_buffer, limits.write_stall, str(peer)),
+                bounded_writer(
+                    writer, limits.write_buffer, limits.write_stall, str(peer), outboxes.open()
+                ),
                 _LISTENER,
             )
         except TimeoutError:
@@ -558,7 +642,7 @@ async def serve(
         await broker.shutdown()
         raise
     print(f"{_READY} {bound}", flush=True)
-    reporter = asyncio.get_running_loop().create_task(_report_floods(gate))
+    reporter = asyncio.get_running_loop().create_task(_report_floods(gate, outboxes))
     await stop.wait()
     reporter.cancel()
     server.close()
@@ -584,21 +668,103 @@ async def serve(
         os._exit(0)
 
 
-async def _report_floods(gate: Gate, interval: float = FLOOD_LOG_INTERVAL) -> None:
+async def _report_floods(
+    gate: Gate, outboxes: Outboxes, interval: float = FLOOD_LOG_INTERVAL
+) -> None:
     """One line per interval at most about connections refused or dropped
-    (a flood must not flood the log)."""
-    said = (0, 0)
+    and messages not queued for clients that do not read (a flood must not
+    flood the log)."""
+    said = (0, 0, 0)
     while True:
         await asyncio.sleep(interval)
-        now = (gate.refused, gate.dropped)
+        now = (gate.refused, gate.dropped, outboxes.dropped)
         if now != said:
             _log.warning(
-                "in the last %g s: %d connections refused, %d dropped before their CONNECT",
+                "in the last %g s: %d connections refused, %d dropped before their CONNECT, "
+                "%d messages not queued for clients that do not read",
                 interval,
                 now[0] - said[0],
                 now[1] - said[1],
+                now[2] - said[2],
             )
             said = now
+
+
+def _bounded_queues(broker: Any) -> None:
+    """Every message amqtt hands a client goes through the client's
+    :class:`Outbox` (issue 19 item 7, a subscriber that never reads).
+
+    amqtt 0.12 delivers each message to each subscriber in a task of its own
+    (``handler.mqtt_publish``, from the broadcast loop, and from the two
+    retained-message paths), all found through ``_get_handler``; the tasks
+    of a client that does not read wait on its write lock, each holding its
+    message, without limit. The handler's ``mqtt_publish`` is wrapped once:
+    a message that does not fit the client's outbox is not queued at all
+    (no packet id, no task work), like Mosquitto's max_queued_messages."""
+    find = broker._get_handler
+
+    def get_handler(session: Any) -> Any:
+        handler = find(session)
+        outbox = getattr(getattr(handler, "writer", None), "passe_outbox", None)
+        if handler is None or outbox is None or getattr(handler, "passe_bounded", False):
+            return handler
+        publish = handler.mqtt_publish
+
+        async def nothing() -> None:
+            return None
+
+        async def releasing(delivery: Any, cost: int) -> Any:
+            try:
+                return await delivery
+            finally:
+                outbox.release(cost)
+
+        def bounded_publish(
+            topic: str, data: bytes, qos: int | None, retain: bool, ack_timeout: int | None = None
+        ) -> Any:
+            # A plain function returning a coroutine: the check is made
+            # when amqtt asks, before it creates the delivery task.
+            cost = message_cost(topic, data)
+            if not outbox.admit(cost):
+                return nothing()
+            return releasing(publish(topic, data, qos, retain, ack_timeout), cost)
+
+        handler.mqtt_publish = bounded_publish
+        handler.passe_bounded = True
+        return handler
+
+    broker._get_handler = get_handler
+    # amqtt's broadcast loop forgets a finished delivery task only once every
+    # task started before it has finished: behind one client's stuck task,
+    # every other client's delivered message stayed in memory (with its
+    # payload) until that client was dropped. Finished tasks are swept.
+    broker._tasks_queue = _SweptTasks()
+
+
+class _SweptTasks(deque[Any]):
+    """amqtt's queue of delivery tasks, dropping the finished ones (their
+    exceptions retrieved, as amqtt's loop does) whenever it has doubled
+    since the last sweep."""
+
+    SWEEP_FROM = 64
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sweep_at = self.SWEEP_FROM
+
+    def append(self, task: Any) -> None:
+        super().append(task)
+        if len(self) < self._sweep_at:
+            return
+        running = []
+        for each in self:
+            if not each.done():
+                running.append(each)
+            elif not each.cancelled():
+                each.exception()  # retrieved: amqtt logs these only at debug
+        self.clear()
+        self.extend(running)
+        self._sweep_at = max(self.SWEEP_FROM, 2 * len(running))
 
 
 def _only_own_retained(broker: Any) -> None:
@@ -675,6 +841,8 @@ _LIMIT_OPTIONS: dict[str, type] = {
     "max_keepalive": int,
     "write_buffer": int,
     "write_stall": float,
+    "queued_bytes": int,
+    "queued_total": int,
 }
 
 

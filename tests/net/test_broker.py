@@ -363,3 +363,36 @@ def test_the_example_mosquitto_conf_is_accepted() -> None:
     local = conf.replace("\nlistener 1883\n", "\nlistener {port} 127.0.0.1\n")
     with start_mosquitto(config=local + "log_type information\n") as mosquitto:
         assert not [line for line in mosquitto.output if "Error" in line]
+
+
+async def test_port_zero_on_several_addresses_tries_another_port_when_one_is_taken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Port 0 on several addresses: the port the system picked on the first
+    may be in use on another (seen under -n 3: "port 0 is in use", and the
+    host never opened its room). Another pick is tried."""
+    import errno
+
+    from net import broker as broker_module
+
+    start_server = asyncio.start_server
+    refused: list[int] = []
+
+    async def taken_once(handler: Any, host: Any, port: int, **kwargs: Any) -> asyncio.Server:
+        if isinstance(host, list) and not refused:
+            refused.append(port)  # as if another process held it on 127.0.0.5
+            raise OSError(errno.EADDRINUSE, os.strerror(errno.EADDRINUSE))
+        return await start_server(handler, host, port, **kwargs)
+
+    monkeypatch.setattr(asyncio, "start_server", taken_once)
+
+    async def nothing(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.close()
+
+    server, port = await broker_module._listen(nothing, ["127.0.0.1", "127.0.0.5"], 0, 1)
+    try:
+        assert refused and port > 0
+        assert {sock.getsockname()[0] for sock in server.sockets} == {"127.0.0.1", "127.0.0.5"}
+    finally:
+        server.close()
+        await server.wait_closed()
