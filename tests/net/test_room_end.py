@@ -230,3 +230,29 @@ async def test_a_table_that_played_on_clears_each_of_its_rooms_at_the_end(
     await again.close()
     assert await retained_on(broker, room.code) == []
     assert await retained_on(broker, following.code) == []
+
+
+async def test_closing_a_finished_room_again_ends_at_once(
+    mosquitto: Mosquitto, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finished room closed twice (open_next_room closes the old room, and
+    its owner closes it again): the second close found the link closed and
+    waited out FINAL_WAIT (15 s) for a connection that never comes. Made
+    an hour here: only the closed link may end the wait."""
+    import net.authority
+    from tests.net.peers import open_test_room
+
+    monkeypatch.setattr(net.authority, "FINAL_WAIT", 3600.0)
+    room = await open_test_room("passpass", 3, (mosquitto.host, mosquitto.port), seed=8)
+    closed = False
+    try:
+        for seat in range(3):
+            room.authority.set_bot(seat, "random")
+        room.authority.start_game()
+        await asyncio.wait_for(room.authority.wait_over(), 60)
+        await asyncio.wait_for(room.close(), 60)  # its link is up: no wait
+        closed = True
+        await asyncio.wait_for(room.close(), 10)  # its link is closed: nothing to wait for
+    finally:
+        if not closed:
+            await room.close()
