@@ -17,7 +17,7 @@ from net.authority import passe_version
 from net.host import close_interrupted_room
 from net.rooms import load_room, room_path
 from net.wire import room_topic
-from tests.net.brokers import Mosquitto, free_port, require_mosquitto, start_mosquitto
+from tests.net.brokers import Mosquitto, require_mosquitto, start_mosquitto
 from tests.net.peers import RawClient, WatchedTable, room_state_of, until
 from tests.net.procs import PasseProcess, host_args
 from tui.netplay import closed_notice
@@ -48,6 +48,18 @@ async def kill_mid_game(host: PasseProcess, ana: WatchedTable) -> None:
     await host.finish()
 
 
+async def opened_on_a_port_of_its_own(host: PasseProcess) -> tuple[str, int]:
+    """The room's code and its embedded broker's port, from the host's
+    "room" line: started with ``--port 0``, the broker child binds a free
+    port itself (issue 23: a port probed here could be taken by another
+    test's process before the child binds it, under -n 3). Closing the
+    room for good opens it again on that same port, where its people keep
+    reconnecting (net/host.py waits PORT_WAIT for the dead broker to let it
+    go); nothing else is told the port in between."""
+    room = await host.expect("room")
+    return room["code"], int(room["broker"].rsplit(":", 1)[1])
+
+
 def host_data(monkeypatch: pytest.MonkeyPatch, host: PasseProcess) -> None:
     """This process reads the rooms the host process kept."""
     monkeypatch.setenv("PASSE_DATA_DIR", str(host.home / "data"))
@@ -60,12 +72,11 @@ async def test_closing_for_good_on_the_embedded_broker_reaches_the_people_waitin
     broker died with it; the room's people keep reconnecting to its port.
     The room must stay open until they are back and have the closed state
     (it closed at once and they stayed on "reconnecting...")."""
-    port = free_port()
     host = PasseProcess("host", tmp_path)
     ana: WatchedTable | None = None
     try:
-        await host.start(*host_args("passpass", 3, wait_for=1, port=port, bot_delay=0, seed=3))
-        code = (await host.expect("room"))["code"]
+        await host.start(*host_args("passpass", 3, wait_for=1, port=0, bot_delay=0, seed=3))
+        code, port = await opened_on_a_port_of_its_own(host)
         ana = await WatchedTable.join(code, "127.0.0.1", port, "Ana")
         await kill_mid_game(host, ana)
         table = ana.table
@@ -87,11 +98,10 @@ async def test_closing_for_good_on_the_embedded_broker_reaches_the_people_waitin
 async def test_closing_for_good_says_who_could_not_be_told(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    port = free_port()
     host = PasseProcess("host", tmp_path)
     try:
-        await host.start(*host_args("passpass", 3, wait_for=1, port=port, bot_delay=0, seed=3))
-        code = (await host.expect("room"))["code"]
+        await host.start(*host_args("passpass", 3, wait_for=1, port=0, bot_delay=0, seed=3))
+        code, port = await opened_on_a_port_of_its_own(host)
         ana = await WatchedTable.join(code, "127.0.0.1", port, "Ana")
         await kill_mid_game(host, ana)
         await ana.table.close()  # she went home: nobody comes back
