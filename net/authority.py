@@ -71,7 +71,8 @@ OPEN, BOT = "open", "bot"
 # A player who quits mid-game is replaced by this bot, so the others can finish.
 REPLACEMENT_BOT = "heuristic"
 # Seconds a finished room waits for its broker link, when it is down, to
-# publish the result before it closes.
+# publish the result before it closes (at most: the wait ends as soon as the
+# link is up, or closed for good, as by an earlier close of the same room).
 FINAL_WAIT = 15.0
 
 # What a sender can make the authority spend (issue 19 items 3, 4, 8;
@@ -420,9 +421,11 @@ class Authority:
             # The result (the record each peer checks the deal against) goes
             # out before the room does: a link that is down (a broker
             # restarting) gets a while to come back, and on reconnecting the
-            # final room state is published (_on_connect).
+            # final room state is published (_on_connect). A link already
+            # closed (the room closed before: open_next_room closes it, and
+            # its owner may close it again) never comes back: no wait.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._link.wait_connected(), FINAL_WAIT)
+                await asyncio.wait_for(self._link.wait_connected_or_closed(), FINAL_WAIT)
         if self.table is not None:
             await self.table.stop()
         if not keep:

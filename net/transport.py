@@ -95,6 +95,8 @@ class MqttLink:
         self._client: aiomqtt.Client | None = None
         self._connected = asyncio.Event()
         self._closing = False
+        # Set by close(): a wait for the link to come back ends there too.
+        self._closed = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
         self._last_error: str = ""
         self._failures = 0
@@ -123,12 +125,33 @@ class MqttLink:
     async def wait_connected(self) -> None:
         await self._connected.wait()
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called: it never connects again."""
+        return self._closed.is_set()
+
+    async def wait_connected_or_closed(self) -> bool:
+        """Until the link is up (``True``) or closed for good (``False``):
+        a closed link never comes back, so nothing is gained waiting on."""
+        if not self._connected.is_set() and not self._closed.is_set():
+            waits = [
+                asyncio.ensure_future(self._connected.wait()),
+                asyncio.ensure_future(self._closed.wait()),
+            ]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for wait in waits:
+                    wait.cancel()
+        return self._connected.is_set() and not self._closed.is_set()
+
     async def close(
         self, *, graceful: bool = True, final: Sequence[tuple[str, bytes]] = ()
     ) -> None:
         """Publish ``final`` messages (retained) if connected, then disconnect.
         ``graceful=False`` skips them."""
         self._closing = True
+        self._closed.set()
         client = self._client
         if graceful and client is not None and self.connected:
             for topic, payload in final:

@@ -133,7 +133,10 @@ def test_random_games_conserve_cards_end_and_score(
     assert all(state.legal_actions(s) == () for s in range(players))
 
 
-@settings(max_examples=60, deadline=None)
+# Every view and every event seen from every seat, at every step (~20 s for
+# 60 games on a busy 2-core machine): `make test` plays 25, `make soak` 60
+# (tests/engine_checks.py).
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=SEEDS, players=PLAYERS, payment=PAYMENT)
 def test_views_and_events_never_leak(seed: int, players: int, payment: str) -> None:
     state = GAME.new_game(FashionConfig(players=players, payment=payment), seed)

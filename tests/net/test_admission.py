@@ -24,7 +24,6 @@ from net.wire import (
     seal,
     to_authority_topic,
 )
-from tests.net.brokers import free_port
 from tests.net.peers import RawClient, room_state_of
 from tests.net.procs import PasseProcess, host_args, need_mosquitto
 
@@ -42,7 +41,10 @@ def broker_args(kind: str) -> list[str]:
     if kind == "mosquitto":
         need_mosquitto()
         return ["--broker", MOSQUITTO]
-    return ["--port", str(free_port())]
+    # Port 0: the embedded broker binds a free port itself and the host
+    # reports it on its "room" line (issue 23: a port probed here could be
+    # taken by another test's process before the child binds it).
+    return ["--port", "0"]
 
 
 def split(address: str) -> tuple[str, int]:

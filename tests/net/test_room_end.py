@@ -17,7 +17,7 @@ from net.authority import passe_version
 from net.host import close_interrupted_room
 from net.rooms import load_room, room_path
 from net.wire import room_topic
-from tests.net.brokers import Mosquitto, free_port, require_mosquitto, start_mosquitto
+from tests.net.brokers import Mosquitto, require_mosquitto, start_mosquitto
 from tests.net.peers import RawClient, WatchedTable, room_state_of, until
 from tests.net.procs import PasseProcess, host_args
 from tui.netplay import closed_notice
@@ -48,6 +48,18 @@ async def kill_mid_game(host: PasseProcess, ana: WatchedTable) -> None:
     await host.finish()
 
 
+async def opened_on_a_port_of_its_own(host: PasseProcess) -> tuple[str, int]:
+    """The room's code and its embedded broker's port, from the host's
+    "room" line: started with ``--port 0``, the broker child binds a free
+    port itself (issue 23: a port probed here could be taken by another
+    test's process before the child binds it, under -n 3). Closing the
+    room for good opens it again on that same port, where its people keep
+    reconnecting (net/host.py waits PORT_WAIT for the dead broker to let it
+    go); nothing else is told the port in between."""
+    room = await host.expect("room")
+    return room["code"], int(room["broker"].rsplit(":", 1)[1])
+
+
 def host_data(monkeypatch: pytest.MonkeyPatch, host: PasseProcess) -> None:
     """This process reads the rooms the host process kept."""
     monkeypatch.setenv("PASSE_DATA_DIR", str(host.home / "data"))
@@ -60,12 +72,11 @@ async def test_closing_for_good_on_the_embedded_broker_reaches_the_people_waitin
     broker died with it; the room's people keep reconnecting to its port.
     The room must stay open until they are back and have the closed state
     (it closed at once and they stayed on "reconnecting...")."""
-    port = free_port()
     host = PasseProcess("host", tmp_path)
     ana: WatchedTable | None = None
     try:
-        await host.start(*host_args("passpass", 3, wait_for=1, port=port, bot_delay=0, seed=3))
-        code = (await host.expect("room"))["code"]
+        await host.start(*host_args("passpass", 3, wait_for=1, port=0, bot_delay=0, seed=3))
+        code, port = await opened_on_a_port_of_its_own(host)
         ana = await WatchedTable.join(code, "127.0.0.1", port, "Ana")
         await kill_mid_game(host, ana)
         table = ana.table
@@ -87,11 +98,10 @@ async def test_closing_for_good_on_the_embedded_broker_reaches_the_people_waitin
 async def test_closing_for_good_says_who_could_not_be_told(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    port = free_port()
     host = PasseProcess("host", tmp_path)
     try:
-        await host.start(*host_args("passpass", 3, wait_for=1, port=port, bot_delay=0, seed=3))
-        code = (await host.expect("room"))["code"]
+        await host.start(*host_args("passpass", 3, wait_for=1, port=0, bot_delay=0, seed=3))
+        code, port = await opened_on_a_port_of_its_own(host)
         ana = await WatchedTable.join(code, "127.0.0.1", port, "Ana")
         await kill_mid_game(host, ana)
         await ana.table.close()  # she went home: nobody comes back
@@ -230,3 +240,29 @@ async def test_a_table_that_played_on_clears_each_of_its_rooms_at_the_end(
     await again.close()
     assert await retained_on(broker, room.code) == []
     assert await retained_on(broker, following.code) == []
+
+
+async def test_closing_a_finished_room_again_ends_at_once(
+    mosquitto: Mosquitto, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finished room closed twice (open_next_room closes the old room, and
+    its owner closes it again): the second close found the link closed and
+    waited out FINAL_WAIT (15 s) for a connection that never comes. Made
+    an hour here: only the closed link may end the wait."""
+    import net.authority
+    from tests.net.peers import open_test_room
+
+    monkeypatch.setattr(net.authority, "FINAL_WAIT", 3600.0)
+    room = await open_test_room("passpass", 3, (mosquitto.host, mosquitto.port), seed=8)
+    closed = False
+    try:
+        for seat in range(3):
+            room.authority.set_bot(seat, "random")
+        room.authority.start_game()
+        await asyncio.wait_for(room.authority.wait_over(), 60)
+        await asyncio.wait_for(room.close(), 60)  # its link is up: no wait
+        closed = True
+        await asyncio.wait_for(room.close(), 10)  # its link is closed: nothing to wait for
+    finally:
+        if not closed:
+            await room.close()
