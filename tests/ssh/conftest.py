@@ -31,7 +31,7 @@ GAME_OVER = "a / Enter: play again"
 # A networked game's end-of-game dialog: no "play again" (the host opens a new room).
 # A guest's game-over hint: "(the host may open a next game)", then, once a
 # headless host has gone, "(the host has left the table)".
-NETWORK_GAME_OVER = "q: quit    (the host"
+NETWORK_GAME_OVER = "q: quit (the host"
 ROUND_END = "Press Enter to go on to the next round"
 DEADLINE = 30.0
 TERM = "xterm-256color"
