@@ -642,3 +642,23 @@ def test_a_room_file_past_each_bound_is_refused_in_exactly_its_words(
     with pytest.raises(RoomFileError) as refused:
         load_room(path)
     assert str(refused.value) == f"WB1VJ7.room {CANNOT}{problem}"
+
+
+def test_letting_go_of_a_room_twice_or_after_its_lock_file_went_is_harmless(
+    tmp_path: Path,
+) -> None:
+    """``release`` lets go of the lock even when its file was removed meanwhile
+    (by hand, or a cleaner), and a second call does nothing: a host closing
+    down calls it from more than one path (found by make mutation:
+    ``suppress(None)`` around the unlink, and ``_lock = ""`` after it)."""
+    path = room_path("WB1VJ7", tmp_path)
+    store = RoomStore(path, WHERE)
+    store.claim()
+    path.with_suffix(".lock").unlink()
+    store.release()
+    store.release()
+    assert not is_hosted(path)
+    again = RoomStore(path, WHERE)
+    again.claim()  # the lock was let go of: another process may host it
+    again.release()
+    again.release()
