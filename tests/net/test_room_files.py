@@ -662,3 +662,20 @@ def test_letting_go_of_a_room_twice_or_after_its_lock_file_went_is_harmless(
     again.claim()  # the lock was let go of: another process may host it
     again.release()
     again.release()
+
+
+def test_discarding_a_room_whose_files_are_gone_is_harmless(tmp_path: Path) -> None:
+    """Discarding removes the snapshot and the journal that are there and
+    does not stumble on those that are not (a room closed before its first
+    save, or whose files a cleaner removed): found by make mutation,
+    ``suppress(None)`` around the unlinks passed once the closed-for-good
+    test left the selection."""
+    path = room_path("WB1VJ7", tmp_path)
+    store = RoomStore(path, WHERE)
+    store.claim()
+    store.discard()  # nothing saved yet
+    store.save(a_room_in_its_lobby())
+    store.journal_path.unlink()
+    store.discard()  # the snapshot only
+    store.release()
+    assert list(tmp_path.iterdir()) == []
