@@ -679,3 +679,27 @@ def test_discarding_a_room_whose_files_are_gone_is_harmless(tmp_path: Path) -> N
     store.discard()  # the snapshot only
     store.release()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_room_file_that_cannot_be_read_or_is_too_large_is_refused_in_words(
+    tmp_path: Path,
+) -> None:
+    """The words of the two refusals before any decoding, and the size
+    bound at its edge (found by make mutation once the real-process resume
+    test left the selection: these were only checked through its output)."""
+    from net.rooms import MAX_FILE_SIZE
+
+    path = room_path("WB1VJ7", tmp_path)
+    path.mkdir(parents=True)
+    with pytest.raises(RoomFileError) as refused:
+        load_room(path)
+    assert str(refused.value) == "cannot read WB1VJ7.room: Is a directory"
+    path.rmdir()
+    path.write_bytes(b"\x00" * MAX_FILE_SIZE)  # as large as a room may be: read, then refused
+    with pytest.raises(RoomFileError) as refused:
+        load_room(path)
+    assert str(refused.value) == "WB1VJ7.room is damaged (truncated or not a saved room)"
+    path.write_bytes(b"\x00" * (MAX_FILE_SIZE + 1))
+    with pytest.raises(RoomFileError) as refused:
+        load_room(path)
+    assert str(refused.value) == "WB1VJ7.room is too large to be a saved room"
