@@ -703,3 +703,17 @@ def test_a_room_file_that_cannot_be_read_or_is_too_large_is_refused_in_words(
     with pytest.raises(RoomFileError) as refused:
         load_room(path)
     assert str(refused.value) == "WB1VJ7.room is too large to be a saved room"
+
+
+def test_a_room_is_written_durably_unless_told_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``write_room``'s default is the safe one, synced to the disk (file and
+    directory): only a caller that says ``durable=False`` (a move's save)
+    skips it. Found by make mutation: a default of False passed, as the one
+    caller in net/ always says which it wants."""
+    from tests.net.test_files import synced
+
+    kinds = synced(monkeypatch)
+    write_room(room_path("WB1VJ7", tmp_path), a_room_in_its_lobby())
+    assert kinds == ["file", "directory"]
