@@ -361,3 +361,26 @@ def test_an_empty_array_or_no_array_has_no_version() -> None:
     ):
         assert _version_of(not_an_array) is None, not_an_array
     assert _version_of(b"\xdd\x00\x00\x00") is None  # an array 32 header cut short
+
+
+def test_a_message_from_another_sender_is_refused_naming_the_claimed_key() -> None:
+    """Where one sender is expected (a topic's peer id, the room's host key),
+    another key is refused before its signature is checked, with its reason,
+    the code ``sender`` and the key it claims (the authority tells "another
+    key" from there): found by make mutation, the words and the claimed key
+    were unread once the real-process refusal test left the selection."""
+    payload = seal(OTHER, TOPIC, act())
+    with pytest.raises(WireError) as by_peer:
+        open_envelope(TOPIC, payload, expect_id=PEER.peer_id)
+    with pytest.raises(WireError) as by_host:
+        open_envelope(TOPIC, payload, expect_key=HOST.public_key)
+    for refused, reason in (
+        (by_peer, "signed by another peer"),
+        (by_host, "not from this room's host"),
+    ):
+        assert (refused.value.code, refused.value.reason) == ("sender", reason)
+        assert str(refused.value) == reason
+        assert refused.value.sender == OTHER.public_key
+    # The expected sender passes both checks.
+    assert open_envelope(TOPIC, seal(PEER, TOPIC, act()), expect_id=PEER.peer_id)
+    assert open_envelope(TOPIC, seal(HOST, TOPIC, act()), expect_key=HOST.public_key)
