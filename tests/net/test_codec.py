@@ -247,6 +247,17 @@ def test_each_refusal_says_what_is_wrong() -> None:
         reason = refused(codec.decode_view, {**view, "legal": [legal, bad]})
         assert reason.startswith("PassPassView: ") and words in reason, (bad, reason)
         assert len(reason) <= len("PassPassView: ") + 300
+    # Found by make mutation: the words were matched inside the reason (a
+    # word added around them passed), and the notation's length bound (200
+    # characters) was not tried at its edge.
+    at_the_edge, past_it = "z" * 200, "z" * 201
+    for bad, words in [
+        (3, "an action must be its notation, as text"),
+        (past_it, "an action must be its notation, as text"),
+        (at_the_edge, game_reason(game, at_the_edge)),
+    ]:
+        reason = refused(codec.decode_view, {**view, "legal": [legal, bad]})
+        assert reason == f"PassPassView: {words} - at `$.legal[1]`"[: len("PassPassView: ") + 300]
 
 
 def game_reason(game: Any, text: str) -> str:
