@@ -323,3 +323,23 @@ def test_a_game_with_two_events_of_one_name_is_refused() -> None:
     finally:
         for number in (1, 2):
             del sys.modules[f"tests.net.twins.events{number}"]
+
+
+@dataclasses.dataclass(frozen=True)
+class NoneFirst:
+    maybe: Play | None
+    many: tuple[Play, ...]
+
+
+def test_an_action_field_left_empty_does_not_stop_the_next_from_being_written() -> None:
+    """Found by make mutation: ``break`` for ``continue`` after an empty
+    optional action field passed, as no game has one before another."""
+    game = get_game("passpass")
+    codec = codec_for(game)
+    play = game.parse_action("V10")
+    codec._action_fields[NoneFirst] = _action_fields(NoneFirst)
+    try:
+        assert codec._encode(NoneFirst(None, (play,))) == {"maybe": None, "many": ["V10"]}
+        assert codec._encode(NoneFirst(play, ())) == {"maybe": "V10", "many": []}
+    finally:
+        del codec._action_fields[NoneFirst]  # the codec is shared (codec_for's cache)
