@@ -343,3 +343,20 @@ def test_an_action_field_left_empty_does_not_stop_the_next_from_being_written() 
         assert codec._encode(NoneFirst(play, ())) == {"maybe": "V10", "many": []}
     finally:
         del codec._action_fields[NoneFirst]  # the codec is shared (codec_for's cache)
+
+
+def test_an_action_of_another_kind_or_a_type_the_codec_does_not_know() -> None:
+    """A field typed with one kind of action refuses a notation of another
+    kind, in words; a type that is neither an action nor one msgspec reads
+    is a programming error, raised as such (found by make mutation: no game
+    has either, so the words and the test for an action type passed)."""
+    from core.dominoes.model import Place
+
+    dominoes = codec_for(get_game("dominoes"))
+    with pytest.raises(ValueError) as refused:
+        dominoes._dec_hook(Place, "draw")
+    assert str(refused.value) == "'draw' is not a Place"
+    passpass = codec_for(get_game("passpass"))
+    with pytest.raises(NotImplementedError) as unknown:
+        passpass._decode({"inner": "V10"}, Holder)
+    assert str(unknown.value) == f"cannot decode {Holder!r}"
