@@ -360,3 +360,17 @@ def test_an_action_of_another_kind_or_a_type_the_codec_does_not_know() -> None:
     with pytest.raises(NotImplementedError) as unknown:
         passpass._decode({"inner": "V10"}, Holder)
     assert str(unknown.value) == f"cannot decode {Holder!r}"
+
+
+def test_a_number_sent_as_text_is_refused_as_such() -> None:
+    """Strict decoding: "3" where a number is expected is refused by msgspec
+    with its reason, not converted and caught later as a field the view does
+    not have (found by make mutation: ``strict=True`` removed passed)."""
+    codec = codec_for(get_game("passpass"))
+    view = _sample_view_data("passpass")
+    name = next(
+        key for key, value in view.items() if isinstance(value, int) and not isinstance(value, bool)
+    )
+    with pytest.raises(CodecError) as refused:
+        codec.decode_view({**view, name: str(view[name])})
+    assert str(refused.value) == f"PassPassView: Expected `int`, got `str` - at `$.{name}`"
