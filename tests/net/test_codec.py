@@ -373,4 +373,6 @@ def test_a_number_sent_as_text_is_refused_as_such() -> None:
     )
     with pytest.raises(CodecError) as refused:
         codec.decode_view({**view, name: str(view[name])})
-    assert str(refused.value) == f"PassPassView: Expected `int`, got `str` - at `$.{name}`"
+    reason = str(refused.value)  # `int` or `int | null`, as the field is typed
+    assert reason.startswith("PassPassView: Expected `int"), reason
+    assert reason.endswith(f"`, got `str` - at `$.{name}`"), reason
