@@ -376,3 +376,12 @@ def test_a_number_sent_as_text_is_refused_as_such() -> None:
     reason = str(refused.value)  # `int` or `int | null`, as the field is typed
     assert reason.startswith("PassPassView: Expected `int"), reason
     assert reason.endswith(f"`, got `str` - at `$.{name}`"), reason
+
+
+def test_a_games_codec_is_built_once() -> None:
+    """Building one reads every event class and type hint of the game: it is
+    done once per game, then shared (found by make mutation: a cache never
+    read passed)."""
+    for game_id in ("passpass", "dominoes", "fashion"):
+        assert codec_for(get_game(game_id)) is codec_for(get_game(game_id))
+    assert codec_for(get_game("passpass")) is not codec_for(get_game("dominoes"))
