@@ -98,6 +98,9 @@ def test_tie_for_lowest_scores_nothing_three_players() -> None:
     assert summary.counts == (3, 3, 12)
     assert summary.winners == ()
     assert state.scores == (0, 0, 0)
+    # DO-5 [interpretation]: the player after the previous leader (0) leads,
+    # not the one before (found by make mutation: at 2 players both are 1).
+    assert state.leader == 1
 
 
 def test_scoring_two_players_domino() -> None:
@@ -166,6 +169,35 @@ def test_partnership_leader_tie_goes_to_first_after_previous_leader() -> None:
     assert state.leader == 3
 
 
+def test_partnership_leader_tie_when_the_previous_leader_won() -> None:
+    """DO-5 [interpretation]: partners on equal counts, the previous leader
+    (1) one of them: the first of the two *after* the previous leader leads,
+    seat 3 (found by make mutation: an order that starts at the previous
+    leader itself passed)."""
+    state = rig(["6-6", "0-2", "5-6", "1-1"], train="3-3", teams=True, leader=1, turn=2)
+    play(state, "pass", "pass", "pass", "pass")
+    assert state.last_round is not None and state.last_round.winners == (1, 3)
+    assert state.last_round.counts[1] == state.last_round.counts[3] == 2
+    assert state.leader == 3
+
+
+def test_rounds_played_and_blocked_are_counted_over_a_whole_game() -> None:
+    """The public counts of rounds played and blocked (the view's, the bots'
+    endgame reads them) add up every round of a game (found by make
+    mutation: set to 1 at each round's end, they passed)."""
+    state = GAME.new_game(GAME.make_config(players=2), 1)
+    reasons = []
+    while not state.is_over:
+        (seat,) = state.to_act
+        events = state.apply(seat, state.legal_actions(seat)[0])
+        reasons += [e.summary.reason for e in events if isinstance(e, RoundEnded)]
+    blocked = [reason for reason in reasons if reason != "domino"]
+    assert len(reasons) == 9 and len(blocked) == 3  # seed 1: enough of each
+    assert state.rounds_played == len(reasons)
+    assert state.blocked_rounds == len(blocked)
+    assert state.view(0).rounds_played == 9 and state.view(0).blocked_rounds == 3
+
+
 def test_target_101_at_two_players() -> None:
     assert DominoesConfig(players=2).goal == 101
     assert DominoesConfig(players=3).goal == 101
@@ -176,6 +208,8 @@ def test_target_101_at_two_players() -> None:
     assert result is not None
     assert result.winners == (0,) and result.scores == (101, 100)
     assert not result.shared
+    # The reason shown at the end (found by make mutation: its words were unread).
+    assert result.reason == "reached 101 points"
     assert isinstance(events[-1], GameEnded)
     assert state.to_act == () and state.legal_actions(0) == ()
 

@@ -247,6 +247,17 @@ def test_each_refusal_says_what_is_wrong() -> None:
         reason = refused(codec.decode_view, {**view, "legal": [legal, bad]})
         assert reason.startswith("PassPassView: ") and words in reason, (bad, reason)
         assert len(reason) <= len("PassPassView: ") + 300
+    # Found by make mutation: the words were matched inside the reason (a
+    # word added around them passed), and the notation's length bound (200
+    # characters) was not tried at its edge.
+    at_the_edge, past_it = "z" * 200, "z" * 201
+    for bad, words in [
+        (3, "an action must be its notation, as text"),
+        (past_it, "an action must be its notation, as text"),
+        (at_the_edge, game_reason(game, at_the_edge)),
+    ]:
+        reason = refused(codec.decode_view, {**view, "legal": [legal, bad]})
+        assert reason == f"PassPassView: {words} - at `$.legal[1]`"[: len("PassPassView: ") + 300]
 
 
 def game_reason(game: Any, text: str) -> str:
@@ -312,3 +323,65 @@ def test_a_game_with_two_events_of_one_name_is_refused() -> None:
     finally:
         for number in (1, 2):
             del sys.modules[f"tests.net.twins.events{number}"]
+
+
+@dataclasses.dataclass(frozen=True)
+class NoneFirst:
+    maybe: Play | None
+    many: tuple[Play, ...]
+
+
+def test_an_action_field_left_empty_does_not_stop_the_next_from_being_written() -> None:
+    """Found by make mutation: ``break`` for ``continue`` after an empty
+    optional action field passed, as no game has one before another."""
+    game = get_game("passpass")
+    codec = codec_for(game)
+    play = game.parse_action("V10")
+    codec._action_fields[NoneFirst] = _action_fields(NoneFirst)
+    try:
+        assert codec._encode(NoneFirst(None, (play,))) == {"maybe": None, "many": ["V10"]}
+        assert codec._encode(NoneFirst(play, ())) == {"maybe": "V10", "many": []}
+    finally:
+        del codec._action_fields[NoneFirst]  # the codec is shared (codec_for's cache)
+
+
+def test_an_action_of_another_kind_or_a_type_the_codec_does_not_know() -> None:
+    """A field typed with one kind of action refuses a notation of another
+    kind, in words; a type that is neither an action nor one msgspec reads
+    is a programming error, raised as such (found by make mutation: no game
+    has either, so the words and the test for an action type passed)."""
+    from core.dominoes.model import Place
+
+    dominoes = codec_for(get_game("dominoes"))
+    with pytest.raises(ValueError) as refused:
+        dominoes._dec_hook(Place, "draw")
+    assert str(refused.value) == "'draw' is not a Place"
+    passpass = codec_for(get_game("passpass"))
+    with pytest.raises(NotImplementedError) as unknown:
+        passpass._decode({"inner": "V10"}, Holder)
+    assert str(unknown.value) == f"cannot decode {Holder!r}"
+
+
+def test_a_number_sent_as_text_is_refused_as_such() -> None:
+    """Strict decoding: "3" where a number is expected is refused by msgspec
+    with its reason, not converted and caught later as a field the view does
+    not have (found by make mutation: ``strict=True`` removed passed)."""
+    codec = codec_for(get_game("passpass"))
+    view = _sample_view_data("passpass")
+    name = next(
+        key for key, value in view.items() if isinstance(value, int) and not isinstance(value, bool)
+    )
+    with pytest.raises(CodecError) as refused:
+        codec.decode_view({**view, name: str(view[name])})
+    reason = str(refused.value)  # `int` or `int | null`, as the field is typed
+    assert reason.startswith("PassPassView: Expected `int"), reason
+    assert reason.endswith(f"`, got `str` - at `$.{name}`"), reason
+
+
+def test_a_games_codec_is_built_once() -> None:
+    """Building one reads every event class and type hint of the game: it is
+    done once per game, then shared (found by make mutation: a cache never
+    read passed)."""
+    for game_id in ("passpass", "dominoes", "fashion"):
+        assert codec_for(get_game(game_id)) is codec_for(get_game(game_id))
+    assert codec_for(get_game("passpass")) is not codec_for(get_game("dominoes"))
