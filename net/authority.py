@@ -807,9 +807,12 @@ class Authority:
         if waiting is None:
             return
         hello, at = waiting
-        self._follow_presences()
         if time.monotonic() - at <= CANDIDATE_WAIT and self._seat_of(key) is None:
             self._on_hello(key, hello)
+        # After the Hello: a key it seated stays followed without an
+        # unsubscription and a subscription in a row (which brokers may
+        # reorder; net/transport.py).
+        self._follow_presences()
 
     def can_start(self) -> str | None:
         """Why the game cannot start yet, or ``None``."""
@@ -1695,6 +1698,12 @@ class Authority:
             return
         if peer_id(envelope.sender) != sender or presence.room != self.code:
             return
+        log.debug(
+            "presence of %s: epoch %d, %s",
+            sender,
+            presence.epoch,
+            "online" if presence.online else "gone",
+        )
         record = self._peer_record(envelope.sender)
         # Sparkplug's STATE rule: a will or record older than the newest
         # epoch seen is ignored, so a late will cannot mark a live peer gone.

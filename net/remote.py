@@ -322,6 +322,7 @@ class RemoteTable(TableClient):
             final = [(topic, self._presence_payload(online=False))]
             if self.room is not None and self.room.phase in ("over", "closed"):
                 final.append((topic, b""))
+            log.debug("leaving the link: presence gone (epoch %d)", self._epoch)
             await self._link.close(final=final)
 
     async def _request(

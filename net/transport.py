@@ -101,6 +101,12 @@ class MqttLink:
         self._last_error: str = ""
         self._failures = 0
         self._floods = FloodLog(log)  # oversized messages, once per interval
+        # Subscription changes go to the broker one at a time, each after the
+        # previous one's acknowledgement: amqtt handles a client's packets
+        # concurrently, so an UNSUBSCRIBE sent just before a SUBSCRIBE of the
+        # same topic could be applied after it and leave the topic unfollowed
+        # (a bot's "gone" presence then never reached its host).
+        self._subscribing = asyncio.Lock()
 
     # -- life cycle ----------------------------------------------------------
 
@@ -184,12 +190,14 @@ class MqttLink:
             task.add_done_callback(_retrieve_task)
 
     async def _subscribe(self, client: aiomqtt.Client, pattern: str) -> None:
-        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
-            await client.subscribe(pattern, qos=1)
+        async with self._subscribing:
+            with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                await client.subscribe(pattern, qos=1)
 
     async def _unsubscribe(self, client: aiomqtt.Client, pattern: str) -> None:
-        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
-            await client.unsubscribe(pattern)
+        async with self._subscribing:
+            with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                await client.unsubscribe(pattern)
 
     async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> bool:
         """Send now if connected; ``False`` if the link is down (the protocol
