@@ -20,14 +20,22 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from core.engine import ConfigError, RecordError
-from core.registry import get_game
 from net.client import LocalClient, TableClient
 from net.table import SavedTable, Table
 from net.text import safe_last_resort
 from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES, themes_for
 from tui.games import load_table_screen
-from tui.messages import HostRequested, JoinRequested
-from tui.saves import clear_save, load_save, save_path, set_aside, write_save
+from tui.messages import (
+    GoHomeRequested,
+    HostRequested,
+    JoinRequested,
+    NewGameRequested,
+    NextGameRequested,
+    PlayAgainRequested,
+    ResumeHostedRequested,
+    ResumeRequested,
+)
+from tui.saves import clear_save, describe_saved, load_save, save_path, set_aside, write_save
 from tui.screens.base import SizeGuard
 from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
 from tui.screens.help import HelpScreen
@@ -161,7 +169,7 @@ class PasseApp(App[None]):
     # -- screens -----------------------------------------------------------
 
     def get_default_screen(self) -> Screen[Any]:
-        return HomeScreen(self.settings)
+        return HomeScreen(self.settings, self.save_path)
 
     def on_mount(self) -> None:
         self.watch(self, "theme", self._theme_changed, init=False)
@@ -251,14 +259,6 @@ class PasseApp(App[None]):
             self.notify(notice, title="Saved game", severity="warning", timeout=8)
         return saved
 
-    @staticmethod
-    def describe_saved(saved: SavedTable) -> str:
-        try:
-            title = get_game(saved.record.game).info.title
-        except ConfigError:
-            title = saved.record.game
-        return f"{title}, {len(saved.seats)} players, {len(saved.record.actions)} moves played"
-
     def autosave(self, client: TableClient, over: bool) -> None:
         """Called after every update of a table: keep the save current."""
         saved = client.saved()
@@ -310,7 +310,7 @@ class PasseApp(App[None]):
             elif choice == CONTINUE:
                 self.resume_game()
 
-        self.push_screen(ConfirmDiscardScreen(self.describe_saved(saved)), decide)
+        self.push_screen(ConfirmDiscardScreen(describe_saved(saved)), decide)
 
     def start_game(self, settings: Settings) -> None:
         self.settings = settings
@@ -445,6 +445,26 @@ class PasseApp(App[None]):
         self._save()
         name = table_name(settings.name)
         self.push_screen(JoinScreen(name, network, code=rejoin, join_now=bool(rejoin)))
+
+    # -- what screens ask (messages up: they never import the app) ----------
+
+    def on_new_game_requested(self, message: NewGameRequested) -> None:
+        self.request_new_game(message.settings)
+
+    def on_resume_requested(self, message: ResumeRequested) -> None:
+        self.resume_game()
+
+    def on_resume_hosted_requested(self, message: ResumeHostedRequested) -> None:
+        self.resume_hosted(message.room)
+
+    def on_go_home_requested(self, message: GoHomeRequested) -> None:
+        self.call_later(self.go_home)
+
+    def on_play_again_requested(self, message: PlayAgainRequested) -> None:
+        self.call_later(self.play_again)
+
+    def on_next_game_requested(self, message: NextGameRequested) -> None:
+        self.call_later(self.next_game)
 
     async def go_home(self) -> None:
         while len(self.screen_stack) > 1 and not isinstance(self.screen, HomeScreen):

@@ -289,13 +289,13 @@ def _add_serve(commands: Any) -> None:
     serve.add_argument("--seed", type=int, default=None, help="passed to every guest's game")
 
 
-def has_command(name: str) -> bool:
-    """Whether ``passe NAME`` exists in this installation (the SSH server
-    asks before running ``passe join CODE`` for a guest)."""
+def command_names() -> list[str]:
+    """The ``passe`` commands of this installation (the SSH server offers
+    ``join CODE`` and ``watch CODE`` to guests only where they exist)."""
     for action in _build_parser()._actions:
         if isinstance(action, argparse._SubParsersAction):
-            return name in action.choices
-    return False
+            return list(action.choices)
+    return []
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -313,6 +313,7 @@ def _serve(args: argparse.Namespace) -> int:
             authorized_keys=args.authorized_keys,
             bot_delay=args.bot_delay,
             seed=args.seed,
+            commands=frozenset(command_names()),
         )
     )
 

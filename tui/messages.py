@@ -10,6 +10,7 @@ from textual.message import Message
 from net.table import TableUpdate
 
 if TYPE_CHECKING:
+    from net.rooms import SavedRoom
     from net.wire import RoomState
     from tui.settings import Settings
 
@@ -95,3 +96,40 @@ class JoinRequested(Message):
 
     settings: Settings
     rejoin: str = ""
+
+
+# Screens ask the app by messages and never import it ("attributes down,
+# messages up"): the app handles each in an ``on_...`` method.
+
+
+@dataclass
+class NewGameRequested(Message):
+    """Home asks for a local game with these settings (the app asks first
+    when that would replace the saved game)."""
+
+    settings: Settings
+
+
+class ResumeRequested(Message):
+    """Home asks to continue the saved local game."""
+
+
+@dataclass
+class ResumeHostedRequested(Message):
+    """Home asks to open again ``room``, a hosted room whose host process
+    died, at its lobby (or its table)."""
+
+    room: SavedRoom
+
+
+class GoHomeRequested(Message):
+    """A table is done: back to the home screen."""
+
+
+class PlayAgainRequested(Message):
+    """A local game's game-over screen asks for another game, same settings."""
+
+
+class NextGameRequested(Message):
+    """A networked game's game-over screen asks for the next game at the same
+    table (its lobby opens or joins it)."""

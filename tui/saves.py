@@ -8,7 +8,8 @@ import json
 import os
 from pathlib import Path
 
-from core.engine import RecordError
+from core.engine import ConfigError, RecordError
+from core.registry import get_game
 from net.files import write_atomic
 from net.table import SavedTable
 
@@ -17,6 +18,15 @@ SAVE_FILE = "saved-game.json"
 
 def save_path(settings_path: Path) -> Path:
     return settings_path.with_name(SAVE_FILE)
+
+
+def describe_saved(saved: SavedTable) -> str:
+    """One line naming a saved game, as home and the discard question say it."""
+    try:
+        title = get_game(saved.record.game).info.title
+    except ConfigError:
+        title = saved.record.game
+    return f"{title}, {len(saved.seats)} players, {len(saved.record.actions)} moves played"
 
 
 def write_save(path: Path, saved: SavedTable) -> str | None:

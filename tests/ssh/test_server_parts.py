@@ -113,6 +113,18 @@ def test_commands_become_passe_arguments() -> None:
     assert "unknown command" in str(hub.plan("sh -c id", "ann"))
 
 
+def test_a_command_this_installation_lacks_is_refused_in_words() -> None:
+    """`passe serve` hands the server its own commands (ServeOptions.commands);
+    a guest asking for one it lacks is told so, never runs a missing one."""
+    hub = _hub(commands=frozenset({"play"}))
+    assert hub.plan("join ABC-123", "ann") == (
+        "Passe: joining rooms is not available on this server yet; "
+        "connect without a command to play against bots."
+    )
+    assert "watching rooms is not available" in str(hub.plan("watch ABC-123", "ann"))
+    assert hub.plan(None, "ann") == (["play", "--name", "ann"], "play")
+
+
 def test_a_guest_app_gets_the_operators_broker_but_no_client_may_choose_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

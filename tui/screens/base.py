@@ -121,11 +121,3 @@ class PasseScreen(SizeGuard, Screen[None]):
 
 class PasseModal(SizeGuard, ModalScreen[T]):
     pass
-
-
-def rules_screen(game_id: str) -> Screen[None]:
-    """The rules of a game, imported on demand: the Markdown widget is slow
-    to import and start-up should not pay for it."""
-    from tui.screens.rules import RulesScreen
-
-    return RulesScreen(game_id)

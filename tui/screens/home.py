@@ -9,6 +9,7 @@ has room for two more lines)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
@@ -20,9 +21,16 @@ from textual.widgets import Footer, Input, Label, Static
 from core.engine import GameInfo
 from core.registry import game_info
 from tui.games import GameEntry, game_entries
-from tui.messages import HostRequested, JoinRequested
+from tui.messages import (
+    HostRequested,
+    JoinRequested,
+    NewGameRequested,
+    ResumeHostedRequested,
+    ResumeRequested,
+)
 from tui.plain import plain
-from tui.screens.base import PasseScreen, rules_screen
+from tui.saves import describe_saved, load_save
+from tui.screens.base import PasseScreen
 from tui.session import BOT_NAMES, seat_names
 from tui.settings import BOT_LEVELS, BOT_SPEEDS, NAME_LENGTH, Settings, clean_name
 from tui.widgets.chooser import FOCUS_MARK, NO_MARK, Chooser
@@ -90,9 +98,11 @@ class HomeScreen(PasseScreen):
         "colour-blind safe Okabe-Ito one, or high-contrast monochrome)."
     )
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, save_path: Path | None = None) -> None:
         super().__init__()
         self.settings = settings
+        # Where the saved local game is (none: nothing is offered to continue).
+        self.save_path = save_path
         self.entries = game_entries()
         self.playable = [entry for entry in self.entries if entry.playable]
         # Each panel's last focused row, for Tab back into it.
@@ -331,13 +341,12 @@ class HomeScreen(PasseScreen):
         )
 
     def _saved_description(self) -> str | None:
-        from tui.app import PasseApp
-
-        app = self.app
-        if not isinstance(app, PasseApp) or not app.save_path.exists():
+        if self.save_path is None or not self.save_path.exists():
             return None
-        saved = app.saved_game()
-        return None if saved is None else app.describe_saved(saved)
+        saved, notice = load_save(self.save_path)
+        if notice:
+            self.notify(notice, title="Saved game", severity="warning", timeout=8)
+        return None if saved is None else describe_saved(saved)
 
     def on_screen_resume(self) -> None:
         self.query_one("#games", Static).update(plain(self._games_text()))
@@ -352,10 +361,7 @@ class HomeScreen(PasseScreen):
             typing = isinstance(self.focused, Input)
             return typing if action == "leave_field" else not typing
         if action == "resume":
-            from tui.app import PasseApp
-
-            app = self.app
-            return isinstance(app, PasseApp) and app.save_path.exists()
+            return self.save_path is not None and self.save_path.exists()
         return super().check_action(action, parameters)
 
     async def action_quit(self) -> None:
@@ -366,11 +372,8 @@ class HomeScreen(PasseScreen):
             self.focus_next()  # out of the field, to the setting below it
 
     def action_resume_hosted(self) -> None:
-        from tui.app import PasseApp
-
-        app = self.app
-        if self.hosted is not None and isinstance(app, PasseApp):
-            app.resume_hosted(self.hosted)
+        if self.hosted is not None:
+            self.post_message(ResumeHostedRequested(self.hosted))
 
     def action_close_hosted(self) -> None:
         from net.codes import format_code
@@ -412,11 +415,7 @@ class HomeScreen(PasseScreen):
         self.on_screen_resume()  # the list of what can be continued
 
     def action_resume(self) -> None:
-        from tui.app import PasseApp
-
-        app = self.app
-        assert isinstance(app, PasseApp)
-        app.resume_game()
+        self.post_message(ResumeRequested())
 
     # -- reacting to changes ---------------------------------------------
 
@@ -537,14 +536,10 @@ class HomeScreen(PasseScreen):
         return settings
 
     def action_start(self) -> None:
-        from tui.app import PasseApp
-
         if self.game is None:
             self.notify("No game is playable yet.", severity="warning")
             return
-        app = self.app
-        assert isinstance(app, PasseApp)
-        app.request_new_game(self.collect())
+        self.post_message(NewGameRequested(self.collect()))
 
     def action_host(self) -> None:
         if self.game is None:
@@ -561,7 +556,11 @@ class HomeScreen(PasseScreen):
     def action_rules(self) -> None:
         game = self.game
         if game is not None:
-            self.app.push_screen(rules_screen(game.id))
+            # On demand: the Markdown widget is slow to import, and start-up
+            # should not pay for it.
+            from tui.screens.rules import RulesScreen
+
+            self.app.push_screen(RulesScreen(game.id))
 
     def playable_entries(self) -> list[GameEntry]:
         return self.playable

@@ -330,7 +330,10 @@ class LobbyScreen(PasseScreen):
             self._say(f"Cannot show this game: {error}", problem=True)
             return
         self.table_shown = True
-        self.app.push_screen(screen_type(self.table))
+        table_screen = screen_type(self.table)
+        if self.hosting:
+            table_screen.host_controls = self  # its b (a bot for someone away)
+        self.app.push_screen(table_screen)
 
     def _render_room(self) -> None:
         room = self.room

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -25,9 +25,18 @@ from textual.screen import Screen
 from core.engine import Action, Event, IllegalAction, Names, View, acts, plural
 from net.client import TableClient
 from net.table import TableUpdate
-from tui.messages import HostChanged, LinkChanged, NextGameOpened, RoomChanged, TableUpdated
+from tui.messages import (
+    GoHomeRequested,
+    HostChanged,
+    LinkChanged,
+    NextGameOpened,
+    NextGameRequested,
+    PlayAgainRequested,
+    RoomChanged,
+    TableUpdated,
+)
 from tui.netplay import remote_table
-from tui.screens.base import PasseScreen, rules_screen
+from tui.screens.base import PasseScreen
 from tui.screens.choice import ChoiceScreen
 from tui.screens.confirm_quit import HOME, QUIT, ConfirmQuitScreen
 from tui.screens.game_over import AGAIN, GUEST, HOSTING, LOCAL, GameOverScreen
@@ -40,7 +49,15 @@ Dialog = tuple[Screen[Any], Callable[[Any], None] | None]
 if TYPE_CHECKING:
     from net.remote import RemoteTable
     from net.wire import RoomState
-    from tui.screens.lobby import LobbyScreen
+
+
+class HostControls(Protocol):
+    """What the table of a room this person hosts asks of its lobby (the
+    lobby hands itself down as ``TableScreen.host_controls``)."""
+
+    def stand_in(self, seat: int) -> None:
+        """A bot plays for the person of ``seat``, who is away."""
+
 
 # What still acts at the table of a room its host closed (issue 18 item 4).
 CLOSED_ACTIONS = frozenset({"leave", "rules", "help", "app.help", "quit", "app.quit"})
@@ -95,6 +112,8 @@ class TableScreen(PasseScreen):
     def __init__(self, client: TableClient) -> None:
         super().__init__()
         self.client = client
+        # Set by the lobby of a room this person hosts (attributes down).
+        self.host_controls: HostControls | None = None
         self.names: tuple[str, ...] = client.names
         self.view: View | None = None
         self.game_over_shown = False
@@ -208,10 +227,8 @@ class TableScreen(PasseScreen):
         options = [f"A bot plays for {name}" for name in names] + ["No, keep waiting"]
 
         def decided(index: int | None) -> None:
-            if index is not None and index < len(seats):
-                lobby = self._hosting_lobby()
-                if lobby is not None:
-                    lobby.stand_in(seats[index])
+            if index is not None and index < len(seats) and self.host_controls is not None:
+                self.host_controls.stand_in(seats[index])
 
         self.push_dialog(
             ChoiceScreen("A bot for someone away?", body, options, kind=CONFIRM_CHOICE), decided
@@ -305,14 +322,7 @@ class TableScreen(PasseScreen):
     @property
     def hosting(self) -> bool:
         """Whether this person hosts the networked room (its lobby is ours)."""
-        return self._hosting_lobby() is not None
-
-    def _hosting_lobby(self) -> LobbyScreen | None:
-        from tui.screens.lobby import LobbyScreen
-
-        return next(
-            (s for s in self.app.screen_stack if isinstance(s, LobbyScreen) and s.hosting), None
-        )
+        return self.host_controls is not None
 
     def on_link_changed(self, message: LinkChanged) -> None:
         self._link_up = message.up
@@ -671,16 +681,12 @@ class TableScreen(PasseScreen):
         self.push_dialog(screen, self._after_game_over)
 
     def _after_game_over(self, choice: str | None) -> None:
-        from tui.app import PasseApp
-
-        app = self.app
-        assert isinstance(app, PasseApp)
         if choice == AGAIN and self.networked:
-            app.call_later(app.next_game)  # the lobby opens or joins it
+            self.post_message(NextGameRequested())  # the lobby opens or joins it
         elif choice == AGAIN:
-            app.call_later(app.play_again)
+            self.post_message(PlayAgainRequested())
         else:
-            app.call_later(app.go_home)
+            self.post_message(GoHomeRequested())
 
     # -- keys --------------------------------------------------------------
 
@@ -695,7 +701,9 @@ class TableScreen(PasseScreen):
         return self.view is not None and not self.view.is_over
 
     def action_rules(self) -> None:
-        self.app.push_screen(rules_screen(self.client.game_id))
+        from tui.screens.rules import RulesScreen  # on demand: a slow import
+
+        self.app.push_screen(RulesScreen(self.client.game_id))
 
     def action_explain(self) -> None:
         self.notify(self.explain(), title="Not now", severity="information")
@@ -744,11 +752,7 @@ class TableScreen(PasseScreen):
         self._go(choice)
 
     def _go(self, choice: str | None) -> None:
-        from tui.app import PasseApp
-
-        app = self.app
-        assert isinstance(app, PasseApp)
         if choice == HOME:
-            app.call_later(app.go_home)
+            self.post_message(GoHomeRequested())
         elif choice == QUIT:
-            app.exit()
+            self.app.exit()

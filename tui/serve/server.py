@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import os
 import re
@@ -34,6 +33,7 @@ from net.paths import data_dir
 from net.text import safe_logging
 from tui.netplay import BIND_ENV, SERVED_ENV, SSH_PORT_ENV
 from tui.serve.host_key import fingerprint, load_or_create_host_key
+from tui.serve.identity import Identity, player_name, shown
 from tui.serve.session import PasseSession, Request
 from tui.terminal import Shutdown, guard_standard_streams, watch_streams
 
@@ -43,11 +43,6 @@ DEFAULT_PORT = 2222
 DEFAULT_MAX_SESSIONS = 32
 DEFAULT_IDLE_TIMEOUT = 1800.0
 PLAYER_KEY_VARIABLE = "PASSE_PLAYER_KEY"
-GUEST_NAME = "Guest"
-# Longest name passed on; the app shortens it to its own name length
-# (tui.settings.clean_name). Not imported from there: the server stays free of
-# Textual, which tui.settings pulls in through the themes.
-NAME_CHARACTERS = 32
 # Room codes as typed after `join` / `watch`, with the room's broker where LAN
 # discovery cannot find it (`CODE@HOST[:PORT]`, `CODE@[IPv6]:PORT`, as `passe
 # join` takes them): nothing else reaches the app.
@@ -86,39 +81,9 @@ class ServeOptions:
     authorized_keys: Path | None = None
     bot_delay: float | None = None  # passed to every session's `passe play`
     seed: int | None = None
-
-
-def player_name(user: str) -> str:
-    """The SSH user name as a player name: letters, digits, ``.``, ``_``
-    and ``-`` only (a user name is hostile input: no escapes, no markup, no
-    path separators), at most :data:`NAME_CHARACTERS`."""
-    kept = "".join(ch for ch in user if ch.isalnum() or ch in "._-")[:NAME_CHARACTERS]
-    return kept or GUEST_NAME
-
-
-def shown(text: str, limit: int = 40) -> str:
-    """Client-chosen text for the log: quoted, escapes visible, short."""
-    return repr(text[:limit])
-
-
-@dataclass(frozen=True)
-class Identity:
-    user: str
-    key: str | None  # fingerprint of the key the client logged in with
-    peer: str
-
-    @property
-    def directory_name(self) -> str:
-        """Stable name of the player's directory: by key when there is one
-        (only its holder gets it), else by user name (anyone may claim it,
-        as anyone may type it: see docs/ssh.md)."""
-        if self.key:
-            return "key-" + hashlib.sha256(self.key.encode()).hexdigest()[:24]
-        digest = hashlib.sha256(self.user.encode("utf-8", "replace")).hexdigest()[:12]
-        return f"user-{player_name(self.user)}-{digest}"
-
-    def describe(self) -> str:
-        return f"user {shown(self.user)} key {self.key or 'none'} from {self.peer}"
+    # The `passe` commands a guest's session may run (`passe serve` fills it
+    # from its own parser: the server never imports the command line).
+    commands: frozenset[str] = frozenset({"play", "join"})
 
 
 def exit_status(code: int) -> int:
@@ -201,9 +166,7 @@ class Hub:
                     f"Passe: write `{verb} CODE` with one room code (letters, digits, dashes), "
                     "or `CODE@HOST:PORT` with the room's broker."
                 )
-            from tui.cli import has_command  # checked per session: no promise in advance
-
-            if not has_command(verb):
+            if verb not in self.options.commands:
                 what = "joining" if verb == "join" else "watching"
                 return (
                     f"Passe: {what} rooms is not available on this server yet; "

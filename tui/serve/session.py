@@ -23,15 +23,26 @@ import signal
 import struct
 import termios
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import asyncssh
 
-if TYPE_CHECKING:
-    from tui.serve.server import Hub, Identity
+from tui.serve.identity import Identity
+
+
+class Hub(Protocol):
+    """What a session asks of the server (tui.serve.server.Hub): the server
+    imports the session, never the other way round."""
+
+    def next_session_number(self) -> int: ...
+
+    def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None: ...
+
+    async def run_session(self, session: PasseSession) -> None: ...
+
 
 log = logging.getLogger("passe.serve")
 
