@@ -17,7 +17,7 @@ import logging
 import os
 import secrets
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,6 +126,7 @@ KNOCK_TTL = 300.0  # seconds a knock waits for the host's answer
 # its Hello, so it shows within milliseconds).
 PROVISIONAL_GRACE = 3.0
 MAX_WARNED = 16  # foreign keys warned about, per room
+OWN_RETAINED_KEPT = 16  # our latest retained messages, known by their echo
 # A new key's Hello waits for its live presence before it takes a seat or
 # knocks (issue 19 seats items 1, 2): its presence is followed meanwhile,
 # for at most this many keys at once (the oldest forgotten first) and this
@@ -346,6 +347,11 @@ class Authority:
     warnings: list[str] = field(default_factory=list)
     on_warning: list[Callable[[str], None]] = field(default_factory=list)
     _warned: set[bytes] = field(default_factory=set)
+    # Digests of the retained messages we sent lately: their echo on our own
+    # topics is known at once, without a budget or a signature check (a
+    # lobby filling up published faster than a stranger's budget allows, and
+    # each echo was logged as a flood and published again).
+    _own_retained: deque[bytes] = field(default_factory=lambda: deque(maxlen=OWN_RETAINED_KEPT))
     _republish: asyncio.TimerHandle | None = None
     _last_republish: float = -1e9
     _closing: bool = False
@@ -1045,6 +1051,8 @@ class Authority:
                 await self._outbox_ready.wait()
                 continue
             topic, payload, retain = message
+            if retain:
+                self._own_retained.append(_digest(payload))
             try:
                 if self._link is not None:
                     await self._link.publish(topic, payload, retain=retain)
@@ -1150,6 +1158,7 @@ class Authority:
         room, presence = self._room_payload(), self._presence_payload(online=True)
         # Their stamp and epoch on disk first: a resumed room goes on above them.
         self._save()
+        self._own_retained.append(_digest(room))
         await self._link.publish(room_topic(self.code), room, retain=True)
         await self._link.publish(
             presence_topic(self.code, self.identity.peer_id), presence, retain=True
@@ -1161,6 +1170,8 @@ class Authority:
 
     async def _on_message(self, topic: str, payload: bytes) -> None:
         if topic in (room_topic(self.code), next_topic(self.code)):
+            if payload and _digest(payload) in self._own_retained:
+                return  # our own message, back from the broker
             if self._within_bounds("room", "own-topics", payload):
                 self._on_own_topic(topic, payload)
             elif topic == room_topic(self.code) and not self._closing:
@@ -1745,6 +1756,10 @@ class Authority:
             self._away_changed(seat)
             self._publish_room()
             self._lobby_presence_changed(seat)
+
+
+def _digest(payload: bytes) -> bytes:
+    return hashlib.blake2b(payload, digest_size=16).digest()
 
 
 def _loop_running() -> bool:

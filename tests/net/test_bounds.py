@@ -6,6 +6,7 @@ argument: these tests drive them with made-up clocks, so they are exact.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 
@@ -270,3 +271,67 @@ def test_a_replay_flood_is_answered_once_a_second() -> None:
         now[0] += 1 / 200
         authority.handle(envelope, Hello(room="ABC123", epoch=1, n=5, name="Ana"))
     assert 1 <= len(answers) <= 2
+
+
+async def test_the_authoritys_own_room_states_come_back_without_a_budget() -> None:
+    """A lobby filling up (or a host setting bots) publishes room states
+    faster than a stranger's budget on the room topic (4 a second): each echo
+    past it was logged as a flood and the room published again, once a
+    second for as long as it went on (seen as "dropped messages past the rate
+    limit (room ...; latest on own-topics)" in the move benchmark). The
+    authority knows its own recent retained messages by their digest: fails
+    without it."""
+    from net.broker import start_embedded_broker
+    from net.wire import room_topic
+
+    broker = await start_embedded_broker("127.0.0.1", 0)
+    game = get_game("passpass")
+    authority = Authority(
+        Identity.generate(),
+        "ABC123",
+        "passpass",
+        game.make_config(players=3),
+        "H",
+        broker.host,
+        broker.port,
+    )
+    echoed: list[bytes] = []
+    arrived = asyncio.Event()
+    handle = authority._on_message
+
+    async def watching(topic: str, payload: bytes) -> None:
+        await handle(topic, payload)
+        if topic == room_topic("ABC123") and payload:
+            echoed.append(payload)
+            arrived.set()
+
+    authority._on_message = watching  # type: ignore[method-assign]
+    republished: list[int] = []
+    authority._schedule_republish = lambda: republished.append(1)  # type: ignore[method-assign]
+    try:
+        await authority.start()
+        assert authority._link is not None
+        sent: list[bytes] = []
+        publish = authority._link.publish
+
+        async def sending(topic: str, payload: bytes, *, retain: bool = False) -> bool:
+            if topic == room_topic("ABC123") and retain:
+                sent.append(payload)
+            return await publish(topic, payload, retain=retain)
+
+        authority._link.publish = sending  # type: ignore[method-assign]
+        for turn in range(30):  # in well under a second
+            authority.set_bot(1 + turn % 2, "random" if turn % 4 < 2 else None)
+            await authority._drain()  # each sent, none replaced by the next
+        async with asyncio.timeout(10):
+            while not echoed or echoed[-1] != sent[-1]:
+                arrived.clear()
+                await arrived.wait()
+        published = sent
+        assert len(published) >= 30, len(published)
+        assert republished == []
+        assert not any(kind.startswith("flood-room") for kind in authority._floods.counts)
+        assert authority.warnings == []
+    finally:
+        await authority.close()
+        await broker.stop()
