@@ -36,12 +36,12 @@ async def _measure(games: int, seed: int) -> tuple[list[float], list[float]]:
     from textual.pilot import Pilot
 
     from tui.app import PasseApp
+    from tui.games.passpass.hand import HandView
+    from tui.games.passpass.table import PassPassTableScreen
     from tui.screens.choice import ChoiceScreen
     from tui.screens.game_over import GameOverScreen
     from tui.screens.home import HomeScreen
-    from tui.screens.passpass_table import PassPassTableScreen
     from tui.screens.round_end import RoundEndScreen
-    from tui.widgets.hand import HandView
 
     shown: list[float] = []
     painted: list[float] = []

@@ -18,10 +18,10 @@ from core.registry import get_game
 from net.client import LocalClient, TableClient
 from net.table import HUMAN, Listener, SavedTable, SeatSpec, Table, TableUpdate
 from tui.app import PasseApp
+from tui.games.passpass.table import PassPassTableScreen
 from tui.saves import save_path, write_save
 from tui.screens.choice import ChoiceScreen
 from tui.screens.game_over import GameOverScreen
-from tui.screens.passpass_table import PassPassTableScreen
 from tui.screens.round_end import RoundEndScreen
 from tui.screens.table import TableScreen
 

@@ -32,17 +32,17 @@ from tests.tui.conftest import (
     spy_until,
 )
 from tui.app import PasseApp
+from tui.games.dominoes.hand import DIGITS, DominoHand
+from tui.games.dominoes.players import DominoPlayers
+from tui.games.dominoes.scores import DominoScores
+from tui.games.dominoes.table import END_CHOICE, DominoesTableScreen
+from tui.games.dominoes.train import DominoTrain
 from tui.screens.choice import ChoiceScreen
-from tui.screens.dominoes_table import END_CHOICE, DominoesTableScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.screens.round_end import RoundEndScreen
 from tui.session import seat_names
-from tui.widgets.domino_hand import DIGITS, DominoHand
-from tui.widgets.domino_players import DominoPlayers
-from tui.widgets.domino_scores import DominoScores
-from tui.widgets.domino_train import DominoTrain
 from tui.widgets.status_line import StatusLine
 
 THEMES = ["passe", "passe-okabe-ito"]

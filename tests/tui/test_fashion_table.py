@@ -47,15 +47,15 @@ from tests.tui.conftest import (
 )
 from themes import CARD_VARIABLES
 from tui.app import PasseApp
+from tui.games.fashion.card import SYMBOLS, slot_features
+from tui.games.fashion.hand import FashionHand
+from tui.games.fashion.table import FashionTableScreen
 from tui.screens.choice import ChoiceScreen
-from tui.screens.fashion_table import FashionTableScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.home import HomeScreen
 from tui.screens.round_end import RoundEndScreen
 from tui.session import seat_names
 from tui.widgets.chooser import Chooser
-from tui.widgets.fashion_card import SYMBOLS, slot_features
-from tui.widgets.fashion_hand import FashionHand
 from tui.widgets.status_line import StatusLine
 
 THEMES = ["passe", "passe-okabe-ito"]
@@ -587,8 +587,8 @@ async def test_offer_rows_show_every_word_and_tag(width: int, short: bool) -> No
     # or the words (issue 18: the code went, which the keys and log use).
     from textual.app import App, ComposeResult
 
-    from tui.widgets.fashion_card_row import CardItem
-    from tui.widgets.fashion_offer import FashionOffer
+    from tui.games.fashion.card_row import CardItem
+    from tui.games.fashion.offer import FashionOffer
 
     class OfferApp(App[None]):
         CSS = f"FashionOffer {{ width: {width}; }}"
@@ -736,7 +736,7 @@ async def test_a_hand_of_seven_reads_whole_at_80x24(private_config: Path) -> Non
     # keys and the log name cards by) and still cut a tag ("pt must passé
     # cas"). Every row keeps its code and its words, and shows every tag
     # (in short where the full words do not fit), whole.
-    from tui.widgets.fashion_card import card_tags, short_tags
+    from tui.games.fashion.card import card_tags, short_tags
 
     app = SevenCardsApp(config_path=private_config, bot_delay=0, seed=1)
     async with app.run_test(size=SIZE) as pilot:

@@ -16,9 +16,9 @@ from core.dominoes.model import RoundSummary
 from core.engine import View
 from tests.tui.conftest import SIZE, continue_game, make_app, save_when
 from tests.tui.test_dominoes_table import Driver
-from tui.screens.dominoes_table import DominoesTableScreen
+from tui.games.dominoes.scores import render_rounds
+from tui.games.dominoes.table import DominoesTableScreen
 from tui.screens.game_over import GameOverScreen
-from tui.widgets.domino_scores import render_rounds
 
 
 def text_of(renderable: object, width: int = 72) -> str:
@@ -110,8 +110,8 @@ async def test_a_hosts_long_game_over_box_fits_with_its_keys_and_says_it_scrolls
     # box and the footer say so; ↑↓ scroll them.
     from core.engine import Result
     from tests.tui.conftest import shown_keys
+    from tui.games.dominoes.scores import render_game
     from tui.screens.game_over import HOSTING
-    from tui.widgets.domino_scores import render_game
 
     names = ("You", "Ada", "Bruno")
     rounds = [summary(n, n % 3, 10, (10 * n, 0, 0)) for n in range(1, 9)]

@@ -9,7 +9,7 @@ from core.engine import View, plain
 from core.passpass.model import CARDS, CardPicked, GameEnded, RoundScored, RoundStarted
 from core.passpass.state import PassPassView
 from tests.tui.conftest import SIZE, RecordingClient, SpyApp, play_to_end, spy_until
-from tui.screens.passpass_table import PassPassTableScreen
+from tui.games.passpass.table import PassPassTableScreen
 
 CARD_NAMES = {str(card) for card in CARDS}
 

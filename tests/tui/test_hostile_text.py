@@ -28,16 +28,16 @@ from tests.tui import conftest
 from tests.tui.conftest import SIZE, continue_game, make_app, play_to_end, save_when
 from tests.tui.test_dominoes_table import Driver
 from tests.tui.test_game_over import near_the_end
+from tui.games.passpass.opponents import OpponentsPanel
+from tui.games.passpass.score_sheet import ScoreSheet, render_sheet
+from tui.games.passpass.table import PassPassTableScreen
 from tui.messages import RoomChanged
 from tui.plain import literal
 from tui.plain import plain as plain_content
 from tui.screens.game_over import GameOverScreen
-from tui.screens.passpass_table import PassPassTableScreen
 from tui.session import seat_names
 from tui.widgets.fit import fit, pad
 from tui.widgets.net_status import NetStatus
-from tui.widgets.opponents import OpponentsPanel
-from tui.widgets.score_sheet import ScoreSheet, render_sheet
 
 # Names as they reach the screens: cleaned by net/text.py, markup left as text.
 MARKUP_NAMES = ("Me", "[/]", "[bold red]x", "[$accent]y")
@@ -175,7 +175,7 @@ async def test_markup_names_show_literally_at_the_fashion_table(
     private_config: Path, markup_names: tuple[str, ...]
 ) -> None:
     from tests.tui.test_fashion_table import play_fashion, resumed_round_opens
-    from tui.widgets.fashion_players import FashionPlayers
+    from tui.games.fashion.players import FashionPlayers
 
     save_when(private_config, "fashion", resumed_round_opens)
     app = make_app(private_config)

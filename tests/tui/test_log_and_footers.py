@@ -112,8 +112,8 @@ def test_points_read_as_words() -> None:
 async def test_a_won_tricks_cards_show_the_numbers_that_pick_them(tmp_path: Path) -> None:
     # Issue 18: "1-4" picked the cards of a won trick, which showed no numbers.
     from tests.tui.conftest import make_app, passpass_seed
-    from tui.screens.passpass_table import PassPassTableScreen
-    from tui.widgets.trick import TrickView
+    from tui.games.passpass.table import PassPassTableScreen
+    from tui.games.passpass.trick import TrickView
 
     app = make_app(tmp_path / "settings.json", seed=passpass_seed(you_lead=True))
     async with app.run_test(size=(80, 24)) as pilot:

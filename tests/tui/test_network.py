@@ -31,16 +31,16 @@ from tests.net.procs import PasseProcess, need_mosquitto
 from tests.tui.conftest import SIZE, footer_keys, play_to_end
 from tests.tui.conftest import write_settings as write_any_settings
 from tui.app import PasseApp
+from tui.games.dominoes.table import DominoesTableScreen
+from tui.games.passpass.table import PassPassTableScreen
 from tui.netplay import NetworkOptions
 from tui.screens.choice import ChoiceScreen
 from tui.screens.confirm_leave_room import ConfirmLeaveRoomScreen
-from tui.screens.dominoes_table import DominoesTableScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.screens.join import JoinScreen
 from tui.screens.lobby import LobbyScreen, spoken_code
-from tui.screens.passpass_table import PassPassTableScreen
 from tui.widgets.net_status import NetStatus
 from tui.widgets.seat_list import SeatList
 

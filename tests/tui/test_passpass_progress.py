@@ -20,17 +20,17 @@ from core.passpass.model import COLOURS, Card, Colour, PassPassChecked
 from core.passpass.state import PassPassView, TrickSummary
 from tests.tui import conftest
 from tests.tui.conftest import SIZE, continue_game, make_app, save_when
-from tui.screens.info import InfoScreen
-from tui.screens.passpass_table import (
+from tui.games.passpass.score_sheet import ScoreSheet
+from tui.games.passpass.table import (
     PassPassTableScreen,
     majority_text,
     second_place_text,
 )
+from tui.games.passpass.trick import TrickView
+from tui.games.passpass.won_cards import WonCards, WonCardsPanel
+from tui.screens.info import InfoScreen
 from tui.screens.rules import RulesScreen
 from tui.widgets.game_log import GameLog
-from tui.widgets.score_sheet import ScoreSheet
-from tui.widgets.trick import TrickView
-from tui.widgets.won_cards import WonCards, WonCardsPanel
 
 SIX_NAMES = ("You", "Ada", "Bruno", "Cleo", "Dmitri", "Eve")
 SHORT_NAMES = ("You", "Ada", "Bruno", "Cleo")

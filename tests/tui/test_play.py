@@ -22,10 +22,10 @@ from tests.tui.conftest import (
     write_settings,
 )
 from tui.app import PasseApp
+from tui.games.passpass.table import PassPassTableScreen
 from tui.screens.choice import ChoiceScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.home import HomeScreen
-from tui.screens.passpass_table import PassPassTableScreen
 from tui.screens.round_end import RoundEndScreen
 from tui.session import seat_names
 from tui.widgets.status_line import StatusLine

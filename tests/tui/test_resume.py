@@ -15,14 +15,14 @@ from core.engine import View
 from core.registry import get_game
 from net.table import SavedTable
 from tests.tui.conftest import NAMES, SIZE, continue_game, make_app, save_when
+from tui.games.dominoes.table import DominoesTableScreen
+from tui.games.fashion.hand import FashionHand
+from tui.games.fashion.offer import FashionOffer
+from tui.games.fashion.table import FashionTableScreen
+from tui.games.passpass.table import PassPassTableScreen
 from tui.screens.choice import ChoiceScreen
-from tui.screens.dominoes_table import DominoesTableScreen
-from tui.screens.fashion_table import FashionTableScreen
-from tui.screens.passpass_table import PassPassTableScreen
 from tui.screens.round_end import RoundEndScreen
 from tui.screens.table import TableScreen
-from tui.widgets.fashion_hand import FashionHand
-from tui.widgets.fashion_offer import FashionOffer
 
 
 def my_moves(table: TableScreen) -> int:

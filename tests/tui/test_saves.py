@@ -9,10 +9,10 @@ from pathlib import Path
 from core.engine import View
 from core.passpass.state import PassPassView
 from tests.tui.conftest import SIZE, footer_keys, help_fits, make_app, save_when
+from tui.games.passpass.table import PassPassTableScreen
 from tui.saves import save_path
 from tui.screens.confirm_discard import ConfirmDiscardScreen
 from tui.screens.home import HomeScreen
-from tui.screens.passpass_table import PassPassTableScreen
 
 
 async def _start_and_play_two_cards(config: Path) -> tuple[object, int]:

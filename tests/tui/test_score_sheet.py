@@ -6,7 +6,7 @@ from rich.console import Console
 
 from core.passpass.model import Represent
 from tests.passpass.rig import play, rig
-from tui.widgets.score_sheet import render_sheet
+from tui.games.passpass.score_sheet import render_sheet
 
 
 def text_of(renderable: object) -> str:

@@ -16,16 +16,16 @@ from core.passpass.state import PassPassView
 from core.registry import get_game
 from tests.tui.conftest import SIZE, make_app, passpass_seed
 from tui.app import PasseApp
+from tui.games.passpass.hand import HandView
+from tui.games.passpass.table import PassPassTableScreen
+from tui.games.passpass.trick import TrickView
 from tui.saves import save_path
 from tui.screens.confirm_quit import ConfirmQuitScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
-from tui.screens.passpass_table import PassPassTableScreen
 from tui.screens.rules import RulesScreen
 from tui.settings import Settings, load_settings, save_settings
-from tui.widgets.hand import HandView
 from tui.widgets.too_small import TooSmall
-from tui.widgets.trick import TrickView
 
 
 def notices(app: App[None]) -> list[str]:

@@ -13,8 +13,8 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.tui.conftest import SIZE, make_app, my_turn
+from tui.games.passpass.table import PassPassTableScreen
 from tui.screens.choice import ChoiceScreen
-from tui.screens.passpass_table import PassPassTableScreen
 from tui.screens.round_end import RoundEndScreen
 
 THEMES = ["passe", "passe-okabe-ito"]

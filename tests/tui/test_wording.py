@@ -10,8 +10,8 @@ from rich.console import Console
 from core.passpass.model import Card, Colour
 from core.passpass.state import TrickSummary
 from tests.tui.conftest import SIZE, make_app, passpass_seed
-from tui.screens.passpass_table import PassPassTableScreen
-from tui.widgets.trick import TrickView
+from tui.games.passpass.table import PassPassTableScreen
+from tui.games.passpass.trick import TrickView
 
 
 async def test_you_lead_the_first_trick(private_config: Path) -> None:
@@ -56,8 +56,8 @@ async def test_a_resolved_trick_says_who_got_each_card(private_config: Path) -> 
 
 async def test_long_names_are_shortened_with_an_ellipsis(private_config: Path) -> None:
     from tests.tui.conftest import write_settings
+    from tui.games.passpass.trick import TrickView
     from tui.widgets.fit import fit
-    from tui.widgets.trick import TrickView
 
     assert fit("Dmitri", 5) == "Dmit…" and fit("Ada", 5) == "Ada" and fit("Ema", 3) == "Ema"
     write_settings(private_config, name="Dmitrievna")
@@ -114,8 +114,8 @@ async def test_home_lists_no_developer_status(private_config: Path) -> None:
 async def test_the_last_trick_can_be_seen_again_and_the_newest_card_is_marked(
     private_config: Path,
 ) -> None:
+    from tui.games.passpass.trick import TrickView
     from tui.screens.info import InfoScreen
-    from tui.widgets.trick import TrickView
 
     app = make_app(private_config, seed=passpass_seed(you_lead=True), bot_delay=30)
     async with app.run_test(size=SIZE) as pilot:

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from core.dominoes import TrainTile
-from tui.widgets.domino_tile import TILE_WIDTH, face
+from tui.games.dominoes.tile import TILE_WIDTH, face
 
 ELLIPSIS = "⋯"
 

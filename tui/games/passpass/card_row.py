@@ -20,8 +20,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from core.passpass.model import Card
+from tui.games.passpass.card import CARD_WIDTH, COLOUR_COMPONENTS, card_face, colour_component
 from tui.messages import CardChosen
-from tui.widgets.card import CARD_WIDTH, COLOUR_COMPONENTS, card_face, colour_component
 from tui.widgets.fit import pad
 
 CURSOR_MARK = "▲"

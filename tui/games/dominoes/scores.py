@@ -14,9 +14,9 @@ from textual.widgets import Static
 
 from core.dominoes import DominoesView
 from core.dominoes.model import RoundSummary
+from tui.games.dominoes.players import TEAM_LETTERS, team_of
+from tui.games.dominoes.tile import tiles_text
 from tui.plain import cells
-from tui.widgets.domino_players import TEAM_LETTERS, team_of
-from tui.widgets.domino_tile import tiles_text
 
 REASONS = {
     "domino": "domino",

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 
-from tui.widgets.fashion_card_row import FashionCardRow
+from tui.games.fashion.card_row import FashionCardRow
 
 
 class FashionOffer(FashionCardRow):

@@ -11,7 +11,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
-from tui.widgets.card_row import CardRow
+from tui.games.passpass.card_row import CardRow
 
 
 class TrickView(CardRow):

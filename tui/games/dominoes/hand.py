@@ -21,8 +21,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from core.dominoes import Tile
+from tui.games.dominoes.tile import TILE_WIDTH, tile_text
 from tui.messages import TileChosen
-from tui.widgets.domino_tile import TILE_WIDTH, tile_text
 
 SLOT = TILE_WIDTH + 1  # a tile and a gap
 CURSOR_MARK = "▼"

@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from core.fashion.model import BANNED, MUST
 from core.fashion.state import SlotInfo
-from tui.widgets.fashion_card import COLOUR_COMPONENTS, SLOT_WORDS, SYMBOLS, colour_css
+from tui.games.fashion.card import COLOUR_COMPONENTS, SLOT_WORDS, SYMBOLS, colour_css
 
 MEANINGS = ("scores", "needed", "passé", "currency")
 

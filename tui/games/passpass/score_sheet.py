@@ -15,9 +15,9 @@ from rich.text import Text
 from textual.widgets import Static
 
 from core.passpass.state import PassPassView
+from tui.games.passpass.opponents import TEAM_LETTERS
 from tui.plain import cells
 from tui.widgets.fit import fit
-from tui.widgets.opponents import TEAM_LETTERS
 
 ROUNDS = 3
 

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 
-from tui.widgets.card_row import CardRow
+from tui.games.passpass.card_row import CardRow
 
 
 class HandView(CardRow):

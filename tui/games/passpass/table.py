@@ -31,21 +31,21 @@ from core.passpass.model import (
     TrickResolved,
 )
 from core.passpass.state import PassPassView, TrickSummary
+from tui.games.passpass.card import CARD_WIDTH, diamond_marks
+from tui.games.passpass.card_row import SlotData
+from tui.games.passpass.hand import HandView
+from tui.games.passpass.opponents import OpponentsPanel
+from tui.games.passpass.score_sheet import ScoreSheet, render_sheet, team_label
+from tui.games.passpass.trick import TrickView
+from tui.games.passpass.won_cards import WonCardsPanel
 from tui.messages import CardChosen
 from tui.plain import cells, plain
 from tui.screens.choice import ChoiceScreen
 from tui.screens.info import InfoScreen
 from tui.screens.table import TableScreen, number_keys
-from tui.widgets.card import CARD_WIDTH, diamond_marks
-from tui.widgets.card_row import SlotData
 from tui.widgets.fit import fit
 from tui.widgets.game_log import GameLog
-from tui.widgets.hand import HandView
-from tui.widgets.opponents import OpponentsPanel
-from tui.widgets.score_sheet import ScoreSheet, render_sheet, team_label
 from tui.widgets.status_line import StatusLine
-from tui.widgets.trick import TrickView
-from tui.widgets.won_cards import WonCardsPanel
 
 PLAY, PICK, TAKE, REPRESENT, OVER = "play", "pick", "take", "represent", "over"
 TRICK_SUMMARY_LINES = 2  # under the trick's cards (TrickView's height)

@@ -21,7 +21,7 @@ from textual.widget import Widget
 
 from core.passpass.model import COLOURS, PASS_PASS_TO_WIN, Card, Colour
 from core.passpass.state import PassPassView
-from tui.widgets.card import COLOUR_COMPONENTS
+from tui.games.passpass.card import COLOUR_COMPONENTS
 
 LABEL_WIDTH = max(len(colour.label) for colour in COLOURS)  # "yellow", "violet"
 

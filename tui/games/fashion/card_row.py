@@ -32,14 +32,14 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from core.fashion.model import CARD_ATTRS, Card
-from tui.messages import CardChosen
-from tui.widgets.fashion_card import (
+from tui.games.fashion.card import (
     CARD_TEXT_WIDTH,
     COLOUR_COMPONENTS,
     card_text,
     colour_css,
     short_tags,
 )
+from tui.messages import CardChosen
 
 CURSOR_MARK = "▸"
 MARKS_WIDTH = 3  # the cursor, the selection mark and a space, left of a card

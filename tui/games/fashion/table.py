@@ -51,11 +51,7 @@ from core.fashion.model import (
     has_feature,
 )
 from core.fashion.state import FashionView, collection_problem
-from tui.messages import CardChosen
-from tui.plain import cells, plain
-from tui.screens.choice import ChoiceScreen
-from tui.screens.table import TableScreen, number_keys, points
-from tui.widgets.fashion_card import (
+from tui.games.fashion.card import (
     SLOT_WORDS,
     SYMBOLS,
     card_id,
@@ -63,11 +59,15 @@ from tui.widgets.fashion_card import (
     card_tags,
     slot_features,
 )
-from tui.widgets.fashion_card_row import CardItem, FashionCardRow
-from tui.widgets.fashion_hand import FashionHand
-from tui.widgets.fashion_offer import FashionOffer
-from tui.widgets.fashion_players import FashionPlayers
-from tui.widgets.fashion_slots import FashionSlots
+from tui.games.fashion.card_row import CardItem, FashionCardRow
+from tui.games.fashion.hand import FashionHand
+from tui.games.fashion.offer import FashionOffer
+from tui.games.fashion.players import FashionPlayers
+from tui.games.fashion.slots import FashionSlots
+from tui.messages import CardChosen
+from tui.plain import cells, plain
+from tui.screens.choice import ChoiceScreen
+from tui.screens.table import TableScreen, number_keys, points
 from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
 

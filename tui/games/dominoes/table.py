@@ -19,13 +19,9 @@ from textual.widgets import Footer
 from core.dominoes import DRAW, PASS, DominoesView, Place, Tile
 from core.dominoes.model import Drew, Passed, Placed, RoundEnded, RoundStarted, RoundSummary
 from core.engine import Event, View, plural
-from tui.messages import TileChosen
-from tui.plain import plain
-from tui.screens.choice import ChoiceScreen
-from tui.screens.table import TableScreen
-from tui.widgets.domino_hand import DominoHand, HandTile, tile_keys
-from tui.widgets.domino_players import DominoPlayers
-from tui.widgets.domino_scores import (
+from tui.games.dominoes.hand import DominoHand, HandTile, tile_keys
+from tui.games.dominoes.players import DominoPlayers
+from tui.games.dominoes.scores import (
     DominoScores,
     render_game,
     render_round,
@@ -33,8 +29,12 @@ from tui.widgets.domino_scores import (
     side_score,
     sides,
 )
-from tui.widgets.domino_tile import end_words, tile_text
-from tui.widgets.domino_train import DominoTrain
+from tui.games.dominoes.tile import end_words, tile_text
+from tui.games.dominoes.train import DominoTrain
+from tui.messages import TileChosen
+from tui.plain import plain
+from tui.screens.choice import ChoiceScreen
+from tui.screens.table import TableScreen
 from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
 

@@ -17,9 +17,9 @@ if TYPE_CHECKING:
 
 # game id -> "module:class" of its table screen
 TABLE_SCREENS: dict[str, str] = {
-    "passpass": "tui.screens.passpass_table:PassPassTableScreen",
-    "dominoes": "tui.screens.dominoes_table:DominoesTableScreen",
-    "fashion": "tui.screens.fashion_table:FashionTableScreen",
+    "passpass": "tui.games.passpass.table:PassPassTableScreen",
+    "dominoes": "tui.games.dominoes.table:DominoesTableScreen",
+    "fashion": "tui.games.fashion.table:FashionTableScreen",
 }
 
 

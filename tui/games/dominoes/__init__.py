@@ -1,0 +1,1 @@
+"""The dominoes table: its screen (table.py) and the widgets only it uses."""

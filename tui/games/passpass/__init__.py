@@ -1,0 +1,1 @@
+"""The passpass table: its screen (table.py) and the widgets only it uses."""
