@@ -1,0 +1,283 @@
+"""The fair deal, checked for real (issue 20): in memory, for each game.
+
+A faithful authority is simulated here as net/authority.py sends: after each
+move (``seq``), the seat's view and the events it may see, encoded by the
+game's codec and decoded as net/remote.py decodes them. A cheating one swaps a
+card between two hands mid-game, or shows a seat a hand the deal did not give
+it. :func:`net.dealcheck.check_shown` must pass the honest game (no false
+alarm) and name the first mismatch of each cheat. Before issue 20 the peer
+checked only the seed against its commitment, which every one of these
+cheats passes (the revealed seed is the committed one, the record the
+authority's own): these tests fail without the replay check.
+The same with real processes: tests/net/test_cheating_authority.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from core.engine import AnyState, Event, GameRecord, View
+from core.registry import get_game
+from net import dealcheck
+from net.codec import codec_for
+from net.dealcheck import ShownLog, check_shown
+from net.text import clean_tree
+
+GAMES = [("passpass", 3), ("dominoes", 3), ("fashion", 3)]
+NAMES = ("Ana", "Ben", "Cleo")
+SEED = 20
+
+
+@dataclass
+class Received:
+    """What one seat received, as a RemoteTable keeps it."""
+
+    shown: ShownLog = field(default_factory=ShownLog)
+    log: list[Event] = field(default_factory=list)
+
+
+# A cheat: called after each move (0: the deal) with the state and the move;
+# it may change the state (the authority's real game) before views go out.
+Cheat = Callable[[AnyState, int], None]
+# A lie to one seat: the view it is sent instead of its real one.
+Lie = Callable[[AnyState, int, View], View]
+
+
+def play(
+    game_id: str,
+    players: int,
+    *,
+    cheat: Cheat | None = None,
+    lie: tuple[int, Lie] | None = None,
+    seed: int = SEED,
+) -> tuple[GameRecord, list[Received], list[list[tuple[int, View]]]]:
+    """A whole game between random players, every seat sent its view and
+    events after each move as the authority sends them; the record is the
+    game's (its seed and actions, as the authority reveals them)."""
+    game = get_game(game_id)
+    codec = codec_for(game)
+    state = game.new_game(game.make_config(players=players), seed)
+    rng = random.Random(seed)
+    received = [Received() for _ in range(players)]
+    views: list[list[tuple[int, View]]] = [[] for _ in range(players)]
+    events: list[Event] = list(state.opening_events)
+    move = 0
+    while True:
+        if cheat is not None:
+            cheat(state, move)
+        for seat in range(players):
+            view = state.view(seat)
+            views[seat].append((move, view))
+            if lie is not None and lie[0] == seat:
+                view = lie[1](state, move, view)
+            send(codec, received[seat], seat, move, view, events)
+        if state.is_over:
+            break
+        seat = rng.choice(state.to_act)
+        events = list(state.apply(seat, rng.choice(state.legal_actions(seat))))
+        move += 1
+    return state.record(), received, views
+
+
+def send(
+    codec: Any, received: Received, seat: int, seq: int, view: View, events: list[Event]
+) -> None:
+    """One update, through the wire's encoding and the peer's decoding."""
+    view_data = clean_tree(codec.encode_view(view))
+    assert codec.decode_view(view_data) == view
+    received.shown.saw_view(seq, view_data)
+    for event in events:
+        shown = event.for_seat(seat)
+        if shown is not None:
+            received.log.append(codec.decode_event(clean_tree(codec.encode_event(shown))))
+    received.shown.saw_events(len(received.log))
+
+
+def check(game_id: str, record: GameRecord, seat: int, received: Received) -> Any:
+    game = get_game(game_id)
+    return check_shown(game, codec_for(game), record, seat, received.shown, received.log, NAMES)
+
+
+def swap_cards(first: int, second: int, at: int) -> Cheat:
+    """After move ``at``, the first piece of seat ``first``'s hand and of
+    seat ``second``'s change hands (every game keeps hands as lists of piece
+    ids, sorted)."""
+
+    def cheat(state: AnyState, move: int) -> None:
+        if move != at:
+            return
+        hands = state.hands
+        hands[first][0], hands[second][0] = hands[second][0], hands[first][0]
+        hands[first].sort()
+        hands[second].sort()
+
+    return cheat
+
+
+def hand_of(view: View) -> tuple[Any, ...]:
+    hand = view.hand  # type: ignore[attr-defined]
+    assert isinstance(hand, tuple)
+    return hand
+
+
+def words(pieces: set[Any]) -> str:
+    return ", ".join(str(piece) for piece in pieces)
+
+
+@pytest.mark.parametrize(("game_id", "players"), GAMES)
+def test_an_honest_game_verifies_for_every_seat(game_id: str, players: int) -> None:
+    record, received, _ = play(game_id, players)
+    for seat in range(players):
+        verdict = check(game_id, record, seat, received[seat])
+        assert verdict.ok, verdict.text
+        assert verdict.complete
+        assert verdict.moves == len(record.actions) > 0
+        assert verdict.views_compared == len(record.actions) + 1
+        assert verdict.text.startswith("Deal verified: all ")
+
+
+def first_move_with_hands(game_id: str, players: int, seats: tuple[int, int]) -> int:
+    """A move after which both seats hold at least one piece and the game
+    goes on, past the start (mid-game)."""
+    game = get_game(game_id)
+    state = game.new_game(game.make_config(players=players), SEED)
+    rng = random.Random(SEED)
+    move = 0
+    while not state.is_over:
+        if move >= 5 and all(state.hands[seat] for seat in seats):  # type: ignore[attr-defined]
+            return move
+        seat = rng.choice(state.to_act)
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        move += 1
+    raise AssertionError("no move with both hands held")
+
+
+@pytest.mark.parametrize(("game_id", "players"), GAMES)
+def test_a_card_swapped_mid_game_is_named_by_both_seats(game_id: str, players: int) -> None:
+    """Seats 0 and 1 exchange a piece after move ``at``: each is shown a
+    hand the revealed deal does not give it, from that move on."""
+    at = first_move_with_hands(game_id, players, (0, 1))
+    record, received, views = play(game_id, players, cheat=swap_cards(0, 1, at))
+    honest = play(game_id, players)[2]  # the same moves up to ``at``
+    for seat in (0, 1):
+        verdict = check(game_id, record, seat, received[seat])
+        assert not verdict.ok
+        # What the deal gives (the views of an honest run) against what was shown.
+        _, dealt = honest[seat][at]
+        shown = views[seat][at][1]
+        extra = set(hand_of(shown)) - set(hand_of(dealt))
+        missing = set(hand_of(dealt)) - set(hand_of(shown))
+        assert len(extra) == len(missing) == 1
+        actor, notation = record.actions[at - 1]
+        assert verdict.text == (
+            f"Deal check FAILED after move {at} ({NAMES[actor]}: {notation}): "
+            f"your hand showed {words(extra)} where the revealed deal has {words(missing)}."
+        )
+
+
+@pytest.mark.parametrize(("game_id", "players"), GAMES)
+def test_a_seat_shown_a_different_hand_names_it_at_the_deal(game_id: str, players: int) -> None:
+    """Seat 1 is shown, from the deal on, a hand with one piece of seat 2's
+    in place of its first: the lie is named at the deal, the other seats
+    (shown the truth) verify."""
+
+    def lie(state: AnyState, move: int, view: View) -> View:
+        other = hand_of(state.view(2))
+        mine = hand_of(view)
+        if not other or not mine:
+            return view
+        return dataclasses.replace(view, hand=(other[0], *mine[1:]))  # type: ignore[call-arg]
+
+    record, received, views = play(game_id, players, lie=(1, lie))
+    verdict = check(game_id, record, 1, received[1])
+    real = hand_of(views[1][0][1])
+    stolen = hand_of(views[2][0][1])[0]
+    assert verdict.text == (
+        f"Deal check FAILED at the deal: your hand showed {stolen} "
+        f"where the revealed deal has {real[0]}."
+    )
+    for seat in (0, 2):
+        assert check(game_id, record, seat, received[seat]).ok
+
+
+@pytest.mark.parametrize(("game_id", "players"), GAMES)
+def test_a_different_deal_for_one_seat_is_caught_by_every_seat(game_id: str, players: int) -> None:
+    """The authority deals seat 0 one of seat 2's pieces (and seat 2 one of
+    seat 0's) and plays that game, revealing the honest seed: seat 0 sees it
+    in its hand at the deal; seat 1, shown only public facts, catches it when
+    the record stops replaying (a piece played that its seat was never
+    dealt) or when a public fact differs."""
+    record, received, _ = play(game_id, players, cheat=swap_cards(0, 2, 0))
+    first = check(game_id, record, 0, received[0])
+    assert first.text.startswith("Deal check FAILED at the deal: your hand showed ")
+    other = check(game_id, record, 1, received[1])
+    assert not other.ok, other.text
+    assert other.text.startswith("Deal check FAILED ")
+
+
+@pytest.mark.parametrize(("game_id", "players"), GAMES)
+def test_a_peer_that_came_late_checks_what_it_was_shown(game_id: str, players: int) -> None:
+    """A peer restarted mid-game never received the early views (its log
+    came whole, in a Sync's answer): it checks what it has and says so."""
+    record, received, _ = play(game_id, players)
+    late = Received(log=received[0].log)
+    late.shown.events = received[0].shown.events
+    late.shown.views = [view for view in received[0].shown.views if view.seq >= 5]
+    verdict = check(game_id, record, 0, late)
+    assert verdict.ok
+    assert not verdict.complete
+    moments = len(record.actions) + 1
+    assert verdict.text.startswith(
+        f"Deal verified for what reached you: your view at {moments - 5} of {moments} "
+        "moments (from move 5 on)"
+    )
+
+
+def test_an_altered_event_is_named() -> None:
+    """A public play shown as another card: the event is named, not the view."""
+    record, received, _ = play("passpass", 3)
+    game = get_game("passpass")
+    codec = codec_for(game)
+    index = next(
+        i for i, event in enumerate(received[0].log) if type(event).__name__ == "CardPlayed"
+    )
+    honest = received[0].log[index]
+    data = codec.encode_event(honest)
+    card = data[1]["card"]
+    data[1]["card"] = {**card, "value": card["value"] % 12 + 1}
+    received[0].log[index] = codec.decode_event(data)
+    verdict = check("passpass", record, 0, received[0])
+    assert not verdict.ok
+    assert f"you were shown “{received[0].log[index].describe(NAMES)}”" in verdict.text
+    assert f"where the revealed deal has “{honest.describe(NAMES)}”" in verdict.text
+
+
+def test_a_view_past_the_records_end_fails() -> None:
+    record, received, _ = play("dominoes", 2)
+    shorter = dataclasses.replace(record, actions=record.actions[:-1])
+    verdict = check("dominoes", shorter, 0, received[0])
+    assert not verdict.ok
+
+
+def test_views_past_the_budget_keep_their_digest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memory stays bounded: past VIEW_BYTES_KEPT only a digest is kept,
+    which still catches a lie, without its details."""
+    monkeypatch.setattr(dealcheck, "VIEW_BYTES_KEPT", 0)
+
+    def lie(state: AnyState, move: int, view: View) -> View:
+        mine = hand_of(view)
+        return dataclasses.replace(view, hand=mine[1:]) if mine else view  # type: ignore[call-arg]
+
+    record, received, _ = play("fashion", 3, lie=(0, lie))
+    assert all(view.data is None for view in received[0].shown.views)
+    verdict = check("fashion", record, 0, received[0])
+    assert verdict.text == (
+        "Deal check FAILED at the deal: your view differed from the revealed deal's "
+        "(its details were not kept)."
+    )
