@@ -402,8 +402,8 @@ class TableScreen(PasseScreen):
             return ""
         if self.hosting:
             return (
-                "Fair deal: each guest replays this deal at the end and checks it against "
-                "the commitment and everything it was shown."
+                "Fair deal: the others check this deal at the end against its commitment "
+                "and, replayed, against everything they were shown."
             )
         if remote.verified is None:
             return "Fair deal: checking the deal against everything you were shown…"
