@@ -44,6 +44,10 @@ from net.text import clean_tree
 # its digest alone, which still catches a mismatch but cannot say what it
 # was. Memory stays bounded by 32 bytes per move beyond it.
 VIEW_BYTES_KEPT = 4 * 1024 * 1024
+# Distinct views kept for one seq: a faithful authority sends one (the
+# state after that many moves), so a second already proves a lie; more are
+# not kept (a flood of them would only take memory).
+SAME_SEQ_KEPT = 2
 # The longest value quoted in a mismatch (a whole hand, a train of tiles).
 WORDS_MOST = 120
 
@@ -76,7 +80,10 @@ class ShownLog:
         Sync's answer) is kept once."""
         data = _canonical.encode(view_data)
         digest = hashlib.sha256(data).digest()
-        if any(shown.seq == seq and shown.digest == digest for shown in self.views[-4:]):
+        # Accepted updates never go back in seq (net/remote.py): the views
+        # kept for this seq are the last ones.
+        same = [shown for shown in self.views[-SAME_SEQ_KEPT:] if shown.seq == seq]
+        if any(shown.digest == digest for shown in same) or len(same) >= SAME_SEQ_KEPT:
             return
         keep = self.kept_bytes + len(data) <= VIEW_BYTES_KEPT
         if keep:

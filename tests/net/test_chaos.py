@@ -18,11 +18,11 @@ the end from the revealed record.
 Every game must end, and end the same for everyone: each peer's winners and
 scores are the host's, and each peer checked the revealed deal against the
 commitment it saw at the start and, replayed, against every view and event
-it received (issue 20: no false alarm across kills, resumes and Syncs). ``make test`` runs two seeds (one per
-broker); ``make soak`` runs forty (``PASSE_CHAOS_SEEDS=500 make soak``: more).
-A failure names its seed: run that one alone (``PASSE_SOAK=1 pytest -m soak
-tests/net/test_chaos.py -k seed-17-``) with ``PASSE_LOG=debug`` to see every
-message.
+it received (issue 20: no false alarm across kills, resumes and Syncs).
+``make test`` runs two seeds (one per broker); ``make soak`` runs forty
+(``PASSE_CHAOS_SEEDS=500 make soak``: more). A failure names its seed: run
+that one alone (``PASSE_SOAK=1 pytest -m soak tests/net/test_chaos.py -k
+seed-17-``) with ``PASSE_LOG=debug`` to see every message.
 """
 
 from __future__ import annotations

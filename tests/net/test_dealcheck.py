@@ -15,19 +15,27 @@ The same with real processes: tests/net/test_cheating_authority.py.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import itertools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import pytest
 
-from core.engine import AnyState, Event, GameRecord, View
+from core.engine import AnyGame, AnyState, Event, GameRecord, View
 from core.registry import get_game
 from net import dealcheck
+from net.authority import paged
 from net.codec import codec_for
+from net.codes import new_code
 from net.dealcheck import ShownLog, check_shown
+from net.identity import Identity
+from net.remote import RemoteTable
 from net.text import clean_tree
+from net.wire import RoomState, Update
 
 GAMES = [("passpass", 3), ("dominoes", 3), ("fashion", 3)]
 NAMES = ("Ana", "Ben", "Cleo")
@@ -280,4 +288,129 @@ def test_views_past_the_budget_keep_their_digest(monkeypatch: pytest.MonkeyPatch
     assert verdict.text == (
         "Deal check FAILED at the deal: your view differed from the revealed deal's "
         "(its details were not kept)."
+    )
+
+
+# -- the peer's side: what RemoteTable keeps from the updates it accepts -----
+
+
+def peer_at_table(game_id: str, players: int) -> tuple[RemoteTable, AnyGame]:
+    game = get_game(game_id)
+    table = RemoteTable(Identity.generate(), new_code(random.Random(1)), "127.0.0.1", 1, "Ana")
+    table.codec = codec_for(game)
+    table.game_id = game_id
+    table.seat = 0
+    table.names = NAMES[:players]
+    return table, game
+
+
+def updates_for_seat(
+    game_id: str, players: int, seat: int, lie: Lie | None = None
+) -> tuple[GameRecord, list[Update]]:
+    """Every update a faithful authority sends ``seat`` in a whole game,
+    in pages when long (net/authority.py ``paged``), as it sends them."""
+    game = get_game(game_id)
+    codec = codec_for(game)
+    state = game.new_game(game.make_config(players=players), SEED)
+    rng = random.Random(SEED)
+    seat_log: list[Any] = []
+    fresh: list[Event] = list(state.opening_events)
+    updates: list[Update] = []
+    move = 0
+    while True:
+        base = len(seat_log)
+        seat_log += [codec.encode_event(e) for ev in fresh if (e := ev.for_seat(seat)) is not None]
+        view = state.view(seat) if lie is None else lie(state, move, state.view(seat))
+        update = Update(
+            room="X", seq=move, view=codec.encode_view(view), base=base, events=seat_log[base:]
+        )
+        updates += paged(update, 400)  # small pages: several per long update
+        if state.is_over:
+            return state.record(), updates
+        actor = rng.choice(state.to_act)
+        fresh = list(state.apply(actor, rng.choice(state.legal_actions(actor))))
+        move += 1
+
+
+def final_room(table: RemoteTable, record: GameRecord, game: AnyGame) -> RoomState:
+    salt = b"s" * 16
+    seed_hash = hashlib.sha256(salt + record.seed.to_bytes(8, "big")).digest()
+    table._first_seed_hash = seed_hash  # as the first room state published it
+    return RoomState(
+        room=table.code,
+        game=game.id,
+        config=dict(record.config),
+        host="Host",
+        phase="over",
+        seats=[],
+        seq=len(record.actions),
+        stamp=1,
+        seed_hash=seed_hash,
+        record=record.to_data(),
+        salt=salt,
+    )
+
+
+def deliver(table: RemoteTable, update: Update) -> None:
+    table._on_update(msgspec.structs.replace(update, room=table.code))
+
+
+@pytest.mark.parametrize(("game_id", "players"), GAMES)
+def test_a_peer_checks_pages_and_resent_logs_without_a_false_alarm(
+    game_id: str, players: int
+) -> None:
+    """Pages of one update, the same update again (a Sync's answer, from
+    base 0): kept once, and the honest game verifies in full."""
+    table, game = peer_at_table(game_id, players)
+    record, updates = updates_for_seat(game_id, players, 0)
+    assert any(a.seq == b.seq for a, b in itertools.pairwise(updates))  # pages came
+    for update in updates:
+        deliver(table, update)
+        deliver(table, update)  # again: a duplicate on the broker
+    last = updates[-1]
+    deliver(table, msgspec.structs.replace(last, base=0, events=[]))  # a Sync's answer
+    table._check_deal(final_room(table, record, game))
+    assert table.verified is True, table.deal_report
+    assert table.deal_report.startswith("Deal verified: all ")
+    assert len(table._shown.views) == len(record.actions) + 1
+
+
+def test_a_peer_that_missed_the_end_checks_the_rest_when_it_comes() -> None:
+    """The last updates lost: the end comes from the record (section 6),
+    whose events are not counted as received; the check says "in part".
+    The final update, late, is checked too, and completes it."""
+    table, game = peer_at_table("dominoes", 2)
+    record, updates = updates_for_seat("dominoes", 2, 0)
+    final = [update for update in updates if update.seq == len(record.actions)]
+    for update in updates[: len(updates) - len(final)]:
+        deliver(table, update)
+    room = final_room(table, record, game)
+    table.room = room
+    table._check_deal(room)
+    table._finish_from_record(room)
+    assert table.view is not None and table.view.is_over
+    assert table.verified is True
+    assert table.deal_report.startswith("Deal verified for what reached you: ")
+    for update in final:
+        deliver(table, update)
+    assert table.verified is True
+    assert table.deal_report.startswith("Deal verified: all "), table.deal_report
+
+
+def test_a_peer_shown_another_hand_reports_it() -> None:
+    def lie(state: AnyState, move: int, view: View) -> View:
+        mine = hand_of(view)
+        if move != 7 or not mine:
+            return view
+        return dataclasses.replace(view, hand=mine[1:])  # type: ignore[call-arg]
+
+    table, game = peer_at_table("passpass", 3)
+    record, updates = updates_for_seat("passpass", 3, 0, lie)
+    for update in updates:
+        deliver(table, update)
+    table._check_deal(final_room(table, record, game))
+    assert table.verified is False
+    actor, notation = record.actions[6]
+    assert table.deal_report.startswith(
+        f"Deal check FAILED after move 7 ({NAMES[actor]}: {notation}): your hand lacked "
     )
