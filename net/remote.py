@@ -175,6 +175,8 @@ class RemoteTable(TableClient):
         self.deal_report = ""  # that check in one line for a person
         self._shown = ShownLog()  # the views and events received, to check
         self._commitment_held = False  # the revealed seed matched its hash
+        # What the last check was of (see _check_deal).
+        self._checked_for: tuple[bytes, bytes, int, int, int | None] | None = None
         # The deal's commitment as first published: the record at the end is
         # checked against *this*, so a host cannot swap both seed and hash.
         self._first_seed_hash: bytes | None = None
@@ -710,7 +712,20 @@ class RemoteTable(TableClient):
         commitment first published, and the record, replayed move by move,
         must give every view and event this seat received (issue 20;
         docs/protocol.md section 8). Run again if an update comes later."""
-        record = room.record or {}
+        # A room state republished, or an update that brought nothing new,
+        # is not replayed again.
+        assert room.record is not None
+        checked = (
+            hashlib.sha256(msgspec.msgpack.encode(room.record) + room.salt).digest(),
+            room.seed_hash,
+            len(self._shown.views),
+            self._shown.events,
+            self.seat,
+        )
+        if checked == self._checked_for:
+            return
+        self._checked_for = checked
+        record = room.record
         seed = record.get("seed")
         if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**63:
             digest = hashlib.sha256(room.salt + seed.to_bytes(8, "big")).digest()
