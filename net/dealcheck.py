@@ -1,4 +1,5 @@
-"""The fair deal, checked for real (issue 20; docs/protocol.md section 8).
+"""The fair deal, checked for real (issue 20; docs/protocol.md section 5,
+"The deal, checked for real").
 
 The seed's commitment proves the deal was fixed before the first move; it
 does not prove that the authority *played* that deal. So a peer keeps what

@@ -21,7 +21,15 @@ from typing import Any
 
 import msgspec
 
-from core.engine import Action, Event, GameRecord, IllegalAction, RecordError, View
+from core.engine import (
+    Action,
+    Event,
+    GameRecord,
+    IllegalAction,
+    PasseError,
+    RecordError,
+    View,
+)
 from core.registry import get_game
 from net.bounds import FloodLog
 from net.client import TableClient
@@ -711,7 +719,7 @@ class RemoteTable(TableClient):
         """The game is over and its record revealed: the seed must match the
         commitment first published, and the record, replayed move by move,
         must give every view and event this seat received (issue 20;
-        docs/protocol.md section 8). Run again if an update comes later."""
+        docs/protocol.md section 5). Run again if an update comes later."""
         # A room state republished, or an update that brought nothing new,
         # is not replayed again.
         assert room.record is not None
@@ -754,9 +762,14 @@ class RemoteTable(TableClient):
         seat = self.seat if self.seat is not None else self._seat_held(room)
         if seat is None or self.codec is None:
             return True, "Deal matched the host's commitment (you held no seat to check it from)."
-        verdict = check_shown(
-            self.codec.game, self.codec, record, seat, self._shown, self.log, self.names
-        )
+        try:
+            verdict = check_shown(
+                self.codec.game, self.codec, record, seat, self._shown, self.log, self.names
+            )
+        except (PasseError, ValueError) as error:
+            # A hostile record the engine refuses in a way not foreseen: a
+            # failed check, never an error in the message loop.
+            return False, f"Deal check FAILED: the revealed record does not replay ({error})."
         return verdict.ok, verdict.text
 
     def _end_from_room(self) -> int | None:

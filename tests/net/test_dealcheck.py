@@ -414,3 +414,17 @@ def test_a_peer_shown_another_hand_reports_it() -> None:
     assert table.deal_report.startswith(
         f"Deal check FAILED after move 7 ({NAMES[actor]}: {notation}): your hand lacked "
     )
+
+
+def test_a_hostile_record_fails_the_check_without_an_error() -> None:
+    """The record is network data: another game's, bad settings, a move
+    that is no notation, all fail the check (never raise)."""
+    record, received, _ = play("passpass", 3)
+    garbled = dataclasses.replace(record, actions=((0, "not a card"), *record.actions[1:]))
+    verdict = check("passpass", garbled, 0, received[0])
+    assert verdict.text.startswith("Deal check FAILED after move 1 (Ana: not a card): ")
+    assert not check("passpass", dataclasses.replace(record, game="fashion"), 0, received[0]).ok
+    bad_config = dataclasses.replace(record, config={**record.config, "players": 99})
+    assert check("passpass", bad_config, 0, received[0]).text.startswith(
+        "Deal check FAILED: the revealed record's settings are not valid"
+    )
