@@ -207,7 +207,9 @@ async def test_a_game_survives_its_faults(
             for n, line in sorted(table.peer_over.items()):
                 assert line["winners"] == over["result"]["winners"], f"peer {n}"
                 assert line["scores"] == over["result"]["scores"], f"peer {n}"
-                assert line["deal_verified"] is True, f"peer {n}"
+                # Issue 20: the record replayed gives all it was shown (in
+                # part after a restart); a false alarm names its mismatch.
+                assert line["deal_verified"] is True, f"peer {n}: {line.get('deal_report')}"
             assert await table.host.finish() == 0
         except BaseException:
             print(await table.report())
