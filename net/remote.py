@@ -747,7 +747,9 @@ class RemoteTable(TableClient):
                 "the host published at the start."
             )
         else:
-            self.verified, self.deal_report = self._replay_check(room)
+            self.verified, report = self._replay_check(room)
+            # It quotes the record and what was received: network text.
+            self.deal_report = clean_text(report)
         if self.verified is False:
             log.warning("%s", self.deal_report)
         self._deal_checked.set()
