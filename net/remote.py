@@ -21,12 +21,21 @@ from typing import Any
 
 import msgspec
 
-from core.engine import Action, Event, GameRecord, IllegalAction, RecordError, View
+from core.engine import (
+    Action,
+    Event,
+    GameRecord,
+    IllegalAction,
+    PasseError,
+    RecordError,
+    View,
+)
 from core.registry import get_game
 from net.bounds import FloodLog
 from net.client import TableClient
 from net.codec import CodecError, GameCodec, codec_for
 from net.codes import CodeError, normalize_code
+from net.dealcheck import ShownLog, check_shown
 from net.identity import Identity, fingerprint, peer_id
 from net.pins import RoomPins
 from net.table import Listener, TableUpdate
@@ -168,7 +177,14 @@ class RemoteTable(TableClient):
         self._prefix = room_prefix(code)
         self._started = asyncio.Event()
         self._closed = False
-        self.verified: bool | None = None  # the deal checked against its hash
+        # The deal checked at the end (issue 20): against its commitment, and
+        # the record replayed against all this seat was shown (net/dealcheck.py).
+        self.verified: bool | None = None
+        self.deal_report = ""  # that check in one line for a person
+        self._shown = ShownLog()  # the views and events received, to check
+        self._commitment_held = False  # the revealed seed matched its hash
+        # What the last check was of (see _check_deal).
+        self._checked_for: tuple[bytes, bytes, int, int, int | None] | None = None
         # The deal's commitment as first published: the record at the end is
         # checked against *this*, so a host cannot swap both seed and hash.
         self._first_seed_hash: bytes | None = None
@@ -700,14 +716,63 @@ class RemoteTable(TableClient):
             self._on_next(*self._next_payload)  # it came first: refused unless over
 
     def _check_deal(self, room: RoomState) -> None:
-        record = room.record or {}
+        """The game is over and its record revealed: the seed must match the
+        commitment first published, and the record, replayed move by move,
+        must give every view and event this seat received (issue 20;
+        docs/protocol.md section 5). Run again if an update comes later."""
+        # A room state republished, or an update that brought nothing new,
+        # is not replayed again.
+        assert room.record is not None
+        checked = (
+            hashlib.sha256(msgspec.msgpack.encode(room.record) + room.salt).digest(),
+            room.seed_hash,
+            len(self._shown.views),
+            self._shown.events,
+            self.seat,
+        )
+        if checked == self._checked_for:
+            return
+        self._checked_for = checked
+        record = room.record
         seed = record.get("seed")
         if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**63:
             digest = hashlib.sha256(room.salt + seed.to_bytes(8, "big")).digest()
-            self.verified = digest == room.seed_hash == self._first_seed_hash
+            self._commitment_held = digest == room.seed_hash == self._first_seed_hash
         else:
+            self._commitment_held = False
+        if not self._commitment_held:
             self.verified = False
+            self.deal_report = (
+                "Deal check FAILED: the revealed deal does not match the commitment "
+                "the host published at the start."
+            )
+        else:
+            self.verified, report = self._replay_check(room)
+            # It quotes the record and what was received: network text.
+            self.deal_report = clean_text(report)
+        if self.verified is False:
+            log.warning("%s", self.deal_report)
         self._deal_checked.set()
+
+    def _replay_check(self, room: RoomState) -> tuple[bool, str]:
+        """Whether the revealed record gives what this seat was shown."""
+        assert room.record is not None
+        try:
+            record = GameRecord.from_data(room.record)
+        except RecordError as error:
+            return False, f"Deal check FAILED: the revealed record is not readable ({error})."
+        seat = self.seat if self.seat is not None else self._seat_held(room)
+        if seat is None or self.codec is None:
+            return True, "Deal matched the host's commitment (you held no seat to check it from)."
+        try:
+            verdict = check_shown(
+                self.codec.game, self.codec, record, seat, self._shown, self.log, self.names
+            )
+        except (PasseError, ValueError) as error:
+            # A hostile record the engine refuses in a way not foreseen: a
+            # failed check, never an error in the message loop.
+            return False, f"Deal check FAILED: the revealed record does not replay ({error})."
+        return verdict.ok, verdict.text
 
     def _end_from_room(self) -> int | None:
         """Our seat, its final view shown, when the room is over and our key
@@ -739,7 +804,9 @@ class RemoteTable(TableClient):
         headless host exits at the end): the revealed record, once it matches
         the deal's commitment, gives our seat's final view and the events we
         missed, as the host's last update would have."""
-        if self.seat is None or room.record is None or self.verified is not True:
+        # The commitment held: the record is the deal's (a replay that does
+        # not match what we were shown is said, and the end still shown).
+        if self.seat is None or room.record is None or not self._commitment_held:
             return
         if self.view is not None and self.view.is_over:
             return
@@ -760,9 +827,10 @@ class RemoteTable(TableClient):
         self._deliver(tuple(fresh))
 
     async def deal_check(self, timeout: float) -> bool | None:
-        """Whether the game's record matched the deal's commitment (True or
-        False once the final room state came, None if it did not within
-        ``timeout`` seconds)."""
+        """Whether the game's record matched the deal's commitment and
+        everything this seat was shown (True or False once the final room
+        state came, None if it did not within ``timeout`` seconds; the
+        words are in :attr:`deal_report`)."""
         try:
             await asyncio.wait_for(self._deal_checked.wait(), timeout)
         except TimeoutError:
@@ -788,7 +856,8 @@ class RemoteTable(TableClient):
         try:
             # Text in views and events (a result's reason, card codes) is
             # shown: whoever signs it, it arrives as text (issue 19, item 1).
-            view = self.codec.decode_view(clean_tree(update.view))
+            view_data = clean_tree(update.view)
+            view = self.codec.decode_view(view_data)
             events = [self.codec.decode_event(clean_tree(raw)) for raw in update.events]
         except CodecError as error:
             log.warning("ignored an update that does not decode: %s", error)
@@ -798,6 +867,9 @@ class RemoteTable(TableClient):
             return
         fresh = events[len(self.log) - update.base :]
         self.log.extend(fresh)
+        # Kept to be checked at the end (issue 20): what this seat was shown.
+        self._shown.saw_view(update.seq, view_data)
+        self._shown.saw_events(update.base + len(events))
         self.view = view
         self.seq = update.seq
         self.acked = max(self.acked, update.ack)
@@ -805,6 +877,9 @@ class RemoteTable(TableClient):
         self._deliver(
             tuple(fresh), None if update.rejected is None else clean_text(update.rejected)
         )
+        room = self.room
+        if room is not None and room.record is not None and room.salt:
+            self._check_deal(room)  # it came after the end: checked too
 
     def _deliver(self, events: tuple[Event, ...] = (), rejected: str | None = None) -> None:
         if self._listener is not None and self.view is not None:

@@ -747,6 +747,9 @@ async def _join(args: argparse.Namespace) -> int:
             scores=list(result.scores) if result else [],
             # The record comes with the final room state, just after the view.
             deal_verified=await table.deal_check(DEAL_CHECK_WAIT),
+            # In words: verified (in part, if views were missed) or the
+            # first mismatch between the revealed deal and what was shown.
+            deal_report=table.deal_report,
         )
     finally:
         await table.close()

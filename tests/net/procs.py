@@ -99,12 +99,14 @@ class PasseProcess:
             "PYTHONUNBUFFERED": "1",
         }
 
-    async def start(self, *args: str) -> PasseProcess:
+    async def start(self, *args: str, module: str = "tui.cli") -> PasseProcess:
+        """``passe ARGS``; ``module``: another entry point taking the same
+        arguments (a test's patched host, tests/net/cheating_host.py)."""
         self.process = await asyncio.create_subprocess_exec(
             *self.wrap,
             sys.executable,
             "-m",
-            "tui.cli",
+            module,
             *args,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,

@@ -17,11 +17,12 @@ the end from the revealed record.
 
 Every game must end, and end the same for everyone: each peer's winners and
 scores are the host's, and each peer checked the revealed deal against the
-commitment it saw at the start. ``make test`` runs two seeds (one per
-broker); ``make soak`` runs forty (``PASSE_CHAOS_SEEDS=500 make soak``: more).
-A failure names its seed: run that one alone (``PASSE_SOAK=1 pytest -m soak
-tests/net/test_chaos.py -k seed-17-``) with ``PASSE_LOG=debug`` to see every
-message.
+commitment it saw at the start and, replayed, against every view and event
+it received (issue 20: no false alarm across kills, resumes and Syncs).
+``make test`` runs two seeds (one per broker); ``make soak`` runs forty
+(``PASSE_CHAOS_SEEDS=500 make soak``: more). A failure names its seed: run
+that one alone (``PASSE_SOAK=1 pytest -m soak tests/net/test_chaos.py -k
+seed-17-``) with ``PASSE_LOG=debug`` to see every message.
 """
 
 from __future__ import annotations
@@ -206,7 +207,9 @@ async def test_a_game_survives_its_faults(
             for n, line in sorted(table.peer_over.items()):
                 assert line["winners"] == over["result"]["winners"], f"peer {n}"
                 assert line["scores"] == over["result"]["scores"], f"peer {n}"
-                assert line["deal_verified"] is True, f"peer {n}"
+                # Issue 20: the record replayed gives all it was shown (in
+                # part after a restart); a false alarm names its mismatch.
+                assert line["deal_verified"] is True, f"peer {n}: {line.get('deal_report')}"
             assert await table.host.finish() == 0
         except BaseException:
             print(await table.report())

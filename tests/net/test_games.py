@@ -46,7 +46,10 @@ async def play_whole_game(
         for result in results:
             assert result["winners"] == over["result"]["winners"]
             assert result["scores"] == over["result"]["scores"]
-            assert result["deal_verified"] is True  # the record matched the commitment
+            # The record matched the commitment and, replayed, gave every
+            # view and event the peer was shown (issue 20).
+            assert result["deal_verified"] is True, result["deal_report"]
+            assert result["deal_report"].startswith("Deal verified"), result["deal_report"]
         assert over["actions"] > 0
         assert await host.finish() == 0
         for peer in peers:

@@ -457,7 +457,7 @@ async def test_a_networked_passpass_game_through_the_table_screen(
             # The deal check is on the game-over screen, not only a toast (issue 18).
             await wait_until(
                 pilot,
-                lambda: "the deal matched the host's commitment" in text_of(over, "#deal-check"),
+                lambda: "Deal verified" in text_of(over, "#deal-check"),
                 "the deal check on the game-over screen",
             )
             # No "play again" here: a headless host plays one game and goes,

@@ -405,23 +405,24 @@ class TableScreen(PasseScreen):
 
     def deal_check_text(self) -> str:
         """The fair-deal check in one line for the game-over screen ("" for
-        a local game): the host's commitment, checked by each guest."""
+        a local game): each guest replays the revealed deal and compares it
+        with all it was shown (issue 20, net/dealcheck.py)."""
         remote = remote_table(self.client)
         if remote is None:
             return ""
         if self.hosting:
             return (
-                "Fair deal: the others check this deal against the hash you published at the start."
+                "Fair deal: the others check this deal at the end against its commitment "
+                "and, replayed, against everything they were shown."
             )
         if remote.verified is None:
-            return "Fair deal: checking the deal against the host's commitment…"
-        if remote.verified:
-            return "Fair deal: the deal matched the host's commitment from the start."
-        return "Deal check FAILED: the cards may have been changed during the game."
+            return "Fair deal: checking the deal against everything you were shown…"
+        return remote.deal_report
 
     def _say_deal_check(self) -> None:
-        """At the end, whether the deal matched the hash the host published
-        at the start (docs/protocol.md): said once, a warning if not."""
+        """At the end, whether the revealed deal matched its commitment and
+        everything this seat was shown (docs/protocol.md): said once, a
+        warning naming the first mismatch if not."""
         remote = remote_table(self.client)
         if remote is None or remote.verified is None or self._deal_check_said:
             return
@@ -433,11 +434,10 @@ class TableScreen(PasseScreen):
             if isinstance(dialog, GameOverScreen):
                 dialog.deal_check = self.deal_check_text()
         if remote.verified:
-            self.notify("The deal matched the host's commitment from the start.", title="Fair deal")
+            self.notify("The revealed deal gives everything you were shown.", title="Fair deal")
         else:
             self.notify(
-                "The deal does not match the commitment the host published at the start: "
-                "the cards may have been changed during the game.",
+                remote.deal_report,
                 title="Deal check failed",
                 severity="error",
                 timeout=30,
