@@ -1,0 +1,272 @@
+"""The MQTT shell around one voter's :class:`~net.election.node.Node`.
+
+The core decides; this module only carries its effects out, in order, and
+feeds it what the broker brings (docs/election.md, "Roles and terms"):
+
+- **Storage** (:class:`FileStorage`): the term, the vote and the log in one
+  file, replaced atomically and synced (net/files.py) before the next effect
+  runs, so a vote is on disk before it is sent and an entry before anyone
+  counts it. The whole file is rewritten per change: a game's log is a few
+  hundred short entries (a journal is the next step if that shows in the
+  move benchmark).
+- **Messages** travel in protocol v1's envelopes (net/wire.py), signed by
+  their sender and sealed to their one recipient, on the recipient's topic
+  ``passe/v1/CODE/e/PEER``; a voter subscribes to its own. What arrives is
+  bounded before any signature check (a rate per topic, as the authority's
+  own topics are), then verified, opened and decoded by the core's bounded
+  schemas; anything else is dropped and counted, never raised.
+- **Time**: the core's ``tick`` every :data:`TICK` seconds of
+  ``time.monotonic()``; ``suspect`` when the driver's owner sees the
+  authority's will.
+
+Nothing here drives a game yet (issue 20: the authority and peer processes
+will, with protocol version 2); ``tests/net/election_voter.py`` runs voters
+as real processes over a real broker with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import msgspec
+
+from net.bounds import FloodLog, Rate, SenderLimits
+from net.election.messages import Entry, Message
+from net.election.node import (
+    Apply,
+    AuthorityKnown,
+    Effect,
+    Node,
+    Persisted,
+    Send,
+    SteppedDown,
+    Timing,
+    persist,
+)
+from net.files import write_atomic
+from net.identity import Identity, peer_id
+from net.transport import MqttLink
+from net.wire import WireError, open_body, open_envelope, room_prefix, seal
+
+log = logging.getLogger("passe.election")
+
+TICK = 0.05  # seconds between the core's ticks (its heartbeat is 0.25 s)
+# A voter's file: the config entry, and a game's actions of at most
+# MAX_ENTRY_DATA each; far more than a game needs, far less than memory.
+MAX_STORAGE_BYTES = 64 * 1024 * 1024
+# What may arrive on a voter's topic (before any signature check): every
+# other voter's heartbeat replies and votes, and the seats' requests.
+TOPIC_RATE = Rate(messages=400, message_burst=800, bytes=4 << 20, byte_burst=8 << 20)
+
+_message_decoder = msgspec.msgpack.Decoder(Message)
+
+ApplyHook = Callable[[int, Entry], None]
+AuthorityHook = Callable[[int, bytes], None]
+SteppedDownHook = Callable[[int], None]
+
+
+def election_topic(code: str, peer: str) -> str:
+    """Where the voter or seat of peer id ``peer`` receives election and
+    replication messages of room ``code``."""
+    return f"{room_prefix(code)}/e/{peer}"
+
+
+class StorageError(Exception):
+    """A voter's file cannot be read: refused in words, never half-loaded."""
+
+
+class _Stored(msgspec.Struct, forbid_unknown_fields=True):
+    term: int
+    voted_for: bytes | None
+    log: list[Entry]
+
+
+_stored_encoder = msgspec.msgpack.Encoder()
+_stored_decoder = msgspec.msgpack.Decoder(_Stored)
+
+
+class FileStorage:
+    """The core's :class:`~net.election.node.Storage` in one file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._stored: _Stored | None = None
+
+    @classmethod
+    def create(cls, path: Path, persisted: Persisted) -> FileStorage:
+        """A new voter's file: term, vote and log (its config entry first)."""
+        storage = cls(path)
+        storage._stored = _Stored(persisted.term, persisted.voted_for, list(persisted.log))
+        storage._write()
+        return storage
+
+    def load(self) -> Persisted:
+        try:
+            size = self.path.stat().st_size
+            if size > MAX_STORAGE_BYTES:
+                raise StorageError(f"{self.path}: {size} bytes, over {MAX_STORAGE_BYTES}")
+            stored = _stored_decoder.decode(self.path.read_bytes())
+        except OSError as error:
+            raise StorageError(f"{self.path}: {error.strerror or error}") from None
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+            raise StorageError(f"{self.path}: not a voter's file ({error})") from None
+        if not stored.log or stored.log[0].kind != "config":
+            raise StorageError(f"{self.path}: the log does not start with the room's config")
+        self._stored = stored
+        return Persisted(stored.term, stored.voted_for, tuple(stored.log))
+
+    def save_state(self, term: int, voted_for: bytes | None) -> None:
+        stored = self._loaded()
+        stored.term, stored.voted_for = term, voted_for
+        self._write()
+
+    def save_entries(self, first: int, entries: Sequence[Entry]) -> None:
+        stored = self._loaded()
+        stored.log = stored.log[: first - 1] + list(entries)
+        self._write()
+
+    def _loaded(self) -> _Stored:
+        if self._stored is None:
+            self.load()
+        assert self._stored is not None
+        return self._stored
+
+    def _write(self) -> None:
+        write_atomic(self.path, _stored_encoder.encode(self._stored))  # synced
+
+
+class VoterDriver:
+    """One voter of room ``code`` on the broker at ``host:port``: its node,
+    its storage, its link. ``on_apply`` gets each committed entry in index
+    order, ``on_authority`` each newly known authority, ``on_stepped_down``
+    the term that made this process step down."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        code: str,
+        storage: FileStorage,
+        host: str,
+        port: int,
+        *,
+        on_apply: ApplyHook | None = None,
+        on_authority: AuthorityHook | None = None,
+        on_stepped_down: SteppedDownHook | None = None,
+        timing: Timing | None = None,
+        rng: random.Random | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.identity = identity
+        self.code = code
+        self.storage = storage
+        self.host, self.port = host, port
+        self.on_apply = on_apply
+        self.on_authority = on_authority
+        self.on_stepped_down = on_stepped_down
+        self.clock = clock
+        self.node = Node(
+            identity,
+            storage.load(),
+            now=clock(),
+            rng=rng or random.Random(),
+            timing=timing,
+        )
+        self.topic = election_topic(code, identity.peer_id)
+        self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=1)
+        self._floods = FloodLog(log)
+        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._link: MqttLink | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        self._link = MqttLink(
+            self.host, self.port, subscriptions=[self.topic], on_message=self._on_message
+        )
+        await self._link.start()
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._send_loop()), loop.create_task(self._tick_loop())]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        if self._link is not None:
+            await self._link.close(graceful=False)
+
+    def suspect(self) -> None:
+        """The authority's will was seen: the core may start an election."""
+        self._carry_out(self.node.suspect(self.clock()))
+
+    def send(self, to: bytes, message: Message) -> None:
+        """Send ``message`` to the voter or seat of key ``to`` (a seat's
+        process sends its ``Request`` so)."""
+        topic = election_topic(self.code, peer_id(to))
+        self._outbox.put_nowait((topic, seal(self.identity, topic, message, to)))
+
+    # -- the loop ------------------------------------------------------------
+
+    def _carry_out(self, effects: list[Effect]) -> None:
+        """In order: a persist effect is durable (synced) before the next
+        starts, so nothing is sent or acknowledged before it is on disk."""
+        for effect in effects:
+            if persist(self.storage, effect):
+                continue
+            if isinstance(effect, Send):
+                self.send(effect.to, effect.message)
+            elif isinstance(effect, Apply):
+                if self.on_apply is not None:
+                    self.on_apply(effect.index, effect.entry)
+            elif isinstance(effect, AuthorityKnown):
+                log.info("the authority of term %d is %s", effect.term, peer_id(effect.authority))
+                if self.on_authority is not None:
+                    self.on_authority(effect.term, effect.authority)
+            elif isinstance(effect, SteppedDown):
+                log.info("stepped down: term %d is another's", effect.term)
+                if self.on_stepped_down is not None:
+                    self.on_stepped_down(effect.term)
+
+    async def _on_message(self, topic: str, payload: bytes) -> None:
+        now = self.clock()
+        if topic != self.topic:
+            return
+        if not self._limits.allow(topic, len(payload), now):
+            self._floods.note("election-flood", "dropped election messages past the rate", now)
+            return
+        try:
+            envelope = open_envelope(topic, payload)
+            message = open_body(envelope, _message_decoder, self.identity)
+        except WireError as error:
+            self._floods.note("election-bad", f"dropped an election message: {error}", now)
+            return
+        self._carry_out(self.node.receive(envelope.sender, message, now))
+
+    async def _tick_loop(self) -> None:
+        while True:
+            await asyncio.sleep(TICK)
+            self._carry_out(self.node.tick(self.clock()))
+
+    async def _send_loop(self) -> None:
+        while True:
+            topic, payload = await self._outbox.get()
+            link = self._link
+            if link is not None:
+                # Lost while the link is down: the core sends again (its
+                # heartbeats, a new election, a client's resend).
+                await link.publish(topic, payload)
+
+
+__all__ = [
+    "FileStorage",
+    "StorageError",
+    "VoterDriver",
+    "election_topic",
+]

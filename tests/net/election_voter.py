@@ -1,0 +1,67 @@
+"""One voter of a room as a process of its own, for the election's
+real-process tests (tests/net/test_election_processes.py): the core
+(net/election/node.py) through its MQTT driver (net/election/driver.py)
+over a real broker, nothing of a game yet.
+
+    python -m tests.net.election_voter --code CODE --broker HOST:PORT \\
+        --key KEYFILE --storage FILE
+
+``KEYFILE`` holds the voter's 32-byte signing seed in hex; ``FILE`` is its
+storage (made by the test with ``FileStorage.create``, then the voter's own).
+It prints one JSON line per event: ``ready``, ``authority`` (term, key),
+``applied`` (index, kind, sender, nonce) and ``stepped_down`` (term), and runs
+until killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from pathlib import Path
+
+from nacl.signing import SigningKey
+
+from net.election.driver import FileStorage, VoterDriver
+from net.election.messages import Entry
+from net.identity import Identity
+
+
+def _say(event: str, **fields: object) -> None:
+    print(json.dumps({"event": event, **fields}), flush=True)
+
+
+async def _main(args: argparse.Namespace) -> None:
+    host, _, port = args.broker.rpartition(":")
+    identity = Identity(SigningKey(bytes.fromhex(Path(args.key).read_text().strip())))
+
+    def applied(index: int, entry: Entry) -> None:
+        _say("applied", index=index, kind=entry.kind, sender=entry.sender.hex(), nonce=entry.nonce)
+
+    driver = VoterDriver(
+        identity,
+        args.code,
+        FileStorage(Path(args.storage)),
+        host,
+        int(port),
+        on_apply=applied,
+        on_authority=lambda term, key: _say("authority", term=term, key=key.hex()),
+        on_stepped_down=lambda term: _say("stepped_down", term=term),
+    )
+    await driver.start()
+    _say("ready", key=identity.public_key.hex())
+    await asyncio.Event().wait()  # until killed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="election_voter")
+    for name in ("--code", "--broker", "--key", "--storage"):
+        parser.add_argument(name, required=True)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    asyncio.run(_main(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
