@@ -21,6 +21,7 @@ import msgspec
 import pytest
 from nacl.signing import SigningKey
 
+from net.broker import start_embedded_broker
 from net.election import messages, shares
 from net.election.driver import FileStorage, election_topic
 from net.election.messages import Answer, Entry, Request, Voter
@@ -30,8 +31,6 @@ from net.transport import MqttLink
 from net.wire import WireError, open_body, open_envelope, seal
 from tests.net.brokers import require_mosquitto, start_mosquitto
 from tests.net.procs import PasseProcess
-
-pytestmark = pytest.mark.mosquitto
 
 CODE = "ELECT1"
 DEADLINE = 20.0
@@ -76,8 +75,18 @@ class Seat:
         return self.answers[nonce]
 
 
-@pytest.fixture
-async def broker() -> AsyncIterator[tuple[str, int]]:
+@pytest.fixture(params=["embedded", "mosquitto"])
+async def broker(request: pytest.FixtureRequest) -> AsyncIterator[tuple[str, int]]:
+    """A broker that outlives every voter (the embedded one in a process of
+    its own here: with the game, it dies with the host's machine, and the
+    room's broker list takes over, docs/election.md)."""
+    if request.param == "embedded":
+        embedded = await start_embedded_broker("127.0.0.1", 0)
+        try:
+            yield embedded.host, embedded.port
+        finally:
+            await embedded.stop()
+        return
     require_mosquitto()
     with start_mosquitto() as mosquitto:
         yield "127.0.0.1", mosquitto.port
