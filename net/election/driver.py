@@ -37,7 +37,7 @@ from pathlib import Path
 import msgspec
 
 from net.bounds import FloodLog, Rate, SenderLimits
-from net.election.messages import Entry, Message
+from net.election.messages import Answer, Entry, Message, Request
 from net.election.node import (
     Apply,
     AuthorityKnown,
@@ -57,6 +57,8 @@ from net.wire import WireError, open_body, open_envelope, room_prefix, seal
 log = logging.getLogger("passe.election")
 
 TICK = 0.05  # seconds between the core's ticks (its heartbeat is 0.25 s)
+# A seat sends an unanswered request again (to the next voter) after this.
+RESEND_AFTER = 1.0
 # A voter's file: the config entry, and a game's actions of at most
 # MAX_ENTRY_DATA each; far more than a game needs, far less than memory.
 MAX_STORAGE_BYTES = 64 * 1024 * 1024
@@ -264,8 +266,102 @@ class VoterDriver:
                 await link.publish(topic, payload)
 
 
+class SeatClient:
+    """A seat's process as the core's client (docs/election.md, "Clients"):
+    it sends each request to the authority it knows, follows a voter's
+    ``not_authority`` answer to the one it names, tries the voters in turn
+    when nobody answers, and sends again with the same nonce until the
+    request is acknowledged (a duplicate gets its first answer: never a
+    second entry). Only the room's voters are listened to."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        code: str,
+        voters: Sequence[bytes],
+        host: str,
+        port: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.identity = identity
+        self.code = code
+        self.voters = list(voters)
+        self.clock = clock
+        self.authority: bytes | None = None  # the last one that answered
+        self.topic = election_topic(code, identity.peer_id)
+        self._answers: dict[int, Answer] = {}
+        self._arrived = asyncio.Event()
+        self._turn = 0
+        self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=1)
+        self._floods = FloodLog(log)
+        self._link = MqttLink(host, port, subscriptions=[self.topic], on_message=self._on_message)
+
+    async def start(self) -> None:
+        await self._link.start()
+
+    async def close(self) -> None:
+        await self._link.close(graceful=False)
+
+    async def submit(self, nonce: int, data: bytes, timeout: float) -> Answer:
+        """Request ``nonce`` acknowledged (durable on a majority of the
+        voters); raises ``TimeoutError`` after ``timeout`` seconds."""
+        async with asyncio.timeout(timeout):
+            while True:
+                target = self.authority or self._next_voter()
+                self._answers.pop(nonce, None)
+                topic = election_topic(self.code, peer_id(target))
+                request = Request(nonce=nonce, data=data)
+                await self._link.publish(topic, seal(self.identity, topic, request, target))
+                answer = await self._answer(nonce, RESEND_AFTER)
+                if answer is None:  # silence: that one may be gone
+                    self.authority = None
+                elif answer.status == "acknowledged":
+                    self.authority = answer.authority
+                    return answer
+                elif answer.authority is not None and answer.authority != target:
+                    self.authority = answer.authority  # asked the wrong one
+                else:
+                    # A voter that knows no authority yet (an election is
+                    # on): ask again after a pause, not in a busy loop.
+                    self.authority = None
+                    await asyncio.sleep(RESEND_AFTER / 4)
+
+    def _next_voter(self) -> bytes:
+        self._turn = (self._turn + 1) % len(self.voters)
+        return self.voters[self._turn]
+
+    async def _answer(self, nonce: int, wait: float) -> Answer | None:
+        try:
+            async with asyncio.timeout(wait):
+                while nonce not in self._answers:
+                    self._arrived.clear()
+                    await self._arrived.wait()
+        except TimeoutError:
+            return None
+        return self._answers[nonce]
+
+    async def _on_message(self, topic: str, payload: bytes) -> None:
+        now = self.clock()
+        if not self._limits.allow(topic, len(payload), now):
+            self._floods.note("answer-flood", "dropped answers past the rate", now)
+            return
+        try:
+            envelope = open_envelope(topic, payload)
+            if envelope.sender not in self.voters:
+                return
+            answer = open_body(envelope, _message_decoder, self.identity)
+        except WireError as error:
+            self._floods.note("answer-bad", f"dropped an answer: {error}", now)
+            return
+        if isinstance(answer, Answer):
+            self._answers[answer.nonce] = answer
+            self._arrived.set()
+
+
 __all__ = [
     "FileStorage",
+    "SeatClient",
     "StorageError",
     "VoterDriver",
     "election_topic",

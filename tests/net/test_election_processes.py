@@ -10,32 +10,33 @@ processes."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TypeVar
 
 import msgspec
 import pytest
 from nacl.signing import SigningKey
 
 from net.broker import start_embedded_broker
-from net.election import messages, shares
-from net.election.driver import FileStorage, election_topic
-from net.election.messages import Answer, Entry, Request, Voter
-from net.election.node import Persisted
+from net.election import messages
+from net.election.driver import election_topic
+from net.election.messages import Answer, Request
 from net.identity import Identity, peer_id
 from net.transport import MqttLink
 from net.wire import WireError, open_body, open_envelope, seal
 from tests.net.brokers import require_mosquitto, start_mosquitto
-from tests.net.procs import PasseProcess
+from tests.net.election_procs import (
+    CODE,
+    DEADLINE,
+    VOTER,
+    Lines,
+    applied,
+    authority_of,
+    make_voters,
+)
 
-CODE = "ELECT1"
-DEADLINE = 20.0
 _answers = msgspec.msgpack.Decoder(messages.Message)
-T = TypeVar("T")
 
 
 class Seat:
@@ -92,100 +93,20 @@ async def broker(request: pytest.FixtureRequest) -> AsyncIterator[tuple[str, int
         yield "127.0.0.1", mosquitto.port
 
 
-class Lines:
-    """Every voter's JSON lines as they come (into ``PasseProcess.lines``),
-    and a wait for a condition on them: several voters are watched at once."""
-
-    def __init__(self) -> None:
-        self.changed = asyncio.Event()
-        self._readers: dict[str, asyncio.Task[None]] = {}
-
-    def follow(self, voter: PasseProcess) -> None:
-        self._readers[voter.name] = asyncio.create_task(self._read(voter))
-
-    async def _read(self, voter: PasseProcess) -> None:
-        assert voter.process is not None and voter.process.stdout is not None
-        voter.lines = []
-        while raw := await voter.process.stdout.readline():
-            voter.lines.append(json.loads(raw))
-            self.changed.set()
-
-    async def forget(self, voter: PasseProcess) -> None:
-        reader = self._readers.pop(voter.name, None)
-        if reader is not None:
-            reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await reader
-
-    async def until(self, condition: Callable[[], T | None], what: str) -> T:
-        try:
-            async with asyncio.timeout(DEADLINE):
-                while (found := condition()) is None:
-                    self.changed.clear()
-                    await self.changed.wait()
-        except TimeoutError:
-            raise AssertionError(f"no {what} within {DEADLINE} s") from None
-        return found
-
-
-def _authority_of(voters: list[PasseProcess], above: int) -> tuple[int, str] | None:
-    """The authority every voter names last, if they agree on one of a term
-    above ``above``."""
-    named = set()
-    for voter in voters:
-        latest = [
-            (line["term"], line["key"])
-            for line in voter.lines
-            if line.get("event") == "authority" and line["term"] > above
-        ]
-        named.add(latest[-1] if latest else None)
-    if len(named) == 1 and None not in named:
-        return named.pop()
-    return None
-
-
-def _applied(voter: PasseProcess) -> list[tuple[int, int]]:
-    """(index, nonce) of the actions a voter applied, in order."""
-    return [
-        (line["index"], line["nonce"])
-        for line in voter.lines
-        if line.get("event") == "applied" and line["kind"] == "action"
-    ]
-
-
 async def test_a_killed_authority_is_succeeded_and_nothing_acknowledged_is_lost(
     tmp_path: Path, broker: tuple[str, int]
 ) -> None:
     host, port = broker
     rng = random.Random(20)
-    identities = [Identity(SigningKey(rng.randbytes(32))) for _ in range(3)]
-    config, _secret = shares.make_config(
-        identities[0], [Voter(identity.public_key, dealer=False) for identity in identities]
-    )
-    first = Entry(0, "config", identities[0].public_key, 0, messages.encode(config))
-    voters: list[PasseProcess] = []
-    arguments: list[tuple[str, ...]] = []
-    for number, identity in enumerate(identities):
-        voter = PasseProcess(f"voter{number}", tmp_path)
-        key_file = voter.home / "key"
-        key_file.write_text(bytes(identity.signing_key).hex())
-        storage = voter.home / "election.bin"
-        FileStorage.create(storage, Persisted(0, None, (first,)))
-        arguments.append(
-            (
-                *("--code", CODE, "--broker", f"{host}:{port}"),
-                *("--key", str(key_file), "--storage", str(storage)),
-            )
-        )
-        voters.append(voter)
+    identities, voters, arguments = make_voters(tmp_path, 3, rng, f"{host}:{port}")
     seat = Seat(Identity(SigningKey(rng.randbytes(32))), host, port)
     await seat.link.start()
     lines = Lines()
     try:
         for voter, args in zip(voters, arguments, strict=True):
-            await voter.start(*args, module="tests.net.election_voter")
+            await voter.start(*args, module=VOTER)
             lines.follow(voter)
-        term, key = await lines.until(lambda: _authority_of(voters, 0), "authority")
+        term, key = await lines.until(lambda: authority_of(voters, 0), "authority")
         authority = bytes.fromhex(key)
         acknowledged = {}
         for nonce in range(1, 6):
@@ -202,7 +123,7 @@ async def test_a_killed_authority_is_succeeded_and_nothing_acknowledged_is_lost(
         # A request sent to it now is never answered; once a successor is
         # elected, the same request (same nonce) goes to it.
         assert await seat.ask(authority, 6, 0.5) is None
-        term2, key2 = await lines.until(lambda: _authority_of(others, term), "successor")
+        term2, key2 = await lines.until(lambda: authority_of(others, term), "successor")
         successor = bytes.fromhex(key2)
         assert successor != authority
         answer = await seat.ask(successor, 6, DEADLINE)
@@ -216,16 +137,16 @@ async def test_a_killed_authority_is_succeeded_and_nothing_acknowledged_is_lost(
 
         # The fallen voter comes back from its file, a follower that catches up.
         index_of = sorted((index, nonce) for nonce, index in acknowledged.items())
-        await fallen.start(*arguments[voters.index(fallen)], module="tests.net.election_voter")
+        await fallen.start(*arguments[voters.index(fallen)], module=VOTER)
         lines.follow(fallen)
         # Every voter applied every acknowledged action once, at the index
         # its acknowledgement named (the fallen one: again from its restart).
         await lines.until(
-            lambda: all(len(_applied(voter)) >= 6 for voter in voters) or None, "catch-up"
+            lambda: all(len(applied(voter)) >= 6 for voter in voters) or None, "catch-up"
         )
         for voter in voters:
-            assert _applied(voter) == index_of, voter.name
-        assert _authority_of([fallen], term) == (term2, key2)
+            assert applied(voter) == index_of, voter.name
+        assert authority_of([fallen], term) == (term2, key2)
     except BaseException:
         for voter in voters:
             await lines.forget(voter)

@@ -1,0 +1,145 @@
+"""A partition, not a crash (issue 20): the authority's machine is cut off
+the network (``ip link set eth0 down`` in its namespace) while it runs. The
+majority elects a successor and goes on; when the link comes back, the old
+authority sees the higher term, steps down and catches up as a follower;
+no action was accepted by both. Four namespaces on a bridge
+(tests/net/netns.py): the broker and a seat's process in the first, one
+voter in each of the others."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from nacl.signing import SigningKey
+
+from net.identity import Identity
+from tests.net.election_procs import (
+    SEAT,
+    VOTER,
+    Lines,
+    applied,
+    authority_of,
+    make_voters,
+    write_key,
+)
+from tests.net.netns import Lan, lan_or_skip
+from tests.net.procs import PasseProcess
+
+
+def _link(lan: Lan, index: int, state: str) -> None:
+    subprocess.run(
+        ["ip", "-n", lan.namespaces[index].name, "link", "set", "eth0", state],
+        check=True,
+        timeout=30,
+    )
+
+
+def _acknowledged(seat: PasseProcess) -> list[dict[str, object]]:
+    return [line for line in seat.lines if line.get("event") == "acknowledged"]
+
+
+async def test_a_cut_off_authority_steps_down_and_nothing_is_accepted_twice(
+    tmp_path: Path,
+) -> None:
+    with lan_or_skip(4) as lan:
+        where = lan.namespaces[0].address
+        broker = await lan.spawn_async(
+            0,
+            [sys.executable, "-m", "net.broker", "--bind", where, "--port", "1883"],
+            stdin=asyncio.subprocess.PIPE,  # it ends when this closes
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        assert broker.stdout is not None
+        ready = (await asyncio.wait_for(broker.stdout.readline(), 30)).decode().split()
+        assert ready[0] == "ready", ready
+        address = f"{where}:{ready[1]}"
+        rng = random.Random(21)
+        wraps = [tuple(lan.command(index, [])) for index in (1, 2, 3)]
+        identities, voters, arguments = make_voters(tmp_path, 3, rng, address, wraps)
+        seat = PasseProcess("seat", tmp_path, wrap=tuple(lan.command(0, [])))
+        seat_key = write_key(seat.home, Identity(SigningKey(rng.randbytes(32))))
+        keys = ",".join(identity.public_key.hex() for identity in identities)
+        lines = Lines()
+        everyone = [*voters, seat]
+        try:
+            for voter, args in zip(voters, arguments, strict=True):
+                await voter.start(*args, module=VOTER)
+                lines.follow(voter)
+            term, key = await lines.until(lambda: authority_of(voters, 0), "authority")
+            await seat.start(
+                *("--code", "ELECT1", "--broker", address, "--key", str(seat_key)),
+                *("--voters", keys),
+                module=SEAT,
+            )
+            lines.follow(seat)
+            await lines.until(lambda: len(_acknowledged(seat)) >= 5 or None, "five actions")
+
+            # The authority's machine leaves the network, still running.
+            cut = [identity.public_key.hex() for identity in identities].index(key)
+            _link(lan, cut + 1, "down")
+            others = [voter for number, voter in enumerate(voters) if number != cut]
+            term2, key2 = await lines.until(lambda: authority_of(others, term), "successor")
+            assert key2 != key
+            # The seat goes on with the successor.
+            await lines.until(
+                lambda: any(line["term"] == term2 for line in _acknowledged(seat)) or None,
+                "an action acknowledged by the successor",
+            )
+
+            # Back on the network: it sees the higher term and steps down.
+            _link(lan, cut + 1, "up")
+            fallen = voters[cut]
+            await lines.until(
+                lambda: next(
+                    (
+                        line
+                        for line in fallen.lines
+                        if line.get("event") == "stepped_down" and line["term"] >= term2
+                    ),
+                    None,
+                ),
+                "the old authority stepping down",
+            )
+            # The seat stops; every voter, the old authority too, catches up
+            # with all that was acknowledged (a follower learns an entry is
+            # committed with the authority's next heartbeat).
+            await lines.forget(seat)
+            seat.kill()
+            await seat.finish()
+            last = max(int(str(line["index"])) for line in _acknowledged(seat))
+            await lines.until(
+                lambda: all(applied(voter)[-1][0] >= last for voter in voters) or None,
+                "every voter catching up",
+            )
+
+            # Nothing accepted twice, nothing acknowledged lost: every voter's
+            # actions agree index by index, each nonce once, and every
+            # acknowledgement names the index where every voter has it.
+            logs = [applied(voter) for voter in voters]
+            shortest = min(len(log) for log in logs)
+            assert all(log[:shortest] == logs[0][:shortest] for log in logs)
+            nonces = [nonce for _, nonce in max(logs, key=len)]
+            assert len(nonces) == len(set(nonces))
+            for line in _acknowledged(seat):
+                for log in logs:
+                    assert (line["index"], line["nonce"]) in log
+            # Only the successor acknowledged in its term and after.
+            assert all(
+                line["authority"] == key2 for line in _acknowledged(seat) if line["term"] == term2
+            )
+        except BaseException:
+            for process in everyone:
+                await lines.forget(process)
+                print(await process.report())
+            raise
+        finally:
+            for process in everyone:
+                await lines.forget(process)
+                await process.stop()
+            if broker.stdin is not None:
+                broker.stdin.close()
