@@ -23,6 +23,7 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "startup": ("bench.startup", "`passe` start-up and memory vs a bare Textual app"),
     "ui": ("bench.ui", "key press to updated table in a Pilot session"),
     "net": ("bench.net", "MQTT request/reply round trip via the embedded broker and Mosquitto"),
+    "election": ("bench.election", "elected authority: SIGKILL to the next acknowledged request"),
     "ssh": ("bench.ssh", "SSH connect to first screen and memory per session vs sshd"),
 }
 

@@ -51,14 +51,28 @@ from net.election.node import (
 )
 from net.files import write_atomic
 from net.identity import Identity, peer_id
-from net.transport import MqttLink
-from net.wire import WireError, open_body, open_envelope, room_prefix, seal
+from net.transport import LastWill, MqttLink
+from net.wire import (
+    Presence,
+    WireError,
+    open_body,
+    open_envelope,
+    presence_decoder,
+    presence_topic,
+    room_prefix,
+    seal,
+)
 
 log = logging.getLogger("passe.election")
 
 TICK = 0.05  # seconds between the core's ticks (its heartbeat is 0.25 s)
-# A seat sends an unanswered request again (to the next voter) after this.
+# Seconds over which voters that heard the authority's will stand (random).
+WILL_SPREAD = 0.3
+# A seat sends an unanswered request again (to every voter) after this.
 RESEND_AFTER = 1.0
+# While an election is on (a voter names no authority), a seat asks again
+# this often: a vote takes milliseconds, the voters' stand delay at most 0.3 s.
+ELECTION_POLL = 0.1
 # A voter's file: the config entry, and a game's actions of at most
 # MAX_ENTRY_DATA each; far more than a game needs, far less than memory.
 MAX_STORAGE_BYTES = 64 * 1024 * 1024
@@ -180,7 +194,22 @@ class VoterDriver:
             timing=timing,
         )
         self.topic = election_topic(code, identity.peer_id)
-        self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=1)
+        # The other voters' presence: a will ("gone", sent by the broker
+        # when a connection dies) from the authority starts an election at
+        # once instead of after the election timeout (the core ignores a
+        # will while the authority was heard from lately: a late or forged
+        # one changes nothing).
+        self._presences = {
+            presence_topic(code, peer_id(voter)): voter
+            for voter in self.node.voters
+            if voter != identity.public_key
+        }
+        self._epoch = time.time_ns() // 1_000_000  # of presence: grows across restarts
+        # Each other voter's newest connection (its epoch), from its presence:
+        # a will of an older one is late (Sparkplug's STATE rule).
+        self._newest: dict[bytes, int] = {}
+        self._rng = rng or random.Random()
+        self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=64)
         self._floods = FloodLog(log)
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
         self._link: MqttLink | None = None
@@ -188,7 +217,12 @@ class VoterDriver:
 
     async def start(self) -> None:
         self._link = MqttLink(
-            self.host, self.port, subscriptions=[self.topic], on_message=self._on_message
+            self.host,
+            self.port,
+            subscriptions=[self.topic, *self._presences],
+            on_message=self._on_message,
+            on_connect=self._on_connect,
+            will=self._will,
         )
         await self._link.start()
         loop = asyncio.get_running_loop()
@@ -236,12 +270,58 @@ class VoterDriver:
                 if self.on_stepped_down is not None:
                     self.on_stepped_down(effect.term)
 
+    def _presence(self, *, online: bool) -> bytes:
+        topic = presence_topic(self.code, self.identity.peer_id)
+        presence = Presence(room=self.code, epoch=self._epoch, online=online)
+        return seal(self.identity, topic, presence)
+
+    def _will(self) -> LastWill:
+        """This connection's "gone", signed now, sent by the broker if the
+        connection dies (each connection a new epoch)."""
+        self._epoch += 1
+        topic = presence_topic(self.code, self.identity.peer_id)
+        return LastWill(topic, self._presence(online=False), retain=True)
+
+    async def _on_connect(self) -> None:
+        """This connection's epoch, "online": the others tell its will from
+        a late one of an earlier connection."""
+        assert self._link is not None
+        topic = presence_topic(self.code, self.identity.peer_id)
+        await self._link.publish(topic, self._presence(online=True), retain=True)
+
+    def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
+        voter = self._presences[topic]
+        presence = _read_presence(topic, payload, voter, self.code, self._floods, now)
+        if presence is None:
+            return
+        newest = self._newest.get(voter, 0)
+        if presence.online:
+            self._newest[voter] = max(newest, presence.epoch)
+            return
+        if presence.epoch < newest or voter != self.node.authority:
+            return  # a late will, or not the authority's
+        # The authority's connection died. Every voter hears this will at
+        # once: each stands after a short random delay, so that the first
+        # usually wins before the others stand (a split vote costs an
+        # election timeout), and not at all if an election began meanwhile.
+        term = self.node.term
+        log.info("the authority's will: %s is gone", peer_id(voter))
+
+        def stand() -> None:
+            if self.node.term == term and self.node.authority == voter:
+                self._carry_out(self.node.suspect(self.clock(), current=True))
+
+        asyncio.get_running_loop().call_later(self._rng.uniform(0, WILL_SPREAD), stand)
+
     async def _on_message(self, topic: str, payload: bytes) -> None:
         now = self.clock()
-        if topic != self.topic:
+        if topic != self.topic and topic not in self._presences:
             return
         if not self._limits.allow(topic, len(payload), now):
             self._floods.note("election-flood", "dropped election messages past the rate", now)
+            return
+        if topic in self._presences:
+            self._on_presence(topic, payload, now)
             return
         try:
             envelope = open_envelope(topic, payload)
@@ -269,9 +349,9 @@ class VoterDriver:
 class SeatClient:
     """A seat's process as the core's client (docs/election.md, "Clients"):
     it sends each request to the authority it knows, follows a voter's
-    ``not_authority`` answer to the one it names, tries the voters in turn
-    when nobody answers, and sends again with the same nonce until the
-    request is acknowledged (a duplicate gets its first answer: never a
+    ``not_authority`` answer to the one it names, asks every voter at once
+    (but one gone silent) when it knows none, and sends again with the same
+    nonce until the request is acknowledged (a duplicate gets its first answer: never a
     second entry). Only the room's voters are listened to."""
 
     def __init__(
@@ -289,13 +369,27 @@ class SeatClient:
         self.voters = list(voters)
         self.clock = clock
         self.authority: bytes | None = None  # the last one that answered
+        # The highest term an answer named, and the voter that last went
+        # silent with the term known then: a voter that has not heard of
+        # the election yet still names it, and is not followed back to it.
+        self._term = 0
+        self._silent: tuple[bytes, int] | None = None
+        # The voters' presence: the authority's will makes a waiting request
+        # go to every voter at once, not after a silent RESEND_AFTER.
+        self._presences = {presence_topic(code, peer_id(voter)): voter for voter in self.voters}
+        self._newest: dict[bytes, int] = {}
+        self._gone = False
         self.topic = election_topic(code, identity.peer_id)
         self._answers: dict[int, Answer] = {}
         self._arrived = asyncio.Event()
-        self._turn = 0
         self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=1)
         self._floods = FloodLog(log)
-        self._link = MqttLink(host, port, subscriptions=[self.topic], on_message=self._on_message)
+        self._link = MqttLink(
+            host,
+            port,
+            subscriptions=[self.topic, *self._presences],
+            on_message=self._on_message,
+        )
 
     async def start(self) -> None:
         await self._link.start()
@@ -308,43 +402,62 @@ class SeatClient:
         voters); raises ``TimeoutError`` after ``timeout`` seconds."""
         async with asyncio.timeout(timeout):
             while True:
-                target = self.authority or self._next_voter()
+                if self.authority is not None:
+                    targets = [self.authority]
+                else:
+                    # Nobody known: every voter but the one that went silent
+                    # (the authority answers; the others name it).
+                    silent = self._silent[0] if self._silent is not None else None
+                    targets = [v for v in self.voters if v != silent] or list(self.voters)
                 self._answers.pop(nonce, None)
-                topic = election_topic(self.code, peer_id(target))
                 request = Request(nonce=nonce, data=data)
-                await self._link.publish(topic, seal(self.identity, topic, request, target))
+                for target in targets:
+                    topic = election_topic(self.code, peer_id(target))
+                    await self._link.publish(topic, seal(self.identity, topic, request, target))
                 answer = await self._answer(nonce, RESEND_AFTER)
                 if answer is None:  # silence: that one may be gone
+                    if len(targets) == 1:
+                        self._silent = (targets[0], self._term)
                     self.authority = None
-                elif answer.status == "acknowledged":
+                    continue
+                self._term = max(self._term, answer.term)
+                if answer.status == "acknowledged":
                     self.authority = answer.authority
                     return answer
-                elif answer.authority is not None and answer.authority != target:
-                    self.authority = answer.authority  # asked the wrong one
+                named = answer.authority
+                stale = (
+                    self._silent is not None
+                    and named == self._silent[0]
+                    and answer.term <= self._silent[1]
+                )
+                if named is not None and named not in targets[:1] and not stale:
+                    self.authority = named  # asked the wrong one
                 else:
                     # A voter that knows no authority yet (an election is
                     # on): ask again after a pause, not in a busy loop.
                     self.authority = None
-                    await asyncio.sleep(RESEND_AFTER / 4)
-
-    def _next_voter(self) -> bytes:
-        self._turn = (self._turn + 1) % len(self.voters)
-        return self.voters[self._turn]
+                    await asyncio.sleep(ELECTION_POLL)
 
     async def _answer(self, nonce: int, wait: float) -> Answer | None:
+        """The answer to ``nonce``, or None after ``wait`` seconds of silence
+        or at once when the authority's will comes."""
+        self._gone = False
         try:
             async with asyncio.timeout(wait):
-                while nonce not in self._answers:
+                while nonce not in self._answers and not self._gone:
                     self._arrived.clear()
                     await self._arrived.wait()
         except TimeoutError:
             return None
-        return self._answers[nonce]
+        return self._answers.get(nonce)
 
     async def _on_message(self, topic: str, payload: bytes) -> None:
         now = self.clock()
         if not self._limits.allow(topic, len(payload), now):
             self._floods.note("answer-flood", "dropped answers past the rate", now)
+            return
+        if topic in self._presences:
+            self._on_presence(topic, payload, now)
             return
         try:
             envelope = open_envelope(topic, payload)
@@ -355,8 +468,37 @@ class SeatClient:
             self._floods.note("answer-bad", f"dropped an answer: {error}", now)
             return
         if isinstance(answer, Answer):
-            self._answers[answer.nonce] = answer
+            known = self._answers.get(answer.nonce)
+            if known is None or known.status != "acknowledged":  # the best answer kept
+                self._answers[answer.nonce] = answer
             self._arrived.set()
+
+    def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
+        voter = self._presences[topic]
+        presence = _read_presence(topic, payload, voter, self.code, self._floods, now)
+        if presence is None:
+            return
+        newest = self._newest.get(voter, 0)
+        if presence.online:
+            self._newest[voter] = max(newest, presence.epoch)
+        elif presence.epoch >= newest and voter == self.authority:
+            self._silent = (voter, self._term)
+            self.authority = None
+            self._gone = True
+            self._arrived.set()
+
+
+def _read_presence(
+    topic: str, payload: bytes, voter: bytes, code: str, floods: FloodLog, now: float
+) -> Presence | None:
+    """A voter's presence on its topic, signed by it, of this room."""
+    try:
+        envelope = open_envelope(topic, payload, expect_key=voter)
+        presence = open_body(envelope, presence_decoder)
+    except WireError as error:
+        floods.note("election-bad", f"dropped a voter's presence: {error}", now)
+        return None
+    return presence if presence.room == code else None
 
 
 __all__ = [

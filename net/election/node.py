@@ -223,14 +223,18 @@ class Node:
             return self._start_election(now)
         return []
 
-    def suspect(self, now: float) -> list[Effect]:
+    def suspect(self, now: float, *, current: bool = False) -> list[Effect]:
         """The authority's will or silence was seen: start an election (which
         decides nothing by itself: only votes do). A will that arrives while
         the authority was heard from within the shortest election timeout is
-        a late one (the classic MQTT failure): ignored."""
+        a late one (the classic MQTT failure): ignored, unless the driver
+        knows it is ``current`` (the will of the authority's newest
+        connection, by its epoch: the connection that just died). Safety
+        never rests on this: a needless election only costs a term."""
         if self.role == "authority":
             return []
-        if self.authority is not None and now - self._heard_at < self.timing.election[0]:
+        recent = self.authority is not None and now - self._heard_at < self.timing.election[0]
+        if recent and not current:
             return []
         return self._start_election(now)
 

@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -59,7 +60,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="election_voter")
     for name in ("--code", "--broker", "--key", "--storage"):
         parser.add_argument(name, required=True)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    # PASSE_LOG=info or debug, as for `passe host --headless`.
+    level = os.environ.get("PASSE_LOG", "warning").upper()
+    logging.basicConfig(level=getattr(logging, level, logging.WARNING), stream=sys.stderr)
     asyncio.run(_main(parser.parse_args()))
 
 

@@ -152,13 +152,13 @@ class PasseProcess:
                         f"{self.process.returncode}, stderr: {self.stderr.decode()[-2000:]}"
                     )
                 try:
-                    line = json.loads(raw)
+                    parsed: dict[str, Any] = json.loads(raw)
                 except ValueError:
                     raise AssertionError(f"{self.name} printed {raw!r}") from None
-                self.lines.append(line)
-                if line.get("event") in events:
-                    line["_seen"] = True
-                    return line
+                self.lines.append(parsed)
+                if parsed.get("event") in events:
+                    parsed["_seen"] = True
+                    return parsed
 
     async def _collect_stderr(self, wait: float = 5.0) -> None:
         """Wait (``wait`` seconds at most) for the rest of its stderr."""

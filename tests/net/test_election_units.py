@@ -235,3 +235,21 @@ def test_a_late_will_starts_nothing_while_the_authority_is_heard() -> None:
     assert bob.role == "follower" and bob.term == alice.term
     assert bob.suspect(1.4) != []  # silent for longer: the will starts one
     assert bob.role == "candidate"
+
+
+def test_the_will_of_the_authoritys_current_connection_starts_an_election_at_once() -> None:
+    """The driver tells a current will (its epoch is the authority's newest
+    connection's: that connection just died) from a late one: the current
+    one starts an election even though the authority was heard a moment
+    ago, so a killed authority is succeeded in a vote's time, not after an
+    election timeout (bench/election.py)."""
+    _, nodes, _ = _room(3)
+    _elect(nodes)
+    alice, bob, _ = nodes
+    heartbeat = next(s for s in _sends(alice.tick(0.3)) if s.to == bob.key)
+    bob.receive(alice.key, heartbeat.message, 0.3)
+    assert bob.suspect(0.31) == []
+    asks = _sends(bob.suspect(0.31, current=True))
+    assert bob.role == "candidate" and bob.term == alice.term + 1
+    assert {s.to for s in asks} == {alice.key, nodes[2].key}
+    assert alice.suspect(0.31, current=True) == []  # the authority never stands against itself
