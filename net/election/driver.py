@@ -33,11 +33,14 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
+from nacl.exceptions import CryptoError
+from nacl.secret import SecretBox
 
 from net.bounds import FloodLog, Rate, SenderLimits
-from net.election.messages import Answer, Entry, Message, Request
+from net.election.messages import MAX_ENTRY_DATA, Answer, Entry, Message, Request
 from net.election.node import (
     Apply,
     AuthorityKnown,
@@ -70,9 +73,6 @@ TICK = 0.05  # seconds between the core's ticks (its heartbeat is 0.25 s)
 WILL_SPREAD = 0.3
 # A seat sends an unanswered request again (to every voter) after this.
 RESEND_AFTER = 1.0
-# While an election is on (a voter names no authority), a seat asks again
-# this often: a vote takes milliseconds, the voters' stand delay at most 0.3 s.
-ELECTION_POLL = 0.1
 # A voter's file: the config entry, and a game's actions of at most
 # MAX_ENTRY_DATA each; far more than a game needs, far less than memory.
 MAX_STORAGE_BYTES = 64 * 1024 * 1024
@@ -82,9 +82,28 @@ TOPIC_RATE = Rate(messages=400, message_burst=800, bytes=4 << 20, byte_burst=8 <
 
 _message_decoder = msgspec.msgpack.Decoder(Message)
 
-ApplyHook = Callable[[int, Entry], None]
+# (index, entry, its plaintext: an action's, read with the room secret by
+# the authority; None elsewhere, where the log is ciphertext)
+ApplyHook = Callable[[int, Entry, bytes | None], None]
 AuthorityHook = Callable[[int, bytes], None]
 SteppedDownHook = Callable[[int], None]
+
+
+class Announce(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="announce"):
+    """ "I am the authority of ``term``": published retained by a voter that
+    won, signed (public: who holds the table is no secret). Seats send
+    their actions there only, never to a voter they do not know to be the
+    authority (an action may be secret: a fashion bid)."""
+
+    term: Annotated[int, msgspec.Meta(ge=1, le=2**53)]
+
+
+_announce_decoder = msgspec.msgpack.Decoder(Announce)
+
+
+def authority_topic(code: str) -> str:
+    """Where the authority of room ``code`` announces itself (retained)."""
+    return f"{room_prefix(code)}/e/authority"
 
 
 def election_topic(code: str, peer: str) -> str:
@@ -211,7 +230,7 @@ class VoterDriver:
         self._rng = rng or random.Random()
         self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=64)
         self._floods = FloodLog(log)
-        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[tuple[str, bytes, bool]] = asyncio.Queue()
         self._link: MqttLink | None = None
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -246,7 +265,7 @@ class VoterDriver:
         """Send ``message`` to the voter or seat of key ``to`` (a seat's
         process sends its ``Request`` so)."""
         topic = election_topic(self.code, peer_id(to))
-        self._outbox.put_nowait((topic, seal(self.identity, topic, message, to)))
+        self._outbox.put_nowait((topic, seal(self.identity, topic, message, to), False))
 
     # -- the loop ------------------------------------------------------------
 
@@ -260,15 +279,47 @@ class VoterDriver:
                 self.send(effect.to, effect.message)
             elif isinstance(effect, Apply):
                 if self.on_apply is not None:
-                    self.on_apply(effect.index, effect.entry)
+                    self.on_apply(effect.index, effect.entry, self.read(effect.entry))
             elif isinstance(effect, AuthorityKnown):
                 log.info("the authority of term %d is %s", effect.term, peer_id(effect.authority))
+                if effect.authority == self.identity.public_key:
+                    self._announce(effect.term)
                 if self.on_authority is not None:
                     self.on_authority(effect.term, effect.authority)
             elif isinstance(effect, SteppedDown):
                 log.info("stepped down: term %d is another's", effect.term)
                 if self.on_stepped_down is not None:
                     self.on_stepped_down(effect.term)
+
+    def read(self, entry: Entry) -> bytes | None:
+        """An action entry's plaintext, when this process holds the room
+        secret (the authority: docs/election.md section 5); None elsewhere."""
+        secret = self.node.secret
+        if entry.kind != "action" or secret is None:
+            return None
+        try:
+            return bytes(SecretBox(secret).decrypt(entry.data))
+        except (CryptoError, ValueError):
+            return None
+
+    def _announce(self, term: int) -> None:
+        topic = authority_topic(self.code)
+        payload = seal(self.identity, topic, Announce(term))
+        self._outbox.put_nowait((topic, payload, True))
+
+    def _sealed_request(self, sender: bytes, request: Request) -> Request | None:
+        """At the authority, a new request's action under the room secret:
+        the log every voter keeps is ciphertext (issue 20, "Nobody peeks").
+        A re-sent request goes on as it is (the core answers it from the
+        log); ``None`` when the action would not fit an entry."""
+        secret = self.node.secret
+        if self.node.role != "authority" or secret is None:
+            return request
+        if self.node.known_request(sender, request.nonce) is not None:
+            return request
+        if len(request.data) > MAX_ENTRY_DATA - SecretBox.NONCE_SIZE - SecretBox.MACBYTES:
+            return None
+        return Request(request.nonce, bytes(SecretBox(secret).encrypt(request.data)))
 
     def _presence(self, *, online: bool) -> bytes:
         topic = presence_topic(self.code, self.identity.peer_id)
@@ -329,6 +380,12 @@ class VoterDriver:
         except WireError as error:
             self._floods.note("election-bad", f"dropped an election message: {error}", now)
             return
+        if isinstance(message, Request):
+            sealed = self._sealed_request(envelope.sender, message)
+            if sealed is None:
+                self._floods.note("election-bad", "dropped an action too large for an entry", now)
+                return
+            message = sealed
         self._carry_out(self.node.receive(envelope.sender, message, now))
 
     async def _tick_loop(self) -> None:
@@ -338,21 +395,24 @@ class VoterDriver:
 
     async def _send_loop(self) -> None:
         while True:
-            topic, payload = await self._outbox.get()
+            topic, payload, retain = await self._outbox.get()
             link = self._link
             if link is not None:
                 # Lost while the link is down: the core sends again (its
                 # heartbeats, a new election, a client's resend).
-                await link.publish(topic, payload)
+                await link.publish(topic, payload, retain=retain)
 
 
 class SeatClient:
-    """A seat's process as the core's client (docs/election.md, "Clients"):
-    it sends each request to the authority it knows, follows a voter's
-    ``not_authority`` answer to the one it names, asks every voter at once
-    (but one gone silent) when it knows none, and sends again with the same
-    nonce until the request is acknowledged (a duplicate gets its first answer: never a
-    second entry). Only the room's voters are listened to."""
+    """A seat's process as the core's client (docs/election.md, "Clients").
+    It sends each request to the authority only: the one that announced
+    itself with the highest term (retained, signed), or the one a voter's
+    ``not_authority`` answer names; never to a voter it does not know to be
+    the authority, since an action may be secret (a fashion bid). It sends
+    again, with the same nonce, when unanswered for RESEND_AFTER, at once
+    when a newer authority is announced or the authority's will comes, and
+    until the request is acknowledged (a duplicate gets its first answer:
+    never a second entry). Only the room's voters are listened to."""
 
     def __init__(
         self,
@@ -368,26 +428,23 @@ class SeatClient:
         self.code = code
         self.voters = list(voters)
         self.clock = clock
-        self.authority: bytes | None = None  # the last one that answered
-        # The highest term an answer named, and the voter that last went
-        # silent with the term known then: a voter that has not heard of
-        # the election yet still names it, and is not followed back to it.
-        self._term = 0
-        self._silent: tuple[bytes, int] | None = None
+        self.authority: bytes | None = None
+        self.term = 0  # the highest term heard of
         # The voters' presence: the authority's will makes a waiting request
-        # go to every voter at once, not after a silent RESEND_AFTER.
+        # wait for the next authority at once, not after RESEND_AFTER.
         self._presences = {presence_topic(code, peer_id(voter)): voter for voter in self.voters}
         self._newest: dict[bytes, int] = {}
-        self._gone = False
+        self._changed = False  # the authority changed (or went) while we waited
         self.topic = election_topic(code, identity.peer_id)
+        self._announcements = authority_topic(code)
         self._answers: dict[int, Answer] = {}
         self._arrived = asyncio.Event()
-        self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=1)
+        self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=64)
         self._floods = FloodLog(log)
         self._link = MqttLink(
             host,
             port,
-            subscriptions=[self.topic, *self._presences],
+            subscriptions=[self.topic, self._announcements, *self._presences],
             on_message=self._on_message,
         )
 
@@ -402,54 +459,44 @@ class SeatClient:
         voters); raises ``TimeoutError`` after ``timeout`` seconds."""
         async with asyncio.timeout(timeout):
             while True:
-                if self.authority is not None:
-                    targets = [self.authority]
-                else:
-                    # Nobody known: every voter but the one that went silent
-                    # (the authority answers; the others name it).
-                    silent = self._silent[0] if self._silent is not None else None
-                    targets = [v for v in self.voters if v != silent] or list(self.voters)
-                self._answers.pop(nonce, None)
-                request = Request(nonce=nonce, data=data)
-                for target in targets:
-                    topic = election_topic(self.code, peer_id(target))
-                    await self._link.publish(topic, seal(self.identity, topic, request, target))
-                answer = await self._answer(nonce, RESEND_AFTER)
-                if answer is None:  # silence: that one may be gone
-                    if len(targets) == 1:
-                        self._silent = (targets[0], self._term)
-                    self.authority = None
+                target = self.authority
+                if target is None:
+                    await self._wait(None, RESEND_AFTER)  # for an announcement
                     continue
-                self._term = max(self._term, answer.term)
+                self._answers.pop(nonce, None)
+                topic = election_topic(self.code, peer_id(target))
+                request = Request(nonce=nonce, data=data)
+                await self._link.publish(topic, seal(self.identity, topic, request, target))
+                answer = await self._wait(nonce, RESEND_AFTER)
+                if answer is None:
+                    continue  # silence, or another authority: send again
                 if answer.status == "acknowledged":
-                    self.authority = answer.authority
                     return answer
-                named = answer.authority
-                stale = (
-                    self._silent is not None
-                    and named == self._silent[0]
-                    and answer.term <= self._silent[1]
-                )
-                if named is not None and named not in targets[:1] and not stale:
-                    self.authority = named  # asked the wrong one
-                else:
-                    # A voter that knows no authority yet (an election is
-                    # on): ask again after a pause, not in a busy loop.
-                    self.authority = None
-                    await asyncio.sleep(ELECTION_POLL)
+                # It is no longer the authority (it stepped down): the one it
+                # names, if it knows a newer one; else wait for the next.
+                if self.authority == target:
+                    self._follow(answer.authority, answer.term, above=answer.term > self.term)
 
-    async def _answer(self, nonce: int, wait: float) -> Answer | None:
-        """The answer to ``nonce``, or None after ``wait`` seconds of silence
-        or at once when the authority's will comes."""
-        self._gone = False
+    def _follow(self, authority: bytes | None, term: int, *, above: bool) -> None:
+        if above and authority is not None and authority in self.voters:
+            self.authority, self.term = authority, term
+        else:
+            self.authority = None
+        self._changed = True
+        self._arrived.set()
+
+    async def _wait(self, nonce: int | None, wait: float) -> Answer | None:
+        """The answer to ``nonce`` (or, for None, an authority), None after
+        ``wait`` seconds or at once when the authority changes."""
+        self._changed = False
         try:
             async with asyncio.timeout(wait):
-                while nonce not in self._answers and not self._gone:
+                while not self._changed and (nonce is None or nonce not in self._answers):
                     self._arrived.clear()
                     await self._arrived.wait()
         except TimeoutError:
             return None
-        return self._answers.get(nonce)
+        return None if nonce is None else self._answers.get(nonce)
 
     async def _on_message(self, topic: str, payload: bytes) -> None:
         now = self.clock()
@@ -462,6 +509,11 @@ class SeatClient:
         try:
             envelope = open_envelope(topic, payload)
             if envelope.sender not in self.voters:
+                return
+            if topic == self._announcements:
+                announce = open_body(envelope, _announce_decoder)
+                if announce.term > self.term:
+                    self._follow(envelope.sender, announce.term, above=True)
                 return
             answer = open_body(envelope, _message_decoder, self.identity)
         except WireError as error:
@@ -482,10 +534,7 @@ class SeatClient:
         if presence.online:
             self._newest[voter] = max(newest, presence.epoch)
         elif presence.epoch >= newest and voter == self.authority:
-            self._silent = (voter, self._term)
-            self.authority = None
-            self._gone = True
-            self._arrived.set()
+            self._follow(None, self.term, above=False)  # gone: wait for the next
 
 
 def _read_presence(
@@ -502,9 +551,11 @@ def _read_presence(
 
 
 __all__ = [
+    "Announce",
     "FileStorage",
     "SeatClient",
     "StorageError",
     "VoterDriver",
+    "authority_topic",
     "election_topic",
 ]

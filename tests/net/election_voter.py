@@ -9,8 +9,10 @@ over a real broker, nothing of a game yet.
 ``KEYFILE`` holds the voter's 32-byte signing seed in hex; ``FILE`` is its
 storage (made by the test with ``FileStorage.create``, then the voter's own).
 It prints one JSON line per event: ``ready``, ``authority`` (term, key),
-``applied`` (index, kind, sender, nonce) and ``stepped_down`` (term), and runs
-until killed.
+``applied`` (index, kind, sender, nonce, and the action's plaintext where
+this process can read it: the authority only), ``holds_deck`` (on winning:
+how many of the log's actions it can read) and ``stepped_down`` (term), and
+runs until killed.
 """
 
 from __future__ import annotations
@@ -38,8 +40,24 @@ async def _main(args: argparse.Namespace) -> None:
     host, _, port = args.broker.rpartition(":")
     identity = Identity(SigningKey(bytes.fromhex(Path(args.key).read_text().strip())))
 
-    def applied(index: int, entry: Entry) -> None:
-        _say("applied", index=index, kind=entry.kind, sender=entry.sender.hex(), nonce=entry.nonce)
+    def applied(index: int, entry: Entry, plain: bytes | None) -> None:
+        _say(
+            "applied",
+            index=index,
+            kind=entry.kind,
+            sender=entry.sender.hex(),
+            nonce=entry.nonce,
+            plain=None if plain is None else plain.decode(errors="replace"),
+        )
+
+    def authority(term: int, key: bytes) -> None:
+        _say("authority", term=term, key=key.hex())
+        if key == identity.public_key:
+            # Won: the secret rebuilt from a majority's shares opens the
+            # whole log, what came before this term included.
+            actions = [entry for entry in driver.node.log if entry.kind == "action"]
+            readable = [entry for entry in actions if driver.read(entry) is not None]
+            _say("holds_deck", term=term, actions=len(actions), readable=len(readable))
 
     driver = VoterDriver(
         identity,
@@ -48,7 +66,7 @@ async def _main(args: argparse.Namespace) -> None:
         host,
         int(port),
         on_apply=applied,
-        on_authority=lambda term, key: _say("authority", term=term, key=key.hex()),
+        on_authority=authority,
         on_stepped_down=lambda term: _say("stepped_down", term=term),
     )
     await driver.start()

@@ -2,7 +2,9 @@
 real broker (issue 20): an authority is elected, acknowledges requests once
 each, is SIGKILLed; the others elect a successor that holds every
 acknowledged entry, answers a re-sent request with its first answer, and the
-killed voter comes back from its file as a follower that catches up. The
+killed voter comes back from its file as a follower that catches up. Only
+the authority of a term ever reads an action: the log is ciphertext under
+the room secret everywhere else, on disk too. The
 core's rules are checked over simulated hostile networks in
 test_election_model.py; this is the same core over sockets, files and
 processes."""
@@ -147,6 +149,25 @@ async def test_a_killed_authority_is_succeeded_and_nothing_acknowledged_is_lost(
         for voter in voters:
             assert applied(voter) == index_of, voter.name
         assert authority_of([fallen], term) == (term2, key2)
+
+        # Nobody peeks (issue 20): only the authority of a term reads the
+        # actions; every voter's file holds them as ciphertext; the
+        # successor, having won a majority's shares, reads the whole log.
+        for number, voter in enumerate(voters):
+            own = identities[number].public_key.hex()
+            holds = False  # the authority of the newest term it knows of
+            for line in voter.lines:
+                if line.get("event") == "authority":
+                    holds = line["key"] == own
+                elif line.get("event") == "applied" and line["kind"] == "action":
+                    assert (line["plain"] is not None) == holds, (voter.name, line)
+                    if holds:
+                        assert line["plain"] == f"move {line['nonce']}"
+            stored = (voter.home / "election.bin").read_bytes()
+            assert b"move " not in stored, f"{voter.name} keeps an action in clear"
+        successor_lines = voters[[i.public_key for i in identities].index(successor)].lines
+        deck = [line for line in successor_lines if line.get("event") == "holds_deck"]
+        assert deck and deck[-1]["readable"] == deck[-1]["actions"] >= 5, deck
     except BaseException:
         for voter in voters:
             await lines.forget(voter)
