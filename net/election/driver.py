@@ -176,6 +176,37 @@ class FileStorage:
         write_atomic(self.path, _stored_encoder.encode(self._stored))  # synced
 
 
+class VoterPresences:
+    """The voters' presence records, each signed by its voter: which
+    connection of each is the newest (its epoch), and whose current
+    connection just died (its will). A will of an older connection is a
+    late one (Sparkplug's rule) and says nothing."""
+
+    def __init__(self, code: str, voters: Sequence[bytes], floods: FloodLog) -> None:
+        self.code = code
+        self.topics = {presence_topic(code, peer_id(voter)): voter for voter in voters}
+        self._newest: dict[bytes, int] = {}
+        self._floods = floods
+
+    def gone(self, topic: str, payload: bytes, now: float) -> bytes | None:
+        """The voter whose current connection this record says died, if it
+        does; its newest connection noted if it says "online"."""
+        voter = self.topics[topic]
+        try:
+            envelope = open_envelope(topic, payload, expect_key=voter)
+            presence = open_body(envelope, presence_decoder)
+        except WireError as error:
+            self._floods.note("election-bad", f"dropped a voter's presence: {error}", now)
+            return None
+        if presence.room != self.code:
+            return None
+        newest = self._newest.get(voter, 0)
+        if presence.online:
+            self._newest[voter] = max(newest, presence.epoch)
+            return None
+        return voter if presence.epoch >= newest else None
+
+
 class VoterDriver:
     """One voter of room ``code`` on the broker at ``host:port``: its node,
     its storage, its link. ``on_apply`` gets each committed entry in index
@@ -218,18 +249,12 @@ class VoterDriver:
         # once instead of after the election timeout (the core ignores a
         # will while the authority was heard from lately: a late or forged
         # one changes nothing).
-        self._presences = {
-            presence_topic(code, peer_id(voter)): voter
-            for voter in self.node.voters
-            if voter != identity.public_key
-        }
+        self._floods = FloodLog(log)
+        others = [voter for voter in self.node.voters if voter != identity.public_key]
+        self._presences = VoterPresences(code, others, self._floods)
         self._epoch = time.time_ns() // 1_000_000  # of presence: grows across restarts
-        # Each other voter's newest connection (its epoch), from its presence:
-        # a will of an older one is late (Sparkplug's STATE rule).
-        self._newest: dict[bytes, int] = {}
         self._rng = rng or random.Random()
         self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=64)
-        self._floods = FloodLog(log)
         self._outbox: asyncio.Queue[tuple[str, bytes, bool]] = asyncio.Queue()
         self._link: MqttLink | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -238,7 +263,7 @@ class VoterDriver:
         self._link = MqttLink(
             self.host,
             self.port,
-            subscriptions=[self.topic, *self._presences],
+            subscriptions=[self.topic, *self._presences.topics],
             on_message=self._on_message,
             on_connect=self._on_connect,
             will=self._will,
@@ -341,16 +366,9 @@ class VoterDriver:
         await self._link.publish(topic, self._presence(online=True), retain=True)
 
     def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
-        voter = self._presences[topic]
-        presence = _read_presence(topic, payload, voter, self.code, self._floods, now)
-        if presence is None:
-            return
-        newest = self._newest.get(voter, 0)
-        if presence.online:
-            self._newest[voter] = max(newest, presence.epoch)
-            return
-        if presence.epoch < newest or voter != self.node.authority:
-            return  # a late will, or not the authority's
+        voter = self._presences.gone(topic, payload, now)
+        if voter is None or voter != self.node.authority:
+            return  # alive, a late will, or not the authority's
         # The authority's connection died. Every voter hears this will at
         # once: each stands after a short random delay, so that the first
         # usually wins before the others stand (a split vote costs an
@@ -366,12 +384,12 @@ class VoterDriver:
 
     async def _on_message(self, topic: str, payload: bytes) -> None:
         now = self.clock()
-        if topic != self.topic and topic not in self._presences:
+        if topic != self.topic and topic not in self._presences.topics:
             return
         if not self._limits.allow(topic, len(payload), now):
             self._floods.note("election-flood", "dropped election messages past the rate", now)
             return
-        if topic in self._presences:
+        if topic in self._presences.topics:
             self._on_presence(topic, payload, now)
             return
         try:
@@ -432,19 +450,18 @@ class SeatClient:
         self.term = 0  # the highest term heard of
         # The voters' presence: the authority's will makes a waiting request
         # wait for the next authority at once, not after RESEND_AFTER.
-        self._presences = {presence_topic(code, peer_id(voter)): voter for voter in self.voters}
-        self._newest: dict[bytes, int] = {}
+        self._floods = FloodLog(log)
+        self._presences = VoterPresences(code, self.voters, self._floods)
         self._changed = False  # the authority changed (or went) while we waited
         self.topic = election_topic(code, identity.peer_id)
         self._announcements = authority_topic(code)
         self._answers: dict[int, Answer] = {}
         self._arrived = asyncio.Event()
         self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=64)
-        self._floods = FloodLog(log)
         self._link = MqttLink(
             host,
             port,
-            subscriptions=[self.topic, self._announcements, *self._presences],
+            subscriptions=[self.topic, self._announcements, *self._presences.topics],
             on_message=self._on_message,
         )
 
@@ -503,8 +520,10 @@ class SeatClient:
         if not self._limits.allow(topic, len(payload), now):
             self._floods.note("answer-flood", "dropped answers past the rate", now)
             return
-        if topic in self._presences:
-            self._on_presence(topic, payload, now)
+        if topic in self._presences.topics:
+            gone = self._presences.gone(topic, payload, now)
+            if gone is not None and gone == self.authority:
+                self._follow(None, self.term, above=False)  # wait for the next
             return
         try:
             envelope = open_envelope(topic, payload)
@@ -524,30 +543,6 @@ class SeatClient:
             if known is None or known.status != "acknowledged":  # the best answer kept
                 self._answers[answer.nonce] = answer
             self._arrived.set()
-
-    def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
-        voter = self._presences[topic]
-        presence = _read_presence(topic, payload, voter, self.code, self._floods, now)
-        if presence is None:
-            return
-        newest = self._newest.get(voter, 0)
-        if presence.online:
-            self._newest[voter] = max(newest, presence.epoch)
-        elif presence.epoch >= newest and voter == self.authority:
-            self._follow(None, self.term, above=False)  # gone: wait for the next
-
-
-def _read_presence(
-    topic: str, payload: bytes, voter: bytes, code: str, floods: FloodLog, now: float
-) -> Presence | None:
-    """A voter's presence on its topic, signed by it, of this room."""
-    try:
-        envelope = open_envelope(topic, payload, expect_key=voter)
-        presence = open_body(envelope, presence_decoder)
-    except WireError as error:
-        floods.note("election-bad", f"dropped a voter's presence: {error}", now)
-        return None
-    return presence if presence.room == code else None
 
 
 __all__ = [

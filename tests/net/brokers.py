@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 MOSQUITTO_READY_TIMEOUT = 10.0
@@ -230,3 +230,22 @@ def start_mosquitto(port: int = 0, *, config: str = CONFIG) -> Iterator[Mosquitt
             yield broker
         finally:
             broker.stop()
+
+
+@contextlib.asynccontextmanager
+async def broker_at(kind: str) -> AsyncIterator[tuple[str, int]]:
+    """A broker of the test's own, running: ``embedded`` (net/broker.py, in
+    its child process) or ``mosquitto`` (skipped without one, failing in
+    CI); its host and port."""
+    if kind == "embedded":
+        from net.broker import start_embedded_broker
+
+        embedded = await start_embedded_broker("127.0.0.1", 0)
+        try:
+            yield embedded.host, embedded.port
+        finally:
+            await embedded.stop()
+        return
+    require_mosquitto()
+    with start_mosquitto() as mosquitto:
+        yield mosquitto.host, mosquitto.port

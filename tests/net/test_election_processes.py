@@ -20,14 +20,13 @@ import msgspec
 import pytest
 from nacl.signing import SigningKey
 
-from net.broker import start_embedded_broker
 from net.election import messages
 from net.election.driver import election_topic
 from net.election.messages import Answer, Request
 from net.identity import Identity, peer_id
 from net.transport import MqttLink
 from net.wire import WireError, open_body, open_envelope, seal
-from tests.net.brokers import require_mosquitto, start_mosquitto
+from tests.net.brokers import broker_at
 from tests.net.election_procs import (
     CODE,
     DEADLINE,
@@ -80,19 +79,8 @@ class Seat:
 
 @pytest.fixture(params=["embedded", "mosquitto"])
 async def broker(request: pytest.FixtureRequest) -> AsyncIterator[tuple[str, int]]:
-    """A broker that outlives every voter (the embedded one in a process of
-    its own here: with the game, it dies with the host's machine, and the
-    room's broker list takes over, docs/election.md)."""
-    if request.param == "embedded":
-        embedded = await start_embedded_broker("127.0.0.1", 0)
-        try:
-            yield embedded.host, embedded.port
-        finally:
-            await embedded.stop()
-        return
-    require_mosquitto()
-    with start_mosquitto() as mosquitto:
-        yield "127.0.0.1", mosquitto.port
+    async with broker_at(request.param) as where:
+        yield where
 
 
 async def test_a_killed_authority_is_succeeded_and_nothing_acknowledged_is_lost(

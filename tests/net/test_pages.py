@@ -12,8 +12,6 @@ whole log again, in pages).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
 
 import msgspec
 import pytest
@@ -21,32 +19,17 @@ import pytest
 import net.authority
 from core.registry import get_game
 from net.authority import Authority, SeatSlot
-from net.broker import start_embedded_broker
 from net.codes import new_code
 from net.headless import play_with_bot
 from net.identity import Identity
 from net.remote import RemoteTable
 from net.table import HUMAN
 from net.wire import MAX_PAYLOAD, Update
-from tests.net.brokers import require_mosquitto, start_mosquitto
+from tests.net.brokers import broker_at
 from tests.net.peers import DEADLINE, until
 
 # Moves between two measures of a long log's size (see below).
 MEASURE_EVERY = 50
-
-
-@contextlib.asynccontextmanager
-async def broker_at(kind: str) -> AsyncIterator[tuple[str, int]]:
-    if kind == "embedded":
-        embedded = await start_embedded_broker("127.0.0.1", 0)
-        try:
-            yield embedded.host, embedded.port
-        finally:
-            await embedded.stop()
-        return
-    require_mosquitto()
-    with start_mosquitto() as mosquitto:
-        yield mosquitto.host, mosquitto.port
 
 
 @pytest.mark.parametrize("kind", ["embedded", "mosquitto"])

@@ -9,25 +9,16 @@ from collections.abc import AsyncIterator
 import aiomqtt
 import pytest
 
-from net.broker import start_embedded_broker
 from net.transport import MqttLink
-from tests.net.brokers import require_mosquitto, start_mosquitto
+from tests.net.brokers import broker_at
 
 DEADLINE = 10.0
 
 
 @pytest.fixture(params=["embedded", "mosquitto"])
 async def address(request: pytest.FixtureRequest) -> AsyncIterator[tuple[str, int]]:
-    if request.param == "embedded":
-        broker = await start_embedded_broker("127.0.0.1", 0)
-        try:
-            yield broker.host, broker.port
-        finally:
-            await broker.stop()
-    else:
-        require_mosquitto()
-        with start_mosquitto() as mosquitto:
-            yield "127.0.0.1", mosquitto.port
+    async with broker_at(request.param) as where:
+        yield where
 
 
 async def test_a_topic_unfollowed_and_followed_again_at_once_stays_followed(
