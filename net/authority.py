@@ -836,6 +836,10 @@ class Authority:
         )
         self.table.observers.append(self._on_table_change)
         self.phase = PLAYING
+        # A lobby notice ("the host turned someone away") is not news at the
+        # table: carried into the first room state of the game, it reached
+        # the host's game log as if it had just happened (found by hand).
+        self._notice = ""
         self._logs = {}
         for seat, slot in enumerate(self.seats):
             if slot.kind == HUMAN:

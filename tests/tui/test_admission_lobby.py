@@ -197,3 +197,40 @@ async def test_a_joiner_taken_out_is_told_in_one_line_on_their_lobby(
             )
     finally:
         await room.close()
+
+
+async def test_a_stranger_turned_away_in_the_lobby_is_not_news_at_the_table(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Found by hand (issue 19): the host turned a stranger away in the lobby,
+    then started; the room's notice "the host turned someone away" rode on
+    the game's first room state into the host's game log, as if it had just
+    happened (the authority kept its lobby notice into the game)."""
+    from tui.screens.passpass_table import PassPassTableScreen
+
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby, hosted = await host_from_home(pilot)
+        await wait_until(pilot, lambda: "Zed (you)" in seats_text(lobby), "the host's seat")
+        eve = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Eve")
+        eve_joins = asyncio.create_task(eve.join())
+        await wait_until(pilot, lambda: "knocks" in hint(lobby), "the knock")
+        await pilot.press("n")
+        with pytest.raises(JoinError):
+            await asyncio.wait_for(eve_joins, 10)
+        await eve.close()
+        await wait_until(pilot, lambda: hosted.authority.room_state().notice, "the notice")
+        await pilot.press("right", "down", "right")  # bots in seats 2 and 3
+        await wait_until(pilot, lambda: lobby.start_refusal() is None, "every seat taken")
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        await wait_until(
+            pilot,
+            lambda: table._room is not None and table._room.phase == "playing",
+            "the game's room state at the table",
+        )
+        await wait_until(pilot, lambda: table.view is not None, "the first view")
+        assert not any("turned" in line for line in table.game_log.lines_written)
