@@ -234,3 +234,43 @@ async def test_a_stranger_turned_away_in_the_lobby_is_not_news_at_the_table(
         )
         await wait_until(pilot, lambda: table.view is not None, "the first view")
         assert not any("turned" in line for line in table.game_log.lines_written)
+
+
+async def test_a_ghost_the_host_let_in_is_away_once_unheard(
+    private_config: Path, mosquitto: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by hand (issue 19 seats item 5, on screen): a key with a retained
+    "online" record and nothing behind it (no will, no beat) knocked, the
+    host let it in, and it stayed present for ever: at its turn the game
+    waited with nothing to do (b is offered only for someone away). The host
+    on screen bounds presences like a headless one; its own seat, beating,
+    stays present."""
+    from net import remote as remote_module
+    from tests.net.peers import clear_room
+    from tests.net.test_seats import fake_presence, ghost_hello
+    from tui import network_cli
+
+    monkeypatch.setattr(remote_module, "PRESENCE_BEAT", 0.2)
+    monkeypatch.setattr(network_cli, "PRESENCE_TIMEOUT", 1.0)
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    app = network_app(private_config, mosquitto)
+    code = ""
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            lobby, hosted = await host_from_home(pilot)
+            code, authority = hosted.code, hosted.authority
+            await wait_until(pilot, lambda: "Zed (you)" in seats_text(lobby), "the host's seat")
+            ghost = Identity.generate()
+            async with RawClient(*mosquitto, []) as attacker:
+                await fake_presence(attacker, code, ghost)
+                await ghost_hello(attacker, code, ghost, authority.identity.public_key)
+            await wait_until(pilot, lambda: "knocks" in hint(lobby), "the ghost's knock")
+            await pilot.press("y")
+            held = lambda: next((s for s in authority.seats if s.key == ghost.public_key), None)  # noqa: E731
+            await wait_until(pilot, lambda: getattr(held(), "present", False), "seated, present")
+            await wait_until(pilot, lambda: not getattr(held(), "present", True), "away")
+            await wait_until(pilot, lambda: "person · AWAY" in seats_text(lobby), "shown away")
+            assert authority.seats[0].present  # the host's own seat beats
+    finally:
+        if code:
+            await clear_room(code, *mosquitto)  # the ghost's retained record
