@@ -274,3 +274,40 @@ async def test_a_ghost_the_host_let_in_is_away_once_unheard(
     finally:
         if code:
             await clear_room(code, *mosquitto)  # the ghost's retained record
+
+
+async def test_a_knock_at_a_full_table_waits_for_a_free_seat(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Found by hand: with every seat taken, the knock line still said "y
+    lets them in", and y dropped the knock without a word (the knocker was
+    told the room is full). Now the line says every seat is taken, y says
+    so and keeps the knock, and once a bot makes way y seats them."""
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby, hosted = await host_from_home(pilot)
+        authority = hosted.authority
+        await wait_until(pilot, lambda: "Zed (you)" in seats_text(lobby), "the host's seat")
+        await pilot.press("right", "down", "right")  # bots in seats 2 and 3
+        await wait_until(pilot, lambda: lobby.start_refusal() is None, "every seat taken")
+        eve = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Eve")
+        # A knock that came while a seat was free, answered once none is:
+        # in the room, a seat frees and fills while people knock.
+        await pilot.press("left")  # seat 3's bot out
+        await wait_until(pilot, lambda: authority.seat_to_give(), "a free seat")
+        eve_joins = asyncio.create_task(eve.join())
+        try:
+            await wait_until(pilot, lambda: "Eve" in hint(lobby), "Eve's knock")
+            await pilot.press("right")  # a bot in seat 3 again: the table is full
+            await wait_until(pilot, lambda: "every seat is taken" in hint(lobby), "said full")
+            await pilot.press("y")
+            await pilot.pause()
+            assert eve.identity.public_key in authority.knocks  # kept, not refused
+            await pilot.press("left")  # the bot makes way
+            await wait_until(pilot, lambda: "y lets them in" in hint(lobby), "a seat to give")
+            await pilot.press("y")
+            assert await asyncio.wait_for(eve_joins, 10) == 2
+        finally:
+            eve_joins.cancel()
+            await eve.close()
