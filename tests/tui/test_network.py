@@ -300,6 +300,41 @@ async def test_joiner_lobby_shows_presence_then_the_table(
         )
 
 
+async def test_a_joiner_is_told_the_room_closed_though_its_broker_went_with_it(
+    private_config: Path,
+) -> None:
+    """Found by hand: the host left its lobby, closing the room on its
+    embedded broker, which went with it; the joiner's lobby said "Connection
+    to the room lost: reconnecting…" for ever, never that the room was
+    closed (the lost link was said before the closed room)."""
+    from core.registry import get_game
+    from net.host import open_room
+
+    write_settings(private_config, name="Zed")
+    room = await open_room(
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        identity=Identity.generate(),
+        host_name="Hostess",
+        broker=None,  # the embedded broker, ended with the room
+        port=0,
+        bind="127.0.0.1",
+        advertise=False,
+    )
+    try:
+        app = network_app(private_config, (room.broker_host, room.broker_port))
+        async with app.run_test(size=SIZE) as pilot:
+            lobby = await join_from_home(pilot, room.code)
+            await wait_until(pilot, lambda: "Zed (you)" in seats_text(lobby), "seated")
+            await room.close()
+            await wait_until(pilot, lambda: not lobby.link_up, "the broker gone")
+            assert lobby.room is not None and lobby.room.phase == "closed"
+            status = text_of(lobby, "#lobby-status")
+            assert status == "The host closed the room. q: back home", status
+    finally:
+        await room.close()
+
+
 async def test_joiner_sees_the_table_and_who_is_away(
     private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
 ) -> None:

@@ -388,10 +388,13 @@ class LobbyScreen(PasseScreen):
         self.refresh_bindings()
         if self.table.removed is not None and self.table.seat is None and not self.hosting:
             self._say(f"{self.table.removed}. q: back home", problem=True)
+        elif room.phase == "closed":
+            # Before the link: a room closed on its host's embedded broker
+            # loses its broker next, and "reconnecting…" then hid for good
+            # that the room was closed (found by hand).
+            self._say("The host closed the room. q: back home", problem=True)
         elif not self.link_up:
             self._say("Connection to the room lost: reconnecting…", problem=True)
-        elif room.phase == "closed":
-            self._say("The host closed the room. q: back home", problem=True)
         elif room.phase != "lobby":
             self._say("The game has started.")
         elif self.hosting:
