@@ -709,6 +709,11 @@ class Authority:
                 return True
         return False
 
+    def seat_to_give(self) -> bool:
+        """Whether a key let in now would get a seat: a free one, or one a
+        key that never showed up holds (:meth:`_seat_new`)."""
+        return any(slot.kind == OPEN for slot in self.seats) or bool(self._provisional())
+
     def refuse(self, key: bytes) -> None:
         """The host does not let the knocking ``key`` in (this room, for good)."""
         knock = self.knocks.pop(key, None)
@@ -765,7 +770,7 @@ class Authority:
                 "full",
             )
             return False
-        if not any(slot.kind == OPEN for slot in self.seats) and not self._provisional():
+        if not self.seat_to_give():
             self._refuse(key, f"room {self.code} is full", "full", hello.n)
             return False
         earlier = self.knocks.get(key)
@@ -842,6 +847,10 @@ class Authority:
         )
         self.table.observers.append(self._on_table_change)
         self.phase = PLAYING
+        # A lobby notice ("the host turned someone away") is not news at the
+        # table: carried into the first room state of the game, it reached
+        # the host's game log as if it had just happened (found by hand).
+        self._notice = ""
         self._logs = {}
         for seat, slot in enumerate(self.seats):
             if slot.kind == HUMAN:

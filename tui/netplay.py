@@ -191,6 +191,13 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
             f"resume it with `passe host --resume {resumed.code} --headless`"
         )
     room = await _open(plan, advertise)
+    # A seat let in whose record says "online" but whose process is gone (a
+    # retained record with no will, no beat) is away after a while, so the
+    # host can give its turn to a bot (b) rather than wait for ever: found by
+    # hand, a ghost the host let in stalled the game (issue 19 seats item 5).
+    from tui.network_cli import PRESENCE_TIMEOUT
+
+    room.authority.watch_presence(PRESENCE_TIMEOUT)
     # The person at this screen learns how the room ends from it: the room
     # never waits for them, nor keeps its messages for them (issue 18.10).
     room.authority.told_keys.add(identity.public_key)

@@ -300,6 +300,41 @@ async def test_joiner_lobby_shows_presence_then_the_table(
         )
 
 
+async def test_a_joiner_is_told_the_room_closed_though_its_broker_went_with_it(
+    private_config: Path,
+) -> None:
+    """Found by hand: the host left its lobby, closing the room on its
+    embedded broker, which went with it; the joiner's lobby said "Connection
+    to the room lost: reconnecting…" for ever, never that the room was
+    closed (the lost link was said before the closed room)."""
+    from core.registry import get_game
+    from net.host import open_room
+
+    write_settings(private_config, name="Zed")
+    room = await open_room(
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        identity=Identity.generate(),
+        host_name="Hostess",
+        broker=None,  # the embedded broker, ended with the room
+        port=0,
+        bind="127.0.0.1",
+        advertise=False,
+    )
+    try:
+        app = network_app(private_config, (room.broker_host, room.broker_port))
+        async with app.run_test(size=SIZE) as pilot:
+            lobby = await join_from_home(pilot, room.code)
+            await wait_until(pilot, lambda: "Zed (you)" in seats_text(lobby), "seated")
+            await room.close()
+            await wait_until(pilot, lambda: not lobby.link_up, "the broker gone")
+            assert lobby.room is not None and lobby.room.phase == "closed"
+            status = text_of(lobby, "#lobby-status")
+            assert status == "The host closed the room. q: back home", status
+    finally:
+        await room.close()
+
+
 async def test_joiner_sees_the_table_and_who_is_away(
     private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
 ) -> None:
@@ -934,6 +969,78 @@ async def test_the_home_screen_closes_an_interrupted_room_for_good_after_asking(
         )
     async with RawClient(*mosquitto, []) as cleaner:
         await cleaner.publish(room_topic(code), b"", retain=True)
+
+
+async def test_a_room_being_closed_for_good_is_not_offered_to_rejoin(
+    private_config: Path, mosquitto: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by hand (issue 18): x on the home screen opens the room again to
+    tell the others it is closed; while it waited for them, the home screen
+    found this person's own seat in it and said "You were in room … j to
+    rejoin" for the room being closed. Bob, the other person, comes back
+    only once that lookup is done: then the room closes."""
+    from core.registry import get_game
+    from net import host as host_module
+    from net.authority import HUMAN, Authority, SeatSlot
+    from net.codes import new_code
+    from net.identity import load_identity
+    from net.pins import RoomPins
+    from net.rooms import BrokerChoice, room_path, write_room
+    from net.wire import Presence, presence_topic, seal
+    from tests.net.peers import RawClient, clear_room
+
+    me, bob = load_identity().identity, Identity.generate()
+    code = new_code()
+    config = get_game("passpass").make_config(players=3)
+    authority = Authority(Identity.generate(), code, "passpass", config, "Zed", "", 0)
+    authority.seats[0] = SeatSlot("Zed", HUMAN, key=me.public_key)
+    authority.seats[1] = SeatSlot("Bob", HUMAN, key=bob.public_key)
+    authority.set_bot(2, "heuristic")
+    authority.start_game()
+    assert authority.table is not None
+    await authority.table.stop()
+    where = BrokerChoice(embedded=False, host=mosquitto[0], port=mosquitto[1])
+    write_room(room_path(code), authority.snapshot(where))
+    RoomPins().remember(code, authority.identity.public_key, mosquitto)  # Zed sat there
+    monkeypatch.setattr(host_module, "CLOSE_WAIT_LASTING", 20.0)  # until Bob is back
+    from tui import netplay
+
+    looked_up = netplay.room_to_rejoin
+    found: list[object] = []
+
+    async def room_to_rejoin() -> object:  # the real lookup, its answers recorded
+        held = await looked_up()
+        found.append(held)
+        return held
+
+    monkeypatch.setattr(netplay, "room_to_rejoin", room_to_rejoin)
+    app = network_app(private_config, mosquitto)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            home = app.screen
+            assert isinstance(home, HomeScreen) and home.hosted is not None
+            await pilot.press("x", "1")
+            try:
+                await wait_until(pilot, lambda: home.closing == code, "closing")
+                # The lookup found Zed's seat in the room being closed...
+                await wait_until(
+                    pilot, lambda: any(h is not None and h.code == code for h in found), "seat"
+                )
+                await pilot.pause()
+                assert home.closing == code  # still waiting for Bob
+                # ...and the home screen does not offer it.
+                assert home.rejoin is None
+                assert "rejoin" not in text_of(home, "#games")
+            finally:
+                # Bob's Passe is back on the broker (its presence): he is told.
+                async with RawClient(*mosquitto, []) as bobs:
+                    topic = presence_topic(code, bob.peer_id)
+                    epoch = int(time.time() * 1000)
+                    back = Presence(room=code, epoch=epoch, online=True, name="Bob")
+                    await bobs.publish(topic, seal(bob, topic, back), retain=True)
+            await wait_until(pilot, lambda: not room_path(code).exists(), "closed")
+    finally:
+        await clear_room(code, *mosquitto)
 
 
 async def test_resuming_on_screen_a_room_one_holds_no_seat_in_says_how() -> None:

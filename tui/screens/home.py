@@ -113,6 +113,8 @@ class HomeScreen(PasseScreen):
         self.hosted: SavedRoom | None = None  # an interrupted hosted room
         # A room joined earlier whose seat our key still holds (issue 18).
         self.rejoin: HeldSeat | None = None
+        # The code of the interrupted room being closed for good (x), if any.
+        self.closing: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Passe · a table for the three games called Pass", classes="screen-title")
@@ -290,6 +292,11 @@ class HomeScreen(PasseScreen):
         # The network layer takes ~0.2 s to import: not on the screen's loop.
         await asyncio.to_thread(importlib.import_module, "net.rejoin")
         held = await room_to_rejoin()
+        if held is not None and held.code == self.closing:
+            # Opened again only to be closed (x), this process hosts it: our
+            # seat there is nothing to rejoin (found by hand: "j to rejoin"
+            # showed for the room being closed, seconds long).
+            held = None
         if not self.is_attached or held == self.rejoin:
             return
         self.rejoin = held
@@ -390,6 +397,7 @@ class HomeScreen(PasseScreen):
 
         def decided(index: int | None) -> None:
             if index == 0:
+                self.closing = room.code
                 self.run_worker(self._close_hosted(room), exclusive=True)
 
         options = [f"Yes, close room {code}", "No, keep it to resume"]
@@ -412,6 +420,8 @@ class HomeScreen(PasseScreen):
             self.notify(str(error), title="Hosted game", severity="warning")
         else:
             self.notify(said, title="Hosted game")
+        finally:
+            self.closing = None
         self.on_screen_resume()  # the list of what can be continued
 
     def action_resume(self) -> None:

@@ -375,10 +375,11 @@ class LobbyScreen(PasseScreen):
         if knock is not None:
             waiting = len(self.hosted.authority.knocks) if self.hosted is not None else 1
             more = f" ({waiting - 1} more waiting)" if waiting > 1 else ""
-            hint = (
-                f"⚠ {knock.name} (key {knock.fingerprint}) knocks{more}: "
-                "y lets them in, n turns them away"
-            )
+            answer = "y lets them in, n turns them away"
+            if self.hosted is not None and not self.hosted.authority.seat_to_give():
+                # y would only tell them the room is full (found by hand).
+                answer = "every seat is taken: free one to let them in, or n turns them away"
+            hint = f"⚠ {knock.name} (key {knock.fingerprint}) knocks{more}: {answer}"
             if waiting >= MAX_KNOCKS:
                 hint += (
                     "; the queue is full (someone may be flooding the room): i lets in "
@@ -390,10 +391,13 @@ class LobbyScreen(PasseScreen):
         self.refresh_bindings()
         if self.table.removed is not None and self.table.seat is None and not self.hosting:
             self._say(f"{self.table.removed}. q: back home", problem=True)
+        elif room.phase == "closed":
+            # Before the link: a room closed on its host's embedded broker
+            # loses its broker next, and "reconnecting…" then hid for good
+            # that the room was closed (found by hand).
+            self._say("The host closed the room. q: back home", problem=True)
         elif not self.link_up:
             self._say("Connection to the room lost: reconnecting…", problem=True)
-        elif room.phase == "closed":
-            self._say("The host closed the room. q: back home", problem=True)
         elif room.phase != "lobby":
             self._say("The game has started.")
         elif self.hosting:
@@ -423,6 +427,17 @@ class LobbyScreen(PasseScreen):
     def action_admit(self) -> None:
         knock = self.knock
         if knock is not None and self.hosted is not None:
+            if not self.hosted.authority.seat_to_give():
+                # Letting them in would only refuse them as full: the knock
+                # stays for when a seat is free (found by hand: y dropped it
+                # without a word).
+                self.notify(
+                    f"Every seat is taken: free one to let {knock.name} in.",
+                    title="Room",
+                    severity="warning",
+                    markup=False,
+                )
+                return
             with contextlib.suppress(IllegalAction):
                 self.hosted.authority.admit(knock.key)
             self._render_room()
