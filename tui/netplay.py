@@ -38,6 +38,10 @@ SERVED_ENV = "PASSE_SERVED"
 # friends type (issue 18).
 SSH_PORT_ENV = "PASSE_SSH_PORT"
 DEFAULT_PORT = 1883
+# A seat whose key was not heard this long (no presence record, which peers
+# re-publish every 15 s, and no request) is away: on a host at a screen, and
+# on a headless one that admits any key (issue 19 seats item 5).
+PRESENCE_TIMEOUT = 60.0
 ADMIT_ASK = "ask"  # net.authority's rule for a host with a screen: each new key knocks
 
 
@@ -195,8 +199,6 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
     # retained record with no will, no beat) is away after a while, so the
     # host can give its turn to a bot (b) rather than wait for ever: found by
     # hand, a ghost the host let in stalled the game (issue 19 seats item 5).
-    from tui.network_cli import PRESENCE_TIMEOUT
-
     room.authority.watch_presence(PRESENCE_TIMEOUT)
     # The person at this screen learns how the room ends from it: the room
     # never waits for them, nor keeps its messages for them (issue 18.10).

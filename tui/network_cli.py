@@ -18,6 +18,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from tui.netplay import PRESENCE_TIMEOUT
+
 if TYPE_CHECKING:
     from net.host import HostedRoom
     from tui.netplay import HostPlan
@@ -32,10 +34,6 @@ DISCOVERY_WAIT = 5.0  # seconds to find a room by its code on the LAN
 # A headless host frees a lobby seat whose holder shows no live presence
 # this long (issue 19 item 2: a Hello alone holds no seat).
 FREE_AFTER = 15.0
-# A headless host that admits any key, and a host on screen, take a seat
-# whose holder was not heard this long as away (issue 19 seats item 5; peers
-# beat every 15 s).
-PRESENCE_TIMEOUT = 60.0
 
 
 def _broker(text: str) -> tuple[str, int]:
