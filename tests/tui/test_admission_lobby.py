@@ -206,7 +206,7 @@ async def test_a_stranger_turned_away_in_the_lobby_is_not_news_at_the_table(
     then started; the room's notice "the host turned someone away" rode on
     the game's first room state into the host's game log, as if it had just
     happened (the authority kept its lobby notice into the game)."""
-    from tui.screens.passpass_table import PassPassTableScreen
+    from tui.games.passpass.table import PassPassTableScreen
 
     write_settings(private_config, name="Zed", players={"passpass": 3})
     app = network_app(private_config, mosquitto)
@@ -248,10 +248,10 @@ async def test_a_ghost_the_host_let_in_is_away_once_unheard(
     from net import remote as remote_module
     from tests.net.peers import clear_room
     from tests.net.test_seats import fake_presence, ghost_hello
-    from tui import network_cli
+    from tui import netplay
 
     monkeypatch.setattr(remote_module, "PRESENCE_BEAT", 0.2)
-    monkeypatch.setattr(network_cli, "PRESENCE_TIMEOUT", 1.0)
+    monkeypatch.setattr(netplay, "PRESENCE_TIMEOUT", 1.0)
     write_settings(private_config, name="Zed", players={"passpass": 3})
     app = network_app(private_config, mosquitto)
     code = ""
