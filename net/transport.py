@@ -7,6 +7,11 @@ will, sets TCP_NODELAY (without it each small message can wait tens of
 milliseconds for Nagle's algorithm), and drops any payload over the size limit
 or on a topic it did not subscribe to (amqtt hands retained messages of other
 topics to new clients) before it reaches the handler.
+
+It may be given several brokers, the nodes of one cluster (issue 20, e.g.
+NATS's MQTT gateways, docs/scale.md): each reconnection goes down the list
+from its first address and stays on the first that answers, so a peer whose
+node dies goes on through the next one.
 """
 
 from __future__ import annotations
@@ -79,7 +84,11 @@ class MqttLink:
         client_id: str | None = None,
         keepalive: int = 5,
         empty_topics: Sequence[str] = (),
+        alternates: Sequence[tuple[str, int]] = (),
     ) -> None:
+        # Where to connect, in order (issue 20): (host, port) first, then the
+        # other nodes of its cluster; host and port say where it is now.
+        self.brokers = [(host, port), *(b for b in alternates if b != (host, port))]
         self.host = host
         self.port = port
         self.subscriptions = list(subscriptions)
@@ -118,9 +127,11 @@ class MqttLink:
             await asyncio.wait_for(self._connected.wait(), timeout)
         except TimeoutError:
             await self.close(graceful=False)
-            where = f"{self.host}:{self.port}"
+            where = ", ".join(f"{host}:{port}" for host, port in self.brokers)
             raise BrokerUnreachable(
                 f"cannot reach the broker at {where}"
+                if len(self.brokers) == 1
+                else f"cannot reach any of the brokers at {where}"
                 + (f" ({self._last_error})" if self._last_error else "")
             ) from None
 
@@ -219,28 +230,43 @@ class MqttLink:
     async def _run(self) -> None:
         delay = BACKOFF_FIRST
         while not self._closing:
-            try:
-                await self._session()
+            # Down the list of brokers, at once from one to the next, until
+            # one is up (issue 20): a cluster's next node when one is dead.
+            was_up = False
+            for host, port in self.brokers:
+                self.host, self.port = host, port
+                was_up = await self._attempt()
+                if self._closing:
+                    return
+                if was_up:
+                    break
+            if was_up:
                 delay = BACKOFF_FIRST  # it was up: start again quickly
-            except asyncio.CancelledError:
-                raise
-            except (aiomqtt.MqttError, OSError, TimeoutError) as error:
-                self._last_error = str(error) or type(error).__name__
-                log.debug("broker %s:%s: %s", self.host, self.port, self._last_error)
-            except Exception as error:  # a bug must not end the reconnections
-                self._last_error = str(error) or type(error).__name__
-                log.warning("link to %s:%s failed: %r", self.host, self.port, error)
-            finally:
-                if self._connected.is_set():
-                    self._connected.clear()
-                    if self.on_state is not None:
-                        self.on_state(False)
-                self._client = None
-            if self._closing:
-                return
             # Jitter spreads the reconnections of a whole table after a restart.
             await asyncio.sleep(delay * random.uniform(0.7, 1.3))
             delay = min(delay * 2, BACKOFF_MAX)
+
+    async def _attempt(self) -> bool:
+        """One session with the broker at ``self.host:self.port``, to its end:
+        whether it was up (connected and subscribed) at all."""
+        try:
+            await self._session()
+        except asyncio.CancelledError:
+            raise
+        except (aiomqtt.MqttError, OSError, TimeoutError) as error:
+            self._last_error = str(error) or type(error).__name__
+            log.debug("broker %s:%s: %s", self.host, self.port, self._last_error)
+        except Exception as error:  # a bug must not end the reconnections
+            self._last_error = str(error) or type(error).__name__
+            log.warning("link to %s:%s failed: %r", self.host, self.port, error)
+        finally:
+            was_up = self._connected.is_set()
+            if was_up:
+                self._connected.clear()
+                if self.on_state is not None:
+                    self.on_state(False)
+            self._client = None
+        return was_up
 
     async def _session(self) -> None:
         # A will may be made afresh for each connection (a new presence epoch).
