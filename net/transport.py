@@ -202,8 +202,19 @@ class MqttLink:
 
     async def _subscribe(self, client: aiomqtt.Client, pattern: str) -> None:
         async with self._subscribing:
-            with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
-                await client.subscribe(pattern, qos=1)
+            delay = BACKOFF_FIRST
+            # A refused subscription is asked again while it is wanted on
+            # this connection (a new one subscribes to everything anyway).
+            while pattern in self.subscriptions and client is self._client:
+                try:
+                    await _subscribed(client, pattern)
+                    return
+                except (aiomqtt.MqttError, TimeoutError) as error:
+                    if not self.connected:
+                        return
+                    log.warning("%s; asking again", error)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BACKOFF_MAX)
 
     async def _unsubscribe(self, client: aiomqtt.Client, pattern: str) -> None:
         async with self._subscribing:
@@ -294,7 +305,7 @@ class MqttLink:
         async with client:
             self._client = client
             for pattern in self.subscriptions:
-                await client.subscribe(pattern, qos=1)
+                await _subscribed(client, pattern)
             self._connected.set()
             log.debug("connected to %s:%s as %s", self.host, self.port, self.client_id)
             if self.on_connect is not None:
@@ -325,6 +336,17 @@ class MqttLink:
                     raise
                 except Exception:  # a handler bug must not take the link down
                     log.exception("handling a message on %s failed", topic)
+
+
+async def _subscribed(client: aiomqtt.Client, pattern: str) -> None:
+    """Subscribe to ``pattern``; raises ``MqttError`` when the broker refuses
+    (SUBACK 0x80). Unchecked, a refused subscription left the link deaf on that
+    topic for the whole connection: NATS refuses one whose JetStream consumer
+    it cannot create while its cluster elects new leaders after losing a node
+    (issue 20; a peer's Hello was then never answered)."""
+    granted = await client.subscribe(pattern, qos=1)
+    if any((code if isinstance(code, int) else code.value) >= 0x80 for code in granted):
+        raise aiomqtt.MqttError(f"the broker refused the subscription to {pattern}")
 
 
 def _retrieve(future: asyncio.Future[None]) -> None:

@@ -264,6 +264,10 @@ cluster {{
 }}
 mqtt {{
   listen: 127.0.0.1:-1
+  # On every node, so that losing one loses no session or retained message
+  # (else NATS sizes them by the nodes it sees at the first MQTT connection,
+  # which may be 1: docs/scale.md).
+  stream_replicas: {replicas}
 }}
 """
 
@@ -489,6 +493,7 @@ def start_nats_cluster(size: int = 3) -> Iterator[NatsCluster]:
                         store=Path(directory) / f"{name}-{attempt}",
                         cluster_port=seed_port if index == 0 else -1,
                         seed_port=seed_port,
+                        replicas=min(size, 3),
                     ),
                 )
                 for index, name in enumerate("abcdefghij"[:size])
