@@ -6,7 +6,8 @@ host on node A, one bot peer (its own `passe join --bot` process) on node B
 and one on node C, each given every node's address, its own node first
 (``--broker C,A,B``). Node C is killed mid-game, when the game's progress
 says so (the authority's updates to the peer on C, seen on node A), never
-by a clock: that peer's link goes down its list to node A and the game
+by a clock: that peer's link goes down its list to another node (its new
+presence epoch, seen on node A, says it connected again) and the game
 completes, with the same result everywhere and every peer's deal check
 passing. docs/scale.md says how to run such a cluster and what was measured.
 """
@@ -20,7 +21,7 @@ import aiomqtt
 import pytest
 
 from net.identity import KEY_FILE, load_identity
-from net.wire import room_prefix
+from net.wire import open_body, open_envelope, presence_decoder, presence_topic, room_prefix
 from tests.core.sampler_checks import skip_unless_soak
 from tests.net.brokers import require_nats, start_nats_cluster
 from tests.net.procs import DEADLINE, PasseProcess, host_args
@@ -66,7 +67,8 @@ async def test_a_game_completes_when_a_cluster_node_dies(
         on_b = PasseProcess("on-b", tmp_path)
         on_c = PasseProcess("on-c", tmp_path)
         # The key the peer on C will use (made here, found there): its topics.
-        c_peer = load_identity(on_c.home / "data" / KEY_FILE).identity.peer_id
+        c_identity = load_identity(on_c.home / "data" / KEY_FILE).identity
+        c_peer, c_key = c_identity.peer_id, c_identity.public_key
         try:
             await host.start(
                 *host_args(game, players, wait_for=2, bot_delay=0, seed=seed),
@@ -78,11 +80,12 @@ async def test_a_game_completes_when_a_cluster_node_dies(
             room = await host.expect("room")
             prefix = room_prefix(room["code"])
             async with aiomqtt.Client(node_a.host, node_a.mqtt_port) as watcher:
-                # What the authority sends the peer on C, and what it sends
-                # back (sealed: counted, not read), as node A sees them.
-                to_c, from_c = f"{prefix}/p/{c_peer}", f"{prefix}/a/{c_peer}"
+                # What the authority sends the peer on C (sealed: counted,
+                # not read) and that peer's presence, as node A sees them.
+                to_c, c_presence = f"{prefix}/p/{c_peer}", presence_topic(room["code"], c_peer)
                 await watcher.subscribe(to_c)
-                await watcher.subscribe(from_c)
+                await watcher.subscribe(c_presence)
+                epochs: list[int] = []
                 for n, (peer, first) in enumerate(((on_b, 1), (on_c, 2))):
                     await peer.start(
                         "join",
@@ -96,16 +99,20 @@ async def test_a_game_completes_when_a_cluster_node_dies(
                 updates = 0
                 async with asyncio.timeout(DEADLINE):
                     async for message in watcher.messages:
-                        if message.topic.matches(to_c):
+                        if message.topic.matches(c_presence):
+                            epochs.append(_epoch(c_presence, message.payload, c_key))
+                        elif message.topic.matches(to_c):
                             updates += 1
                             if updates == KILL_AFTER_UPDATES:
                                 break
                     node_c.kill()
-                    # The peer on C speaks again, its node dead: through
-                    # another node of its list.
+                    # The peer on C online again in a new epoch, that is on a
+                    # new connection, its node dead: through another node.
                     async for message in watcher.messages:
-                        if message.topic.matches(from_c):
-                            break
+                        if message.topic.matches(c_presence):
+                            epoch = _epoch(c_presence, message.payload, c_key)
+                            if epoch > max(epochs):
+                                break
             over = await host.expect("over")
             for peer in (on_b, on_c):
                 result = await peer.expect("over")
@@ -123,3 +130,11 @@ async def test_a_game_completes_when_a_cluster_node_dies(
         finally:
             for process in (host, on_b, on_c):
                 await process.stop()
+
+
+def _epoch(topic: str, payload: object, key: bytes) -> int:
+    """The epoch of an "online" presence signed by ``key`` (-1 for "gone"):
+    a peer's link takes a new one on each connection."""
+    assert isinstance(payload, bytes)
+    presence = open_body(open_envelope(topic, payload, expect_key=key), presence_decoder)
+    return presence.epoch if presence.online else -1
