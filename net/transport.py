@@ -96,7 +96,10 @@ class MqttLink:
         self.on_connect = on_connect
         self.on_state = on_state
         self.will = will
-        self.client_id = client_id or f"passe-{uuid.uuid4().hex[:12]}"
+        self.client_id = client_id or _new_client_id()
+        # Where client_id last connected: moving to another node of a
+        # cluster takes a new one (see _run).
+        self._id_used_at: tuple[str, int] | None = None
         self.keepalive = keepalive
         # Topics whose empty message (a retained one cleared) is passed on:
         # the authority answers one on its own room topic (issue 19 item 5).
@@ -246,6 +249,12 @@ class MqttLink:
             was_up = False
             for host, port in self.brokers:
                 self.host, self.port = host, port
+                if self._id_used_at not in (None, (host, port)):
+                    # A new session on another node: NATS keeps the session
+                    # of a client id whose node died in the cluster, and
+                    # refused every subscription made under that id through
+                    # the other nodes for minutes (issue 20, docs/scale.md).
+                    self.client_id, self._id_used_at = _new_client_id(), None
                 was_up = await self._attempt()
                 if self._closing:
                     return
@@ -303,6 +312,7 @@ class MqttLink:
         # keeps "Future exception was never retrieved" off the user's terminal.
         client._disconnected.add_done_callback(_retrieve)
         async with client:
+            self._id_used_at = (self.host, self.port)
             self._client = client
             for pattern in self.subscriptions:
                 await _subscribed(client, pattern)
@@ -336,6 +346,10 @@ class MqttLink:
                     raise
                 except Exception:  # a handler bug must not take the link down
                     log.exception("handling a message on %s failed", topic)
+
+
+def _new_client_id() -> str:
+    return f"passe-{uuid.uuid4().hex[:12]}"
 
 
 async def _subscribed(client: aiomqtt.Client, pattern: str) -> None:
