@@ -29,6 +29,10 @@ from tests.net.procs import DEADLINE, PasseProcess, host_args
 # The peer on node C has had this many of the authority's updates when its
 # node is killed: after the game's start, long before any game's end.
 KILL_AFTER_UPDATES = 4
+# Seconds for the cluster to take the peer on C back after the kill, a
+# failure guard: NATS's JetStream elects new leaders and refuses QoS 1
+# subscriptions meanwhile (measured 20 s to over 60 s here, docs/scale.md).
+RECOVERY_DEADLINE = 240.0
 # Each game, two deals each: make soak (the cluster's failover after a node
 # dies takes 10-60 s on this 2-core machine, docs/scale.md: too long for
 # make test, which plays one game through the cluster without the kill).
@@ -141,7 +145,8 @@ async def kill_mid_game(
                 updates += 1
                 if updates == KILL_AFTER_UPDATES:
                     break
-        node.kill()
+    node.kill()
+    async with asyncio.timeout(RECOVERY_DEADLINE):
         async for message in watcher.messages:
             if message.topic.matches(c_presence):
                 epochs.add(_epoch(c_presence, message.payload, c_key))
