@@ -131,10 +131,9 @@ class MqttLink:
         except TimeoutError:
             await self.close(graceful=False)
             where = ", ".join(f"{host}:{port}" for host, port in self.brokers)
+            which = "the broker" if len(self.brokers) == 1 else "any of the brokers"
             raise BrokerUnreachable(
-                f"cannot reach the broker at {where}"
-                if len(self.brokers) == 1
-                else f"cannot reach any of the brokers at {where}"
+                f"cannot reach {which} at {where}"
                 + (f" ({self._last_error})" if self._last_error else "")
             ) from None
 

@@ -246,7 +246,8 @@ _NATS_POLL = 0.05
 # One node: its client, cluster, MQTT and monitoring ports chosen by the
 # kernel (-1), except the first node's cluster port, which the others' routes
 # name ({seed_port}). A JetStream cluster must have routes configured, so the
-# first node's list names itself (NATS drops a route to itself).
+# first node's list names itself (NATS drops a route to itself). A cluster of
+# one has no cluster block (JetStream alone: clustered, it waits for peers).
 NATS_CONFIG = """\
 server_name: {name}
 listen: 127.0.0.1:-1
@@ -257,17 +258,22 @@ jetstream {{
   max_memory_store: 64MB
   max_file_store: 256MB
 }}
-cluster {{
-  name: passe
-  listen: 127.0.0.1:{cluster_port}
-  routes: [nats-route://127.0.0.1:{seed_port}]
-}}
+{cluster}
 mqtt {{
   listen: 127.0.0.1:-1
   # On every node, so that losing one loses no session or retained message
   # (else NATS sizes them by the nodes it sees at the first MQTT connection,
   # which may be 1: docs/scale.md).
   stream_replicas: {replicas}
+}}
+"""
+
+
+NATS_ROUTES = """\
+cluster {{
+  name: passe
+  listen: 127.0.0.1:{cluster_port}
+  routes: [nats-route://127.0.0.1:{seed_port}]
 }}
 """
 
@@ -302,8 +308,11 @@ class NatsNode:
 
     host = "127.0.0.1"
 
-    def __init__(self, binary: str, directory: Path, name: str, config: str) -> None:
+    def __init__(
+        self, binary: str, directory: Path, name: str, config: str, *, clustered: bool = True
+    ) -> None:
         self.binary = binary
+        self.clustered = clustered
         self.directory = directory
         self.name = name
         self.config = config
@@ -339,7 +348,9 @@ class NatsNode:
         pending = b""
         with selectors.DefaultSelector() as selector:
             selector.register(fd, selectors.EVENT_READ)
-            while not (self.mqtt_port and self.cluster_port and self.monitor_port):
+            while not (
+                self.mqtt_port and (self.cluster_port or not self.clustered) and self.monitor_port
+            ):
                 left = deadline - time.monotonic()
                 if left <= 0 or not selector.select(left):
                     self.stop()
@@ -468,14 +479,15 @@ class NatsCluster:
 
 
 @contextlib.contextmanager
-def start_nats_cluster(size: int = 3) -> Iterator[NatsCluster]:
+def start_nats_cluster(size: int = 3, *, extra: str = "") -> Iterator[NatsCluster]:
     """A running cluster of ``size`` nats-server nodes on 127.0.0.1, each
     with JetStream (its own store in a temporary directory) and an MQTT
     gateway, every port chosen by the kernel but the first node's cluster
     port (the others' route to it; taken meanwhile, the cluster is started
     again on another). Ready when every node is routed to every other and
-    answers an MQTT CONNECT. Raises :class:`NatsError` if it cannot start
-    (and ``FileNotFoundError`` without a nats-server binary)."""
+    answers an MQTT CONNECT. ``extra`` is added to each node's configuration
+    (e.g. an ``authorization`` block). Raises :class:`NatsError` if it cannot
+    start (and ``FileNotFoundError`` without a nats-server binary)."""
     binary = nats_path()
     if binary is None:
         raise FileNotFoundError("nats-server is not installed")
@@ -491,10 +503,15 @@ def start_nats_cluster(size: int = 3) -> Iterator[NatsCluster]:
                     NATS_CONFIG.format(
                         name=name,
                         store=Path(directory) / f"{name}-{attempt}",
-                        cluster_port=seed_port if index == 0 else -1,
-                        seed_port=seed_port,
+                        cluster=NATS_ROUTES.format(
+                            cluster_port=seed_port if index == 0 else -1, seed_port=seed_port
+                        )
+                        if size > 1
+                        else "",
                         replicas=min(size, 3),
-                    ),
+                    )
+                    + extra,
+                    clustered=size > 1,
                 )
                 for index, name in enumerate("abcdefghij"[:size])
             ]

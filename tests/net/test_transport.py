@@ -11,7 +11,13 @@ import pytest
 
 from net.broker import start_embedded_broker
 from net.transport import BrokerUnreachable, MqttLink
-from tests.net.brokers import closed_port, require_mosquitto, start_mosquitto
+from tests.net.brokers import (
+    closed_port,
+    require_mosquitto,
+    require_nats,
+    start_mosquitto,
+    start_nats_cluster,
+)
 
 DEADLINE = 10.0
 
@@ -155,6 +161,34 @@ async def test_a_link_none_of_whose_brokers_answers_names_them_all() -> None:
         with pytest.raises(BrokerUnreachable, match="cannot reach any of the brokers at") as error:
             await link.start(timeout=1.0)
         assert f"127.0.0.1:{one}, 127.0.0.1:{other}" in str(error.value)
+
+
+# Anonymous MQTT clients are this user, who may not subscribe under closed/.
+NATS_DENIAL = """
+authorization {
+  users: [{user: passe, password: passe, permissions: {subscribe: {deny: ["closed.>"]}}}]
+}
+no_auth_user: passe
+"""
+
+
+async def test_a_refused_subscription_is_no_connection() -> None:
+    """A broker may refuse a subscription (SUBACK 0x80): NATS does while its
+    cluster elects new leaders after losing a node (issue 20), and here for
+    a topic its permissions deny. The link used to take no notice and stay
+    connected, deaf on that topic (a peer's Hello was never answered); now
+    such a broker is one that cannot be reached, with the reason."""
+    require_nats()
+    with start_nats_cluster(1, extra=NATS_DENIAL) as cluster:
+        node = cluster.nodes[0]
+        allowed = MqttLink(node.host, node.mqtt_port, subscriptions=["open/x"], on_message=_ignore)
+        await allowed.start()
+        await allowed.close(graceful=False)
+        link = MqttLink(
+            node.host, node.mqtt_port, subscriptions=["open/x", "closed/x"], on_message=_ignore
+        )
+        with pytest.raises(BrokerUnreachable, match="refused the subscription to closed/x"):
+            await link.start(timeout=2.0)
 
 
 async def _ignore(topic: str, payload: bytes) -> None:
