@@ -245,6 +245,9 @@ class Authority:
     host_name: str
     broker_host: str
     broker_port: int
+    # The other nodes of the broker's cluster, tried in order when it cannot
+    # be reached (issue 20; net/transport.py).
+    broker_alternates: tuple[tuple[str, int], ...] = ()
     seed: int = field(default_factory=lambda: secrets.randbits(62))
     bot_delay: float = 0.6
     app_version: str = ""
@@ -393,6 +396,7 @@ class Authority:
             on_connect=self._on_connect,
             will=self._will,
             empty_topics=[room_topic(self.code)],
+            alternates=self.broker_alternates,
         )
         await self._link.start(timeout)
         # Until its state and presence are out: a room closed at once must

@@ -236,9 +236,12 @@ async def open_room(
     app_version: str = "",
     code: str | None = None,
     admission: str = "any",
+    alternates: Sequence[tuple[str, int]] = (),
 ) -> HostedRoom:
     """Open a room and return it; raises ``BrokerUnreachable``,
-    ``BrokerError`` or ``RoomBusy`` with a one-line reason."""
+    ``BrokerError`` or ``RoomBusy`` with a one-line reason. ``alternates``:
+    the other nodes of ``broker``'s cluster, tried in order when it cannot be
+    reached (issue 20)."""
     room_code = code or new_code()
     store = _claim(room_code)
     try:
@@ -260,6 +263,7 @@ async def open_room(
         app_version=app_version,
         store=store,
         admission=admission,  # before it listens (issue 19 item 2)
+        broker_alternates=tuple(alternates) if broker is not None else (),
         **extra,  # type: ignore[arg-type]
     )
     room = HostedRoom(authority, broker_host, broker_port, shown, embedded)
@@ -299,6 +303,7 @@ async def open_next_room(room: HostedRoom, *, seed: int | None = None) -> Hosted
         barred=set(old.barred),
         free_away_after=old.free_away_after,
         presence_timeout=old.presence_timeout,
+        broker_alternates=old.broker_alternates,
         **extra,  # type: ignore[arg-type]
     )
     try:
@@ -341,15 +346,25 @@ async def resume_room(
     advertise: bool = True,
     app_version: str = "",
     admission: str = "any",
+    alternates: Sequence[tuple[str, int]] = (),
 ) -> HostedRoom:
     """Open the room ``saved`` again (see :func:`net.rooms.load_room`), on
-    ``broker`` if given, else where it was: the embedded broker on its old
+    ``broker`` if given (``alternates``: the other nodes of its cluster, as
+    for :func:`open_room`), else where it was: the embedded broker on its old
     port when it is free again, or the broker it was given. Raises as
     :func:`open_room` does; the file is left as it was if it fails."""
     store = _claim(saved.code)
     try:
         return await _resume(
-            saved, store, broker, bind, bot_delay, advertise, app_version, admission
+            saved,
+            store,
+            broker,
+            bind,
+            bot_delay,
+            advertise,
+            app_version,
+            admission,
+            tuple(alternates) if broker is not None else (),
         )
     except BaseException:
         store.release()
@@ -431,6 +446,7 @@ async def _resume(
     advertise: bool,
     app_version: str,
     admission: str = "any",
+    alternates: tuple[tuple[str, int], ...] = (),
 ) -> HostedRoom:
     moved_from = None
     if broker is None and saved.broker.embedded:
@@ -454,6 +470,7 @@ async def _resume(
         app_version=app_version,
     )
     authority.admission = admission  # before it listens; seated keys never knock
+    authority.broker_alternates = alternates
     room = HostedRoom(authority, broker_host, broker_port, shown, embedded, moved_from=moved_from)
     return await _run(room, advertise)
 

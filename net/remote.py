@@ -16,7 +16,7 @@ import hashlib
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -126,11 +126,15 @@ class RemoteTable(TableClient):
         authority_key: bytes | None = None,
         pins: RoomPins | None = None,
         bot: bool = False,
+        alternates: Sequence[tuple[str, int]] = (),
     ) -> None:
         self.identity = identity
         self.code = code
         self.broker_host = broker_host
         self.broker_port = broker_port
+        # The other nodes of the broker's cluster, tried in order when it
+        # cannot be reached (issue 20; net/transport.py).
+        self.broker_alternates = tuple(alternates)
         self.name = name
         self.seat: int | None = None
         self.game_id = ""
@@ -219,6 +223,7 @@ class RemoteTable(TableClient):
             on_connect=self._on_connect,
             on_state=self._on_link_state,
             will=self._will,
+            alternates=self.broker_alternates,
         )
         try:
             # A loaded machine or a busy embedded broker can take a few seconds.
@@ -651,6 +656,7 @@ class RemoteTable(TableClient):
             authority_key=self.authority_key,
             pins=self.pins,
             bot=self.bot,
+            alternates=self.broker_alternates,
         )
 
     def on_host(self, listener: LinkListener) -> Callable[[], None]:

@@ -7,6 +7,11 @@ will, sets TCP_NODELAY (without it each small message can wait tens of
 milliseconds for Nagle's algorithm), and drops any payload over the size limit
 or on a topic it did not subscribe to (amqtt hands retained messages of other
 topics to new clients) before it reaches the handler.
+
+It may be given several brokers, the nodes of one cluster (issue 20, e.g.
+NATS's MQTT gateways, docs/scale.md): each reconnection goes down the list
+from its first address and stays on the first that answers, so a peer whose
+node dies goes on through the next one.
 """
 
 from __future__ import annotations
@@ -79,7 +84,11 @@ class MqttLink:
         client_id: str | None = None,
         keepalive: int = 5,
         empty_topics: Sequence[str] = (),
+        alternates: Sequence[tuple[str, int]] = (),
     ) -> None:
+        # Where to connect, in order (issue 20): (host, port) first, then the
+        # other nodes of its cluster; host and port say where it is now.
+        self.brokers = [(host, port), *(b for b in alternates if b != (host, port))]
         self.host = host
         self.port = port
         self.subscriptions = list(subscriptions)
@@ -87,7 +96,10 @@ class MqttLink:
         self.on_connect = on_connect
         self.on_state = on_state
         self.will = will
-        self.client_id = client_id or f"passe-{uuid.uuid4().hex[:12]}"
+        self.client_id = client_id or _new_client_id()
+        # Where client_id last connected: moving to another node of a
+        # cluster takes a new one (see _run).
+        self._id_used_at: tuple[str, int] | None = None
         self.keepalive = keepalive
         # Topics whose empty message (a retained one cleared) is passed on:
         # the authority answers one on its own room topic (issue 19 item 5).
@@ -118,9 +130,10 @@ class MqttLink:
             await asyncio.wait_for(self._connected.wait(), timeout)
         except TimeoutError:
             await self.close(graceful=False)
-            where = f"{self.host}:{self.port}"
+            where = ", ".join(f"{host}:{port}" for host, port in self.brokers)
+            which = "the broker" if len(self.brokers) == 1 else "any of the brokers"
             raise BrokerUnreachable(
-                f"cannot reach the broker at {where}"
+                f"cannot reach {which} at {where}"
                 + (f" ({self._last_error})" if self._last_error else "")
             ) from None
 
@@ -191,8 +204,19 @@ class MqttLink:
 
     async def _subscribe(self, client: aiomqtt.Client, pattern: str) -> None:
         async with self._subscribing:
-            with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
-                await client.subscribe(pattern, qos=1)
+            delay = BACKOFF_FIRST
+            # A refused subscription is asked again while it is wanted on
+            # this connection (a new one subscribes to everything anyway).
+            while pattern in self.subscriptions and client is self._client:
+                try:
+                    await _subscribed(client, pattern)
+                    return
+                except (aiomqtt.MqttError, TimeoutError) as error:
+                    if not self.connected:
+                        return
+                    log.warning("%s; asking again", error)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BACKOFF_MAX)
 
     async def _unsubscribe(self, client: aiomqtt.Client, pattern: str) -> None:
         async with self._subscribing:
@@ -219,28 +243,49 @@ class MqttLink:
     async def _run(self) -> None:
         delay = BACKOFF_FIRST
         while not self._closing:
-            try:
-                await self._session()
+            # Down the list of brokers, at once from one to the next, until
+            # one is up (issue 20): a cluster's next node when one is dead.
+            was_up = False
+            for host, port in self.brokers:
+                self.host, self.port = host, port
+                if self._id_used_at not in (None, (host, port)):
+                    # A new session on another node: NATS keeps the session
+                    # of a client id whose node died in the cluster, and
+                    # refused every subscription made under that id through
+                    # the other nodes for minutes (issue 20, docs/scale.md).
+                    self.client_id, self._id_used_at = _new_client_id(), None
+                was_up = await self._attempt()
+                if self._closing:
+                    return
+                if was_up:
+                    break
+            if was_up:
                 delay = BACKOFF_FIRST  # it was up: start again quickly
-            except asyncio.CancelledError:
-                raise
-            except (aiomqtt.MqttError, OSError, TimeoutError) as error:
-                self._last_error = str(error) or type(error).__name__
-                log.debug("broker %s:%s: %s", self.host, self.port, self._last_error)
-            except Exception as error:  # a bug must not end the reconnections
-                self._last_error = str(error) or type(error).__name__
-                log.warning("link to %s:%s failed: %r", self.host, self.port, error)
-            finally:
-                if self._connected.is_set():
-                    self._connected.clear()
-                    if self.on_state is not None:
-                        self.on_state(False)
-                self._client = None
-            if self._closing:
-                return
             # Jitter spreads the reconnections of a whole table after a restart.
             await asyncio.sleep(delay * random.uniform(0.7, 1.3))
             delay = min(delay * 2, BACKOFF_MAX)
+
+    async def _attempt(self) -> bool:
+        """One session with the broker at ``self.host:self.port``, to its end:
+        whether it was up (connected and subscribed) at all."""
+        try:
+            await self._session()
+        except asyncio.CancelledError:
+            raise
+        except (aiomqtt.MqttError, OSError, TimeoutError) as error:
+            self._last_error = str(error) or type(error).__name__
+            log.debug("broker %s:%s: %s", self.host, self.port, self._last_error)
+        except Exception as error:  # a bug must not end the reconnections
+            self._last_error = str(error) or type(error).__name__
+            log.warning("link to %s:%s failed: %r", self.host, self.port, error)
+        finally:
+            was_up = self._connected.is_set()
+            if was_up:
+                self._connected.clear()
+                if self.on_state is not None:
+                    self.on_state(False)
+            self._client = None
+        return was_up
 
     async def _session(self) -> None:
         # A will may be made afresh for each connection (a new presence epoch).
@@ -266,9 +311,10 @@ class MqttLink:
         # keeps "Future exception was never retrieved" off the user's terminal.
         client._disconnected.add_done_callback(_retrieve)
         async with client:
+            self._id_used_at = (self.host, self.port)
             self._client = client
             for pattern in self.subscriptions:
-                await client.subscribe(pattern, qos=1)
+                await _subscribed(client, pattern)
             self._connected.set()
             log.debug("connected to %s:%s as %s", self.host, self.port, self.client_id)
             if self.on_connect is not None:
@@ -299,6 +345,21 @@ class MqttLink:
                     raise
                 except Exception:  # a handler bug must not take the link down
                     log.exception("handling a message on %s failed", topic)
+
+
+def _new_client_id() -> str:
+    return f"passe-{uuid.uuid4().hex[:12]}"
+
+
+async def _subscribed(client: aiomqtt.Client, pattern: str) -> None:
+    """Subscribe to ``pattern``; raises ``MqttError`` when the broker refuses
+    (SUBACK 0x80). Unchecked, a refused subscription left the link deaf on that
+    topic for the whole connection: NATS refuses one whose JetStream consumer
+    it cannot create while its cluster elects new leaders after losing a node
+    (issue 20; a peer's Hello was then never answered)."""
+    granted = await client.subscribe(pattern, qos=1)
+    if any((code if isinstance(code, int) else code.value) >= 0x80 for code in granted):
+        raise aiomqtt.MqttError(f"the broker refused the subscription to {pattern}")
 
 
 def _retrieve(future: asyncio.Future[None]) -> None:

@@ -36,15 +36,20 @@ DISCOVERY_WAIT = 5.0  # seconds to find a room by its code on the LAN
 FREE_AFTER = 15.0
 
 
-def _broker(text: str) -> tuple[str, int]:
+def _brokers(text: str) -> tuple[tuple[str, int], ...]:
+    """``HOST[:PORT]``, or several comma-separated: the nodes of one
+    clustered broker, tried in this order (issue 20, docs/scale.md)."""
     from net.codes import CodeError, parse_join_target
 
-    try:
-        target = parse_join_target(f"000000@{text}")
-    except CodeError as error:
-        raise argparse.ArgumentTypeError(f"bad broker {text!r}: {error}") from None
-    assert target.host is not None
-    return target.host, target.port or 1883
+    brokers: list[tuple[str, int]] = []
+    for part in text.split(","):
+        try:
+            target = parse_join_target(f"000000@{part.strip()}")
+        except CodeError as error:
+            raise argparse.ArgumentTypeError(f"bad broker {part.strip()!r}: {error}") from None
+        assert target.host is not None
+        brokers.append((target.host, target.port or 1883))
+    return tuple(brokers)
 
 
 def _port(text: str) -> int:
@@ -75,10 +80,11 @@ def add_commands(commands: Any, option_type: Any) -> None:
     host.add_argument("--name", default=None, help="your name at the table")
     host.add_argument(
         "--broker",
-        type=_broker,
+        type=_brokers,
         default=None,
-        metavar="HOST[:PORT]",
-        help="use this MQTT broker (e.g. Mosquitto) instead of the embedded one",
+        metavar="HOST[:PORT][,...]",
+        help="use this MQTT broker (e.g. Mosquitto) instead of the embedded one; headless, "
+        "a comma-separated list: the nodes of one cluster, tried in order",
     )
     host.add_argument(
         "--port",
@@ -182,10 +188,11 @@ def add_commands(commands: Any, option_type: Any) -> None:
     join.add_argument("--name", default=None, help="your name at the table")
     join.add_argument(
         "--broker",
-        type=_broker,
+        type=_brokers,
         default=None,
-        metavar="HOST[:PORT]",
-        help="the room's MQTT broker, when discovery cannot find it",
+        metavar="HOST[:PORT][,...]",
+        help="the room's MQTT broker, when discovery cannot find it; with --bot, a "
+        "comma-separated list: the nodes of one cluster, tried in order",
     )
     join.add_argument("--seat", type=int, default=None, help="the seat you want (1-based)")
     join.add_argument(
@@ -198,6 +205,14 @@ def add_commands(commands: Any, option_type: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The first broker is the room's; the others are its cluster's other
+    # nodes, tried in order when it cannot be reached (issue 20).
+    brokers = args.broker or ()
+    args.broker, args.alternates = (brokers[0], brokers[1:]) if brokers else (None, ())
+    headless = args.headless if args.command == "host" else args.bot is not None
+    if args.alternates and not headless:
+        where = "--headless" if args.command == "host" else "--bot"
+        return _fail(f"a list of brokers is for {where} for now: on screen, give one")
     if args.broker is None:  # $PASSE_BROKER stands for --broker (README)
         from tui.netplay import BROKER_ENV, NetplayError, NetworkOptions
 
@@ -613,6 +628,7 @@ async def _open_headless(args: argparse.Namespace) -> HostedRoom | int:
             bot_delay=args.bot_delay if args.bot_delay is not None else 0.8,
             advertise=not args.no_advertise,
             code=code,
+            alternates=args.alternates,
         )
     except Exception as error:  # broker errors carry their own one-line reason
         return _fail(str(error) or type(error).__name__)
@@ -634,6 +650,7 @@ async def _resume_headless(args: argparse.Namespace) -> HostedRoom | int:
             bind=args.bind,
             bot_delay=args.bot_delay,
             advertise=not args.no_advertise,
+            alternates=args.alternates,
         )
     except Exception as error:  # broker errors carry their own one-line reason
         return _fail(str(error) or type(error).__name__)
@@ -686,6 +703,7 @@ async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
     except CodeError as error:
         return _fail(str(error))
     if target.host is not None:
+        args.alternates = ()  # CODE@HOST:PORT names the broker: --broker is not used
         return target.code, target.host, target.port or 1883
     if args.broker is not None:
         host, port = args.broker
@@ -730,7 +748,16 @@ async def _join(args: argparse.Namespace) -> int:
     from net.pins import RoomPins
 
     identity = load_identity().identity
-    table = RemoteTable(identity, code, host, port, args.name or "Bot", pins=RoomPins(), bot=True)
+    table = RemoteTable(
+        identity,
+        code,
+        host,
+        port,
+        args.name or "Bot",
+        pins=RoomPins(),
+        bot=True,
+        alternates=args.alternates,
+    )
     try:
         seat = await table.join(None if args.seat is None else args.seat - 1)
     except JoinError as error:

@@ -5,6 +5,10 @@ which costs ~45 ms per QoS 1 round trip, and a test may want to restart its
 broker; so tests and ``bench/net.py`` start their own with
 :func:`start_mosquitto`: loopback only, anonymous, TCP_NODELAY, no
 persistence, on a free port.
+
+A clustered broker (issue 20): :func:`start_nats_cluster` starts a NATS
+cluster of our own (Debian's ``nats-server``), each node with its MQTT
+gateway and JetStream, all on loopback.
 """
 
 from __future__ import annotations
@@ -230,6 +234,304 @@ def start_mosquitto(port: int = 0, *, config: str = CONFIG) -> Iterator[Mosquitt
             yield broker
         finally:
             broker.stop()
+
+
+# -- A NATS cluster (issue 20) -------------------------------------------------
+
+NATS_READY_TIMEOUT = 30.0  # seconds for a whole cluster: JetStream elects its leaders
+# How often readiness is asked again (the monitor, an MQTT CONNECT): a poll of
+# the state that is waited for, each answer read, not a sleep standing for it.
+_NATS_POLL = 0.05
+
+# One node: its client, cluster, MQTT and monitoring ports chosen by the
+# kernel (-1), except the first node's cluster port, which the others' routes
+# name ({seed_port}). A JetStream cluster must have routes configured, so the
+# first node's list names itself (NATS drops a route to itself). A cluster of
+# one has no cluster block (JetStream alone: clustered, it waits for peers).
+NATS_CONFIG = """\
+server_name: {name}
+listen: 127.0.0.1:-1
+http: 127.0.0.1:-1
+max_payload: 1048576
+jetstream {{
+  store_dir: "{store}"
+  max_memory_store: 64MB
+  max_file_store: 256MB
+}}
+{cluster}
+mqtt {{
+  listen: 127.0.0.1:-1
+  # On every node, so that losing one loses no session or retained message
+  # (else NATS sizes them by the nodes it sees at the first MQTT connection,
+  # which may be 1: docs/scale.md).
+  stream_replicas: {replicas}
+}}
+"""
+
+
+NATS_ROUTES = """\
+cluster {{
+  name: passe
+  listen: 127.0.0.1:{cluster_port}
+  routes: [nats-route://127.0.0.1:{seed_port}]
+}}
+"""
+
+
+class NatsError(Exception):
+    """The NATS cluster could not be started; the message has its output."""
+
+
+def nats_path() -> str | None:
+    return shutil.which("nats-server") or next(
+        (p for p in ("/usr/sbin/nats-server", "/usr/bin/nats-server") if os.access(p, os.X_OK)),
+        None,
+    )
+
+
+def require_nats() -> str:
+    """The nats-server binary; skips the test when there is none, except in
+    CI (``CI=true``), where .ci/run installs it and its absence is a failure."""
+    import pytest
+
+    path = nats_path()
+    if path is None:
+        reason = "nats-server is not installed (apt-get install nats-server)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return path
+
+
+class NatsNode:
+    """One nats-server of a cluster (see :func:`start_nats_cluster`)."""
+
+    host = "127.0.0.1"
+
+    def __init__(
+        self, binary: str, directory: Path, name: str, config: str, *, clustered: bool = True
+    ) -> None:
+        self.binary = binary
+        self.clustered = clustered
+        self.directory = directory
+        self.name = name
+        self.config = config
+        self.process: subprocess.Popen[bytes] | None = None
+        self.output: list[str] = []
+        self.mqtt_port = 0  # known once started
+        self.cluster_port = 0
+        self.monitor_port = 0
+        self._drain: threading.Thread | None = None
+
+    @property
+    def address(self) -> str:
+        """HOST:PORT of its MQTT gateway, as ``--broker`` takes it."""
+        return f"{self.host}:{self.mqtt_port}"
+
+    def start(self, deadline: float) -> None:
+        config = self.directory / f"{self.name}.conf"
+        config.write_text(self.config, encoding="utf-8")
+        self.output = []
+        self.process = subprocess.Popen(
+            [self.binary, "-c", str(config)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,  # its log
+        )
+        self._read_ports(deadline)
+
+    def _read_ports(self, deadline: float) -> None:
+        """Read its log until it has said where it listens (MQTT, routes,
+        monitoring): it listens there by then."""
+        assert self.process is not None and self.process.stderr is not None
+        fd = self.process.stderr.fileno()
+        pending = b""
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while not (
+                self.mqtt_port and (self.cluster_port or not self.clustered) and self.monitor_port
+            ):
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    self.stop()
+                    raise NatsError(self.failure("did not listen in time"))
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    self.process.wait()
+                    raise NatsError(self.failure(f"exited ({self.process.returncode})"))
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    text = line.decode("utf-8", "replace").rstrip()
+                    self.output.append(text)
+                    self._note_port(text)
+        self._keep_draining(fd, pending)
+
+    def _note_port(self, line: str) -> None:
+        for words, attribute in (
+            ("Listening for MQTT clients on ", "mqtt_port"),
+            ("Listening for route connections on ", "cluster_port"),
+            ("Starting http monitor on ", "monitor_port"),
+        ):
+            if words in line:
+                setattr(self, attribute, int(line.rsplit(":", 1)[1]))
+
+    def _keep_draining(self, fd: int, pending: bytes) -> None:
+        """Read the rest of its log in a thread: a full pipe would block it."""
+
+        def drain() -> None:
+            buffer = pending
+            with contextlib.suppress(OSError):
+                while chunk := os.read(fd, 4096):
+                    *lines, buffer = (buffer + chunk).split(b"\n")
+                    self.output.extend(line.decode("utf-8", "replace") for line in lines)
+                    del self.output[:-200]
+
+        self._drain = threading.Thread(target=drain, daemon=True)
+        self._drain.start()
+
+    def failure(self, what: str) -> str:
+        return f"nats-server {self.name} {what}: " + " | ".join(self.output[-40:])
+
+    def routes(self) -> int:
+        """How many routes to other nodes it has now (its monitor's /routez)."""
+        import json
+        import urllib.request
+
+        url = f"http://127.0.0.1:{self.monitor_port}/routez"
+        with urllib.request.urlopen(url, timeout=2) as answer:  # loopback only
+            routes: int = json.load(answer)["num_routes"]
+            return routes
+
+    def mqtt_ready(self) -> bool:
+        """Whether its MQTT gateway accepts a CONNECT now (CONNACK 0: NATS
+        answers so once JetStream, which keeps MQTT's sessions, is up)."""
+        client_id = f"passe-ready-{self.name}".encode()
+        body = b"\x00\x04MQTT\x04\x02\x00\x0a" + len(client_id).to_bytes(2, "big") + client_id
+        try:
+            with socket.create_connection((self.host, self.mqtt_port), timeout=5) as link:
+                link.sendall(b"\x10" + bytes([len(body)]) + body)
+                answer = b""
+                while len(answer) < 4:
+                    chunk = link.recv(4 - len(answer))
+                    if not chunk:
+                        return False
+                    answer += chunk
+                link.sendall(b"\xe0\x00")  # DISCONNECT
+        except OSError:
+            return False
+        return answer == b"\x20\x02\x00\x00"
+
+    def stop(self) -> None:
+        """Terminate it (SIGTERM; SIGKILL if it lingers)."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._drain is not None:
+            self._drain.join(5)
+            self._drain = None
+        if process.stderr is not None:
+            process.stderr.close()
+
+    def kill(self) -> None:
+        """Kill it without warning (SIGKILL), as a crash would."""
+        if self.process is not None:
+            self.process.kill()
+        self.stop()
+
+
+class NatsCluster:
+    """Running NATS nodes, routed to each other (see :func:`start_nats_cluster`)."""
+
+    def __init__(self, nodes: list[NatsNode]) -> None:
+        self.nodes = nodes
+
+    def brokers(self, first: int = 0) -> str:
+        """Every node's MQTT address, comma-separated as ``--broker`` takes a
+        list, beginning with node ``first`` and going round."""
+        order = self.nodes[first:] + self.nodes[:first]
+        return ",".join(node.address for node in order)
+
+    def wait_ready(self, deadline: float) -> None:
+        """Until every node has a route to every other and accepts an MQTT
+        CONNECT: a message published on one node then reaches any other."""
+        waiting = list(self.nodes)
+        while waiting:
+            node = waiting[0]
+            if node.process is None or node.process.poll() is not None:
+                raise NatsError(node.failure("exited while the cluster formed"))
+            if node.routes() >= len(self.nodes) - 1 and node.mqtt_ready():
+                waiting.pop(0)
+                continue
+            if time.monotonic() > deadline:
+                raise NatsError(node.failure("was not ready in time"))
+            time.sleep(_NATS_POLL)
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+
+@contextlib.contextmanager
+def start_nats_cluster(size: int = 3, *, extra: str = "") -> Iterator[NatsCluster]:
+    """A running cluster of ``size`` nats-server nodes on 127.0.0.1, each
+    with JetStream (its own store in a temporary directory) and an MQTT
+    gateway, every port chosen by the kernel but the first node's cluster
+    port (the others' route to it; taken meanwhile, the cluster is started
+    again on another). Ready when every node is routed to every other and
+    answers an MQTT CONNECT. ``extra`` is added to each node's configuration
+    (e.g. an ``authorization`` block). Raises :class:`NatsError` if it cannot
+    start (and ``FileNotFoundError`` without a nats-server binary)."""
+    binary = nats_path()
+    if binary is None:
+        raise FileNotFoundError("nats-server is not installed")
+    with tempfile.TemporaryDirectory(prefix="passe-nats-") as directory:
+        cluster: NatsCluster | None = None
+        for attempt in range(_PORT_ATTEMPTS):
+            seed_port = free_port()
+            nodes = [
+                NatsNode(
+                    binary,
+                    Path(directory),
+                    name,
+                    NATS_CONFIG.format(
+                        name=name,
+                        store=Path(directory) / f"{name}-{attempt}",
+                        cluster=NATS_ROUTES.format(
+                            cluster_port=seed_port if index == 0 else -1, seed_port=seed_port
+                        )
+                        if size > 1
+                        else "",
+                        replicas=min(size, 3),
+                    )
+                    + extra,
+                    clustered=size > 1,
+                )
+                for index, name in enumerate("abcdefghij"[:size])
+            ]
+            cluster = NatsCluster(nodes)
+            deadline = time.monotonic() + NATS_READY_TIMEOUT
+            try:
+                for node in nodes:
+                    node.start(deadline)
+                cluster.wait_ready(deadline)
+                break
+            except NatsError as exc:
+                cluster.stop()
+                # Another process took the first node's port: try another.
+                if "address already in use" not in str(exc) or attempt == _PORT_ATTEMPTS - 1:
+                    raise
+        assert cluster is not None
+        try:
+            yield cluster
+        finally:
+            cluster.stop()
 
 
 @contextlib.asynccontextmanager

@@ -1,5 +1,5 @@
 """net/transport.py's MqttLink against real brokers (the embedded one and a
-Mosquitto of the test's own)."""
+Mosquitto of the test's own; two Mosquittos for a list of brokers)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,15 @@ from collections.abc import AsyncIterator
 import aiomqtt
 import pytest
 
-from net.transport import MqttLink
-from tests.net.brokers import broker_at
+from net.transport import BrokerUnreachable, MqttLink
+from tests.net.brokers import (
+    broker_at,
+    closed_port,
+    require_mosquitto,
+    require_nats,
+    start_mosquitto,
+    start_nats_cluster,
+)
 
 DEADLINE = 10.0
 
@@ -63,3 +70,118 @@ async def test_a_topic_unfollowed_and_followed_again_at_once_stays_followed(
             await sender.publish("order/done", b"", qos=1, retain=True)
     finally:
         await link.close(graceful=False)
+
+
+async def test_a_link_goes_on_through_the_next_broker_when_its_broker_dies() -> None:
+    """Issue 20: given a list of brokers (a cluster's nodes), a link whose
+    broker dies reconnects to the next one in the list, subscribes there
+    again, and its messages flow. Two unrelated Mosquittos stand for two
+    nodes. Without the list, the link only ever tried its dead broker again."""
+    require_mosquitto()
+    with start_mosquitto() as first, start_mosquitto() as second:
+        received: list[tuple[str, bytes]] = []
+        arrived = asyncio.Event()
+        states: list[bool] = []
+        state_changed = asyncio.Event()
+
+        async def on_message(topic: str, payload: bytes) -> None:
+            received.append((topic, payload))
+            arrived.set()
+
+        def on_state(up: bool) -> None:
+            states.append(up)
+            state_changed.set()
+
+        link = MqttLink(
+            first.host,
+            first.port,
+            alternates=[(second.host, second.port)],
+            subscriptions=["node/+"],
+            on_message=on_message,
+            on_state=on_state,
+        )
+        await link.start()
+        try:
+            assert link.port == first.port  # the first in the list, while it answers
+            first_id = link.client_id
+            first.kill()
+            async with asyncio.timeout(DEADLINE):
+                while states != [True, False, True]:
+                    state_changed.clear()
+                    await state_changed.wait()
+            assert (link.host, link.port) == (second.host, second.port)
+            # A new session there: in a cluster, the dead node's session of
+            # the old id blocks the id's subscriptions elsewhere (NATS).
+            assert link.client_id != first_id
+            async with aiomqtt.Client(second.host, second.port) as sender:
+                await sender.publish("node/second", b"here", qos=1)
+                async with asyncio.timeout(DEADLINE):
+                    await arrived.wait()
+            assert received == [("node/second", b"here")]
+            assert await link.publish("node/back", b"x")
+        finally:
+            await link.close(graceful=False)
+
+
+async def test_a_link_starts_on_the_first_broker_of_its_list_that_answers() -> None:
+    """The first address refuses connections: the link starts on the next."""
+    require_mosquitto()
+    with closed_port() as dead, start_mosquitto() as alive:
+        link = MqttLink(
+            "127.0.0.1",
+            dead,
+            alternates=[(alive.host, alive.port)],
+            subscriptions=[],
+            on_message=_ignore,
+        )
+        await link.start()
+        try:
+            assert link.port == alive.port
+        finally:
+            await link.close(graceful=False)
+
+
+async def test_a_link_none_of_whose_brokers_answers_names_them_all() -> None:
+    with closed_port() as one, closed_port() as other:
+        link = MqttLink(
+            "127.0.0.1",
+            one,
+            alternates=[("127.0.0.1", other)],
+            subscriptions=[],
+            on_message=_ignore,
+        )
+        with pytest.raises(BrokerUnreachable, match="cannot reach any of the brokers at") as error:
+            await link.start(timeout=1.0)
+        assert f"127.0.0.1:{one}, 127.0.0.1:{other}" in str(error.value)
+
+
+# Anonymous MQTT clients are this user, who may not subscribe under closed/.
+NATS_DENIAL = """
+authorization {
+  users: [{user: passe, password: passe, permissions: {subscribe: {deny: ["closed.>"]}}}]
+}
+no_auth_user: passe
+"""
+
+
+async def test_a_refused_subscription_is_no_connection() -> None:
+    """A broker may refuse a subscription (SUBACK 0x80): NATS does while its
+    cluster elects new leaders after losing a node (issue 20), and here for
+    a topic its permissions deny. The link used to take no notice and stay
+    connected, deaf on that topic (a peer's Hello was never answered); now
+    such a broker is one that cannot be reached, with the reason."""
+    require_nats()
+    with start_nats_cluster(1, extra=NATS_DENIAL) as cluster:
+        node = cluster.nodes[0]
+        allowed = MqttLink(node.host, node.mqtt_port, subscriptions=["open/x"], on_message=_ignore)
+        await allowed.start()
+        await allowed.close(graceful=False)
+        link = MqttLink(
+            node.host, node.mqtt_port, subscriptions=["open/x", "closed/x"], on_message=_ignore
+        )
+        with pytest.raises(BrokerUnreachable, match="refused the subscription to closed/x"):
+            await link.start(timeout=2.0)
+
+
+async def _ignore(topic: str, payload: bytes) -> None:
+    pass

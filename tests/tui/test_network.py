@@ -772,6 +772,27 @@ def test_cli_on_screen_refuses_bad_input_before_opening_the_table(
         assert "--stand-in-after" in capsys.readouterr().err
 
 
+def test_cli_takes_a_list_of_brokers_headless_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 20: ``--broker A,B`` (a cluster's nodes) is tried in order by a
+    bot or a headless host; on screen it is refused with a reason, and a bad
+    address in the list is named."""
+    from tests.net.brokers import closed_port
+    from tui.cli import main
+
+    with closed_port() as one, closed_port() as other:
+        brokers = f"127.0.0.1:{one},127.0.0.1:{other}"
+        assert main(["join", "ABC-123", "--broker", brokers, "--bot", "random"]) == 2
+        said = capsys.readouterr().err
+        assert f"cannot reach any of the brokers at 127.0.0.1:{one}, 127.0.0.1:{other}" in said
+        assert main(["join", "ABC-123", "--broker", brokers]) == 2
+        assert "a list of brokers is for --bot" in capsys.readouterr().err
+        assert main(["host", "passpass", "--broker", brokers]) == 2
+        assert "a list of brokers is for --headless" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["join", "ABC-123", "--broker", "127.0.0.1:1883,127.0.0.1:99999", "--bot", "random"])
+    assert "bad broker '127.0.0.1:99999'" in capsys.readouterr().err
+
+
 def test_the_default_name_you_is_not_what_the_others_see(monkeypatch: pytest.MonkeyPatch) -> None:
     import getpass
 
