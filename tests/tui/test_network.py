@@ -1598,3 +1598,45 @@ async def test_a_fashion_lobby_shows_the_keys_that_work_now_with_f1(
         finally:
             knocking.cancel()
             await stranger.close()
+
+
+async def test_the_away_bar_wraps_long_names_rather_than_cutting_them() -> None:
+    """Three people away, each named with the 16 cells a name may have: the
+    bar over the table takes a second row at 80 columns instead of cutting
+    off what the game waits for (found by hand, issue 19's attack run)."""
+    from textual.app import App, ComposeResult
+
+    names = ["Abcdefghijklmnop", "Bcdefghijklmnopq", "Cdefghijklmnopqr"]
+    text = network_problem_for(names)
+
+    class Bar(App[None]):
+        def compose(self) -> ComposeResult:
+            yield NetStatus()
+
+    async with Bar().run_test(size=(80, 24)) as pilot:
+        bar = pilot.app.query_one(NetStatus)
+        bar.say(text)
+        await pilot.pause()
+        assert bar.region.height == 2
+        shown = "".join(line.text for line in bar.render_lines(bar.region.reset_offset))
+        assert " ".join(shown.split()).endswith("the game waits for them to come back")
+
+
+def network_problem_for(names: list[str]) -> str:
+    from net.wire import RoomState, SeatState
+    from tui.widgets.net_status import network_problem
+
+    seats = [SeatState("Me", "human", present=True)] + [
+        SeatState(name, "human", present=False) for name in names
+    ]
+    room = RoomState(
+        room="ABC123",
+        game="passpass",
+        config={},
+        host="H",
+        phase="playing",
+        seats=seats,
+        seq=1,
+        stamp=1,
+    )
+    return network_problem(room, True, 0)

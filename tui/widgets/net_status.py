@@ -59,7 +59,10 @@ class NetStatus(Static):
     DEFAULT_CSS = """
     NetStatus {
         dock: top;
-        height: 1;
+        /* Three away names of 16 cells and the sentence pass 80 columns:
+           the bar wraps rather than cut what the game waits for. */
+        height: auto;
+        max-height: 3;
         width: 1fr;
         padding: 0 1;
         background: $warning 50%;
