@@ -50,25 +50,33 @@ class MosquittoError(Exception):
     """Mosquitto could not be started; the message has its output."""
 
 
-def mosquitto_path() -> str | None:
-    return shutil.which("mosquitto") or next(
-        (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if os.access(p, os.X_OK)),
-        None,
-    )
+def installed(name: str, *places: str) -> str | None:
+    """The path of the program ``name``: on PATH, else at one of ``places``
+    (Debian puts servers in /usr/sbin, which a user's PATH may lack)."""
+    return shutil.which(name) or next((p for p in places if os.access(p, os.X_OK)), None)
 
 
-def require_mosquitto() -> str:
-    """The mosquitto binary; skips the test when there is none, except in
-    CI (``CI=true``), where .ci/run installs it and its absence is a failure."""
+def required(name: str, path: str | None) -> str:
+    """``path``, or skip the test saying that ``name`` (a Debian package of
+    that name) is not installed; in CI (``CI=true``), where .ci/run installs
+    it, its absence is a failure instead."""
     import pytest
 
-    path = mosquitto_path()
     if path is None:
-        reason = "mosquitto is not installed (apt-get install mosquitto)"
+        reason = f"{name} is not installed (apt-get install {name})"
         if os.environ.get("CI") == "true":
             pytest.fail(reason)
         pytest.skip(reason)
     return path
+
+
+def mosquitto_path() -> str | None:
+    return installed("mosquitto", "/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
+
+
+def require_mosquitto() -> str:
+    """The mosquitto binary (see :func:`required`)."""
+    return required("mosquitto", mosquitto_path())
 
 
 def free_port() -> int:
@@ -283,24 +291,12 @@ class NatsError(Exception):
 
 
 def nats_path() -> str | None:
-    return shutil.which("nats-server") or next(
-        (p for p in ("/usr/sbin/nats-server", "/usr/bin/nats-server") if os.access(p, os.X_OK)),
-        None,
-    )
+    return installed("nats-server", "/usr/sbin/nats-server", "/usr/bin/nats-server")
 
 
 def require_nats() -> str:
-    """The nats-server binary; skips the test when there is none, except in
-    CI (``CI=true``), where .ci/run installs it and its absence is a failure."""
-    import pytest
-
-    path = nats_path()
-    if path is None:
-        reason = "nats-server is not installed (apt-get install nats-server)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return path
+    """The nats-server binary (see :func:`required`)."""
+    return required("nats-server", nats_path())
 
 
 class NatsNode:

@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -217,3 +218,14 @@ async def run_passe(home: Path, *args: str, timeout: float = DEADLINE) -> tuple[
     finally:
         await process.stop()
     return status, out.decode(), process.stderr.decode()
+
+
+async def join_bots(peers: Sequence[PasseProcess], room: dict[str, Any]) -> None:
+    """Each of ``peers`` joins the room a headless host announced
+    (its ``room`` line) as a heuristic bot, named "Peer N", seeded N."""
+    for n, peer in enumerate(peers):
+        await peer.start(
+            "join",
+            f"{room['code']}@{room['broker']}",
+            *("--bot", "heuristic", "--name", f"Peer {n}", "--seed", str(n)),
+        )

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.net.procs import PasseProcess, host_args
+from tests.net.procs import PasseProcess, host_args, join_bots
 
 SEED = 31
 
@@ -31,17 +31,7 @@ async def test_every_peer_catches_a_cheating_authority(tmp_path: Path, cheat: st
             module="tests.net.cheating_host",
         )
         room = await host.expect("room")
-        for n, peer in enumerate(peers):
-            await peer.start(
-                "join",
-                f"{room['code']}@{room['broker']}",
-                "--bot",
-                "heuristic",
-                "--name",
-                f"Peer {n}",
-                "--seed",
-                str(n),
-            )
+        await join_bots(peers, room)
         for peer in peers:
             await peer.expect("seated")
         assert (await host.expect("cheated"))["how"] == cheat

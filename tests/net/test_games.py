@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.net.procs import PasseProcess, host_args, need_mosquitto
+from tests.net.procs import PasseProcess, host_args, join_bots, need_mosquitto
 
 GAMES = [("passpass", 3), ("dominoes", 2), ("fashion", 3)]
 
@@ -27,17 +27,7 @@ async def play_whole_game(
             *host_args(game, players, wait_for=2, bot_delay=0, seed=seed), *broker_args
         )
         room = await host.expect("room")
-        for n, peer in enumerate(peers):
-            await peer.start(
-                "join",
-                f"{room['code']}@{room['broker']}",
-                "--bot",
-                "heuristic",
-                "--name",
-                f"Peer {n}",
-                "--seed",
-                str(n),
-            )
+        await join_bots(peers, room)
         seats = {(await peer.expect("seated"))["seat"] for peer in peers}
         assert len(seats) == 2
         await host.expect("started")
