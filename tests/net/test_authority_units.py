@@ -11,8 +11,8 @@ import pytest
 from core.engine import IllegalAction
 from net import authority as authority_module
 from net.authority import Authority, SeatSlot
-from net.identity import Identity
-from net.wire import Act, Leave, Refused, Sync, Update, Welcome
+from net.identity import Identity, fingerprint
+from net.wire import Act, Leave, NextRoom, Refused, Sync, Update, Welcome
 from tests.net.rooms_in_process import (
     CODE,
     hello,
@@ -276,3 +276,303 @@ def test_an_admitted_knock_takes_its_seat_or_any_or_hears_the_game_started() -> 
     authority.admit(eve.public_key)
     assert to(authority, eve) == [refusal(f"the game in room {CODE} has started", "started", 6)]
     assert eve.public_key in authority.admitted
+
+
+# -- moving seats in the lobby ------------------------------------------------
+
+
+def test_a_seated_person_moves_to_a_free_seat_only() -> None:
+    """Kills _move_seat's mutants: no such seat (words, code, n), a taken
+    seat (words, code, n), and the move (the new slot's name, key,
+    presence, plays and since; the old seat emptied; the Welcome; the room
+    published)."""
+    authority = room()
+    ana, bea = Identity.generate(), Identity.generate()
+    seated(authority, ana, bot=True)
+    seated(authority, bea, name="Bea")
+    before = authority.seats[0]
+    listen(authority)
+    hello(authority, ana, n=3, seat=3)
+    assert to(authority, ana) == [refusal("there is no seat 4", "bad", 3)]
+    hello(authority, ana, n=4, seat=1)
+    assert to(authority, ana) == [refusal("seat 2 is taken", "taken", 4)]
+    assert holders(authority) == [ana.public_key, bea.public_key, None]
+    hello(authority, ana, n=5, seat=2)
+    assert authority.seats[0] == SeatSlot("Seat 1")
+    assert authority.seats[2] == SeatSlot(
+        "Ana",
+        "human",
+        key=ana.public_key,
+        present=True,
+        plays=authority_module.REPLACEMENT_BOT,
+        since=before.since,
+    )
+    ((_, welcome), (where, state)) = sent(authority, ana)
+    assert welcome == Welcome(room=CODE, seat=2)
+    assert where == "room" and [seat.peer for seat in state.seats] == [
+        "",
+        bea.peer_id,
+        ana.peer_id,
+    ]
+
+
+def test_a_moved_seat_of_a_key_gone_quiet_is_not_present() -> None:
+    """Kills _move_seat's mutant that keeps the old slot's presence instead
+    of the key's live one."""
+    authority = room(presence_timeout=5.0)
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana = Identity.generate()
+    seated(authority, ana)
+    assert authority.seats[0].present
+    now[0] += 60  # not heard since: her record is stale
+    hello(authority, ana, n=2, seat=1)  # a request: heard again
+    assert authority.seats[1].present
+    now[0] += 60
+    authority.seats[1].present = True  # as the screen last showed it
+    authority._peers[ana.public_key].heard = now[0] - 60
+    authority._move_seat(ana.public_key, 1, authority_module.Hello(CODE, 1, 9, "Ana", seat=2))
+    assert authority.seats[2].key == ana.public_key and not authority.seats[2].present
+
+
+# -- freeing lobby seats ------------------------------------------------------
+
+
+def test_seats_without_a_live_presence_are_freed_each_with_its_reason() -> None:
+    """Kills free_absent's and _free_seat's mutants: only lobby seats of
+    people not present are freed (the list returned), each holder told in
+    words (code "removed"), the seat emptied, and the notice of each case
+    (a bot process gone, a squatter, a person away)."""
+    authority = room(players=4)
+    ana, robo, bea = Identity.generate(), Identity.generate(), Identity.generate()
+    squatter = Identity.generate()
+    seated(authority, ana)
+    seated(authority, robo, name="Robo", bot=True)
+    seated(authority, bea, name="Bea")
+    authority.seats[3] = SeatSlot("Old", "human", key=squatter.public_key)
+    presence(authority, ana, online=False, epoch=6)
+    presence(authority, robo, online=False, epoch=6)
+    listen(authority)
+    notices: list[str] = []  # each room state published (the outbox keeps the last)
+    authority.on_change.append(lambda: notices.append(authority.room_state().notice))
+    assert authority.free_absent() == [0, 1, 3]
+    assert holders(authority) == [None, None, bea.public_key, None]
+    assert [seat.name for seat in authority.seats] == ["Seat 1", "Seat 2", "Bea", "Seat 4"]
+    messages = sent(authority, ana, robo, bea, squatter)
+    told = [(who, message) for who, message in messages if who != "room"]
+    assert told == [
+        (ana.peer_id, refusal(f"your seat in room {CODE} was freed: no live presence", "removed")),
+        (robo.peer_id, refusal(f"your seat in room {CODE} was freed: no live presence", "removed")),
+        (
+            squatter.peer_id,
+            refusal(f"your seat in room {CODE} was freed: no live presence", "removed"),
+        ),
+    ]
+    assert notices == [
+        "Ana was away too long: seat 1 is free",
+        "the bot Robo went away: seat 2 is free",
+        f"someone (key {fingerprint(squatter.public_key)}) took seat 4 without showing up: "
+        "it is free again",
+    ]
+    authority.phase = "playing"
+    presence(authority, bea, online=False, epoch=6)
+    assert authority.free_absent() == [] and holders(authority)[2] == bea.public_key
+
+
+async def test_freeing_a_seat_stops_its_clock() -> None:
+    """Kills _free_seat's mutants of the seat's lobby clock (popped and
+    cancelled) and _lobby_presence_changed's clock (its delay, callback)."""
+    authority = room(free_away_after=30.0)
+    ana = Identity.generate()
+    seated(authority, ana)
+    presence(authority, ana, online=False, epoch=6)
+    timer = authority._lobby_timers[0]
+    loop_now = __import__("asyncio").get_running_loop().time()
+    assert 29.0 < timer.when() - loop_now <= 30.0
+    assert authority.free_absent() == [0]
+    assert timer.cancelled() and authority._lobby_timers == {}
+
+
+def test_a_lobby_clock_frees_the_seat_only_if_its_holder_is_still_away() -> None:
+    """Kills _free_if_absent's mutants: the timer entry dropped, each
+    condition (lobby, a person, the same key, still away) and the reason
+    with the delay in it."""
+    authority = room(free_away_after=2.5)
+    ana, bea = Identity.generate(), Identity.generate()
+    seated(authority, ana)
+    listen(authority)
+    authority._lobby_timers[0] = None  # type: ignore[assignment]
+    authority._free_if_absent(0, ana.public_key)  # present: kept
+    assert holders(authority)[0] == ana.public_key and 0 not in authority._lobby_timers
+    presence(authority, ana, online=False, epoch=6)
+    authority._free_if_absent(0, bea.public_key)  # another key's clock: kept
+    assert holders(authority)[0] == ana.public_key
+    authority.phase = "playing"
+    authority._free_if_absent(0, ana.public_key)
+    assert holders(authority)[0] == ana.public_key
+    authority.phase = "lobby"
+    sent(authority, ana)
+    authority._free_if_absent(0, ana.public_key)
+    assert holders(authority)[0] is None
+    assert to(authority, ana) == [
+        refusal(f"your seat in room {CODE} was freed: no live presence for 2.5 s", "removed")
+    ]
+    authority.set_bot(1, "heuristic")
+    authority._free_if_absent(1, None)  # a bot's seat: not a person's
+    assert authority.seats[1].kind == "bot"
+
+
+# -- a bot for a person who is away ---------------------------------------------
+
+
+async def test_a_bot_stands_in_only_for_a_person_away_mid_game() -> None:
+    """Kills stand_in's mutants: each refusal (lobby, no such seat, a bot's
+    seat, a person here) in its words, the level given to the seat and the
+    table, the notice, the room published, and no second stand-in."""
+    authority = room()
+    ana = Identity.generate()
+    with pytest.raises(IllegalAction, match=r"^only during a game$"):
+        authority.stand_in(0)
+    await in_play(authority, ana)
+    with pytest.raises(IllegalAction, match=r"^no person sits in seat 4$"):
+        authority.stand_in(3)
+    with pytest.raises(IllegalAction, match=r"^no person sits in seat 0$"):
+        authority.stand_in(-1)
+    with pytest.raises(IllegalAction, match=r"^no person sits in seat 2$"):
+        authority.stand_in(1)
+    with pytest.raises(IllegalAction, match=r"^Ana is here$"):
+        authority.stand_in(0)
+    presence(authority, ana, online=False, epoch=6)
+    sent(authority, ana)
+    with pytest.raises(Exception, match="nosuchlevel"):
+        authority.stand_in(0, "nosuchlevel")
+    assert authority.seats[0].level == ""
+    authority.stand_in(0, "random")
+    assert authority.seats[0].level == "random"
+    assert authority.table is not None and authority.table.seats[0].kind == "random"
+    ((where, state),) = sent(authority, ana)
+    assert where == "room"
+    assert state.notice == "Ana is away: a bot plays for them until they are back"
+    assert state.seats[0].level == "random"
+    authority.stand_in(0)  # already: nothing changes, nothing is sent
+    assert authority.seats[0].level == "random" and sent(authority, ana) == []
+    # Back: her seat is hers again.
+    presence(authority, ana, online=True, epoch=7)
+    hello(authority, ana, n=2)
+    assert authority.seats[0].level == "" and not authority.table.seats[0].is_bot
+    assert authority.room_state().notice == "Ana is back and plays again"
+
+
+async def test_the_away_clock_stands_a_bot_in_only_for_someone_still_away() -> None:
+    """Kills _stand_in_if_away's mutants (the timer entry dropped, each
+    condition, the default level) and _away_changed's clock."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    authority.watch_away(30.0)
+    assert authority._away_timers == {}  # she is here
+    presence(authority, ana, online=False, epoch=6)
+    timer = authority._away_timers[0]
+    assert not timer.cancelled()
+    authority._stand_in_if_away(0)
+    assert 0 not in authority._away_timers
+    assert authority.seats[0].level == authority_module.REPLACEMENT_BOT
+    # Present again: no stand-in.
+    presence(authority, ana, online=True, epoch=7)
+    hello(authority, ana, n=2)
+    assert authority.seats[0].level == ""
+    authority._stand_in_if_away(0)
+    assert authority.seats[0].level == ""
+    presence(authority, ana, online=False, epoch=8)
+    authority.phase = "over"
+    authority._stand_in_if_away(0)
+    assert authority.seats[0].level == ""
+    authority.phase = "playing"
+    authority._stand_in_if_away(1)  # a bot's seat
+    assert authority.seats[1].level == "heuristic"
+
+
+# -- the next game --------------------------------------------------------------
+
+
+async def test_the_next_game_is_announced_signed_and_retained_only_once_over() -> None:
+    """Kills announce_next's mutants (the phase check and its words, the
+    code kept, the notice's fields, its topic, retained)."""
+    authority = room()
+    listen(authority)
+    with pytest.raises(IllegalAction, match=r"^the game is not over$"):
+        authority.announce_next("XYZ789")
+    authority.phase = "over"
+    assert authority._outbox is not None
+    authority.announce_next("XYZ789")
+    assert [retain for _, _, retain in authority._outbox._queue] == [True]
+    assert sent(authority) == [("next", NextRoom(room=CODE, next="XYZ789"))]
+    assert authority._next_code == "XYZ789"
+
+
+def test_the_next_game_keeps_people_and_bots_and_frees_stand_ins() -> None:
+    """Kills next_seats's mutants: a person's seat (name, key, plays; away,
+    no level), a bot's (name, level), a stand-in's and an open seat
+    emptied with their numbers."""
+    authority = room(players=4)
+    ana, robo = Identity.generate(), Identity.generate()
+    authority.seats = [
+        SeatSlot("Ana", "human", "random", key=ana.public_key, present=True, since=5.0),
+        SeatSlot("Robo", "human", key=robo.public_key, plays="heuristic"),
+        SeatSlot("Cy", "bot", "heuristic", present=True),
+        SeatSlot("Bea", "bot", "heuristic", present=True, replaced=True),
+    ]
+    assert authority.next_seats() == [
+        SeatSlot("Ana", "human", key=ana.public_key),
+        SeatSlot("Robo", "human", key=robo.public_key, plays="heuristic"),
+        SeatSlot("Cy", "bot", "heuristic"),
+        SeatSlot("Seat 4"),
+    ]
+    authority.seats[2] = SeatSlot("Seat 3")
+    assert authority.next_seats()[2] == SeatSlot("Seat 3")
+
+
+# -- what stays on the broker ---------------------------------------------------
+
+
+def test_retained_topics_are_the_rooms_the_hosts_and_each_key_heard() -> None:
+    """Kills retained_topics's mutants: the room and next topics, then the
+    presences of the host, the seated keys and the keys whose presence was
+    heard (not those only heard from by requests), each once, at most
+    1 + 16 + 64."""
+    from net.wire import next_topic, presence_topic, room_topic
+
+    authority = room()
+    ana, eve, bob = Identity.generate(), Identity.generate(), Identity.generate()
+    seated(authority, ana)
+    presence(authority, eve, online=False)
+    hello(authority, bob, name="Bob")  # a request, no presence: not kept
+    host = authority.identity.peer_id
+    assert authority.retained_topics() == [
+        room_topic(CODE),
+        next_topic(CODE),
+        presence_topic(CODE, host),
+        presence_topic(CODE, ana.peer_id),
+        presence_topic(CODE, eve.peer_id),
+    ]
+    many = [Identity.generate() for _ in range(90)]
+    for key in many:
+        authority._peer_record(key.public_key).presence_epoch = 0
+    topics = authority.retained_topics()
+    assert len(topics) == 2 + 1 + 16 + 64
+    assert topics[-1] == presence_topic(CODE, many[64 + 16 - 3].peer_id)
+
+
+def test_each_refusal_is_logged_by_its_code_and_words(caplog: pytest.LogCaptureFixture) -> None:
+    """Kills _refuse's mutants of the flood log (its kind by code, its line,
+    logged at INFO)."""
+    import logging
+
+    authority = room()
+    eve = Identity.generate()
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        request(authority, eve, Sync(room=CODE, epoch=1, n=1))
+    assert authority._floods.counts == {"refused-unseated": 1}
+    assert [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "passe.authority"] == [
+        (logging.INFO, f"refused {eve.peer_id}: you have no seat at this table")
+    ]
