@@ -109,3 +109,38 @@ def sent(authority: Authority, *recipients: Identity) -> list[tuple[str, Any]]:
 def to(authority: Authority, key: Identity) -> list[Any]:
     """What the authority sent ``key`` (only) since the last look."""
     return [message for who, message in sent(authority, key) if who == key.peer_id]
+
+
+class MemoryLink:
+    """Stands for a RemoteTable's MqttLink in in-process tests (the real
+    link is tested against real brokers: test_transport, test_reach): what
+    is published is kept, in order, for the test to read or hand on to an
+    authority; ``connected`` is the test's to set."""
+
+    def __init__(self) -> None:
+        self.connected = True
+        self.published: list[tuple[str, bytes, bool]] = []
+        self.subscriptions: list[str] = []
+        self.final: list[tuple[str, bytes]] | None = None
+
+    async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+        self.published.append((topic, payload, retain))
+
+    def subscribe(self, topic: str) -> None:
+        self.subscriptions.append(topic)
+
+    async def close(self, *, final: list[tuple[str, bytes]] | None = None) -> None:
+        self.final = list(final or [])
+        self.connected = False
+
+
+def requests_of(link: MemoryLink, key: Identity, authority: Authority) -> list[Any]:
+    """The requests ``key`` published on ``link`` since the last look, opened
+    as the authority opens them."""
+    opened = []
+    for topic, payload, _ in link.published:
+        if topic == to_authority_topic(authority.code, key.peer_id):
+            envelope = open_envelope(topic, payload, expect_id=key.peer_id)
+            opened.append(open_body(envelope, peer_message_decoder, authority.identity))
+    link.published.clear()
+    return opened
