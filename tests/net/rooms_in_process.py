@@ -14,6 +14,7 @@ from core.registry import get_game
 from net.authority import Authority
 from net.bounds import Outbox
 from net.identity import Identity
+from net.remote import RemoteTable
 from net.wire import (
     Hello,
     NextRoom,
@@ -134,13 +135,42 @@ class MemoryLink:
         self.connected = False
 
 
-def requests_of(link: MemoryLink, key: Identity, authority: Authority) -> list[Any]:
+def requests_of(
+    link: MemoryLink, key: Identity, authority: Authority, *, keep: bool = False
+) -> list[Any]:
     """The requests ``key`` published on ``link`` since the last look, opened
-    as the authority opens them."""
+    as the authority opens them (``keep``: left there, for pump)."""
     opened = []
     for topic, payload, _ in link.published:
         if topic == to_authority_topic(authority.code, key.peer_id):
             envelope = open_envelope(topic, payload, expect_id=key.peer_id)
             opened.append(open_body(envelope, peer_message_decoder, authority.identity))
-    link.published.clear()
+    if not keep:
+        link.published.clear()
     return opened
+
+
+async def pump(authority: Authority, table: RemoteTable, link: MemoryLink) -> None:
+    """Hand what ``table`` published to ``authority`` (as its link would),
+    then what the authority sent that ``table`` subscribes to, to ``table``."""
+    published, link.published = link.published, []
+    for topic, payload, _ in published:
+        await authority._on_message(topic, payload)
+    outbox = authority._outbox
+    assert outbox is not None, "listen(authority) first"
+    wanted = {
+        room_topic(authority.code),
+        next_topic(authority.code),
+        to_peer_topic(authority.code, table.identity.peer_id),
+    }
+    while (message := outbox.pop()) is not None:
+        if message[0] in wanted:
+            await table._on_message(message[0], message[1])
+
+
+def linked(table: RemoteTable, authority: Authority) -> MemoryLink:
+    """``table`` with a MemoryLink, knowing ``authority``'s key."""
+    link = MemoryLink()
+    table._link = link  # type: ignore[assignment]
+    table.authority_key = authority.identity.public_key
+    return link

@@ -6,15 +6,46 @@ net/remote.py it kills."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+from pathlib import Path
 
+import msgspec
 import pytest
 
-from net.identity import Identity
+from core.registry import get_game
+from net import remote as remote_module
+from net.authority import Authority, SeatSlot
+from net.codec import codec_for
+from net.identity import Identity, fingerprint
 from net.pins import RoomPins
 from net.remote import JoinError, RemoteTable
-from net.wire import RoomState, SeatState
-from tests.net.rooms_in_process import CODE
+from net.table import TableUpdate
+from net.wire import (
+    Leave,
+    Presence,
+    RoomState,
+    SeatState,
+    Sync,
+    Welcome,
+    open_body,
+    open_envelope,
+    presence_decoder,
+    presence_topic,
+    room_topic,
+    seal,
+    to_peer_topic,
+)
+from tests.net.peers import until
+from tests.net.rooms_in_process import (
+    CODE,
+    linked,
+    listen,
+    pump,
+    requests_of,
+    room,
+    seated,
+)
 
 ME = Identity.generate()
 
@@ -101,3 +132,241 @@ def test_the_deal_is_checked_against_its_first_commitment(
     table._first_seed_hash = {"same": digest, "other": b"x" * 32, "none": None}[first]
     table._check_deal(a_room_state(record={"seed": seed}, salt=salt, seed_hash=digest))
     assert table.verified is verified and table._deal_checked.is_set()
+
+
+async def a_finished_game(ana: Identity = ME) -> Authority:
+    """A game of Pass Pass played to its end: Ana (the key ``ana``) in seat
+    1, two bots; each Ana move her first legal one."""
+    authority = room()
+    authority.seats[0] = SeatSlot("Ana", "human", key=ana.public_key)
+    authority.set_bot(1, "heuristic")
+    authority.set_bot(2, "heuristic")
+    authority.start_game()
+    table = authority.table
+    assert table is not None
+    await table.stop()
+    while not table.state.is_over:
+        if table.state.to_act[0] == 0:
+            table.submit(0, table.state.view(0).legal[0])
+        else:
+            table.step_bot()
+    assert authority.phase == "over"
+    return authority
+
+
+def seat_events(authority: Authority) -> list[object]:
+    codec = codec_for(get_game("passpass"))
+    return [codec.decode_event(raw) for raw in authority._logs[0]]
+
+
+async def test_the_end_comes_from_the_revealed_record_once_it_matches_the_deal() -> None:
+    """Kills _finish_from_record's mutants: only for a seat held, a record
+    checked (verified), a view not yet over; the events missed (after those
+    held) delivered with the final view, the seq (never lowered), started."""
+    authority = await a_finished_game()
+    table = remote()
+    updates: list[TableUpdate] = []
+    await table.connect(updates.append)
+    events = seat_events(authority)
+    table.seat = 0
+    table.log = list(events[:3])
+    table.seq = 10**6
+    await table._on_message(room_topic(CODE), authority._room_payload())
+    assert table.verified is True
+    assert table.view is not None and table.view.is_over and table.view.seat == 0
+    assert table.log == events and table.seq == 10**6 and table._started.is_set()
+    assert [(update.view, list(update.events)) for update in updates] == [(table.view, events[3:])]
+    # Nothing again once over.
+    table._finish_from_record(authority.room_state())
+    assert len(updates) == 1
+    # A newer room's seq is taken.
+    fresh = remote()
+    fresh.seat = 0
+    await fresh._on_message(room_topic(CODE), authority._room_payload())
+    assert fresh.seq == authority.seq and fresh.log == events
+
+
+async def test_no_end_from_a_record_without_a_seat_a_check_or_a_whole_game() -> None:
+    """Kills _finish_from_record's mutants of each early return: no seat,
+    no record, not verified, a record that does not replay (logged), a
+    record of a game not over, a seat past the players."""
+    authority = await a_finished_game()
+    state = authority.room_state()
+    record = state.record
+    assert record is not None
+
+    def finish(seat: int | None, verified: bool | None, data: object) -> RemoteTable:
+        table = remote()
+        table.game_id, table.seat, table.verified = "passpass", seat, verified
+        table._finish_from_record(msgspec.structs.replace(state, record=data))
+        return table
+
+    assert finish(0, True, record).view is not None  # the case that finishes
+    assert finish(None, True, record).view is None
+    assert finish(0, None, record).view is None
+    assert finish(0, False, record).view is None
+    assert finish(0, True, None).view is None
+    assert finish(3, True, record).view is None
+    assert finish(0, True, {**record, "actions": record["actions"][:-1]}).view is None
+    assert finish(0, True, {**record, "actions": [[0, "nonsense"]]}).view is None
+    assert finish(0, True, {**record, "seed": "x"}).view is None
+
+
+async def test_a_seat_changes_to_a_free_one_or_says_why_not() -> None:
+    """Kills change_seat's mutants: the Hello (the seat asked, the log
+    held), the seat taken from the Welcome, the refusal raised in the
+    host's words and code, the link kept either way."""
+    authority = room()
+    listen(authority)
+    table = remote()
+    link = linked(table, authority)
+    await authority._on_message(
+        presence_topic(CODE, ME.peer_id), table._presence_payload(online=True)
+    )
+    table._send(table._hello(None, have=0))
+    await until(lambda: bool(link.published))
+    await pump(authority, table, link)
+    assert table.seat == 0
+    bea = Identity.generate()
+    seated(authority, bea, name="Bea")
+    authority._outbox = type(authority._outbox)()  # Bea's welcome is hers
+    table.log = [object()]  # type: ignore[list-item]
+    moving = asyncio.create_task(table.change_seat(2))
+    await until(lambda: bool(link.published))
+    (hello,) = requests_of(link, ME, authority, keep=True)
+    assert (hello.seat, hello.have, hello.name) == (2, 1, "Ana")
+    await pump(authority, table, link)
+    assert await moving == 2 and table.seat == 2
+    taking = asyncio.create_task(table.change_seat(1))
+    await until(lambda: bool(link.published))
+    await pump(authority, table, link)
+    with pytest.raises(JoinError) as error:
+        await taking
+    assert (str(error.value), error.value.code) == ("seat 2 is taken", "taken")
+    assert table.seat == 2 and link.final is None  # still at the table
+
+
+async def test_a_knock_waits_for_the_hosts_answer_saying_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _knock's mutants: the words told while waiting (with our key),
+    knocking while waiting only, the answer returned, and the timeout's
+    error (words with the wait in minutes, code) after leaving the link."""
+    authority = room(admission="ask")
+    listen(authority)
+    table = remote()
+    link = linked(table, authority)
+    told: list[str] = []
+    table.on_knock(told.append)
+    await authority._on_message(
+        presence_topic(CODE, ME.peer_id), table._presence_payload(online=True)
+    )
+    table._pending = asyncio.get_running_loop().create_future()
+    table._send(table._hello(None, have=0))
+    await until(lambda: bool(link.published))
+    await pump(authority, table, link)
+    first = table._pending.result()
+    assert first.code == "knock"
+    table._pending = None
+    knocking = asyncio.create_task(table._knock())
+    await until(lambda: table.knocking)
+    assert told == [
+        f"The host of room {CODE} is asked to let you in: waiting for them… "
+        f"Your key is {fingerprint(ME.public_key)}: read it to the host if they ask."
+    ]
+    # The knock refusal of a Hello sent again is no answer.
+    await table._on_message(*_sealed_to(authority, ME, first))
+    assert not knocking.done()
+    authority.admit(ME.public_key)
+    await pump(authority, table, link)
+    assert await knocking == Welcome(room=CODE, seat=0)
+    assert not table.knocking and table._pending is None
+    monkeypatch.setattr(remote_module, "KNOCK_WAIT", 0.06)
+    with pytest.raises(JoinError) as error:
+        await table._knock()
+    assert str(error.value) == (f"the host of room {CODE} did not let you in within 0.001 minutes")
+    assert error.value.code == "timeout" and link.final is not None
+    assert not table.knocking and table._pending is None
+
+
+def _sealed_to(authority: Authority, key: Identity, message: object) -> tuple[str, bytes]:
+    topic = to_peer_topic(CODE, key.peer_id)
+    return topic, seal(authority.identity, topic, message, key.public_key)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("phase", ["lobby", "over"])
+async def test_leaving_tells_the_host_forgets_the_broker_and_says_gone(
+    phase: str, tmp_path: Path
+) -> None:
+    """Kills leave's mutants: the Leave sealed to the host (room, epoch, n),
+    the broker forgotten in the pins, the table closed; and _abandon's
+    final messages (gone; cleared too once over)."""
+    authority = room()
+    listen(authority)
+    pins = RoomPins(tmp_path / "pins.json")
+    pins.remember(CODE, authority.identity.public_key, ("127.0.0.1", 1))
+    table = remote(pins=pins)
+    link = linked(table, authority)
+    table.seat = 0
+    table.room = a_room_state(phase=phase)
+    table._n = 4
+    await table.leave()
+    (leave,) = requests_of(link, ME, authority)
+    assert leave == Leave(room=CODE, epoch=table._epoch, n=5)
+    assert pins.recent(5) == [] and RoomPins(tmp_path / "pins.json").recent(5) == []
+    assert table._closed and table._listener is None
+    topic = presence_topic(CODE, ME.peer_id)
+    assert link.final is not None and [t for t, _ in link.final] == [topic] * (
+        1 if phase == "lobby" else 2
+    )
+    gone = open_body(open_envelope(topic, link.final[0][1]), presence_decoder)
+    assert gone == Presence(room=CODE, epoch=table._presence_epoch, online=False, name="Ana")
+    if phase == "over":
+        assert link.final[1][1] == b""
+
+
+async def test_leaving_without_a_seat_or_a_link_sends_nothing() -> None:
+    """Kills leave's mutants of its condition (a seat, a link, connected)."""
+    authority = room()
+    for seat, connected in ((None, True), (0, False)):
+        table = remote()
+        link = linked(table, authority)
+        link.connected = connected
+        table.seat = seat
+        await table.leave()
+        assert requests_of(link, ME, authority) == [] and table._closed
+
+
+async def test_an_unanswered_action_asks_for_the_table_until_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _sync_if_unanswered's mutants: each reason to stay quiet
+    (closed, answered, no link, link down, the game over or closed), the
+    Sync (room, epoch, the next n, the log held), and the next check, for
+    the Sync's own n."""
+    monkeypatch.setattr(remote_module, "ACT_WAIT", 0.0)
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    table.log = [object(), object()]  # type: ignore[list-item]
+    table._n = 5
+    for quiet in ("closed", "acked", "down", "over", "shut", "nolink"):
+        table._closed = quiet == "closed"
+        table.acked = 5 if quiet == "acked" else 4
+        link.connected = quiet != "down"
+        table.room = a_room_state(phase={"over": "over", "shut": "closed"}.get(quiet, "lobby"))
+        table._link = None if quiet == "nolink" else link  # type: ignore[assignment]
+        table._sync_if_unanswered(5)
+        assert requests_of(link, ME, authority) == [], quiet
+    table._link = link  # type: ignore[assignment]
+    table._closed, table.acked, link.connected = False, 4, True
+    table.room = a_room_state(phase="playing")
+    table._sync_if_unanswered(5)
+    table.acked = 5  # the act answered; its Sync (6) not yet
+    await until(lambda: len(link.published) >= 2)
+    table.acked = 10**6  # answered: the checks stop
+    syncs = requests_of(link, ME, authority)
+    assert syncs[:2] == [
+        Sync(room=CODE, epoch=table._epoch, n=6, have=2),
+        Sync(room=CODE, epoch=table._epoch, n=7, have=2),
+    ]
