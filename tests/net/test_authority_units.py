@@ -576,3 +576,58 @@ def test_each_refusal_is_logged_by_its_code_and_words(caplog: pytest.LogCaptureF
     assert [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "passe.authority"] == [
         (logging.INFO, f"refused {eve.peer_id}: you have no seat at this table")
     ]
+
+
+def test_the_host_takes_a_person_out_in_words(caplog: pytest.LogCaptureFixture) -> None:
+    """Kills remove's mutants: the errors (started; nobody in an open, a
+    bot's or no such seat) in their words, the person told (words with the
+    seat's number, code "removed"), the seat emptied with its number, the
+    notice, logged."""
+    import logging
+
+    authority = room()
+    ana = Identity.generate()
+    seated(authority, ana, seat=1)
+    authority.set_bot(2, "heuristic")
+    for seat in (-1, 0, 2, 3):
+        with pytest.raises(IllegalAction) as error:
+            authority.remove(seat)
+        assert str(error.value) == f"nobody sits in seat {seat + 1}"
+    listen(authority)
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        authority.remove(1)
+    assert to(authority, ana) == [
+        refusal(f"the host of room {CODE} took you out of seat 2", "removed")
+    ]
+    assert authority.seats[1] == SeatSlot("Seat 2")
+    assert authority.room_state().notice == "the host took Ana out of seat 2"
+    assert "the host took Ana out of seat 2" in [r.getMessage() for r in caplog.records]
+    assert ana.public_key in authority.barred
+    authority.phase = "playing"
+    with pytest.raises(IllegalAction, match=r"^the game has started$"):
+        authority.remove(1)
+
+
+def test_the_presence_watch_stops_without_a_bound_or_when_closing() -> None:
+    """Kills _check_presences's mutants of its first lines (the watch
+    forgotten, either reason to stop)."""
+    authority = room()
+    authority._presence_watch = "pending"  # type: ignore[assignment]
+    authority._check_presences()  # no bound: stops, no loop needed
+    assert authority._presence_watch is None
+    authority.presence_timeout = 1.0
+    authority._closing = True
+    authority._check_presences()
+    assert authority._presence_watch is None
+
+
+def test_an_away_clock_in_a_game_gone_does_nothing() -> None:
+    """Kills _stand_in_if_away's mutant that no longer suppresses stand_in's
+    IllegalAction (a clock firing when no table is there)."""
+    authority = room()
+    ana = Identity.generate()
+    seated(authority, ana)
+    presence(authority, ana, online=False, epoch=6)
+    authority.phase = "playing"  # and no table
+    authority._stand_in_if_away(0)
+    assert authority.seats[0].level == ""
