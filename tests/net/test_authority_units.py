@@ -490,6 +490,9 @@ async def test_the_away_clock_stands_a_bot_in_only_for_someone_still_away() -> N
     authority.phase = "playing"
     authority._stand_in_if_away(1)  # a bot's seat
     assert authority.seats[1].level == "heuristic"
+    authority.phase = "over"  # its table still there
+    with pytest.raises(IllegalAction, match=r"^only during a game$"):
+        authority.stand_in(0)
 
 
 # -- the next game --------------------------------------------------------------
@@ -631,3 +634,55 @@ def test_an_away_clock_in_a_game_gone_does_nothing() -> None:
     authority.phase = "playing"  # and no table
     authority._stand_in_if_away(0)
     assert authority.seats[0].level == ""
+
+
+async def test_a_key_unheard_past_the_bound_is_away_and_the_watch_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _check_presences's mutants: the log line (words, name, bound),
+    and the next check (a quarter of the bound, at least 0.05 s, itself)."""
+    import asyncio
+    import logging
+
+    now = [100.0]
+    authority = room(presence_timeout=4.0)
+    authority.clock = lambda: now[0]
+    ana = Identity.generate()
+    seated(authority, ana)
+    now[0] += 5
+    loop = asyncio.get_running_loop()
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        authority._check_presences()
+    assert not authority.seats[0].present
+    assert "Ana was not heard for 4 s: away" in [r.getMessage() for r in caplog.records]
+    watch = authority._presence_watch
+    assert watch is not None and watch._callback == authority._check_presences  # type: ignore[attr-defined]
+    assert 0.9 < watch.when() - loop.time() <= 1.0
+    watch.cancel()
+    authority.presence_timeout = 0.1
+    authority._check_presences()
+    watch = authority._presence_watch
+    assert watch is not None and 0.04 < watch.when() - loop.time() <= 0.05
+    watch.cancel()
+
+
+def test_seats_held_without_ever_showing_up_past_the_grace_are_provisional(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _provisional's mutants: every seat looked at (an open one
+    first), a seat taken within the grace (at its edge) kept, a holder seen
+    online once kept."""
+    import types
+
+    grace = authority_module.PROVISIONAL_GRACE
+    authority = room(players=4)
+    clock = types.SimpleNamespace(monotonic=lambda: 100.0)
+    monkeypatch.setattr(authority_module, "time", clock)
+    keys = [Identity.generate().public_key for _ in range(3)]
+    authority.seats[1] = SeatSlot("Old", "human", key=keys[0], since=100.0 - grace - 0.5)
+    authority.seats[2] = SeatSlot("New", "human", key=keys[1], since=100.0 - grace + 0.5)
+    authority.seats[3] = SeatSlot("Was", "human", key=keys[2], since=0.0)
+    authority._peer_record(keys[2]).ever_online = True
+    assert authority._provisional() == [1]
+    authority.seats[2].since = 100.0 - grace  # held the whole grace: at its edge
+    assert authority._provisional() == [1, 2]
