@@ -198,16 +198,16 @@ async def test_leaving_mid_game_hands_the_seat_to_a_bot_for_good() -> None:
     assert authority.next_seats()[0] == SeatSlot("Seat 1")
 
 
-def test_leaving_after_the_end_marks_the_person_away() -> None:
+async def test_leaving_after_the_end_marks_the_person_away() -> None:
     """Kills _on_leave's mutants of the game-over branch (present False,
-    the seat kept, the notice)."""
+    the seat kept, the notice; no stand-in once over, its table there)."""
     authority = room()
     ana = Identity.generate()
-    seated(authority, ana)
+    await in_play(authority, ana)
     authority.phase = "over"
-    listen(authority)
     request(authority, ana, Leave(room=CODE, epoch=1, n=2))
     assert authority.seats[0].key == ana.public_key and not authority.seats[0].present
+    assert authority.seats[0].kind == "human" and 0 in authority._logs
     ((where, state),) = sent(authority, ana)
     assert where == "room" and state.notice == "Ana left"
 
