@@ -23,11 +23,13 @@ from net.remote import JoinError, RemoteTable
 from net.table import TableUpdate
 from net.wire import (
     Leave,
+    NextRoom,
     Presence,
     RoomState,
     SeatState,
     Sync,
     Welcome,
+    next_topic,
     open_body,
     open_envelope,
     presence_decoder,
@@ -370,3 +372,115 @@ async def test_an_unanswered_action_asks_for_the_table_until_answered(
         Sync(room=CODE, epoch=table._epoch, n=6, have=2),
         Sync(room=CODE, epoch=table._epoch, n=7, have=2),
     ]
+
+
+# -- what comes in: the host's presence, the next game, the room state --------
+
+
+async def test_the_hosts_presence_says_whether_it_is_here_by_its_newest_epoch() -> None:
+    """Kills _on_presence's mutants: nothing read before the host's key is
+    known, nor an empty record, nor another topic, key or room; an older
+    epoch and a same-epoch "online" after its will ignored; the listeners
+    told of each change only; a newer "online" takes our seat again."""
+    authority = room()
+    table = remote()
+    topic = presence_topic(CODE, authority.identity.peer_id)
+    authority._epoch = 10
+    await table._on_message(topic, authority._presence_payload(online=False))
+    assert table.host_present and table._host_epoch == -1  # no host key yet
+    link = linked(table, authority)
+    told: list[bool] = []
+    table.on_host(told.append)
+    await table._on_message(topic, b"")
+    other = presence_topic(CODE, Identity.generate().peer_id)
+    await table._on_message(other, authority._presence_payload(online=False))
+    impostor = Identity.generate()
+    await table._on_message(
+        topic, seal(impostor, topic, Presence(room=CODE, epoch=50, online=False))
+    )
+    await table._on_message(
+        topic, seal(authority.identity, topic, Presence(room="XYZ789", epoch=50, online=False))
+    )
+    assert told == [] and table._host_epoch == -1
+    await table._on_message(topic, authority._presence_payload(online=False))
+    assert told == [False] and table._host_epoch == 10 and not table.host_present
+    authority._epoch = 9
+    await table._on_message(topic, authority._presence_payload(online=True))
+    authority._epoch = 10
+    await table._on_message(topic, authority._presence_payload(online=True))
+    assert told == [False] and not table.host_present
+    authority._epoch = 11
+    await table._on_message(topic, authority._presence_payload(online=True))
+    assert told == [False, True] and table._host_epoch == 11
+    assert requests_of(link, ME, authority) == []  # no seat to take again
+    table.seat, table.log = 2, [object()]  # type: ignore[list-item]
+    await table._on_message(topic, authority._presence_payload(online=True))  # a beat
+    await asyncio.sleep(0)
+    assert requests_of(link, ME, authority) == []
+    authority._epoch = 12
+    await table._on_message(topic, authority._presence_payload(online=True))
+    await until(lambda: bool(link.published))
+    (hello,) = requests_of(link, ME, authority)
+    assert (hello.seat, hello.have, hello.name) == (2, 1, "Ana")
+    assert told == [False, True] and table._host_epoch == 12
+
+
+async def _an_over_room(table: RemoteTable, authority: Authority) -> None:
+    authority.phase = "over"
+    await table._on_message(room_topic(CODE), authority._room_payload())
+    assert table.room is not None and table.room.phase == "over"
+
+
+async def test_a_next_game_is_followed_only_once_over_and_from_this_host(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _on_next's mutants: an empty notice ignored; one before the
+    room kept and read when it comes (refused unless over); one from
+    another key, for another room, with a bad code, naming this room or the
+    one already followed: ignored (logged); the code, normalised, told to
+    each listener once."""
+    import logging
+
+    authority = room()
+    topic = next_topic(CODE)
+
+    def notice(next_code: str, signer: Identity = authority.identity, code: str = CODE) -> bytes:
+        return seal(signer, topic, NextRoom(room=code, next=next_code))
+
+    table = remote()
+    heard: list[str] = []
+    table.on_next(heard.append)
+    await table._on_message(topic, b"")
+    assert table._next_payload is None
+    first = notice("XYZ789")
+    await table._on_message(topic, first)  # before any room state: kept
+    assert table._next_payload == (topic, first)
+    await table._on_message(room_topic(CODE), authority._room_payload())  # a lobby
+    assert heard == [] and table._next_payload is None
+    assert table._floods.counts.get("next-early") == 1
+    await _an_over_room(table, authority)
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        await table._on_message(topic, notice("XYZ789", Identity.generate()))
+        assert table._floods.counts.get("next") == 1
+        await table._on_message(topic, notice("XYZ789", code="QQQ111"))
+        await table._on_message(topic, notice("XY!789"))
+        await table._on_message(topic, notice("abc123"))  # this room itself
+    assert heard == [] and table.next_code is None
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
+        "ignored a next-game notice: the game is not over",
+        "ignored a next-game notice: not from this room's host",
+        "ignored a next-game notice not from this room's host",
+        "ignored a next-game notice with a bad code",
+    ]
+    await table._on_message(topic, notice("xyz789"))
+    assert heard == ["XYZ789"] and table.next_code == "XYZ789"
+    await table._on_message(topic, notice("XYZ789"))  # again: told once
+    assert heard == ["XYZ789"]
+    late: list[str] = []
+    table.on_next(late.append)
+    assert late == ["XYZ789"]
+    # A notice before the room state, the room over: followed once it comes.
+    early = remote()
+    await early._on_message(topic, notice("XYZ789"))
+    await early._on_message(room_topic(CODE), authority._room_payload())
+    assert early.next_code == "XYZ789" and early._next_payload is None
