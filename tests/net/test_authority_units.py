@@ -179,14 +179,21 @@ def test_leaving_the_lobby_frees_the_seat_and_unbinds_the_key() -> None:
     assert what[1].seats[0].kind == "open"
 
 
-async def test_leaving_mid_game_hands_the_seat_to_a_bot_for_good() -> None:
+async def test_leaving_mid_game_hands_the_seat_to_a_bot_for_good(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Kills _on_leave's mid-game mutants: the replacing bot's slot (name,
-    kind, level, present, replaced), the seat's log dropped, the notice."""
+    kind, level, present, replaced), the seat's log dropped, the notice
+    (logged)."""
+    import logging
+
     authority = room()
     ana = Identity.generate()
     await in_play(authority, ana)
     assert authority.table is not None
-    request(authority, ana, Leave(room=CODE, epoch=1, n=2))
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        request(authority, ana, Leave(room=CODE, epoch=1, n=2))
+    assert "Ana left the game; a bot plays for them" in [r.getMessage() for r in caplog.records]
     assert authority.seats[0] == SeatSlot(
         "Ana", "bot", authority_module.REPLACEMENT_BOT, present=True, replaced=True
     )
