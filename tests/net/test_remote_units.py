@@ -41,6 +41,7 @@ from net.wire import (
 from tests.net.peers import until
 from tests.net.rooms_in_process import (
     CODE,
+    MemoryLink,
     linked,
     listen,
     pump,
@@ -484,3 +485,69 @@ async def test_a_next_game_is_followed_only_once_over_and_from_this_host(
     await early._on_message(topic, notice("XYZ789"))
     await early._on_message(room_topic(CODE), authority._room_payload())
     assert early.next_code == "XYZ789" and early._next_payload is None
+
+
+async def test_the_room_state_is_the_first_signers_newest_of_its_game(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _on_room_message's mutants: another protocol version's topic
+    noted (its number); the first signer trusted and its presence followed;
+    another key's state ignored and its key kept (at most 16); another
+    room's ignored; an older or equal stamp ignored; an unknown game
+    ignored (logged); another game from the same key ignored; the names
+    cleaned, the first commitment kept, the listeners told."""
+    import logging
+
+    authority = room()
+    table = remote()
+    link = MemoryLink()
+    table._link = link  # type: ignore[assignment]
+    seen: list[RoomState] = []
+    table.on_room(seen.append)
+    await table._on_message("passe/v7/ABC123/room", b"x")
+    await table._on_message("passe/vq/ABC123/room", b"x")
+    assert table._foreign_version == 7 and table.room is None
+    topic = room_topic(CODE)
+    other_room = seal(
+        authority.identity, topic, msgspec.structs.replace(authority.room_state(), room="XYZ789")
+    )
+    await table._on_message(topic, other_room)
+    assert table.room is None and seen == []
+    older = authority._room_payload()
+    authority.seats[0].name = "\x1b[31mEve"
+    first = authority._room_payload()
+    await table._on_message(topic, first)
+    assert table.authority_key == authority.identity.public_key
+    assert link.subscriptions == [presence_topic(CODE, authority.identity.peer_id)]
+    assert table.room is not None and table.room.stamp == authority._stamp
+    assert table.names == ("Eve", "Seat 2", "Seat 3") and table.game_id == "passpass"
+    assert table.codec is not None and table._room_seen.is_set()
+    assert table._first_seed_hash == authority.seed_hash() and seen == [table.room]
+    await table._on_message(topic, older)
+    await table._on_message(topic, first)
+    assert len(seen) == 1
+    for _ in range(17):
+        impostor = Identity.generate()
+        await table._on_message(topic, seal(impostor, topic, authority.room_state()))
+    assert len(table._foreign_keys) == 16 and len(seen) == 1
+    assert table._floods.counts["room-sender"] == 17
+    authority._salt = b"t" * 16  # a new commitment: the first one is kept
+    await table._on_message(topic, authority._room_payload())
+    assert len(seen) == 2 and table._first_seed_hash != authority.seed_hash()
+    dominoes = Authority(
+        authority.identity,
+        CODE,
+        "dominoes",
+        get_game("dominoes").make_config(players=3),
+        "Host",
+        "127.0.0.1",
+        1,
+    )
+    await table._on_message(topic, dominoes._room_payload())
+    assert len(seen) == 2 and table.room.game == "passpass"
+    fresh = remote()
+    chess = msgspec.structs.replace(authority.room_state(), game="chess")
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        await fresh._on_message(topic, seal(authority.identity, topic, chess))
+    assert fresh.room is None and fresh.codec is None and fresh.game_id == ""
+    assert "ignored a room of an unknown game 'chess'" in [r.getMessage() for r in caplog.records]
