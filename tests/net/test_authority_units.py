@@ -6,6 +6,8 @@ the mutations of net/authority.py it kills."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from core.engine import IllegalAction
@@ -345,7 +347,9 @@ def test_a_moved_seat_of_a_key_gone_quiet_is_not_present() -> None:
 # -- freeing lobby seats ------------------------------------------------------
 
 
-def test_seats_without_a_live_presence_are_freed_each_with_its_reason() -> None:
+def test_seats_without_a_live_presence_are_freed_each_with_its_reason(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Kills free_absent's and _free_seat's mutants: only lobby seats of
     people not present are freed (the list returned), each holder told in
     words (code "removed"), the seat emptied, and the notice of each case
@@ -362,7 +366,8 @@ def test_seats_without_a_live_presence_are_freed_each_with_its_reason() -> None:
     listen(authority)
     notices: list[str] = []  # each room state published (the outbox keeps the last)
     authority.on_change.append(lambda: notices.append(authority.room_state().notice))
-    assert authority.free_absent() == [0, 1, 3]
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        assert authority.free_absent() == [0, 1, 3]
     assert holders(authority) == [None, None, bea.public_key, None]
     assert [seat.name for seat in authority.seats] == ["Seat 1", "Seat 2", "Bea", "Seat 4"]
     messages = sent(authority, ana, robo, bea, squatter)
@@ -381,6 +386,7 @@ def test_seats_without_a_live_presence_are_freed_each_with_its_reason() -> None:
         f"someone (key {fingerprint(squatter.public_key)}) took seat 4 without showing up: "
         "it is free again",
     ]
+    assert "Ana was away too long: seat 1 is free" in [r.getMessage() for r in caplog.records]
     authority.phase = "playing"
     presence(authority, bea, online=False, epoch=6)
     assert authority.free_absent() == [] and holders(authority)[2] == bea.public_key
@@ -693,3 +699,30 @@ def test_seats_held_without_ever_showing_up_past_the_grace_are_provisional(
     assert authority._provisional() == [1]
     authority.seats[2].since = 100.0 - grace  # held the whole grace: at its edge
     assert authority._provisional() == [1, 2]
+
+
+def test_a_key_start_is_refused_in_words_unless_8_to_16_hex_digits() -> None:
+    """Kills key_prefix's mutants of its refusal's words."""
+    words = "type at least the first 8 characters of their key (0-9 and a-f, e.g. 8ef4-36c2)"
+    for typed in ("8ef4-36c", "8ef4-36c2-f69d-1234-5", "8ef4-36cg"):
+        with pytest.raises(ValueError) as error:
+            authority_module.key_prefix(typed)
+        assert str(error.value) == words
+    assert authority_module.key_prefix("8EF4 36C2-f69d") == "8ef436c2f69d"
+
+
+def test_a_knock_let_in_to_a_full_room_is_told_so_and_unbarred() -> None:
+    """Kills admit's mutants: the bar lifted (the host's word overrides an
+    earlier refusal), and the knock's n carried to the refusal of a room
+    that filled meanwhile."""
+    authority = room(admission="ask")
+    eve = Identity.generate()
+    presence(authority, eve, online=True)
+    hello(authority, eve, n=8, name="Eve")
+    for seat in range(3):
+        authority.set_bot(seat, "heuristic")
+    authority.barred.add(eve.public_key)
+    listen(authority)
+    authority.admit(eve.public_key)
+    assert eve.public_key not in authority.barred
+    assert to(authority, eve) == [refusal(f"room {CODE} is full", "full", 8)]
