@@ -726,3 +726,63 @@ def test_a_knock_let_in_to_a_full_room_is_told_so_and_unbarred() -> None:
     authority.admit(eve.public_key)
     assert eve.public_key not in authority.barred
     assert to(authority, eve) == [refusal(f"room {CODE} is full", "full", 8)]
+
+
+async def test_a_long_log_is_answered_to_a_sync_once_per_interval() -> None:
+    """Kills _on_sync's mutants of ``answer=True`` (a Sync's answer of a
+    long log goes at most once per LOG_ANSWER_INTERVAL)."""
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    table = authority.table
+    assert table is not None
+    while len(authority._logs[0]) <= authority_module.LOG_ANSWER_EVENTS:
+        if table.state.to_act[0] == 0:
+            table.submit(0, table.state.view(0).legal[0])
+        else:
+            table.step_bot()
+    assert not table.state.is_over
+    sent(authority, ana)
+    request(authority, ana, Sync(room=CODE, epoch=1, n=2))
+    request(authority, ana, Sync(room=CODE, epoch=1, n=3))
+    (update,) = to(authority, ana)
+    assert isinstance(update, Update) and update.base == 0
+    assert len(update.events) == len(authority._logs[0])
+    assert authority._floods.counts["log-answer"] == 1
+    now[0] += authority_module.LOG_ANSWER_INTERVAL
+    request(authority, ana, Sync(room=CODE, epoch=1, n=4))
+    assert [type(message) for message in to(authority, ana)] == [Update]
+
+
+def test_a_key_the_host_expected_stays_let_in_after_leaving() -> None:
+    """Kills _expected_key's mutant that lets in nobody (the key typed by
+    the host is admitted for the room: back after leaving, it sits)."""
+    authority = room(admission="ask")
+    ana = Identity.generate()
+    assert authority.expect(ana.peer_id[:8]) is None
+    seated(authority, ana)
+    assert holders(authority)[0] == ana.public_key and not authority.expected
+    request(authority, ana, Leave(room=CODE, epoch=1, n=2))
+    hello(authority, ana, n=3)
+    assert holders(authority)[0] == ana.public_key and not authority.knocks
+
+
+async def test_a_room_restored_keeps_its_delay_unless_told_and_its_version() -> None:
+    """Kills restore's mutants of the bot delay (the saved one by default,
+    the one given otherwise, also the table's) and of the version given."""
+    from net.rooms import BrokerChoice
+
+    authority = room(bot_delay=0.25)
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    saved = authority.snapshot(BrokerChoice(False, "127.0.0.1", 1))
+    again = Authority.restore(saved, "10.0.0.7", 1884)
+    assert again.bot_delay == 0.25 and again.table is not None
+    assert again.table.bot_delay == 0.25
+    assert (again.broker_host, again.broker_port) == ("10.0.0.7", 1884)
+    assert again.app_version == authority_module.passe_version()
+    told = Authority.restore(saved, "h", 1, bot_delay=0.0, app_version="9.9")
+    assert told.bot_delay == 0.0 and told.table is not None and told.table.bot_delay == 0.0
+    assert told.app_version == "9.9"
