@@ -7,7 +7,9 @@ the mutations of net/authority.py it kills."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
+import msgspec
 import pytest
 
 from core.engine import IllegalAction
@@ -786,3 +788,32 @@ async def test_a_room_restored_keeps_its_delay_unless_told_and_its_version() -> 
     told = Authority.restore(saved, "h", 1, bot_delay=0.0, app_version="9.9")
     assert told.bot_delay == 0.0 and told.table is not None and told.table.bot_delay == 0.0
     assert told.app_version == "9.9"
+
+
+async def test_a_restored_room_has_its_store_phase_epoch_marks_observer_and_logs(
+    tmp_path: Path,
+) -> None:
+    """Kills restore's mutants: the store given, the phase, the presence
+    epoch (never below the saved one), the nonce marks (a former key's kept
+    among the former, a seated key's not), the table observed, each
+    person's log as that seat sees it."""
+    from net.rooms import BrokerChoice, RoomStore
+
+    authority = room()
+    ana, bob = Identity.generate(), Identity.generate()
+    await in_play(authority, ana)
+    authority._peer_record(bob.public_key).last_nonce = (3, 4)
+    authority._former[bob.public_key] = None
+    where = BrokerChoice(False, "127.0.0.1", 1)
+    saved = authority.snapshot(where)
+    store = RoomStore(tmp_path / "room", where)
+    again = Authority.restore(saved, "127.0.0.1", 1, store=store)
+    assert again.store is store and again.phase == "playing"
+    assert again._epoch >= saved.epoch
+    assert again._peers[ana.public_key].last_nonce == authority._peers[ana.public_key].last_nonce
+    assert again._peers[bob.public_key].last_nonce == (3, 4)
+    assert again._former == {bob.public_key: None}
+    assert again._logs == authority._logs and set(again._logs) == {0}
+    assert again.table is not None and again.table.observers == [again._on_table_change]
+    future = Authority.restore(msgspec.structs.replace(saved, epoch=2**50), "h", 1)
+    assert future._epoch == 2**50
