@@ -25,9 +25,11 @@ from net.wire import (
     Leave,
     NextRoom,
     Presence,
+    Refused,
     RoomState,
     SeatState,
     Sync,
+    Update,
     Welcome,
     next_topic,
     open_body,
@@ -551,3 +553,169 @@ async def test_the_room_state_is_the_first_signers_newest_of_its_game(
         await fresh._on_message(topic, seal(authority.identity, topic, chess))
     assert fresh.room is None and fresh.codec is None and fresh.game_id == ""
     assert "ignored a room of an unknown game 'chess'" in [r.getMessage() for r in caplog.records]
+
+
+# -- what comes in: the host's private messages --------------------------------
+
+
+async def a_seat_in_play() -> tuple[Authority, RemoteTable, list[TableUpdate]]:
+    """Ana's RemoteTable (seat 1, knowing the host's key and game) at an
+    authority whose game has started; nothing delivered yet."""
+    authority = room()
+    listen(authority)
+    authority.seats[0] = SeatSlot("Ana", "human", key=ME.public_key, present=True)
+    authority.set_bot(1, "heuristic")
+    authority.set_bot(2, "heuristic")
+    authority.start_game()
+    assert authority.table is not None
+    await authority.table.stop()
+    table = remote()
+    table.authority_key = authority.identity.public_key
+    table.codec, table.game_id, table.seat = codec_for(get_game("passpass")), "passpass", 0
+    updates: list[TableUpdate] = []
+    await table.connect(updates.append)
+    return authority, table, updates
+
+
+async def deliver(authority: Authority, table: RemoteTable) -> int:
+    """What the authority sent to ``table``'s key, handed to it; how many."""
+    outbox = authority._outbox
+    assert outbox is not None
+    mine = to_peer_topic(CODE, table.identity.peer_id)
+    count = 0
+    while (message := outbox.pop()) is not None:
+        if message[0] == mine:
+            await table._on_message(message[0], message[1])
+            count += 1
+    return count
+
+
+def move(authority: Authority) -> None:
+    table = authority.table
+    assert table is not None
+    if table.state.to_act[0] == 0:
+        table.submit(0, table.state.view(0).legal[0])
+    else:
+        table.step_bot()
+
+
+async def test_updates_build_the_seats_log_view_seq_and_acknowledgement() -> None:
+    """Kills _on_update's mutants of an update taken: the events after
+    those held appended, the view, the seq, the highest ack kept, started,
+    the listener told the fresh events and the cleaned reason."""
+    authority, table, updates = await a_seat_in_play()
+    assert await deliver(authority, table) == 1
+    events = seat_events(authority)
+    assert table.log == events and table.seq == authority.seq and table._started.is_set()
+    assert table.view is not None and table.view.seat == 0
+    assert [list(update.events) for update in updates] == [events]
+    move(authority)
+    await deliver(authority, table)
+    assert table.log == seat_events(authority) and table.seq == authority.seq
+    assert list(updates[-1].events) == seat_events(authority)[len(events) :]
+    view = authority.codec.encode_view(authority.table.state.view(0))  # type: ignore[union-attr]
+    log = authority._logs[0]
+    for ack, rejected in ((5, "\x1b[31mno\u202e"), (3, None)):
+        update = Update(
+            room=CODE,
+            seq=authority.seq,
+            view=view,
+            base=len(log) - 1,  # one event already held: not again
+            events=log[-1:],
+            rejected=rejected,
+            ack=ack,
+        )
+        await table._on_message(*_sealed_to(authority, ME, update))
+    assert table.acked == 5 and table.log == seat_events(authority)
+    assert [(list(u.events), u.rejected) for u in updates[-2:]] == [([], "no"), ([], None)]
+
+
+async def test_an_update_past_the_log_asks_for_the_missing_events_once_a_while(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _on_update's mutants of a gap: one Sync (from the log's end)
+    per log length and RESYNC_WAIT, nothing taken meanwhile; an older seq
+    ignored."""
+    authority, table, updates = await a_seat_in_play()
+    link = linked(table, authority)
+    await deliver(authority, table)
+    held = len(table.log)
+    view = authority.codec.encode_view(authority.table.state.view(0))  # type: ignore[union-attr]
+    gap = Update(room=CODE, seq=authority.seq + 1, view=view, base=held + 1, events=[])
+    for _ in range(2):
+        await table._on_message(*_sealed_to(authority, ME, gap))
+    await until(lambda: bool(link.published))
+    await asyncio.sleep(0)
+    (sync,) = requests_of(link, ME, authority)
+    assert sync == Sync(room=CODE, epoch=table._epoch, n=1, have=held)
+    assert len(table.log) == held and table.seq == authority.seq and len(updates) == 1
+    monkeypatch.setattr(remote_module, "RESYNC_WAIT", -1.0)
+    await table._on_message(*_sealed_to(authority, ME, gap))
+    await until(lambda: bool(link.published))
+    assert [s.n for s in requests_of(link, ME, authority)] == [2]
+    older = Update(room=CODE, seq=authority.seq - 1, view=view, base=held + 5, events=[])
+    await table._on_message(*_sealed_to(authority, ME, older))
+    await asyncio.sleep(0)
+    assert requests_of(link, ME, authority) == [] and len(updates) == 1
+
+
+async def test_an_update_that_does_not_decode_or_is_for_another_seat_is_ignored(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _on_update's mutants of its two refusals (logged)."""
+    import logging
+
+    authority, table, updates = await a_seat_in_play()
+    state = authority.table.state  # type: ignore[union-attr]
+    other = authority.codec.encode_view(state.view(1))
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        for view in ({"game": "chess"}, other):
+            update = Update(room=CODE, seq=1, view=view, base=0, events=[])
+            await table._on_message(*_sealed_to(authority, ME, update))
+    assert table.view is None and table.log == [] and updates == []
+    lines = [r.getMessage() for r in caplog.records if r.name == "passe.peer"]
+    assert lines[0].startswith("ignored an update that does not decode: ")
+    assert lines[1] == "ignored an update for seat 1"
+
+
+async def test_refusals_are_told_removed_or_answered_and_others_dropped() -> None:
+    """Kills _on_message's mutants of private messages: nothing before the
+    host's key; another signer's and another recipient's dropped (counted
+    by kind); another room's ignored; a Welcome seats; "removed" drops the
+    seat in the lobby (kept mid-game) and tells the room's listeners; any
+    other refusal acknowledged (the highest n) and shown, cleaned."""
+    authority, table, updates = await a_seat_in_play()
+    await deliver(authority, table)
+    topic = to_peer_topic(CODE, ME.peer_id)
+    no_key = remote()
+    await no_key._on_message(*_sealed_to(authority, ME, Welcome(room=CODE, seat=2)))
+    assert no_key.seat is None and no_key._floods.counts == {}
+    impostor = Identity.generate()
+    await table._on_message(topic, seal(impostor, topic, Welcome(room=CODE, seat=2)))
+    stranger = Identity.generate()
+    await table._on_message(
+        topic, seal(authority.identity, topic, Welcome(room=CODE, seat=2), stranger.public_key)
+    )
+    assert table._floods.counts == {"dropped-sender": 1, "dropped-body": 1}
+    await table._on_message(*_sealed_to(authority, ME, Welcome(room="XYZ789", seat=2)))
+    assert table.seat == 0
+    await table._on_message(*_sealed_to(authority, ME, Welcome(room=CODE, seat=2)))
+    assert table.seat == 2
+    rooms: list[RoomState] = []
+    table.room = authority.room_state()
+    table.on_room(rooms.append)
+    removed = Refused(room=CODE, reason="out", code="removed")
+    await table._on_message(*_sealed_to(authority, ME, removed))
+    assert table.removed == "out" and table.seat == 2 and len(rooms) == 2  # mid-game: kept
+    table.room = msgspec.structs.replace(table.room, phase="lobby")
+    await table._on_message(*_sealed_to(authority, ME, removed))
+    assert table.seat is None and len(rooms) == 3
+    table.room = None
+    table.seat = 1
+    await table._on_message(*_sealed_to(authority, ME, removed))
+    assert table.seat is None and len(rooms) == 3
+    table.seat = 0
+    for n in (7, 4):
+        refused = Refused(room=CODE, reason="\x1b[31mno\u202e", code="illegal", n=n)
+        await table._on_message(*_sealed_to(authority, ME, refused))
+    assert table.acked == 7 and [u.rejected for u in updates[-2:]] == ["no", "no"]
