@@ -817,3 +817,29 @@ async def test_a_restored_room_has_its_store_phase_epoch_marks_observer_and_logs
     assert again.table is not None and again.table.observers == [again._on_table_change]
     future = Authority.restore(msgspec.structs.replace(saved, epoch=2**50), "h", 1)
     assert future._epoch == 2**50
+
+
+async def test_a_wrong_act_resynchronises_a_long_log_once_per_interval() -> None:
+    """Kills _on_act's mutants of ``answer=True`` in its two re-synchronising
+    refusals (another seat's act, an act for a state not yet sent), and of
+    the phase check once over with the table still there."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    table = authority.table
+    assert table is not None
+    while len(authority._logs[0]) <= authority_module.LOG_ANSWER_EVENTS:
+        if table.state.to_act[0] == 0:
+            table.submit(0, table.state.view(0).legal[0])
+        else:
+            table.step_bot()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    sent(authority, ana)
+    act(authority, ana, 2, seat=1)
+    act(authority, ana, 3, seat=1)
+    act(authority, ana, 4, at=authority.seq + 1)
+    assert [type(message) for message in to(authority, ana)] == [Refused, Update, Refused, Refused]
+    authority.phase = "over"
+    act(authority, ana, 5)
+    assert to(authority, ana) == [refusal("the game is over", "illegal", 5)]
