@@ -843,3 +843,92 @@ async def test_a_wrong_act_resynchronises_a_long_log_once_per_interval() -> None
     authority.phase = "over"
     act(authority, ana, 5)
     assert to(authority, ana) == [refusal("the game is over", "illegal", 5)]
+
+
+async def test_the_room_is_published_again_at_once_or_one_gap_after_the_last(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _schedule_republish's mutants: at once when the gap since the
+    last has passed (at its edge too), else once, REPUBLISH_GAP after the
+    last; the retained room state on its topic; nothing once closing."""
+    import asyncio
+    import time
+    import types
+
+    now = [50.0]
+    authority = room()
+    clock = types.SimpleNamespace(monotonic=lambda: now[0], time_ns=time.time_ns)
+    monkeypatch.setattr(authority_module, "time", clock)
+    listen(authority)
+    assert authority._outbox is not None
+    authority._schedule_republish()
+    assert [(topic, retain) for topic, _, retain in authority._outbox._queue] == [
+        (f"passe/v1/{CODE}/room", True)
+    ]
+    assert [where for where, _ in sent(authority)] == ["room"]
+    assert authority._republish is None and authority._last_republish == 50.0
+    now[0] = 50.5
+    authority._schedule_republish()
+    later = authority._republish
+    assert later is not None and sent(authority) == []
+    loop = asyncio.get_running_loop()
+    assert 0.4 < later.when() - loop.time() <= 0.5
+    authority._schedule_republish()  # one is waiting already
+    assert authority._republish is later
+    again = later._callback  # type: ignore[attr-defined]
+    later.cancel()
+    now[0] = 52.0
+    again()  # as the loop runs it
+    assert authority._republish is None and authority._last_republish == 52.0
+    assert [where for where, _ in sent(authority)] == ["room"]
+    now[0] = 53.0  # exactly the gap since
+    authority._schedule_republish()
+    assert [where for where, _ in sent(authority)] == ["room"]
+    authority._closing = True
+    now[0] = 60.0
+    authority._schedule_republish()
+    assert sent(authority) == [] and authority._last_republish == 60.0
+
+
+async def test_each_move_is_kept_through_a_crash_and_sent_to_each_person(
+    tmp_path: Path,
+) -> None:
+    """Kills _on_table_change's mutants: the save of each move not flushed
+    (durable=False), and every person's seat updated past a bot's seat."""
+    from net.rooms import BrokerChoice, RoomStore
+
+    authority = room()
+    ana = Identity.generate()
+    presence(authority, ana, online=True)
+    hello(authority, ana, seat=1)
+    authority.set_bot(0, "heuristic")
+    authority.set_bot(2, "heuristic")
+    listen(authority)
+    authority.start_game()
+    table = authority.table
+    assert table is not None
+    await table.stop()
+    store = RoomStore(tmp_path / "room", BrokerChoice(False, "127.0.0.1", 1))
+    authority.store, authority._live = store, True
+    durable: list[object] = []
+    save = store.save
+
+    def spy(room: object, **options: object) -> None:
+        durable.append(options.get("durable"))
+        save(room, **options)  # type: ignore[arg-type]
+
+    store.save = spy  # type: ignore[method-assign]
+    sent(authority, ana)
+    move(authority)
+    assert durable == [False]
+    assert [type(message) for message in to(authority, ana)] == [Update]
+
+
+def move(authority: Authority) -> None:
+    table = authority.table
+    assert table is not None
+    seat = table.state.to_act[0]
+    if table.seats[seat].is_bot:
+        table.step_bot()
+    else:
+        table.submit(seat, table.state.view(seat).legal[0])
