@@ -897,7 +897,7 @@ async def test_each_move_is_kept_through_a_crash_and_sent_to_each_person(
     (durable=False), and every person's seat updated past a bot's seat."""
     from net.rooms import BrokerChoice, RoomStore
 
-    authority = room()
+    authority = room("dominoes")  # a draw is shown only to its seat
     ana = Identity.generate()
     presence(authority, ana, online=True)
     hello(authority, ana, seat=1)
@@ -922,6 +922,11 @@ async def test_each_move_is_kept_through_a_crash_and_sent_to_each_person(
     move(authority)
     assert durable == [False]
     assert [type(message) for message in to(authority, ana)] == [Update]
+    while authority._seat_events(0, table.events) == authority._seat_events(1, table.events):
+        move(authority)  # until a draw she may not see
+    # Her log is every event as her seat may see it (others' draws hidden).
+    assert authority._logs[1] == authority._seat_events(1, table.events)
+    assert authority._logs[1] != authority._seat_events(0, table.events)
 
 
 def move(authority: Authority) -> None:
