@@ -937,3 +937,39 @@ def move(authority: Authority) -> None:
         table.step_bot()
     else:
         table.submit(seat, table.state.view(seat).legal[0])
+
+
+def test_nonce_marks_from_epoch_0_and_n_0_are_saved() -> None:
+    """Kills snapshot's mutants of the saved marks' bound (a request of
+    epoch 0 and n 0 is one; only the default (-1, -1) is none)."""
+    from net.rooms import BrokerChoice, NonceMark
+    from net.wire import Hello
+
+    authority = room()
+    ana = Identity.generate()
+    presence(authority, ana, online=True)
+    request(authority, ana, Hello(room=CODE, epoch=0, n=0, name="Ana"))
+    where = BrokerChoice(False, "127.0.0.1", 1)
+    assert authority.snapshot(where).nonces == [NonceMark(ana.public_key, 0, 0)]
+    request(authority, ana, Sync(room=CODE, epoch=0, n=5))
+    assert authority.snapshot(where).nonces == [NonceMark(ana.public_key, 0, 5)]
+
+
+async def test_a_person_back_without_a_stand_in_changes_nothing_else(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _back_from_stand_in's mutants: a person coming back whom no bot
+    stood in for gets no notice; one who had a bot is told back (logged)."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    presence(authority, ana, online=False, epoch=6)
+    presence(authority, ana, online=True, epoch=7)
+    hello(authority, ana, n=2)
+    assert authority.room_state().notice == ""
+    presence(authority, ana, online=False, epoch=8)
+    authority.stand_in(0)
+    presence(authority, ana, online=True, epoch=9)
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        hello(authority, ana, n=3)
+    assert "Ana is back and plays again" in [r.getMessage() for r in caplog.records]
