@@ -973,3 +973,278 @@ async def test_a_person_back_without_a_stand_in_changes_nothing_else(
     with caplog.at_level(logging.INFO, logger="passe.authority"):
         hello(authority, ana, n=3)
     assert "Ana is back and plays again" in [r.getMessage() for r in caplog.records]
+
+
+# -- each request's common checks (handle) ----------------------------------------
+
+
+def test_a_request_for_another_room_or_an_old_one_is_refused_in_words() -> None:
+    """Kills handle's mutants: another room's request refused (words with
+    both codes, code "bad", n); a replayed or older one refused (words,
+    "stale", n) and its seated sender re-synchronised; a fresh one taken
+    (its nonce kept)."""
+    from net.wire import Hello
+
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana = Identity.generate()
+    seated(authority, ana)
+    listen(authority)
+    request(authority, ana, Sync(room="XYZ789", epoch=1, n=9))
+    assert to(authority, ana) == [refusal(f"this is room {CODE}, not XYZ789", "bad", 9)]
+    assert authority._peers[ana.public_key].last_nonce == (1, 1)
+    request(authority, ana, Hello(room=CODE, epoch=1, n=1, name="Ana"))
+    assert to(authority, ana) == [refusal("an old or repeated request was ignored", "stale", 1)]
+    request(authority, ana, Sync(room=CODE, epoch=0, n=50))
+    assert to(authority, ana) == []  # answered once per interval
+    assert authority._floods.counts["stale"] == 2
+    now[0] += authority_module.LOG_ANSWER_INTERVAL
+    request(authority, ana, Sync(room=CODE, epoch=0, n=50))
+    assert to(authority, ana) == [refusal("an old or repeated request was ignored", "stale", 50)]
+    request(authority, ana, Sync(room=CODE, epoch=2, n=0))  # a new epoch: fresh
+    assert to(authority, ana) == [Welcome(room=CODE, seat=0)]
+    assert authority._peers[ana.public_key].last_nonce == (2, 0)
+
+
+async def test_a_stale_request_of_a_seated_person_mid_game_resends_the_log() -> None:
+    """Kills handle's mutants of the stale answer's re-synchronisation (the
+    seat's whole log, base 0)."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    request(authority, ana, Sync(room=CODE, epoch=1, n=1))
+    refused, update = to(authority, ana)
+    assert refused == refusal("an old or repeated request was ignored", "stale", 1)
+    assert isinstance(update, Update) and update.base == 0
+    assert len(update.events) == len(authority._logs[0])
+
+
+def test_requests_past_the_rate_are_dropped_unanswered_and_counted() -> None:
+    """Kills handle's mutants of the request and Hello budgets (each
+    request costs one, a Hello one more of its own)."""
+    from net.wire import Hello
+
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana = Identity.generate()
+    seated(authority, ana)
+    listen(authority)
+    burst = int(authority_module.HELLO_RATE.message_burst)
+    for n in range(2, 2 + burst + 3):
+        request(authority, ana, Hello(room=CODE, epoch=1, n=n, name="Ana"))
+    welcomes = [m for m in to(authority, ana) if isinstance(m, Welcome)]
+    assert len(welcomes) == burst - 1  # her first Hello took one
+    assert authority._floods.counts["requests"] == 4
+
+
+def test_a_person_who_leaves_is_kept_among_the_former_the_latest_16() -> None:
+    """Kills handle's mutants of the former keys: one who gave up a seat is
+    remembered (newest last), at most MAX_FORMER; one who never sat not."""
+    authority = room()
+    leavers = [Identity.generate() for _ in range(authority_module.MAX_FORMER + 2)]
+    for n, key in enumerate(leavers):
+        seated(authority, key, name=f"P{n}")
+        request(authority, key, Leave(room=CODE, epoch=1, n=2))
+    request(authority, Identity.generate(), Leave(room=CODE, epoch=1, n=2))
+    assert list(authority._former) == [key.public_key for key in leavers[2:]]
+    again = leavers[5]
+    seated(authority, again, name="Back", n=5)
+    assert authority._seat_of(again.public_key) == 0
+    request(authority, again, Leave(room=CODE, epoch=1, n=9))
+    assert list(authority._former)[-1] == again.public_key
+    assert len(authority._former) == authority_module.MAX_FORMER
+
+
+# -- a Hello ----------------------------------------------------------------------
+
+
+def test_a_hello_once_started_or_for_no_such_seat_is_refused_in_words() -> None:
+    """Kills _on_hello's mutants of its refusals: a new key once the game
+    started or is over (words, "started", n), a seat past the table's
+    (words with the seat's number, "bad", n)."""
+    authority = room()
+    eve = Identity.generate()
+    presence(authority, eve, online=True)
+    listen(authority)
+    hello(authority, eve, n=2, seat=3)
+    assert to(authority, eve) == [refusal("there is no seat 4", "bad", 2)]
+    authority.phase = "playing"
+    hello(authority, eve, n=3)
+    assert to(authority, eve) == [
+        refusal(f"the game in room {CODE} has already started", "started", 3)
+    ]
+    authority.phase = "over"
+    hello(authority, eve, n=4)
+    assert to(authority, eve) == [refusal(f"the game in room {CODE} is over", "started", 4)]
+
+
+def test_a_reconnecting_person_is_welcomed_present_and_the_room_published() -> None:
+    """Kills _on_hello's reconnection mutants: present from the live
+    presence, a bot process's Hello in the lobby makes it one, the Welcome,
+    the room published."""
+    authority = room()
+    ana = Identity.generate()
+    seated(authority, ana)
+    presence(authority, ana, online=False, epoch=6)
+    listen(authority)
+    hello(authority, ana, n=2, seat=0)
+    assert not authority.seats[0].present
+    presence(authority, ana, online=True, epoch=7)
+    sent(authority, ana)
+    hello(authority, ana, n=3, bot=True)
+    assert authority.seats[0].present
+    assert authority.seats[0].plays == authority_module.REPLACEMENT_BOT
+    welcome, (where, state) = sent(authority, ana)
+    assert welcome == (ana.peer_id, Welcome(room=CODE, seat=0))
+    assert where == "room" and state.seats[0].kind == "bot"
+    authority.seats[0].plays = "random"
+    hello(authority, ana, n=4, bot=True)  # kept as it was
+    assert authority.seats[0].plays == "random"
+
+
+async def test_a_reconnecting_person_mid_game_gets_the_log_from_what_they_hold() -> None:
+    """Kills _on_hello's mutants of the update sent on reconnection (from
+    the Hello's ``have``)."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    have = len(authority._logs[0]) - 1
+    hello(authority, ana, n=2, have=have)
+    welcome, update = to(authority, ana)
+    assert welcome == Welcome(room=CODE, seat=0)
+    assert isinstance(update, Update) and update.base == have and len(update.events) == 1
+
+
+# -- seating a new key ------------------------------------------------------------
+
+
+def test_a_seat_asked_for_is_given_or_refused_and_names_stay_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _seat_new's mutants: the seat asked for (free), taken (words,
+    "taken", n), any free one, a full room (words, "full", n), a squatter's
+    seat given away (its holder told, the notice); _unique_name's numbers;
+    a bot renamed for a person of its name."""
+    monkeypatch.setattr(authority_module, "PROVISIONAL_GRACE", 0.0)
+    authority = room(players=4)
+    ana, bea, cy, dan, eve = (Identity.generate() for _ in range(5))
+    authority.set_bot(3, "heuristic")
+    bot = authority.seats[3].name
+    listen(authority)
+    seated(authority, ana, seat=2)
+    assert holders(authority)[2] == ana.public_key
+    assert to(authority, ana) == [Welcome(room=CODE, seat=2)]
+    presence(authority, bea, online=True)
+    hello(authority, bea, n=4, seat=2, name="ana")
+    assert to(authority, bea) == [refusal("seat 3 is taken", "taken", 4)]
+    hello(authority, bea, n=5, name="ana")
+    assert holders(authority)[0] == bea.public_key and authority.seats[0].name == "ana 2"
+    seated(authority, cy, name=bot)
+    assert authority.seats[1].name == bot and authority.seats[3].name != bot
+    assert authority.seats[3].kind == "bot"
+    squatter = authority.seats[1]
+    authority._peers[cy.public_key].ever_online = False
+    authority._peers[cy.public_key].online = False
+    sent(authority, ana, bea, cy)
+    seated(authority, dan, name="Dan")
+    assert holders(authority)[1] == dan.public_key
+    assert to(authority, cy) == [refusal("seat 2 went to someone present", "removed")]
+    assert authority.room_state().notice == (
+        f"someone (key {fingerprint(squatter.key)}) took seat 2 without showing up: "  # type: ignore[arg-type]
+        "it went to the next person who asked"
+    )
+    presence(authority, eve, online=True)
+    hello(authority, eve, n=6, name="Eve")
+    assert to(authority, eve) == [refusal(f"room {CODE} is full", "full", 6)]
+
+
+def test_a_name_taken_ten_times_over_is_numbered_then_kept() -> None:
+    """Kills _unique_name's mutants: numbers from 2, compared as read, the
+    name itself once 2 to 19 are taken."""
+    authority = room()
+    authority.seats = [
+        SeatSlot("Bo" if seat == 0 else f"bo {seat + 1}", "human", key=bytes([seat]) * 32)
+        for seat in range(16)
+    ]
+    assert authority._unique_name("Bo", 0) == "Bo"  # its own seat does not count
+    authority.seats[15] = SeatSlot("Seat 16")
+    assert authority._unique_name("BO", 15) == "BO 16"
+    authority.seats[14] = SeatSlot("Cy", "bot", "heuristic")
+    assert authority._unique_name("bo", 15) == "bo 15"
+    long = "x" * 40
+    authority.seats[0].name = long
+    assert authority._unique_name(long, 15) == f"{'x' * 13} 2"  # NAME_CELLS - 3
+    authority.seats = [SeatSlot("Bo", "human", key=b"b" * 32)] + [
+        SeatSlot(f"Bo {n}", "human", key=bytes([n]) * 32) for n in range(2, 20)
+    ]
+    assert authority._unique_name("bo", 19) == "bo"  # 2 to 19 taken: as it is
+
+
+# -- admission's refusals ---------------------------------------------------------
+
+
+def test_admission_refuses_in_words_a_key_not_listed_and_a_flood_of_knocks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _admission's mutants of its refusals: a key a "keys" rule does
+    not list (words with its fingerprint, "denied", n), too many knocks
+    (words with the key, "full"), a full room under "ask" (words, "full",
+    n); an old knock forgotten after KNOCK_TTL."""
+    eve = Identity.generate()
+    listed = room(admission="keys", allowed_keys=frozenset())
+    listen(listed)
+    hello(listed, eve, n=3)
+    assert to(listed, eve) == [
+        refusal(
+            f"room {CODE} lets in only the keys its host listed; yours is "
+            f"{fingerprint(eve.public_key)}: ask the host to add it",
+            "denied",
+            3,
+        )
+    ]
+    authority = room(admission="ask")
+    listen(authority)
+    knockers = [Identity.generate() for _ in range(authority_module.MAX_KNOCKS)]
+    for key in knockers:
+        presence(authority, key, online=True)
+        hello(authority, key)
+    presence(authority, eve, online=True)
+    sent(authority, *knockers, eve)
+    hello(authority, eve, n=4)
+    assert to(authority, eve) == [
+        refusal(
+            f"too many people are knocking at room {CODE} (someone may be flooding it): "
+            f"read your key, {fingerprint(eve.public_key)}, to the host: i on their "
+            "lobby lets it in; then join again",
+            "full",
+        )
+    ]
+    hello(authority, knockers[0], n=2)  # a knock already waiting asks again
+    assert len(authority.knocks) == authority_module.MAX_KNOCKS
+    for knock in authority.knocks.values():
+        knock.at -= authority_module.KNOCK_TTL + 1
+    hello(authority, eve, n=5)
+    assert list(authority.knocks) == [eve.public_key]
+    for seat in range(3):
+        authority.set_bot(seat, "heuristic")
+    bea = Identity.generate()
+    presence(authority, bea, online=True)
+    sent(authority, eve)
+    hello(authority, bea, n=6)
+    assert to(authority, bea) == [refusal(f"room {CODE} is full", "full", 6)]
+
+
+def test_a_knock_asked_again_keeps_when_it_came() -> None:
+    """Kills _admission's mutants of a knock asked again (the same time,
+    the newest Hello's fields)."""
+    authority = room(admission="ask")
+    eve = Identity.generate()
+    presence(authority, eve, online=True)
+    hello(authority, eve, n=2, name="Eve")
+    first = authority.knocks[eve.public_key]
+    first.at -= 50
+    hello(authority, eve, n=3, name="Eva", seat=1)
+    knock = authority.knocks[eve.public_key]
+    assert (knock.name, knock.seat, knock.n, knock.at) == ("Eva", 1, 3, first.at)
