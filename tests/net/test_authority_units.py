@@ -2,10 +2,13 @@
 ``make mutation``): real keys and signed envelopes, no broker; each test
 reads exactly what was refused (code, whole sentence, the request's n),
 the seats after each step, and what was sent to whom. Each docstring names
-the mutations of net/authority.py it kills."""
+the mutations of net/authority.py it kills. The last tests start it on the
+machine's Mosquitto (what ``start`` puts there and listens to), in the
+test's process, so that mutmut sees them."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -13,10 +16,32 @@ import msgspec
 import pytest
 
 from core.engine import IllegalAction
+from core.registry import get_game
 from net import authority as authority_module
 from net.authority import Authority, SeatSlot
+from net.codes import new_code
 from net.identity import Identity, fingerprint
-from net.wire import Act, Leave, NextRoom, Refused, Sync, Update, Welcome
+from net.rooms import BrokerChoice, RoomStore
+from net.transport import BrokerUnreachable
+from net.wire import (
+    Act,
+    Leave,
+    NextRoom,
+    Presence,
+    Refused,
+    Sync,
+    Update,
+    Welcome,
+    next_topic,
+    open_body,
+    open_envelope,
+    presence_decoder,
+    presence_topic,
+    room_topic,
+    seal,
+)
+from tests.net.peers import RawClient, clear_room, room_state_of, until
+from tests.net.procs import need_mosquitto
 from tests.net.rooms_in_process import (
     CODE,
     hello,
@@ -1248,3 +1273,99 @@ def test_a_knock_asked_again_keeps_when_it_came() -> None:
     hello(authority, eve, n=3, name="Eva", seat=1)
     knock = authority.knocks[eve.public_key]
     assert (knock.name, knock.seat, knock.n, knock.at) == ("Eva", 1, 3, first.at)
+
+
+# -- on a real broker ---------------------------------------------------------------
+
+
+BROKER = ("127.0.0.1", 1883)
+
+
+def an_authority(code: str, **options: object) -> Authority:
+    return Authority(
+        Identity.generate(),
+        code,
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        "host",
+        *BROKER,
+        bot_delay=0,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def presence_of(payload: bytes, topic: str) -> Presence | None:
+    if not payload:
+        return None
+    return open_body(open_envelope(topic, payload), presence_decoder)
+
+
+async def test_a_started_room_is_on_the_broker_and_hears_its_own_topics(
+    tmp_path: Path,
+) -> None:
+    """Kills start's mutants: the room state and presence out (retained),
+    the room and next topics followed (an empty state and another key's
+    notice are warned about), the store written once live, the presence
+    bound watched; and close's discarding of a live room's file. (Its will
+    is tested with a SIGKILLed host process: test_presence, test_recovery.)"""
+    need_mosquitto()
+    code = new_code()
+    store = RoomStore(tmp_path / "room", BrokerChoice(False, *BROKER))
+    authority = an_authority(code, store=store, presence_timeout=30.0)
+    own = presence_topic(code, authority.identity.peer_id)
+    try:
+        async with RawClient(*BROKER, [room_topic(code), own]) as spy:
+            await authority.start()
+            await spy.until(lambda t, p: (s := room_state_of(t, p)) is not None and s.room == code)
+            online = await spy.until(lambda t, p: t == own and bool(p))
+            first = presence_of(online[1], own)
+            assert first is not None and first.online
+            assert authority._live and authority._presence_watch is not None
+            assert store.path.exists()
+            await spy.publish(room_topic(code), b"", retain=True)
+            await until(lambda: len(authority.warnings) == 1)
+            assert authority.warnings[0] == (
+                f"someone cleared or garbled a room state of room {code} on the broker: "
+                "the room was published again"
+            )
+            squatter = Identity.generate()
+            notice = seal(squatter, next_topic(code), NextRoom(room=code, next="XYZ789"))
+            await spy.publish(next_topic(code), notice)
+            await until(lambda: len(authority.warnings) == 2)
+            assert authority.warnings[1].startswith("another key (")
+            assert "published a next-game notice on room code" in authority.warnings[1]
+        await authority.close()
+        assert not store.path.exists()  # closed for good: nothing to resume
+    finally:
+        await authority.close()
+        await clear_room(code)
+
+
+async def test_a_room_whose_broker_is_not_there_says_so_within_its_timeout() -> None:
+    """Kills start's mutant that waits for the broker with no timeout."""
+    authority = Authority(
+        Identity.generate(),
+        new_code(),
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        "host",
+        "127.0.0.1",
+        9,  # discard: nothing listens
+    )
+    async with asyncio.timeout(30):  # a bound on a hang, not a timing claim
+        with pytest.raises(BrokerUnreachable):
+            await authority.start(timeout=0.2)
+    await authority.close()
+
+
+async def test_a_room_closing_warns_of_nothing_more() -> None:
+    """Kills close's mutants of ``_closing`` (once closing, another key's
+    room state is neither warned about nor answered)."""
+    authority = room()
+    await authority.close(keep=True)
+    squatter = Identity.generate()
+    topic = room_topic(CODE)
+    listen(authority)
+    authority._on_own_topic(topic, seal(squatter, topic, authority.room_state()))
+    authority._on_own_topic(topic, b"")
+    assert authority.warnings == [] and sent(authority) == []
