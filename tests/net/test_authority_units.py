@@ -1369,3 +1369,42 @@ async def test_a_room_closing_warns_of_nothing_more() -> None:
     authority._on_own_topic(topic, seal(squatter, topic, authority.room_state()))
     authority._on_own_topic(topic, b"")
     assert authority.warnings == [] and sent(authority) == []
+
+
+async def test_closing_says_who_closed_it_and_who_had_not_heard() -> None:
+    """Kills close's mutants: closed for good by default (phase, the notice
+    with the host's name cut at 64 characters), those away then are the
+    ones who missed it, only going away (keep) changes nothing; a game's
+    table stopped; a game over stays over, its missed seats as they were."""
+    authority = room()
+    authority.host_name = "H" * 70
+    ana, bea = Identity.generate(), Identity.generate()
+    seated(authority, ana)
+    seated(authority, bea, name="Bea")
+    presence(authority, bea, online=False, epoch=6)
+    await authority.close(keep=True)
+    assert authority.phase == "lobby" and authority._missed is None
+    assert authority.room_state().notice == ""
+    await authority.close()
+    assert authority.phase == "closed" and authority._missed == {1}
+    assert authority.room_state().notice == f"{'H' * 64} closed the room"
+    assert authority.unreached == ["Bea"] and authority.reached == ["Ana"]
+
+    over = room()
+    await in_play(over, ana)
+    assert over.table is not None
+    over.table.start()
+    runner = over.table._runner
+    assert runner is not None
+    over.phase = "over"
+    over._missed = set()
+    await over.close()
+    assert runner.done() and over.table._runner is None
+    assert over.phase == "over" and over._missed == set()
+    assert over.room_state().notice == ""
+    late = room()
+    await in_play(late, ana)
+    late.phase = "over"
+    presence(late, ana, online=False, epoch=6)
+    await late.close()
+    assert late._missed == {0}
