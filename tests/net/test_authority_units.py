@@ -1408,3 +1408,67 @@ async def test_closing_says_who_closed_it_and_who_had_not_heard() -> None:
     presence(late, ana, online=False, epoch=6)
     await late.close()
     assert late._missed == {0}
+
+
+# -- the host's lobby controls and the room state ----------------------------------
+
+
+def test_the_game_starts_only_with_every_seat_filled_said_in_words() -> None:
+    """Kills can_start's mutants (each sentence: one seat, several, started)
+    and set_bot's refusals (started, no such seat)."""
+    authority = room(players=4)
+    assert authority.can_start() == (
+        "seats 1, 2, 3 and 4 are still empty: wait for players or add bots"
+    )
+    authority.set_bot(0, "heuristic")
+    authority.set_bot(2, "heuristic")
+    assert authority.can_start() == "seats 2 and 4 are still empty: wait for players or add bots"
+    authority.set_bot(3, "heuristic")
+    assert authority.can_start() == "seat 2 is still empty: wait for players or add bots"
+    for seat in (-1, 4):
+        with pytest.raises(IllegalAction) as error:
+            authority.set_bot(seat, "heuristic")
+        assert str(error.value) == f"there is no seat {seat + 1}"
+    authority.set_bot(1, "heuristic")
+    assert authority.can_start() is None and authority.free_seats == 0
+    authority.set_bot(1, None)
+    assert authority.seats[1] == SeatSlot("Seat 2") and authority.free_seats == 1
+    authority.phase = "playing"
+    assert authority.can_start() == "the game has already started"
+    with pytest.raises(IllegalAction, match=r"^the game has started$"):
+        authority.set_bot(1, "heuristic")
+
+
+def test_a_bot_put_in_a_persons_seat_takes_them_out_in_words() -> None:
+    """Kills set_bot's mutants of a person replaced (told in words with the
+    seat and room, code "removed"; the notice) and the bots' names (each
+    seat's own, never one taken, as read)."""
+    authority = room()
+    ana = Identity.generate()
+    seated(authority, ana, name="Ana")
+    listen(authority)
+    authority.set_bot(0, "heuristic")
+    assert to(authority, ana) == [refusal(f"the host gave seat 1 of room {CODE} away", "removed")]
+    assert authority.room_state().notice == "the host took Ana out of seat 1"
+    authority.set_bot(1, "heuristic")
+    authority.set_bot(2, "heuristic")
+    names = [seat.name for seat in authority.seats]
+    assert names == ["Gaia", "Ada", "Bruno"]  # each seat's own (BOT_NAMES)
+    assert all(seat.kind == "bot" for seat in authority.seats)
+
+
+def test_bot_names_are_the_tables_own_per_seat_and_never_taken() -> None:
+    """Kills _bot_name's mutants: the name for each seat (from the seat's
+    place in the list), skipping names taken (as read, other seats only),
+    "Bot n" when all are."""
+    names = authority_module.BOT_NAMES
+    seats = [SeatSlot("Seat 1"), SeatSlot("Seat 2"), SeatSlot("Seat 3")]
+    assert authority_module._bot_name(1, seats) == names[0]
+    assert authority_module._bot_name(2, seats) == names[1]
+    assert authority_module._bot_name(0, seats) == names[-1]
+    seats[0] = SeatSlot(names[0].upper(), "human")
+    assert authority_module._bot_name(1, seats) == names[1]
+    seats[1] = SeatSlot(names[0], "bot", "heuristic")
+    assert authority_module._bot_name(1, seats) == names[1]  # its own seat does not count
+    everyone = [SeatSlot(name, "human") for name in names] + [SeatSlot("Seat")]
+    assert authority_module._bot_name(len(names), everyone) == f"Bot {len(names) + 1}"
