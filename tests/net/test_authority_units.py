@@ -29,6 +29,8 @@ from net.wire import (
     NextRoom,
     Presence,
     Refused,
+    RoomState,
+    SeatState,
     Sync,
     Update,
     Welcome,
@@ -1472,3 +1474,104 @@ def test_bot_names_are_the_tables_own_per_seat_and_never_taken() -> None:
     assert authority_module._bot_name(1, seats) == names[1]  # its own seat does not count
     everyone = [SeatSlot(name, "human") for name in names] + [SeatSlot("Seat")]
     assert authority_module._bot_name(len(names), everyone) == f"Bot {len(names) + 1}"
+
+
+def test_the_room_state_says_everything_public() -> None:
+    """Kills room_state's mutants (each field; the host's name cleaned and
+    cut at 64, the version at 40; no record nor salt before the end) and
+    SeatSlot.public's (a person, a bot process listed as a bot, a bot)."""
+    authority = room(app_version="v" * 50)
+    authority.host_name = "\x1b[1m" + "H" * 70
+    ana, robo = Identity.generate(), Identity.generate()
+    seated(authority, ana)
+    seated(authority, robo, name="Robo", bot=True)
+    presence(authority, robo, online=False, epoch=6)
+    authority.set_bot(2, "random")
+    state = authority.room_state()
+    assert state == RoomState(
+        room=CODE,
+        game="passpass",
+        config=authority.config.to_data(),
+        host="H" * 64,
+        phase="lobby",
+        seats=[
+            SeatState("Ana", "human", "", ana.peer_id, True),
+            SeatState("Robo", "bot", "heuristic", robo.peer_id, False),
+            SeatState(authority.seats[2].name, "bot", "random", "", True),
+        ],
+        seq=0,
+        stamp=authority._stamp,
+        app="v" * 40,
+        seed_hash=authority.seed_hash(),
+        record=None,
+        salt=b"",
+        notice="",
+    )
+    assert authority.room_state().stamp > state.stamp  # each one newer
+
+
+async def test_the_room_state_reveals_the_record_and_salt_only_at_the_end() -> None:
+    """Kills room_state's mutants of the record and salt (once over)."""
+    ana = Identity.generate()
+    playing = room()
+    await in_play(playing, ana)
+    assert playing.room_state().record is None and playing.room_state().salt == b""
+    playing.phase = "over"
+    over = playing.room_state()
+    assert playing.table is not None
+    assert over.record == playing.table.record().to_data() and over.salt == playing._salt
+
+
+async def test_an_update_carries_the_seats_view_its_log_from_a_base_and_its_ack() -> None:
+    """Kills _send_update's mutants: nothing for a seat without a person or
+    before the game; the base never past the log; the ack of the key's
+    latest request (0 for none)."""
+    authority = room()
+    ana = Identity.generate()
+    seated(authority, ana)
+    listen(authority)
+    authority._send_update(0, base=0)
+    assert sent(authority, ana) == []
+    await in_play(authority, ana)
+    log = authority._logs[0]
+    authority._send_update(0, base=len(log) + 5, rejected="no")
+    (update,) = to(authority, ana)
+    assert update == Update(
+        room=CODE,
+        seq=authority.seq,
+        view=msgspec.msgpack.decode(
+            msgspec.msgpack.encode(authority.codec.encode_view(authority.table.state.view(0)))  # type: ignore[union-attr]
+        ),
+        base=len(log),
+        events=[],
+        rejected="no",
+        ack=1,
+    )
+    authority._send_update(1, base=0)  # a bot's seat
+    del authority._peers[ana.public_key]
+    authority._send_update(0, base=1)
+    (update,) = to(authority, ana)
+    assert update.ack == 0 and update.base == 1 and len(update.events) == len(log) - 1
+
+
+def test_closing_clears_what_everyone_had_and_earlier_rooms_topics() -> None:
+    """Kills clears's and absent_seats's mutants: this room's retained
+    topics only when nobody missed the end (and clear_on_close), earlier
+    rooms' always, each once; a person away but told otherwise is not
+    absent; bots never are."""
+    authority = room(also_clear=["a", "b", "a"])
+    ana, bea = Identity.generate(), Identity.generate()
+    seated(authority, ana)
+    seated(authority, bea, name="Bea")
+    authority.set_bot(2, "heuristic")
+    presence(authority, bea, online=False, epoch=6)
+    assert authority.absent_seats() == {1}
+    authority.told_keys.add(bea.public_key)
+    assert authority.absent_seats() == set()
+    authority._missed = set()
+    assert authority.clears() == [*authority.retained_topics(), "a", "b"]
+    authority._missed = {1}
+    assert authority.clears() == ["a", "b"]
+    authority._missed = set()
+    authority.clear_on_close = False
+    assert authority.clears() == ["a", "b"]
