@@ -13,6 +13,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from core.engine import IllegalAction
 from core.registry import get_game
 from net import remote as remote_module
 from net.authority import Authority, SeatSlot
@@ -22,6 +23,7 @@ from net.pins import RoomPins
 from net.remote import JoinError, RemoteTable
 from net.table import TableUpdate
 from net.wire import (
+    Act,
     Leave,
     NextRoom,
     Presence,
@@ -719,3 +721,132 @@ async def test_refusals_are_told_removed_or_answered_and_others_dropped() -> Non
         refused = Refused(room=CODE, reason="\x1b[31mno\u202e", code="illegal", n=n)
         await table._on_message(*_sealed_to(authority, ME, refused))
     assert table.acked == 7 and [u.rejected for u in updates[-2:]] == ["no", "no"]
+
+
+# -- what goes out: actions, seats taken again, requests --------------------------
+
+
+async def test_an_action_is_sent_for_our_seat_and_its_answer_awaited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills submit's mutants: no seat (its error), the Act (room, epoch,
+    the next n, our seat, the action's notation, the seq seen, 0 before
+    any), its n remembered as pending; not connected: told so at once."""
+    authority, table, updates = await a_seat_in_play()
+    link = linked(table, authority)
+    while authority.table.state.to_act[0] != 0:  # type: ignore[union-attr]
+        authority.table.step_bot()  # type: ignore[union-attr]
+    await deliver(authority, table)
+    monkeypatch.setattr(remote_module, "ACT_WAIT", 3600.0)
+    legal = authority.table.state.view(0).legal[0]  # type: ignore[union-attr]
+    table._n = 3
+    await table.submit(legal)
+    await until(lambda: bool(link.published))
+    (act,) = requests_of(link, ME, authority)
+    assert act == Act(room=CODE, epoch=table._epoch, n=4, seat=0, action=str(legal), at=table.seq)
+    assert table.last_action_n == 4 and table.action_pending
+    table.acked = 4
+    assert not table.action_pending
+    table.seq = -1
+    await table.submit(legal)
+    await until(lambda: bool(link.published))
+    assert requests_of(link, ME, authority)[0].at == 0
+    link.connected = False
+    await table.submit(legal)
+    assert updates[-1].rejected == "not connected to the table: reconnecting…"
+    table.seat = None
+    with pytest.raises(IllegalAction, match=r"^you have no seat at this table$"):
+        await table.submit(legal)
+
+
+async def test_a_seat_is_taken_again_until_answered_while_the_link_is_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _take_seat_again's and _reseat_if_unanswered's mutants: the
+    Hello (our seat, the log held), sent again after RESEAT_WAIT unless
+    answered, closed, seatless, over or closed, or the link down."""
+    monkeypatch.setattr(remote_module, "RESEAT_WAIT", 0.0)
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    table.seat, table.log = 1, [object(), object()]  # type: ignore[list-item]
+    table._take_seat_again()
+    await until(lambda: len(link.published) >= 2)
+    table.acked = 10**6
+    await asyncio.sleep(0)  # the check already due sees the answer
+    await asyncio.sleep(0)
+    hellos = requests_of(link, ME, authority)
+    assert [(h.seat, h.have, h.n) for h in hellos[:2]] == [(1, 2, 1), (1, 2, 2)]
+    for quiet in ("closed", "seatless", "over", "shut", "down"):
+        table.acked = 0
+        table._closed = quiet == "closed"
+        table.seat = None if quiet == "seatless" else 1
+        table.room = a_room_state(phase={"over": "over", "shut": "closed"}.get(quiet, "lobby"))
+        link.connected = quiet != "down"
+        table._reseat_if_unanswered(5)
+        await asyncio.sleep(0)
+        assert requests_of(link, ME, authority) == [], quiet
+
+
+async def test_an_unanswered_request_says_why_the_host_did_not_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _request's mutants: the Hello sent again while unanswered (at
+    most HELLO_RESENDS times), then the error: the host away (its presence
+    says so) or silent, in words, after leaving the link (unless told not
+    to); a reply before then returned."""
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 0.3)
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_FIRST", 0.02)
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_MOST", 0.04)
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    with pytest.raises(JoinError) as error:
+        await table._request(table._hello(None, have=0), resend=lambda: table._hello(None, have=0))
+    assert (str(error.value), error.value.code) == (
+        f"the host of room {CODE} did not answer: it may have left",
+        "timeout",
+    )
+    hellos = requests_of(link, ME, authority)
+    assert len(hellos) == 1 + remote_module.HELLO_RESENDS
+    assert link.final is not None and table._pending is None
+    table = remote()
+    link = linked(table, authority)
+    table.host_present = False
+    with pytest.raises(JoinError) as error:
+        await table._request(Sync(room=CODE, epoch=1, n=1), abandon=False)
+    assert error.value.code == "host-away" and str(error.value) == (
+        f"the host of room {CODE} is away (its Passe stopped or lost its link): the game "
+        "waits for it; try again once it is back (`u` on its home screen, or `passe host "
+        "--resume`)"
+    )
+    assert len(requests_of(link, ME, authority)) == 1 and link.final is None
+    answering = asyncio.create_task(table._request(Sync(room=CODE, epoch=1, n=2)))
+    await until(lambda: table._pending is not None)
+    table._pending.set_result(Welcome(room=CODE, seat=1))  # type: ignore[union-attr]
+    assert await answering == Welcome(room=CODE, seat=1) and table._pending is None
+
+
+async def test_the_record_the_deal_check_and_the_end_from_the_room() -> None:
+    """Kills record's, deal_check's and _end_from_room's mutants: no record
+    before the end (nor a damaged one); the check's answer, or None when
+    it does not come in time; our seat's end from a room over that lists
+    our key, none otherwise."""
+    authority = await a_finished_game(Identity.generate())
+    table = remote()
+    assert table.record() is None and await table.deal_check(0.01) is None
+    assert table._end_from_room() is None
+    await table._on_message(room_topic(CODE), authority._room_payload())
+    assert table.record() == authority.table.record()  # type: ignore[union-attr]
+    assert await table.deal_check(0.01) is True
+    assert table._end_from_room() is None  # our key holds no seat there
+    ours = remote()
+    authority.seats[0].key = ME.public_key
+    await ours._on_message(room_topic(CODE), authority._room_payload())
+    assert ours._end_from_room() == 0 and ours.seat == 0 and ours.view is not None
+    damaged = msgspec.structs.replace(ours.room, record={"game": "passpass"})
+    ours.room = damaged
+    assert ours.record() is None
+    lobby = remote()
+    lobby.room = msgspec.structs.replace(authority.room_state(), phase="lobby")
+    assert lobby._end_from_room() is None and lobby.seat is None
