@@ -1575,3 +1575,91 @@ def test_closing_clears_what_everyone_had_and_earlier_rooms_topics() -> None:
     authority._missed = set()
     authority.clear_on_close = False
     assert authority.clears() == ["a", "b"]
+
+
+# -- its own retained topics, and the budgets of what comes in ----------------------
+
+
+async def test_another_keys_state_on_the_rooms_topics_is_warned_about_once_and_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _on_own_topic's mutants: its own echo ignored; another key's
+    room state or notice warned about (words with both fingerprints, to
+    the callbacks), once per key, at most MAX_WARNED; an empty or garbled
+    one (words); the room published again; the next-game notice again
+    once over."""
+    monkeypatch.setattr(authority_module, "MAX_WARNED", 2)
+    authority = room()
+    listen(authority)
+    heard: list[str] = []
+    authority.on_warning.append(heard.append)
+    topic, notices = room_topic(CODE), next_topic(CODE)
+    authority._on_own_topic(topic, authority._room_payload())
+    assert heard == [] and sent(authority) == []
+    squatter = Identity.generate()
+    authority._on_own_topic(topic, seal(squatter, topic, authority.room_state()))
+    assert heard == [
+        f"another key ({fingerprint(squatter.public_key)}) published a room state on room "
+        f"code {CODE}: someone may pose as this room. It was published again; players "
+        f"should check that their lobby shows this host's key "
+        f"{fingerprint(authority.identity.public_key)}"
+    ]
+    assert authority.warnings == heard
+    assert [where for where, _ in sent(authority)] == ["room"]
+    authority._republish = None  # as if the gap had passed
+    authority._last_republish = -1e9
+    authority._on_own_topic(topic, seal(squatter, topic, authority.room_state()))
+    assert len(heard) == 1 and [where for where, _ in sent(authority)] == ["room"]
+    authority._last_republish = -1e9
+    authority._on_own_topic(topic, b"\x93garbled")
+    assert heard[1] == (
+        f"someone cleared or garbled a room state of room {CODE} on the broker: "
+        "the room was published again"
+    )
+    authority._on_own_topic(notices, b"")  # a third: past MAX_WARNED, not warned
+    assert len(heard) == 2 and len(authority.warnings) == 2
+    authority.phase = "over"
+    authority.announce_next("XYZ789")
+    sent(authority)
+    authority._on_own_topic(notices, seal(squatter, notices, NextRoom(room=CODE, next="QQQ111")))
+    assert sent(authority) == [("next", NextRoom(room=CODE, next="XYZ789"))]
+
+
+def test_messages_past_their_budget_are_dropped_and_noted_by_who_sent_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _within_bounds's and _remember_heard's mutants: a seated key's
+    budget (its own note's kind and words), a stranger's (kind and words),
+    strangers heard before getting a budget of their own."""
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana = Identity.generate()
+    seated(authority, ana)
+    with caplog.at_level(logging.WARNING, logger="passe.authority"):
+        allowed = sum(
+            authority._within_bounds("request", ana.peer_id, b"x")
+            for _ in range(int(authority_module.SEATED_RATE.message_burst) + 1)
+        )
+        assert allowed == int(authority_module.SEATED_RATE.message_burst)
+        stranger = Identity.generate().peer_id
+        burst = int(authority_module.STRANGER_RATE.message_burst)
+        assert all(authority._within_bounds("request", stranger, b"x") for _ in range(burst))
+        # Past its budget, heard before: the returning budget's burst more.
+        again = int(authority_module.RETURNING_RATE.message_burst)
+        assert all(authority._within_bounds("request", stranger, b"x") for _ in range(again))
+        assert not authority._within_bounds("request", stranger, b"x")
+    assert authority._floods.counts == {
+        "flood-request-seated": 1,
+        "flood-request-strangers": 1,
+    }
+    lines = [r.getMessage() for r in caplog.records if r.name == "passe.authority"]
+    assert lines == [
+        "dropped messages past the rate limit (request from a seated key's topic; "
+        f"latest on {ana.peer_id})",
+        "dropped messages past the rate limit (request from keys without a seat; "
+        f"latest on {stranger})",
+    ]
+    assert authority._heard[stranger] == burst + again + 1
+    authority._remember_heard("someone", "room")  # only requests and presences count
+    assert "someone" not in authority._heard
