@@ -850,3 +850,158 @@ async def test_the_record_the_deal_check_and_the_end_from_the_room() -> None:
     lobby = remote()
     lobby.room = msgspec.structs.replace(authority.room_state(), phase="lobby")
     assert lobby._end_from_room() is None and lobby.seat is None
+
+
+# -- a seat's own bookkeeping ------------------------------------------------------
+
+
+def test_a_seat_knows_the_pinned_key_and_pins_the_room_it_sits_in(tmp_path: Path) -> None:
+    """Kills __init__'s pin mutants (a pinned key read, pinned or not) and
+    _pin's (the room, its key and broker remembered only with pins and a
+    key)."""
+    pins = RoomPins(tmp_path / "pins.json")
+    key = Identity.generate().public_key
+    assert not remote(pins=pins).pinned and remote(pins=pins).authority_key is None
+    table = remote(pins=pins)
+    table._pin()  # no key yet: nothing
+    assert pins.recent(5) == []
+    table.authority_key = key
+    table.broker_host, table.broker_port = "10.0.0.7", 1884
+    table._pin()
+    (sat,) = RoomPins(tmp_path / "pins.json").recent(5)
+    assert (sat.code, sat.key, sat.broker) == (CODE, key, ("10.0.0.7", 1884))
+    again = remote(pins=RoomPins(tmp_path / "pins.json"))
+    assert again.authority_key == key and again.pinned
+    given = remote(pins=pins, authority_key=b"k" * 32)
+    assert given.authority_key == b"k" * 32 and given.pinned
+    remote()._pin()  # no pins: nothing, no error
+
+
+def test_each_connection_is_a_newer_presence_epoch_with_its_own_will() -> None:
+    """Kills _will's and _presence_payload's mutants: the epoch grows (at
+    least by one), the will is "gone" on our presence topic, the name cut
+    at 40."""
+    table = RemoteTable(ME, CODE, "127.0.0.1", 1, "N" * 50)
+    before = table._presence_epoch
+    will = table._will()
+    assert table._presence_epoch >= before + 1
+    topic = presence_topic(CODE, ME.peer_id)
+    assert will.topic == topic
+    gone = open_body(open_envelope(topic, will.payload, expect_key=ME.public_key), presence_decoder)
+    assert gone == Presence(room=CODE, epoch=table._presence_epoch, online=False, name="N" * 40)
+    table._presence_epoch = 2**60
+    table._will()
+    assert table._presence_epoch == 2**60 + 1
+
+
+def test_the_room_shown_has_every_text_cleaned() -> None:
+    """Kills shown_room's mutants: each text field cleaned and bounded
+    (names, kinds, levels, peers, game, host, phase, app, notice, config)."""
+    dirty = "\x1b[31m"
+    state = a_room_state(
+        game=dirty + "passpass",
+        host=dirty + "H" * 70,
+        phase=dirty + "lobby",
+        app=dirty + "1.0",
+        notice=dirty + "hi\u202e",
+        config={"name": dirty + "x"},
+        seats=[SeatState(dirty + "Ana", dirty + "human", dirty + "lvl", dirty + "peer")],
+    )
+    shown = remote_module.shown_room(state)
+    assert (shown.game, shown.host, shown.phase, shown.app, shown.notice) == (
+        "passpass",
+        "H" * 64,
+        "lobby",
+        "1.0",
+        "hi",
+    )
+    assert shown.config == {"name": "x"}
+    assert shown.seats == [SeatState("Ana", "human", "lvl", "peer")]
+    long = remote_module.shown_room(
+        a_room_state(
+            game="g" * 20,
+            phase="p" * 10,
+            app="a" * 40,
+            seats=[SeatState("n" * 40, "k" * 10, "l" * 20, "q" * 16)],
+        )
+    )
+    assert (long.game, long.phase, long.app) == ("g" * 20, "p" * 10, "a" * 40)
+    assert long.seats[0].kind == "k" * 10 and long.seats[0].level == "l" * 20
+    assert long.seats[0].peer == "q" * 16
+
+
+async def test_listeners_are_told_now_and_later_and_can_stop() -> None:
+    """Kills on_room's, on_link's, on_host's and _on_link_state's mutants:
+    a room known is told at once; each unsubscribes; the link's state
+    reaches each listener."""
+    table = remote()
+    rooms: list[RoomState] = []
+    stop = table.on_room(rooms.append)
+    assert rooms == []
+    table.room = a_room_state()
+    later: list[RoomState] = []
+    table.on_room(later.append)
+    assert later == [table.room]
+    stop()
+    assert table._room_listeners == [later.append]
+    links: list[bool] = []
+    stop_link = table.on_link(links.append)
+    table._on_link_state(False)
+    table._on_link_state(True)
+    assert links == [False, True]
+    stop_link()
+    table._on_link_state(False)
+    assert links == [False, True]
+    hosts: list[bool] = []
+    stop_host = table.on_host(hosts.append)
+    stop_host()
+    assert table._host_listeners == []
+    assert not table.connected
+    linked(table, room())
+    assert table.connected
+    table._started.set()
+    await table.wait_started()
+
+
+async def test_on_connecting_our_presence_goes_out_the_beat_starts_and_the_seat_is_taken_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _on_connect's and _abandon's mutants: our presence, online,
+    retained; the beat started once (not when closed); the seat taken
+    again when we hold one; on leaving, the beat stopped."""
+    monkeypatch.setattr(remote_module, "RESEAT_WAIT", 3600.0)
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    await table._on_connect()
+    topic = presence_topic(CODE, ME.peer_id)
+    ((where, payload, retain),) = link.published
+    assert (where, retain) == (topic, True)
+    online = open_body(open_envelope(topic, payload), presence_decoder)
+    assert online.online and online.epoch == table._presence_epoch
+    beat = table._beat
+    assert beat is not None and not beat.done()
+    link.published.clear()
+    table.seat = 2
+    await table._on_connect()
+    assert table._beat is beat  # still the same
+    await until(lambda: len(link.published) >= 2)
+    hello = requests_of(link, ME, authority)
+    assert [(m.seat, type(m).__name__) for m in hello] == [(2, "Hello")]
+    await table.close()
+    assert beat.cancelled() and table._beat is None
+    closed = remote()
+    linked(closed, authority)
+    closed._closed = True
+    await closed._on_connect()
+    assert closed._beat is None
+
+
+def test_the_log_summary_of_each_message() -> None:
+    """Kills _summary's mutants (an update's counts; any other as repr)."""
+    update = Update(room=CODE, seq=3, view={}, base=2, events=[1, 2], rejected="no", ack=4)
+    assert remote_module._summary(update) == (
+        "Update(seq=3, base=2, events=2, ack=4, rejected='no')"
+    )
+    welcome = Welcome(room=CODE, seat=1)
+    assert remote_module._summary(welcome) == repr(welcome)
