@@ -467,7 +467,9 @@ def test_a_lobby_clock_frees_the_seat_only_if_its_holder_is_still_away() -> None
 # -- a bot for a person who is away ---------------------------------------------
 
 
-async def test_a_bot_stands_in_only_for_a_person_away_mid_game() -> None:
+async def test_a_bot_stands_in_only_for_a_person_away_mid_game(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Kills stand_in's mutants: each refusal (lobby, no such seat, a bot's
     seat, a person here) in its words, the level given to the seat and the
     table, the notice, the room published, and no second stand-in."""
@@ -489,7 +491,11 @@ async def test_a_bot_stands_in_only_for_a_person_away_mid_game() -> None:
     with pytest.raises(Exception, match="nosuchlevel"):
         authority.stand_in(0, "nosuchlevel")
     assert authority.seats[0].level == ""
-    authority.stand_in(0, "random")
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        authority.stand_in(0, "random")
+    assert "Ana is away: a bot plays for them until they are back" in [
+        r.getMessage() for r in caplog.records
+    ]
     assert authority.seats[0].level == "random"
     assert authority.table is not None and authority.table.seats[0].kind == "random"
     ((where, state),) = sent(authority, ana)
@@ -826,9 +832,13 @@ async def test_a_restored_room_has_its_store_phase_epoch_marks_observer_and_logs
     person's log as that seat sees it."""
     from net.rooms import BrokerChoice, RoomStore
 
-    authority = room()
+    authority = room("dominoes")
     ana, bob = Identity.generate(), Identity.generate()
     await in_play(authority, ana)
+    table = authority.table
+    assert table is not None
+    while authority._seat_events(0, table.events) == authority._seat_events(None, table.events):
+        move(authority)  # until Ana draws a tile only she may see
     authority._peer_record(bob.public_key).last_nonce = (3, 4)
     authority._former[bob.public_key] = None
     where = BrokerChoice(False, "127.0.0.1", 1)
@@ -1663,3 +1673,23 @@ def test_messages_past_their_budget_are_dropped_and_noted_by_who_sent_them(
     assert authority._heard[stranger] == burst + again + 1
     authority._remember_heard("someone", "room")  # only requests and presences count
     assert "someone" not in authority._heard
+
+
+def test_a_hello_that_waited_too_long_for_its_presence_is_dropped() -> None:
+    """Kills _candidate_present's mutant that handles a Hello kept past
+    CANDIDATE_WAIT."""
+    import time
+
+    from net.wire import Hello
+
+    authority = room()
+    ana = Identity.generate()
+    hello(authority, ana)
+    (waiting,) = authority._candidates.values()
+    authority._candidates[ana.public_key] = (
+        waiting[0],
+        time.monotonic() - authority_module.CANDIDATE_WAIT - 1,
+    )
+    presence(authority, ana, online=True)
+    assert holders(authority) == [None, None, None] and not authority._candidates
+    assert isinstance(waiting[0], Hello)
