@@ -18,6 +18,7 @@ from core.registry import get_game
 from net import remote as remote_module
 from net.authority import Authority, SeatSlot
 from net.codec import codec_for
+from net.codes import new_code
 from net.identity import Identity, fingerprint
 from net.pins import RoomPins
 from net.remote import JoinError, RemoteTable
@@ -42,7 +43,8 @@ from net.wire import (
     seal,
     to_peer_topic,
 )
-from tests.net.peers import until
+from tests.net.peers import RawClient, clear_room, until
+from tests.net.procs import need_mosquitto
 from tests.net.rooms_in_process import (
     CODE,
     MemoryLink,
@@ -1005,3 +1007,86 @@ def test_the_log_summary_of_each_message() -> None:
     )
     welcome = Welcome(room=CODE, seat=1)
     assert remote_module._summary(welcome) == repr(welcome)
+
+
+# -- joining, on the machine's Mosquitto --------------------------------------------
+
+
+BROKER = ("127.0.0.1", 1883)
+
+
+def _hosted(code: str, **options: object) -> Authority:
+    return Authority(
+        Identity.generate(),
+        code,
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        "host",
+        *BROKER,
+        bot_delay=0,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+async def test_joining_says_why_not_in_words() -> None:
+    """Kills join's mutants of each refusal: no room (words with the code
+    and broker, "no-room"), another protocol version's room ("version"),
+    a pinned room signed by another key ("foreign"), a closed room
+    ("closed"), the host's refusal (its words and code); and its success
+    (the seat, the key pinned)."""
+    need_mosquitto()
+    code = new_code()
+    try:
+        table = RemoteTable(Identity.generate(), code, *BROKER, "Ana")
+        with pytest.raises(JoinError) as error:
+            await table.join(timeout=0.5)
+        assert (str(error.value), error.value.code) == (
+            f"no room {code} at 127.0.0.1:1883: check the code",
+            "no-room",
+        )
+        async with RawClient(*BROKER, []) as raw:
+            await raw.publish(f"passe/v9/{code}/room", b"x", retain=True)
+            table = RemoteTable(Identity.generate(), code, *BROKER, "Ana")
+            with pytest.raises(JoinError) as error:
+                await table.join(timeout=0.5)
+            assert error.value.code == "version" and str(error.value) == (
+                f"room {code} speaks protocol version 9; this Passe speaks version "
+                f"{remote_module.PROTOCOL_VERSION}: use the same Passe version"
+            )
+            await raw.publish(f"passe/v9/{code}/room", b"", retain=True)
+        authority = _hosted(code, clear_on_close=False)  # its closed state stays
+        await authority.start()
+        try:
+            stranger = Identity.generate().public_key
+            table = RemoteTable(Identity.generate(), code, *BROKER, "Ana", authority_key=stranger)
+            with pytest.raises(JoinError) as error:
+                await table.join(timeout=0.5)
+            assert error.value.code == "foreign" and str(error.value) == (
+                f"room {code} is now signed by another key "
+                f"({fingerprint(authority.identity.public_key)}) than the one of its host "
+                "when you sat there: ignored. If that host opened a new room under this "
+                "code, ask them for a new one"
+            )
+            for seat in range(3):
+                authority.set_bot(seat, "heuristic")
+            table = RemoteTable(Identity.generate(), code, *BROKER, "Ana")
+            with pytest.raises(JoinError) as error:
+                await table.join(timeout=0.5)
+            assert (str(error.value), error.value.code) == (f"room {code} is full", "full")
+            authority.set_bot(0, None)
+            pins = RoomPins(None)  # type: ignore[arg-type]
+            table = RemoteTable(Identity.generate(), code, *BROKER, "Ana", pins=pins)
+            assert await table.join(timeout=0.5) == 0 and table.seat == 0
+            assert pins.get(code) == authority.identity.public_key
+            await table.close()
+        finally:
+            await authority.close()
+        table = RemoteTable(Identity.generate(), code, *BROKER, "Ana")
+        with pytest.raises(JoinError) as error:
+            await table.join(timeout=0.5)
+        assert (str(error.value), error.value.code) == (
+            f"room {code} was closed by its host",
+            "closed",
+        )
+    finally:
+        await clear_room(code)
