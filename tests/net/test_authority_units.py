@@ -1693,3 +1693,44 @@ def test_a_hello_that_waited_too_long_for_its_presence_is_dropped() -> None:
     presence(authority, ana, online=True)
     assert holders(authority) == [None, None, None] and not authority._candidates
     assert isinstance(waiting[0], Hello)
+
+
+def test_keys_waiting_for_their_presence_are_bounded_kept_and_forgotten_in_order(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kills _await_presence's and _candidate_present's mutants: a Hello
+    waits CANDIDATE_WAIT (at its edge too) from its first asking; past
+    MAX_CANDIDATES the oldest key heard once goes first, one asking again
+    is kept; past the burst of new keys, noted in words."""
+    import types
+
+    now = [1000.0]
+    clock = types.SimpleNamespace(monotonic=lambda: now[0], time_ns=lambda: 0)
+    monkeypatch.setattr(authority_module, "MAX_CANDIDATES", 2)
+    authority = room()
+    monkeypatch.setattr(authority_module, "time", clock)
+    ana, bea, cy = Identity.generate(), Identity.generate(), Identity.generate()
+    hello(authority, ana)
+    now[0] += 5
+    hello(authority, ana, n=2)  # asking again: still since 1000
+    assert authority._candidates[ana.public_key][1] == 1000.0
+    authority._heard[ana.peer_id] = 2  # as _within_bounds counts her messages
+    hello(authority, bea)
+    authority._heard[bea.peer_id] = 1
+    hello(authority, cy)  # a third: the oldest heard once (Bea) goes
+    assert list(authority._candidates) == [ana.public_key, cy.public_key]
+    now[0] = 1000.0 + authority_module.CANDIDATE_WAIT  # Ana's Hello at its edge
+    hello(authority, Identity.generate())  # old Hellos are dropped now: not hers
+    assert ana.public_key in authority._candidates
+    presence(authority, ana, online=True)
+    assert holders(authority)[0] == ana.public_key
+    # Past the burst of new keys: not followed, noted once in words.
+    fresh = room()
+    burst = int(authority_module.NEW_CANDIDATES.message_burst)
+    with caplog.at_level(logging.WARNING, logger="passe.authority"):
+        for _ in range(burst + 2):
+            hello(fresh, Identity.generate())
+    assert len(fresh._candidates) == 2 and fresh._floods.counts["candidates"] == 2
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.authority"] == [
+        "did not follow the presence of more new keys so soon (too many asked at once)"
+    ]
