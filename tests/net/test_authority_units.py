@@ -1734,3 +1734,84 @@ def test_keys_waiting_for_their_presence_are_bounded_kept_and_forgotten_in_order
     assert [r.getMessage() for r in caplog.records if r.name == "passe.authority"] == [
         "did not follow the presence of more new keys so soon (too many asked at once)"
     ]
+
+
+# -- presences ------------------------------------------------------------------------
+
+
+def test_a_presence_counts_only_from_its_own_key_for_this_room_newest_epoch_first() -> None:
+    """Kills _on_presence's mutants: another key's record on a peer's topic,
+    another room's, a garbled one ignored; an older epoch and a same-epoch
+    "online" after its will ignored; each change of presence published;
+    a beat (the same record again) marks the key heard; a seat back after
+    the end no longer missed it."""
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana, eve = Identity.generate(), Identity.generate()
+    seated(authority, ana)
+    changes: list[bool] = []
+    authority.on_change.append(lambda: changes.append(authority.seats[0].present))
+    topic = presence_topic(CODE, ana.peer_id)
+    forged = seal(eve, topic, Presence(room=CODE, epoch=50, online=False))
+    authority._on_presence(topic, ana.peer_id, forged)
+    other_room = seal(ana, topic, Presence(room="XYZ789", epoch=50, online=False))
+    authority._on_presence(topic, ana.peer_id, other_room)
+    authority._on_presence(topic, ana.peer_id, b"\x93garbled")
+    assert authority.seats[0].present and changes == []
+    presence(authority, ana, online=False, epoch=6)
+    assert not authority.seats[0].present and changes == [False]
+    presence(authority, ana, online=True, epoch=4)  # older
+    presence(authority, ana, online=True, epoch=6)  # its will came: stale
+    assert not authority.seats[0].present and changes == [False]
+    presence(authority, ana, online=True, epoch=7)
+    assert authority.seats[0].present and changes == [False, True]
+    record = authority._peers[ana.public_key]
+    assert (record.presence_epoch, record.online, record.ever_online) == (7, True, True)
+    now[0] = 150.0
+    presence(authority, ana, online=True, epoch=7)  # a beat
+    assert record.heard == 150.0 and changes == [False, True]
+    authority._missed = {0, 1}
+    presence(authority, ana, online=True, epoch=8)
+    assert authority._missed == {1}
+
+
+def test_a_knocking_or_waiting_key_that_goes_is_forgotten() -> None:
+    """Kills _on_presence's mutants of a key gone while waiting: its knock
+    dropped (the host's lobby told), its Hello no longer waiting."""
+    authority = room(admission="ask")
+    ana, bea = Identity.generate(), Identity.generate()
+    presence(authority, ana, online=True)
+    hello(authority, ana)
+    hello(authority, bea, name="Bea")
+    told: list[int] = []
+    authority.on_change.append(lambda: told.append(len(authority.knocks)))
+    assert ana.public_key in authority.knocks and bea.public_key in authority._candidates
+    presence(authority, ana, online=False, epoch=6)
+    presence(authority, bea, online=False, epoch=6)
+    assert not authority.knocks and not authority._candidates and told == [0]
+
+
+def test_a_presence_is_live_only_online_and_heard_within_the_bound() -> None:
+    """Kills _live_presence's and _heard_from's mutants: no record or
+    offline is not live; with a bound, heard within it (at its edge too);
+    a request of a seat marked away makes it present again."""
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana = Identity.generate()
+    assert not authority._live_presence(ana.public_key)
+    seated(authority, ana)
+    assert authority._live_presence(ana.public_key)
+    authority.presence_timeout = 5.0
+    now[0] = 105.0
+    assert authority._live_presence(ana.public_key)  # at the edge
+    now[0] = 105.5
+    assert not authority._live_presence(ana.public_key)
+    authority.seats[0].present = False
+    request(authority, ana, Sync(room=CODE, epoch=1, n=2))
+    assert authority.seats[0].present and authority._peers[ana.public_key].heard == 105.5
+    presence(authority, ana, online=False, epoch=6)
+    authority._heard_from(ana.public_key)
+    assert not authority.seats[0].present  # offline: heard, not present
+    authority._heard_from(Identity.generate().public_key)  # no record: nothing
