@@ -131,7 +131,11 @@ class MemoryLink:
         self.published.append((topic, payload, retain))
 
     def subscribe(self, topic: str) -> None:
-        self.subscriptions.append(topic)
+        if topic not in self.subscriptions:
+            self.subscriptions.append(topic)
+
+    def unsubscribe(self, topic: str) -> None:
+        self.subscriptions.remove(topic)
 
     async def close(self, *, final: list[tuple[str, bytes]] | None = None) -> None:
         self.final = list(final or [])

@@ -46,6 +46,7 @@ from tests.net.peers import RawClient, clear_room, room_state_of, until
 from tests.net.procs import need_mosquitto
 from tests.net.rooms_in_process import (
     CODE,
+    MemoryLink,
     hello,
     holders,
     listen,
@@ -1815,3 +1816,56 @@ def test_a_presence_is_live_only_online_and_heard_within_the_bound() -> None:
     authority._heard_from(ana.public_key)
     assert not authority.seats[0].present  # offline: heard, not present
     authority._heard_from(Identity.generate().public_key)  # no record: nothing
+
+
+def test_the_presences_followed_are_the_seated_knocking_and_waiting_keys_only() -> None:
+    """Kills _follow_presences's and _presence_topics's mutants: each seated
+    person's, knock's and waiting Hello's presence followed, once; any
+    other presence unfollowed; other topics left alone."""
+    authority = room(admission="ask")
+    link = MemoryLink()
+    link.subscriptions = [f"{authority.prefix}/a/+", presence_topic(CODE, "0123456789abcdef")]
+    authority._link = link  # type: ignore[assignment]
+    ana, eve, bob = Identity.generate(), Identity.generate(), Identity.generate()
+    authority.seats[0] = SeatSlot("Ana", "human", key=ana.public_key)
+    presence(authority, eve, online=True)
+    hello(authority, eve, name="Eve")  # knocks
+    hello(authority, bob, name="Bob")  # waits for its presence
+    assert link.subscriptions == [
+        f"{authority.prefix}/a/+",
+        presence_topic(CODE, ana.peer_id),
+        presence_topic(CODE, eve.peer_id),
+        presence_topic(CODE, bob.peer_id),
+    ]
+    assert authority._followed_ids() == {eve.peer_id, bob.peer_id}
+
+
+async def test_what_comes_in_is_bounded_opened_and_answered_by_its_topic() -> None:
+    """Kills _on_message's mutants: a request on its sender's topic handled;
+    one signed by another key dropped (noted by its code); one sealed for
+    someone else refused with the reason and code of its error; a presence
+    read; the room's own topics read; other topics ignored."""
+    from net.wire import Hello, WireError, peer_message_decoder, to_authority_topic
+
+    authority = room()
+    listen(authority)
+    ana, eve = Identity.generate(), Identity.generate()
+    await authority._on_message(
+        presence_topic(CODE, ana.peer_id),
+        seal(ana, presence_topic(CODE, ana.peer_id), Presence(room=CODE, epoch=5, online=True)),
+    )
+    assert authority._live_presence(ana.public_key)
+    topic = to_authority_topic(CODE, ana.peer_id)
+    message = Hello(room=CODE, epoch=1, n=1, name="Ana")
+    await authority._on_message(topic, seal(eve, topic, message, authority.identity.public_key))
+    assert authority._floods.counts == {"dropped-sender": 1} and sent(authority, ana) == []
+    misdirected = seal(ana, topic, message, eve.public_key)
+    with pytest.raises(WireError) as error:
+        open_body(open_envelope(topic, misdirected), peer_message_decoder, authority.identity)
+    await authority._on_message(topic, misdirected)
+    assert to(authority, ana) == [refusal(error.value.reason, error.value.code)]
+    await authority._on_message(topic, seal(ana, topic, message, authority.identity.public_key))
+    assert holders(authority)[0] == ana.public_key
+    await authority._on_message(f"{authority.prefix}/elsewhere/x", b"x")
+    await authority._on_message(room_topic(CODE), b"")
+    assert len(authority.warnings) == 1
