@@ -813,6 +813,7 @@ async def test_a_room_restored_keeps_its_delay_unless_told_and_its_version() -> 
     authority = room(bot_delay=0.25)
     ana = Identity.generate()
     await in_play(authority, ana)
+    assert authority.table is not None and authority.table.bot_delay == 0.25  # start_game's
     saved = authority.snapshot(BrokerChoice(False, "127.0.0.1", 1))
     again = Authority.restore(saved, "10.0.0.7", 1884)
     assert again.bot_delay == 0.25 and again.table is not None
@@ -1438,6 +1439,9 @@ def test_the_game_starts_only_with_every_seat_filled_said_in_words() -> None:
     assert authority.can_start() == "seats 2 and 4 are still empty: wait for players or add bots"
     authority.set_bot(3, "heuristic")
     assert authority.can_start() == "seat 2 is still empty: wait for players or add bots"
+    with pytest.raises(IllegalAction) as refused:
+        authority.start_game()
+    assert str(refused.value) == "seat 2 is still empty: wait for players or add bots"
     for seat in (-1, 4):
         with pytest.raises(IllegalAction) as error:
             authority.set_bot(seat, "heuristic")
@@ -1720,6 +1724,13 @@ def test_keys_waiting_for_their_presence_are_bounded_kept_and_forgotten_in_order
     authority._heard[bea.peer_id] = 1
     hello(authority, cy)  # a third: the oldest heard once (Bea) goes
     assert list(authority._candidates) == [ana.public_key, cy.public_key]
+    dan = Identity.generate()
+    authority._heard[cy.peer_id] = authority._heard[dan.peer_id] = 2
+    hello(authority, dan)  # all asked again: the oldest of all (Ana) goes
+    assert list(authority._candidates) == [cy.public_key, dan.public_key]
+    hello(authority, ana, n=3)  # back, asking again
+    assert list(authority._candidates) == [dan.public_key, ana.public_key]
+    authority._candidates[ana.public_key] = (authority._candidates[ana.public_key][0], 1000.0)
     now[0] = 1000.0 + authority_module.CANDIDATE_WAIT  # Ana's Hello at its edge
     hello(authority, Identity.generate())  # old Hellos are dropped now: not hers
     assert ana.public_key in authority._candidates
