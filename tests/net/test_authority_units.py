@@ -1880,3 +1880,27 @@ async def test_what_comes_in_is_bounded_opened_and_answered_by_its_topic() -> No
     await authority._on_message(f"{authority.prefix}/elsewhere/x", b"x")
     await authority._on_message(room_topic(CODE), b"")
     assert len(authority.warnings) == 1
+
+
+async def test_away_clocks_start_for_people_already_away_and_from_the_start() -> None:
+    """Kills watch_away's and start_game's mutants of the away clocks (a
+    person away when the bound is set, or when the game starts, gets one),
+    and _seat_specs's seat names given to the table."""
+    authority = room(stand_in_after=30.0)
+    ana = Identity.generate()
+    seated(authority, ana)
+    presence(authority, ana, online=False, epoch=6)
+    authority.set_bot(1, "heuristic")
+    authority.set_bot(2, "heuristic")
+    authority.start_game()
+    table = authority.table
+    assert table is not None
+    await table.stop()
+    assert table.names == tuple(seat.name for seat in authority.seats)
+    assert list(authority._away_timers) == [0]
+    authority.watch_away(None)
+    assert authority._away_timers == {}
+    authority.watch_away(20.0)
+    assert list(authority._away_timers) == [0]
+    for timer in authority._away_timers.values():
+        timer.cancel()
