@@ -1904,3 +1904,57 @@ async def test_away_clocks_start_for_people_already_away_and_from_the_start() ->
     assert list(authority._away_timers) == [0]
     for timer in authority._away_timers.values():
         timer.cancel()
+
+
+def test_a_long_update_is_cut_into_pages_exactly_at_the_budget() -> None:
+    """Kills paged's mutants: pages filled up to the room a page has left
+    (an exact fit is one page), each new page counted from nothing, an
+    event larger than a page alone and never after an empty page, two
+    events too large for one page split, ``rejected`` on the last page only."""
+    from net.authority import paged
+
+    def update(events: list[object], rejected: str | None = "no") -> Update:
+        return Update(room=CODE, seq=1, view={}, base=10, events=events, rejected=rejected)
+
+    six = [b"a" * 10] * 6  # 12 bytes each
+    fixed = len(msgspec.msgpack.encode(update([], None)))
+    pages = paged(update(six), fixed + 36)
+    assert [(page.base, len(page.events), page.rejected) for page in pages] == [
+        (10, 3, None),
+        (13, 3, "no"),
+    ]
+    large = [b"a" * 50, b"b" * 10]
+    pages = paged(update(large), fixed + 36)
+    assert [(page.base, page.events) for page in pages] == [(10, [large[0]]), (11, [large[1]])]
+    two = [b"a" * 50, b"b" * 50]
+    assert [len(page.events) for page in paged(update(two), fixed + 36)] == [1, 1]
+    ones = [1, 2, 3, 4]  # 1 byte each, and a budget below the fixed part
+    assert [len(page.events) for page in paged(update(ones), 5)] == [1, 1, 1, 1]
+
+
+async def test_the_end_is_missed_only_by_those_away_when_it_came() -> None:
+    """Kills _check_over's mutant that forgets who was there at the end."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    while authority.phase != "over":
+        move(authority)
+    assert authority._missed == set()
+    presence(authority, ana, online=False, epoch=6)  # gone after the end
+    assert authority.unreached == [] and authority.reached == ["Ana"]
+
+
+async def test_a_reconnected_link_sends_each_person_their_whole_log_every_time() -> None:
+    """Kills _send_update's mutant whose default is an answer (held to once
+    per interval): after every reconnection each seat gets its log."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    while len(authority._logs[0]) <= authority_module.LOG_ANSWER_EVENTS:
+        move(authority)
+    authority._link = MemoryLink()  # type: ignore[assignment]
+    sent(authority, ana)
+    for _ in range(2):
+        await authority._on_connect()
+        updates = [m for m in to(authority, ana) if isinstance(m, Update)]
+        assert updates and updates[0].base == 0
