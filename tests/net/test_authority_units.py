@@ -1958,3 +1958,27 @@ async def test_a_reconnected_link_sends_each_person_their_whole_log_every_time()
         await authority._on_connect()
         updates = [m for m in to(authority, ana) if isinstance(m, Update)]
         assert updates and updates[0].base == 0
+
+
+async def test_a_bots_seat_bound_to_a_key_is_no_persons(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A room file may bind a bot's seat to a key (load_room does not refuse
+    it): that seat is still nobody's. Kills remove's, _provisional's and
+    _send_update's mutants that would take such a seat for a person's."""
+    monkeypatch.setattr(authority_module, "PROVISIONAL_GRACE", 0.0)
+    authority = room()
+    stray = Identity.generate()
+    authority.seats[2] = SeatSlot("Cy", "bot", "heuristic", key=stray.public_key)
+    with pytest.raises(IllegalAction, match=r"^nobody sits in seat 3$"):
+        authority.remove(2)
+    assert authority._provisional() == []
+    ana = Identity.generate()
+    seated(authority, ana)
+    authority.set_bot(1, "heuristic")
+    listen(authority)
+    authority.start_game()
+    assert authority.table is not None
+    await authority.table.stop()
+    authority._send_update(2, base=0)
+    assert [who for who, _ in sent(authority, ana, stray) if who != "room"] == [ana.peer_id]
