@@ -1982,3 +1982,44 @@ async def test_a_bots_seat_bound_to_a_key_is_no_persons(
     await authority.table.stop()
     authority._send_update(2, base=0)
     assert [who for who, _ in sent(authority, ana, stray) if who != "room"] == [ana.peer_id]
+
+
+async def test_the_log_answer_bound_is_per_key_and_only_past_64_missing_events(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _send_update's mutants of the answer bound: per key (two
+    people asking at once both get their logs), only for more than
+    LOG_ANSWER_EVENTS missing (64 exactly, or a few after a long log held,
+    always go), its note in words with the seat's number."""
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana, bea = Identity.generate(), Identity.generate()
+    seated(authority, ana)
+    seated(authority, bea, name="Bea")
+    authority.set_bot(2, "heuristic")
+    listen(authority)
+    authority.start_game()
+    table = authority.table
+    assert table is not None
+    await table.stop()
+    bound = authority_module.LOG_ANSWER_EVENTS
+    while len(authority._logs[0]) <= bound + 2:
+        move(authority)
+    size = len(authority._logs[0])
+    sent(authority, ana, bea)
+
+    def updates(*syncs: tuple[Identity, int, int]) -> list[str]:
+        for key, n, have in syncs:
+            request(authority, key, Sync(room=CODE, epoch=1, n=n, have=have))
+        return [who for who, message in sent(authority, ana, bea) if isinstance(message, Update)]
+
+    assert updates((ana, 10, 0), (bea, 10, 0)) == [ana.peer_id, bea.peer_id]
+    now[0] += 5
+    assert updates((ana, 11, size - bound), (ana, 12, size - bound)) == [ana.peer_id] * 2
+    assert updates((ana, 13, size - 1), (ana, 14, size - 1)) == [ana.peer_id] * 2
+    with caplog.at_level(logging.WARNING, logger="passe.authority"):
+        assert updates((bea, 15, 0), (bea, 16, 0)) == [bea.peer_id]
+    assert "did not send seat 2 its log again so soon (asked too often)" in [
+        r.getMessage() for r in caplog.records
+    ]
