@@ -2023,3 +2023,36 @@ async def test_the_log_answer_bound_is_per_key_and_only_past_64_missing_events(
     assert "did not send seat 2 its log again so soon (asked too often)" in [
         r.getMessage() for r in caplog.records
     ]
+
+
+def test_watching_presences_without_a_loop_waits_for_start() -> None:
+    """Kills watch_presence's mutant that checks at once with no loop (the
+    bound is kept for start)."""
+    authority = room()
+    authority.watch_presence(5.0)
+    assert authority.presence_timeout == 5.0 and authority._presence_watch is None
+
+
+async def test_the_presence_watch_stops_when_the_bound_is_lifted() -> None:
+    """Kills watch_presence's mutants of the watch stopped (cancelled and
+    forgotten: closing after it stays clean)."""
+    authority = room()
+    authority.watch_presence(5.0)
+    watch = authority._presence_watch
+    assert watch is not None
+    authority.watch_presence(None)
+    assert watch.cancelled() and authority._presence_watch is None
+    await authority.close()
+
+
+async def test_each_update_sent_is_logged_for_debugging(caplog: pytest.LogCaptureFixture) -> None:
+    """Kills _send_update's mutants of its debug line (words and values)."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    with caplog.at_level(logging.DEBUG, logger="passe.authority"):
+        authority._send_update(0, base=1)
+    size = len(authority._logs[0])
+    assert f"to seat 0: seq {authority.seq}, base 1, {size - 1} events, ack 1" in [
+        r.getMessage() for r in caplog.records
+    ]
