@@ -1631,9 +1631,13 @@ async def test_another_keys_state_on_the_rooms_topics_is_warned_about_once_and_a
         f"someone cleared or garbled a room state of room {CODE} on the broker: "
         "the room was published again"
     )
-    authority._on_own_topic(notices, b"")  # a third: past MAX_WARNED, not warned
+    third = Identity.generate()  # a third key: past MAX_WARNED, not warned
+    authority._on_own_topic(topic, seal(third, topic, authority.room_state()))
     assert len(heard) == 2 and len(authority.warnings) == 2
     authority.phase = "over"
+    sent(authority)
+    authority._on_own_topic(notices, seal(squatter, notices, NextRoom(room=CODE, next="QQQ111")))
+    assert sent(authority) == []  # no next game announced: nothing to answer with
     authority.announce_next("XYZ789")
     sent(authority)
     authority._on_own_topic(notices, seal(squatter, notices, NextRoom(room=CODE, next="QQQ111")))
@@ -2056,3 +2060,21 @@ async def test_each_update_sent_is_logged_for_debugging(caplog: pytest.LogCaptur
     assert f"to seat 0: seq {authority.seq}, base 1, {size - 1} events, ack 1" in [
         r.getMessage() for r in caplog.records
     ]
+
+
+async def test_each_key_posing_as_the_room_is_warned_about_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _on_own_topic's mutants of the warning's marker (each signer
+    its own) and its log line."""
+    authority = room()
+    topic = room_topic(CODE)
+    one, two = Identity.generate(), Identity.generate()
+    with caplog.at_level(logging.WARNING, logger="passe.authority"):
+        for key in (one, two):
+            authority._on_own_topic(topic, seal(key, topic, authority.room_state()))
+    assert [fingerprint(one.public_key) in authority.warnings[0]] == [True]
+    assert fingerprint(two.public_key) in authority.warnings[1]
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.authority"] == (
+        authority.warnings
+    )
