@@ -2078,3 +2078,90 @@ async def test_each_key_posing_as_the_room_is_warned_about_and_logged(
     assert [r.getMessage() for r in caplog.records if r.name == "passe.authority"] == (
         authority.warnings
     )
+
+
+async def test_floods_on_each_topic_are_bounded_by_kind_and_sender(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _on_message's, _within_bounds's and _seated_ids's mutants of
+    the budgets: the room's own topics (one budget, noted as "room"; past
+    it the room state is published again, not for the next-game topic nor
+    once closing), presences (noted as "presence", by their peer id), a
+    followed key's presence not counted as heard, its requests counted;
+    requests (noted as "request", by sender); seated keys each their own
+    budget; a bot's seat bound to a key is no seated key's; a forged
+    request dropped and logged in words."""
+    from net.wire import Hello, to_authority_topic
+
+    authority = room(admission="ask")
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    listen(authority)
+    burst = int(authority_module.STRANGER_RATE.message_burst)
+    for _ in range(burst):
+        await authority._on_message(room_topic(CODE), authority._room_payload())
+    sent(authority)
+    await authority._on_message(next_topic(CODE), b"x")  # past the budget: not republished
+    assert sent(authority) == []
+    await authority._on_message(room_topic(CODE), b"x")
+    assert [where for where, _ in sent(authority)] == ["room"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "passe.authority"]
+    assert lines[-1] == (
+        "dropped messages past the rate limit (room from keys without a seat; latest on own-topics)"
+    )
+    assert authority._floods.counts["flood-room-strangers"] == 2
+    authority._closing = True
+    authority._last_republish = -1e9
+    await authority._on_message(room_topic(CODE), b"x")
+    assert sent(authority) == []
+    authority._closing = False
+    # A knocking key: its presence within its own budget, not "heard".
+    eve = Identity.generate()
+    presence(authority, eve, online=True)
+    hello(authority, eve, name="Eve")
+    heard = authority._heard.get(eve.peer_id, 0)
+    eve_topic = presence_topic(CODE, eve.peer_id)
+    eve_presence = seal(eve, eve_topic, Presence(room=CODE, epoch=5, online=True))
+    followed = int(authority_module.FOLLOWED_RATE.message_burst)
+    for _ in range(followed + 1):
+        await authority._on_message(eve_topic, eve_presence)
+    assert authority._heard.get(eve.peer_id, 0) == heard
+    assert authority._floods.counts["flood-presence-strangers"] == 1
+    assert lines != [r.getMessage() for r in caplog.records if r.name == "passe.authority"]
+    assert [r.getMessage() for r in caplog.records][-1] == (
+        "dropped messages past the rate limit (presence from keys without a seat; "
+        f"latest on {eve.peer_id})"
+    )
+    assert authority._within_bounds("request", eve.peer_id, b"x")
+    assert authority._heard[eve.peer_id] == heard + 1  # her requests are counted
+    # Requests of a stranger: by sender, noted as such.
+    bob = Identity.generate()
+    topic = to_authority_topic(CODE, bob.peer_id)
+    hello_payload = seal(bob, topic, Hello(room=CODE, epoch=1, n=1, name="Bob"))
+    again = int(authority_module.RETURNING_RATE.message_burst)
+    for _ in range(burst + again + 1):
+        await authority._on_message(topic, hello_payload)
+    assert [r.getMessage() for r in caplog.records][-1] == (
+        "dropped messages past the rate limit (request from keys without a seat; "
+        f"latest on {bob.peer_id})"
+    )
+    # A forged request: dropped, logged in words.
+    forged = seal(eve, topic, Hello(room=CODE, epoch=1, n=1, name="Bob"))
+    now[0] += 1000
+    await authority._on_message(topic, forged)
+    assert f"dropped a message on {topic}: signed by another peer" in [
+        r.getMessage() for r in caplog.records
+    ]
+    now[0] += 1000
+    await authority._on_message(topic, forged)
+    # Seated keys: each its own budget.
+    seated_room = room()
+    ana, bea, stray = Identity.generate(), Identity.generate(), Identity.generate()
+    seated(seated_room, ana)
+    seated(seated_room, bea, name="Bea")
+    seated_room.seats[2] = SeatSlot("Cy", "bot", "heuristic", key=stray.public_key)
+    seated_room.clock = lambda: 100.0
+    budget = int(authority_module.SEATED_RATE.message_burst)
+    for key in (ana, bea):
+        assert all(seated_room._within_bounds("request", key.peer_id, b"x") for _ in range(budget))
+    assert sum(seated_room._within_bounds("request", stray.peer_id, b"x") for _ in range(50)) < 50
