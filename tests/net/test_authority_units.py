@@ -2134,6 +2134,14 @@ async def test_floods_on_each_topic_are_bounded_by_kind_and_sender(
     )
     assert authority._within_bounds("request", eve.peer_id, b"x")
     assert authority._heard[eve.peer_id] == heard + 1  # her requests are counted
+    # Another knocking key has a budget of its own; a stranger's presence is heard.
+    fay = Identity.generate()
+    presence(authority, fay, online=True)
+    hello(authority, fay, name="Fay")
+    assert all(authority._within_bounds("presence", fay.peer_id, b"x") for _ in range(followed))
+    stranger = Identity.generate().peer_id
+    assert authority._within_bounds("presence", stranger, b"x")
+    assert authority._heard[stranger] == 1
     # Requests of a stranger: by sender, noted as such.
     bob = Identity.generate()
     topic = to_authority_topic(CODE, bob.peer_id)
