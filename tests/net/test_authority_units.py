@@ -2173,3 +2173,47 @@ async def test_floods_on_each_topic_are_bounded_by_kind_and_sender(
     for key in (ana, bea):
         assert all(seated_room._within_bounds("request", key.peer_id, b"x") for _ in range(budget))
     assert sum(seated_room._within_bounds("request", stray.peer_id, b"x") for _ in range(50)) < 50
+
+
+def test_strangers_heard_are_counted_each_on_its_own_the_latest_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _remember_heard's mutants (requests and presences counted, at
+    most MAX_HEARD, the oldest forgotten first) and _within_bounds's of the
+    strangers' and returning budgets (each sender its own; two drops in a
+    row noted)."""
+    monkeypatch.setattr(authority_module, "MAX_HEARD", 3)
+    authority = room()
+    authority.clock = lambda: 100.0
+    for name in ("a", "b", "c"):
+        authority._remember_heard(name, "presence")
+    assert list(authority._heard) == ["a", "b", "c"]
+    authority._remember_heard("a", "request")
+    authority._remember_heard("d", "request")
+    assert list(authority._heard) == ["c", "a", "d"]
+    burst = int(authority_module.STRANGER_RATE.message_burst)
+    again = int(authority_module.RETURNING_RATE.message_burst)
+    for sender in ("s1", "s2"):
+        assert all(authority._within_bounds("request", sender, b"x") for _ in range(burst + again))
+    assert not authority._within_bounds("request", "s2", b"x")
+    assert not authority._within_bounds("request", "s2", b"x")
+    assert authority._floods.counts["flood-request-strangers"] == 2
+
+
+def test_each_connection_has_a_newer_epoch_and_its_own_will() -> None:
+    """Kills _will's mutants: the epoch one above the last (or the clock,
+    if later), the will on the host's presence topic saying gone."""
+    authority = room()
+    authority._epoch = 2**50
+    will = authority._will()
+    assert authority._epoch == 2**50 + 1
+    topic = presence_topic(CODE, authority.identity.peer_id)
+    assert will.topic == topic
+    gone = open_body(open_envelope(topic, will.payload), presence_decoder)
+    assert gone == Presence(room=CODE, epoch=2**50 + 1, online=False, name="host")
+    authority._epoch = 0
+    import time
+
+    before = time.time_ns() // 1_000_000
+    authority._will()
+    assert before <= authority._epoch <= time.time_ns() // 1_000_000
