@@ -2217,3 +2217,32 @@ def test_each_connection_has_a_newer_epoch_and_its_own_will() -> None:
     before = time.time_ns() // 1_000_000
     authority._will()
     assert before <= authority._epoch <= time.time_ns() // 1_000_000
+
+
+async def test_the_send_loop_publishes_in_order_survives_a_failure_and_drains_on_close(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _send_loop's mutants (each message published with its retain
+    flag; a failed one logged with its topic, the next still sent) and
+    _drain's (closing waits until the queue is out)."""
+    import asyncio
+
+    from net.bounds import Outbox
+
+    class Failing(MemoryLink):
+        async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+            if payload == b"boom":
+                raise OSError("broken")
+            await super().publish(topic, payload, retain=retain)
+
+    authority = room()
+    link = Failing()
+    authority._link = link  # type: ignore[assignment]
+    authority._outbox = Outbox()
+    authority._sender = asyncio.get_running_loop().create_task(authority._send_loop())
+    authority._enqueue("t/1", b"boom")
+    authority._enqueue("t/2", b"two", retain=True)
+    authority._enqueue("t/3", b"three")
+    await authority.close(keep=True)
+    assert link.published[:2] == [("t/2", b"two", True), ("t/3", b"three", False)]
+    assert "sending on t/1 failed" in [r.getMessage() for r in caplog.records]
