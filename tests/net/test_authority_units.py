@@ -2246,3 +2246,30 @@ async def test_the_send_loop_publishes_in_order_survives_a_failure_and_drains_on
     await authority.close(keep=True)
     assert link.published[:2] == [("t/2", b"two", True), ("t/3", b"three", False)]
     assert "sending on t/1 failed" in [r.getMessage() for r in caplog.records]
+
+
+def test_a_key_seated_under_any_rule_stays_let_in_and_its_knock_goes(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _seat_new's mutants: the key seated is let in for the room
+    (back after leaving under a stricter rule, it sits), its knock dropped,
+    the seat logged; and _presence_topics's of a bot's seat bound to a key
+    (not followed)."""
+    authority = room()
+    ana, eve = Identity.generate(), Identity.generate()
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        seated(authority, ana)
+    assert "'Ana' took seat 1" in [r.getMessage() for r in caplog.records]
+    authority.admission = "ask"
+    request(authority, ana, Leave(room=CODE, epoch=1, n=2))
+    hello(authority, ana, n=3)
+    assert holders(authority)[0] == ana.public_key and not authority.knocks
+    presence(authority, eve, online=True)
+    hello(authority, eve, name="Eve")
+    assert eve.public_key in authority.knocks
+    authority.admission = "any"
+    hello(authority, eve, n=2, name="Eve")
+    assert eve.public_key in holders(authority) and not authority.knocks
+    stray = Identity.generate()
+    authority.seats[2] = SeatSlot("Cy", "bot", "heuristic", key=stray.public_key)
+    assert presence_topic(CODE, stray.peer_id) not in authority._presence_topics()
