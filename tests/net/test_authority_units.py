@@ -2273,3 +2273,34 @@ def test_a_key_seated_under_any_rule_stays_let_in_and_its_knock_goes(
     stray = Identity.generate()
     authority.seats[2] = SeatSlot("Cy", "bot", "heuristic", key=stray.public_key)
     assert presence_topic(CODE, stray.peer_id) not in authority._presence_topics()
+
+
+async def test_knocks_and_presences_are_logged_and_away_clocks_replaced(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _admission's and _on_presence's mutants of their log lines and
+    _away_changed's of the seat's clock (the old one cancelled, the new one
+    calling _stand_in_if_away for that seat; none for a person here)."""
+    authority = room(admission="ask")
+    ana, eve = Identity.generate(), Identity.generate()
+    with caplog.at_level(logging.DEBUG, logger="passe.authority"):
+        presence(authority, eve, online=True)
+        hello(authority, eve, name="Eve")
+        presence(authority, eve, online=False, epoch=6)
+    lines = [r.getMessage() for r in caplog.records]
+    assert f"Eve (key {fingerprint(eve.public_key)}) knocks" in lines
+    assert f"presence of {eve.peer_id}: epoch 5, online" in lines
+    assert f"presence of {eve.peer_id}: epoch 6, gone" in lines
+    playing = room(stand_in_after=30.0)
+    await in_play(playing, ana)
+    presence(playing, ana, online=False, epoch=6)
+    first = playing._away_timers[0]
+    playing._away_changed(0)
+    second = playing._away_timers[0]
+    assert first.cancelled() and second is not first and not second.cancelled()
+    assert second._callback == playing._stand_in_if_away and second._args == (0,)  # type: ignore[attr-defined]
+    presence(playing, ana, online=True, epoch=7)
+    assert second.cancelled() and 0 not in playing._away_timers
+    playing.seats[0].level = "heuristic"
+    presence(playing, ana, online=False, epoch=8)
+    assert 0 not in playing._away_timers  # a bot plays for her already
