@@ -10,7 +10,7 @@ runs mutmut, and reports per module: killed, survived, and the survivors
 judged equivalent in ``docs/mutation-equivalents.txt`` (one line each: the
 mutant's id, then why no test can tell it from the original).
 
-    python -m tests.mutation run [--workers N] [MODULE ...]
+    python -m tests.mutation run [--workers N] [--again] [MODULE ...]
     python -m tests.mutation report [MODULE ...]
 """
 
@@ -145,10 +145,29 @@ def report(modules: list[str]) -> int:
     return 1 if below else 0
 
 
-def run(modules: list[str], workers: int) -> int:
-    patterns = [pattern for module in modules for pattern in MODULES[module]]
+def pending(module: str) -> list[str]:
+    """The mutants of ``module`` not run yet, or not killed when last run."""
+    meta = MUTANTS / f"{module}.meta"
+    if not meta.exists():
+        return []
+    exit_codes: dict[str, int | None] = json.loads(meta.read_text())["exit_code_by_key"]
+    return [
+        name
+        for name, code in sorted(exit_codes.items())
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in MODULES[module])
+        and code not in KILLED
+    ]
+
+
+def run(modules: list[str], workers: int, *, again: bool) -> int:
+    # mutmut runs again every mutant named on its command line (a pattern
+    # names all of a module's): by default only those not yet killed are
+    # named, so that a run stopped midway goes on where it was (issue 23).
+    names = [name for module in modules for name in pending(module)]
+    if again or not names:
+        names = [pattern for module in modules for pattern in MODULES[module]]
     command = [str(Path(sys.executable).with_name("mutmut")), "run", "--max-children"]
-    subprocess.run([*command, str(workers), *patterns], cwd=ROOT, check=False)
+    subprocess.run([*command, str(workers), *names], cwd=ROOT, check=False)
     return report(modules)
 
 
@@ -160,13 +179,16 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("modules", nargs="*", metavar="MODULE", help=", ".join(MODULES))
         if name == "run":
             command.add_argument("--workers", type=int, default=1)
+            command.add_argument(
+                "--again", action="store_true", help="run every mutant again, killed or not"
+            )
     args = parser.parse_args(argv)
     modules = args.modules or list(MODULES)
     unknown = [module for module in modules if module not in MODULES]
     if unknown:
         parser.error(f"not measured: {', '.join(unknown)} (one of {', '.join(MODULES)})")
     if args.command == "run":
-        return run(modules, args.workers)
+        return run(modules, args.workers, again=args.again)
     return report(modules)
 
 

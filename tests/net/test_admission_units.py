@@ -11,44 +11,12 @@ from pathlib import Path
 import pytest
 
 from core.engine import IllegalAction
-from core.registry import get_game
 from net import authority as authority_module
-from net.authority import Authority
 from net.identity import Identity, fingerprint
 from net.pins import RoomPins
-from net.wire import Envelope, Hello, Presence, presence_topic, seal
+from net.wire import presence_topic
+from tests.net.rooms_in_process import CODE, hello, holders, presence, room
 from tui.network_cli import _admission
-
-CODE = "ABC123"
-
-
-def room(**options: object) -> Authority:
-    return Authority(
-        Identity.generate(),
-        CODE,
-        "passpass",
-        get_game("passpass").make_config(players=3),
-        "Host",
-        "127.0.0.1",
-        1,
-        **options,  # type: ignore[arg-type]
-    )
-
-
-def hello(authority: Authority, key: Identity, n: int = 1, **fields: object) -> None:
-    envelope = Envelope(1, key.public_key, True, b"", b"\0" * 64)
-    message = Hello(room=CODE, epoch=1, n=n, name=str(fields.pop("name", "Ana")), **fields)  # type: ignore[arg-type]
-    authority.handle(envelope, message)
-
-
-def presence(authority: Authority, key: Identity, *, online: bool, epoch: int = 5) -> None:
-    topic = presence_topic(CODE, key.peer_id)
-    payload = seal(key, topic, Presence(room=CODE, epoch=epoch, online=online, name="x"))
-    authority._on_presence(topic, key.peer_id, payload)
-
-
-def holders(authority: Authority) -> list[bytes | None]:
-    return [seat.key for seat in authority.seats]
 
 
 def test_a_hello_alone_takes_no_seat_until_its_live_presence_comes() -> None:

@@ -1,0 +1,183 @@
+"""An authority driven in-process (no broker, no network): real keys, real
+signed envelopes (net/wire.py seal, open_envelope, open_body), and what the
+authority sends read back from its outbox, opened as its recipient would.
+Shared by the fast in-process tests of net/authority.py (issue 23: the
+mutation score needs tests mutmut can map to the authority's functions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from core.registry import get_game
+from net.authority import Authority
+from net.bounds import Outbox
+from net.identity import Identity
+from net.remote import RemoteTable
+from net.wire import (
+    Hello,
+    NextRoom,
+    Presence,
+    Request,
+    RoomState,
+    authority_message_decoder,
+    next_topic,
+    open_body,
+    open_envelope,
+    peer_message_decoder,
+    presence_topic,
+    room_topic,
+    seal,
+    to_authority_topic,
+    to_peer_topic,
+)
+
+CODE = "ABC123"
+
+
+def room(game: str = "passpass", players: int = 3, **options: object) -> Authority:
+    """A room's authority in its lobby, of a fresh key, with no link."""
+    return Authority(
+        Identity.generate(),
+        CODE,
+        game,
+        get_game(game).make_config(players=players),
+        "Host",
+        "127.0.0.1",
+        1,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def request(authority: Authority, key: Identity, message: Request) -> None:
+    """``message`` from ``key``, sealed to the authority as a peer sends it,
+    opened and checked as the authority's link does, then handled."""
+    topic = to_authority_topic(authority.code, key.peer_id)
+    payload = seal(key, topic, message, authority.identity.public_key)
+    envelope = open_envelope(topic, payload, expect_id=key.peer_id)
+    authority.handle(envelope, open_body(envelope, peer_message_decoder, authority.identity))
+
+
+def hello(authority: Authority, key: Identity, n: int = 1, **fields: object) -> None:
+    name = str(fields.pop("name", "Ana"))
+    message = Hello(room=CODE, epoch=1, n=n, name=name, **fields)  # type: ignore[arg-type]
+    request(authority, key, message)
+
+
+def presence(authority: Authority, key: Identity, *, online: bool, epoch: int = 5) -> None:
+    topic = presence_topic(CODE, key.peer_id)
+    payload = seal(key, topic, Presence(room=CODE, epoch=epoch, online=online, name="x"))
+    authority._on_presence(topic, key.peer_id, payload)
+
+
+def seated(authority: Authority, key: Identity, name: str = "Ana", **fields: object) -> None:
+    """``key`` present and seated (a Hello after its live presence)."""
+    presence(authority, key, online=True)
+    hello(authority, key, name=name, **fields)
+
+
+def holders(authority: Authority) -> list[bytes | None]:
+    return [seat.key for seat in authority.seats]
+
+
+def listen(authority: Authority) -> None:
+    """Keep what the authority sends from now on (its outbox, never sent)."""
+    authority._outbox = Outbox()
+
+
+def sent(authority: Authority, *recipients: Identity) -> list[tuple[str, Any]]:
+    """What the authority sent since the last call, in order, each opened as
+    its recipient would: ``(peer id, message)`` for a peer among
+    ``recipients`` (``None`` for another peer's), ``("room", RoomState)``,
+    ``("next", NextRoom)``."""
+    outbox = authority._outbox
+    assert outbox is not None, "listen(authority) first"
+    by_topic = {to_peer_topic(authority.code, key.peer_id): key for key in recipients}
+    opened: list[tuple[str, Any]] = []
+    while (message := outbox.pop()) is not None:
+        topic, payload, _ = message
+        envelope = open_envelope(topic, payload, expect_key=authority.identity.public_key)
+        if topic == room_topic(authority.code):
+            opened.append(("room", open_body(envelope, msgspec.msgpack.Decoder(RoomState))))
+        elif topic == next_topic(authority.code):
+            opened.append(("next", open_body(envelope, msgspec.msgpack.Decoder(NextRoom))))
+        elif topic in by_topic:
+            key = by_topic[topic]
+            opened.append((key.peer_id, open_body(envelope, authority_message_decoder, key)))
+        else:  # to someone the test did not name: who, unread
+            opened.append((topic.rsplit("/", 1)[-1], None))
+    return opened
+
+
+def to(authority: Authority, key: Identity) -> list[Any]:
+    """What the authority sent ``key`` (only) since the last look."""
+    return [message for who, message in sent(authority, key) if who == key.peer_id]
+
+
+class MemoryLink:
+    """Stands for a RemoteTable's MqttLink in in-process tests (the real
+    link is tested against real brokers: test_transport, test_reach): what
+    is published is kept, in order, for the test to read or hand on to an
+    authority; ``connected`` is the test's to set."""
+
+    def __init__(self) -> None:
+        self.connected = True
+        self.published: list[tuple[str, bytes, bool]] = []
+        self.subscriptions: list[str] = []
+        self.final: list[tuple[str, bytes]] | None = None
+
+    async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+        self.published.append((topic, payload, retain))
+
+    def subscribe(self, topic: str) -> None:
+        if topic not in self.subscriptions:
+            self.subscriptions.append(topic)
+
+    def unsubscribe(self, topic: str) -> None:
+        self.subscriptions.remove(topic)
+
+    async def close(self, *, final: list[tuple[str, bytes]] | None = None) -> None:
+        self.final = list(final or [])
+        self.connected = False
+
+
+def requests_of(
+    link: MemoryLink, key: Identity, authority: Authority, *, keep: bool = False
+) -> list[Any]:
+    """The requests ``key`` published on ``link`` since the last look, opened
+    as the authority opens them (``keep``: left there, for pump)."""
+    opened = []
+    for topic, payload, _ in link.published:
+        if topic == to_authority_topic(authority.code, key.peer_id):
+            envelope = open_envelope(topic, payload, expect_id=key.peer_id)
+            opened.append(open_body(envelope, peer_message_decoder, authority.identity))
+    if not keep:
+        link.published.clear()
+    return opened
+
+
+async def pump(authority: Authority, table: RemoteTable, link: MemoryLink) -> None:
+    """Hand what ``table`` published to ``authority`` (as its link would),
+    then what the authority sent that ``table`` subscribes to, to ``table``."""
+    published, link.published = link.published, []
+    for topic, payload, _ in published:
+        await authority._on_message(topic, payload)
+    outbox = authority._outbox
+    assert outbox is not None, "listen(authority) first"
+    wanted = {
+        room_topic(authority.code),
+        next_topic(authority.code),
+        to_peer_topic(authority.code, table.identity.peer_id),
+    }
+    while (message := outbox.pop()) is not None:
+        if message[0] in wanted:
+            await table._on_message(message[0], message[1])
+
+
+def linked(table: RemoteTable, authority: Authority) -> MemoryLink:
+    """``table`` with a MemoryLink, knowing ``authority``'s key."""
+    link = MemoryLink()
+    table._link = link  # type: ignore[assignment]
+    table.authority_key = authority.identity.public_key
+    return link

@@ -1,0 +1,1092 @@
+"""A seat's side of a networked table (net/remote.py), in-process (issue
+23: found by ``make mutation``): a RemoteTable fed what a real authority
+(in-process, real keys and signed envelopes) sends, its requests read back
+from a link that keeps them. Each docstring names the mutations of
+net/remote.py it kills."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from core.engine import IllegalAction
+from core.registry import get_game
+from net import remote as remote_module
+from net.authority import Authority, SeatSlot
+from net.codec import codec_for
+from net.codes import new_code
+from net.identity import Identity, fingerprint
+from net.pins import RoomPins
+from net.remote import JoinError, RemoteTable
+from net.table import TableUpdate
+from net.wire import (
+    Act,
+    Leave,
+    NextRoom,
+    Presence,
+    Refused,
+    RoomState,
+    SeatState,
+    Sync,
+    Update,
+    Welcome,
+    next_topic,
+    open_body,
+    open_envelope,
+    presence_decoder,
+    presence_topic,
+    room_topic,
+    seal,
+    to_peer_topic,
+)
+from tests.net.peers import RawClient, clear_room, until
+from tests.net.procs import need_mosquitto
+from tests.net.rooms_in_process import (
+    CODE,
+    MemoryLink,
+    linked,
+    listen,
+    pump,
+    requests_of,
+    room,
+    seated,
+)
+
+ME = Identity.generate()
+
+
+def remote(identity: Identity = ME, **options: object) -> RemoteTable:
+    return RemoteTable(identity, CODE, "127.0.0.1", 1, "Ana", **options)  # type: ignore[arg-type]
+
+
+def a_room_state(**fields: object) -> RoomState:
+    values: dict[str, object] = {
+        "room": CODE,
+        "game": "passpass",
+        "config": {},
+        "host": "Host",
+        "phase": "over",
+        "seats": [],
+        "seq": 1,
+        "stamp": 1,
+    }
+    values.update(fields)
+    return RoomState(**values)  # type: ignore[arg-type]
+
+
+def test_next_table_is_the_same_seat_at_the_next_room_or_an_error() -> None:
+    """Kills next_table's mutants: the error (words, code) before any next
+    game, and each field handed on (identity, code, broker, name, the
+    pinned key, pins, bot)."""
+    table = remote(authority_key=b"k" * 32, pins=RoomPins(None), bot=True)  # type: ignore[arg-type]
+    with pytest.raises(JoinError) as error:
+        table.next_table()
+    assert (str(error.value), error.value.code) == (
+        "the host has not opened a next game",
+        "no-room",
+    )
+    table.next_code = "XYZ789"
+    table.broker_host, table.broker_port = "10.0.0.7", 1884
+    following = table.next_table()
+    assert (following.identity, following.code, following.name) == (ME, "XYZ789", "Ana")
+    assert (following.broker_host, following.broker_port) == ("10.0.0.7", 1884)
+    assert following.authority_key == b"k" * 32 and following.pinned
+    assert following.pins is table.pins and following.bot
+
+
+def test_the_seat_held_is_the_one_listed_with_our_key_as_a_person_or_a_bot() -> None:
+    """Kills _seat_held's mutants (the key compared, the kinds that count,
+    the first such seat, None otherwise)."""
+    table = remote()
+    other = Identity.generate().peer_id
+    seats = [
+        SeatState("Old", "open", peer=ME.peer_id),
+        SeatState("Bea", "human", peer=other),
+        SeatState("Ana", "bot", "heuristic", peer=ME.peer_id),
+        SeatState("Ana", "human", peer=ME.peer_id),
+    ]
+    assert table._seat_held(a_room_state(seats=seats)) == 2
+    assert table._seat_held(a_room_state(seats=[*seats[:2], seats[3]])) == 2
+    assert table._seat_held(a_room_state(seats=seats[:2])) is None
+
+
+@pytest.mark.parametrize(
+    ("seed", "first", "verified"),
+    [
+        (7, "same", True),
+        (7, "other", False),  # the commitment changed since it was first seen
+        (7, "none", False),
+        (True, "same", False),  # a bool is no seed
+        ("7", "same", False),
+        (-1, "same", False),
+        (2**63, "same", False),
+        (2**63 - 1, "same", True),
+        (0, "same", True),
+    ],
+)
+def test_the_deal_is_checked_against_its_first_commitment(
+    seed: object, first: str, verified: bool
+) -> None:
+    """Kills _check_deal's mutants: the seed's type and bounds (0 and
+    2**63 - 1 are seeds, -1 and 2**63 not), the hash of salt and seed
+    (8 bytes, big-endian), compared with the state's and the first one."""
+    salt = b"s" * 16
+    number = seed if isinstance(seed, int) and 0 <= seed < 2**63 else 0
+    digest = hashlib.sha256(salt + int(number).to_bytes(8, "big")).digest()
+    table = remote()
+    table._first_seed_hash = {"same": digest, "other": b"x" * 32, "none": None}[first]
+    table._check_deal(a_room_state(record={"seed": seed}, salt=salt, seed_hash=digest))
+    assert table.verified is verified and table._deal_checked.is_set()
+
+
+async def a_finished_game(ana: Identity = ME) -> Authority:
+    """A game of Pass Pass played to its end: Ana (the key ``ana``) in seat
+    1, two bots; each Ana move her first legal one."""
+    authority = room()
+    authority.seats[0] = SeatSlot("Ana", "human", key=ana.public_key)
+    authority.set_bot(1, "heuristic")
+    authority.set_bot(2, "heuristic")
+    authority.start_game()
+    table = authority.table
+    assert table is not None
+    await table.stop()
+    while not table.state.is_over:
+        if table.state.to_act[0] == 0:
+            table.submit(0, table.state.view(0).legal[0])
+        else:
+            table.step_bot()
+    assert authority.phase == "over"
+    return authority
+
+
+def seat_events(authority: Authority) -> list[object]:
+    codec = codec_for(get_game("passpass"))
+    return [codec.decode_event(raw) for raw in authority._logs[0]]
+
+
+async def test_the_end_comes_from_the_revealed_record_once_it_matches_the_deal() -> None:
+    """Kills _finish_from_record's mutants: only for a seat held, a record
+    checked (verified), a view not yet over; the events missed (after those
+    held) delivered with the final view, the seq (never lowered), started."""
+    authority = await a_finished_game()
+    table = remote()
+    updates: list[TableUpdate] = []
+    await table.connect(updates.append)
+    events = seat_events(authority)
+    table.seat = 0
+    table.log = list(events[:3])
+    table.seq = 10**6
+    await table._on_message(room_topic(CODE), authority._room_payload())
+    assert table.verified is True
+    assert table.view is not None and table.view.is_over and table.view.seat == 0
+    assert table.log == events and table.seq == 10**6 and table._started.is_set()
+    assert [(update.view, list(update.events)) for update in updates] == [(table.view, events[3:])]
+    # Nothing again once over.
+    table._finish_from_record(authority.room_state())
+    assert len(updates) == 1
+    # A newer room's seq is taken.
+    fresh = remote()
+    fresh.seat = 0
+    await fresh._on_message(room_topic(CODE), authority._room_payload())
+    assert fresh.seq == authority.seq and fresh.log == events
+
+
+async def test_no_end_from_a_record_without_a_seat_a_check_or_a_whole_game() -> None:
+    """Kills _finish_from_record's mutants of each early return: no seat,
+    no record, not verified, a record that does not replay (logged), a
+    record of a game not over, a seat past the players."""
+    authority = await a_finished_game()
+    state = authority.room_state()
+    record = state.record
+    assert record is not None
+
+    def finish(seat: int | None, verified: bool | None, data: object) -> RemoteTable:
+        table = remote()
+        table.game_id, table.seat, table.verified = "passpass", seat, verified
+        table._finish_from_record(msgspec.structs.replace(state, record=data))
+        return table
+
+    assert finish(0, True, record).view is not None  # the case that finishes
+    assert finish(None, True, record).view is None
+    assert finish(0, None, record).view is None
+    assert finish(0, False, record).view is None
+    assert finish(0, True, None).view is None
+    assert finish(3, True, record).view is None
+    assert finish(0, True, {**record, "actions": record["actions"][:-1]}).view is None
+    assert finish(0, True, {**record, "actions": [[0, "nonsense"]]}).view is None
+    assert finish(0, True, {**record, "seed": "x"}).view is None
+
+
+async def test_a_seat_changes_to_a_free_one_or_says_why_not() -> None:
+    """Kills change_seat's mutants: the Hello (the seat asked, the log
+    held), the seat taken from the Welcome, the refusal raised in the
+    host's words and code, the link kept either way."""
+    authority = room()
+    listen(authority)
+    table = remote()
+    link = linked(table, authority)
+    await authority._on_message(
+        presence_topic(CODE, ME.peer_id), table._presence_payload(online=True)
+    )
+    table._send(table._hello(None, have=0))
+    await until(lambda: bool(link.published))
+    await pump(authority, table, link)
+    assert table.seat == 0
+    bea = Identity.generate()
+    seated(authority, bea, name="Bea")
+    authority._outbox = type(authority._outbox)()  # Bea's welcome is hers
+    table.log = [object()]  # type: ignore[list-item]
+    moving = asyncio.create_task(table.change_seat(2))
+    await until(lambda: bool(link.published))
+    (hello,) = requests_of(link, ME, authority, keep=True)
+    assert (hello.seat, hello.have, hello.name) == (2, 1, "Ana")
+    await pump(authority, table, link)
+    assert await moving == 2 and table.seat == 2
+    taking = asyncio.create_task(table.change_seat(1))
+    await until(lambda: bool(link.published))
+    await pump(authority, table, link)
+    with pytest.raises(JoinError) as error:
+        await taking
+    assert (str(error.value), error.value.code) == ("seat 2 is taken", "taken")
+    assert table.seat == 2 and link.final is None  # still at the table
+
+
+async def test_a_knock_waits_for_the_hosts_answer_saying_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _knock's mutants: the words told while waiting (with our key),
+    knocking while waiting only, the answer returned, and the timeout's
+    error (words with the wait in minutes, code) after leaving the link."""
+    authority = room(admission="ask")
+    listen(authority)
+    table = remote()
+    link = linked(table, authority)
+    told: list[str] = []
+    table.on_knock(told.append)
+    await authority._on_message(
+        presence_topic(CODE, ME.peer_id), table._presence_payload(online=True)
+    )
+    table._pending = asyncio.get_running_loop().create_future()
+    table._send(table._hello(None, have=0))
+    await until(lambda: bool(link.published))
+    await pump(authority, table, link)
+    first = table._pending.result()
+    assert first.code == "knock"
+    table._pending = None
+    knocking = asyncio.create_task(table._knock())
+    await until(lambda: table.knocking)
+    assert told == [
+        f"The host of room {CODE} is asked to let you in: waiting for them… "
+        f"Your key is {fingerprint(ME.public_key)}: read it to the host if they ask."
+    ]
+    # The knock refusal of a Hello sent again is no answer.
+    await table._on_message(*_sealed_to(authority, ME, first))
+    assert not knocking.done()
+    authority.admit(ME.public_key)
+    await pump(authority, table, link)
+    assert await knocking == Welcome(room=CODE, seat=0)
+    assert not table.knocking and table._pending is None
+    monkeypatch.setattr(remote_module, "KNOCK_WAIT", 0.06)
+    with pytest.raises(JoinError) as error:
+        await table._knock()
+    assert str(error.value) == (f"the host of room {CODE} did not let you in within 0.001 minutes")
+    assert error.value.code == "timeout" and link.final is not None
+    assert not table.knocking and table._pending is None
+
+
+def _sealed_to(authority: Authority, key: Identity, message: object) -> tuple[str, bytes]:
+    topic = to_peer_topic(CODE, key.peer_id)
+    return topic, seal(authority.identity, topic, message, key.public_key)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("phase", ["lobby", "over"])
+async def test_leaving_tells_the_host_forgets_the_broker_and_says_gone(
+    phase: str, tmp_path: Path
+) -> None:
+    """Kills leave's mutants: the Leave sealed to the host (room, epoch, n),
+    the broker forgotten in the pins, the table closed; and _abandon's
+    final messages (gone; cleared too once over)."""
+    authority = room()
+    listen(authority)
+    pins = RoomPins(tmp_path / "pins.json")
+    pins.remember(CODE, authority.identity.public_key, ("127.0.0.1", 1))
+    table = remote(pins=pins)
+    link = linked(table, authority)
+    table.seat = 0
+    table.room = a_room_state(phase=phase)
+    table._n = 4
+    await table.leave()
+    (leave,) = requests_of(link, ME, authority)
+    assert leave == Leave(room=CODE, epoch=table._epoch, n=5)
+    assert pins.recent(5) == [] and RoomPins(tmp_path / "pins.json").recent(5) == []
+    assert table._closed and table._listener is None
+    topic = presence_topic(CODE, ME.peer_id)
+    assert link.final is not None and [t for t, _ in link.final] == [topic] * (
+        1 if phase == "lobby" else 2
+    )
+    gone = open_body(open_envelope(topic, link.final[0][1]), presence_decoder)
+    assert gone == Presence(room=CODE, epoch=table._presence_epoch, online=False, name="Ana")
+    if phase == "over":
+        assert link.final[1][1] == b""
+
+
+async def test_leaving_without_a_seat_or_a_link_sends_nothing() -> None:
+    """Kills leave's mutants of its condition (a seat, a link, connected)."""
+    authority = room()
+    for seat, connected in ((None, True), (0, False)):
+        table = remote()
+        link = linked(table, authority)
+        link.connected = connected
+        table.seat = seat
+        await table.leave()
+        assert requests_of(link, ME, authority) == [] and table._closed
+
+
+async def test_an_unanswered_action_asks_for_the_table_until_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _sync_if_unanswered's mutants: each reason to stay quiet
+    (closed, answered, no link, link down, the game over or closed), the
+    Sync (room, epoch, the next n, the log held), and the next check, for
+    the Sync's own n."""
+    monkeypatch.setattr(remote_module, "ACT_WAIT", 0.0)
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    table.log = [object(), object()]  # type: ignore[list-item]
+    table._n = 5
+    for quiet in ("closed", "acked", "down", "over", "shut", "nolink"):
+        table._closed = quiet == "closed"
+        table.acked = 5 if quiet == "acked" else 4
+        link.connected = quiet != "down"
+        table.room = a_room_state(phase={"over": "over", "shut": "closed"}.get(quiet, "lobby"))
+        table._link = None if quiet == "nolink" else link  # type: ignore[assignment]
+        table._sync_if_unanswered(5)
+        assert requests_of(link, ME, authority) == [], quiet
+    table._link = link  # type: ignore[assignment]
+    table._closed, table.acked, link.connected = False, 4, True
+    table.room = a_room_state(phase="playing")
+    table._sync_if_unanswered(5)
+    table.acked = 5  # the act answered; its Sync (6) not yet
+    await until(lambda: len(link.published) >= 2)
+    table.acked = 10**6  # answered: the checks stop
+    syncs = requests_of(link, ME, authority)
+    assert syncs[:2] == [
+        Sync(room=CODE, epoch=table._epoch, n=6, have=2),
+        Sync(room=CODE, epoch=table._epoch, n=7, have=2),
+    ]
+
+
+# -- what comes in: the host's presence, the next game, the room state --------
+
+
+async def test_the_hosts_presence_says_whether_it_is_here_by_its_newest_epoch() -> None:
+    """Kills _on_presence's mutants: nothing read before the host's key is
+    known, nor an empty record, nor another topic, key or room; an older
+    epoch and a same-epoch "online" after its will ignored; the listeners
+    told of each change only; a newer "online" takes our seat again."""
+    authority = room()
+    table = remote()
+    topic = presence_topic(CODE, authority.identity.peer_id)
+    authority._epoch = 10
+    await table._on_message(topic, authority._presence_payload(online=False))
+    assert table.host_present and table._host_epoch == -1  # no host key yet
+    link = linked(table, authority)
+    told: list[bool] = []
+    table.on_host(told.append)
+    await table._on_message(topic, b"")
+    other = presence_topic(CODE, Identity.generate().peer_id)
+    await table._on_message(other, authority._presence_payload(online=False))
+    impostor = Identity.generate()
+    await table._on_message(
+        topic, seal(impostor, topic, Presence(room=CODE, epoch=50, online=False))
+    )
+    await table._on_message(
+        topic, seal(authority.identity, topic, Presence(room="XYZ789", epoch=50, online=False))
+    )
+    assert told == [] and table._host_epoch == -1
+    await table._on_message(topic, authority._presence_payload(online=False))
+    assert told == [False] and table._host_epoch == 10 and not table.host_present
+    authority._epoch = 9
+    await table._on_message(topic, authority._presence_payload(online=True))
+    authority._epoch = 10
+    await table._on_message(topic, authority._presence_payload(online=True))
+    assert told == [False] and not table.host_present
+    authority._epoch = 11
+    await table._on_message(topic, authority._presence_payload(online=True))
+    assert told == [False, True] and table._host_epoch == 11
+    assert requests_of(link, ME, authority) == []  # no seat to take again
+    table.seat, table.log = 2, [object()]  # type: ignore[list-item]
+    await table._on_message(topic, authority._presence_payload(online=True))  # a beat
+    await asyncio.sleep(0)
+    assert requests_of(link, ME, authority) == []
+    authority._epoch = 12
+    await table._on_message(topic, authority._presence_payload(online=True))
+    await until(lambda: bool(link.published))
+    (hello,) = requests_of(link, ME, authority)
+    assert (hello.seat, hello.have, hello.name) == (2, 1, "Ana")
+    assert told == [False, True] and table._host_epoch == 12
+
+
+async def _an_over_room(table: RemoteTable, authority: Authority) -> None:
+    authority.phase = "over"
+    await table._on_message(room_topic(CODE), authority._room_payload())
+    assert table.room is not None and table.room.phase == "over"
+
+
+async def test_a_next_game_is_followed_only_once_over_and_from_this_host(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _on_next's mutants: an empty notice ignored; one before the
+    room kept and read when it comes (refused unless over); one from
+    another key, for another room, with a bad code, naming this room or the
+    one already followed: ignored (logged); the code, normalised, told to
+    each listener once."""
+    import logging
+
+    authority = room()
+    topic = next_topic(CODE)
+
+    def notice(next_code: str, signer: Identity = authority.identity, code: str = CODE) -> bytes:
+        return seal(signer, topic, NextRoom(room=code, next=next_code))
+
+    table = remote()
+    heard: list[str] = []
+    table.on_next(heard.append)
+    await table._on_message(topic, b"")
+    assert table._next_payload is None
+    first = notice("XYZ789")
+    await table._on_message(topic, first)  # before any room state: kept
+    assert table._next_payload == (topic, first)
+    await table._on_message(room_topic(CODE), authority._room_payload())  # a lobby
+    assert heard == [] and table._next_payload is None
+    assert table._floods.counts.get("next-early") == 1
+    await _an_over_room(table, authority)
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        await table._on_message(topic, notice("XYZ789", Identity.generate()))
+        assert table._floods.counts.get("next") == 1
+        await table._on_message(topic, notice("XYZ789", code="QQQ111"))
+        await table._on_message(topic, notice("XY!789"))
+        await table._on_message(topic, notice("abc123"))  # this room itself
+    assert heard == [] and table.next_code is None
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
+        "ignored a next-game notice: the game is not over",
+        "ignored a next-game notice: not from this room's host",
+        "ignored a next-game notice not from this room's host",
+        "ignored a next-game notice with a bad code",
+    ]
+    await table._on_message(topic, notice("xyz789"))
+    assert heard == ["XYZ789"] and table.next_code == "XYZ789"
+    await table._on_message(topic, notice("XYZ789"))  # again: told once
+    assert heard == ["XYZ789"]
+    late: list[str] = []
+    table.on_next(late.append)
+    assert late == ["XYZ789"]
+    # A notice before the room state, the room over: followed once it comes.
+    early = remote()
+    await early._on_message(topic, notice("XYZ789"))
+    await early._on_message(room_topic(CODE), authority._room_payload())
+    assert early.next_code == "XYZ789" and early._next_payload is None
+
+
+async def test_the_room_state_is_the_first_signers_newest_of_its_game(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _on_room_message's mutants: another protocol version's topic
+    noted (its number); the first signer trusted and its presence followed;
+    another key's state ignored and its key kept (at most 16); another
+    room's ignored; an older or equal stamp ignored; an unknown game
+    ignored (logged); another game from the same key ignored; the names
+    cleaned, the first commitment kept, the listeners told."""
+    import logging
+
+    authority = room()
+    table = remote()
+    link = MemoryLink()
+    table._link = link  # type: ignore[assignment]
+    seen: list[RoomState] = []
+    table.on_room(seen.append)
+    await table._on_message("passe/v7/ABC123/room", b"x")
+    await table._on_message("passe/vq/ABC123/room", b"x")
+    assert table._foreign_version == 7 and table.room is None
+    topic = room_topic(CODE)
+    other_room = seal(
+        authority.identity, topic, msgspec.structs.replace(authority.room_state(), room="XYZ789")
+    )
+    await table._on_message(topic, other_room)
+    assert table.room is None and seen == []
+    older = authority._room_payload()
+    authority.seats[0].name = "\x1b[31mEve"
+    first = authority._room_payload()
+    await table._on_message(topic, first)
+    assert table.authority_key == authority.identity.public_key
+    assert link.subscriptions == [presence_topic(CODE, authority.identity.peer_id)]
+    assert table.room is not None and table.room.stamp == authority._stamp
+    assert table.names == ("Eve", "Seat 2", "Seat 3") and table.game_id == "passpass"
+    assert table.codec is not None and table._room_seen.is_set()
+    assert table._first_seed_hash == authority.seed_hash() and seen == [table.room]
+    await table._on_message(topic, older)
+    await table._on_message(topic, first)
+    assert len(seen) == 1
+    for _ in range(17):
+        impostor = Identity.generate()
+        await table._on_message(topic, seal(impostor, topic, authority.room_state()))
+    assert len(table._foreign_keys) == 16 and len(seen) == 1
+    assert table._floods.counts["room-sender"] == 17
+    authority._salt = b"t" * 16  # a new commitment: the first one is kept
+    await table._on_message(topic, authority._room_payload())
+    assert len(seen) == 2 and table._first_seed_hash != authority.seed_hash()
+    dominoes = Authority(
+        authority.identity,
+        CODE,
+        "dominoes",
+        get_game("dominoes").make_config(players=3),
+        "Host",
+        "127.0.0.1",
+        1,
+    )
+    await table._on_message(topic, dominoes._room_payload())
+    assert len(seen) == 2 and table.room.game == "passpass"
+    fresh = remote()
+    chess = msgspec.structs.replace(authority.room_state(), game="chess")
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        await fresh._on_message(topic, seal(authority.identity, topic, chess))
+    assert fresh.room is None and fresh.codec is None and fresh.game_id == ""
+    assert "ignored a room of an unknown game 'chess'" in [r.getMessage() for r in caplog.records]
+
+
+# -- what comes in: the host's private messages --------------------------------
+
+
+async def a_seat_in_play() -> tuple[Authority, RemoteTable, list[TableUpdate]]:
+    """Ana's RemoteTable (seat 1, knowing the host's key and game) at an
+    authority whose game has started; nothing delivered yet."""
+    authority = room()
+    listen(authority)
+    authority.seats[0] = SeatSlot("Ana", "human", key=ME.public_key, present=True)
+    authority.set_bot(1, "heuristic")
+    authority.set_bot(2, "heuristic")
+    authority.start_game()
+    assert authority.table is not None
+    await authority.table.stop()
+    table = remote()
+    table.authority_key = authority.identity.public_key
+    table.codec, table.game_id, table.seat = codec_for(get_game("passpass")), "passpass", 0
+    updates: list[TableUpdate] = []
+    await table.connect(updates.append)
+    return authority, table, updates
+
+
+async def deliver(authority: Authority, table: RemoteTable) -> int:
+    """What the authority sent to ``table``'s key, handed to it; how many."""
+    outbox = authority._outbox
+    assert outbox is not None
+    mine = to_peer_topic(CODE, table.identity.peer_id)
+    count = 0
+    while (message := outbox.pop()) is not None:
+        if message[0] == mine:
+            await table._on_message(message[0], message[1])
+            count += 1
+    return count
+
+
+def move(authority: Authority) -> None:
+    table = authority.table
+    assert table is not None
+    if table.state.to_act[0] == 0:
+        table.submit(0, table.state.view(0).legal[0])
+    else:
+        table.step_bot()
+
+
+async def test_updates_build_the_seats_log_view_seq_and_acknowledgement() -> None:
+    """Kills _on_update's mutants of an update taken: the events after
+    those held appended, the view, the seq, the highest ack kept, started,
+    the listener told the fresh events and the cleaned reason."""
+    authority, table, updates = await a_seat_in_play()
+    assert await deliver(authority, table) == 1
+    events = seat_events(authority)
+    assert table.log == events and table.seq == authority.seq and table._started.is_set()
+    assert table.view is not None and table.view.seat == 0
+    assert [list(update.events) for update in updates] == [events]
+    move(authority)
+    await deliver(authority, table)
+    assert table.log == seat_events(authority) and table.seq == authority.seq
+    assert list(updates[-1].events) == seat_events(authority)[len(events) :]
+    view = authority.codec.encode_view(authority.table.state.view(0))  # type: ignore[union-attr]
+    log = authority._logs[0]
+    for ack, rejected in ((5, "\x1b[31mno\u202e"), (3, None)):
+        update = Update(
+            room=CODE,
+            seq=authority.seq,
+            view=view,
+            base=len(log) - 1,  # one event already held: not again
+            events=log[-1:],
+            rejected=rejected,
+            ack=ack,
+        )
+        await table._on_message(*_sealed_to(authority, ME, update))
+    assert table.acked == 5 and table.log == seat_events(authority)
+    assert [(list(u.events), u.rejected) for u in updates[-2:]] == [([], "no"), ([], None)]
+
+
+async def test_an_update_past_the_log_asks_for_the_missing_events_once_a_while(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _on_update's mutants of a gap: one Sync (from the log's end)
+    per log length and RESYNC_WAIT, nothing taken meanwhile; an older seq
+    ignored."""
+    authority, table, updates = await a_seat_in_play()
+    link = linked(table, authority)
+    await deliver(authority, table)
+    held = len(table.log)
+    view = authority.codec.encode_view(authority.table.state.view(0))  # type: ignore[union-attr]
+    gap = Update(room=CODE, seq=authority.seq + 1, view=view, base=held + 1, events=[])
+    for _ in range(2):
+        await table._on_message(*_sealed_to(authority, ME, gap))
+    await until(lambda: bool(link.published))
+    await asyncio.sleep(0)
+    (sync,) = requests_of(link, ME, authority)
+    assert sync == Sync(room=CODE, epoch=table._epoch, n=1, have=held)
+    assert len(table.log) == held and table.seq == authority.seq and len(updates) == 1
+    monkeypatch.setattr(remote_module, "RESYNC_WAIT", -1.0)
+    await table._on_message(*_sealed_to(authority, ME, gap))
+    await until(lambda: bool(link.published))
+    assert [s.n for s in requests_of(link, ME, authority)] == [2]
+    older = Update(room=CODE, seq=authority.seq - 1, view=view, base=held + 5, events=[])
+    await table._on_message(*_sealed_to(authority, ME, older))
+    await asyncio.sleep(0)
+    assert requests_of(link, ME, authority) == [] and len(updates) == 1
+
+
+async def test_an_update_that_does_not_decode_or_is_for_another_seat_is_ignored(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _on_update's mutants of its two refusals (logged)."""
+    import logging
+
+    authority, table, updates = await a_seat_in_play()
+    state = authority.table.state  # type: ignore[union-attr]
+    other = authority.codec.encode_view(state.view(1))
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        for view in ({"game": "chess"}, other):
+            update = Update(room=CODE, seq=1, view=view, base=0, events=[])
+            await table._on_message(*_sealed_to(authority, ME, update))
+    assert table.view is None and table.log == [] and updates == []
+    lines = [r.getMessage() for r in caplog.records if r.name == "passe.peer"]
+    assert lines[0].startswith("ignored an update that does not decode: ")
+    assert lines[1] == "ignored an update for seat 1"
+
+
+async def test_refusals_are_told_removed_or_answered_and_others_dropped() -> None:
+    """Kills _on_message's mutants of private messages: nothing before the
+    host's key; another signer's and another recipient's dropped (counted
+    by kind); another room's ignored; a Welcome seats; "removed" drops the
+    seat in the lobby (kept mid-game) and tells the room's listeners; any
+    other refusal acknowledged (the highest n) and shown, cleaned."""
+    authority, table, updates = await a_seat_in_play()
+    await deliver(authority, table)
+    topic = to_peer_topic(CODE, ME.peer_id)
+    no_key = remote()
+    await no_key._on_message(*_sealed_to(authority, ME, Welcome(room=CODE, seat=2)))
+    assert no_key.seat is None and no_key._floods.counts == {}
+    impostor = Identity.generate()
+    await table._on_message(topic, seal(impostor, topic, Welcome(room=CODE, seat=2)))
+    stranger = Identity.generate()
+    await table._on_message(
+        topic, seal(authority.identity, topic, Welcome(room=CODE, seat=2), stranger.public_key)
+    )
+    assert table._floods.counts == {"dropped-sender": 1, "dropped-body": 1}
+    await table._on_message(*_sealed_to(authority, ME, Welcome(room="XYZ789", seat=2)))
+    assert table.seat == 0
+    await table._on_message(*_sealed_to(authority, ME, Welcome(room=CODE, seat=2)))
+    assert table.seat == 2
+    rooms: list[RoomState] = []
+    table.room = authority.room_state()
+    table.on_room(rooms.append)
+    removed = Refused(room=CODE, reason="out", code="removed")
+    await table._on_message(*_sealed_to(authority, ME, removed))
+    assert table.removed == "out" and table.seat == 2 and len(rooms) == 2  # mid-game: kept
+    table.room = msgspec.structs.replace(table.room, phase="lobby")
+    await table._on_message(*_sealed_to(authority, ME, removed))
+    assert table.seat is None and len(rooms) == 3
+    table.room = None
+    table.seat = 1
+    await table._on_message(*_sealed_to(authority, ME, removed))
+    assert table.seat is None and len(rooms) == 3
+    table.seat = 0
+    for n in (7, 4):
+        refused = Refused(room=CODE, reason="\x1b[31mno\u202e", code="illegal", n=n)
+        await table._on_message(*_sealed_to(authority, ME, refused))
+    assert table.acked == 7 and [u.rejected for u in updates[-2:]] == ["no", "no"]
+
+
+# -- what goes out: actions, seats taken again, requests --------------------------
+
+
+async def test_an_action_is_sent_for_our_seat_and_its_answer_awaited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills submit's mutants: no seat (its error), the Act (room, epoch,
+    the next n, our seat, the action's notation, the seq seen, 0 before
+    any), its n remembered as pending; not connected: told so at once."""
+    authority, table, updates = await a_seat_in_play()
+    link = linked(table, authority)
+    while authority.table.state.to_act[0] != 0:  # type: ignore[union-attr]
+        authority.table.step_bot()  # type: ignore[union-attr]
+    await deliver(authority, table)
+    monkeypatch.setattr(remote_module, "ACT_WAIT", 3600.0)
+    legal = authority.table.state.view(0).legal[0]  # type: ignore[union-attr]
+    table._n = 3
+    await table.submit(legal)
+    await until(lambda: bool(link.published))
+    (act,) = requests_of(link, ME, authority)
+    assert act == Act(room=CODE, epoch=table._epoch, n=4, seat=0, action=str(legal), at=table.seq)
+    assert table.last_action_n == 4 and table.action_pending
+    table.acked = 4
+    assert not table.action_pending
+    table.seq = -1
+    await table.submit(legal)
+    await until(lambda: bool(link.published))
+    assert requests_of(link, ME, authority)[0].at == 0
+    link.connected = False
+    await table.submit(legal)
+    assert updates[-1].rejected == "not connected to the table: reconnecting…"
+    table.seat = None
+    with pytest.raises(IllegalAction, match=r"^you have no seat at this table$"):
+        await table.submit(legal)
+
+
+async def test_a_seat_is_taken_again_until_answered_while_the_link_is_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _take_seat_again's and _reseat_if_unanswered's mutants: the
+    Hello (our seat, the log held), sent again after RESEAT_WAIT unless
+    answered, closed, seatless, over or closed, or the link down."""
+    monkeypatch.setattr(remote_module, "RESEAT_WAIT", 0.0)
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    table.seat, table.log = 1, [object(), object()]  # type: ignore[list-item]
+    table._take_seat_again()
+    await until(lambda: len(link.published) >= 2)
+    table.acked = 10**6
+    await asyncio.sleep(0)  # the check already due sees the answer
+    await asyncio.sleep(0)
+    hellos = requests_of(link, ME, authority)
+    assert [(h.seat, h.have, h.n) for h in hellos[:2]] == [(1, 2, 1), (1, 2, 2)]
+    for quiet in ("closed", "seatless", "over", "shut", "down"):
+        table.acked = 0
+        table._closed = quiet == "closed"
+        table.seat = None if quiet == "seatless" else 1
+        table.room = a_room_state(phase={"over": "over", "shut": "closed"}.get(quiet, "lobby"))
+        link.connected = quiet != "down"
+        table._reseat_if_unanswered(5)
+        await asyncio.sleep(0)
+        assert requests_of(link, ME, authority) == [], quiet
+
+
+async def test_an_unanswered_request_says_why_the_host_did_not_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _request's mutants: the Hello sent again while unanswered (at
+    most HELLO_RESENDS times), then the error: the host away (its presence
+    says so) or silent, in words, after leaving the link (unless told not
+    to); a reply before then returned."""
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 0.3)
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_FIRST", 0.02)
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_MOST", 0.04)
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    with pytest.raises(JoinError) as error:
+        await table._request(table._hello(None, have=0), resend=lambda: table._hello(None, have=0))
+    assert (str(error.value), error.value.code) == (
+        f"the host of room {CODE} did not answer: it may have left",
+        "timeout",
+    )
+    hellos = requests_of(link, ME, authority)
+    assert len(hellos) == 1 + remote_module.HELLO_RESENDS
+    assert link.final is not None and table._pending is None
+    table = remote()
+    link = linked(table, authority)
+    table.host_present = False
+    with pytest.raises(JoinError) as error:
+        await table._request(Sync(room=CODE, epoch=1, n=1), abandon=False)
+    assert error.value.code == "host-away" and str(error.value) == (
+        f"the host of room {CODE} is away (its Passe stopped or lost its link): the game "
+        "waits for it; try again once it is back (`u` on its home screen, or `passe host "
+        "--resume`)"
+    )
+    assert len(requests_of(link, ME, authority)) == 1 and link.final is None
+    answering = asyncio.create_task(table._request(Sync(room=CODE, epoch=1, n=2)))
+    await until(lambda: table._pending is not None)
+    table._pending.set_result(Welcome(room=CODE, seat=1))  # type: ignore[union-attr]
+    assert await answering == Welcome(room=CODE, seat=1) and table._pending is None
+
+
+async def test_the_record_the_deal_check_and_the_end_from_the_room() -> None:
+    """Kills record's, deal_check's and _end_from_room's mutants: no record
+    before the end (nor a damaged one); the check's answer, or None when
+    it does not come in time; our seat's end from a room over that lists
+    our key, none otherwise."""
+    authority = await a_finished_game(Identity.generate())
+    table = remote()
+    assert table.record() is None and await table.deal_check(0.01) is None
+    assert table._end_from_room() is None
+    await table._on_message(room_topic(CODE), authority._room_payload())
+    assert table.record() == authority.table.record()  # type: ignore[union-attr]
+    assert await table.deal_check(0.01) is True
+    assert table._end_from_room() is None  # our key holds no seat there
+    ours = remote()
+    authority.seats[0].key = ME.public_key
+    await ours._on_message(room_topic(CODE), authority._room_payload())
+    assert ours._end_from_room() == 0 and ours.seat == 0 and ours.view is not None
+    damaged = msgspec.structs.replace(ours.room, record={"game": "passpass"})
+    ours.room = damaged
+    assert ours.record() is None
+    lobby = remote()
+    lobby.room = msgspec.structs.replace(authority.room_state(), phase="lobby")
+    assert lobby._end_from_room() is None and lobby.seat is None
+
+
+# -- a seat's own bookkeeping ------------------------------------------------------
+
+
+def test_a_seat_knows_the_pinned_key_and_pins_the_room_it_sits_in(tmp_path: Path) -> None:
+    """Kills __init__'s pin mutants (a pinned key read, pinned or not) and
+    _pin's (the room, its key and broker remembered only with pins and a
+    key)."""
+    pins = RoomPins(tmp_path / "pins.json")
+    key = Identity.generate().public_key
+    assert not remote(pins=pins).pinned and remote(pins=pins).authority_key is None
+    table = remote(pins=pins)
+    table._pin()  # no key yet: nothing
+    assert pins.recent(5) == []
+    table.authority_key = key
+    table.broker_host, table.broker_port = "10.0.0.7", 1884
+    table._pin()
+    (sat,) = RoomPins(tmp_path / "pins.json").recent(5)
+    assert (sat.code, sat.key, sat.broker) == (CODE, key, ("10.0.0.7", 1884))
+    again = remote(pins=RoomPins(tmp_path / "pins.json"))
+    assert again.authority_key == key and again.pinned
+    given = remote(pins=pins, authority_key=b"k" * 32)
+    assert given.authority_key == b"k" * 32 and given.pinned
+    remote()._pin()  # no pins: nothing, no error
+
+
+def test_each_connection_is_a_newer_presence_epoch_with_its_own_will() -> None:
+    """Kills _will's and _presence_payload's mutants: the epoch grows (at
+    least by one), the will is "gone" on our presence topic, the name cut
+    at 40."""
+    table = RemoteTable(ME, CODE, "127.0.0.1", 1, "N" * 50)
+    before = table._presence_epoch
+    will = table._will()
+    assert table._presence_epoch >= before + 1
+    topic = presence_topic(CODE, ME.peer_id)
+    assert will.topic == topic
+    gone = open_body(open_envelope(topic, will.payload, expect_key=ME.public_key), presence_decoder)
+    assert gone == Presence(room=CODE, epoch=table._presence_epoch, online=False, name="N" * 40)
+    table._presence_epoch = 2**60
+    table._will()
+    assert table._presence_epoch == 2**60 + 1
+
+
+def test_the_room_shown_has_every_text_cleaned() -> None:
+    """Kills shown_room's mutants: each text field cleaned and bounded
+    (names, kinds, levels, peers, game, host, phase, app, notice, config)."""
+    dirty = "\x1b[31m"
+    state = a_room_state(
+        game=dirty + "passpass",
+        host=dirty + "H" * 70,
+        phase=dirty + "lobby",
+        app=dirty + "1.0",
+        notice=dirty + "hi\u202e",
+        config={"name": dirty + "x"},
+        seats=[SeatState(dirty + "Ana", dirty + "human", dirty + "lvl", dirty + "peer")],
+    )
+    shown = remote_module.shown_room(state)
+    assert (shown.game, shown.host, shown.phase, shown.app, shown.notice) == (
+        "passpass",
+        "H" * 64,
+        "lobby",
+        "1.0",
+        "hi",
+    )
+    assert shown.config == {"name": "x"}
+    assert shown.seats == [SeatState("Ana", "human", "lvl", "peer")]
+    long = remote_module.shown_room(
+        a_room_state(
+            game="g" * 20,
+            phase="p" * 10,
+            app="a" * 40,
+            seats=[SeatState("n" * 40, "k" * 10, "l" * 20, "q" * 16)],
+        )
+    )
+    assert (long.game, long.phase, long.app) == ("g" * 20, "p" * 10, "a" * 40)
+    assert long.seats[0].kind == "k" * 10 and long.seats[0].level == "l" * 20
+    assert long.seats[0].peer == "q" * 16
+
+
+async def test_listeners_are_told_now_and_later_and_can_stop() -> None:
+    """Kills on_room's, on_link's, on_host's and _on_link_state's mutants:
+    a room known is told at once; each unsubscribes; the link's state
+    reaches each listener."""
+    table = remote()
+    rooms: list[RoomState] = []
+    stop = table.on_room(rooms.append)
+    assert rooms == []
+    table.room = a_room_state()
+    later: list[RoomState] = []
+    table.on_room(later.append)
+    assert later == [table.room]
+    stop()
+    assert table._room_listeners == [later.append]
+    links: list[bool] = []
+    stop_link = table.on_link(links.append)
+    table._on_link_state(False)
+    table._on_link_state(True)
+    assert links == [False, True]
+    stop_link()
+    table._on_link_state(False)
+    assert links == [False, True]
+    hosts: list[bool] = []
+    stop_host = table.on_host(hosts.append)
+    stop_host()
+    assert table._host_listeners == []
+    assert not table.connected
+    linked(table, room())
+    assert table.connected
+    table._started.set()
+    await table.wait_started()
+
+
+async def test_on_connecting_our_presence_goes_out_the_beat_starts_and_the_seat_is_taken_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _on_connect's and _abandon's mutants: our presence, online,
+    retained; the beat started once (not when closed); the seat taken
+    again when we hold one; on leaving, the beat stopped."""
+    monkeypatch.setattr(remote_module, "RESEAT_WAIT", 3600.0)
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    await table._on_connect()
+    topic = presence_topic(CODE, ME.peer_id)
+    ((where, payload, retain),) = link.published
+    assert (where, retain) == (topic, True)
+    online = open_body(open_envelope(topic, payload), presence_decoder)
+    assert online.online and online.epoch == table._presence_epoch
+    beat = table._beat
+    assert beat is not None and not beat.done()
+    link.published.clear()
+    table.seat = 2
+    await table._on_connect()
+    assert table._beat is beat  # still the same
+    await until(lambda: len(link.published) >= 2)
+    hello = requests_of(link, ME, authority)
+    assert [(m.seat, type(m).__name__) for m in hello] == [(2, "Hello")]
+    await table.close()
+    assert beat.cancelled() and table._beat is None
+    closed = remote()
+    linked(closed, authority)
+    closed._closed = True
+    await closed._on_connect()
+    assert closed._beat is None
+
+
+def test_the_log_summary_of_each_message() -> None:
+    """Kills _summary's mutants (an update's counts; any other as repr)."""
+    update = Update(room=CODE, seq=3, view={}, base=2, events=[1, 2], rejected="no", ack=4)
+    assert remote_module._summary(update) == (
+        "Update(seq=3, base=2, events=2, ack=4, rejected='no')"
+    )
+    welcome = Welcome(room=CODE, seat=1)
+    assert remote_module._summary(welcome) == repr(welcome)
+
+
+# -- joining, on the machine's Mosquitto --------------------------------------------
+
+
+BROKER = ("127.0.0.1", 1883)
+
+
+def _hosted(code: str, **options: object) -> Authority:
+    return Authority(
+        Identity.generate(),
+        code,
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        "host",
+        *BROKER,
+        bot_delay=0,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+async def test_joining_says_why_not_in_words() -> None:
+    """Kills join's mutants of each refusal: no room (words with the code
+    and broker, "no-room"), another protocol version's room ("version"),
+    a pinned room signed by another key ("foreign"), a closed room
+    ("closed"), the host's refusal (its words and code); and its success
+    (the seat, the key pinned)."""
+    need_mosquitto()
+    code = new_code()
+    try:
+        table = RemoteTable(Identity.generate(), code, *BROKER, "Ana")
+        with pytest.raises(JoinError) as error:
+            await table.join(timeout=0.5)
+        assert (str(error.value), error.value.code) == (
+            f"no room {code} at 127.0.0.1:1883: check the code",
+            "no-room",
+        )
+        async with RawClient(*BROKER, []) as raw:
+            await raw.publish(f"passe/v9/{code}/room", b"x", retain=True)
+            table = RemoteTable(Identity.generate(), code, *BROKER, "Ana")
+            with pytest.raises(JoinError) as error:
+                await table.join(timeout=0.5)
+            assert error.value.code == "version" and str(error.value) == (
+                f"room {code} speaks protocol version 9; this Passe speaks version "
+                f"{remote_module.PROTOCOL_VERSION}: use the same Passe version"
+            )
+            await raw.publish(f"passe/v9/{code}/room", b"", retain=True)
+        authority = _hosted(code, clear_on_close=False)  # its closed state stays
+        await authority.start()
+        try:
+            stranger = Identity.generate().public_key
+            table = RemoteTable(Identity.generate(), code, *BROKER, "Ana", authority_key=stranger)
+            with pytest.raises(JoinError) as error:
+                await table.join(timeout=0.5)
+            assert error.value.code == "foreign" and str(error.value) == (
+                f"room {code} is now signed by another key "
+                f"({fingerprint(authority.identity.public_key)}) than the one of its host "
+                "when you sat there: ignored. If that host opened a new room under this "
+                "code, ask them for a new one"
+            )
+            for seat in range(3):
+                authority.set_bot(seat, "heuristic")
+            table = RemoteTable(Identity.generate(), code, *BROKER, "Ana")
+            with pytest.raises(JoinError) as error:
+                await table.join(timeout=0.5)
+            assert (str(error.value), error.value.code) == (f"room {code} is full", "full")
+            authority.set_bot(0, None)
+            pins = RoomPins(None)  # type: ignore[arg-type]
+            table = RemoteTable(Identity.generate(), code, *BROKER, "Ana", pins=pins)
+            assert await table.join(timeout=0.5) == 0 and table.seat == 0
+            assert pins.get(code) == authority.identity.public_key
+            await table.close()
+        finally:
+            await authority.close()
+        table = RemoteTable(Identity.generate(), code, *BROKER, "Ana")
+        with pytest.raises(JoinError) as error:
+            await table.join(timeout=0.5)
+        assert (str(error.value), error.value.code) == (
+            f"room {code} was closed by its host",
+            "closed",
+        )
+    finally:
+        await clear_room(code)
