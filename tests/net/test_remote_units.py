@@ -133,14 +133,19 @@ def test_the_deal_is_checked_against_its_first_commitment(
 ) -> None:
     """Kills _check_deal's mutants: the seed's type and bounds (0 and
     2**63 - 1 are seeds, -1 and 2**63 not), the hash of salt and seed
-    (8 bytes, big-endian), compared with the state's and the first one."""
+    (8 bytes, big-endian), compared with the state's and the first one
+    (the commitment; the replay is checked in test_dealcheck.py)."""
     salt = b"s" * 16
     number = seed if isinstance(seed, int) and 0 <= seed < 2**63 else 0
     digest = hashlib.sha256(salt + int(number).to_bytes(8, "big")).digest()
     table = remote()
     table._first_seed_hash = {"same": digest, "other": b"x" * 32, "none": None}[first]
     table._check_deal(a_room_state(record={"seed": seed}, salt=salt, seed_hash=digest))
-    assert table.verified is verified and table._deal_checked.is_set()
+    # The commitment alone here: a record of a seed only then fails the
+    # replay against what was shown (issue 20, tests/net/test_dealcheck.py).
+    assert table._commitment_held is verified and table._deal_checked.is_set()
+    assert table.verified is False
+    assert table.deal_report.startswith("Deal check FAILED")
 
 
 async def a_finished_game(ana: Identity = ME) -> Authority:
@@ -206,7 +211,8 @@ async def test_no_end_from_a_record_without_a_seat_a_check_or_a_whole_game() -> 
 
     def finish(seat: int | None, verified: bool | None, data: object) -> RemoteTable:
         table = remote()
-        table.game_id, table.seat, table.verified = "passpass", seat, verified
+        table.game_id, table.seat = "passpass", seat
+        table._commitment_held = verified is True  # the gate since issue 20's check
         table._finish_from_record(msgspec.structs.replace(state, record=data))
         return table
 
