@@ -46,6 +46,23 @@ log_timestamp false
 """
 
 
+def drain_in_thread(fd: int, pending: bytes, output: list[str]) -> threading.Thread:
+    """Read the rest of a server's log from ``fd`` into ``output`` (its 200
+    latest lines) in a thread of its own: a full pipe would block the server."""
+
+    def drain() -> None:
+        buffer = pending
+        with contextlib.suppress(OSError):
+            while chunk := os.read(fd, 4096):
+                *lines, buffer = (buffer + chunk).split(b"\n")
+                output.extend(line.decode("utf-8", "replace") for line in lines)
+                del output[:-200]
+
+    thread = threading.Thread(target=drain, daemon=True)
+    thread.start()
+    return thread
+
+
 class MosquittoError(Exception):
     """Mosquitto could not be started; the message has its output."""
 
@@ -156,17 +173,7 @@ class Mosquitto:
 
     def _keep_draining(self, fd: int, pending: bytes) -> None:
         """Read the rest of its log in a thread: a full pipe would block it."""
-
-        def drain() -> None:
-            buffer = pending
-            with contextlib.suppress(OSError):
-                while chunk := os.read(fd, 4096):
-                    *lines, buffer = (buffer + chunk).split(b"\n")
-                    self.output.extend(line.decode("utf-8", "replace") for line in lines)
-                    del self.output[:-200]
-
-        self._drain = threading.Thread(target=drain, daemon=True)
-        self._drain.start()
+        self._drain = drain_in_thread(fd, pending, self.output)
 
     def _failure(self, what: str) -> str:
         return f"mosquitto on port {self.port} {what}: " + " | ".join(self.output)
@@ -373,17 +380,7 @@ class NatsNode:
 
     def _keep_draining(self, fd: int, pending: bytes) -> None:
         """Read the rest of its log in a thread: a full pipe would block it."""
-
-        def drain() -> None:
-            buffer = pending
-            with contextlib.suppress(OSError):
-                while chunk := os.read(fd, 4096):
-                    *lines, buffer = (buffer + chunk).split(b"\n")
-                    self.output.extend(line.decode("utf-8", "replace") for line in lines)
-                    del self.output[:-200]
-
-        self._drain = threading.Thread(target=drain, daemon=True)
-        self._drain.start()
+        self._drain = drain_in_thread(fd, pending, self.output)
 
     def failure(self, what: str) -> str:
         return f"nats-server {self.name} {what}: " + " | ".join(self.output[-40:])

@@ -22,6 +22,7 @@ from net.authority import Authority, SeatSlot
 from net.codes import new_code
 from net.identity import Identity, fingerprint
 from net.rooms import BrokerChoice, RoomStore
+from net.table import Table
 from net.transport import BrokerUnreachable
 from net.wire import (
     Act,
@@ -764,6 +765,19 @@ def test_a_knock_let_in_to_a_full_room_is_told_so_and_unbarred() -> None:
     assert to(authority, eve) == [refusal(f"room {CODE} is full", "full", 8)]
 
 
+def play_past_a_long_log(authority: Authority) -> Table:
+    """Seat 1's first legal move and the bots' until its log is longer than
+    an answer may carry more than once per interval (LOG_ANSWER_EVENTS)."""
+    table = authority.table
+    assert table is not None
+    while len(authority._logs[0]) <= authority_module.LOG_ANSWER_EVENTS:
+        if table.state.to_act[0] == 0:
+            table.submit(0, table.state.view(0).legal[0])
+        else:
+            table.step_bot()
+    return table
+
+
 async def test_a_long_log_is_answered_to_a_sync_once_per_interval() -> None:
     """Kills _on_sync's mutants of ``answer=True`` (a Sync's answer of a
     long log goes at most once per LOG_ANSWER_INTERVAL)."""
@@ -772,13 +786,7 @@ async def test_a_long_log_is_answered_to_a_sync_once_per_interval() -> None:
     authority.clock = lambda: now[0]
     ana = Identity.generate()
     await in_play(authority, ana)
-    table = authority.table
-    assert table is not None
-    while len(authority._logs[0]) <= authority_module.LOG_ANSWER_EVENTS:
-        if table.state.to_act[0] == 0:
-            table.submit(0, table.state.view(0).legal[0])
-        else:
-            table.step_bot()
+    table = play_past_a_long_log(authority)
     assert not table.state.is_over
     sent(authority, ana)
     request(authority, ana, Sync(room=CODE, epoch=1, n=2))
@@ -865,13 +873,7 @@ async def test_a_wrong_act_resynchronises_a_long_log_once_per_interval() -> None
     authority = room()
     ana = Identity.generate()
     await in_play(authority, ana)
-    table = authority.table
-    assert table is not None
-    while len(authority._logs[0]) <= authority_module.LOG_ANSWER_EVENTS:
-        if table.state.to_act[0] == 0:
-            table.submit(0, table.state.view(0).legal[0])
-        else:
-            table.step_bot()
+    play_past_a_long_log(authority)
     now = [100.0]
     authority.clock = lambda: now[0]
     sent(authority, ana)
