@@ -20,6 +20,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -31,6 +32,15 @@ from net.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits
 from net.codec import GameCodec, codec_for
 from net.codes import normalize_code
 from net.identity import Identity, fingerprint, peer_id
+from net.paths import rooms_dir
+from net.replication import (
+    MIN_VOTERS,
+    RoomReplica,
+    close_quietly,
+    encode_room_config,
+    make_room_config,
+    spawn,
+)
 from net.rooms import FORMAT_VERSION, BrokerChoice, NonceMark, RoomStore, SavedRoom, SavedSeat
 from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
 from net.text import NAME_CELLS, clean_name, clean_text, name_key
@@ -360,6 +370,20 @@ class Authority:
     _closing: bool = False
     _next_code: str | None = None
     _announced: asyncio.Event = field(default_factory=asyncio.Event)
+    # Failover (issue 20; net/replication.py): when on and the game starts
+    # with MIN_VOTERS processes or more (this one and each seated person's),
+    # every save is replicated to them, and nothing that follows from it
+    # leaves before a majority holds it. ``voter_dir`` keeps this process's
+    # voter file.
+    failover: bool = False
+    voter_dir: Path | None = None
+    replica: RoomReplica | None = None
+    _replicating: bool = False
+    _barrier: int = 0  # the log index the next message waits for
+    _election: bytes = b""  # the encoded config, in the room state
+    # Room keys of the authorities this one took over from: their retained
+    # state is replaced without a warning (it is no squatter's).
+    predecessors: set[bytes] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         # The room state's `app` is the host's Passe version (issue 18.10).
@@ -465,6 +489,7 @@ class Authority:
                 await self._sender
         if self._link is not None:
             await self._link.close(final=final)
+        await close_quietly(self.replica)
         if self.store is not None and self._live and not keep:
             self.store.discard()  # closed or over: nothing to resume
 
@@ -522,12 +547,20 @@ class Authority:
         ``durable=False`` (each move, each request's nonce): kept through a
         crash of this process, not flushed to the disk (net/rooms.py)."""
         self._unsaved = False
+        if self.replica is not None and self._replicating:
+            index = self.replica.record(self.snapshot(self._broker_choice()))
+            self._barrier = max(self._barrier, index)
         if self.store is None or not self._live:
             return
         if self.phase in (OVER, CLOSED):
             self.store.discard()
         else:
             self.store.save(self.snapshot(self.store.broker), durable=durable)
+
+    def _broker_choice(self) -> BrokerChoice:
+        if self.store is not None:
+            return self.store.broker
+        return BrokerChoice(False, self.broker_host, self.broker_port)
 
     def snapshot(self, broker: BrokerChoice) -> SavedRoom:
         """The room as :meth:`restore` takes it back."""
@@ -859,12 +892,71 @@ class Authority:
         for seat, slot in enumerate(self.seats):
             if slot.kind == HUMAN:
                 self._logs[seat] = self._seat_events(seat, self.table.events)
+        self._make_replica()
+        # The first state of the game carries the election config: it goes
+        # out before the game's first entry, which the voters it names must
+        # hold before anything else does (net/replication.py).
         self._publish_room()
+        if self.replica is not None:
+            self._replicating = True
+            self._save()
         for seat in self._logs:
             self._send_update(seat, base=0)
         self.watch_away(self.stand_in_after)  # someone away from the start
         self.table.start()
         self._check_over()
+
+    def _make_replica(self) -> None:
+        """With failover on, the room's voters (this process and each seated
+        person's) and its secret, this process leading term 1."""
+        voters = [self.identity.public_key] + [
+            slot.key
+            for slot in self.seats
+            if slot.kind == HUMAN and slot.key is not None and slot.key not in self.told_keys
+        ]
+        if not self.failover or len(voters) < MIN_VOTERS:
+            return
+        config, secret = make_room_config(self.identity, voters)
+        directory = self.voter_dir or rooms_dir()
+        replica = RoomReplica(
+            self.identity,
+            self.code,
+            config,
+            directory / f"{self.code}-{self.identity.peer_id}.vote",
+            self.broker_host,
+            self.broker_port,
+            maker=self.identity.public_key,
+            on_stepped_down=self.step_down,
+        )
+        replica.lead(secret, self.identity.public_key)
+        # Not replicating yet: the first state of the game, which names the
+        # voters, goes out first (start_game).
+        self.replica, self._election = replica, encode_room_config(config)
+        if _loop_running():
+            spawn(replica.start(), "the room's voter")
+
+    def adopt_replica(self, replica: RoomReplica, election: bytes) -> None:
+        """A room taken over: replicate through ``replica`` (this process's
+        voter, the authority of its term); nothing is sent before its term's
+        first entry commits (which commits every entry before it)."""
+        self.replica = replica
+        self._election = election
+        self._barrier = max(self._barrier, replica.driver.node.last_index)
+        self._replicating = self.phase in (PLAYING, OVER)
+
+    def say(self, notice: str) -> None:
+        """The notice the next room state carries (our own words)."""
+        self._notice = notice
+
+    def step_down(self, term: int) -> None:
+        """A higher term's authority exists (this process was cut off): it
+        holds the table now; this one stops at once, its room kept."""
+        log.warning("room %s: term %d has another authority: this one steps down", self.code, term)
+        self._replicating = False
+        if self._outbox is not None:
+            self._outbox = Outbox()  # nothing more leaves from here
+        for callback in list(self.on_warning):
+            callback("The table moved to another machine: this one no longer runs it.")
 
     def _seat_specs(self) -> list[SeatSpec]:
         # A person's seat with a level is played by that bot while they are away.
@@ -984,6 +1076,7 @@ class Authority:
             record=self.table.record().to_data() if over and self.table else None,
             salt=self._salt if over else b"",
             notice=self._notice,
+            election=self._election,
         )
 
     def _next_stamp(self) -> int:
@@ -1043,7 +1136,8 @@ class Authority:
     def _enqueue(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
         if self._outbox is None:
             return
-        if not self._outbox.push(topic, payload, retain):
+        barrier = self._barrier if self.replica is not None else 0
+        if not self._outbox.push(topic, payload, retain, barrier):
             self._floods.note(
                 "outbox",
                 f"dropped a message to {topic}: {len(self._outbox)} messages are waiting "
@@ -1057,6 +1151,11 @@ class Authority:
     async def _send_loop(self) -> None:
         assert self._outbox is not None
         while True:
+            barrier = self._outbox.barrier()
+            if self.replica is not None and barrier > self.replica.committed:
+                # Durable on a majority of the voters first (issue 20).
+                await self.replica.wait_committed(barrier)
+                continue
             message = self._outbox.pop()
             if message is None:
                 self._outbox_idle.set()
@@ -1311,7 +1410,9 @@ class Authority:
                 f"{fingerprint(self.identity.public_key)}"
             )
             marker = signer
-        if marker not in self._warned and len(self._warned) < MAX_WARNED:
+        if signer in self.predecessors:
+            pass  # the state of the authority this one took over from: replaced
+        elif marker not in self._warned and len(self._warned) < MAX_WARNED:
             self._warned.add(marker)
             self.warnings.append(text)
             log.warning(text)

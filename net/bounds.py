@@ -199,13 +199,15 @@ class Outbox:
 
     max_messages: int = 2048
     max_bytes: int = 32 * 1024 * 1024
-    _queue: deque[tuple[str, bytes, bool]] = field(default_factory=deque)
+    # (topic, payload, retain, barrier): a message may not leave before the
+    # replicated log has committed its ``barrier`` index (net/replication.py).
+    _queue: deque[tuple[str, bytes, bool, int]] = field(default_factory=deque)
     _bytes: int = 0
     dropped: int = 0
 
-    def push(self, topic: str, payload: bytes, retain: bool) -> bool:
+    def push(self, topic: str, payload: bytes, retain: bool, barrier: int = 0) -> bool:
         if retain:
-            for index, (queued, old, kept) in enumerate(self._queue):
+            for index, (queued, old, kept, _) in enumerate(self._queue):
                 if kept and queued == topic:
                     del self._queue[index]
                     self._bytes -= len(old)
@@ -213,16 +215,20 @@ class Outbox:
         elif len(self._queue) >= self.max_messages or self._bytes + len(payload) > self.max_bytes:
             self.dropped += 1
             return False
-        self._queue.append((topic, payload, retain))
+        self._queue.append((topic, payload, retain, barrier))
         self._bytes += len(payload)
         return True
 
     def pop(self) -> tuple[str, bytes, bool] | None:
         if not self._queue:
             return None
-        message = self._queue.popleft()
-        self._bytes -= len(message[1])
-        return message
+        topic, payload, retain, _ = self._queue.popleft()
+        self._bytes -= len(payload)
+        return topic, payload, retain
+
+    def barrier(self) -> int:
+        """The log index the next message waits for (0: none, or empty)."""
+        return self._queue[0][3] if self._queue else 0
 
     def __len__(self) -> int:
         return len(self._queue)

@@ -40,6 +40,8 @@ async def play_with_bot(table: RemoteTable, level: str, *, seed: int | None = No
             over.set()
         wake.set()
 
+    # The table moved to another machine (issue 20): scripts and tests see it.
+    table.on_moved(lambda term: emit("moved", term=term))
     await table.connect(on_update)
     # What a (re)started peer got back: its view and its log so far.
     emit("synced", seq=table.seq, events=len(table.log))

@@ -36,8 +36,11 @@ from net.client import TableClient
 from net.codec import CodecError, GameCodec, codec_for
 from net.codes import CodeError, normalize_code
 from net.dealcheck import ShownLog, check_shown
+from net.election.driver import announce_decoder, authority_topic
+from net.failover import SeatVoter
 from net.identity import Identity, fingerprint, peer_id
 from net.pins import RoomPins
+from net.replication import decode_room_config, spawn
 from net.table import Listener, TableUpdate
 from net.text import clean_name, clean_text, clean_tree
 from net.transport import BrokerUnreachable, LastWill, MqttLink
@@ -97,6 +100,10 @@ HELLO_RESENDS = 6
 # connected: a host that bounds presence (issue 19 seats item 5) takes a seat
 # whose record stops coming for a while as away.
 PRESENCE_BEAT = 15.0
+
+
+# Other keys' room states kept for an announcement that may name one.
+MAX_FOREIGN_ROOMS = 4
 
 
 class JoinError(Exception):
@@ -197,6 +204,17 @@ class RemoteTable(TableClient):
         self._asked_from: tuple[int, float] | None = None
         self.acked = 0  # the n of our latest request the authority has handled
         self.last_action_n = 0  # the n of our latest action
+        # The elected authority (issue 20; net/failover.py): the room's
+        # voters (its config, from the room state), the highest term
+        # announced by one of them, this process's voter if it is one, and
+        # the latest room state of each other key (a new authority's may
+        # come before its announcement; at most MAX_FOREIGN_ROOMS kept).
+        self.term = 0
+        self.voter: SeatVoter | None = None
+        self._voters: frozenset[bytes] = frozenset()
+        self._announcement: bytes | None = None  # one that came before the voters
+        self._foreign_rooms: dict[bytes, tuple[str, bytes]] = {}
+        self._moved_listeners: list[Callable[[int], None]] = []
 
     # -- joining -------------------------------------------------------------
 
@@ -209,6 +227,7 @@ class RemoteTable(TableClient):
             f"passe/+/{self.code}/room",
             to_peer_topic(self.code, me),
             next_topic(self.code),
+            authority_topic(self.code),
         ]
         if self.authority_key is not None:
             subscriptions.append(presence_topic(self.code, peer_id(self.authority_key)))
@@ -518,6 +537,9 @@ class RemoteTable(TableClient):
         if topic == next_topic(self.code):
             self._on_next(topic, payload)
             return
+        if topic == authority_topic(self.code):
+            self._on_announce(payload)
+            return
         if self.authority_key is None:
             return  # nothing private before the room's host is known
         now = time.monotonic()
@@ -675,6 +697,8 @@ class RemoteTable(TableClient):
             envelope = open_envelope(topic, payload, expect_key=self.authority_key)
             room = open_body(envelope, room_state_decoder)
         except WireError as error:
+            if error.sender is not None:
+                self._keep_foreign_room(error.sender, topic, payload)
             if error.sender is not None and len(self._foreign_keys) < 16:
                 # Another key on the pinned room's topic: said at a failed join.
                 self._foreign_keys.add(error.sender)
@@ -716,10 +740,107 @@ class RemoteTable(TableClient):
             self._check_deal(room)
             self._finish_from_record(room)
         self._room_seen.set()
+        self._follow_election(room)
         for listener in list(self._room_listeners):
             listener(room)
         if self._next_payload is not None:
             self._on_next(*self._next_payload)  # it came first: refused unless over
+
+    # -- the elected authority (issue 20) -------------------------------------
+
+    def _keep_foreign_room(self, sender: bytes, topic: str, payload: bytes) -> None:
+        """Another key's room state, kept (the latest of a few keys) in case
+        an announcement names that key next."""
+        self._foreign_rooms.pop(sender, None)
+        self._foreign_rooms[sender] = (topic, payload)
+        while len(self._foreign_rooms) > MAX_FOREIGN_ROOMS:
+            del self._foreign_rooms[next(iter(self._foreign_rooms))]
+
+    def _follow_election(self, room: RoomState) -> None:
+        """The room fails over (its state carries the election config): know
+        its voters, and vote if this seat's key is one of them."""
+        if not room.election or self._voters:
+            return
+        config = decode_room_config(room.election)
+        if config is None:
+            log.warning("ignored a room's election config that does not decode")
+            return
+        self._voters = frozenset(voter.key for voter in config.voters)
+        if self._announcement is not None:
+            self._on_announce(self._announcement)
+        mine = self.identity.public_key in self._voters
+        if mine and self.voter is None and not self._closed and room.phase == "playing":
+            self.voter = SeatVoter(
+                self.identity,
+                self.code,
+                config,
+                room.election,
+                self.broker_host,
+                self.broker_port,
+                seat_name=self._own_name,
+                room_key=lambda: self.authority_key,
+            )
+            spawn(self.voter.start(), "this seat's voter")
+
+    def _own_name(self) -> str:
+        if self.room is not None and self.seat is not None and self.seat < len(self.room.seats):
+            return self.room.seats[self.seat].name
+        return self.name
+
+    def _on_announce(self, payload: bytes) -> None:
+        """A voter announces it holds the table for a term: followed when it
+        is a voter of this room's config and the term is the highest seen;
+        its room key is then the one accepted (docs/election.md section 10)."""
+        if not payload:
+            return
+        if not self._voters:
+            self._announcement = payload  # read once the room state names the voters
+            return
+        topic = authority_topic(self.code)
+        try:
+            envelope = open_envelope(topic, payload)
+            if envelope.sender not in self._voters:
+                return
+            announce = open_body(envelope, announce_decoder)
+        except WireError as error:
+            self._floods.note(
+                "announce-bad", f"ignored an announcement: {error.reason}", time.monotonic()
+            )
+            return
+        if announce.term <= self.term:
+            return
+        self.term = announce.term
+        key = announce.room_key
+        if len(key) == len(self.identity.public_key) and key != self.authority_key:
+            self._repin(key)
+
+    def _repin(self, key: bytes) -> None:
+        """The table moved to the authority signing with ``key``: accept
+        only it from now on, and take our seat again there."""
+        log.info("the table moved: room %s is signed by %s now", self.code, fingerprint(key))
+        self.authority_key = key
+        self.pinned = True
+        self._pin()
+        self._foreign_keys.discard(key)
+        self._host_epoch = -1
+        if self._link is not None:
+            self._link.subscribe(presence_topic(self.code, peer_id(key)))
+        if self.room is not None:
+            # Its stamps are its own: the next state it signs is the newest.
+            self.room = msgspec.structs.replace(self.room, stamp=0)
+        kept = self._foreign_rooms.pop(key, None)
+        if kept is not None:
+            self._on_room_message(*kept)
+        if self.seat is not None and not self._closed:
+            self._take_seat_again()
+        for listener in list(self._moved_listeners):
+            listener(self.term)
+
+    def on_moved(self, listener: Callable[[int], None]) -> Callable[[], None]:
+        """Call ``listener(term)`` when the table moves to another machine
+        (an election's winner, announced for ``term``)."""
+        self._moved_listeners.append(listener)
+        return lambda: self._moved_listeners.remove(listener)
 
     def _check_deal(self, room: RoomState) -> None:
         """The game is over and its record revealed: the seed must match the
@@ -955,6 +1076,8 @@ class RemoteTable(TableClient):
             return
         self._closed = True
         self._listener = None
+        if self.voter is not None:
+            await self.voter.close()
         await self._abandon()
 
     def record(self) -> GameRecord | None:

@@ -226,12 +226,7 @@ class RoomStore:
 
     def _append(self, room: SavedRoom) -> None:
         assert self._journal_fd is not None
-        entry = JournalEntry(
-            journal=self._journal,
-            first=self._saved_actions,
-            actions=room.actions[self._saved_actions :],
-            **{name: getattr(room, name) for name in _JOURNALED},
-        )
+        entry = journal_entry(room, self._saved_actions, self._journal)
         body = _encoder.encode(entry)
         # One write() of the whole frame: a killed process leaves it whole
         # or absent; a power cut may tear the last one, which loading ignores.
@@ -371,12 +366,28 @@ def _with_journal(room: SavedRoom, journal: Path) -> SavedRoom:
         at += 4 + size
         if entry.journal != room.journal or entry.first != len(room.actions):
             break  # another snapshot's entries, or not the next one
-        room = msgspec.structs.replace(
-            room,
-            actions=[*room.actions, *entry.actions],
-            **{name: getattr(entry, name) for name in _JOURNALED},
-        )
+        room = extended(room, entry)
     return room
+
+
+def journal_entry(room: SavedRoom, first: int, journal: bytes = b"") -> JournalEntry:
+    """What changed in ``room`` since a save that held ``first`` actions."""
+    return JournalEntry(
+        journal=journal,
+        first=first,
+        actions=room.actions[first:],
+        **{name: getattr(room, name) for name in _JOURNALED},
+    )
+
+
+def extended(room: SavedRoom, entry: JournalEntry) -> SavedRoom:
+    """``room`` with ``entry`` applied (its actions follow on from the
+    room's first ``entry.first``: the caller checks that they do)."""
+    return msgspec.structs.replace(
+        room,
+        actions=[*room.actions[: entry.first], *entry.actions],
+        **{name: getattr(entry, name) for name in _JOURNALED},
+    )
 
 
 def _inconsistency(room: SavedRoom, path: Path) -> str | None:
@@ -387,6 +398,13 @@ def _inconsistency(room: SavedRoom, path: Path) -> str | None:
         return f"{room.code[:20]!r} is not a room code"
     if code != room.code or path.name != f"{code}{SUFFIX}":
         return f"the code {room.code[:20]!r} does not match the file's name"
+    return room_problem(room)
+
+
+def room_problem(room: SavedRoom) -> str | None:
+    """What makes ``room`` (its code checked by the caller) impossible to
+    go on with exactly, or ``None``: a saved room, or one rebuilt from the
+    replicated log by a successor (net/replication.py)."""
     try:
         game = get_game(room.game)
     except Exception:  # an unknown game id, whatever the registry raises

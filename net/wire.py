@@ -343,6 +343,10 @@ class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True):
     record: dict[str, Any] | None = None  # the whole game, once it is over
     salt: bytes = b""  # with the record: check sha256(salt + seed) == seed_hash
     notice: ShortText = ""
+    # The room's election config (net/election/messages.py, encoded) when it
+    # fails over to another voter's machine (docs/election.md section 10):
+    # its voters, and the secret's shares sealed to each. Public.
+    election: Annotated[bytes, Meta(max_length=8192)] = b""
 
 
 room_state_decoder: Final = msgspec.msgpack.Decoder(RoomState)

@@ -139,6 +139,13 @@ def add_commands(commands: Any, option_type: Any) -> None:
         f"back (default {STAND_IN_AFTER:g}; 0: wait for them however long)",
     )
     host.add_argument(
+        "--failover",
+        action="store_true",
+        help="headless: if this process dies mid-game, the table moves to a joined player's "
+        "machine (elected by a majority of the players' processes; needs 2 or more joined, "
+        "see docs/election.md)",
+    )
+    host.add_argument(
         "--admit",
         nargs="+",
         default=None,
@@ -383,6 +390,8 @@ def _host_on_screen(args: argparse.Namespace) -> int:
         return _fail("--wait-for is for --headless: on screen, you start the game")
     if args.stand_in_after is not None:
         return _fail("--stand-in-after is for --headless: on screen, b at the table does it")
+    if args.failover:
+        return _fail("--failover is for --headless for now (docs/election.md, section 10)")
     if args.admit is not None or args.free_after is not None or args.presence_timeout is not None:
         return _fail(
             "--admit, --free-after and --presence-timeout are for --headless: "
@@ -543,6 +552,16 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
     authority = room.authority
     authority.admission, authority.allowed_keys = admission
     authority.free_away_after = free_after
+    if args.failover and room.embedded is not None:
+        # Step 4 of docs/election.md section 10 (each candidate's broker) is
+        # not built: the embedded broker dies with this machine, and the
+        # table with it.
+        await room.close()
+        return _fail(
+            "--failover needs a broker that outlives this machine (--broker HOST[:PORT], "
+            "e.g. Mosquitto): the embedded broker would die with it"
+        )
+    authority.failover = args.failover
     # Where any key may sit, a retained "online" with no will (a process
     # gone) must not look present for ever (issue 19 seats item 5): a seat not
     # heard for the timeout is away. A "keys" rule lists who may sit.

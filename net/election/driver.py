@@ -33,14 +33,15 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Final
 
 import msgspec
 from nacl.exceptions import CryptoError
 from nacl.secret import SecretBox
 
 from net.bounds import FloodLog, Rate, SenderLimits
-from net.election.messages import MAX_ENTRY_DATA, Answer, Entry, Message, Request
+from net.election.messages import MAX_ENTRY_DATA, Answer, Config, Entry, Message, Request
+from net.election.messages import encode as encode_message
 from net.election.node import (
     Apply,
     AuthorityKnown,
@@ -61,7 +62,6 @@ from net.wire import (
     open_body,
     open_envelope,
     presence_decoder,
-    presence_topic,
     room_prefix,
     seal,
 )
@@ -96,14 +96,26 @@ class Announce(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="ann
     authority (an action may be secret: a fashion bid)."""
 
     term: Annotated[int, msgspec.Meta(ge=1, le=2**53)]
+    # The key that signs the room's state and updates in this term (a game's
+    # authority makes a fresh one when it takes over: net/replication.py);
+    # empty when the voter runs no game.
+    room_key: Annotated[bytes, msgspec.Meta(max_length=32)] = b""
 
 
-_announce_decoder = msgspec.msgpack.Decoder(Announce)
+announce_decoder: Final = msgspec.msgpack.Decoder(Announce)
+_announce_decoder = announce_decoder
 
 
 def authority_topic(code: str) -> str:
     """Where the authority of room ``code`` announces itself (retained)."""
     return f"{room_prefix(code)}/e/authority"
+
+
+def voter_presence_topic(code: str, peer: str) -> str:
+    """Where a voter's connection says "online" (retained) and its will
+    "gone": apart from protocol v1's presence topics, which a voter's seat
+    (or its room's authority) keeps on another connection of the same key."""
+    return f"{room_prefix(code)}/e/p/{peer}"
 
 
 def election_topic(code: str, peer: str) -> str:
@@ -184,7 +196,7 @@ class VoterPresences:
 
     def __init__(self, code: str, voters: Sequence[bytes], floods: FloodLog) -> None:
         self.code = code
-        self.topics = {presence_topic(code, peer_id(voter)): voter for voter in voters}
+        self.topics = {voter_presence_topic(code, peer_id(voter)): voter for voter in voters}
         self._newest: dict[bytes, int] = {}
         self._floods = floods
 
@@ -258,6 +270,14 @@ class VoterDriver:
         self._outbox: asyncio.Queue[tuple[str, bytes, bool]] = asyncio.Queue()
         self._link: MqttLink | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        # The room key this voter's game signs with once it is the authority
+        # (announced with its term: net/replication.py); empty: no game.
+        self.room_key = b""
+        # Its own entries' nonces: above any of its own in the log already.
+        self._own_nonce = max(
+            (entry.nonce for entry in self.node.log if entry.sender == identity.public_key),
+            default=0,
+        )
 
     async def start(self) -> None:
         self._link = MqttLink(
@@ -281,6 +301,33 @@ class VoterDriver:
         self._tasks = []
         if self._link is not None:
             await self._link.close(graceful=False)
+
+    def lead_first_term(self, secret: bytes) -> None:
+        """The room's maker, which made ``secret``, takes term 1 (its
+        storage made with :func:`first_persisted`)."""
+        self._carry_out(self.node.lead_first_term(secret, self.clock()))
+
+    def append(self, plaintext: bytes) -> int:
+        """At the authority, one entry of its own, under the room secret: its
+        index in the log (committed once a majority holds it: ``on_apply``
+        says when); 0 when this voter is not the authority, or the entry
+        would not fit."""
+        secret = self.node.secret
+        limit = MAX_ENTRY_DATA - SecretBox.NONCE_SIZE - SecretBox.MACBYTES
+        if self.node.role != "authority" or secret is None or len(plaintext) > limit:
+            return 0
+        self._own_nonce += 1
+        data = bytes(SecretBox(secret).encrypt(plaintext))
+        index, effects = self.node.append_own(self._own_nonce, data)
+        self._carry_out(effects)
+        return index
+
+    def read_log(self) -> list[bytes]:
+        """Every action entry of the log, opened with the room secret, in
+        order: what a new authority rebuilds its game from (empty if this
+        process holds no secret)."""
+        opened = [self.read(entry) for entry in self.node.log]
+        return [plain for plain in opened if plain is not None]
 
     def suspect(self) -> None:
         """The authority's will was seen: the core may start an election."""
@@ -307,10 +354,12 @@ class VoterDriver:
                     self.on_apply(effect.index, effect.entry, self.read(effect.entry))
             elif isinstance(effect, AuthorityKnown):
                 log.info("the authority of term %d is %s", effect.term, peer_id(effect.authority))
-                if effect.authority == self.identity.public_key:
-                    self._announce(effect.term)
+                # The owner first: a game's new authority makes its room key,
+                # which the announcement names.
                 if self.on_authority is not None:
                     self.on_authority(effect.term, effect.authority)
+                if effect.authority == self.identity.public_key:
+                    self._announce(effect.term)
             elif isinstance(effect, SteppedDown):
                 log.info("stepped down: term %d is another's", effect.term)
                 if self.on_stepped_down is not None:
@@ -329,7 +378,7 @@ class VoterDriver:
 
     def _announce(self, term: int) -> None:
         topic = authority_topic(self.code)
-        payload = seal(self.identity, topic, Announce(term))
+        payload = seal(self.identity, topic, Announce(term, self.room_key))
         self._outbox.put_nowait((topic, payload, True))
 
     def _sealed_request(self, sender: bytes, request: Request) -> Request | None:
@@ -347,7 +396,7 @@ class VoterDriver:
         return Request(request.nonce, bytes(SecretBox(secret).encrypt(request.data)))
 
     def _presence(self, *, online: bool) -> bytes:
-        topic = presence_topic(self.code, self.identity.peer_id)
+        topic = voter_presence_topic(self.code, self.identity.peer_id)
         presence = Presence(room=self.code, epoch=self._epoch, online=online)
         return seal(self.identity, topic, presence)
 
@@ -355,14 +404,14 @@ class VoterDriver:
         """This connection's "gone", signed now, sent by the broker if the
         connection dies (each connection a new epoch)."""
         self._epoch += 1
-        topic = presence_topic(self.code, self.identity.peer_id)
+        topic = voter_presence_topic(self.code, self.identity.peer_id)
         return LastWill(topic, self._presence(online=False), retain=True)
 
     async def _on_connect(self) -> None:
         """This connection's epoch, "online": the others tell its will from
         a late one of an earlier connection."""
         assert self._link is not None
-        topic = presence_topic(self.code, self.identity.peer_id)
+        topic = voter_presence_topic(self.code, self.identity.peer_id)
         await self._link.publish(topic, self._presence(online=True), retain=True)
 
     def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
@@ -545,6 +594,13 @@ class SeatClient:
             self._arrived.set()
 
 
+def first_persisted(config: Config, maker: bytes) -> Persisted:
+    """A new room's voter storage: its config, and term 1 with the vote in
+    it given to the room's maker, which leads that term without a campaign
+    (``Node.lead_first_term``): no other authority of term 1 can exist."""
+    return Persisted(1, maker, (Entry(0, "config", maker, 0, encode_message(config)),))
+
+
 __all__ = [
     "Announce",
     "FileStorage",
@@ -553,4 +609,6 @@ __all__ = [
     "VoterDriver",
     "authority_topic",
     "election_topic",
+    "first_persisted",
+    "voter_presence_topic",
 ]

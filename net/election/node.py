@@ -359,6 +359,26 @@ class Node:
         secret = shares.combine(self.config, campaign.shares)
         if secret is None:
             return []
+        return self._take_office(secret, now)
+
+    def lead_first_term(self, secret: bytes, now: float) -> list[Effect]:
+        """The room's maker takes term 1 without a campaign: every voter's
+        storage was created with term 1 and its vote in it given to the
+        maker (:func:`first_persisted`), so no other authority of term 1 can
+        exist (election safety), and the maker made the secret, so it learns
+        nothing by holding it. Commitment still needs a majority's copies,
+        as in any term."""
+        if (
+            self.term != 1
+            or self.voted_for != self.key
+            or self.role != "follower"
+            or self.last_index != 1
+            or shares.check_value(secret) != self.config.check
+        ):
+            raise ValueError("only the room's maker, with its secret, leads term 1 of a new log")
+        return self._take_office(secret, now)
+
+    def _take_office(self, secret: bytes, now: float) -> list[Effect]:
         self.role = "authority"
         self.authority = self.key
         self.secret = secret
@@ -408,6 +428,16 @@ class Node:
             if next_index == self.last_index:  # caught up: send the new entry now
                 effects.append(self._append_to(voter))
         return effects + self._advance_commit()
+
+    def append_own(self, nonce: int, data: bytes) -> tuple[int, list[Effect]]:
+        """The authority's own entry (its game's state, under the secret:
+        net/replication.py): its index, and the effects of appending it;
+        index 0 when this node is not the authority."""
+        if self.role != "authority":
+            return 0, []
+        effects = self._on_request(self.key, Request(nonce, data))
+        index = self._requests.get((self.key, nonce), 0)
+        return index, effects
 
     def _acknowledgement(self, index: int) -> Answer:
         entry = self.log[index - 1]
@@ -498,7 +528,7 @@ class Node:
         for applied in range(self.commit + 1, index + 1):
             entry = self.log[applied - 1]
             effects.append(Apply(applied, entry))
-            if self.role == "authority" and entry.kind == "action":
+            if self.role == "authority" and entry.kind == "action" and entry.sender != self.key:
                 effects.append(Send(entry.sender, self._acknowledgement(applied)))
         self.commit = max(self.commit, index)
         return effects

@@ -558,7 +558,7 @@ async def test_the_next_game_is_announced_signed_and_retained_only_once_over() -
     authority.phase = "over"
     assert authority._outbox is not None
     authority.announce_next("XYZ789")
-    assert [retain for _, _, retain in authority._outbox._queue] == [True]
+    assert [retain for _, _, retain, _ in authority._outbox._queue] == [True]
     assert sent(authority) == [("next", NextRoom(room=CODE, next="XYZ789"))]
     assert authority._next_code == "XYZ789"
 
@@ -903,7 +903,7 @@ async def test_the_room_is_published_again_at_once_or_one_gap_after_the_last(
     listen(authority)
     assert authority._outbox is not None
     authority._schedule_republish()
-    assert [(topic, retain) for topic, _, retain in authority._outbox._queue] == [
+    assert [(topic, retain) for topic, _, retain, _ in authority._outbox._queue] == [
         (f"passe/v1/{CODE}/room", True)
     ]
     assert [where for where, _ in sent(authority)] == ["room"]

@@ -1,0 +1,283 @@
+"""A game's room on the elected authority (issue 20; docs/election.md,
+section 10): the room's saves, replicated through the election layer.
+
+The authority keeps its room as it always has (net/rooms.py: a snapshot,
+then one journal entry per change); with failover on, each save is also an
+entry of the replicated log, under the room secret: the room as it started
+(:class:`BaseEntry`, without the authority's private key), then what changed
+since the entry before (:class:`DeltaEntry`, a journal entry). Nothing that
+follows from a change leaves the authority before that change's entry is
+committed, that is durable on a majority of the room's voters (the
+authority's outbox waits for it: ``Outbox.barrier``), so whatever anyone was
+shown is in every later authority's log.
+
+A voter that wins an election rebuilds the room from its log
+(:meth:`RoomReplica.rebuild`), with a key of its own (the room's key changes
+with the authority: its announcement, signed by a voter of the room's
+config, names it), and carries on from the last acknowledged change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from net.election import shares
+from net.election.driver import FileStorage, StorageError, VoterDriver, first_persisted
+from net.election.messages import MAX_ENTRY_DATA, Config, Entry, Voter, decode_config, encode
+from net.identity import Identity
+from net.rooms import JournalEntry, SavedRoom, extended, journal_entry, room_problem
+
+log = logging.getLogger("passe.replication")
+
+# The fewest voters with which a room fails over: a majority must outlive
+# the loss of one (two voters are both needed: docs/election.md, section 1).
+MIN_VOTERS = 3
+# Actions per delta entry when a save carries many (a resumed room's first
+# entries): each entry fits MAX_ENTRY_DATA under the secret.
+ACTIONS_PER_ENTRY = 64
+# The room's saves as entries leave room for the secret box's overhead.
+PLAINTEXT_LIMIT = MAX_ENTRY_DATA - 40
+# Every seat's 32-byte key is replaced by this in the replicated base: the
+# private key of an authority never leaves its machine.
+NO_KEY: Final = bytes(32)
+
+
+class BaseEntry(msgspec.Struct, tag="base", forbid_unknown_fields=True):
+    """The room as the game started (or as a new authority took it over),
+    its actions left to the entries that follow."""
+
+    room: SavedRoom
+
+
+class DeltaEntry(msgspec.Struct, tag="delta", forbid_unknown_fields=True):
+    """What changed since the entry before (net/rooms.py's journal entry)."""
+
+    change: JournalEntry
+
+
+_entry_encoder = msgspec.msgpack.Encoder()
+_entry_decoder = msgspec.msgpack.Decoder(BaseEntry | DeltaEntry)
+
+
+class ReplicaError(Exception):
+    """The replicated log does not hold a room that can go on."""
+
+
+def make_room_config(maker: Identity, voters: Sequence[bytes]) -> tuple[Config, bytes]:
+    """The voter set of a room (the maker first) and its secret, split among
+    them (every voter holds a share: no dealers yet)."""
+    return shares.make_config(maker, [Voter(key, dealer=False) for key in voters])
+
+
+def decode_room_config(data: bytes) -> Config | None:
+    """A room state's election config, or None when it is not one."""
+    try:
+        return decode_config(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError):
+        return None
+
+
+def encode_room_config(config: Config) -> bytes:
+    return encode(config)
+
+
+def rebuild(saves: Sequence[bytes]) -> SavedRoom:
+    """The room the log's saves describe (the last base, then every delta
+    after it, in order); raises :class:`ReplicaError` in words."""
+    room: SavedRoom | None = None
+    for number, plaintext in enumerate(saves, 1):
+        try:
+            entry = _entry_decoder.decode(plaintext)
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+            raise ReplicaError(f"save {number} of the log is not readable ({error})") from None
+        if isinstance(entry, BaseEntry):
+            room = entry.room
+        elif room is None:
+            raise ReplicaError(f"save {number} changes a room the log never started")
+        elif entry.change.first > len(room.actions):
+            raise ReplicaError(f"save {number} skips actions")
+        else:
+            room = extended(room, entry.change)
+    if room is None:
+        raise ReplicaError("the log holds no game")
+    problem = room_problem(msgspec.structs.replace(room, authority_key=bytes(32)))
+    if problem is not None:
+        raise ReplicaError(f"the log's room cannot go on: {problem}")
+    return room
+
+
+class RoomReplica:
+    """One process's voter in a room's election (its seat's process, or the
+    host's), and, at the authority, the room's saves as log entries.
+
+    ``on_won`` is called when this voter becomes the authority of a term
+    other than the first (a failover: its owner rebuilds the game);
+    ``on_authority(term, key)`` whenever a term's authority becomes known.
+    """
+
+    def __init__(
+        self,
+        identity: Identity,
+        code: str,
+        config: Config,
+        storage_path: Path,
+        host: str,
+        port: int,
+        *,
+        maker: bytes,
+        on_won: Callable[[int], None] | None = None,
+        on_stepped_down: Callable[[int], None] | None = None,
+        alternates: Sequence[tuple[str, int]] = (),
+    ) -> None:
+        del alternates  # the voters follow the room's broker (docs/election.md §10.4)
+        self.identity = identity
+        self.code = code
+        self.config = config
+        self.on_won = on_won
+        storage = self._storage(storage_path, config, maker)
+        self.committed = 1
+        self._commit_changed = asyncio.Event()
+        self._replicated_actions: int | None = None  # None: no base written yet
+        self.driver = VoterDriver(
+            identity,
+            code,
+            storage,
+            host,
+            port,
+            on_apply=self._on_apply,
+            on_authority=self._on_authority,
+            on_stepped_down=on_stepped_down,
+        )
+
+    @staticmethod
+    def _storage(path: Path, config: Config, maker: bytes) -> FileStorage:
+        """This voter's file for the room: the one there if it is of this
+        room's config (a restarted process), else a new one."""
+        fresh = first_persisted(config, maker)
+        if path.exists():
+            storage = FileStorage(path)
+            try:
+                persisted = storage.load()
+            except StorageError as error:
+                log.warning("starting a new voter file: %s", error)
+            else:
+                if persisted.log[0] == fresh.log[0]:
+                    return storage
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return FileStorage.create(path, fresh)
+
+    @property
+    def term(self) -> int:
+        return self.driver.node.term
+
+    @property
+    def is_authority(self) -> bool:
+        return self.driver.node.role == "authority"
+
+    async def start(self) -> None:
+        await self.driver.start()
+
+    async def close(self) -> None:
+        await self.driver.close()
+
+    def lead(self, secret: bytes, room_key: bytes) -> None:
+        """The room's maker takes term 1, its game signed by ``room_key``."""
+        self.driver.room_key = room_key
+        self.driver.lead_first_term(secret)
+
+    # -- at the authority: the room's saves as entries ----------------------
+
+    def record(self, room: SavedRoom) -> int:
+        """Replicate ``room`` (the authority's save): the index of the entry
+        that holds it (0: not the authority, nothing to replicate)."""
+        if not self.is_authority:
+            return 0
+        index = 0
+        if self._replicated_actions is None or len(room.actions) < self._replicated_actions:
+            base = msgspec.structs.replace(room, authority_key=NO_KEY, actions=[])
+            index = self._append(BaseEntry(base))
+            self._replicated_actions = 0
+        first = self._replicated_actions
+        while True:
+            # One entry at least (the seats or counters may have changed),
+            # more when many actions came at once.
+            upto = min(len(room.actions), first + ACTIONS_PER_ENTRY)
+            part = msgspec.structs.replace(room, actions=room.actions[:upto])
+            index = self._append(DeltaEntry(journal_entry(part, first))) or index
+            first = upto
+            if first >= len(room.actions):
+                break
+        self._replicated_actions = len(room.actions)
+        return index
+
+    def _append(self, entry: BaseEntry | DeltaEntry) -> int:
+        plaintext = _entry_encoder.encode(entry)
+        if len(plaintext) > PLAINTEXT_LIMIT:
+            log.error(
+                "a save of room %s is too large to replicate (%d bytes)", self.code, len(plaintext)
+            )
+            return 0
+        return self.driver.append(plaintext)
+
+    async def wait_committed(self, index: int) -> None:
+        while self.committed < index:
+            self._commit_changed.clear()
+            await self._commit_changed.wait()
+
+    def _on_apply(self, index: int, entry: Entry, plaintext: bytes | None) -> None:
+        del entry, plaintext
+        self.committed = max(self.committed, index)
+        self._commit_changed.set()
+
+    # -- a new authority ----------------------------------------------------
+
+    def rebuild(self) -> SavedRoom:
+        """The room as the log has it (this voter won: it holds the secret);
+        raises :class:`ReplicaError`."""
+        room = rebuild(self.driver.read_log())
+        self._replicated_actions = len(room.actions)
+        return room
+
+    def _on_authority(self, term: int, key: bytes) -> None:
+        if key == self.identity.public_key and term > 1 and self.on_won is not None:
+            self.on_won(term)
+
+
+def spawn(work: Coroutine[Any, Any, object], what: str) -> asyncio.Task[object]:
+    """``work`` in the background, its failure logged (never lost silently)."""
+
+    def done(task: asyncio.Task[object]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("%s failed: %s", what, task.exception())
+
+    task = asyncio.get_running_loop().create_task(work)
+    task.add_done_callback(done)
+    return task
+
+
+async def close_quietly(replica: RoomReplica | None) -> None:
+    if replica is not None:
+        with contextlib.suppress(Exception):
+            await replica.close()
+
+
+__all__ = [
+    "MIN_VOTERS",
+    "BaseEntry",
+    "DeltaEntry",
+    "ReplicaError",
+    "RoomReplica",
+    "close_quietly",
+    "decode_room_config",
+    "encode_room_config",
+    "make_room_config",
+    "rebuild",
+    "spawn",
+]

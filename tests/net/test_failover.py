@@ -1,0 +1,58 @@
+"""The table outlives its host's machine (issue 20; docs/election.md,
+section 10): a headless host with ``--failover`` and two `passe join --bot`
+processes, each a voter of the room; the host is SIGKILLed mid-game; the two
+others elect one of them, which rebuilds the room from the replicated log
+and runs it; both play to the end, and each checks the deal against all it
+was shown, by both authorities."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.net.procs import PasseProcess, host_args, join_bots, need_mosquitto
+
+
+async def test_a_killed_host_s_table_moves_to_a_player_and_the_game_ends(tmp_path: Path) -> None:
+    need_mosquitto()
+    host = PasseProcess("host", tmp_path)
+    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
+    setup = host_args("passpass", 3, wait_for=2, broker="127.0.0.1:1883", bot_delay=0, seed=11)
+    try:
+        await host.start(*setup, "--failover")
+        room = await host.expect("room")
+        await join_bots(peers, room)
+        for peer in peers:
+            await peer.expect("seated")
+        await host.expect("started")
+        for _ in range(3):
+            await peers[0].expect("acted")
+        host.kill()
+        # Both see the table move, to the same term (an election's).
+        moves = [await peer.expect("moved") for peer in peers]
+        assert moves[0]["term"] == moves[1]["term"] >= 2
+        results = [await peer.expect("over") for peer in peers]
+        assert results[0]["winners"] == results[1]["winners"]
+        assert results[0]["scores"] == results[1]["scores"]
+        for result in results:
+            assert result["deal_verified"] is True, result["deal_report"]
+        for peer in peers:
+            assert await peer.finish() == 0
+    except BaseException:
+        print(await host.report(), *[await peer.report() for peer in peers])
+        raise
+    finally:
+        for process in (host, *peers):
+            await process.stop()
+
+
+async def test_failover_with_the_embedded_broker_is_refused_in_words(tmp_path: Path) -> None:
+    """Each candidate's own broker is not built (docs/election.md section
+    10, step 4): the host says so and exits 2, rather than promising a
+    failover its broker's death would prevent."""
+    host = PasseProcess("host", tmp_path)
+    try:
+        await host.start(*host_args("passpass", 3, wait_for=2, port=0), "--failover")
+        assert await host.finish() == 2
+        assert b"--failover needs a broker that outlives this machine" in host.stderr
+    finally:
+        await host.stop()
