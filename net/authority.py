@@ -1267,6 +1267,10 @@ class Authority:
         """After every (re)connection: state, presence, and everyone's view
         (they may have missed updates while the link was down)."""
         assert self._link is not None
+        if self.replica is not None:
+            # A table taken over shows nothing before its term's first entry
+            # (and with it every entry it rebuilt from) is committed.
+            await self.replica.wait_committed(self._barrier)
         room, presence = self._room_payload(), self._presence_payload(online=True)
         # Their stamp and epoch on disk first: a resumed room goes on above them.
         self._save()

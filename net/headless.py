@@ -41,7 +41,7 @@ async def play_with_bot(table: RemoteTable, level: str, *, seed: int | None = No
         wake.set()
 
     # The table moved to another machine (issue 20): scripts and tests see it.
-    table.on_moved(lambda term: emit("moved", term=term))
+    table.on_moved(lambda term: emit("moved", term=term, here=table.runs_the_table))
     await table.connect(on_update)
     # What a (re)started peer got back: its view and its log so far.
     emit("synced", seq=table.seq, events=len(table.log))

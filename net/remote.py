@@ -836,6 +836,12 @@ class RemoteTable(TableClient):
         for listener in list(self._moved_listeners):
             listener(self.term)
 
+    @property
+    def runs_the_table(self) -> bool:
+        """Whether this process is the room's authority now (it won a term)."""
+        voter = self.voter
+        return voter is not None and voter.authority is not None and voter.replica.is_authority
+
     def on_moved(self, listener: Callable[[int], None]) -> Callable[[], None]:
         """Call ``listener(term)`` when the table moves to another machine
         (an election's winner, announced for ``term``)."""

@@ -7,7 +7,10 @@ was shown, by both authorities."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
+
+import pytest
 
 from tests.net.procs import PasseProcess, host_args, join_bots, need_mosquitto
 
@@ -56,3 +59,64 @@ async def test_failover_with_the_embedded_broker_is_refused_in_words(tmp_path: P
         assert b"--failover needs a broker that outlives this machine" in host.stderr
     finally:
         await host.stop()
+
+
+@pytest.mark.soak
+async def test_the_table_survives_its_authority_killed_again_and_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """Four people (the host's process and three `join --bot` ones: four
+    voters, three make a majority). The host is killed, then, twice, the
+    player process that runs the table, which restarts from its files at
+    once (its key, its pins, its voter file) and plays on. Seeded: where
+    each kill falls is the same each run."""
+    need_mosquitto()
+    monkeypatch.setenv("PASSE_LOG", "info")  # "the table runs here now" names the runner
+    rng = random.Random(20)
+    host = PasseProcess("host", tmp_path)
+    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(3)]
+    setup = host_args("passpass", 4, wait_for=3, broker="127.0.0.1:1883", bot_delay=0, seed=5)
+    try:
+        await host.start(*setup, "--failover")
+        room = await host.expect("room")
+        await join_bots(peers, room)
+        for peer in peers:
+            await peer.expect("seated")
+        await host.expect("started")
+        for _ in range(rng.randint(2, 5)):
+            await peers[0].expect("acted")
+        host.kill()
+        term, restarted = 1, None
+        for kill in range(2):
+            # Every peer that was not just restarted sees the table move (a
+            # restarted one may learn it while joining); the winner says in
+            # its log that the table runs there now.
+            moves = [await peer.expect("moved") for peer in peers if peer is not restarted]
+            assert len({move["term"] for move in moves}) == 1 and moves[0]["term"] > term
+            term = moves[0]["term"]
+            ran_here = f"term {term}: the table runs here now".encode()
+            (runner,) = [peer for peer in peers if ran_here in peer.stderr]
+            watcher = next(peer for peer in peers if peer is not runner)
+            for _ in range(rng.randint(2, 5)):
+                await watcher.expect("acted")
+            runner.kill()
+            await runner.finish()
+            n = peers.index(runner)
+            await runner.start(
+                "join",
+                f"{room['code']}@{room['broker']}",
+                *("--bot", "heuristic", "--name", f"Peer {n}", "--seed", str(n + 10 * kill)),
+            )
+            restarted = runner
+        results = [await peer.expect("over") for peer in peers]
+        assert len({tuple(result["scores"]) for result in results}) == 1
+        for result in results:
+            assert result["deal_verified"] is True, result["deal_report"]
+        for peer in peers:
+            assert await peer.finish() == 0
+    except BaseException:
+        print(await host.report(), *[await peer.report() for peer in peers])
+        raise
+    finally:
+        for process in (host, *peers):
+            await process.stop()
