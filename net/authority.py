@@ -381,6 +381,9 @@ class Authority:
     _replicating: bool = False
     _barrier: int = 0  # the log index the next message waits for
     _election: bytes = b""  # the encoded config, in the room state
+    # The voters run standby brokers (this room's broker dies with its
+    # host: the embedded one); said in the room state.
+    standby: bool = False
     # Room keys of the authorities this one took over from: their retained
     # state is replaced without a warning (it is no squatter's).
     predecessors: set[bytes] = field(default_factory=set)
@@ -944,6 +947,13 @@ class Authority:
         self._barrier = max(self._barrier, replica.driver.node.last_index)
         self._replicating = self.phase in (PLAYING, OVER)
 
+    def follow_brokers(self, succession: Sequence[tuple[str, int]]) -> None:
+        """The room's standby brokers, after its own, in order: where this
+        authority's link goes when the room's broker is gone."""
+        self.broker_alternates = tuple(succession)
+        if self._link is not None:
+            self._link.set_alternates(succession)
+
     def say(self, notice: str) -> None:
         """The notice the next room state carries (our own words)."""
         self._notice = notice
@@ -1077,6 +1087,7 @@ class Authority:
             salt=self._salt if over else b"",
             notice=self._notice,
             election=self._election,
+            standby=self.standby and bool(self._election),
         )
 
     def _next_stamp(self) -> int:
@@ -1129,14 +1140,24 @@ class Authority:
         self._follow_presences()
         payload = self._room_payload()
         self._save()  # with the stamp just given: a resumed room's are higher
-        self._enqueue(room_topic(self.code), payload, retain=True)
+        # A room state in play shows seats and names, no action: it is not
+        # held for the log (the game's first carries the voters, who must
+        # have it before anything can commit). The final one, with the
+        # record, waits for every action in it to be committed.
+        barrier = self._barrier if self.phase == OVER else 0
+        self._enqueue(room_topic(self.code), payload, retain=True, barrier=barrier)
         for callback in list(self.on_change):
             callback()
 
-    def _enqueue(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+    def _enqueue(
+        self, topic: str, payload: bytes, *, retain: bool = False, barrier: int | None = None
+    ) -> None:
         if self._outbox is None:
             return
-        barrier = self._barrier if self.replica is not None else 0
+        if self.replica is None:
+            barrier = 0
+        elif barrier is None:
+            barrier = self._barrier
         if not self._outbox.push(topic, payload, retain, barrier):
             self._floods.note(
                 "outbox",

@@ -195,7 +195,8 @@ class Outbox:
     ``max_messages`` and ``max_bytes``. Past either, a private message (an
     update, a refusal: a peer that misses one asks again) is dropped and
     counted; a retained one (the room state) is always kept, and replaces
-    the one still waiting on its topic, since only the newest counts."""
+    the one still waiting on its topic, in its place, since only the newest
+    counts."""
 
     max_messages: int = 2048
     max_bytes: int = 32 * 1024 * 1024
@@ -209,9 +210,12 @@ class Outbox:
         if retain:
             for index, (queued, old, kept, _) in enumerate(self._queue):
                 if kept and queued == topic:
-                    del self._queue[index]
-                    self._bytes -= len(old)
-                    break
+                    # In its place: a room state is not held back behind
+                    # messages queued after the one it replaces, which may
+                    # wait for the replicated log (net/replication.py).
+                    self._queue[index] = (topic, payload, retain, barrier)
+                    self._bytes += len(payload) - len(old)
+                    return True
         elif len(self._queue) >= self.max_messages or self._bytes + len(payload) > self.max_bytes:
             self.dropped += 1
             return False

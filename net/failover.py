@@ -11,17 +11,23 @@ seat again there.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from net.authority import Authority
 from net.election.messages import Config
+from net.host import broker_binds
 from net.identity import Identity
 from net.paths import data_dir
 from net.replication import ReplicaError, RoomReplica, close_quietly, spawn
+
+if TYPE_CHECKING:
+    from net.broker import EmbeddedBroker
 
 log = logging.getLogger("passe.failover")
 
@@ -35,6 +41,18 @@ PRESENCE_TIMEOUT = 60.0
 def votes_dir() -> Path:
     """Where a seat's process keeps its voter files (one per room)."""
     return data_dir() / "votes"
+
+
+async def start_standby_broker() -> tuple[EmbeddedBroker, str]:
+    """An embedded broker on a free port, on the addresses the room's own
+    would listen on (this machine's LAN addresses and loopback), and the
+    address others reach it at (the first that is not loopback)."""
+    from net.broker import start_embedded_broker
+
+    binds = broker_binds(None)
+    broker = await start_embedded_broker(bind=binds, port=0)
+    shown = next((address for address in binds if not address.startswith("127.")), binds[0])
+    return broker, shown
 
 
 class SeatVoter:
@@ -52,6 +70,8 @@ class SeatVoter:
         *,
         seat_name: Callable[[], str],
         room_key: Callable[[], bytes | None],
+        standby: bool = False,
+        on_brokers: Callable[[list[tuple[str, int]]], None] | None = None,
         directory: Path | None = None,
     ) -> None:
         self.code = code
@@ -60,6 +80,11 @@ class SeatVoter:
         self.seat_name = seat_name
         self.room_key = room_key  # the one the seat follows now
         self.authority: Authority | None = None
+        # A standby broker of our own when the room's dies with its host
+        # (the embedded one): started with the voter, stopped with it.
+        self.standby = standby
+        self.broker: EmbeddedBroker | None = None
+        self.on_brokers = on_brokers
         self.failed: str | None = None  # why this process could not take the table
         self.replica = RoomReplica(
             identity,
@@ -71,15 +96,32 @@ class SeatVoter:
             maker=config.sealer,
             on_won=self._take_over,
             on_stepped_down=self._stepped_down,
+            on_brokers=self._brokers_changed,
         )
 
     async def start(self) -> None:
+        if self.standby:
+            self.broker, address = await start_standby_broker()
+            self.replica.driver.broker = (address, self.broker.port)
         await self.replica.start()
 
     async def close(self) -> None:
-        if self.authority is not None:
-            await self.authority.close()  # closes the replica too
+        authority = self.authority
+        if authority is not None:
+            # Mid-game, this process only goes away (the others elect the
+            # next authority); at the end it closes the room as any host does.
+            await authority.close(keep=authority.phase != "over")  # the replica too
         await close_quietly(self.replica)
+        if self.broker is not None:
+            with contextlib.suppress(Exception):
+                await self.broker.stop()
+
+    def _brokers_changed(self, succession: list[tuple[str, int]]) -> None:
+        authority = self.authority
+        if authority is not None:
+            authority.follow_brokers(succession)
+        if self.on_brokers is not None:
+            self.on_brokers(succession)
 
     def _take_over(self, term: int) -> None:
         """This voter won ``term``: the room goes on here, from the log."""
@@ -97,6 +139,8 @@ class SeatVoter:
         self.replica.driver.room_key = room_key.public_key
         saved = msgspec.structs.replace(saved, authority_key=bytes(room_key.signing_key))
         authority = Authority.restore(saved, self.host, self.port)
+        authority.follow_brokers(self.replica.driver.succession())
+        authority.standby = self.standby
         authority.host_name = name
         former = self.room_key()
         if former is not None:

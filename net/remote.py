@@ -779,8 +779,17 @@ class RemoteTable(TableClient):
                 self.broker_port,
                 seat_name=self._own_name,
                 room_key=lambda: self.authority_key,
+                standby=room.standby,
+                on_brokers=self._follow_brokers,
             )
             spawn(self.voter.start(), "this seat's voter")
+
+    def _follow_brokers(self, succession: list[tuple[str, int]]) -> None:
+        """The voters' standby brokers: where this seat's link goes, in this
+        order, when the room's broker is gone."""
+        self.broker_alternates = tuple(succession)
+        if self._link is not None:
+            self._link.set_alternates(succession)
 
     def _own_name(self) -> str:
         if self.room is not None and self.seat is not None and self.seat < len(self.room.seats):

@@ -134,9 +134,8 @@ class RoomReplica:
         maker: bytes,
         on_won: Callable[[int], None] | None = None,
         on_stepped_down: Callable[[int], None] | None = None,
-        alternates: Sequence[tuple[str, int]] = (),
+        on_brokers: Callable[[list[tuple[str, int]]], None] | None = None,
     ) -> None:
-        del alternates  # the voters follow the room's broker (docs/election.md §10.4)
         self.identity = identity
         self.code = code
         self.config = config
@@ -154,6 +153,7 @@ class RoomReplica:
             on_apply=self._on_apply,
             on_authority=self._on_authority,
             on_stepped_down=on_stepped_down,
+            on_brokers=on_brokers,
         )
 
     @staticmethod

@@ -120,6 +120,12 @@ class MqttLink:
         # (a bot's "gone" presence then never reached its host).
         self._subscribing = asyncio.Lock()
 
+    def set_alternates(self, alternates: Sequence[tuple[str, int]]) -> None:
+        """Where to go, after the first broker, from the next reconnection
+        on (a room's standby brokers, learnt once the game starts)."""
+        first = self.brokers[0]
+        self.brokers = [first, *dict.fromkeys(b for b in alternates if b != first)]
+
     # -- life cycle ----------------------------------------------------------
 
     async def start(self, timeout: float = 5.0) -> None:

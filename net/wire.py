@@ -347,6 +347,10 @@ class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True):
     # fails over to another voter's machine (docs/election.md section 10):
     # its voters, and the secret's shares sealed to each. Public.
     election: Annotated[bytes, Meta(max_length=8192)] = b""
+    # The room's broker dies with its host's machine (the embedded one):
+    # each voter runs a standby broker, announced in its voter presence, and
+    # everyone's links go down the list (docs/election.md section 10).
+    standby: bool = False
 
 
 room_state_decoder: Final = msgspec.msgpack.Decoder(RoomState)
@@ -359,6 +363,9 @@ class Presence(Struct, tag_field="t", tag="presence", forbid_unknown_fields=True
     epoch: Count
     online: bool
     name: Annotated[str, Meta(max_length=40)] = ""
+    # A voter's standby broker ("host:port"), in a room whose brokers
+    # fail over too (docs/election.md section 10, step 4); else empty.
+    broker: Annotated[str, Meta(max_length=64)] = ""
 
 
 presence_decoder: Final = msgspec.msgpack.Decoder(Presence)

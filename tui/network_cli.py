@@ -552,16 +552,10 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
     authority = room.authority
     authority.admission, authority.allowed_keys = admission
     authority.free_away_after = free_after
-    if args.failover and room.embedded is not None:
-        # Step 4 of docs/election.md section 10 (each candidate's broker) is
-        # not built: the embedded broker dies with this machine, and the
-        # table with it.
-        await room.close()
-        return _fail(
-            "--failover needs a broker that outlives this machine (--broker HOST[:PORT], "
-            "e.g. Mosquitto): the embedded broker would die with it"
-        )
     authority.failover = args.failover
+    # The embedded broker dies with this machine: each voter then runs a
+    # standby broker, and everyone's links go down their list.
+    authority.standby = room.embedded is not None
     # Where any key may sit, a retained "online" with no will (a process
     # gone) must not look present for ever (issue 19 seats item 5): a seat not
     # heard for the timeout is away. A "keys" rule lists who may sit.

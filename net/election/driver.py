@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import random
 import time
@@ -188,6 +189,19 @@ class FileStorage:
         write_atomic(self.path, _stored_encoder.encode(self._stored))  # synced
 
 
+def parse_broker(text: str) -> tuple[str, int] | None:
+    """``"ADDRESS:PORT"`` (an IP address: a voter's standby broker) or None."""
+    address, _, port = text.rpartition(":")
+    address = address.removeprefix("[").removesuffix("]")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    return address, int(port)
+
+
 class VoterPresences:
     """The voters' presence records, each signed by its voter: which
     connection of each is the newest (its epoch), and whose current
@@ -199,6 +213,8 @@ class VoterPresences:
         self.topics = {voter_presence_topic(code, peer_id(voter)): voter for voter in voters}
         self._newest: dict[bytes, int] = {}
         self._floods = floods
+        # Each voter's standby broker, from its newest "online" record.
+        self.brokers: dict[bytes, tuple[str, int]] = {}
 
     def gone(self, topic: str, payload: bytes, now: float) -> bytes | None:
         """The voter whose current connection this record says died, if it
@@ -215,6 +231,9 @@ class VoterPresences:
         newest = self._newest.get(voter, 0)
         if presence.online:
             self._newest[voter] = max(newest, presence.epoch)
+            broker = parse_broker(presence.broker)
+            if broker is not None and presence.epoch >= newest:
+                self.brokers[voter] = broker
             return None
         return voter if presence.epoch >= newest else None
 
@@ -236,6 +255,8 @@ class VoterDriver:
         on_apply: ApplyHook | None = None,
         on_authority: AuthorityHook | None = None,
         on_stepped_down: SteppedDownHook | None = None,
+        broker: tuple[str, int] | None = None,
+        on_brokers: Callable[[list[tuple[str, int]]], None] | None = None,
         timing: Timing | None = None,
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -247,6 +268,12 @@ class VoterDriver:
         self.on_apply = on_apply
         self.on_authority = on_authority
         self.on_stepped_down = on_stepped_down
+        # This voter's standby broker (announced in its presence), and who
+        # wants the room's standby brokers in succession order (the config's
+        # order of voters) each time that list changes.
+        self.broker = broker
+        self.on_brokers = on_brokers
+        self._succession: list[tuple[str, int]] = []
         self.clock = clock
         self.node = Node(
             identity,
@@ -287,8 +314,10 @@ class VoterDriver:
             on_message=self._on_message,
             on_connect=self._on_connect,
             will=self._will,
+            alternates=self.succession(),
         )
         await self._link.start()
+        self.node.came_up(self.clock())
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._send_loop()), loop.create_task(self._tick_loop())]
 
@@ -395,9 +424,20 @@ class VoterDriver:
             return None
         return Request(request.nonce, bytes(SecretBox(secret).encrypt(request.data)))
 
+    def succession(self) -> list[tuple[str, int]]:
+        """The voters' standby brokers known, in the config's order."""
+        brokers = dict(self._presences.brokers)
+        if self.broker is not None:
+            brokers[self.identity.public_key] = self.broker
+        return [brokers[voter] for voter in self.node.voters if voter in brokers]
+
     def _presence(self, *, online: bool) -> bytes:
         topic = voter_presence_topic(self.code, self.identity.peer_id)
-        presence = Presence(room=self.code, epoch=self._epoch, online=online)
+        where = ""
+        if self.broker is not None:
+            address, port = self.broker
+            where = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+        presence = Presence(room=self.code, epoch=self._epoch, online=online, broker=where)
         return seal(self.identity, topic, presence)
 
     def _will(self) -> LastWill:
@@ -416,6 +456,13 @@ class VoterDriver:
 
     def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
         voter = self._presences.gone(topic, payload, now)
+        succession = self.succession()
+        if succession != self._succession:
+            self._succession = succession
+            if self._link is not None:
+                self._link.set_alternates(succession)
+            if self.on_brokers is not None:
+                self.on_brokers(succession)
         if voter is None or voter != self.node.authority:
             return  # alive, a late will, or not the authority's
         # The authority's connection died. Every voter hears this will at

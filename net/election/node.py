@@ -361,6 +361,13 @@ class Node:
             return []
         return self._take_office(secret, now)
 
+    def came_up(self, now: float) -> None:
+        """The driver's link is up now: a follower gives the authority a
+        whole election timeout from here to reach it (time spent starting,
+        e.g. a standby broker, must not make it stand at once)."""
+        if self.role == "follower":
+            self._reset_election_timer(now)
+
     def lead_first_term(self, secret: bytes, now: float) -> list[Effect]:
         """The room's maker takes term 1 without a campaign: every voter's
         storage was created with term 1 and its vote in it given to the

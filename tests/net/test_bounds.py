@@ -91,13 +91,13 @@ def test_the_outbox_drops_private_messages_past_its_bounds_never_the_room_state(
     assert outbox.push("room", b"old", True)
     assert outbox.push("p/1", b"y" * 10, False)
     assert not outbox.push("p/1", b"z", False)  # three waiting
-    assert outbox.push("room", b"new", True)  # replaces the old state, at the end
+    assert outbox.push("room", b"new", True)  # replaces the old state, in its place
     assert not outbox.push("p/2", b"w" * 90, False)  # past the bytes
     assert outbox.dropped == 2
     assert [outbox.pop() for _ in range(4)] == [
         ("p/1", b"x" * 10, False),
-        ("p/1", b"y" * 10, False),
         ("room", b"new", True),
+        ("p/1", b"y" * 10, False),
         None,
     ]
     assert outbox.size == 0
@@ -335,3 +335,16 @@ async def test_the_authoritys_own_room_states_come_back_without_a_budget() -> No
     finally:
         await authority.close()
         await broker.stop()
+
+
+def test_a_room_state_in_its_place_keeps_its_own_barrier() -> None:
+    """A room state that replaces a waiting one goes where it was, with the
+    log index it waits for: not behind updates that wait for the
+    replicated log (net/replication.py), which it once followed to a stall."""
+    outbox = Outbox()
+    assert outbox.push("room", b"first", True, barrier=0)
+    assert outbox.push("p/1", b"update", False, barrier=4)
+    assert outbox.push("room", b"second", True, barrier=0)
+    assert outbox.barrier() == 0
+    assert outbox.pop() == ("room", b"second", True)
+    assert outbox.barrier() == 4

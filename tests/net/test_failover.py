@@ -8,6 +8,7 @@ was shown, by both authorities."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +19,17 @@ from tests.net.procs import PasseProcess, host_args, join_bots, need_mosquitto
 
 
 async def start_failover_game(
-    host: PasseProcess, peers: list[PasseProcess], seed: int
+    host: PasseProcess,
+    peers: list[PasseProcess],
+    seed: int,
+    broker: Sequence[str] = ("--broker", "127.0.0.1:1883"),
 ) -> dict[str, Any]:
-    """A headless Pass Pass host with --failover on Mosquitto, each of
-    ``peers`` seated as a bot process, the game started: the host's room line."""
+    """A headless Pass Pass host with --failover (on Mosquitto unless
+    ``broker`` says otherwise), each of ``peers`` seated as a bot process,
+    the game started: the host's room line."""
     players = len(peers) + 1
-    setup = host_args(
-        "passpass", players, wait_for=len(peers), broker="127.0.0.1:1883", bot_delay=0, seed=seed
-    )
-    await host.start(*setup, "--failover")
+    setup = host_args("passpass", players, wait_for=len(peers), bot_delay=0, seed=seed)
+    await host.start(*setup, *broker, "--failover")
     room = await host.expect("room")
     await join_bots(peers, room)
     for peer in peers:
@@ -62,17 +65,32 @@ async def test_a_killed_host_s_table_moves_to_a_player_and_the_game_ends(tmp_pat
             await process.stop()
 
 
-async def test_failover_with_the_embedded_broker_is_refused_in_words(tmp_path: Path) -> None:
-    """Each candidate's own broker is not built (docs/election.md section
-    10, step 4): the host says so and exits 2, rather than promising a
-    failover its broker's death would prevent."""
+async def test_with_the_embedded_broker_the_table_and_the_broker_move(tmp_path: Path) -> None:
+    """The default set-up: the host's machine takes the room's broker with
+    it. Each voter ran a standby broker, announced in its voter presence;
+    everyone goes down the same list (the config's order), elects there and
+    plays to the end."""
     host = PasseProcess("host", tmp_path)
+    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
     try:
-        await host.start(*host_args("passpass", 3, wait_for=2, port=0), "--failover")
-        assert await host.finish() == 2
-        assert b"--failover needs a broker that outlives this machine" in host.stderr
+        await start_failover_game(host, peers, seed=7, broker=["--port", "0"])
+        for _ in range(3):
+            await peers[0].expect("acted")
+        host.kill()  # its embedded broker notices its stdin closing and exits
+        moves = [await peer.expect("moved") for peer in peers]
+        assert moves[0]["term"] == moves[1]["term"] >= 2
+        results = [await peer.expect("over") for peer in peers]
+        assert results[0]["scores"] == results[1]["scores"]
+        for result in results:
+            assert result["deal_verified"] is True, result["deal_report"]
+        for peer in peers:
+            assert await peer.finish() == 0
+    except BaseException:
+        print(await host.report(), *[await peer.report() for peer in peers])
+        raise
     finally:
-        await host.stop()
+        for process in (host, *peers):
+            await process.stop()
 
 
 @pytest.mark.soak
