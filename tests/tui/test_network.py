@@ -885,7 +885,11 @@ async def test_a_joiner_moves_to_another_free_seat(
         assert isinstance(lobby, LobbyScreen) and lobby.table is not None
         await wait_until(pilot, lambda: lobby.room is not None, "the room")
         first = lobby.table.seat
-        assert "Sit in seat" in [d for d, _ in footer_keys(app)]
+        # The footer follows the room state on its next refresh: waited for,
+        # not asserted at once (it lagged on a loaded machine, 3 December).
+        await wait_until(
+            pilot, lambda: "Sit in seat" in [d for d, _ in footer_keys(app)], "Sit in seat"
+        )
         free = next(
             n for n, s in enumerate(hosted.authority.seats) if s.kind == "open" and n != first
         )
