@@ -32,13 +32,13 @@ from net.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits
 from net.codec import GameCodec, codec_for
 from net.codes import normalize_code
 from net.identity import Identity, fingerprint, peer_id
-from net.paths import rooms_dir
 from net.replication import (
     MIN_VOTERS,
     RoomReplica,
     close_quietly,
     encode_room_config,
     make_room_config,
+    maker_vote_path,
     spawn,
 )
 from net.rooms import FORMAT_VERSION, BrokerChoice, NonceMark, RoomStore, SavedRoom, SavedSeat
@@ -493,6 +493,8 @@ class Authority:
         if self._link is not None:
             await self._link.close(final=final)
         await close_quietly(self.replica)
+        if self.replica is not None and not keep:
+            self.replica.discard()
         if self.store is not None and self._live and not keep:
             self.store.discard()  # closed or over: nothing to resume
 
@@ -920,12 +922,11 @@ class Authority:
         if not self.failover or len(voters) < MIN_VOTERS:
             return
         config, secret = make_room_config(self.identity, voters)
-        directory = self.voter_dir or rooms_dir()
         replica = RoomReplica(
             self.identity,
             self.code,
             config,
-            directory / f"{self.code}-{self.identity.peer_id}.vote",
+            maker_vote_path(self.code, self.identity, self.voter_dir),
             self.broker_host,
             self.broker_port,
             maker=self.identity.public_key,

@@ -70,6 +70,7 @@ class SeatVoter:
         *,
         seat_name: Callable[[], str],
         room_key: Callable[[], bytes | None],
+        over: Callable[[], bool] = lambda: False,
         standby: bool = False,
         on_brokers: Callable[[list[tuple[str, int]]], None] | None = None,
         directory: Path | None = None,
@@ -79,6 +80,7 @@ class SeatVoter:
         self.host, self.port = host, port
         self.seat_name = seat_name
         self.room_key = room_key  # the one the seat follows now
+        self.over = over  # whether the room is over or closed (its file then goes)
         self.authority: Authority | None = None
         # A standby broker of our own when the room's dies with its host
         # (the embedded one): started with the voter, stopped with it.
@@ -112,6 +114,8 @@ class SeatVoter:
             # next authority); at the end it closes the room as any host does.
             await authority.close(keep=authority.phase != "over")  # the replica too
         await close_quietly(self.replica)
+        if self.over():
+            self.replica.discard()
         if self.broker is not None:
             with contextlib.suppress(Exception):
                 await self.broker.stop()

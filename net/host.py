@@ -22,10 +22,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from nacl.signing import SigningKey
+
 from core.engine import Config, IllegalAction
 from net.authority import Authority
 from net.codes import format_code, new_code
 from net.identity import Identity
+from net.replication import maker_vote_path
 from net.rooms import BrokerChoice, RoomBusy, RoomStore, SavedRoom, room_path
 from net.text import clean_text
 from net.wire import PROTOCOL_VERSION
@@ -37,6 +40,12 @@ if TYPE_CHECKING:
 log = logging.getLogger("passe.host")
 
 DEFAULT_PORT = 1883
+
+
+class RoomMoved(Exception):
+    """The room failed over to another machine: it cannot be resumed here."""
+
+
 # Seconds a resumed room waits for its port: the embedded broker of the
 # process that died exits when it notices (its stdin closes), not at once.
 PORT_WAIT = 5.0
@@ -352,8 +361,20 @@ async def resume_room(
     ``broker`` if given (``alternates``: the other nodes of its cluster, as
     for :func:`open_room`), else where it was: the embedded broker on its old
     port when it is free again, or the broker it was given. Raises as
-    :func:`open_room` does; the file is left as it was if it fails."""
+    :func:`open_room` does; the file is left as it was if it fails, but
+    for a room that failed over (:class:`RoomMoved`): it is removed."""
     store = _claim(saved.code)
+    maker = Identity(SigningKey(saved.authority_key))
+    if saved.phase == "playing" and maker_vote_path(saved.code, maker).exists():
+        # Its voters elected another authority when this process stopped
+        # (issue 20): running this one again would be a second table.
+        store.discard()
+        store.release()
+        raise RoomMoved(
+            f"room {format_code(saved.code)} fails over: when this Passe stopped, the "
+            "players' machines elected one of them to hold the table. Join it by its "
+            "code to take your seat back"
+        )
     try:
         return await _resume(
             saved,

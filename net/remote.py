@@ -779,6 +779,7 @@ class RemoteTable(TableClient):
                 self.broker_port,
                 seat_name=self._own_name,
                 room_key=lambda: self.authority_key,
+                over=lambda: self.room is not None and self.room.phase in ("over", "closed"),
                 standby=room.standby,
                 on_brokers=self._follow_brokers,
             )

@@ -88,6 +88,13 @@ def encode_room_config(config: Config) -> bytes:
     return encode(config)
 
 
+def maker_vote_path(code: str, maker: Identity, directory: Path | None = None) -> Path:
+    """Where the room's maker (its first authority) keeps its voter file."""
+    from net.paths import rooms_dir
+
+    return (directory or rooms_dir()) / f"{code}-{maker.peer_id}.vote"
+
+
 def rebuild(saves: Sequence[bytes]) -> SavedRoom:
     """The room the log's saves describe (the last base, then every delta
     after it, in order); raises :class:`ReplicaError` in words."""
@@ -184,6 +191,12 @@ class RoomReplica:
     async def start(self) -> None:
         await self.driver.start()
 
+    def discard(self) -> None:
+        """The room is over or closed: this voter's file goes (nobody will
+        elect in it again)."""
+        with contextlib.suppress(OSError):
+            self.driver.storage.path.unlink()
+
     async def close(self) -> None:
         await self.driver.close()
 
@@ -278,6 +291,7 @@ __all__ = [
     "decode_room_config",
     "encode_room_config",
     "make_room_config",
+    "maker_vote_path",
     "rebuild",
     "spawn",
 ]

@@ -93,6 +93,39 @@ async def test_with_the_embedded_broker_the_table_and_the_broker_move(tmp_path: 
             await process.stop()
 
 
+async def test_a_killed_host_that_failed_over_is_not_resumed_as_a_second_table(
+    tmp_path: Path,
+) -> None:
+    """The host's table moved to a player's machine: `passe host --resume`
+    on the old machine refuses in words (exit 2) and forgets the room,
+    rather than run a second authority under the old key; the game goes on
+    and ends; nothing is left of its voter files."""
+    need_mosquitto()
+    host = PasseProcess("host", tmp_path)
+    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
+    try:
+        room = await start_failover_game(host, peers, seed=13)
+        await peers[0].expect("acted")
+        host.kill()
+        await host.finish()
+        await peers[0].expect("moved")
+        await host.start("host", "--resume", room["code"], "--headless", "--no-advertise")
+        assert await host.finish() == 2
+        err = host.stderr.decode()
+        assert "fails over" in err and "Join it by its code" in err, err
+        assert not list((tmp_path / "host" / "data" / "rooms").glob("*.room"))
+        for peer in peers:
+            assert (await peer.expect("over"))["deal_verified"] is True
+            assert await peer.finish() == 0
+            assert not list((peer.home / "data" / "votes").glob("*.vote"))
+    except BaseException:
+        print(await host.report(), *[await peer.report() for peer in peers])
+        raise
+    finally:
+        for process in (host, *peers):
+            await process.stop()
+
+
 @pytest.mark.soak
 async def test_the_table_survives_its_authority_killed_again_and_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest

@@ -30,6 +30,7 @@ from core.registry import game_info, get_game
 from net.authority import MAX_KNOCKS
 from net.codes import format_code
 from net.identity import fingerprint
+from net.replication import MIN_VOTERS
 from tui.games import load_table_screen
 from tui.messages import LinkChanged, RoomChanged, SeatLevelChosen
 from tui.netplay import HostPlan, NetplayError, open_hosted_room
@@ -156,6 +157,8 @@ class LobbyScreen(PasseScreen):
         # The host takes a person out of their seat, present or not (issue 19
         # seats item 3): asked first; they are told.
         Binding("x", "remove_person", "Remove"),
+        # The table moves to a player's machine if this one stops (issue 20).
+        Binding("f", "failover", "Failover"),
         # A joiner moves to another free seat (e.g. beside a partner).
         Binding("1", "sit(0)", "Sit in seat", key_display="1-8"),
         # The same description for every seat's key: the footer reads the
@@ -178,6 +181,9 @@ class LobbyScreen(PasseScreen):
         "public), i lets in someone by the key they read to you from their\n"
         "join screen. x takes someone out of their seat (asked first; they\n"
         "are told, and must be let in again).\n"
+        "f turns failover on or off: with it, if this machine stops mid-game,\n"
+        "the players' machines elect one of them, which holds the deck from\n"
+        "then on, and the game goes on (3 or more people's machines needed).\n"
         "Check aloud the host key under the code:\n"
         "a room shown with another key is not this host's.\n"
         "Joiner: a seat's number moves you to that seat while it is free.\n"
@@ -361,7 +367,9 @@ class LobbyScreen(PasseScreen):
         local_only = self.hosted is not None and self.hosted.local_only
         self.query_one("#lobby-info", Static).update(
             plain(
-                f"{title} · {describe_settings(room)}\n" + join_lines(hint, local_only=local_only)
+                f"{title} · {describe_settings(room)}\n"
+                + join_lines(hint, local_only=local_only)
+                + self.failover_line()
             )
         )
         self.query_one(SeatList).show(room, self.table.seat)
@@ -411,6 +419,35 @@ class LobbyScreen(PasseScreen):
                 self._say("Ready: s starts the game.")
         else:
             self._say("Waiting for the host to start the game.")
+
+    def failover_line(self) -> str:
+        """The host's failover setting in one line (issue 20), or ""."""
+        if self.hosted is None or self.room is None or self.room.phase != "lobby":
+            return ""
+        authority = self.hosted.authority
+        if not authority.failover:
+            return "\nFailover off (f): if this machine stops, the game waits for it."
+        people = sum(
+            1
+            for slot in authority.seats
+            if slot.kind == "human" and slot.key is not None and slot.key not in authority.told_keys
+        )
+        if people + 1 < MIN_VOTERS:
+            return (
+                "\nFailover on (f), but it needs 2 more people's machines here: "
+                "until then, if this machine stops, the game waits for it."
+            )
+        return "\nFailover on (f): if this machine stops, the table moves to a player's."
+
+    def action_failover(self) -> None:
+        if self.hosted is None or self.room is None or self.room.phase != "lobby":
+            return
+        authority = self.hosted.authority
+        authority.failover = not authority.failover
+        # The embedded broker dies with this machine: the voters then run
+        # standby brokers (docs/election.md section 10).
+        authority.standby = self.hosted.embedded is not None
+        self._render_room()
 
     @property
     def in_room(self) -> bool:
@@ -561,6 +598,8 @@ class LobbyScreen(PasseScreen):
             # Only when it is needed: a full queue (the footer has no room
             # for a key that does nothing new).
             return self.hosted is not None and len(self.hosted.authority.knocks) >= MAX_KNOCKS
+        if action == "failover":
+            return self.hosting and self.room is not None and self.room.phase == "lobby"
         if action == "remove_person":
             return bool(self.removable_seats()) if self.hosting else False
         if action == "sit":
