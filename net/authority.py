@@ -948,6 +948,13 @@ class Authority:
         self._barrier = max(self._barrier, replica.driver.node.last_index)
         self._replicating = self.phase in (PLAYING, OVER)
 
+    @property
+    def link_address(self) -> tuple[str, int]:
+        """The broker this authority's link is on now (or will try first)."""
+        if self._link is not None:
+            return self._link.host, self._link.port
+        return self.broker_host, self.broker_port
+
     def follow_brokers(self, succession: Sequence[tuple[str, int]]) -> None:
         """The room's standby brokers, after its own, in order: where this
         authority's link goes when the room's broker is gone."""

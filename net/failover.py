@@ -21,13 +21,14 @@ import msgspec
 
 from net.authority import Authority
 from net.election.messages import Config
-from net.host import broker_binds
+from net.host import advertise_taken_over, broker_binds
 from net.identity import Identity
 from net.paths import data_dir
 from net.replication import ReplicaError, RoomReplica, close_quietly, spawn
 
 if TYPE_CHECKING:
     from net.broker import EmbeddedBroker
+    from net.discovery import Advertiser
 
 log = logging.getLogger("passe.failover")
 
@@ -72,6 +73,7 @@ class SeatVoter:
         room_key: Callable[[], bytes | None],
         over: Callable[[], bool] = lambda: False,
         standby: bool = False,
+        advertise: bool = True,
         on_brokers: Callable[[list[tuple[str, int]]], None] | None = None,
         directory: Path | None = None,
     ) -> None:
@@ -87,6 +89,9 @@ class SeatVoter:
         self.standby = standby
         self.broker: EmbeddedBroker | None = None
         self.on_brokers = on_brokers
+        # The room is advertised on the LAN from here once taken over.
+        self.advertise = advertise
+        self.advertiser: Advertiser | None = None
         self.failed: str | None = None  # why this process could not take the table
         self.replica = RoomReplica(
             identity,
@@ -116,6 +121,9 @@ class SeatVoter:
         await close_quietly(self.replica)
         if self.over():
             self.replica.discard()
+        if self.advertiser is not None:
+            with contextlib.suppress(Exception):
+                await self.advertiser.close()
         if self.broker is not None:
             with contextlib.suppress(Exception):
                 await self.broker.stop()
@@ -156,12 +164,13 @@ class SeatVoter:
         log.info("room %s: term %d: the table runs here now", self.code, term)
         spawn(self._run(authority), "the table taken over")
 
-    @staticmethod
-    async def _run(authority: Authority) -> None:
+    async def _run(self, authority: Authority) -> None:
         await authority.start()
         # Whoever is away (the old host's person above all) gets a bot after
         # a while, as at a headless host: nobody here decides it.
         authority.watch_away(STAND_IN_AFTER)
+        if self.advertise:
+            self.advertiser = await advertise_taken_over(authority, self.broker)
 
     def _stepped_down(self, term: int) -> None:
         authority = self.authority

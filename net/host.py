@@ -610,6 +610,19 @@ async def _advertise(room: HostedRoom, game_id: str, host_name: str) -> Advertis
     return advertiser
 
 
+async def advertise_taken_over(
+    authority: Authority, embedded: EmbeddedBroker | None
+) -> Advertiser | None:
+    """A room this process took over (issue 20; net/failover.py), on the
+    LAN where its authority's link is now: so that a person who comes back
+    (the old host's, above all) finds it by its code."""
+    host, port = authority.link_address
+    mine = embedded is not None and port == embedded.port
+    room = HostedRoom(authority, host, port, host, embedded if mine else None)
+    room.addresses = await reachable_addresses(host, port, room.embedded)
+    return await _advertise(room, authority.game_id, authority.host_name)
+
+
 def default_host_name() -> str:
     return socket.gethostname()[:64] or "passe"
 

@@ -70,18 +70,39 @@ def _broker(raw: object) -> Broker | None:
     return host, port
 
 
+Entry = tuple[str, int, Broker | None]
+MAX_VOTERS = 24  # as the election's config bounds them
+
+
+def _voters(raw: object) -> frozenset[bytes]:
+    """An entry's ``voters`` (hex keys); ValueError for anything else."""
+    if raw is None:
+        return frozenset()
+    if not (isinstance(raw, list) and len(raw) <= MAX_VOTERS):
+        raise ValueError("bad voters")
+    keys = []
+    for item in raw:
+        if not (isinstance(item, str) and len(item) == 64):
+            raise ValueError("a bad voter")
+        keys.append(bytes.fromhex(item))
+    return frozenset(keys)
+
+
 class RoomPins:
     """Room code -> the authority key of the room of that code we sat in."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else data_dir() / PINS_FILE
         self.notice: str | None = None  # set when the file was damaged
-        self._pins: dict[str, tuple[str, int, Broker | None]] | None = None
+        self._pins: dict[str, Entry] | None = None
+        # The voters of each room that fails over (docs/election.md section
+        # 10): an announcement signed by one of them moves the pin.
+        self._voters: dict[str, frozenset[bytes]] = {}
 
-    def _load(self) -> dict[str, tuple[str, int, Broker | None]]:
+    def _load(self) -> dict[str, Entry]:
         if self._pins is not None:
             return self._pins
-        pins: dict[str, tuple[str, int, Broker | None]] = {}
+        pins: dict[str, Entry] = {}
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
@@ -103,6 +124,9 @@ class RoomPins:
                     if not isinstance(code, str) or len(key) != 64 or not isinstance(at, int):
                         raise ValueError("a bad entry")
                     pins[code] = (key, at, _broker(entry.get("broker")))
+                    voters = _voters(entry.get("voters"))
+                    if voters:
+                        self._voters[code] = voters
             except (ValueError, KeyError, TypeError) as error:
                 aside = self.path.with_name(self.path.name + ".corrupt")
                 with contextlib.suppress(OSError):
@@ -143,6 +167,18 @@ class RoomPins:
             del pins[next(iter(pins))]
         self._write(code)
 
+    def voters(self, code: str) -> frozenset[bytes]:
+        """The voters of the room of ``code``, if it fails over."""
+        self._load()
+        return self._voters.get(code, frozenset())
+
+    def remember_voters(self, code: str, voters: frozenset[bytes]) -> None:
+        """The room of ``code`` (pinned) fails over among ``voters``."""
+        if code not in self._load() or self._voters.get(code) == voters:
+            return
+        self._voters[code] = voters
+        self._write(code)
+
     def forget_broker(self, code: str) -> None:
         """We left the room of ``code`` for good: its key stays pinned, but
         it is no room to rejoin any more (see :meth:`recent`)."""
@@ -160,6 +196,8 @@ class RoomPins:
             rooms[pinned] = {"key": hex_key, "at": at}
             if where is not None:
                 rooms[pinned]["broker"] = list(where)
+            if pinned in self._voters:
+                rooms[pinned]["voters"] = sorted(key.hex() for key in self._voters[pinned])
         data = {"version": FORMAT, "rooms": rooms}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -211,7 +211,10 @@ class RemoteTable(TableClient):
         # come before its announcement; at most MAX_FOREIGN_ROOMS kept).
         self.term = 0
         self.voter: SeatVoter | None = None
-        self._voters: frozenset[bytes] = frozenset()
+        # Known from an earlier process that sat here (net/pins.py): a
+        # table that moved meanwhile is followed by its announcement.
+        self._voters: frozenset[bytes] = pins.voters(code) if pins is not None else frozenset()
+        self._election_seen = b""
         self._announcement: bytes | None = None  # one that came before the voters
         self._foreign_rooms: dict[bytes, tuple[str, bytes]] = {}
         self._moved_listeners: list[Callable[[int], None]] = []
@@ -759,13 +762,16 @@ class RemoteTable(TableClient):
     def _follow_election(self, room: RoomState) -> None:
         """The room fails over (its state carries the election config): know
         its voters, and vote if this seat's key is one of them."""
-        if not room.election or self._voters:
+        if not room.election or room.election == self._election_seen:
             return
+        self._election_seen = room.election
         config = decode_room_config(room.election)
         if config is None:
             log.warning("ignored a room's election config that does not decode")
             return
         self._voters = frozenset(voter.key for voter in config.voters)
+        if self.pins is not None:
+            self.pins.remember_voters(self.code, self._voters)
         if self._announcement is not None:
             self._on_announce(self._announcement)
         mine = self.identity.public_key in self._voters

@@ -141,7 +141,9 @@ class LobbyScreen(PasseScreen):
         border-title-color: $text;
     }
     LobbyScreen #lobby-seat-hint { padding: 0 1; color: $text-muted; height: auto; }
-    LobbyScreen #lobby-status { height: 1; padding: 0 1; background: $panel; }
+    /* Wraps: a refusal such as a room that moved takes two or three lines
+       at 80 columns (found by hand, issue 20). */
+    LobbyScreen #lobby-status { height: auto; max-height: 3; padding: 0 1; background: $panel; }
     LobbyScreen #lobby-status.-problem { background: $error 40%; text-style: bold; }
     """
 
