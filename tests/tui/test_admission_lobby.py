@@ -316,3 +316,40 @@ async def test_a_knock_at_a_full_table_waits_for_a_free_seat(
         finally:
             eve_joins.cancel()
             await eve.close()
+
+
+async def test_the_host_turns_failover_on_and_the_lobby_says_what_it_needs(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 20: failover is a room setting the host sees in the lobby, with
+    one line saying what it means; with fewer than three people's machines
+    the room cannot fail over, and the line says how many more it needs."""
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby, hosted = await host_from_home(pilot)
+        await wait_until(pilot, lambda: "Failover off (f)" in text_of(lobby, "#lobby-info"), "off")
+        assert "f" in app.screen.active_bindings
+        await pilot.press("f")
+        assert hosted.authority.failover
+        line = text_of(lobby, "#lobby-info")
+        assert "needs 2 more people's machines" in " ".join(line.split()), line
+        eve = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Eve")
+        joining = asyncio.create_task(eve.join())
+        try:
+            await wait_until(pilot, lambda: "Eve" in hint(lobby), "Eve's knock")
+            await pilot.press("y")
+            await asyncio.wait_for(joining, 10)
+            await wait_until(
+                pilot,
+                lambda: (
+                    "needs 1 more person's machine"
+                    in " ".join(text_of(lobby, "#lobby-info").split())
+                ),
+                "one more",
+            )
+            await pilot.press("f")
+            assert not hosted.authority.failover
+        finally:
+            joining.cancel()
+            await eve.close()

@@ -434,9 +434,11 @@ class LobbyScreen(PasseScreen):
             for slot in authority.seats
             if slot.kind == "human" and slot.key is not None and slot.key not in authority.told_keys
         )
-        if people + 1 < MIN_VOTERS:
+        missing = MIN_VOTERS - people - 1
+        if missing > 0:
+            whose = "person's machine" if missing == 1 else "people's machines"
             return (
-                "\nFailover on (f), but it needs 2 more people's machines here: "
+                f"\nFailover on (f), but it needs {missing} more {whose} here: "
                 "until then, if this machine stops, the game waits for it."
             )
         return "\nFailover on (f): if this machine stops, the table moves to a player's."
