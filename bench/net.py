@@ -162,12 +162,21 @@ async def _measure(count: int, chunks: int) -> str:
 
 
 async def move_round_trips(
-    host: str, port: int, count: int, *, game_id: str = "passpass", players: int = 3
+    host: str,
+    port: int,
+    count: int,
+    *,
+    game_id: str = "passpass",
+    players: int = 3,
+    failover: bool = False,
 ) -> list[float]:
     """Seconds from a peer submitting an action to that peer holding its own
     update (the authority validated it, re-encoded every seat's view, sealed
     and sent one update per seat; the peer opened and decoded its own), for
-    ``count`` moves of bench-driven peers, one room after another."""
+    ``count`` moves of bench-driven peers, one room after another.
+    ``failover``: the room replicates every save to its voters (the
+    authority and the three peers, all in this process, each voter's file
+    synced on each change) before anything follows from it (issue 20)."""
     from core.registry import get_game
     from net.authority import Authority
     from net.codes import new_code
@@ -198,6 +207,8 @@ async def move_round_trips(
                 BrokerChoice(embedded=False, host=host, port=port),
             ),
         )
+        authority.failover = failover
+        authority.voter_dir = Path(rooms_dir)
         await authority.start()
         peers = [
             RemoteTable(Identity.generate(), authority.code, host, port, f"P{n}")
@@ -257,27 +268,39 @@ async def _measure_moves(count: int, slices: int) -> str:
         for name, (host, port) in running.items():
             bare: list[float] = []
             moves: list[float] = []
+            replicated: list[float] = []
             p50_ratios: list[float] = []
             p99_ratios: list[float] = []
+            p50_replicated: list[float] = []
+            p99_replicated: list[float] = []
             for _ in range(slices):
                 bare_slice = await bare_round_trips(host, port, per_slice, qos=0)
                 move_slice = await move_round_trips(host, port, per_slice)
+                replicated_slice = await move_round_trips(host, port, per_slice, failover=True)
                 bare += bare_slice
                 moves += move_slice
-                p50_ratios.append(percentile(move_slice, 0.5) / percentile(bare_slice, 0.5))
-                p99_ratios.append(percentile(move_slice, 0.99) / percentile(bare_slice, 0.99))
-            rows.append(
-                [
-                    name,
-                    f"{len(moves):,} in {slices}",
-                    fmt_ms(percentile(moves, 0.5)),
-                    fmt_ms(percentile(moves, 0.99)),
-                    fmt_ms(percentile(bare, 0.5)),
-                    fmt_ms(percentile(bare, 0.99)),
-                    f"{statistics.median(p50_ratios):.2f}x",
-                    f"{statistics.median(p99_ratios):.2f}x",
-                ]
-            )
+                replicated += replicated_slice
+                p50, p99 = percentile(bare_slice, 0.5), percentile(bare_slice, 0.99)
+                p50_ratios.append(percentile(move_slice, 0.5) / p50)
+                p99_ratios.append(percentile(move_slice, 0.99) / p99)
+                p50_replicated.append(percentile(replicated_slice, 0.5) / p50)
+                p99_replicated.append(percentile(replicated_slice, 0.99) / p99)
+            for what, values, p50s, p99s in (
+                ("", moves, p50_ratios, p99_ratios),
+                (", failover (replicated)", replicated, p50_replicated, p99_replicated),
+            ):
+                rows.append(
+                    [
+                        name + what,
+                        f"{len(values):,} in {slices}",
+                        fmt_ms(percentile(values, 0.5)),
+                        fmt_ms(percentile(values, 0.99)),
+                        fmt_ms(percentile(bare, 0.5)),
+                        fmt_ms(percentile(bare, 0.99)),
+                        f"{statistics.median(p50s):.2f}x",
+                        f"{statistics.median(p99s):.2f}x",
+                    ]
+                )
     headers = [
         "broker",
         "moves, slices",
