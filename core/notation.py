@@ -47,6 +47,7 @@ MAX_MOVES = 10_000
 MAX_NAME_CHARS = 100
 MAX_PLAYERS = 16
 MAX_SEED = 2**64  # seeds are whole numbers in [0, 2**64)
+MAX_DEPTH = 32  # lists and objects in a tag's value
 
 _TAG = re.compile(r"\[([A-Za-z][A-Za-z0-9_]{0,31}) (.*)\]")
 _MOVE = re.compile(r"(\d{1,6})\. +(\d{1,2}): +(\S.*)")
@@ -396,6 +397,10 @@ class _Reader:
         if self.tags_only:
             self.done = True
             return
+        if not self.tags and not self.extra:
+            raise GameFileError(
+                f'not a Passe game record: one begins with [Format "{FORMAT}"]', number
+            )
         if "Config" not in self.tags:
             missing = ", ".join(name for name in _REQUIRED if name not in self.tags)
             raise GameFileError(f"a move before the tags {missing}", number)
@@ -521,16 +526,22 @@ def _check_text(text: str, what: str, limit: int, line: int | None = None) -> No
 
 
 def _check_tree(value: Any, what: str, line: int | None) -> None:
-    """Every text inside a JSON value is safe to show (see :func:`_check_text`)."""
-    if isinstance(value, str):
-        _check_text(value, what, MAX_LINE_CHARS, line)
-    elif isinstance(value, list):
-        for item in value:
-            _check_tree(item, what, line)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _check_text(key, what, MAX_LINE_CHARS, line)
-            _check_tree(item, what, line)
+    """Every text inside a JSON value is safe to show (see :func:`_check_text`),
+    and it nests at most :data:`MAX_DEPTH` deep (looked at without recursion:
+    a line of 2000 brackets must not exhaust the stack)."""
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            raise GameFileError(f"{what}: nested more than {MAX_DEPTH} deep", line)
+        if isinstance(item, str):
+            _check_text(item, what, MAX_LINE_CHARS, line)
+        elif isinstance(item, list):
+            pending.extend((inner, depth + 1) for inner in item)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                _check_text(key, what, MAX_LINE_CHARS, line)
+                pending.append((inner, depth + 1))
 
 
 def _whole(value: Any) -> bool:
