@@ -135,7 +135,7 @@ class ReplayTableScreen(TableScreen):
         self._forget()
         log = self.game_log
         log.start_over()
-        with log.batch():
+        with log.in_one_write():
             self.on_table_updated(TableUpdated(TableUpdate(moment.view, moment.events)))
         self.refresh_bindings()
         # The log ends at this moment's last line (written all at once, it

@@ -44,7 +44,7 @@ class GameLog(RichLog):
             self.write(line)
 
     @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
+    def in_one_write(self) -> Iterator[None]:
         """Lines added meanwhile are written in one go at the end: one
         render instead of one per line (a replay writes a whole game's log
         at each step: 150 lines took 110 ms one by one)."""
