@@ -143,7 +143,7 @@ class PastGame:
             title = game.record.game
         when = game.date.replace("T", " ")[:16] if game.date else "date unknown"
         names = shown_names(game)
-        line = f"{when}  {title}, {game.players} players"
+        line = f"{when} · {title}, {game.players} players"
         outcome = game.outcome
         if outcome is not None:
             winners = " and ".join(names[seat] for seat in outcome.winners if seat < len(names))

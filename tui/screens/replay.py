@@ -51,8 +51,10 @@ REPLAY_ACTIONS = frozenset(
         "last_trick",
     }
 )
-# What a table screen keeps that is no moment's own: never forgotten.
-KEPT = frozenset({"client", "names", "host_controls"})
+# What a table screen keeps that is no moment's own: never forgotten (the
+# footer's keys as last shown: rebuilding the footer at every step took
+# most of a step's time).
+KEPT = frozenset({"client", "names", "host_controls", "_bindings_state"})
 REPLAY_GUIDE = (
     "A replay: the game as it was played, move by move, at its own table.\n"
     "←/→ one move back or on; ↑ or Home: the deal, before the first move;\n"
@@ -110,6 +112,7 @@ class ReplayTableScreen(TableScreen):
         self.viewer = seat
         # Opened by `passe replay FILE`: leaving ends Passe (as it began).
         self.exits = exits
+        self._keys_acting: tuple[bool | None, ...] = ()  # see refresh_bindings
         # The table screen's state as new (its own, the game's, the base's):
         # each moment starts from it, as a resumed game's screen does.
         self._as_new = {
@@ -118,15 +121,18 @@ class ReplayTableScreen(TableScreen):
             if name not in _plain_screen_attributes() and name not in KEPT
         }
         # This class's own fields are the replay's, not the moment's.
-        for name in ("replay", "step", "viewer", "exits"):
+        for name in ("replay", "step", "viewer", "exits", "_keys_acting"):
             self._as_new.pop(name, None)
 
     # -- showing a moment ------------------------------------------------------
 
     async def on_mount(self) -> None:
         # Textual calls the table screen's on_mount too (after this one): it
-        # connects the client, which sends nothing.
+        # connects the client, which sends nothing. Shown again once laid
+        # out: some words fit themselves to their panel's width (Pass Pass's
+        # trick), which is not known before.
         self.show_moment()
+        self.call_after_refresh(self.show_moment)
 
     def show_moment(self) -> None:
         """The table after :attr:`step` moves, from :attr:`viewer`'s seat."""
@@ -137,7 +143,6 @@ class ReplayTableScreen(TableScreen):
         log.start_over()
         with log.in_one_write():
             self.on_table_updated(TableUpdated(TableUpdate(moment.view, moment.events)))
-        self.refresh_bindings()
         # The log ends at this moment's last line (written all at once, it
         # scrolls once laid out).
         self.call_after_refresh(self.game_log.scroll_end, animate=False)
@@ -215,6 +220,16 @@ class ReplayTableScreen(TableScreen):
 
     def help_notes(self) -> str:
         return REPLAY_GUIDE
+
+    def refresh_bindings(self) -> None:
+        # The footer is rebuilt only when the keys that act change (t once
+        # there is a last trick, all but q while too small): the game's
+        # widgets ask at each step (a hand turned active when its seat is to
+        # play), and each rebuild took 30 ms of a step's time.
+        acting = tuple(self.check_action(action, ()) for action in sorted(REPLAY_ACTIONS))
+        if acting != self._keys_acting:
+            self._keys_acting = acting
+            super().refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action not in REPLAY_ACTIONS:
