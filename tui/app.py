@@ -21,8 +21,9 @@ from textual.screen import Screen
 
 from core.engine import ConfigError, RecordError
 from net.client import LocalClient, TableClient
+from net.paths import records_dir
 from net.table import SavedTable, Table
-from net.text import safe_last_resort
+from net.text import clean_text, safe_last_resort
 from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES, themes_for
 from tui.games import load_table_screen
 from tui.messages import (
@@ -38,7 +39,6 @@ from tui.messages import (
     ResumeHostedRequested,
     ResumeRequested,
 )
-from tui.records import game_file, records_dir, save_record
 from tui.saves import clear_save, describe_saved, load_save, save_path, set_aside, write_save
 from tui.screens.base import SizeGuard
 from tui.screens.confirm_discard import CONTINUE, DISCARD, ConfirmDiscardScreen
@@ -107,7 +107,8 @@ class PasseApp(App[None]):
             self.settings.name = clean_name(name)
         self.save_path = save_path(self.config_path)
         self._save_notice_shown = False
-        # Finished games are kept here (tui/records.py; $PASSE_DATA_DIR).
+        # Finished games are kept in data_dir()/records (tui/records.py,
+        # imported when first needed: start-up time).
         self.records_path = records_dir()
         self.last_record: Path | None = None  # the file of the last game kept
         saved = self.settings.theme
@@ -302,6 +303,8 @@ class PasseApp(App[None]):
     # -- finished games: kept, listed, replayed (issue 21) ---------------------
 
     def on_game_recorded(self, message: GameRecorded) -> None:
+        from tui.records import game_file, save_record
+
         kept = game_file(
             message.record,
             message.names,
@@ -334,7 +337,8 @@ class PasseApp(App[None]):
             screen = replay_screen(replay, shown_names(replay.file), seat=replay.file.viewer)
         except (RecordError, LookupError, ImportError) as error:
             self.notify(
-                f"{path.name} cannot be replayed: {error}",
+                # The file's name is shown as text, cleaned (it could be anything).
+                f"{clean_text(path.name, 80)} cannot be replayed: {error}",
                 title="Cannot replay",
                 severity="error",
                 timeout=10,

@@ -30,16 +30,10 @@ from core.notation import (
 from core.registry import game_info
 from core.replay import Replay
 from net.files import write_atomic
-from net.paths import data_dir
+from net.paths import records_dir
 from net.text import clean_name, clean_text
 
-RECORDS_DIR = "records"
 MAX_RECORDS = 300
-
-
-def records_dir() -> Path:
-    """Where finished games are kept (not created here)."""
-    return data_dir() / RECORDS_DIR
 
 
 def game_file(

@@ -198,6 +198,13 @@ async def test_dominoes_and_fashion_replay_at_their_own_tables(
             assert not isinstance(app.screen, GameOverScreen)
             await pilot.press("q")
             assert isinstance(app.screen, HomeScreen)
+        # Opened by `passe replay FILE`: leaving it ends Passe.
+        await app.push_screen(
+            replay_screen(fresh.replay, shown_names(fresh.replay.file), exits=True)
+        )
+        assert app.return_code is None
+        await pilot.press("q")
+        assert app.return_code == 0
 
 
 async def test_past_games_lists_the_records_and_opens_them(
