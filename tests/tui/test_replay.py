@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -240,6 +241,24 @@ async def test_past_games_lists_the_records_and_opens_them(
         assert app.screen is listing
         await pilot.press("escape")
         assert isinstance(app.screen, HomeScreen)
+
+
+@pytest.mark.parametrize("theme", ["passe", "passe-okabe-ito"])
+def test_replay_screen_snapshot(
+    snap_compare: Any, private_config: Path, private_data: Path, theme: str
+) -> None:
+    """Round 2 of a Pass Pass game, three moves in, from seat 1's view."""
+    path = keep(private_data, "passpass", 8, ended="2025-01-02T10:00:00+00:00")
+    app = make_app(private_config)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        pilot.app.theme = theme
+        app.open_replay(path)
+        await pilot.pause()
+        await pilot.press("right_square_bracket", "right", "right", "right")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 def near_the_end(seed: int) -> Table:
