@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from core.notation import MAX_FILE_BYTES, Outcome, parse, write
 from core.registry import get_game
@@ -153,6 +154,8 @@ async def test_the_replay_screen_steps_through_the_game(
         assert isinstance(app.screen, HelpScreen)
         assert app.screen.notes == REPLAY_GUIDE
         assert app.screen.help_title == "Replay of a Pass Pass game"
+        shown = " ".join(str(static.render()) for static in app.screen.query(Static))
+        assert "[ and ]: the start of this round" in shown  # as written, not markup
         await pilot.press("escape")
         await pilot.press("end", "left_square_bracket", "left", "v", "v")
         fresh = await same_as_opened_there(pilot, screen)
