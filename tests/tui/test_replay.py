@@ -36,6 +36,7 @@ from tui.screens.choice import ChoiceScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
+from tui.screens.info import InfoScreen
 from tui.screens.past_games import PastGamesScreen
 from tui.screens.replay import REPLAY_GUIDE, ReplayTableScreen, replay_screen
 from tui.widgets.status_line import StatusLine
@@ -113,6 +114,14 @@ async def test_the_replay_screen_steps_through_the_game(
         assert len(screen.game_log.lines_written) == len(moment.events)
         await pilot.press("left")
         assert screen.step == 1 and screen.view == replay.moment(1, 0).view
+        # After the first trick: Pass Pass's t (the last trick) works too, and
+        # F1 Help still shows whole beside it.
+        screen.go_to(12)
+        await pilot.pause()
+        assert screen.last_trick is not None and footer_fits(app)
+        await pilot.press("t")
+        assert type(app.screen) is InfoScreen
+        await pilot.press("enter")
 
         await pilot.press("end")
         assert screen.step == replay.steps and screen.view is not None and screen.view.is_over

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widgets import Footer
 
 from core.engine import Names
 from core.replay import Replay
@@ -133,6 +134,12 @@ class ReplayTableScreen(TableScreen):
         # trick), which is not known before.
         self.show_moment()
         self.call_after_refresh(self.show_moment)
+        # Compact, and without the palette's entry (ctrl+p, in the help): at
+        # 80 columns the replay's keys and a game's own (Pass Pass's t)
+        # pushed F1 Help under it.
+        for footer in self.query(Footer):
+            footer.compact = True
+            footer.show_command_palette = False
 
     def show_moment(self) -> None:
         """The table after :attr:`step` moves, from :attr:`viewer`'s seat."""
