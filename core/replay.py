@@ -63,6 +63,11 @@ class Replay:
             state = self.game.new_game(self.config, record.seed)
         except ConfigError as error:
             raise GameFileError(f"tag Config: {error}", game_file.line_of_tag("Config")) from None
+        except Exception as error:  # a hostile record never crashes a reader
+            raise GameFileError(
+                f"tag Config: the game cannot be set up with it ({type(error).__name__})",
+                game_file.line_of_tag("Config"),
+            ) from None
         self.players = state.players
         self._actions: list[tuple[int, Action]] = []
         self._events: list[tuple[Event, ...]] = [tuple(state.opening_events)]
