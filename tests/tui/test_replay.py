@@ -216,7 +216,7 @@ async def test_dominoes_and_fashion_replay_at_their_own_tables(
 
 
 async def test_past_games_lists_the_records_and_opens_them(
-    private_config: Path, private_data: Path
+    private_config: Path, private_data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
@@ -224,8 +224,10 @@ async def test_past_games_lists_the_records_and_opens_them(
         listing = app.screen
         assert isinstance(listing, PastGamesScreen) and listing.games == []
         assert "No finished game yet" in str(listing.query_one("#past-empty").render())
+        assert listing.query_one("#past-main").border_subtitle == str(private_data)
         await pilot.press("enter", "escape")
         assert isinstance(app.screen, HomeScreen)
+        monkeypatch.setenv("PASSE_SERVED", "1")  # an SSH guest is not shown the server's paths
         keep(private_data, "dominoes", 2, ended="2025-01-02T10:00:00+00:00")
         keep(private_data, "fashion", 3, ended="2025-01-03T10:00:00+00:00")
         (private_data / "20250101-100000-passpass-00000000.passe").write_text("damaged\n")
@@ -237,6 +239,7 @@ async def test_past_games_lists_the_records_and_opens_them(
         assert described[1].startswith("2025-01-02 10:00 · Passe dominoes, 3 players: ")
         assert "cannot be read" in described[2] and "not a Passe game record" in described[2]
         assert footer_fits(app)
+        assert not listing.query_one("#past-main").border_subtitle
         await pilot.press("down", "down", "enter")
         assert app.screen is listing  # a damaged record: a notice, the list stays
         notices = [n.message for n in app._notifications]

@@ -23,6 +23,15 @@ EMPTY = (
 )
 
 
+def served() -> bool:
+    """A guest of `passe serve`: the server's paths are not theirs to read."""
+    import os
+
+    from tui.netplay import SERVED_ENV
+
+    return bool(os.environ.get(SERVED_ENV))
+
+
 class PastGamesScreen(PasseScreen):
     DEFAULT_CSS = """
     PastGamesScreen #past-main {
@@ -51,8 +60,9 @@ class PastGamesScreen(PasseScreen):
         "Every game played to its end is kept, newest first: when it ended\n"
         "(UTC), the game, who won and your score. ↑/↓ choose one, Enter\n"
         "replays it move by move at its own table. The files are plain text\n"
-        "(Passe game notation) in the records folder named at the bottom;\n"
-        "passe replay FILE opens one too. The oldest go once there are 300."
+        "(Passe game notation) in the records folder of Passe's data directory,\n"
+        "named at the bottom; passe replay FILE opens one too. The oldest go\n"
+        "once there are 300."
     )
 
     def __init__(self, directory: Path) -> None:
@@ -70,7 +80,7 @@ class PastGamesScreen(PasseScreen):
     def on_mount(self) -> None:
         main = self.query_one("#past-main")
         main.border_title = "Finished games, newest first"
-        main.border_subtitle = plain(str(self.directory))  # a path: text, not markup
+        main.border_subtitle = "" if served() else plain(str(self.directory))  # text, not markup
         self.show_games()
 
     def show_games(self) -> None:
