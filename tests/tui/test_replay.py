@@ -19,7 +19,7 @@ from core.registry import get_game
 from net.client import LocalClient
 from net.table import HUMAN, SeatSpec, Table
 from tests.core.notation_checks import played
-from tests.tui.conftest import SIZE, footer_fits, make_app, play_to_end
+from tests.tui.conftest import SIZE, footer_fits, make_app, play_to_end, shown_keys
 from tui.app import PasseApp
 from tui.games.dominoes.table import DominoesTableScreen
 from tui.games.fashion.table import FashionTableScreen
@@ -199,6 +199,10 @@ async def test_dominoes_and_fashion_replay_at_their_own_tables(
             screen = await open_replay(pilot, keep(private_data, game_id, 5))
             assert isinstance(screen, table_type)
             assert footer_fits(app), game_id
+            # Only the replay's keys: none of the game's (fashion's offer
+            # had the focus a moment at first, and its ↑↓ Move stayed).
+            shown = sorted(description for _, description in shown_keys(app))
+            assert shown == ["Back", "Ends", "Help", "Move", "Round", "Rules", "View"], shown
             await pilot.press("end")
             assert screen.view is not None and screen.view.is_over
             assert not isinstance(app.screen, GameOverScreen)

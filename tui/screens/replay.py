@@ -113,7 +113,7 @@ class ReplayTableScreen(TableScreen):
         self.viewer = seat
         # Opened by `passe replay FILE`: leaving ends Passe (as it began).
         self.exits = exits
-        self._keys_acting: tuple[bool | None, ...] = ()  # see refresh_bindings
+        self._keys_acting: tuple[object, ...] = ()  # see refresh_bindings
         # The table screen's state as new (its own, the game's, the base's):
         # each moment starts from it, as a resumed game's screen does.
         self._as_new = {
@@ -233,7 +233,11 @@ class ReplayTableScreen(TableScreen):
         # there is a last trick, all but q while too small): the game's
         # widgets ask at each step (a hand turned active when its seat is to
         # play), and each rebuild took 30 ms of a step's time.
-        acting = tuple(self.check_action(action, ()) for action in sorted(REPLAY_ACTIONS))
+        # (And when the focus moves: a widget that had it a moment showed its keys.)
+        acting = (
+            self.focused,
+            *(self.check_action(action, ()) for action in sorted(REPLAY_ACTIONS)),
+        )
         if acting != self._keys_acting:
             self._keys_acting = acting
             super().refresh_bindings()
