@@ -67,12 +67,14 @@ test: $(STAMP_DEV)
 	$(BIN)/python -m pytest -n 3 -q --durations=12 $(TESTS)
 
 # Heavy tests left out of `make test` (e.g. twenty SSH sessions at once).
-# Long runs: the soak-marked tests, and every property test with all its games.
+# Long runs: the soak-marked tests, and every property test with all its games
+# (the notation's round trips and damaged files too: tests/core/test_notation.py).
 # A soak test may legitimately run for long: an hour each before pytest-timeout
 # calls it stuck (the default, 300 s, is for `make test`).
 soak: $(STAMP_DEV)
 	PASSE_SOAK=1 $(BIN)/python -m pytest -m soak -q --timeout=3600
-	PASSE_SOAK=1 $(BIN)/python -m pytest -n 2 -q --timeout=3600 tests/passpass tests/dominoes tests/fashion
+	PASSE_SOAK=1 $(BIN)/python -m pytest -n 2 -q --timeout=3600 tests/passpass tests/dominoes tests/fashion \
+		tests/core/test_notation.py
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check .

@@ -1,6 +1,7 @@
 """Where Passe keeps data that is not a setting: keys (the SSH server's host
-key, a peer's networking key), hosted rooms (to resume them after a crash)
-and per-player directories of the SSH server.
+key, a peer's networking key), hosted rooms (to resume them after a crash),
+the records of finished games (tui/records.py) and per-player directories
+of the SSH server.
 
 ``$PASSE_DATA_DIR`` overrides the platform's per-user data directory (tests
 and servers with several instances use it), as ``$PASSE_CONFIG_DIR`` does
@@ -28,3 +29,8 @@ def data_dir() -> Path:
 def rooms_dir() -> Path:
     """Where hosted rooms are kept, to be resumed after a crash (net/rooms.py)."""
     return data_dir() / "rooms"
+
+
+def records_dir() -> Path:
+    """Where the records of finished games are kept (tui/records.py)."""
+    return data_dir() / "records"

@@ -21,17 +21,21 @@ from textual.screen import Screen
 
 from core.engine import ConfigError, RecordError
 from net.client import LocalClient, TableClient
+from net.paths import records_dir
 from net.table import SavedTable, Table
-from net.text import safe_last_resort
+from net.text import clean_text, safe_last_resort
 from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES, themes_for
 from tui.games import load_table_screen
 from tui.messages import (
+    GameRecorded,
     GoHomeRequested,
     HostRequested,
     JoinRequested,
     NewGameRequested,
     NextGameRequested,
+    PastGamesRequested,
     PlayAgainRequested,
+    ReplayRequested,
     ResumeHostedRequested,
     ResumeRequested,
 )
@@ -103,6 +107,10 @@ class PasseApp(App[None]):
             self.settings.name = clean_name(name)
         self.save_path = save_path(self.config_path)
         self._save_notice_shown = False
+        # Finished games are kept in data_dir()/records (tui/records.py,
+        # imported when first needed: start-up time).
+        self.records_path = records_dir()
+        self.last_record: Path | None = None  # the file of the last game kept
         saved = self.settings.theme
         self.theme = saved if saved in self.available_themes else DEFAULT_THEME
 
@@ -291,6 +299,52 @@ class PasseApp(App[None]):
                 self.screen.on_screen_resume()  # the saved game is no longer offered
             return
         self.push_screen(screen_type(LocalClient(table, saved.seat)))
+
+    # -- finished games: kept, listed, replayed (issue 21) ---------------------
+
+    def on_game_recorded(self, message: GameRecorded) -> None:
+        from tui.records import game_file, save_record
+
+        kept = game_file(
+            message.record,
+            message.names,
+            viewer=message.seat,
+            result=message.result,
+            deal_check=message.deal_check,
+        )
+        path, notice = save_record(self.records_path, kept)
+        if path is not None:
+            self.last_record = path
+        if notice:
+            self.notify(notice, title="Past games", severity="warning", timeout=8)
+
+    def on_past_games_requested(self, message: PastGamesRequested) -> None:
+        from tui.screens.past_games import PastGamesScreen
+
+        self.push_screen(PastGamesScreen(self.records_path))
+
+    def on_replay_requested(self, message: ReplayRequested) -> None:
+        self.open_replay(message.path)
+
+    def open_replay(self, path: Path) -> None:
+        """The replay screen of the game kept in ``path``; a file that does
+        not replay is said in one line instead."""
+        from tui.records import load_replay, shown_names
+        from tui.screens.replay import replay_screen
+
+        try:
+            replay = load_replay(path)
+            screen = replay_screen(replay, shown_names(replay.file), seat=replay.file.viewer)
+        except (RecordError, LookupError, ImportError) as error:
+            self.notify(
+                # The file's name is shown as text, cleaned (it could be anything).
+                f"{clean_text(path.name, 80)} cannot be replayed: {error}",
+                title="Cannot replay",
+                severity="error",
+                timeout=10,
+            )
+            return
+        self.push_screen(screen)
 
     # -- games -------------------------------------------------------------
 

@@ -148,6 +148,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     add_commands(commands, _option)
     _add_serve(commands)
+    _add_replay(commands)
     return parser
 
 
@@ -187,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(args)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "replay":
+        return _replay(args)
     return _play(args)
 
 
@@ -316,6 +319,92 @@ def _serve(args: argparse.Namespace) -> int:
             commands=frozenset(command_names()),
         )
     )
+
+
+# -- passe replay FILE (issue 21, docs/notation.md) ----------------------------
+
+
+def _step(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of moves") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: 0 (the deal) or more moves")
+    return value
+
+
+def _add_replay(commands: Any) -> None:
+    replay = commands.add_parser(
+        "replay",
+        help="step through a finished game, move by move (or print one moment)",
+        description=(
+            "Replay a game kept in Passe game notation (docs/notation.md): the finished "
+            "games are in the records folder of Passe's data directory. With --seat or "
+            "--step, print that moment as text instead (no screen)."
+        ),
+    )
+    replay.add_argument("file", type=Path, help="a game record (.passe)")
+    replay.add_argument(
+        "--seat",
+        default=None,
+        metavar="N",
+        help="whose view: a seat from 1, or spectator (default: spectator)",
+    )
+    replay.add_argument(
+        "--step",
+        type=_step,
+        default=None,
+        metavar="K",
+        help="after K moves: 0 is the deal (default: the end)",
+    )
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from core.notation import GameFileError
+    from core.replay import moment_text, parse_seat
+    from tui.records import load_replay
+
+    shown = ascii(str(args.file))[1:-1] if not str(args.file).isprintable() else str(args.file)
+    try:
+        replay = load_replay(args.file)
+    except GameFileError as error:
+        print(f"passe: {shown}: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    seat: int | None = None
+    if args.seat is not None:
+        try:
+            seat = parse_seat(args.seat, replay.players)
+        except ValueError as error:
+            print(f"passe: {error}", file=sys.stderr)
+            return USAGE_ERROR
+    if args.step is not None and args.step > replay.steps:
+        print(
+            f"passe: --step {args.step}: this game has {replay.steps} moves (0 to {replay.steps})",
+            file=sys.stderr,
+        )
+        return USAGE_ERROR
+    if args.seat is not None or args.step is not None:
+        step = replay.steps if args.step is None else args.step
+        sys.stdout.write(moment_text(replay, step, seat))
+        return 0
+    return _replay_screen(replay)
+
+
+def _replay_screen(replay: Any) -> int:
+    from tui.app import run
+    from tui.records import shown_names
+    from tui.screens.replay import replay_screen
+
+    try:
+        from tui.games import load_table_screen
+
+        load_table_screen(replay.game.id)
+    except (LookupError, ImportError) as error:
+        print(f"passe: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    names = shown_names(replay.file)
+    return run(opening=lambda: replay_screen(replay, names, seat=replay.file.viewer, exits=True))
 
 
 if __name__ == "__main__":

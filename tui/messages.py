@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from core.engine import GameRecord, Result
 from net.table import TableUpdate
 
 if TYPE_CHECKING:
@@ -133,3 +135,27 @@ class PlayAgainRequested(Message):
 class NextGameRequested(Message):
     """A networked game's game-over screen asks for the next game at the same
     table (its lobby opens or joins it)."""
+
+
+@dataclass
+class GameRecorded(Message):
+    """A table's game is over and its record is known (a networked game's
+    once its deal is revealed): the app keeps it with the players' names,
+    this person's seat, the result and the deal check (issue 21)."""
+
+    record: GameRecord
+    names: tuple[str, ...]
+    seat: int | None
+    result: Result
+    deal_check: str
+
+
+class PastGamesRequested(Message):
+    """Home asks for the list of finished games, to replay one."""
+
+
+@dataclass
+class ReplayRequested(Message):
+    """The past games list asks to replay the game kept in ``path``."""
+
+    path: Path

@@ -60,16 +60,18 @@ class RecordingClient(LocalClient):
     def hidden_now(self) -> set[str]:
         raise NotImplementedError
 
-    def record(self, update: TableUpdate) -> None:
+    def note(self, update: TableUpdate) -> None:
+        # Not "record": that is every client's game record (TableClient.record),
+        # which the table screen asks for at the end of the game.
         self.seen.append((update, self.hidden_now()))
 
     async def connect(self, listener: Listener) -> None:
-        def record(update: TableUpdate) -> None:
-            self.record(update)
+        def noted(update: TableUpdate) -> None:
+            self.note(update)
             listener(update)
 
         self.connected_at = len(self.seen)
-        await super().connect(record)
+        await super().connect(noted)
 
     def on_screen(self) -> list[TableUpdate]:
         """The updates the screen received (not those recorded in core before)."""
@@ -217,7 +219,7 @@ def spy_until(
     for seed in range(1, 50):
         table = _core_table(game_id, seed, players, options or {})
         spy = spy_type(LocalClient(table, 0))
-        stop = table.subscribe(0, spy.record)
+        stop = table.subscribe(0, spy.note)
         found = _play_in_core(table, wanted, random.Random(seed))
         stop()
         if found:

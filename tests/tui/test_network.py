@@ -22,6 +22,7 @@ from textual.widgets import Input, OptionList
 
 from core.dominoes import PASS, Place
 from core.passpass.state import PassPassView
+from core.replay import Replay
 from net.headless import play_with_bot
 from net.host import HostedRoom, open_next_room
 from net.identity import Identity
@@ -34,6 +35,7 @@ from tui.app import PasseApp
 from tui.games.dominoes.table import DominoesTableScreen
 from tui.games.passpass.table import PassPassTableScreen
 from tui.netplay import NetworkOptions
+from tui.records import read_game_file
 from tui.screens.choice import ChoiceScreen
 from tui.screens.confirm_leave_room import ConfirmLeaveRoomScreen
 from tui.screens.game_over import GameOverScreen
@@ -495,6 +497,14 @@ async def test_a_networked_passpass_game_through_the_table_screen(
                 lambda: "Deal verified" in text_of(over, "#deal-check"),
                 "the deal check on the game-over screen",
             )
+            # Its record is kept once the deal is revealed, with the deal
+            # check's words, and replays to the same end (issue 21).
+            await wait_until(pilot, lambda: app.last_record is not None, "the record kept")
+            assert app.last_record is not None and app.last_record.parent == app.records_path
+            kept = read_game_file(app.last_record)
+            assert kept.viewer == table.client.seat and kept.names == table.names
+            assert kept.deal_check.startswith("Deal verified")
+            assert Replay(kept).result == view.result
             # No "play again" here: a headless host plays one game and goes,
             # and the game-over screen says so once it has gone.
             assert "Play again" not in [d for d, _ in footer_keys(app)]

@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
+from tui.plain import plain
 from tui.screens.base import PasseModal
 
 
@@ -47,7 +48,9 @@ class HelpScreen(PasseModal[None]):
                 yield Static(table)
                 if self.notes:
                     yield Static("About this screen", classes="section")
-                    yield Static(reflow(self.notes))
+                    # As written, never markup: the guides name keys like
+                    # [ and ] and tiles like [3|5], which markup would eat.
+                    yield Static(plain(reflow(self.notes)))
         yield Footer()
 
     def blocked(self, action: str) -> bool:

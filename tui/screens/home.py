@@ -25,6 +25,7 @@ from tui.messages import (
     HostRequested,
     JoinRequested,
     NewGameRequested,
+    PastGamesRequested,
     ResumeHostedRequested,
     ResumeRequested,
 )
@@ -72,6 +73,8 @@ class HomeScreen(PasseScreen):
         # Not h: the choosers take h and l as ← and →.
         Binding("u", "resume_hosted", "Resume", tooltip="Resume the interrupted hosted game"),
         Binding("x", "close_hosted", "End", tooltip="Close the interrupted hosted game for good"),
+        # Named in the Seats panel's subtitle (the footer is full at 80 columns).
+        Binding("p", "past_games", "Past games", show=False, tooltip="Replay a finished game"),
         # Not Escape: it is "back" on every other screen, and a person pressing
         # it once too many after leaving a lobby found Passe (and their SSH
         # session) gone (found by hand, issue 18). q quits; in the name field,
@@ -90,6 +93,8 @@ class HomeScreen(PasseScreen):
         "A game in progress is saved after every move: c continues it.\n"
         "o hosts this game on the LAN (others join by its room code);\n"
         "j joins a LAN game by the code its host reads out.\n"
+        "p lists the past games: every game played to its end is kept, to\n"
+        "be replayed move by move from any seat.\n"
         "A hosted game whose host process died is kept: u resumes it,\n"
         "x closes it for good (it asks first; the others are told).\n"
         "A room you were in whose seat is still yours (your connection or\n"
@@ -170,6 +175,7 @@ class HomeScreen(PasseScreen):
         # The LAN keys (the footer is full at 80 columns).
         self.query_one("#home-game").border_subtitle = "o: host on the LAN · j: join by code"
         self.query_one("#home-seats").border_title = "Seats (Tab)"
+        self.query_one("#home-seats").border_subtitle = "p: past games"
         self._game_changed()
         self.query_one("#game", Chooser).focus()
         self.call_after_refresh(self.load_options)
@@ -426,6 +432,9 @@ class HomeScreen(PasseScreen):
 
     def action_resume(self) -> None:
         self.post_message(ResumeRequested())
+
+    def action_past_games(self) -> None:
+        self.post_message(PastGamesRequested())
 
     # -- reacting to changes ---------------------------------------------
 

@@ -26,6 +26,7 @@ from core.engine import Action, Event, IllegalAction, Names, View, acts, plural
 from net.client import TableClient
 from net.table import TableUpdate
 from tui.messages import (
+    GameRecorded,
     GoHomeRequested,
     HostChanged,
     LinkChanged,
@@ -136,6 +137,7 @@ class TableScreen(PasseScreen):
         self._check_move_in_doubt = False
         self._labels_shown: tuple[str, ...] = ()
         self._players_title: str | None = None  # the players panel's own title
+        self._record_kept = False  # the finished game's record went to the app
 
     # -- subclasses --------------------------------------------------------
 
@@ -350,6 +352,7 @@ class TableScreen(PasseScreen):
         self._room = room
         self._show_network()
         self._say_deal_check()
+        self._keep_record()  # the final room state reveals the record
         if self.room_closed and not was_closed:
             self._close_table()
 
@@ -418,6 +421,24 @@ class TableScreen(PasseScreen):
         if remote.verified is None:
             return "Fair deal: checking the deal against everything you were shown…"
         return remote.deal_report
+
+    def _keep_record(self) -> None:
+        """At the end of the game its record goes to the app to be kept
+        (issue 21), once: a local game's at once, a networked one's when
+        its record is revealed (with the final room state), with the deal
+        check's words, which that same room state settled."""
+        view = self.view
+        if self._record_kept or view is None or not view.is_over or view.result is None:
+            return
+        record = self.client.record()
+        if record is None:
+            return
+        self._record_kept = True
+        remote = remote_table(self.client)
+        deal_check = "" if remote is None else remote.deal_report or self.deal_check_text()
+        self.post_message(
+            GameRecorded(record, tuple(self.names), self.client.seat, view.result, deal_check)
+        )
 
     def _say_deal_check(self) -> None:
         """At the end, whether the revealed deal matched its commitment and
@@ -540,6 +561,7 @@ class TableScreen(PasseScreen):
         autosave = getattr(self.app, "autosave", None)
         if autosave is not None:
             autosave(self.client, update.view.is_over)
+        self._keep_record()
         if update.view.is_over and not self.game_over_shown:
             self.game_over_shown = True
             self.show_game_over(update.view)

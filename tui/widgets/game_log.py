@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
+from rich.text import Text
 from textual import events
 from textual.widgets import RichLog
 
@@ -25,10 +29,32 @@ class GameLog(RichLog):
         self.border_title = "Log"
         self.lines_written: list[str] = []
         self._wrapped_at = 0  # the width the lines were last wrapped for
+        self._batch: list[str] | None = None  # lines added in a batch, to write at its end
+
+    def start_over(self) -> None:
+        """Empty, as new: a replay shows another moment's log."""
+        self.lines_written = []
+        self.clear()
 
     def add(self, line: str) -> None:
         self.lines_written.append(line)
-        self.write(line)
+        if self._batch is not None:
+            self._batch.append(line)
+        else:
+            self.write(line)
+
+    @contextlib.contextmanager
+    def in_one_write(self) -> Iterator[None]:
+        """Lines added meanwhile are written in one go at the end: one
+        render instead of one per line (a replay writes a whole game's log
+        at each step: 150 lines took 110 ms one by one)."""
+        self._batch = []
+        try:
+            yield
+        finally:
+            lines, self._batch = self._batch, None
+            if lines:
+                self.write(Text("\n".join(lines)))
 
     def on_resize(self, event: events.Resize) -> None:
         """Lines are wrapped when written: after a change of width they are
@@ -39,8 +65,7 @@ class GameLog(RichLog):
         if width != self._wrapped_at and self.lines_written:
             self._wrapped_at = width
             self.clear()
-            for line in self.lines_written:
-                self.write(line)
+            self.write(Text("\n".join(self.lines_written)))
         self._wrapped_at = width
         if self.auto_scroll:
             self.call_after_refresh(self.scroll_end, animate=False)

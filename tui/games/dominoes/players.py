@@ -42,6 +42,7 @@ class DominoPlayers(Static):
     def show(self, view: DominoesView, names: Sequence[str], last: Mapping[int, str]) -> None:
         key = (
             tuple(names),
+            view.seat,  # whose view: a replay changes it (v)
             view.turn,
             view.hand_sizes,
             view.boneyard,

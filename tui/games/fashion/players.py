@@ -46,6 +46,7 @@ class FashionPlayers(Static):
     def show(self, view: FashionView, names: Sequence[str]) -> None:
         key = (
             tuple(names),
+            view.seat,  # whose view: a replay changes it (v)
             view.to_act,
             view.phase,
             view.hand_sizes,

@@ -218,8 +218,10 @@ class FashionTableScreen(TableScreen):
         offer.set_hint(info)
         offer.mode = "select" if mine and view.phase == TAKE else ""
         hand = self.query_one(FashionHand)
+        # A spectator's view (seat None, e.g. a replay's) has no hand of its own.
+        who = self.names[view.seat] if view.seat is not None else "spectator"
         hand.border_title = plain(
-            f"Your hand ({self.names[view.seat or 0]}): {plural(len(view.hand), 'card')}"
+            f"Your hand ({who}): {plural(len(view.hand), 'card')}"
         )  # a name: text (issue 19)
         items = []
         for card in map(card_id, view.hand):

@@ -33,6 +33,7 @@ class OpponentsPanel(Static):
     def show(self, view: PassPassView, names: Sequence[str]) -> None:
         key = (
             tuple(names),
+            view.seat,  # whose view: a replay changes it (v)
             view.to_act,
             view.is_over,
             view.hand_sizes,

@@ -258,7 +258,9 @@ class PassPassTableScreen(TableScreen):
 
     def _show_hand(self, view: PassPassView, mine: bool) -> None:
         hand = self.query_one(HandView)
-        hand.border_title = plain(f"Your hand ({self.names[view.seat or 0]})")  # issue 19
+        # A spectator's view (seat None, e.g. a replay's) has no hand of its own.
+        who = self.names[view.seat] if view.seat is not None else "spectator"
+        hand.border_title = plain(f"Your hand ({who})")  # a name: text (issue 19)
         # PP-2: the UI says the diamond table is the default assumption. Under
         # the hand, not in the side column: that room is the won cards' (issue 18).
         note = "◆ = 1 point"
