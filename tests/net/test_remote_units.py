@@ -43,7 +43,7 @@ from net.wire import (
     seal,
     to_peer_topic,
 )
-from tests.net.peers import RawClient, clear_room, until
+from tests.net.peers import RawClient, clear_room
 from tests.net.procs import need_mosquitto
 from tests.net.rooms_in_process import (
     CODE,
@@ -54,6 +54,7 @@ from tests.net.rooms_in_process import (
     requests_of,
     room,
     seated,
+    within_turns,
 )
 
 ME = Identity.generate()
@@ -80,8 +81,8 @@ def a_room_state(**fields: object) -> RoomState:
 
 def test_next_table_is_the_same_seat_at_the_next_room_or_an_error() -> None:
     """Kills next_table's mutants: the error (words, code) before any next
-    game, and each field handed on (identity, code, broker, name, the
-    pinned key, pins, bot)."""
+    game, and each field handed on (identity, code, broker and its
+    alternates, name, the pinned key, pins, bot)."""
     table = remote(authority_key=b"k" * 32, pins=RoomPins(None), bot=True)  # type: ignore[arg-type]
     with pytest.raises(JoinError) as error:
         table.next_table()
@@ -91,9 +92,12 @@ def test_next_table_is_the_same_seat_at_the_next_room_or_an_error() -> None:
     )
     table.next_code = "XYZ789"
     table.broker_host, table.broker_port = "10.0.0.7", 1884
+    table.broker_alternates = (("10.0.0.8", 1883), ("10.0.0.9", 1885))
     following = table.next_table()
     assert (following.identity, following.code, following.name) == (ME, "XYZ789", "Ana")
     assert (following.broker_host, following.broker_port) == ("10.0.0.7", 1884)
+    # The cluster's other nodes too (issue 20): the next game is on the same broker.
+    assert following.broker_alternates == (("10.0.0.8", 1883), ("10.0.0.9", 1885))
     assert following.authority_key == b"k" * 32 and following.pinned
     assert following.pins is table.pins and following.bot
 
@@ -227,10 +231,16 @@ async def test_no_end_from_a_record_without_a_seat_a_check_or_a_whole_game() -> 
     assert finish(0, True, {**record, "seed": "x"}).view is None
 
 
-async def test_a_seat_changes_to_a_free_one_or_says_why_not() -> None:
+async def test_a_seat_changes_to_a_free_one_or_says_why_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Kills change_seat's mutants: the Hello (the seat asked, the log
     held), the seat taken from the Welcome, the refusal raised in the
-    host's words and code, the link kept either way."""
+    host's words and code, the link kept either way, even when the host
+    does not answer (the seat still held, the link not left)."""
+    # Each answer is handed over in the test's turn: a mutant that loses it
+    # fails after 1 s, not the 5 a host on a network is given.
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 1.0)
     authority = room()
     listen(authority)
     table = remote()
@@ -239,7 +249,7 @@ async def test_a_seat_changes_to_a_free_one_or_says_why_not() -> None:
         presence_topic(CODE, ME.peer_id), table._presence_payload(online=True)
     )
     table._send(table._hello(None, have=0))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     await pump(authority, table, link)
     assert table.seat == 0
     bea = Identity.generate()
@@ -247,18 +257,23 @@ async def test_a_seat_changes_to_a_free_one_or_says_why_not() -> None:
     authority._outbox = type(authority._outbox)()  # Bea's welcome is hers
     table.log = [object()]  # type: ignore[list-item]
     moving = asyncio.create_task(table.change_seat(2))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     (hello,) = requests_of(link, ME, authority, keep=True)
     assert (hello.seat, hello.have, hello.name) == (2, 1, "Ana")
     await pump(authority, table, link)
     assert await moving == 2 and table.seat == 2
     taking = asyncio.create_task(table.change_seat(1))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     await pump(authority, table, link)
     with pytest.raises(JoinError) as error:
         await taking
     assert (str(error.value), error.value.code) == ("seat 2 is taken", "taken")
     assert table.seat == 2 and link.final is None  # still at the table
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 0.05)
+    with pytest.raises(JoinError) as error:
+        await table.change_seat(1)  # the host never answers it
+    assert error.value.code == "timeout"
+    assert table.seat == 2 and link.final is None and link.connected
 
 
 async def test_a_knock_waits_for_the_hosts_answer_saying_so(
@@ -267,6 +282,9 @@ async def test_a_knock_waits_for_the_hosts_answer_saying_so(
     """Kills _knock's mutants: the words told while waiting (with our key),
     knocking while waiting only, the answer returned, and the timeout's
     error (words with the wait in minutes, code) after leaving the link."""
+    # The host's answer is handed over in the test's turn: a mutant that
+    # loses it fails after 2 s, not the 5 minutes a person is given.
+    monkeypatch.setattr(remote_module, "KNOCK_WAIT", 2.0)
     authority = room(admission="ask")
     listen(authority)
     table = remote()
@@ -278,13 +296,13 @@ async def test_a_knock_waits_for_the_hosts_answer_saying_so(
     )
     table._pending = asyncio.get_running_loop().create_future()
     table._send(table._hello(None, have=0))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     await pump(authority, table, link)
     first = table._pending.result()
     assert first.code == "knock"
     table._pending = None
     knocking = asyncio.create_task(table._knock())
-    await until(lambda: table.knocking)
+    await within_turns(lambda: table.knocking)
     assert told == [
         f"The host of room {CODE} is asked to let you in: waiting for them… "
         f"Your key is {fingerprint(ME.public_key)}: read it to the host if they ask."
@@ -353,12 +371,16 @@ async def test_leaving_without_a_seat_or_a_link_sends_nothing() -> None:
 
 
 async def test_an_unanswered_action_asks_for_the_table_until_answered(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Kills _sync_if_unanswered's mutants: each reason to stay quiet
-    (closed, answered, no link, link down, the game over or closed), the
-    Sync (room, epoch, the next n, the log held), and the next check, for
-    the Sync's own n."""
+    (closed, answered, no link, link down, the game over or closed: nothing
+    sent, even a turn of the loop later, when a Sync would be published),
+    the Sync (room, epoch, the next n, the log held), the next check, for
+    the Sync's own n, and the debug line saying why it asks."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="passe.peer")
     monkeypatch.setattr(remote_module, "ACT_WAIT", 0.0)
     authority = room()
     table = remote()
@@ -372,18 +394,25 @@ async def test_an_unanswered_action_asks_for_the_table_until_answered(
         table.room = a_room_state(phase={"over": "over", "shut": "closed"}.get(quiet, "lobby"))
         table._link = None if quiet == "nolink" else link  # type: ignore[assignment]
         table._sync_if_unanswered(5)
+        await asyncio.sleep(0)  # a Sync sent would be published by now
         assert requests_of(link, ME, authority) == [], quiet
+    assert not [r for r in caplog.records if "unanswered" in r.getMessage()]
     table._link = link  # type: ignore[assignment]
     table._closed, table.acked, link.connected = False, 4, True
     table.room = a_room_state(phase="playing")
     table._sync_if_unanswered(5)
     table.acked = 5  # the act answered; its Sync (6) not yet
-    await until(lambda: len(link.published) >= 2)
+    await within_turns(lambda: len(link.published) >= 2)
     table.acked = 10**6  # answered: the checks stop
     syncs = requests_of(link, ME, authority)
     assert syncs[:2] == [
         Sync(room=CODE, epoch=table._epoch, n=6, have=2),
         Sync(room=CODE, epoch=table._epoch, n=7, have=2),
+    ]
+    asked = [r.getMessage() for r in caplog.records if "unanswered" in r.getMessage()]
+    assert asked[:2] == [
+        "action 5 unanswered after 0 s: asking for the table",
+        "action 6 unanswered after 0 s: asking for the table",
     ]
 
 
@@ -432,7 +461,7 @@ async def test_the_hosts_presence_says_whether_it_is_here_by_its_newest_epoch() 
     assert requests_of(link, ME, authority) == []
     authority._epoch = 12
     await table._on_message(topic, authority._presence_payload(online=True))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     (hello,) = requests_of(link, ME, authority)
     assert (hello.seat, hello.have, hello.name) == (2, 1, "Ana")
     assert told == [False, True] and table._host_epoch == 12
@@ -654,14 +683,14 @@ async def test_an_update_past_the_log_asks_for_the_missing_events_once_a_while(
     gap = Update(room=CODE, seq=authority.seq + 1, view=view, base=held + 1, events=[])
     for _ in range(2):
         await table._on_message(*_sealed_to(authority, ME, gap))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     await asyncio.sleep(0)
     (sync,) = requests_of(link, ME, authority)
     assert sync == Sync(room=CODE, epoch=table._epoch, n=1, have=held)
     assert len(table.log) == held and table.seq == authority.seq and len(updates) == 1
     monkeypatch.setattr(remote_module, "RESYNC_WAIT", -1.0)
     await table._on_message(*_sealed_to(authority, ME, gap))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     assert [s.n for s in requests_of(link, ME, authority)] == [2]
     older = Update(room=CODE, seq=authority.seq - 1, view=view, base=held + 5, events=[])
     await table._on_message(*_sealed_to(authority, ME, older))
@@ -749,7 +778,7 @@ async def test_an_action_is_sent_for_our_seat_and_its_answer_awaited(
     legal = authority.table.state.view(0).legal[0]  # type: ignore[union-attr]
     table._n = 3
     await table.submit(legal)
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     (act,) = requests_of(link, ME, authority)
     assert act == Act(room=CODE, epoch=table._epoch, n=4, seat=0, action=str(legal), at=table.seq)
     assert table.last_action_n == 4 and table.action_pending
@@ -757,7 +786,7 @@ async def test_an_action_is_sent_for_our_seat_and_its_answer_awaited(
     assert not table.action_pending
     table.seq = -1
     await table.submit(legal)
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     assert requests_of(link, ME, authority)[0].at == 0
     link.connected = False
     await table.submit(legal)
@@ -779,7 +808,7 @@ async def test_a_seat_is_taken_again_until_answered_while_the_link_is_up(
     link = linked(table, authority)
     table.seat, table.log = 1, [object(), object()]  # type: ignore[list-item]
     table._take_seat_again()
-    await until(lambda: len(link.published) >= 2)
+    await within_turns(lambda: len(link.published) >= 2)
     table.acked = 10**6
     await asyncio.sleep(0)  # the check already due sees the answer
     await asyncio.sleep(0)
@@ -830,7 +859,7 @@ async def test_an_unanswered_request_says_why_the_host_did_not_answer(
     )
     assert len(requests_of(link, ME, authority)) == 1 and link.final is None
     answering = asyncio.create_task(table._request(Sync(room=CODE, epoch=1, n=2)))
-    await until(lambda: table._pending is not None)
+    await within_turns(lambda: table._pending is not None)
     table._pending.set_result(Welcome(room=CODE, seat=1))  # type: ignore[union-attr]
     assert await answering == Welcome(room=CODE, seat=1) and table._pending is None
 
@@ -993,7 +1022,7 @@ async def test_on_connecting_our_presence_goes_out_the_beat_starts_and_the_seat_
     table.seat = 2
     await table._on_connect()
     assert table._beat is beat  # still the same
-    await until(lambda: len(link.published) >= 2)
+    await within_turns(lambda: len(link.published) >= 2)
     hello = requests_of(link, ME, authority)
     assert [(m.seat, type(m).__name__) for m in hello] == [(2, "Hello")]
     await table.close()
