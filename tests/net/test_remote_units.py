@@ -47,7 +47,7 @@ from net.wire import (
     seal,
     to_peer_topic,
 )
-from tests.net.peers import RawClient, clear_room
+from tests.net.peers import RawClient, clear_room, until
 from tests.net.procs import need_mosquitto
 from tests.net.rooms_in_process import (
     CODE,
@@ -483,11 +483,18 @@ async def test_an_unanswered_action_asks_for_the_table_until_answered(
 # -- what comes in: the host's presence, the next game, the room state --------
 
 
-async def test_the_hosts_presence_says_whether_it_is_here_by_its_newest_epoch() -> None:
+async def test_the_hosts_presence_says_whether_it_is_here_by_its_newest_epoch(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Kills _on_presence's mutants: nothing read before the host's key is
     known, nor an empty record, nor another topic, key or room; an older
-    epoch and a same-epoch "online" after its will ignored; the listeners
-    told of each change only; a newer "online" takes our seat again."""
+    epoch and a same-epoch "online" after its will ignored, but its will
+    of the same epoch heard; the listeners told of each change only; a
+    newer "online" takes our seat again; each record taken in the debug
+    log."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="passe.peer")
     authority = room()
     table = remote()
     topic = presence_topic(CODE, authority.identity.peer_id)
@@ -529,6 +536,55 @@ async def test_the_hosts_presence_says_whether_it_is_here_by_its_newest_epoch() 
     (hello,) = requests_of(link, ME, authority)
     assert (hello.seat, hello.have, hello.name) == (2, 1, "Ana")
     assert told == [False, True] and table._host_epoch == 12
+    await table._on_message(topic, authority._presence_payload(online=False))  # its will
+    assert told == [False, True, False] and not table.host_present
+    taken = [r.getMessage() for r in caplog.records if r.getMessage().startswith("host presence")]
+    assert taken == [
+        "host presence: epoch 10, online False",
+        "host presence: epoch 11, online True",
+        "host presence: epoch 11, online True",
+        "host presence: epoch 12, online True",
+        "host presence: epoch 12, online False",
+    ]
+
+
+async def test_our_presence_beats_while_connected_and_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _beat_presence's mutants: our presence record (online, this
+    connection's epoch) published again, retained, on our presence topic,
+    every PRESENCE_BEAT while the link is up; a failed publication does not
+    stop the beat; nothing while the link is down; the beat ends once we
+    are closed."""
+    monkeypatch.setattr(remote_module, "PRESENCE_BEAT", 0.0)
+    table = remote()
+    link = linked(table, room())
+    publish = link.publish
+    failures = [ConnectionError("the link dropped")]
+
+    async def flaky(topic: str, payload: bytes, *, retain: bool = False) -> None:
+        if failures:
+            raise failures.pop()
+        await publish(topic, payload, retain=retain)
+
+    link.publish = flaky  # type: ignore[method-assign]
+    beat = asyncio.create_task(table._beat_presence())
+    await within_turns(lambda: len(link.published) >= 2)
+    topic = presence_topic(CODE, ME.peer_id)
+    online = Presence(room=CODE, epoch=table._presence_epoch, online=True, name="Ana")
+    for where, payload, retain in link.published:
+        assert (where, retain) == (topic, True)
+        assert open_body(open_envelope(topic, payload), presence_decoder) == online
+    link.connected = False
+    link.published.clear()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert link.published == [] and not beat.done()
+    link.connected = True
+    table._closed = True
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert link.published == [] and beat.done()
 
 
 async def _an_over_room(table: RemoteTable, authority: Authority) -> None:
@@ -1122,10 +1178,13 @@ def test_a_seat_knows_the_pinned_key_and_pins_the_room_it_sits_in(tmp_path: Path
     remote()._pin()  # no pins: nothing, no error
 
 
-def test_each_connection_is_a_newer_presence_epoch_with_its_own_will() -> None:
+def test_each_connection_is_a_newer_presence_epoch_with_its_own_will(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Kills _will's and _presence_payload's mutants: the epoch grows (at
-    least by one), the will is "gone" on our presence topic, the name cut
-    at 40."""
+    least by one, and to the clock's milliseconds when they are ahead: a
+    connection an hour later is an hour newer), the will is "gone" on our
+    presence topic, the name cut at 40."""
     table = RemoteTable(ME, CODE, "127.0.0.1", 1, "N" * 50)
     before = table._presence_epoch
     will = table._will()
@@ -1137,6 +1196,11 @@ def test_each_connection_is_a_newer_presence_epoch_with_its_own_will() -> None:
     table._presence_epoch = 2**60
     table._will()
     assert table._presence_epoch == 2**60 + 1
+    later = before + 3_600_000  # ms
+    monkeypatch.setattr(remote_module, "time", SimpleNamespace(time_ns=lambda: later * 10**6))
+    table._presence_epoch = before
+    table._will()
+    assert table._presence_epoch == later
 
 
 def test_the_room_shown_has_every_text_cleaned() -> None:
@@ -1342,13 +1406,118 @@ async def test_joining_hands_the_link_what_it_needs_and_takes_the_seat_offered(
         "cannot reach the broker at 127.0.0.1:1",
         "unreachable",
     )
-    # No room on that broker within the wait.
+    # No room on that broker within the wait (our pin of it no matter).
     monkeypatch.setattr(BrokerLink, "unreachable", None)
     monkeypatch.setattr(BrokerLink, "retained", {})
+    pinned = RemoteTable(ME, CODE, "127.0.0.1", 1, "Ana", authority_key=b"k" * 32)
     with pytest.raises(JoinError) as error:
         async with asyncio.timeout(2.0):  # a wait without its bound fails here
-            await RemoteTable(ME, CODE, "127.0.0.1", 1, "Ana").join(timeout=0.05)
+            await pinned.join(timeout=0.05)
     assert error.value.code == "no-room"
+
+
+def joining_on(monkeypatch: pytest.MonkeyPatch, retained: dict[str, bytes]) -> None:
+    """join() makes a BrokerLink holding ``retained``."""
+    monkeypatch.setattr(remote_module, "MqttLink", BrokerLink)
+    monkeypatch.setattr(BrokerLink, "made", [])
+    monkeypatch.setattr(BrokerLink, "retained", retained)
+    monkeypatch.setattr(BrokerLink, "unreachable", None)
+
+
+async def test_joining_a_room_over_where_our_key_sits_ends_from_its_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills join's mutants of the end from the room: a room over that
+    lists our key is our seat at once, its end from the revealed record,
+    nothing asked of a host that may be gone; and a room that ends while
+    our Hello goes unanswered (its host gone with it) is the same; but a
+    record that does not match the deal's commitment ends nothing (the
+    host is asked, and does not answer here)."""
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 0.2)
+    authority = await a_finished_game()
+    listen(authority)
+    joining_on(monkeypatch, {room_topic(CODE): authority._room_payload()})
+    table = remote()
+    async with asyncio.timeout(2.0):
+        assert await table.join() == 0
+    assert table.view is not None and table.view.is_over and table.verified is True
+    (link,) = BrokerLink.made
+    assert [t for t, _, _ in link.published] == [presence_topic(CODE, ME.peer_id)]
+    await table.close()
+    # The room in play when we ask; over before any answer.
+    authority.phase = "playing"
+    joining_on(monkeypatch, {room_topic(CODE): authority._room_payload()})
+    authority.phase = "over"
+    final = authority._room_payload()  # a newer stamp
+    table = remote()
+    joining = asyncio.create_task(table.join())
+    await within_turns(lambda: bool(BrokerLink.made) and len(BrokerLink.made[0].published) >= 2)
+    await table._on_message(room_topic(CODE), final)
+    async with asyncio.timeout(2.0):
+        assert await joining == 0
+    assert table.view is not None and table.view.is_over
+    await table.close()
+    # A record that does not match its commitment ends nothing: the host is asked.
+    state = authority.room_state()
+    assert state.record is not None
+    forged = msgspec.structs.replace(
+        state, record={**state.record, "seed": 1 + state.record["seed"]}
+    )
+    joining_on(monkeypatch, {room_topic(CODE): seal(authority.identity, room_topic(CODE), forged)})
+    table = remote()
+    with pytest.raises(JoinError) as error:
+        async with asyncio.timeout(2.0):
+            await table.join()
+    assert error.value.code == "timeout" and table.view is None and table.verified is False
+    assert len(requests_of(BrokerLink.made[0], ME, authority)) >= 1  # its Hello
+
+
+async def test_a_join_unanswered_asks_again_for_the_same_seat(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills join's mutants of its Hello and the one sent again while
+    unanswered (the seat asked, nothing of the log held, our name)."""
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_FIRST", 0.01)
+    authority = room()
+    listen(authority)
+    joining_on(monkeypatch, {room_topic(CODE): authority._room_payload()})
+    table = remote()
+    joining = asyncio.create_task(table.join(2))
+    await within_turns(lambda: bool(BrokerLink.made))
+    (link,) = BrokerLink.made
+    await until(lambda: len(requests_of(link, ME, authority, keep=True)) >= 2, timeout=2.0)
+    hellos = requests_of(link, ME, authority, keep=True)
+    assert [(h.seat, h.have, h.name) for h in hellos[:2]] == [(2, 0, "Ana")] * 2
+    await pump(authority, table, link)
+    async with asyncio.timeout(2.0):
+        assert await joining == 2
+    await table.close()
+
+
+async def test_a_join_to_a_room_that_asks_waits_for_the_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills join's mutants of a knock: the host's "knock" answer makes the
+    join wait for its decision (told to our knock listeners), and the seat
+    it then gives is ours."""
+    authority = room(admission="ask")
+    listen(authority)
+    joining_on(monkeypatch, {room_topic(CODE): authority._room_payload()})
+    table = remote()
+    told: list[str] = []
+    table.on_knock(told.append)
+    joining = asyncio.create_task(table.join())
+    await within_turns(lambda: bool(BrokerLink.made) and len(BrokerLink.made[0].published) >= 2)
+    (link,) = BrokerLink.made
+    await pump(authority, table, link)
+    await within_turns(lambda: table.knocking)
+    assert len(told) == 1 and not joining.done()
+    authority.admit(ME.public_key)
+    await pump(authority, table, link)
+    async with asyncio.timeout(2.0):
+        assert await joining == 0
+    assert table.seat == 0 and not table.knocking
+    await table.close()
 
 
 # -- joining, on the machine's Mosquitto --------------------------------------------
