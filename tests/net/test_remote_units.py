@@ -701,11 +701,23 @@ async def test_the_room_state_is_the_first_signers_newest_of_its_game(
     await table._on_message(topic, older)
     await table._on_message(topic, first)
     assert len(seen) == 1
-    for _ in range(17):
-        impostor = Identity.generate()
-        await table._on_message(topic, seal(impostor, topic, authority.room_state()))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        for _ in range(17):
+            impostor = Identity.generate()
+            await table._on_message(topic, seal(impostor, topic, authority.room_state()))
     assert len(table._foreign_keys) == 16 and len(seen) == 1
     assert table._floods.counts["room-sender"] == 17
+    assert [r.getMessage() for r in caplog.records][:1] == [
+        "ignored a room state: not from this room's host"
+    ]
+    # A salt with no record (no end revealed): nothing to check, no error.
+    salted = msgspec.structs.replace(
+        authority.room_state(), record=None, salt=b"s" * 16, stamp=authority._next_stamp()
+    )
+    await table._on_message(topic, seal(authority.identity, topic, salted))
+    assert len(seen) == 2 and table.verified is None
+    seen.pop()
     authority._salt = b"t" * 16  # a new commitment: the first one is kept
     await table._on_message(topic, authority._room_payload())
     assert len(seen) == 2 and table._first_seed_hash != authority.seed_hash()
@@ -968,6 +980,8 @@ async def test_refusals_are_told_removed_or_answered_and_others_dropped() -> Non
         topic, seal(authority.identity, topic, Welcome(room=CODE, seat=2), stranger.public_key)
     )
     assert table._floods.counts == {"dropped-sender": 1, "dropped-body": 1}
+    await table._on_message(topic, seal(impostor, topic, Welcome(room=CODE, seat=2)))
+    assert table._floods.counts == {"dropped-sender": 2, "dropped-body": 1}  # counted, no error
     await table._on_message(*_sealed_to(authority, ME, Welcome(room="XYZ789", seat=2)))
     assert table.seat == 0
     await table._on_message(*_sealed_to(authority, ME, Welcome(room=CODE, seat=2)))
@@ -1237,6 +1251,21 @@ def test_the_room_shown_has_every_text_cleaned() -> None:
     assert (long.game, long.phase, long.app) == ("g" * 20, "p" * 10, "a" * 40)
     assert long.seats[0].kind == "k" * 10 and long.seats[0].level == "l" * 20
     assert long.seats[0].peer == "q" * 16
+    # One cell more: cut at each bound.
+    longer = remote_module.shown_room(
+        a_room_state(
+            game="g" * 21,
+            phase="p" * 11,
+            app="a" * 41,
+            seats=[SeatState("n", "k" * 11, "l" * 21, "q" * 17)],
+        )
+    )
+    assert (longer.game, longer.phase, longer.app) == ("g" * 20, "p" * 10, "a" * 40)
+    assert (longer.seats[0].kind, longer.seats[0].level, longer.seats[0].peer) == (
+        "k" * 10,
+        "l" * 20,
+        "q" * 16,
+    )
 
 
 async def test_listeners_are_told_now_and_later_and_can_stop() -> None:
