@@ -38,6 +38,8 @@ from net.wire import (
     Sync,
     Update,
     Welcome,
+    WireError,
+    authority_message_decoder,
     next_topic,
     open_body,
     open_envelope,
@@ -961,12 +963,19 @@ async def test_an_update_that_does_not_decode_or_is_for_another_seat_is_ignored(
     assert lines[1] == "ignored an update for seat 1"
 
 
-async def test_refusals_are_told_removed_or_answered_and_others_dropped() -> None:
+async def test_refusals_are_told_removed_or_answered_and_others_dropped(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Kills _on_message's mutants of private messages: nothing before the
     host's key; another signer's and another recipient's dropped (counted
-    by kind); another room's ignored; a Welcome seats; "removed" drops the
-    seat in the lobby (kept mid-game) and tells the room's listeners; any
-    other refusal acknowledged (the highest n) and shown, cleaned."""
+    by kind, each kind logged once in words, a second one no error);
+    another room's ignored; a Welcome seats; each message taken in the
+    debug log; "removed" drops the seat in the lobby (kept mid-game) and
+    tells the room's listeners the room; any other refusal acknowledged
+    (the highest n) and shown, cleaned."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="passe.peer")
     authority, table, updates = await a_seat_in_play()
     await deliver(authority, table)
     topic = to_peer_topic(CODE, ME.peer_id)
@@ -981,17 +990,37 @@ async def test_refusals_are_told_removed_or_answered_and_others_dropped() -> Non
     )
     assert table._floods.counts == {"dropped-sender": 1, "dropped-body": 1}
     await table._on_message(topic, seal(impostor, topic, Welcome(room=CODE, seat=2)))
-    assert table._floods.counts == {"dropped-sender": 2, "dropped-body": 1}  # counted, no error
+    await table._on_message(
+        topic, seal(authority.identity, topic, Welcome(room=CODE, seat=2), stranger.public_key)
+    )
+    assert table._floods.counts == {"dropped-sender": 2, "dropped-body": 2}  # counted, no error
+    with pytest.raises(WireError) as not_ours:
+        open_body(
+            open_envelope(
+                topic,
+                seal(authority.identity, topic, Welcome(room=CODE, seat=2), stranger.public_key),
+            ),
+            authority_message_decoder,
+            ME,
+        )
+    dropped = [r.getMessage() for r in caplog.records if r.getMessage().startswith("dropped")]
+    assert dropped == [
+        f"dropped a message on {topic}: not from this room's host",
+        f"dropped a message on {topic}: {not_ours.value.reason}",
+    ]
     await table._on_message(*_sealed_to(authority, ME, Welcome(room="XYZ789", seat=2)))
     assert table.seat == 0
     await table._on_message(*_sealed_to(authority, ME, Welcome(room=CODE, seat=2)))
     assert table.seat == 2
+    taken = [r.getMessage() for r in caplog.records if r.getMessage().startswith("from the host")]
+    assert taken[-1] == f"from the host: {Welcome(room=CODE, seat=2)!r}"
     rooms: list[RoomState] = []
     table.room = authority.room_state()
     table.on_room(rooms.append)
     removed = Refused(room=CODE, reason="out", code="removed")
     await table._on_message(*_sealed_to(authority, ME, removed))
     assert table.removed == "out" and table.seat == 2 and len(rooms) == 2  # mid-game: kept
+    assert rooms[-1] is table.room
     table.room = msgspec.structs.replace(table.room, phase="lobby")
     await table._on_message(*_sealed_to(authority, ME, removed))
     assert table.seat is None and len(rooms) == 3
@@ -1105,7 +1134,10 @@ async def test_an_unanswered_request_says_why_the_host_did_not_answer(
     table = remote()
     link = linked(table, authority)
     with pytest.raises(JoinError) as error:
-        await table._request(table._hello(None, have=0), resend=lambda: table._hello(None, have=0))
+        async with asyncio.timeout(3.0):  # a deadline never reached fails here
+            await table._request(
+                table._hello(None, have=0), resend=lambda: table._hello(None, have=0)
+            )
     assert (str(error.value), error.value.code) == (
         f"the host of room {CODE} did not answer: it may have left",
         "timeout",
@@ -1499,6 +1531,26 @@ async def test_joining_a_room_over_where_our_key_sits_ends_from_its_record(
             await table.join()
     assert error.value.code == "timeout" and table.view is None and table.verified is False
     assert len(requests_of(BrokerLink.made[0], ME, authority)) >= 1  # its Hello
+
+
+async def test_joining_a_game_in_play_takes_the_view_that_follows_the_welcome(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _on_message's mutant that waits for join() to take the seat
+    of a Welcome: in a game in play the host's Welcome is followed at once
+    by our view and the log, before join() resumes; both are ours."""
+    authority, _, _ = await a_seat_in_play()
+    joining_on(monkeypatch, {room_topic(CODE): authority._room_payload()})
+    table = remote()
+    joining = asyncio.create_task(table.join())
+    await within_turns(lambda: bool(BrokerLink.made) and len(BrokerLink.made[0].published) >= 2)
+    (link,) = BrokerLink.made
+    await pump(authority, table, link)  # the Welcome, then the update, in one go
+    async with asyncio.timeout(2.0):
+        assert await joining == 0
+    assert table.view is not None and table.view.seat == 0
+    assert table.log == seat_events(authority)
+    await table.close()
 
 
 async def test_a_join_unanswered_asks_again_for_the_same_seat(
