@@ -63,6 +63,11 @@ from tests.net.rooms_in_process import (
     within_turns,
 )
 
+# Each test here takes well under a second: one that hangs (a mutant that
+# loses a deadline, under make mutation) fails after 15 s instead of
+# waiting out mutmut's own limit of minutes (docs/testing.md).
+pytestmark = pytest.mark.timeout(15)
+
 ME = Identity.generate()
 
 
