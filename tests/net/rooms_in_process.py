@@ -6,6 +6,8 @@ mutation score needs tests mutmut can map to the authority's functions)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -117,6 +119,19 @@ def sent(authority: Authority, *recipients: Identity) -> list[tuple[str, Any]]:
 def to(authority: Authority, key: Identity) -> list[Any]:
     """What the authority sent ``key`` (only) since the last look."""
     return [message for who, message in sent(authority, key) if who == key.peer_id]
+
+
+async def within_turns(condition: Callable[[], bool], turns: int = 50) -> None:
+    """Until ``condition`` holds, within a few turns of the event loop and no
+    wall-clock wait: in-process, what the code sends is a task it creates
+    (MemoryLink.publish) or a callback due now (a wait set to 0), run in the
+    next turns. A mutant that never sends fails at once instead of after a
+    deadline (issue 23: each such mutant cost make mutation 30 s)."""
+    for _ in range(turns):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    assert condition(), f"not so after {turns} turns of the loop"
 
 
 class MemoryLink:

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, ClassVar
 
 import msgspec
 import pytest
@@ -17,12 +20,13 @@ from core.engine import IllegalAction
 from core.registry import get_game
 from net import remote as remote_module
 from net.authority import Authority, SeatSlot
-from net.codec import codec_for
+from net.codec import CodecError, codec_for
 from net.codes import new_code
 from net.identity import Identity, fingerprint
 from net.pins import RoomPins
 from net.remote import JoinError, RemoteTable
 from net.table import TableUpdate
+from net.transport import BrokerUnreachable
 from net.wire import (
     Act,
     Leave,
@@ -34,6 +38,8 @@ from net.wire import (
     Sync,
     Update,
     Welcome,
+    WireError,
+    authority_message_decoder,
     next_topic,
     open_body,
     open_envelope,
@@ -54,7 +60,13 @@ from tests.net.rooms_in_process import (
     requests_of,
     room,
     seated,
+    within_turns,
 )
+
+# Each test here takes well under a second: one that hangs (a mutant that
+# loses a deadline, under make mutation) fails after 15 s instead of
+# waiting out mutmut's own limit of minutes (docs/testing.md).
+pytestmark = pytest.mark.timeout(15)
 
 ME = Identity.generate()
 
@@ -80,8 +92,8 @@ def a_room_state(**fields: object) -> RoomState:
 
 def test_next_table_is_the_same_seat_at_the_next_room_or_an_error() -> None:
     """Kills next_table's mutants: the error (words, code) before any next
-    game, and each field handed on (identity, code, broker, name, the
-    pinned key, pins, bot)."""
+    game, and each field handed on (identity, code, broker and its
+    alternates, name, the pinned key, pins, bot)."""
     table = remote(authority_key=b"k" * 32, pins=RoomPins(None), bot=True)  # type: ignore[arg-type]
     with pytest.raises(JoinError) as error:
         table.next_table()
@@ -91,9 +103,12 @@ def test_next_table_is_the_same_seat_at_the_next_room_or_an_error() -> None:
     )
     table.next_code = "XYZ789"
     table.broker_host, table.broker_port = "10.0.0.7", 1884
+    table.broker_alternates = (("10.0.0.8", 1883), ("10.0.0.9", 1885))
     following = table.next_table()
     assert (following.identity, following.code, following.name) == (ME, "XYZ789", "Ana")
     assert (following.broker_host, following.broker_port) == ("10.0.0.7", 1884)
+    # The cluster's other nodes too (issue 20): the next game is on the same broker.
+    assert following.broker_alternates == (("10.0.0.8", 1883), ("10.0.0.9", 1885))
     assert following.authority_key == b"k" * 32 and following.pinned
     assert following.pins is table.pins and following.bot
 
@@ -123,35 +138,65 @@ def test_the_seat_held_is_the_one_listed_with_our_key_as_a_person_or_a_bot() -> 
         (True, "same", False),  # a bool is no seed
         ("7", "same", False),
         (-1, "same", False),
-        (2**63, "same", False),
+        (2**63, "same", False),  # 8 bytes, but past the engine's seeds
+        (2**64 - 1, "same", False),
         (2**63 - 1, "same", True),
         (0, "same", True),
     ],
 )
 def test_the_deal_is_checked_against_its_first_commitment(
-    seed: object, first: str, verified: bool
+    seed: object, first: str, verified: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Kills _check_deal's mutants: the seed's type and bounds (0 and
-    2**63 - 1 are seeds, -1 and 2**63 not), the hash of salt and seed
-    (8 bytes, big-endian), compared with the state's and the first one
-    (the commitment; the replay is checked in test_dealcheck.py)."""
+    2**63 - 1 are seeds, -1, 2**63 and 2**64 - 1 not, even when the hash of
+    their 8 bytes is the one published), the hash of salt and seed (8
+    bytes, big-endian), compared with the state's and the first one (the
+    commitment; the replay is checked in test_dealcheck.py); a failed
+    check said in its words and logged once, the same state again not
+    checked again."""
+    import logging
+
     salt = b"s" * 16
-    number = seed if isinstance(seed, int) and 0 <= seed < 2**63 else 0
+    number = seed if isinstance(seed, int) and 0 <= seed < 2**64 else 0
     digest = hashlib.sha256(salt + int(number).to_bytes(8, "big")).digest()
     table = remote()
     table._first_seed_hash = {"same": digest, "other": b"x" * 32, "none": None}[first]
-    table._check_deal(a_room_state(record={"seed": seed}, salt=salt, seed_hash=digest))
+    state = a_room_state(record={"seed": seed}, salt=salt, seed_hash=digest)
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        table._check_deal(state)
+        table._check_deal(state)  # republished as it was: not checked again
     # The commitment alone here: a record of a seed only then fails the
     # replay against what was shown (issue 20, tests/net/test_dealcheck.py).
     assert table._commitment_held is verified and table._deal_checked.is_set()
     assert table.verified is False
-    assert table.deal_report.startswith("Deal check FAILED")
+    if verified:
+        assert table.deal_report.startswith("Deal check FAILED: the revealed record is not")
+    else:
+        assert table.deal_report == (
+            "Deal check FAILED: the revealed deal does not match the commitment "
+            "the host published at the start."
+        )
+    assert [r.getMessage() for r in caplog.records] == [table.deal_report]
 
 
-async def a_finished_game(ana: Identity = ME) -> Authority:
-    """A game of Pass Pass played to its end: Ana (the key ``ana``) in seat
-    1, two bots; each Ana move her first legal one."""
-    authority = room()
+def test_a_record_republished_otherwise_is_checked_again() -> None:
+    """Kills _check_deal's mutant that leaves the record out of what was
+    checked: the same commitment with another record (its seed now the
+    committed one) is checked again, and then holds."""
+    salt = b"s" * 16
+    digest = hashlib.sha256(salt + (7).to_bytes(8, "big")).digest()
+    table = remote()
+    table._first_seed_hash = digest
+    table._check_deal(a_room_state(record={"seed": 8}, salt=salt, seed_hash=digest))
+    assert table._commitment_held is False
+    table._check_deal(a_room_state(record={"seed": 7}, salt=salt, seed_hash=digest))
+    assert table._commitment_held is True
+
+
+async def a_finished_game(ana: Identity = ME, game: str = "passpass") -> Authority:
+    """A game (of Pass Pass unless told) played to its end: Ana (the key
+    ``ana``) in seat 1, two bots; each Ana move her first legal one."""
+    authority = room(game)
     authority.seats[0] = SeatSlot("Ana", "human", key=ana.public_key)
     authority.set_bot(1, "heuristic")
     authority.set_bot(2, "heuristic")
@@ -169,7 +214,7 @@ async def a_finished_game(ana: Identity = ME) -> Authority:
 
 
 def seat_events(authority: Authority) -> list[object]:
-    codec = codec_for(get_game("passpass"))
+    codec = codec_for(get_game(authority.game_id))
     return [codec.decode_event(raw) for raw in authority._logs[0]]
 
 
@@ -200,10 +245,29 @@ async def test_the_end_comes_from_the_revealed_record_once_it_matches_the_deal()
     assert fresh.seq == authority.seq and fresh.log == events
 
 
-async def test_no_end_from_a_record_without_a_seat_a_check_or_a_whole_game() -> None:
+async def test_our_own_secrets_come_back_with_the_end_from_the_record() -> None:
+    """Kills _finish_from_record's mutant that reads the record's events as
+    a spectator would: in Passe fashion, our own bids (FA-7) are ours to
+    see, face up, at the end from the record as in the host's updates."""
+    authority = await a_finished_game(game="fashion")
+    table = remote()
+    table.seat = 0
+    await table._on_message(room_topic(CODE), authority._room_payload())
+    assert table.view is not None and table.view.is_over
+    ours = [e for e in table.log if type(e).__name__ == "BidPlaced" and e.seat == 0]  # type: ignore[attr-defined]
+    assert ours and all(e.card is not None for e in ours)  # type: ignore[attr-defined]
+    assert table.log == seat_events(authority)
+
+
+async def test_no_end_from_a_record_without_a_seat_a_check_or_a_whole_game(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Kills _finish_from_record's mutants of each early return: no seat,
-    no record, not verified, a record that does not replay (logged), a
-    record of a game not over, a seat past the players."""
+    no record, not verified, a record that does not replay (logged, with
+    the engine's reason), a record of a game not over, a seat past the
+    players."""
+    import logging
+
     authority = await a_finished_game()
     state = authority.room_state()
     record = state.record
@@ -223,14 +287,26 @@ async def test_no_end_from_a_record_without_a_seat_a_check_or_a_whole_game() -> 
     assert finish(0, True, None).view is None
     assert finish(3, True, record).view is None
     assert finish(0, True, {**record, "actions": record["actions"][:-1]}).view is None
-    assert finish(0, True, {**record, "actions": [[0, "nonsense"]]}).view is None
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        assert finish(0, True, {**record, "actions": [[0, "nonsense"]]}).view is None
+    assert [r.getMessage() for r in caplog.records] == [
+        "ignored a final record that does not replay: action 1 (0: nonsense) does not "
+        "replay: 'nonsense' is not a card: write a "
+        "colour letter (V violet, B blue, G green, Y yellow) and a value 1-12, e.g. V10"
+    ]
     assert finish(0, True, {**record, "seed": "x"}).view is None
 
 
-async def test_a_seat_changes_to_a_free_one_or_says_why_not() -> None:
+async def test_a_seat_changes_to_a_free_one_or_says_why_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Kills change_seat's mutants: the Hello (the seat asked, the log
     held), the seat taken from the Welcome, the refusal raised in the
-    host's words and code, the link kept either way."""
+    host's words and code, the link kept either way, even when the host
+    does not answer (the seat still held, the link not left)."""
+    # Each answer is handed over in the test's turn: a mutant that loses it
+    # fails after 1 s, not the 5 a host on a network is given.
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 1.0)
     authority = room()
     listen(authority)
     table = remote()
@@ -239,7 +315,7 @@ async def test_a_seat_changes_to_a_free_one_or_says_why_not() -> None:
         presence_topic(CODE, ME.peer_id), table._presence_payload(online=True)
     )
     table._send(table._hello(None, have=0))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     await pump(authority, table, link)
     assert table.seat == 0
     bea = Identity.generate()
@@ -247,48 +323,60 @@ async def test_a_seat_changes_to_a_free_one_or_says_why_not() -> None:
     authority._outbox = type(authority._outbox)()  # Bea's welcome is hers
     table.log = [object()]  # type: ignore[list-item]
     moving = asyncio.create_task(table.change_seat(2))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     (hello,) = requests_of(link, ME, authority, keep=True)
     assert (hello.seat, hello.have, hello.name) == (2, 1, "Ana")
     await pump(authority, table, link)
     assert await moving == 2 and table.seat == 2
     taking = asyncio.create_task(table.change_seat(1))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     await pump(authority, table, link)
     with pytest.raises(JoinError) as error:
         await taking
     assert (str(error.value), error.value.code) == ("seat 2 is taken", "taken")
     assert table.seat == 2 and link.final is None  # still at the table
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 0.05)
+    with pytest.raises(JoinError) as error:
+        await table.change_seat(1)  # the host never answers it
+    assert error.value.code == "timeout"
+    assert table.seat == 2 and link.final is None and link.connected
 
 
 async def test_a_knock_waits_for_the_hosts_answer_saying_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Kills _knock's mutants: the words told while waiting (with our key),
-    knocking while waiting only, the answer returned, and the timeout's
-    error (words with the wait in minutes, code) after leaving the link."""
+    """Kills _knock's and on_knock's mutants: the words told while waiting
+    (with our key) to each listener still listening, knocking while waiting
+    only, the answer returned, and the timeout's error (words with the wait
+    in minutes, code) after leaving the link."""
+    # The host's answer is handed over in the test's turn: a mutant that
+    # loses it fails after 2 s, not the 5 minutes a person is given.
+    monkeypatch.setattr(remote_module, "KNOCK_WAIT", 2.0)
     authority = room(admission="ask")
     listen(authority)
     table = remote()
     link = linked(table, authority)
     told: list[str] = []
     table.on_knock(told.append)
+    gone: list[str] = []
+    table.on_knock(gone.append)()  # a screen closed: told nothing
     await authority._on_message(
         presence_topic(CODE, ME.peer_id), table._presence_payload(online=True)
     )
     table._pending = asyncio.get_running_loop().create_future()
     table._send(table._hello(None, have=0))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     await pump(authority, table, link)
     first = table._pending.result()
     assert first.code == "knock"
     table._pending = None
     knocking = asyncio.create_task(table._knock())
-    await until(lambda: table.knocking)
+    await within_turns(lambda: table.knocking)
     assert told == [
         f"The host of room {CODE} is asked to let you in: waiting for them… "
         f"Your key is {fingerprint(ME.public_key)}: read it to the host if they ask."
     ]
+    assert gone == []
     # The knock refusal of a Hello sent again is no answer.
     await table._on_message(*_sealed_to(authority, ME, first))
     assert not knocking.done()
@@ -298,7 +386,8 @@ async def test_a_knock_waits_for_the_hosts_answer_saying_so(
     assert not table.knocking and table._pending is None
     monkeypatch.setattr(remote_module, "KNOCK_WAIT", 0.06)
     with pytest.raises(JoinError) as error:
-        await table._knock()
+        async with asyncio.timeout(2.0):  # a wait without its bound fails here
+            await table._knock()
     assert str(error.value) == (f"the host of room {CODE} did not let you in within 0.001 minutes")
     assert error.value.code == "timeout" and link.final is not None
     assert not table.knocking and table._pending is None
@@ -353,12 +442,16 @@ async def test_leaving_without_a_seat_or_a_link_sends_nothing() -> None:
 
 
 async def test_an_unanswered_action_asks_for_the_table_until_answered(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Kills _sync_if_unanswered's mutants: each reason to stay quiet
-    (closed, answered, no link, link down, the game over or closed), the
-    Sync (room, epoch, the next n, the log held), and the next check, for
-    the Sync's own n."""
+    (closed, answered, no link, link down, the game over or closed: nothing
+    sent, even a turn of the loop later, when a Sync would be published),
+    the Sync (room, epoch, the next n, the log held), the next check, for
+    the Sync's own n, and the debug line saying why it asks."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="passe.peer")
     monkeypatch.setattr(remote_module, "ACT_WAIT", 0.0)
     authority = room()
     table = remote()
@@ -372,29 +465,43 @@ async def test_an_unanswered_action_asks_for_the_table_until_answered(
         table.room = a_room_state(phase={"over": "over", "shut": "closed"}.get(quiet, "lobby"))
         table._link = None if quiet == "nolink" else link  # type: ignore[assignment]
         table._sync_if_unanswered(5)
+        await asyncio.sleep(0)  # a Sync sent would be published by now
         assert requests_of(link, ME, authority) == [], quiet
+    assert not [r for r in caplog.records if "unanswered" in r.getMessage()]
     table._link = link  # type: ignore[assignment]
     table._closed, table.acked, link.connected = False, 4, True
     table.room = a_room_state(phase="playing")
     table._sync_if_unanswered(5)
     table.acked = 5  # the act answered; its Sync (6) not yet
-    await until(lambda: len(link.published) >= 2)
+    await within_turns(lambda: len(link.published) >= 2)
     table.acked = 10**6  # answered: the checks stop
     syncs = requests_of(link, ME, authority)
     assert syncs[:2] == [
         Sync(room=CODE, epoch=table._epoch, n=6, have=2),
         Sync(room=CODE, epoch=table._epoch, n=7, have=2),
     ]
+    asked = [r.getMessage() for r in caplog.records if "unanswered" in r.getMessage()]
+    assert asked[:2] == [
+        "action 5 unanswered after 0 s: asking for the table",
+        "action 6 unanswered after 0 s: asking for the table",
+    ]
 
 
 # -- what comes in: the host's presence, the next game, the room state --------
 
 
-async def test_the_hosts_presence_says_whether_it_is_here_by_its_newest_epoch() -> None:
+async def test_the_hosts_presence_says_whether_it_is_here_by_its_newest_epoch(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Kills _on_presence's mutants: nothing read before the host's key is
     known, nor an empty record, nor another topic, key or room; an older
-    epoch and a same-epoch "online" after its will ignored; the listeners
-    told of each change only; a newer "online" takes our seat again."""
+    epoch and a same-epoch "online" after its will ignored, but its will
+    of the same epoch heard; the listeners told of each change only; a
+    newer "online" takes our seat again; each record taken in the debug
+    log."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="passe.peer")
     authority = room()
     table = remote()
     topic = presence_topic(CODE, authority.identity.peer_id)
@@ -432,10 +539,59 @@ async def test_the_hosts_presence_says_whether_it_is_here_by_its_newest_epoch() 
     assert requests_of(link, ME, authority) == []
     authority._epoch = 12
     await table._on_message(topic, authority._presence_payload(online=True))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     (hello,) = requests_of(link, ME, authority)
     assert (hello.seat, hello.have, hello.name) == (2, 1, "Ana")
     assert told == [False, True] and table._host_epoch == 12
+    await table._on_message(topic, authority._presence_payload(online=False))  # its will
+    assert told == [False, True, False] and not table.host_present
+    taken = [r.getMessage() for r in caplog.records if r.getMessage().startswith("host presence")]
+    assert taken == [
+        "host presence: epoch 10, online False",
+        "host presence: epoch 11, online True",
+        "host presence: epoch 11, online True",
+        "host presence: epoch 12, online True",
+        "host presence: epoch 12, online False",
+    ]
+
+
+async def test_our_presence_beats_while_connected_and_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _beat_presence's mutants: our presence record (online, this
+    connection's epoch) published again, retained, on our presence topic,
+    every PRESENCE_BEAT while the link is up; a failed publication does not
+    stop the beat; nothing while the link is down; the beat ends once we
+    are closed."""
+    monkeypatch.setattr(remote_module, "PRESENCE_BEAT", 0.0)
+    table = remote()
+    link = linked(table, room())
+    publish = link.publish
+    failures = [ConnectionError("the link dropped")]
+
+    async def flaky(topic: str, payload: bytes, *, retain: bool = False) -> None:
+        if failures:
+            raise failures.pop()
+        await publish(topic, payload, retain=retain)
+
+    link.publish = flaky  # type: ignore[method-assign]
+    beat = asyncio.create_task(table._beat_presence())
+    await within_turns(lambda: len(link.published) >= 2)
+    topic = presence_topic(CODE, ME.peer_id)
+    online = Presence(room=CODE, epoch=table._presence_epoch, online=True, name="Ana")
+    for where, payload, retain in link.published:
+        assert (where, retain) == (topic, True)
+        assert open_body(open_envelope(topic, payload), presence_decoder) == online
+    link.connected = False
+    link.published.clear()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert link.published == [] and not beat.done()
+    link.connected = True
+    table._closed = True
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert link.published == [] and beat.done()
 
 
 async def _an_over_room(table: RemoteTable, authority: Authority) -> None:
@@ -450,8 +606,10 @@ async def test_a_next_game_is_followed_only_once_over_and_from_this_host(
     """Kills _on_next's mutants: an empty notice ignored; one before the
     room kept and read when it comes (refused unless over); one from
     another key, for another room, with a bad code, naming this room or the
-    one already followed: ignored (logged); the code, normalised, told to
-    each listener once."""
+    one already followed: ignored (logged once, every one counted: a second
+    one within the flood interval is no error); the code, normalised, told
+    to each listener still listening, once; a notice before the room state
+    kept when the host's key is already known (pinned) too."""
     import logging
 
     authority = room()
@@ -463,6 +621,8 @@ async def test_a_next_game_is_followed_only_once_over_and_from_this_host(
     table = remote()
     heard: list[str] = []
     table.on_next(heard.append)
+    stopped: list[str] = []
+    table.on_next(stopped.append)()  # a screen closed: told nothing
     await table._on_message(topic, b"")
     assert table._next_payload is None
     first = notice("XYZ789")
@@ -471,10 +631,14 @@ async def test_a_next_game_is_followed_only_once_over_and_from_this_host(
     await table._on_message(room_topic(CODE), authority._room_payload())  # a lobby
     assert heard == [] and table._next_payload is None
     assert table._floods.counts.get("next-early") == 1
+    await table._on_message(topic, first)  # again, still in the lobby
+    assert table._floods.counts.get("next-early") == 2 and heard == []
     await _an_over_room(table, authority)
     with caplog.at_level(logging.WARNING, logger="passe.peer"):
         await table._on_message(topic, notice("XYZ789", Identity.generate()))
         assert table._floods.counts.get("next") == 1
+        await table._on_message(topic, notice("XYZ789", Identity.generate()))
+        assert table._floods.counts.get("next") == 2
         await table._on_message(topic, notice("XYZ789", code="QQQ111"))
         await table._on_message(topic, notice("XY!789"))
         await table._on_message(topic, notice("abc123"))  # this room itself
@@ -491,12 +655,18 @@ async def test_a_next_game_is_followed_only_once_over_and_from_this_host(
     assert heard == ["XYZ789"]
     late: list[str] = []
     table.on_next(late.append)
-    assert late == ["XYZ789"]
+    assert late == ["XYZ789"] and stopped == []
     # A notice before the room state, the room over: followed once it comes.
     early = remote()
     await early._on_message(topic, notice("XYZ789"))
     await early._on_message(room_topic(CODE), authority._room_payload())
     assert early.next_code == "XYZ789" and early._next_payload is None
+    # The same with the host's key pinned (following a table): no room yet.
+    pinned = remote(authority_key=authority.identity.public_key)
+    await pinned._on_message(topic, notice("XYZ789"))
+    assert pinned._next_payload is not None and pinned.next_code is None
+    await pinned._on_message(room_topic(CODE), authority._room_payload())
+    assert pinned.next_code == "XYZ789" and pinned._next_payload is None
 
 
 async def test_the_room_state_is_the_first_signers_newest_of_its_game(
@@ -538,11 +708,23 @@ async def test_the_room_state_is_the_first_signers_newest_of_its_game(
     await table._on_message(topic, older)
     await table._on_message(topic, first)
     assert len(seen) == 1
-    for _ in range(17):
-        impostor = Identity.generate()
-        await table._on_message(topic, seal(impostor, topic, authority.room_state()))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        for _ in range(17):
+            impostor = Identity.generate()
+            await table._on_message(topic, seal(impostor, topic, authority.room_state()))
     assert len(table._foreign_keys) == 16 and len(seen) == 1
     assert table._floods.counts["room-sender"] == 17
+    assert [r.getMessage() for r in caplog.records][:1] == [
+        "ignored a room state: not from this room's host"
+    ]
+    # A salt with no record (no end revealed): nothing to check, no error.
+    salted = msgspec.structs.replace(
+        authority.room_state(), record=None, salt=b"s" * 16, stamp=authority._next_stamp()
+    )
+    await table._on_message(topic, seal(authority.identity, topic, salted))
+    assert len(seen) == 2 and table.verified is None
+    seen.pop()
     authority._salt = b"t" * 16  # a new commitment: the first one is kept
     await table._on_message(topic, authority._room_payload())
     assert len(seen) == 2 and table._first_seed_hash != authority.seed_hash()
@@ -640,12 +822,102 @@ async def test_updates_build_the_seats_log_view_seq_and_acknowledgement() -> Non
     assert [(list(u.events), u.rejected) for u in updates[-2:]] == [([], "no"), ([], None)]
 
 
+async def test_a_seat_that_saw_the_game_is_checked_against_all_it_was_shown() -> None:
+    """Kills _replay_check's mutants of the seat checked from (ours, even
+    when the room lists our key no more: the host gave the seat away at the
+    end) and of the codec needed, and _on_update's record of what was shown
+    (each view at its seq as received, the events counted): every view and
+    event the seat received matches the revealed deal, said in the check's
+    words. And _on_update's check again when the last update comes after
+    the room state that revealed the record (two topics, no order between
+    them): in part first, then all of it."""
+    authority, table, _ = await a_seat_in_play()
+    game = authority.table
+    assert game is not None
+    mine = to_peer_topic(CODE, ME.peer_id)
+    received: list[bytes] = []  # what the host sent us, in order
+
+    async def deliver_kept() -> None:
+        outbox = authority._outbox
+        assert outbox is not None
+        while (message := outbox.pop()) is not None:
+            if message[0] == mine:
+                received.append(message[1])
+                await table._on_message(mine, message[1])
+
+    await deliver_kept()
+    while not game.state.is_over:
+        move(authority)
+        await deliver_kept()
+    assert authority.phase == "over" and table.view is not None and table.view.is_over
+    authority.seats[0].key = Identity.generate().public_key
+    final = authority._room_payload()
+    await table._on_message(room_topic(CODE), final)
+    moves = len(game.record().actions)
+    verified = (
+        f"Deal verified: all {moves} moves, replayed from the revealed deal, match "
+        f"everything you were shown (every view and all {len(table.log)} events)."
+    )
+    assert table.verified is True and table.deal_report == verified
+    # The same messages, the room state before the last update.
+    late = remote()
+    late.authority_key = authority.identity.public_key
+    late.codec, late.game_id, late.seat = table.codec, "passpass", 0
+    for payload in received[:-1]:
+        await late._on_message(mine, payload)
+    await late._on_message(room_topic(CODE), final)
+    assert late.verified is True and late.deal_report.startswith(
+        "Deal verified for what reached you: "
+    )
+    await late._on_message(mine, received[-1])
+    assert late.verified is True and late.deal_report == verified
+
+
+async def test_a_listener_connected_later_gets_the_table_as_it_stands() -> None:
+    """Kills connect's mutants: a listener connected once the view is known
+    is given it at once, with the whole log and no refusal."""
+    authority, table, _ = await a_seat_in_play()
+    await deliver(authority, table)
+    move(authority)
+    await deliver(authority, table)
+    later: list[TableUpdate] = []
+    await table.connect(later.append)
+    assert later == [TableUpdate(table.view, tuple(table.log), None)]  # type: ignore[arg-type]
+    assert table.view is not None and len(table.log) >= 2
+
+
+async def test_a_record_the_engine_refuses_unforeseen_is_a_failed_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _replay_check's mutant of its last guard: a revealed record
+    the engine refuses in a way the check did not foresee (an error of the
+    rules, or a value error) is a failed check, in words, never an error in
+    the message loop."""
+    authority = await a_finished_game()
+    for error in (IllegalAction("no such card"), ValueError("no such card")):
+
+        def refuses(*args: object, failure: Exception = error) -> None:
+            raise failure
+
+        monkeypatch.setattr(remote_module, "check_shown", refuses)
+        table = remote()
+        table.seat = 0
+        await table._on_message(room_topic(CODE), authority._room_payload())
+        assert table.verified is False and table.deal_report == (
+            "Deal check FAILED: the revealed record does not replay (no such card)."
+        )
+
+
 async def test_an_update_past_the_log_asks_for_the_missing_events_once_a_while(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Kills _on_update's mutants of a gap: one Sync (from the log's end)
-    per log length and RESYNC_WAIT, nothing taken meanwhile; an older seq
-    ignored."""
+    per log length and RESYNC_WAIT (asked again only once more than that
+    has passed), nothing taken meanwhile; an older seq ignored."""
+    clock = [1000.0]  # remote.py's monotonic clock, the test's to move
+    monkeypatch.setattr(
+        remote_module, "time", SimpleNamespace(monotonic=lambda: clock[0], time_ns=time.time_ns)
+    )
     authority, table, updates = await a_seat_in_play()
     link = linked(table, authority)
     await deliver(authority, table)
@@ -654,14 +926,18 @@ async def test_an_update_past_the_log_asks_for_the_missing_events_once_a_while(
     gap = Update(room=CODE, seq=authority.seq + 1, view=view, base=held + 1, events=[])
     for _ in range(2):
         await table._on_message(*_sealed_to(authority, ME, gap))
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     await asyncio.sleep(0)
     (sync,) = requests_of(link, ME, authority)
     assert sync == Sync(room=CODE, epoch=table._epoch, n=1, have=held)
     assert len(table.log) == held and table.seq == authority.seq and len(updates) == 1
-    monkeypatch.setattr(remote_module, "RESYNC_WAIT", -1.0)
+    clock[0] += remote_module.RESYNC_WAIT  # not more than the wait: not yet
     await table._on_message(*_sealed_to(authority, ME, gap))
-    await until(lambda: bool(link.published))
+    await asyncio.sleep(0)
+    assert requests_of(link, ME, authority) == []
+    clock[0] += 0.001
+    await table._on_message(*_sealed_to(authority, ME, gap))
+    await within_turns(lambda: bool(link.published))
     assert [s.n for s in requests_of(link, ME, authority)] == [2]
     older = Update(room=CODE, seq=authority.seq - 1, view=view, base=held + 5, events=[])
     await table._on_message(*_sealed_to(authority, ME, older))
@@ -672,10 +948,14 @@ async def test_an_update_past_the_log_asks_for_the_missing_events_once_a_while(
 async def test_an_update_that_does_not_decode_or_is_for_another_seat_is_ignored(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Kills _on_update's mutants of its two refusals (logged)."""
+    """Kills _on_update's mutants of its two refusals (logged, the first
+    with the codec's reason)."""
     import logging
 
     authority, table, updates = await a_seat_in_play()
+    assert table.codec is not None
+    with pytest.raises(CodecError) as refused:
+        table.codec.decode_view({"game": "chess"})
     state = authority.table.state  # type: ignore[union-attr]
     other = authority.codec.encode_view(state.view(1))
     with caplog.at_level(logging.WARNING, logger="passe.peer"):
@@ -684,16 +964,23 @@ async def test_an_update_that_does_not_decode_or_is_for_another_seat_is_ignored(
             await table._on_message(*_sealed_to(authority, ME, update))
     assert table.view is None and table.log == [] and updates == []
     lines = [r.getMessage() for r in caplog.records if r.name == "passe.peer"]
-    assert lines[0].startswith("ignored an update that does not decode: ")
+    assert lines[0] == f"ignored an update that does not decode: {refused.value}"
     assert lines[1] == "ignored an update for seat 1"
 
 
-async def test_refusals_are_told_removed_or_answered_and_others_dropped() -> None:
+async def test_refusals_are_told_removed_or_answered_and_others_dropped(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Kills _on_message's mutants of private messages: nothing before the
     host's key; another signer's and another recipient's dropped (counted
-    by kind); another room's ignored; a Welcome seats; "removed" drops the
-    seat in the lobby (kept mid-game) and tells the room's listeners; any
-    other refusal acknowledged (the highest n) and shown, cleaned."""
+    by kind, each kind logged once in words, a second one no error);
+    another room's ignored; a Welcome seats; each message taken in the
+    debug log; "removed" drops the seat in the lobby (kept mid-game) and
+    tells the room's listeners the room; any other refusal acknowledged
+    (the highest n) and shown, cleaned."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="passe.peer")
     authority, table, updates = await a_seat_in_play()
     await deliver(authority, table)
     topic = to_peer_topic(CODE, ME.peer_id)
@@ -707,16 +994,38 @@ async def test_refusals_are_told_removed_or_answered_and_others_dropped() -> Non
         topic, seal(authority.identity, topic, Welcome(room=CODE, seat=2), stranger.public_key)
     )
     assert table._floods.counts == {"dropped-sender": 1, "dropped-body": 1}
+    await table._on_message(topic, seal(impostor, topic, Welcome(room=CODE, seat=2)))
+    await table._on_message(
+        topic, seal(authority.identity, topic, Welcome(room=CODE, seat=2), stranger.public_key)
+    )
+    assert table._floods.counts == {"dropped-sender": 2, "dropped-body": 2}  # counted, no error
+    with pytest.raises(WireError) as not_ours:
+        open_body(
+            open_envelope(
+                topic,
+                seal(authority.identity, topic, Welcome(room=CODE, seat=2), stranger.public_key),
+            ),
+            authority_message_decoder,
+            ME,
+        )
+    dropped = [r.getMessage() for r in caplog.records if r.getMessage().startswith("dropped")]
+    assert dropped == [
+        f"dropped a message on {topic}: not from this room's host",
+        f"dropped a message on {topic}: {not_ours.value.reason}",
+    ]
     await table._on_message(*_sealed_to(authority, ME, Welcome(room="XYZ789", seat=2)))
     assert table.seat == 0
     await table._on_message(*_sealed_to(authority, ME, Welcome(room=CODE, seat=2)))
     assert table.seat == 2
+    taken = [r.getMessage() for r in caplog.records if r.getMessage().startswith("from the host")]
+    assert taken[-1] == f"from the host: {Welcome(room=CODE, seat=2)!r}"
     rooms: list[RoomState] = []
     table.room = authority.room_state()
     table.on_room(rooms.append)
     removed = Refused(room=CODE, reason="out", code="removed")
     await table._on_message(*_sealed_to(authority, ME, removed))
     assert table.removed == "out" and table.seat == 2 and len(rooms) == 2  # mid-game: kept
+    assert rooms[-1] is table.room
     table.room = msgspec.structs.replace(table.room, phase="lobby")
     await table._on_message(*_sealed_to(authority, ME, removed))
     assert table.seat is None and len(rooms) == 3
@@ -739,7 +1048,9 @@ async def test_an_action_is_sent_for_our_seat_and_its_answer_awaited(
 ) -> None:
     """Kills submit's mutants: no seat (its error), the Act (room, epoch,
     the next n, our seat, the action's notation, the seq seen, 0 before
-    any), its n remembered as pending; not connected: told so at once."""
+    any), its n remembered as pending; connected: no refusal shown, and
+    the table asked for after ACT_WAIT unless the act was answered by
+    then; not connected: told so at once."""
     authority, table, updates = await a_seat_in_play()
     link = linked(table, authority)
     while authority.table.state.to_act[0] != 0:  # type: ignore[union-attr]
@@ -749,7 +1060,7 @@ async def test_an_action_is_sent_for_our_seat_and_its_answer_awaited(
     legal = authority.table.state.view(0).legal[0]  # type: ignore[union-attr]
     table._n = 3
     await table.submit(legal)
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     (act,) = requests_of(link, ME, authority)
     assert act == Act(room=CODE, epoch=table._epoch, n=4, seat=0, action=str(legal), at=table.seq)
     assert table.last_action_n == 4 and table.action_pending
@@ -757,8 +1068,26 @@ async def test_an_action_is_sent_for_our_seat_and_its_answer_awaited(
     assert not table.action_pending
     table.seq = -1
     await table.submit(legal)
-    await until(lambda: bool(link.published))
+    await within_turns(lambda: bool(link.published))
     assert requests_of(link, ME, authority)[0].at == 0
+    assert all(update.rejected is None for update in updates)
+    monkeypatch.setattr(remote_module, "ACT_WAIT", 0.0)
+    table.acked = 0
+    await table.submit(legal)  # unanswered: the table is asked for
+    await within_turns(lambda: len(link.published) >= 2)
+    act, sync = requests_of(link, ME, authority)[:2]
+    assert isinstance(act, Act) and sync == Sync(
+        room=CODE, epoch=table._epoch, n=act.n + 1, have=len(table.log)
+    )
+    table.acked = 10**6  # the checks stop
+    for _ in range(5):  # (a Sync already on its way is published)
+        await asyncio.sleep(0)
+    requests_of(link, ME, authority)
+    await table.submit(legal)
+    table.acked = table.last_action_n  # answered before the wait is over
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert [type(m) for m in requests_of(link, ME, authority)] == [Act]
     link.connected = False
     await table.submit(legal)
     assert updates[-1].rejected == "not connected to the table: reconnecting…"
@@ -779,14 +1108,14 @@ async def test_a_seat_is_taken_again_until_answered_while_the_link_is_up(
     link = linked(table, authority)
     table.seat, table.log = 1, [object(), object()]  # type: ignore[list-item]
     table._take_seat_again()
-    await until(lambda: len(link.published) >= 2)
+    await within_turns(lambda: len(link.published) >= 2)
     table.acked = 10**6
     await asyncio.sleep(0)  # the check already due sees the answer
     await asyncio.sleep(0)
     hellos = requests_of(link, ME, authority)
     assert [(h.seat, h.have, h.n) for h in hellos[:2]] == [(1, 2, 1), (1, 2, 2)]
-    for quiet in ("closed", "seatless", "over", "shut", "down"):
-        table.acked = 0
+    for quiet in ("closed", "seatless", "over", "shut", "down", "answered"):
+        table.acked = 5 if quiet == "answered" else 0  # the Hello's own n: answered
         table._closed = quiet == "closed"
         table.seat = None if quiet == "seatless" else 1
         table.room = a_room_state(phase={"over": "over", "shut": "closed"}.get(quiet, "lobby"))
@@ -810,7 +1139,10 @@ async def test_an_unanswered_request_says_why_the_host_did_not_answer(
     table = remote()
     link = linked(table, authority)
     with pytest.raises(JoinError) as error:
-        await table._request(table._hello(None, have=0), resend=lambda: table._hello(None, have=0))
+        async with asyncio.timeout(3.0):  # a deadline never reached fails here
+            await table._request(
+                table._hello(None, have=0), resend=lambda: table._hello(None, have=0)
+            )
     assert (str(error.value), error.value.code) == (
         f"the host of room {CODE} did not answer: it may have left",
         "timeout",
@@ -830,7 +1162,7 @@ async def test_an_unanswered_request_says_why_the_host_did_not_answer(
     )
     assert len(requests_of(link, ME, authority)) == 1 and link.final is None
     answering = asyncio.create_task(table._request(Sync(room=CODE, epoch=1, n=2)))
-    await until(lambda: table._pending is not None)
+    await within_turns(lambda: table._pending is not None)
     table._pending.set_result(Welcome(room=CODE, seat=1))  # type: ignore[union-attr]
     assert await answering == Welcome(room=CODE, seat=1) and table._pending is None
 
@@ -839,18 +1171,30 @@ async def test_the_record_the_deal_check_and_the_end_from_the_room() -> None:
     """Kills record's, deal_check's and _end_from_room's mutants: no record
     before the end (nor a damaged one); the check's answer, or None when
     it does not come in time; our seat's end from a room over that lists
-    our key, none otherwise."""
+    our key, none otherwise. And _replay_check's of a seat not yet taken:
+    checked from the seat the room lists for our key, or said to be
+    checked against the commitment alone when it lists none."""
     authority = await a_finished_game(Identity.generate())
     table = remote()
-    assert table.record() is None and await table.deal_check(0.01) is None
+    assert table.record() is None
+    async with asyncio.timeout(1.0):  # a wait without its bound fails here, not never
+        assert await table.deal_check(0.01) is None
     assert table._end_from_room() is None
     await table._on_message(room_topic(CODE), authority._room_payload())
     assert table.record() == authority.table.record()  # type: ignore[union-attr]
     assert await table.deal_check(0.01) is True
+    assert table.deal_report == (
+        "Deal matched the host's commitment (you held no seat to check it from)."
+    )
     assert table._end_from_room() is None  # our key holds no seat there
     ours = remote()
     authority.seats[0].key = ME.public_key
     await ours._on_message(room_topic(CODE), authority._room_payload())
+    # Back at a room over (no seat yet): checked from the seat our key holds.
+    assert ours.verified is True and ours.deal_report == (
+        "Deal matched the host's commitment; this seat was shown nothing of the game "
+        "to check it against."
+    )
     assert ours._end_from_room() == 0 and ours.seat == 0 and ours.view is not None
     damaged = msgspec.structs.replace(ours.room, record={"game": "passpass"})
     ours.room = damaged
@@ -885,10 +1229,13 @@ def test_a_seat_knows_the_pinned_key_and_pins_the_room_it_sits_in(tmp_path: Path
     remote()._pin()  # no pins: nothing, no error
 
 
-def test_each_connection_is_a_newer_presence_epoch_with_its_own_will() -> None:
+def test_each_connection_is_a_newer_presence_epoch_with_its_own_will(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Kills _will's and _presence_payload's mutants: the epoch grows (at
-    least by one), the will is "gone" on our presence topic, the name cut
-    at 40."""
+    least by one, and to the clock's milliseconds when they are ahead: a
+    connection an hour later is an hour newer), the will is "gone" on our
+    presence topic, the name cut at 40."""
     table = RemoteTable(ME, CODE, "127.0.0.1", 1, "N" * 50)
     before = table._presence_epoch
     will = table._will()
@@ -900,6 +1247,11 @@ def test_each_connection_is_a_newer_presence_epoch_with_its_own_will() -> None:
     table._presence_epoch = 2**60
     table._will()
     assert table._presence_epoch == 2**60 + 1
+    later = before + 3_600_000  # ms
+    monkeypatch.setattr(remote_module, "time", SimpleNamespace(time_ns=lambda: later * 10**6))
+    table._presence_epoch = before
+    table._will()
+    assert table._presence_epoch == later
 
 
 def test_the_room_shown_has_every_text_cleaned() -> None:
@@ -936,6 +1288,21 @@ def test_the_room_shown_has_every_text_cleaned() -> None:
     assert (long.game, long.phase, long.app) == ("g" * 20, "p" * 10, "a" * 40)
     assert long.seats[0].kind == "k" * 10 and long.seats[0].level == "l" * 20
     assert long.seats[0].peer == "q" * 16
+    # One cell more: cut at each bound.
+    longer = remote_module.shown_room(
+        a_room_state(
+            game="g" * 21,
+            phase="p" * 11,
+            app="a" * 41,
+            seats=[SeatState("n", "k" * 11, "l" * 21, "q" * 17)],
+        )
+    )
+    assert (longer.game, longer.phase, longer.app) == ("g" * 20, "p" * 10, "a" * 40)
+    assert (longer.seats[0].kind, longer.seats[0].level, longer.seats[0].peer) == (
+        "k" * 10,
+        "l" * 20,
+        "q" * 16,
+    )
 
 
 async def test_listeners_are_told_now_and_later_and_can_stop() -> None:
@@ -993,7 +1360,7 @@ async def test_on_connecting_our_presence_goes_out_the_beat_starts_and_the_seat_
     table.seat = 2
     await table._on_connect()
     assert table._beat is beat  # still the same
-    await until(lambda: len(link.published) >= 2)
+    await within_turns(lambda: len(link.published) >= 2)
     hello = requests_of(link, ME, authority)
     assert [(m.seat, type(m).__name__) for m in hello] == [(2, "Hello")]
     await table.close()
@@ -1013,6 +1380,230 @@ def test_the_log_summary_of_each_message() -> None:
     )
     welcome = Welcome(room=CODE, seat=1)
     assert remote_module._summary(welcome) == repr(welcome)
+
+
+# -- joining, in-process ---------------------------------------------------------
+
+
+class BrokerLink(MemoryLink):
+    """Stands for the MqttLink that join() makes (in-process): it keeps what
+    join handed it; start() connects as a broker would, at once (our
+    presence then goes out, on_connect), then hands on the retained
+    messages of the topics subscribed; or refuses, as an unreachable broker
+    does."""
+
+    made: ClassVar[list[BrokerLink]] = []  # each test sets its own (monkeypatch)
+    retained: ClassVar[dict[str, bytes]] = {}
+    unreachable: ClassVar[str | None] = None
+
+    def __init__(self, host: str, port: int, **options: Any) -> None:
+        super().__init__()
+        self.host, self.port, self.options = host, port, options
+        self.subscriptions = list(options["subscriptions"])
+        self.timeout: float | None = None
+        BrokerLink.made.append(self)
+
+    async def start(self, timeout: float = 5.0) -> None:
+        self.timeout = timeout
+        if BrokerLink.unreachable is not None:
+            raise BrokerUnreachable(BrokerLink.unreachable)
+        await self.options["on_connect"]()
+        for topic, payload in BrokerLink.retained.items():
+            if topic in self.subscriptions or topic == room_topic(CODE):
+                await self.options["on_message"](topic, payload)
+
+
+async def test_joining_hands_the_link_what_it_needs_and_takes_the_seat_offered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills join's mutants of the link it makes: the broker and its
+    alternates, the topics (any version's room, our private topic, the next
+    game, and the pinned host's presence: its will is heard from the
+    start), our will ("gone" on our presence topic), the link's state told
+    to our listeners, CONNECT_WAIT to connect; the seat the host offers
+    taken; an unreachable broker said in its words ("unreachable"); no
+    room within the wait ("no-room")."""
+    authority = room()
+    listen(authority)
+    monkeypatch.setattr(remote_module, "MqttLink", BrokerLink)
+    monkeypatch.setattr(BrokerLink, "made", [])
+    monkeypatch.setattr(BrokerLink, "retained", {room_topic(CODE): authority._room_payload()})
+    host_presence = presence_topic(CODE, authority.identity.peer_id)
+    table = RemoteTable(
+        ME,
+        CODE,
+        "127.0.0.1",
+        1,
+        "Ana",
+        authority_key=authority.identity.public_key,
+        alternates=[("127.0.0.2", 2)],
+    )
+    states: list[bool] = []
+    table.on_link(states.append)
+    joining = asyncio.create_task(table.join())
+    await within_turns(lambda: len(BrokerLink.made) == 1 and len(BrokerLink.made[0].published) >= 2)
+    (link,) = BrokerLink.made
+    await pump(authority, table, link)
+    assert await joining == 0 and table.seat == 0
+    assert (link.host, link.port, link.options["alternates"]) == (
+        "127.0.0.1",
+        1,
+        (("127.0.0.2", 2),),
+    )
+    assert link.subscriptions == [
+        f"passe/+/{CODE}/room",
+        to_peer_topic(CODE, ME.peer_id),
+        next_topic(CODE),
+        host_presence,
+    ]
+    assert link.timeout == remote_module.CONNECT_WAIT
+    will = link.options["will"]()
+    assert will.topic == presence_topic(CODE, ME.peer_id)
+    gone = open_body(open_envelope(will.topic, will.payload), presence_decoder)
+    assert not gone.online and gone.epoch == table._presence_epoch
+    link.options["on_state"](False)
+    assert states == [False]
+    await table.close()
+    # An unreachable broker, in its words.
+    monkeypatch.setattr(BrokerLink, "unreachable", "cannot reach the broker at 127.0.0.1:1")
+    with pytest.raises(JoinError) as error:
+        await RemoteTable(ME, CODE, "127.0.0.1", 1, "Ana").join()
+    assert (str(error.value), error.value.code) == (
+        "cannot reach the broker at 127.0.0.1:1",
+        "unreachable",
+    )
+    # No room on that broker within the wait (our pin of it no matter).
+    monkeypatch.setattr(BrokerLink, "unreachable", None)
+    monkeypatch.setattr(BrokerLink, "retained", {})
+    pinned = RemoteTable(ME, CODE, "127.0.0.1", 1, "Ana", authority_key=b"k" * 32)
+    with pytest.raises(JoinError) as error:
+        async with asyncio.timeout(2.0):  # a wait without its bound fails here
+            await pinned.join(timeout=0.05)
+    assert error.value.code == "no-room"
+
+
+def joining_on(monkeypatch: pytest.MonkeyPatch, retained: dict[str, bytes]) -> None:
+    """join() makes a BrokerLink holding ``retained``."""
+    monkeypatch.setattr(remote_module, "MqttLink", BrokerLink)
+    monkeypatch.setattr(BrokerLink, "made", [])
+    monkeypatch.setattr(BrokerLink, "retained", retained)
+    monkeypatch.setattr(BrokerLink, "unreachable", None)
+
+
+async def test_joining_a_room_over_where_our_key_sits_ends_from_its_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills join's mutants of the end from the room: a room over that
+    lists our key is our seat at once, its end from the revealed record,
+    nothing asked of a host that may be gone; and a room that ends while
+    our Hello goes unanswered (its host gone with it) is the same; but a
+    record that does not match the deal's commitment ends nothing (the
+    host is asked, and does not answer here)."""
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 0.2)
+    authority = await a_finished_game()
+    listen(authority)
+    joining_on(monkeypatch, {room_topic(CODE): authority._room_payload()})
+    table = remote()
+    async with asyncio.timeout(2.0):
+        assert await table.join() == 0
+    assert table.view is not None and table.view.is_over and table.verified is True
+    (link,) = BrokerLink.made
+    assert [t for t, _, _ in link.published] == [presence_topic(CODE, ME.peer_id)]
+    await table.close()
+    # The room in play when we ask; over before any answer.
+    authority.phase = "playing"
+    joining_on(monkeypatch, {room_topic(CODE): authority._room_payload()})
+    authority.phase = "over"
+    final = authority._room_payload()  # a newer stamp
+    table = remote()
+    joining = asyncio.create_task(table.join())
+    await within_turns(lambda: bool(BrokerLink.made) and len(BrokerLink.made[0].published) >= 2)
+    await table._on_message(room_topic(CODE), final)
+    async with asyncio.timeout(2.0):
+        assert await joining == 0
+    assert table.view is not None and table.view.is_over
+    await table.close()
+    # A record that does not match its commitment ends nothing: the host is asked.
+    state = authority.room_state()
+    assert state.record is not None
+    forged = msgspec.structs.replace(
+        state, record={**state.record, "seed": 1 + state.record["seed"]}
+    )
+    joining_on(monkeypatch, {room_topic(CODE): seal(authority.identity, room_topic(CODE), forged)})
+    table = remote()
+    with pytest.raises(JoinError) as error:
+        async with asyncio.timeout(2.0):
+            await table.join()
+    assert error.value.code == "timeout" and table.view is None and table.verified is False
+    assert len(requests_of(BrokerLink.made[0], ME, authority)) >= 1  # its Hello
+
+
+async def test_joining_a_game_in_play_takes_the_view_that_follows_the_welcome(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _on_message's mutant that waits for join() to take the seat
+    of a Welcome: in a game in play the host's Welcome is followed at once
+    by our view and the log, before join() resumes; both are ours."""
+    authority, _, _ = await a_seat_in_play()
+    joining_on(monkeypatch, {room_topic(CODE): authority._room_payload()})
+    table = remote()
+    joining = asyncio.create_task(table.join())
+    await within_turns(lambda: bool(BrokerLink.made) and len(BrokerLink.made[0].published) >= 2)
+    (link,) = BrokerLink.made
+    await pump(authority, table, link)  # the Welcome, then the update, in one go
+    async with asyncio.timeout(2.0):
+        assert await joining == 0
+    assert table.view is not None and table.view.seat == 0
+    assert table.log == seat_events(authority)
+    await table.close()
+
+
+async def test_a_join_unanswered_asks_again_for_the_same_seat(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills join's mutants of its Hello and the one sent again while
+    unanswered (the seat asked, nothing of the log held, our name)."""
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_FIRST", 0.01)
+    authority = room()
+    listen(authority)
+    joining_on(monkeypatch, {room_topic(CODE): authority._room_payload()})
+    table = remote()
+    joining = asyncio.create_task(table.join(2))
+    await within_turns(lambda: bool(BrokerLink.made))
+    (link,) = BrokerLink.made
+    await until(lambda: len(requests_of(link, ME, authority, keep=True)) >= 2, timeout=2.0)
+    hellos = requests_of(link, ME, authority, keep=True)
+    assert [(h.seat, h.have, h.name) for h in hellos[:2]] == [(2, 0, "Ana")] * 2
+    await pump(authority, table, link)
+    async with asyncio.timeout(2.0):
+        assert await joining == 2
+    await table.close()
+
+
+async def test_a_join_to_a_room_that_asks_waits_for_the_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills join's mutants of a knock: the host's "knock" answer makes the
+    join wait for its decision (told to our knock listeners), and the seat
+    it then gives is ours."""
+    authority = room(admission="ask")
+    listen(authority)
+    joining_on(monkeypatch, {room_topic(CODE): authority._room_payload()})
+    table = remote()
+    told: list[str] = []
+    table.on_knock(told.append)
+    joining = asyncio.create_task(table.join())
+    await within_turns(lambda: bool(BrokerLink.made) and len(BrokerLink.made[0].published) >= 2)
+    (link,) = BrokerLink.made
+    await pump(authority, table, link)
+    await within_turns(lambda: table.knocking)
+    assert len(told) == 1 and not joining.done()
+    authority.admit(ME.public_key)
+    await pump(authority, table, link)
+    async with asyncio.timeout(2.0):
+        assert await joining == 0
+    assert table.seat == 0 and not table.knocking
+    await table.close()
 
 
 # -- joining, on the machine's Mosquitto --------------------------------------------
