@@ -22,6 +22,7 @@ from net import remote as remote_module
 from net.authority import Authority, SeatSlot
 from net.codec import CodecError, codec_for
 from net.codes import new_code
+from net.election.driver import authority_topic
 from net.identity import Identity, fingerprint
 from net.pins import RoomPins
 from net.remote import JoinError, RemoteTable
@@ -1454,6 +1455,7 @@ async def test_joining_hands_the_link_what_it_needs_and_takes_the_seat_offered(
         f"passe/+/{CODE}/room",
         to_peer_topic(CODE, ME.peer_id),
         next_topic(CODE),
+        authority_topic(CODE),  # the elected authority's announcements (issue 20)
         host_presence,
     ]
     assert link.timeout == remote_module.CONNECT_WAIT
