@@ -18,6 +18,7 @@ from pathlib import Path
 import msgspec
 
 from net.authority import Authority
+from net.election.driver import FileStorage, StorageError
 from net.election.messages import Config
 from net.identity import Identity
 from net.paths import data_dir
@@ -35,6 +36,28 @@ PRESENCE_TIMEOUT = 60.0
 def votes_dir() -> Path:
     """Where a seat's process keeps its voter files (one per room)."""
     return data_dir() / "votes"
+
+
+def voter_file(code: str, identity: Identity, directory: Path | None = None) -> Path:
+    """The voter file of seat key ``identity`` in room ``code``."""
+    return (directory or votes_dir()) / f"{code}-{identity.peer_id}.vote"
+
+
+def stored_election(code: str, identity: Identity, directory: Path | None = None) -> bytes | None:
+    """The room's election config (encoded, as a room state carries it) that
+    this key's voter file for room ``code`` holds, if there is one: a
+    process restarted from its files votes again from it at once, whatever
+    the broker shows (a successor's room state, signed by a key it does not
+    know yet, or an older term's)."""
+    path = voter_file(code, identity, directory)
+    if not path.exists():
+        return None
+    try:
+        persisted = FileStorage(path).load()
+    except StorageError as error:
+        log.warning("room %s: this seat's voter file is not read: %s", code, error)
+        return None
+    return persisted.log[0].data
 
 
 class SeatVoter:
@@ -65,7 +88,7 @@ class SeatVoter:
             identity,
             code,
             config,
-            (directory or votes_dir()) / f"{code}-{identity.peer_id}.vote",
+            voter_file(code, identity, directory),
             host,
             port,
             maker=config.sealer,
@@ -121,4 +144,4 @@ class SeatVoter:
             authority.step_down(term)
 
 
-__all__ = ["STAND_IN_AFTER", "SeatVoter", "votes_dir"]
+__all__ = ["STAND_IN_AFTER", "SeatVoter", "stored_election", "voter_file", "votes_dir"]

@@ -37,7 +37,7 @@ from net.codec import CodecError, GameCodec, codec_for
 from net.codes import CodeError, normalize_code
 from net.dealcheck import ShownLog, check_shown
 from net.election.driver import announce_decoder, authority_topic
-from net.failover import SeatVoter
+from net.failover import SeatVoter, stored_election
 from net.identity import Identity, fingerprint, peer_id
 from net.pins import RoomPins
 from net.replication import decode_room_config, spawn
@@ -74,6 +74,11 @@ from net.wire import (
 log = logging.getLogger("passe.peer")
 
 ROOM_WAIT = 3.0  # seconds to find the room's retained state on the broker
+# Seconds a seat that votes in its room (restarted from its voter file) waits
+# for a state it can trust: the table may be between authorities, the next
+# one elected (with this seat's vote) and showing nothing before its term's
+# first entry commits (docs/election.md, section 10).
+MOVE_WAIT = 20.0
 REPLY_WAIT = 5.0  # seconds for the authority to answer a join
 CONNECT_WAIT = 5.0  # seconds to reach the broker, retrying with backoff
 # Seconds before taking the seat again when the last Hello got no answer: a
@@ -211,10 +216,12 @@ class RemoteTable(TableClient):
         # come before its announcement; at most MAX_FOREIGN_ROOMS kept).
         self.term = 0
         self.voter: SeatVoter | None = None
+        self._election = b""  # the config followed (encoded, as the room state has it)
         self._voters: frozenset[bytes] = frozenset()
-        self._announcement: bytes | None = None  # one that came before the voters
+        self._announcement: bytes | None = None  # the latest (read again if the voters change)
         self._foreign_rooms: dict[bytes, tuple[str, bytes]] = {}
         self._moved_listeners: list[Callable[[int], None]] = []
+        self._moves = 0  # how many times the table moved (see _request)
 
     # -- joining -------------------------------------------------------------
 
@@ -231,6 +238,7 @@ class RemoteTable(TableClient):
         ]
         if self.authority_key is not None:
             subscriptions.append(presence_topic(self.code, peer_id(self.authority_key)))
+        self._resume_voter()
         self._link = MqttLink(
             self.broker_host,
             self.broker_port,
@@ -249,6 +257,8 @@ class RemoteTable(TableClient):
             await self._link.start(timeout=CONNECT_WAIT)
         except BrokerUnreachable as error:
             raise JoinError(str(error), "unreachable") from None
+        if self._voters:
+            timeout = max(timeout, MOVE_WAIT)
         try:
             await asyncio.wait_for(self._room_seen.wait(), timeout)
         except TimeoutError:
@@ -379,8 +389,16 @@ class RemoteTable(TableClient):
         self._send(message)
         deadline = loop.time() + REPLY_WAIT
         delay, resends = HELLO_RESEND_FIRST, 0
+        moves = self._moves
         try:
             while True:
+                if self._moves != moves and resend is not None:
+                    # The table moved while we asked (a restarted seat asked
+                    # an authority that died): its next one is asked, with
+                    # a whole wait of its own.
+                    moves = self._moves
+                    deadline = loop.time() + REPLY_WAIT
+                    self._send(resend())
                 left = deadline - loop.time()
                 if left <= 0:
                     raise TimeoutError
@@ -759,22 +777,51 @@ class RemoteTable(TableClient):
     def _follow_election(self, room: RoomState) -> None:
         """The room fails over (its state carries the election config): know
         its voters, and vote if this seat's key is one of them."""
-        if not room.election or self._voters:
-            return
-        config = decode_room_config(room.election)
-        if config is None:
-            log.warning("ignored a room's election config that does not decode")
-            return
-        self._voters = frozenset(voter.key for voter in config.voters)
-        if self._announcement is not None:
-            self._on_announce(self._announcement)
+        if room.election:
+            self._follow_config(room.election, vote=room.phase == "playing")
+
+    def _resume_voter(self) -> None:
+        """A process restarted from its files (its key, its pins, its voter
+        file) knows the room's voters, and votes, before any room state
+        comes: the one the broker keeps may be signed by a key this seat was
+        never told of (a successor's: its announcement, signed by a voter,
+        names it) or by an older term's (a successor killed before it showed
+        anything), and without this vote the voters left may be too few to
+        elect the next authority (the repeated-kill soak test)."""
+        if not self.pinned or self._closed:
+            return  # never sat in this room: its voters come with its state
+        election = stored_election(self.code, self.identity)
+        if election is not None:
+            log.info("room %s: this seat votes again from its voter file", self.code)
+            self._follow_config(election, vote=True)
+
+    def _follow_config(self, election: bytes, *, vote: bool) -> None:
+        """Follow the voters of ``election`` (an encoded config: the room
+        state's, which replaces any other, or this seat's voter file's);
+        ``vote``: this seat's voter runs, if its key is one of them."""
+        if election != self._election:
+            config = decode_room_config(election)
+            if config is None:
+                log.warning("ignored a room's election config that does not decode")
+                return
+            if self.voter is not None:
+                # A voter file of another room that had this code: the
+                # state signed by the room's key says who votes.
+                spawn(self.voter.close(), "a former voter's close")
+                self.voter = None
+            self._election = election
+            self._voters = frozenset(voter.key for voter in config.voters)
+            if self._announcement is not None:
+                self._on_announce(self._announcement)
         mine = self.identity.public_key in self._voters
-        if mine and self.voter is None and not self._closed and room.phase == "playing":
+        if vote and mine and self.voter is None and not self._closed:
+            config = decode_room_config(election)
+            assert config is not None  # decoded when first followed
             self.voter = SeatVoter(
                 self.identity,
                 self.code,
                 config,
-                room.election,
+                election,
                 self.broker_host,
                 self.broker_port,
                 seat_name=self._own_name,
@@ -793,8 +840,8 @@ class RemoteTable(TableClient):
         its room key is then the one accepted (docs/election.md section 10)."""
         if not payload:
             return
+        self._announcement = payload  # read (again) once the voters are known
         if not self._voters:
-            self._announcement = payload  # read once the room state names the voters
             return
         topic = authority_topic(self.code)
         try:
@@ -819,6 +866,7 @@ class RemoteTable(TableClient):
         only it from now on, and take our seat again there."""
         log.info("the table moved: room %s is signed by %s now", self.code, fingerprint(key))
         self.authority_key = key
+        self._moves += 1
         self.pinned = True
         self._pin()
         self._foreign_keys.discard(key)

@@ -103,6 +103,31 @@ def test_the_outbox_drops_private_messages_past_its_bounds_never_the_room_state(
     assert outbox.size == 0
 
 
+def test_a_room_state_free_to_leave_is_not_replaced_by_one_held_behind_the_log() -> None:
+    """A newer room state waiting for a later log index would hold back the
+    one that may leave now: a failover game's first state, which names the
+    voters that must commit the entry the next state waits for, was replaced
+    so, and the game never started (2 runs of 4 on a loaded machine)."""
+    outbox = Outbox()
+    outbox.push("room", b"first", True, barrier=0)  # names the voters
+    outbox.push("p/1", b"view", False, barrier=4)
+    outbox.push("room", b"second", True, barrier=4)
+    outbox.push("room", b"third", True, barrier=5)  # replaces "second" only
+    assert outbox.barrier() == 0
+    assert outbox.pop() == ("room", b"first", True)
+    assert outbox.barrier() == 4
+    assert [outbox.pop() for _ in range(3)] == [
+        ("p/1", b"view", False),
+        ("room", b"third", True),
+        None,
+    ]
+    assert outbox.size == 0
+    # Waiting on the same index, the newest alone counts.
+    outbox.push("room", b"old", True, barrier=7)
+    outbox.push("room", b"new", True, barrier=7)
+    assert [outbox.pop(), outbox.pop()] == [("room", b"new", True), None]
+
+
 # -- decoding in bounded time (issue 19 item 4) -------------------------------
 
 
