@@ -383,27 +383,33 @@ class RemoteTable(TableClient):
         resend: Callable[[], Hello] | None = None,
     ) -> Welcome | Refused:
         """Send ``message`` and wait REPLY_WAIT for its answer; ``resend``
-        makes the request sent again while unanswered (HELLO_RESEND_*)."""
+        makes the request sent again while unanswered (HELLO_RESEND_*).
+
+        A seat that votes in its room (restarted from its voter file) waits
+        MOVE_WAIT: the authority it asks may have died, and the next one
+        needs this seat's vote; whenever the table moves, the next authority
+        is asked at once, with a whole wait and its own resends."""
         loop = asyncio.get_running_loop()
         pending = self._pending = loop.create_future()
         self._send(message)
-        deadline = loop.time() + REPLY_WAIT
+        patience = REPLY_WAIT if self.voter is None else max(REPLY_WAIT, MOVE_WAIT)
+        deadline = loop.time() + patience
         delay, resends = HELLO_RESEND_FIRST, 0
         moves = self._moves
         try:
             while True:
                 if self._moves != moves and resend is not None:
-                    # The table moved while we asked (a restarted seat asked
-                    # an authority that died): its next one is asked, with
-                    # a whole wait of its own.
                     moves = self._moves
-                    deadline = loop.time() + REPLY_WAIT
+                    deadline = loop.time() + patience
+                    delay, resends = HELLO_RESEND_FIRST, 0
                     self._send(resend())
                 left = deadline - loop.time()
                 if left <= 0:
                     raise TimeoutError
                 wait = left
-                if resend is not None and resends < HELLO_RESENDS:
+                if resend is not None:
+                    # Past its resends too, it looks again a while later:
+                    # the table may have moved meanwhile.
                     wait = min(left, delay * random.uniform(0.5, 1.0))
                 try:
                     return await asyncio.wait_for(asyncio.shield(pending), wait)

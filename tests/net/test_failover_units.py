@@ -14,8 +14,9 @@ import pytest
 from net import remote as remote_module
 from net.authority import Authority
 from net.election.driver import Announce, authority_topic
+from net.failover import SeatVoter
 from net.identity import Identity
-from net.remote import RemoteTable
+from net.remote import JoinError, RemoteTable
 from net.replication import decode_room_config, encode_room_config, make_room_config
 from net.wire import (
     RoomState,
@@ -121,9 +122,52 @@ async def test_a_join_asking_an_authority_that_died_asks_the_next_one_with_a_who
     await table._on_message(topic, seal(voter, topic, move))
     assert table.authority_key == successor.identity.public_key
     await until(lambda: answering.done() or asked(successor) > 0, timeout=5)
+    await until(lambda: answering.done() or loop.time() > started + 1.2, timeout=5)
     assert not answering.done(), "the join gave up when the first authority's wait ended"
-    assert loop.time() > started + 1.0
     reply_topic = to_peer_topic(CODE, me.peer_id)
     welcome = seal(successor.identity, reply_topic, Welcome(room=CODE, seat=0), me.public_key)
     await table._on_message(reply_topic, welcome)
     assert await answering == Welcome(room=CODE, seat=0)
+
+
+async def test_a_seat_that_votes_waits_for_the_next_authority_to_seat_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A restarted seat of a failover room asks an authority that may have
+    died, whose successor needs this seat's vote: its join waits MOVE_WAIT
+    for an answer, not REPLY_WAIT (a restarted bot gave up after 5 s when
+    the table's runner was killed again meanwhile: its vote went with it,
+    and the voters left could not elect anyone)."""
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 0.3)
+    monkeypatch.setattr(remote_module, "MOVE_WAIT", 1.0)
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_FIRST", 0.02)
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_MOST", 0.04)
+    me, maker = Identity.generate(), Identity.generate()
+    table = RemoteTable(me, CODE, "127.0.0.1", 1, "Ana")
+    linked(table, room())
+    keys = [maker.public_key, me.public_key, Identity.generate().public_key]
+    config, _ = make_room_config(maker, keys)
+    election = encode_room_config(config)
+    voter = SeatVoter(
+        me,
+        CODE,
+        config,
+        election,
+        "127.0.0.1",
+        1,
+        seat_name=lambda: "Ana",
+        room_key=lambda: None,
+        directory=tmp_path,
+    )  # never started: this test is about the seat's patience only
+    table._follow_config(election, vote=False)
+    table.voter = voter
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    answering = asyncio.create_task(
+        table._request(table._hello(0, have=0), resend=lambda: table._hello(0, have=0))
+    )
+    await until(lambda: answering.done() or loop.time() > started + 0.6, timeout=5)
+    assert not answering.done(), "the seat gave up after REPLY_WAIT"
+    with pytest.raises(JoinError) as error:
+        await answering
+    assert error.value.code == "timeout" and loop.time() >= started + 1.0
