@@ -43,7 +43,7 @@ from net.pins import RoomPins
 from net.replication import decode_room_config, spawn
 from net.table import Listener, TableUpdate
 from net.text import clean_name, clean_text, clean_tree
-from net.transport import BrokerUnreachable, LastWill, MqttLink
+from net.transport import BrokerUnreachable, LastWill, MqttLink, stop_task
 from net.wire import (
     PROTOCOL_VERSION,
     TOPIC_ROOT,
@@ -359,9 +359,8 @@ class RemoteTable(TableClient):
 
     async def _abandon(self) -> None:
         if self._beat is not None:
-            self._beat.cancel()  # never "online" again after our "gone"
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._beat
+            with contextlib.suppress(Exception):  # never "online" again after our "gone"
+                await stop_task(self._beat)
             self._beat = None
         if self._link is not None:
             # "Gone" for whoever is connected now; then, in a room that is
