@@ -44,7 +44,7 @@ from net.replication import (
 from net.rooms import FORMAT_VERSION, BrokerChoice, NonceMark, RoomStore, SavedRoom, SavedSeat
 from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
 from net.text import NAME_CELLS, clean_name, clean_text, name_key
-from net.transport import LastWill, MqttLink
+from net.transport import LastWill, MqttLink, stop_task
 from net.wire import (
     MAX_PAYLOAD,
     Act,
@@ -487,9 +487,7 @@ class Authority:
             final += [(topic, b"") for topic in clears]
         if self._sender is not None:
             await self._drain()
-            self._sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sender
+            await stop_task(self._sender)
         if self._link is not None:
             await self._link.close(final=final)
         await close_quietly(self.replica)

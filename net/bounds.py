@@ -195,8 +195,9 @@ class Outbox:
     ``max_messages`` and ``max_bytes``. Past either, a private message (an
     update, a refusal: a peer that misses one asks again) is dropped and
     counted; a retained one (the room state) is always kept, and replaces
-    the one still waiting on its topic, in its place, since only the newest
-    counts."""
+    the one still waiting on its topic, since only the newest counts, unless
+    that one may leave earlier (a lower ``barrier``): it is then kept too,
+    at most one such per topic (see :meth:`push`)."""
 
     max_messages: int = 2048
     max_bytes: int = 32 * 1024 * 1024
@@ -208,14 +209,34 @@ class Outbox:
 
     def push(self, topic: str, payload: bytes, retain: bool, barrier: int = 0) -> bool:
         if retain:
-            for index, (queued, old, kept, _) in enumerate(self._queue):
-                if kept and queued == topic:
-                    # In its place: a room state is not held back behind
-                    # messages queued after the one it replaces, which may
-                    # wait for the replicated log (net/replication.py).
-                    self._queue[index] = (topic, payload, retain, barrier)
-                    self._bytes += len(payload) - len(old)
-                    return True
+            waiting = [
+                index
+                for index, (queued, _, kept, _) in enumerate(self._queue)
+                if kept and queued == topic
+            ]
+            if waiting and self._queue[waiting[0]][3] < barrier:
+                # The first one may leave before this one's barrier is
+                # committed: replaced, it would wait for it too, and what it
+                # says may be what that commit needs (the first room state of
+                # a failover game names the voters who must hold the entry
+                # that the next state waits for: net/authority.py's
+                # start_game). It stays; any later one is replaced.
+                waiting = waiting[1:]
+            if waiting and any(later[3] > barrier for later in list(self._queue)[waiting[0] + 1 :]):
+                # At the end it would wait behind messages held for the log
+                # that it need not wait for: it takes the place of the one
+                # it replaces instead (a room state in play is never held;
+                # the updates queued after it may be).
+                first = waiting[0]
+                self._bytes += len(payload) - len(self._queue[first][1])
+                self._queue[first] = (topic, payload, retain, barrier)
+                for index in reversed(waiting[1:]):
+                    self._bytes -= len(self._queue[index][1])
+                    del self._queue[index]
+                return True
+            for index in reversed(waiting):
+                self._bytes -= len(self._queue[index][1])
+                del self._queue[index]
         elif len(self._queue) >= self.max_messages or self._bytes + len(payload) > self.max_bytes:
             self.dropped += 1
             return False

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from net.authority import Authority
+from net.election.driver import FileStorage, StorageError
 from net.election.messages import Config
 from net.host import advertise_taken_over, broker_binds
 from net.identity import Identity
@@ -54,6 +55,28 @@ async def start_standby_broker() -> tuple[EmbeddedBroker, str]:
     broker = await start_embedded_broker(bind=binds, port=0)
     shown = next((address for address in binds if not address.startswith("127.")), binds[0])
     return broker, shown
+
+
+def voter_file(code: str, identity: Identity, directory: Path | None = None) -> Path:
+    """The voter file of seat key ``identity`` in room ``code``."""
+    return (directory or votes_dir()) / f"{code}-{identity.peer_id}.vote"
+
+
+def stored_election(code: str, identity: Identity, directory: Path | None = None) -> bytes | None:
+    """The room's election config (encoded, as a room state carries it) that
+    this key's voter file for room ``code`` holds, if there is one: a
+    process restarted from its files votes again from it at once, whatever
+    the broker shows (a successor's room state, signed by a key it does not
+    know yet, or an older term's)."""
+    path = voter_file(code, identity, directory)
+    if not path.exists():
+        return None
+    try:
+        persisted = FileStorage(path).load()
+    except StorageError as error:
+        log.warning("room %s: this seat's voter file is not read: %s", code, error)
+        return None
+    return persisted.log[0].data
 
 
 class SeatVoter:
@@ -97,7 +120,7 @@ class SeatVoter:
             identity,
             code,
             config,
-            (directory or votes_dir()) / f"{code}-{identity.peer_id}.vote",
+            voter_file(code, identity, directory),
             host,
             port,
             maker=config.sealer,
@@ -178,4 +201,4 @@ class SeatVoter:
             authority.step_down(term)
 
 
-__all__ = ["STAND_IN_AFTER", "SeatVoter", "votes_dir"]
+__all__ = ["STAND_IN_AFTER", "SeatVoter", "stored_election", "voter_file", "votes_dir"]

@@ -37,13 +37,13 @@ from net.codec import CodecError, GameCodec, codec_for
 from net.codes import CodeError, normalize_code
 from net.dealcheck import ShownLog, check_shown
 from net.election.driver import announce_decoder, authority_topic
-from net.failover import SeatVoter
+from net.failover import SeatVoter, stored_election
 from net.identity import Identity, fingerprint, peer_id
 from net.pins import RoomPins
 from net.replication import decode_room_config, spawn
 from net.table import Listener, TableUpdate
 from net.text import clean_name, clean_text, clean_tree
-from net.transport import BrokerUnreachable, LastWill, MqttLink
+from net.transport import BrokerUnreachable, LastWill, MqttLink, stop_task
 from net.wire import (
     PROTOCOL_VERSION,
     TOPIC_ROOT,
@@ -74,6 +74,11 @@ from net.wire import (
 log = logging.getLogger("passe.peer")
 
 ROOM_WAIT = 3.0  # seconds to find the room's retained state on the broker
+# Seconds a seat that votes in its room (restarted from its voter file) waits
+# for a state it can trust: the table may be between authorities, the next
+# one elected (with this seat's vote) and showing nothing before its term's
+# first entry commits (docs/election.md, section 10).
+MOVE_WAIT = 20.0
 REPLY_WAIT = 5.0  # seconds for the authority to answer a join
 CONNECT_WAIT = 5.0  # seconds to reach the broker, retrying with backoff
 # Seconds before taking the seat again when the last Hello got no answer: a
@@ -211,13 +216,14 @@ class RemoteTable(TableClient):
         # come before its announcement; at most MAX_FOREIGN_ROOMS kept).
         self.term = 0
         self.voter: SeatVoter | None = None
+        self._election = b""  # the config followed (encoded, as the room state has it)
         # Known from an earlier process that sat here (net/pins.py): a
         # table that moved meanwhile is followed by its announcement.
         self._voters: frozenset[bytes] = pins.voters(code) if pins is not None else frozenset()
-        self._election_seen = b""
-        self._announcement: bytes | None = None  # one that came before the voters
+        self._announcement: bytes | None = None  # the latest (read again if the voters change)
         self._foreign_rooms: dict[bytes, tuple[str, bytes]] = {}
         self._moved_listeners: list[Callable[[int], None]] = []
+        self._moves = 0  # how many times the table moved (see _request)
 
     # -- joining -------------------------------------------------------------
 
@@ -234,6 +240,7 @@ class RemoteTable(TableClient):
         ]
         if self.authority_key is not None:
             subscriptions.append(presence_topic(self.code, peer_id(self.authority_key)))
+        self._resume_voter()
         self._link = MqttLink(
             self.broker_host,
             self.broker_port,
@@ -252,6 +259,8 @@ class RemoteTable(TableClient):
             await self._link.start(timeout=CONNECT_WAIT)
         except BrokerUnreachable as error:
             raise JoinError(str(error), "unreachable") from None
+        if self._voters:
+            timeout = max(timeout, MOVE_WAIT)
         try:
             await asyncio.wait_for(self._room_seen.wait(), timeout)
         except TimeoutError:
@@ -352,9 +361,8 @@ class RemoteTable(TableClient):
 
     async def _abandon(self) -> None:
         if self._beat is not None:
-            self._beat.cancel()  # never "online" again after our "gone"
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._beat
+            with contextlib.suppress(Exception):  # never "online" again after our "gone"
+                await stop_task(self._beat)
             self._beat = None
         if self._link is not None:
             # "Gone" for whoever is connected now; then, in a room that is
@@ -376,19 +384,33 @@ class RemoteTable(TableClient):
         resend: Callable[[], Hello] | None = None,
     ) -> Welcome | Refused:
         """Send ``message`` and wait REPLY_WAIT for its answer; ``resend``
-        makes the request sent again while unanswered (HELLO_RESEND_*)."""
+        makes the request sent again while unanswered (HELLO_RESEND_*).
+
+        A seat that votes in its room (restarted from its voter file) waits
+        MOVE_WAIT: the authority it asks may have died, and the next one
+        needs this seat's vote; whenever the table moves, the next authority
+        is asked at once, with a whole wait and its own resends."""
         loop = asyncio.get_running_loop()
         pending = self._pending = loop.create_future()
         self._send(message)
-        deadline = loop.time() + REPLY_WAIT
+        patience = REPLY_WAIT if self.voter is None else max(REPLY_WAIT, MOVE_WAIT)
+        deadline = loop.time() + patience
         delay, resends = HELLO_RESEND_FIRST, 0
+        moves = self._moves
         try:
             while True:
+                if self._moves != moves and resend is not None:
+                    moves = self._moves
+                    deadline = loop.time() + patience
+                    delay, resends = HELLO_RESEND_FIRST, 0
+                    self._send(resend())
                 left = deadline - loop.time()
                 if left <= 0:
                     raise TimeoutError
                 wait = left
-                if resend is not None and resends < HELLO_RESENDS:
+                if resend is not None:
+                    # Past its resends too, it looks again a while later:
+                    # the table may have moved meanwhile.
                     wait = min(left, delay * random.uniform(0.5, 1.0))
                 try:
                     return await asyncio.wait_for(asyncio.shield(pending), wait)
@@ -762,31 +784,61 @@ class RemoteTable(TableClient):
     def _follow_election(self, room: RoomState) -> None:
         """The room fails over (its state carries the election config): know
         its voters, and vote if this seat's key is one of them."""
-        if not room.election or room.election == self._election_seen:
-            return
-        self._election_seen = room.election
-        config = decode_room_config(room.election)
-        if config is None:
-            log.warning("ignored a room's election config that does not decode")
-            return
-        self._voters = frozenset(voter.key for voter in config.voters)
-        if self.pins is not None:
-            self.pins.remember_voters(self.code, self._voters)
-        if self._announcement is not None:
-            self._on_announce(self._announcement)
+        if room.election:
+            self._follow_config(room.election, vote=room.phase == "playing", standby=room.standby)
+
+    def _resume_voter(self) -> None:
+        """A process restarted from its files (its key, its pins, its voter
+        file) knows the room's voters, and votes, before any room state
+        comes: the one the broker keeps may be signed by a key this seat was
+        never told of (a successor's: its announcement, signed by a voter,
+        names it) or by an older term's (a successor killed before it showed
+        anything), and without this vote the voters left may be too few to
+        elect the next authority (the repeated-kill soak test)."""
+        if not self.pinned or self._closed:
+            return  # never sat in this room: its voters come with its state
+        election = stored_election(self.code, self.identity)
+        if election is not None:
+            log.info("room %s: this seat votes again from its voter file", self.code)
+            # Its standby broker is not known from the file: none (its old
+            # address in the others' lists fails, and they go on down them).
+            self._follow_config(election, vote=True, standby=False)
+
+    def _follow_config(self, election: bytes, *, vote: bool, standby: bool = False) -> None:
+        """Follow the voters of ``election`` (an encoded config: the room
+        state's, which replaces any other, or this seat's voter file's);
+        ``vote``: this seat's voter runs, if its key is one of them."""
+        if election != self._election:
+            config = decode_room_config(election)
+            if config is None:
+                log.warning("ignored a room's election config that does not decode")
+                return
+            if self.voter is not None:
+                # A voter file of another room that had this code: the
+                # state signed by the room's key says who votes.
+                spawn(self.voter.close(), "a former voter's close")
+                self.voter = None
+            self._election = election
+            self._voters = frozenset(voter.key for voter in config.voters)
+            if self.pins is not None:
+                self.pins.remember_voters(self.code, self._voters)
+            if self._announcement is not None:
+                self._on_announce(self._announcement)
         mine = self.identity.public_key in self._voters
-        if mine and self.voter is None and not self._closed and room.phase == "playing":
+        if vote and mine and self.voter is None and not self._closed:
+            config = decode_room_config(election)
+            assert config is not None  # decoded when first followed
             self.voter = SeatVoter(
                 self.identity,
                 self.code,
                 config,
-                room.election,
+                election,
                 self.broker_host,
                 self.broker_port,
                 seat_name=self._own_name,
                 room_key=lambda: self.authority_key,
                 over=lambda: self.room is not None and self.room.phase in ("over", "closed"),
-                standby=room.standby,
+                standby=standby,
                 on_brokers=self._follow_brokers,
             )
             spawn(self.voter.start(), "this seat's voter")
@@ -809,8 +861,8 @@ class RemoteTable(TableClient):
         its room key is then the one accepted (docs/election.md section 10)."""
         if not payload:
             return
+        self._announcement = payload  # read (again) once the voters are known
         if not self._voters:
-            self._announcement = payload  # read once the room state names the voters
             return
         topic = authority_topic(self.code)
         try:
@@ -835,6 +887,7 @@ class RemoteTable(TableClient):
         only it from now on, and take our seat again there."""
         log.info("the table moved: room %s is signed by %s now", self.code, fingerprint(key))
         self.authority_key = key
+        self._moves += 1
         self.pinned = True
         self._pin()
         self._foreign_keys.discard(key)

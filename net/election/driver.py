@@ -27,7 +27,6 @@ as real processes over a real broker with it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import logging
 import random
@@ -41,7 +40,16 @@ from nacl.exceptions import CryptoError
 from nacl.secret import SecretBox
 
 from net.bounds import FloodLog, Rate, SenderLimits
-from net.election.messages import MAX_ENTRY_DATA, Answer, Config, Entry, Message, Request
+from net.election.messages import (
+    MAX_ENTRY_DATA,
+    Answer,
+    Config,
+    Entry,
+    Message,
+    Request,
+    RequestVote,
+    Vote,
+)
 from net.election.messages import encode as encode_message
 from net.election.node import (
     Apply,
@@ -56,7 +64,7 @@ from net.election.node import (
 )
 from net.files import write_atomic
 from net.identity import Identity, peer_id
-from net.transport import LastWill, MqttLink
+from net.transport import LastWill, MqttLink, stop_task
 from net.wire import (
     Presence,
     WireError,
@@ -323,10 +331,7 @@ class VoterDriver:
 
     async def close(self) -> None:
         for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await stop_task(task)
         self._tasks = []
         if self._link is not None:
             await self._link.close(graceful=False)
@@ -377,6 +382,7 @@ class VoterDriver:
             if persist(self.storage, effect):
                 continue
             if isinstance(effect, Send):
+                _log_election(effect)
                 self.send(effect.to, effect.message)
             elif isinstance(effect, Apply):
                 if self.on_apply is not None:
@@ -639,6 +645,25 @@ class SeatClient:
             if known is None or known.status != "acknowledged":  # the best answer kept
                 self._answers[answer.nonce] = answer
             self._arrived.set()
+
+
+def _log_election(send: Send) -> None:
+    """Elections, step by step, for ``PASSE_LOG=debug`` (why a room found
+    no authority: who stood for which term, who voted how)."""
+    message = send.message
+    if not log.isEnabledFor(logging.DEBUG):
+        return
+    if isinstance(message, RequestVote):
+        log.debug(
+            "standing for term %d (log %d of term %d): asking %s",
+            message.term,
+            message.last_index,
+            message.last_term,
+            peer_id(send.to),
+        )
+    elif isinstance(message, Vote):
+        answer = "granted" if message.granted else "refused"
+        log.debug("term %d: vote %s to %s", message.term, answer, peer_id(send.to))
 
 
 def first_persisted(config: Config, maker: bytes) -> Persisted:

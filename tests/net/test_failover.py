@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
+from net.wire import room_topic
 from tests.core.sampler_checks import skip_unless_soak
+from tests.net.peers import RawClient, clear_room
 from tests.net.procs import PasseProcess, host_args, join_bots, need_mosquitto
 
 
@@ -63,6 +65,63 @@ async def test_a_killed_host_s_table_moves_to_a_player_and_the_game_ends(tmp_pat
     finally:
         for process in (host, *peers):
             await process.stop()
+
+
+async def test_a_runner_killed_before_it_showed_anything_finds_the_table_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three voters (the host's process and two `join --bot` ones). The
+    host is killed; the player process that wins the next term is killed
+    too, and the broker keeps the host's room state, as when that winner
+    dies before its first state went out; it restarts from its files at
+    once. Its pin (its own room key) signs nothing on the broker, and the
+    other player's vote alone elects nobody: it must know the voters from
+    its voter file and vote again at once, then find the next authority by
+    its announcement. It once waited for a room state signed by its pin
+    that never came, and with it the whole table (the repeated-kill soak
+    test, 2 runs of 16)."""
+    need_mosquitto()
+    monkeypatch.setenv("PASSE_LOG", "info")  # "the table runs here now" names the runner
+    host = PasseProcess("host", tmp_path)
+    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
+    code = ""
+    try:
+        room = await start_failover_game(host, peers, seed=11)
+        code = room["code"]
+        for _ in range(3):
+            await peers[0].expect("acted")
+        async with RawClient("127.0.0.1", 1883, [room_topic(code)]) as raw:
+            _, hosts_state = await raw.until(lambda _, payload: bool(payload))
+        host.kill()
+        term = (await peers[0].expect("moved"))["term"]
+        assert (await peers[1].expect("moved"))["term"] == term
+        ran_here = f"term {term}: the table runs here now".encode()
+        (runner,) = [peer for peer in peers if ran_here in peer.stderr]
+        runner.kill()
+        await runner.finish()
+        async with RawClient("127.0.0.1", 1883, []) as raw:
+            await raw.publish(room_topic(code), hosts_state, retain=True)
+        n = peers.index(runner)
+        await runner.start(
+            "join",
+            f"{room['code']}@{room['broker']}",
+            *("--bot", "heuristic", "--name", f"Peer {n}", "--seed", str(n)),
+        )
+        results = [await peer.expect("over") for peer in peers]
+        assert results[0]["scores"] == results[1]["scores"]
+        for result in results:
+            assert result["deal_verified"] is True, result["deal_report"]
+        for peer in peers:
+            assert await peer.finish() == 0
+        assert b"this seat votes again from its voter file" in runner.stderr
+    except BaseException:
+        print(await host.report(), *[await peer.report() for peer in peers])
+        raise
+    finally:
+        for process in (host, *peers):
+            await process.stop()
+        if code:
+            await clear_room(code)
 
 
 async def test_with_the_embedded_broker_the_table_and_the_broker_move(tmp_path: Path) -> None:

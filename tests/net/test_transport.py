@@ -4,12 +4,13 @@ Mosquitto of the test's own; two Mosquittos for a list of brokers)."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator
 
 import aiomqtt
 import pytest
 
-from net.transport import BrokerUnreachable, MqttLink
+from net.transport import BrokerUnreachable, MqttLink, stop_task
 from tests.net.brokers import (
     broker_at,
     closed_port,
@@ -185,3 +186,29 @@ async def test_a_refused_subscription_is_no_connection() -> None:
 
 async def _ignore(topic: str, payload: bytes) -> None:
     pass
+
+
+async def test_a_task_whose_cancellation_wait_for_swallowed_is_stopped_all_the_same() -> None:
+    """On Python 3.11, ``asyncio.wait_for`` returns its future's result when
+    the cancellation comes as that future completes (as aiomqtt's publish
+    waits for the broker): the task goes on to its next wait, and a plain
+    cancel-then-await waited for ever (a voter's send loop at the end of a
+    game, the failover soak test). stop_task cancels again until it ends."""
+    loop = asyncio.get_running_loop()
+    published: asyncio.Future[None] = loop.create_future()
+    next_message = asyncio.Event()  # never comes
+    went_on = asyncio.Event()
+
+    async def send_loop() -> None:
+        await asyncio.wait_for(published, 10)
+        went_on.set()
+        await next_message.wait()
+
+    task = loop.create_task(send_loop())
+    await asyncio.sleep(0)  # in wait_for
+    published.set_result(None)
+    task.cancel()  # as the future completes: lost on 3.11, not on 3.12
+    await asyncio.wait_for(stop_task(task, again_after=0.05), 5)
+    assert task.cancelled()
+    if sys.version_info < (3, 12):
+        assert went_on.is_set(), "the first cancellation was not lost: nothing tested"

@@ -1,0 +1,173 @@
+"""The failover wiring in-process (issue 20; docs/election.md section 10):
+what a failover room's authority lets out before its log commits anything,
+and how a seat's process restarted from its files finds the table again."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from net import remote as remote_module
+from net.authority import Authority
+from net.election.driver import Announce, authority_topic
+from net.failover import SeatVoter
+from net.identity import Identity
+from net.remote import JoinError, RemoteTable
+from net.replication import decode_room_config, encode_room_config, make_room_config
+from net.wire import (
+    RoomState,
+    Welcome,
+    WireError,
+    open_body,
+    open_envelope,
+    peer_message_decoder,
+    room_topic,
+    seal,
+    to_authority_topic,
+    to_peer_topic,
+)
+from tests.net.peers import until
+from tests.net.rooms_in_process import CODE, hello, linked, listen, room, seated
+
+
+def _free_to_leave(authority: Authority) -> list[tuple[str, bytes, bool]]:
+    """What the authority's send loop would publish now: its outbox up to
+    the first message held for a log index not committed yet."""
+    outbox, replica = authority._outbox, authority.replica
+    assert outbox is not None and replica is not None
+    out = []
+    while len(outbox) and outbox.barrier() <= replica.committed:
+        message = outbox.pop()
+        assert message is not None
+        out.append(message)
+    return out
+
+
+async def test_the_first_state_of_a_failover_game_leaves_before_a_newer_one_that_waits(
+    tmp_path: Path,
+) -> None:
+    """The voters learn who they are from the game's first room state, and
+    the game's first entry commits only once a majority of them hold it: a
+    newer state published before the send loop ran (a seat's Hello again)
+    replaced that first one in the outbox, and waited for the commit that
+    only it could bring: the game never started (the repeated-kill soak
+    test, 2 runs of 4 on a loaded machine)."""
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    people = [Identity.generate() for _ in range(3)]
+    for number, person in enumerate(people):
+        seated(authority, person, name=f"P{number}", seat=number + 1)
+    authority.set_bot(0, "heuristic")
+    listen(authority)
+    authority.start_game()  # its voter's link to no broker: it never commits
+    hello(authority, people[0], n=2, seat=1)  # a seat's Hello again: the room republished
+    assert authority.replica is not None and authority.replica.committed == 1
+    rooms = [
+        open_body(open_envelope(topic, payload), msgspec.msgpack.Decoder(RoomState))
+        for topic, payload, _ in _free_to_leave(authority)
+        if topic == room_topic(authority.code)
+    ]
+    assert [state.phase for state in rooms] == ["playing"]
+    config = decode_room_config(rooms[0].election)
+    assert config is not None
+    assert {voter.key for voter in config.voters} == {
+        authority.identity.public_key,
+        *(person.public_key for person in people),
+    }
+    await authority.close(keep=True)
+
+
+async def test_a_join_asking_an_authority_that_died_asks_the_next_one_with_a_whole_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A restarted seat whose pinned room state is still on the broker asks
+    that state's authority, dead, to seat it; the table moves meanwhile (an
+    election that needed this seat's vote): its Hello goes to the next
+    authority, which gets a whole REPLY_WAIT to answer, rather than what
+    was left of the first one's."""
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 1.0)
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_FIRST", 0.02)
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_MOST", 0.04)
+    me, voter = Identity.generate(), Identity.generate()
+    dead, successor = room(), room()
+    table = RemoteTable(me, CODE, "127.0.0.1", 1, "Ana")
+    link = linked(table, dead)
+    config, _ = make_room_config(voter, [voter.public_key, me.public_key, dead.identity.public_key])
+    table._follow_config(encode_room_config(config), vote=False)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    answering = asyncio.create_task(
+        table._request(table._hello(0, have=0), resend=lambda: table._hello(0, have=0))
+    )
+
+    def asked(authority: Authority) -> int:
+        count = 0
+        for topic, payload, _ in link.published:
+            if topic == to_authority_topic(CODE, me.peer_id):
+                with contextlib.suppress(WireError):
+                    open_body(
+                        open_envelope(topic, payload), peer_message_decoder, authority.identity
+                    )
+                    count += 1
+        return count
+
+    # Past the Hello's resends, halfway through its wait, the table moves.
+    await until(lambda: loop.time() > started + 0.5)
+    assert asked(dead) == 1 + remote_module.HELLO_RESENDS and not answering.done()
+    topic = authority_topic(CODE)
+    move = Announce(term=2, room_key=successor.identity.public_key)
+    await table._on_message(topic, seal(voter, topic, move))
+    assert table.authority_key == successor.identity.public_key
+    await until(lambda: answering.done() or asked(successor) > 0, timeout=5)
+    await until(lambda: answering.done() or loop.time() > started + 1.2, timeout=5)
+    assert not answering.done(), "the join gave up when the first authority's wait ended"
+    reply_topic = to_peer_topic(CODE, me.peer_id)
+    welcome = seal(successor.identity, reply_topic, Welcome(room=CODE, seat=0), me.public_key)
+    await table._on_message(reply_topic, welcome)
+    assert await answering == Welcome(room=CODE, seat=0)
+
+
+async def test_a_seat_that_votes_waits_for_the_next_authority_to_seat_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A restarted seat of a failover room asks an authority that may have
+    died, whose successor needs this seat's vote: its join waits MOVE_WAIT
+    for an answer, not REPLY_WAIT (a restarted bot gave up after 5 s when
+    the table's runner was killed again meanwhile: its vote went with it,
+    and the voters left could not elect anyone)."""
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 0.3)
+    monkeypatch.setattr(remote_module, "MOVE_WAIT", 1.0)
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_FIRST", 0.02)
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_MOST", 0.04)
+    me, maker = Identity.generate(), Identity.generate()
+    table = RemoteTable(me, CODE, "127.0.0.1", 1, "Ana")
+    linked(table, room())
+    keys = [maker.public_key, me.public_key, Identity.generate().public_key]
+    config, _ = make_room_config(maker, keys)
+    election = encode_room_config(config)
+    voter = SeatVoter(
+        me,
+        CODE,
+        config,
+        election,
+        "127.0.0.1",
+        1,
+        seat_name=lambda: "Ana",
+        room_key=lambda: None,
+        directory=tmp_path,
+    )  # never started: this test is about the seat's patience only
+    table._follow_config(election, vote=False)
+    table.voter = voter
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    answering = asyncio.create_task(
+        table._request(table._hello(0, have=0), resend=lambda: table._hello(0, have=0))
+    )
+    await until(lambda: answering.done() or loop.time() > started + 0.6, timeout=5)
+    assert not answering.done(), "the seat gave up after REPLY_WAIT"
+    with pytest.raises(JoinError) as error:
+        await answering
+    assert error.value.code == "timeout" and loop.time() >= started + 1.0
