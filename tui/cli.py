@@ -223,12 +223,17 @@ class _ServeHelpAction(argparse.Action):
 
 
 def _count(text: str) -> int:
+    return _whole_number(text, 1, "a whole number", "choose 1 or more")
+
+
+def _whole_number(text: str, least: int, what: str, range_words: str) -> int:
+    """``text`` as an int of at least ``least``, or argparse's refusal in words."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text}: choose 1 or more")
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text}: {range_words}")
     return value
 
 
@@ -325,13 +330,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _step(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of moves") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text}: 0 (the deal) or more moves")
-    return value
+    return _whole_number(text, 0, "a whole number of moves", "0 (the deal) or more moves")
 
 
 def _add_replay(commands: Any) -> None:

@@ -40,25 +40,39 @@ async def start_failover_game(
     return room
 
 
-async def test_a_killed_host_s_table_moves_to_a_player_and_the_game_ends(tmp_path: Path) -> None:
-    need_mosquitto()
+async def all_end_verified(peers: Sequence[PasseProcess]) -> None:
+    """Every peer sees the same end, checks the deal against all it was
+    shown (by every authority), and exits cleanly."""
+    results = [await peer.expect("over") for peer in peers]
+    assert len({(tuple(r["winners"]), tuple(r["scores"])) for r in results}) == 1
+    for result in results:
+        assert result["deal_verified"] is True, result["deal_report"]
+    for peer in peers:
+        assert await peer.finish() == 0
+
+
+@pytest.mark.parametrize("broker", ["mosquitto", "embedded"])
+async def test_a_killed_host_s_table_moves_to_a_player_and_the_game_ends(
+    tmp_path: Path, broker: str
+) -> None:
+    """With Mosquitto, only the table moves. With the embedded broker (the
+    default), the host's machine takes the room's broker with it: each voter
+    ran a standby broker, announced in its voter presence, and everyone goes
+    down the same list (the config's order), elects there and plays on."""
+    if broker == "mosquitto":
+        need_mosquitto()
+    where = ("--broker", "127.0.0.1:1883") if broker == "mosquitto" else ("--port", "0")
     host = PasseProcess("host", tmp_path)
     peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
     try:
-        await start_failover_game(host, peers, seed=11)
+        await start_failover_game(host, peers, seed=11, broker=where)
         for _ in range(3):
             await peers[0].expect("acted")
-        host.kill()
+        host.kill()  # an embedded broker notices its stdin closing and exits
         # Both see the table move, to the same term (an election's).
         moves = [await peer.expect("moved") for peer in peers]
         assert moves[0]["term"] == moves[1]["term"] >= 2
-        results = [await peer.expect("over") for peer in peers]
-        assert results[0]["winners"] == results[1]["winners"]
-        assert results[0]["scores"] == results[1]["scores"]
-        for result in results:
-            assert result["deal_verified"] is True, result["deal_report"]
-        for peer in peers:
-            assert await peer.finish() == 0
+        await all_end_verified(peers)
     except BaseException:
         print(await host.report(), *[await peer.report() for peer in peers])
         raise
@@ -107,12 +121,7 @@ async def test_a_runner_killed_before_it_showed_anything_finds_the_table_again(
             f"{room['code']}@{room['broker']}",
             *("--bot", "heuristic", "--name", f"Peer {n}", "--seed", str(n)),
         )
-        results = [await peer.expect("over") for peer in peers]
-        assert results[0]["scores"] == results[1]["scores"]
-        for result in results:
-            assert result["deal_verified"] is True, result["deal_report"]
-        for peer in peers:
-            assert await peer.finish() == 0
+        await all_end_verified(peers)
         assert b"this seat votes again from its voter file" in runner.stderr
     except BaseException:
         print(await host.report(), *[await peer.report() for peer in peers])
@@ -122,34 +131,6 @@ async def test_a_runner_killed_before_it_showed_anything_finds_the_table_again(
             await process.stop()
         if code:
             await clear_room(code)
-
-
-async def test_with_the_embedded_broker_the_table_and_the_broker_move(tmp_path: Path) -> None:
-    """The default set-up: the host's machine takes the room's broker with
-    it. Each voter ran a standby broker, announced in its voter presence;
-    everyone goes down the same list (the config's order), elects there and
-    plays to the end."""
-    host = PasseProcess("host", tmp_path)
-    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
-    try:
-        await start_failover_game(host, peers, seed=7, broker=["--port", "0"])
-        for _ in range(3):
-            await peers[0].expect("acted")
-        host.kill()  # its embedded broker notices its stdin closing and exits
-        moves = [await peer.expect("moved") for peer in peers]
-        assert moves[0]["term"] == moves[1]["term"] >= 2
-        results = [await peer.expect("over") for peer in peers]
-        assert results[0]["scores"] == results[1]["scores"]
-        for result in results:
-            assert result["deal_verified"] is True, result["deal_report"]
-        for peer in peers:
-            assert await peer.finish() == 0
-    except BaseException:
-        print(await host.report(), *[await peer.report() for peer in peers])
-        raise
-    finally:
-        for process in (host, *peers):
-            await process.stop()
 
 
 async def test_a_killed_host_that_failed_over_is_not_resumed_as_a_second_table(
@@ -232,12 +213,7 @@ async def test_the_table_survives_its_authority_killed_again_and_again(
                 *("--bot", "heuristic", "--name", f"Peer {n}", "--seed", str(n + 10 * kill)),
             )
             restarted = runner
-        results = [await peer.expect("over") for peer in peers]
-        assert len({tuple(result["scores"]) for result in results}) == 1
-        for result in results:
-            assert result["deal_verified"] is True, result["deal_report"]
-        for peer in peers:
-            assert await peer.finish() == 0
+        await all_end_verified(peers)
     except BaseException:
         print(await host.report(), *[await peer.report() for peer in peers])
         raise
