@@ -160,7 +160,9 @@ class LobbyScreen(PasseScreen):
         # seats item 3): asked first; they are told.
         Binding("x", "remove_person", "Remove"),
         # The table moves to a player's machine if this one stops (issue 20).
-        Binding("f", "failover", "Failover"),
+        # Not in the footer: with a knock's keys it no longer fit 80 columns;
+        # the lobby's failover line says "(f)", and the help lists it.
+        Binding("f", "failover", "Failover", show=False),
         # A joiner moves to another free seat (e.g. beside a partner).
         Binding("1", "sit(0)", "Sit in seat", key_display="1-8"),
         # The same description for every seat's key: the footer reads the
