@@ -267,28 +267,32 @@ class Node:
         self._election_due = now + self._rng.uniform(low, high)
 
     def _follow(self, term: int, now: float) -> list[Effect]:
-        """Move to a higher ``term`` as a follower (its vote not yet cast)."""
+        """Move to a higher ``term`` as a follower (its vote not yet cast).
+        Its election timer runs on (Raft's rule: only the authority's Append
+        and a vote granted restart it): candidates with older logs, which
+        only raise the term, must not keep the voter that can win from ever
+        standing. An authority stepping down starts one."""
         effects: list[Effect] = []
         if self.role == "authority":
             effects.append(SteppedDown(term))
-        self._become_follower(now)
+            self._reset_election_timer(now)
+        self._become_follower()
         self.term = term
         self.voted_for = None
         self.authority = None
         return [PersistState(term, None), *effects]
 
-    def _become_follower(self, now: float) -> None:
+    def _become_follower(self) -> None:
         self.role = "follower"
         self.secret = None  # held whole by the authority only (issue 20.3)
         self._leading = None
         self._campaign = None
-        self._reset_election_timer(now)
 
     def _start_election(self, now: float) -> list[Effect]:
         self._reset_election_timer(now)
         if not self.can_stand:
             return []
-        self._become_follower(now)
+        self._become_follower()
         self.role = "candidate"
         self.term += 1
         self.voted_for = self.key
@@ -468,7 +472,7 @@ class Node:
         if self.role == "authority":  # impossible (one authority per term): ignore
             return []
         if self.role == "candidate":
-            self._become_follower(now)
+            self._become_follower()
         self._reset_election_timer(now)
         self._heard_at = now
         if self.authority != sender:

@@ -147,6 +147,31 @@ def test_a_candidate_with_an_older_log_gets_no_vote() -> None:
     assert [s.message for s in _sends(effects)] == [Vote(2, False)]
 
 
+def test_hopeless_candidates_do_not_keep_the_only_electable_voter_from_standing() -> None:
+    """Only a voter whose log is the most up to date can win; candidates
+    with older logs (their votes refused) only raise the term. Seeing a
+    higher term reset a follower's election timer, so while the others
+    stood again and again, more often than its shortest timeout, the one
+    voter that could win never stood (the repeated-kill soak test: a
+    restarted runner, ahead of the two others, and no authority for 20 s).
+    Raft's rule, and section 3's table: the timer restarts on the current
+    authority's Append and on a vote granted, not on a higher term."""
+    _, nodes, _ = _room(4)
+    ahead, behind = nodes[1], nodes[2]
+    ahead.log.append(Entry(1, "term", nodes[0].key, 0, b""))  # an entry the others lack
+    stood_at = None
+    for step in range(200):  # 10 s
+        now = step * 0.05
+        if step % 18 == 0:  # a hopeless candidate stands every 0.9 s
+            ask = RequestVote(ahead.term + 1, 1, 0)
+            refusal = [s.message for s in _sends(ahead.receive(behind.key, ask, now))]
+            assert refusal == [Vote(ask.term, False)]
+        if any(isinstance(s.message, RequestVote) for s in _sends(ahead.tick(now))):
+            stood_at = now
+            break
+    assert stood_at is not None and stood_at < 2.0 + 0.05  # its first timeout, 1-2 s
+
+
 def test_the_winner_rebuilds_the_secret_and_steps_down_at_a_higher_term() -> None:
     _, nodes, secret = _room(3)
     _elect(nodes)

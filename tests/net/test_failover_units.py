@@ -16,6 +16,7 @@ from net.authority import Authority
 from net.election.driver import Announce, authority_topic
 from net.failover import SeatVoter
 from net.identity import Identity
+from net.pins import RoomPins
 from net.remote import JoinError, RemoteTable
 from net.replication import decode_room_config, encode_room_config, make_room_config
 from net.wire import (
@@ -171,3 +172,50 @@ async def test_a_seat_that_votes_waits_for_the_next_authority_to_seat_it(
     with pytest.raises(JoinError) as error:
         await answering
     assert error.value.code == "timeout" and loop.time() >= started + 1.0
+
+
+async def test_a_restarted_seat_votes_from_its_voter_file_until_the_room_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A seat that sat in the room (its pin) and holds a voter file for its
+    code votes again from that file as it joins, knowing the voters before
+    any room state; a seat that never sat there does not. The config of a
+    room state signed by the room's key wins over the file's (a file left
+    by another room of the same code): that voter stops, the room's starts."""
+    monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path))
+    started: list[bytes] = []
+    stopped: list[bytes] = []
+
+    async def start(voter: SeatVoter) -> None:  # no broker here: the link is not the point
+        started.append(voter.election)
+
+    async def close(voter: SeatVoter) -> None:
+        stopped.append(voter.election)
+
+    monkeypatch.setattr(SeatVoter, "start", start)
+    monkeypatch.setattr(SeatVoter, "close", close)
+    me, maker = Identity.generate(), Identity.generate()
+
+    def election() -> tuple[bytes, list[bytes]]:
+        keys = [maker.public_key, me.public_key, Identity.generate().public_key]
+        return encode_room_config(make_room_config(maker, keys)[0]), keys
+
+    filed, filed_keys = election()
+    config = decode_room_config(filed)
+    assert config is not None
+    SeatVoter(me, CODE, config, filed, "127.0.0.1", 1, seat_name=str, room_key=lambda: None)
+    stranger = RemoteTable(me, CODE, "127.0.0.1", 1, "Ana")  # no pin: never sat there
+    stranger._resume_voter()
+    assert stranger.voter is None and not stranger._voters
+    pins = RoomPins(tmp_path / "pins.json")
+    pins.remember(CODE, Identity.generate().public_key, ("127.0.0.1", 1))
+    table = RemoteTable(me, CODE, "127.0.0.1", 1, "Ana", pins=pins)
+    table._resume_voter()
+    await until(lambda: started == [filed], timeout=5)
+    assert table.voter is not None and table._voters == frozenset(filed_keys)
+    table._follow_config(filed, vote=True)  # the room's state says the same: nothing changes
+    rooms, room_keys = election()
+    table._follow_config(rooms, vote=True)
+    await until(lambda: stopped == [filed] and started == [filed, rooms], timeout=5)
+    assert table.voter is not None and table.voter.election == rooms
+    assert table._voters == frozenset(room_keys)
