@@ -437,9 +437,11 @@ async def test_leaving_tells_the_host_forgets_the_broker_and_says_gone(
 async def test_nothing_is_sent_without_a_link_or_the_hosts_key(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Kills _send's mutants: nothing goes out before the host's key is
-    known (nor without a link), and an action then is refused in words
-    at once; what goes out is in the debug log, with the link's state."""
+    """Kills _send's and _log_failure's mutants: nothing goes out before
+    the host's key is known (nor without a link), and an action then is
+    refused in words at once; what goes out is in the debug log, with the
+    link's state; a publication that fails is a warning in words, one that
+    works none."""
     import logging
 
     authority, table, updates = await a_seat_in_play()
@@ -459,10 +461,23 @@ async def test_nothing_is_sent_without_a_link_or_the_hosts_key(
     caplog.set_level(logging.DEBUG, logger="passe.peer")
     sync = Sync(room=CODE, epoch=1, n=9)
     assert table._send(sync)
-    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("to the host")]
-    assert said == [f"to the host: {sync!r} (link up)"]
     await asyncio.sleep(0)
-    link.published.clear()
+    assert len(link.published) == 1
+    # The link down: sent all the same (it queues), said so; a publication
+    # that fails is a warning with its reason.
+    link.connected = False
+
+    async def fails(topic: str, payload: bytes, *, retain: bool = False) -> None:
+        raise ConnectionError("the broker went away")
+
+    link.publish = fails  # type: ignore[method-assign]
+    assert not table._send(sync)
+    for _ in range(3):
+        await asyncio.sleep(0)
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("to the host")]
+    assert said == [f"to the host: {sync!r} (link up)", f"to the host: {sync!r} (link down)"]
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warned == ["sending failed: the broker went away"]
 
 
 async def test_leaving_without_a_seat_or_a_link_sends_nothing() -> None:
