@@ -1288,6 +1288,35 @@ async def test_the_record_the_deal_check_and_the_end_from_the_room() -> None:
 # -- a seat's own bookkeeping ------------------------------------------------------
 
 
+def test_a_fresh_seat_holds_nothing_owes_nothing_and_numbers_from_the_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills __init__'s mutants of a seat before anything came: no names
+    (the table screen zips them with scores), not removed (the lobby says
+    why when it is), no deal report to show, no action pending, a person's
+    Hello not a bot's; and its requests numbered from the clock's
+    milliseconds, so that a new process of the same key is newer than any
+    earlier one (the host refuses a request older than one it handled)."""
+    table = remote()
+    assert table.names == () and table.removed is None and table.deal_report == ""
+    assert not table.action_pending and table._hello(None, have=0).bot is False
+    now_ms = 1_800_000_000_000
+    monkeypatch.setattr(remote_module, "time", SimpleNamespace(time_ns=lambda: now_ms * 10**6))
+    assert remote()._epoch == now_ms
+
+
+async def test_a_record_revealed_without_its_salt_ends_nothing() -> None:
+    """Kills __init__'s mutant that holds the commitment before any check:
+    a room over whose record comes without the salt to check it against
+    the commitment gives no end from that record."""
+    authority = await a_finished_game()
+    state = msgspec.structs.replace(authority.room_state(), salt=b"")
+    table = remote()  # coming back to it (join): our key holds seat 0
+    await table._on_message(room_topic(CODE), seal(authority.identity, room_topic(CODE), state))
+    assert table._end_from_room() is None
+    assert table.room is not None and table.view is None and table.verified is None
+
+
 def test_a_seat_knows_the_pinned_key_and_pins_the_room_it_sits_in(tmp_path: Path) -> None:
     """Kills __init__'s pin mutants (a pinned key read, pinned or not) and
     _pin's (the room, its key and broker remembered only with pins and a
