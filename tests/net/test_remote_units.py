@@ -399,13 +399,16 @@ def _sealed_to(authority: Authority, key: Identity, message: object) -> tuple[st
     return topic, seal(authority.identity, topic, message, key.public_key)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("phase", ["lobby", "over"])
+@pytest.mark.parametrize("phase", ["lobby", "over", "closed"])
 async def test_leaving_tells_the_host_forgets_the_broker_and_says_gone(
-    phase: str, tmp_path: Path
+    phase: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Kills leave's mutants: the Leave sealed to the host (room, epoch, n),
     the broker forgotten in the pins, the table closed; and _abandon's
-    final messages (gone; cleared too once over)."""
+    final messages (gone; cleared too once over or closed) and debug line."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="passe.peer")
     authority = room()
     listen(authority)
     pins = RoomPins(tmp_path / "pins.json")
@@ -426,8 +429,56 @@ async def test_leaving_tells_the_host_forgets_the_broker_and_says_gone(
     )
     gone = open_body(open_envelope(topic, link.final[0][1]), presence_decoder)
     assert gone == Presence(room=CODE, epoch=table._presence_epoch, online=False, name="Ana")
-    if phase == "over":
+    if phase != "lobby":
         assert link.final[1][1] == b""
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("leaving")]
+    assert said == [f"leaving the link: presence gone (epoch {table._epoch})"]
+
+
+async def test_nothing_is_sent_without_a_link_or_the_hosts_key(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Kills _send's and _log_failure's mutants: nothing goes out before
+    the host's key is known (nor without a link), and an action then is
+    refused in words at once; what goes out is in the debug log, with the
+    link's state; a publication that fails is a warning in words, one that
+    works none."""
+    import logging
+
+    authority, table, updates = await a_seat_in_play()
+    await deliver(authority, table)
+    legal = authority.table.state.view(0).legal[0]  # type: ignore[union-attr]
+    link = MemoryLink()
+    table._link = link  # type: ignore[assignment]
+    table.authority_key = None
+    await table.submit(legal)
+    table.authority_key = authority.identity.public_key
+    table._link = None
+    await table.submit(legal)
+    await asyncio.sleep(0)
+    assert link.published == []
+    assert [u.rejected for u in updates[-2:]] == ["not connected to the table: reconnecting…"] * 2
+    table._link = link  # type: ignore[assignment]
+    caplog.set_level(logging.DEBUG, logger="passe.peer")
+    sync = Sync(room=CODE, epoch=1, n=9)
+    assert table._send(sync)
+    await asyncio.sleep(0)
+    assert len(link.published) == 1
+    # The link down: sent all the same (it queues), said so; a publication
+    # that fails is a warning with its reason.
+    link.connected = False
+
+    async def fails(topic: str, payload: bytes, *, retain: bool = False) -> None:
+        raise ConnectionError("the broker went away")
+
+    link.publish = fails  # type: ignore[method-assign]
+    assert not table._send(sync)
+    for _ in range(3):
+        await asyncio.sleep(0)
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("to the host")]
+    assert said == [f"to the host: {sync!r} (link up)", f"to the host: {sync!r} (link down)"]
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warned == ["sending failed: the broker went away"]
 
 
 async def test_leaving_without_a_seat_or_a_link_sends_nothing() -> None:
@@ -1168,6 +1219,36 @@ async def test_an_unanswered_request_says_why_the_host_did_not_answer(
     assert await answering == Welcome(room=CODE, seat=1) and table._pending is None
 
 
+async def test_a_hello_unanswered_is_sent_again_after_doubling_waits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills _request's mutants of the schedule of a Hello sent again
+    (docs/protocol.md section 11): each wait drawn from a half to the whole
+    of the delay, the delay doubling from HELLO_RESEND_FIRST (up to
+    HELLO_RESEND_MOST), within REPLY_WAIT."""
+    drawn: list[tuple[float, float]] = []
+
+    def uniform(low: float, high: float) -> float:
+        drawn.append((low, high))
+        return high  # the whole delay: the times below are known
+
+    monkeypatch.setattr(remote_module, "random", SimpleNamespace(uniform=uniform))
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 1.0)
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_FIRST", 0.1)
+    monkeypatch.setattr(remote_module, "HELLO_RESEND_MOST", 10.0)
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    with pytest.raises(JoinError):
+        async with asyncio.timeout(5.0):
+            await table._request(
+                table._hello(None, have=0), resend=lambda: table._hello(None, have=0)
+            )
+    assert drawn and set(drawn) == {(0.5, 1.0)}
+    # Sent again after 0.1, 0.3 and 0.7 s; the next (1.5 s) is past the deadline.
+    assert len(requests_of(link, ME, authority)) == 4
+
+
 async def test_the_record_the_deal_check_and_the_end_from_the_room() -> None:
     """Kills record's, deal_check's and _end_from_room's mutants: no record
     before the end (nor a damaged one); the check's answer, or None when
@@ -1206,6 +1287,35 @@ async def test_the_record_the_deal_check_and_the_end_from_the_room() -> None:
 
 
 # -- a seat's own bookkeeping ------------------------------------------------------
+
+
+def test_a_fresh_seat_holds_nothing_owes_nothing_and_numbers_from_the_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kills __init__'s mutants of a seat before anything came: no names
+    (the table screen zips them with scores), not removed (the lobby says
+    why when it is), no deal report to show, no action pending, a person's
+    Hello not a bot's; and its requests numbered from the clock's
+    milliseconds, so that a new process of the same key is newer than any
+    earlier one (the host refuses a request older than one it handled)."""
+    table = remote()
+    assert table.names == () and table.removed is None and table.deal_report == ""
+    assert not table.action_pending and table._hello(None, have=0).bot is False
+    now_ms = 1_800_000_000_000
+    monkeypatch.setattr(remote_module, "time", SimpleNamespace(time_ns=lambda: now_ms * 10**6))
+    assert remote()._epoch == now_ms
+
+
+async def test_a_record_revealed_without_its_salt_ends_nothing() -> None:
+    """Kills __init__'s mutant that holds the commitment before any check:
+    a room over whose record comes without the salt to check it against
+    the commitment gives no end from that record."""
+    authority = await a_finished_game()
+    state = msgspec.structs.replace(authority.room_state(), salt=b"")
+    table = remote()  # coming back to it (join): our key holds seat 0
+    await table._on_message(room_topic(CODE), seal(authority.identity, room_topic(CODE), state))
+    assert table._end_from_room() is None
+    assert table.room is not None and table.view is None and table.verified is None
 
 
 def test_a_seat_knows_the_pinned_key_and_pins_the_room_it_sits_in(tmp_path: Path) -> None:
@@ -1569,13 +1679,13 @@ async def test_a_join_unanswered_asks_again_for_the_same_seat(
     authority = room()
     listen(authority)
     joining_on(monkeypatch, {room_topic(CODE): authority._room_payload()})
-    table = remote()
+    table = remote(bot=True)  # a bot process: its Hello says so
     joining = asyncio.create_task(table.join(2))
     await within_turns(lambda: bool(BrokerLink.made))
     (link,) = BrokerLink.made
     await until(lambda: len(requests_of(link, ME, authority, keep=True)) >= 2, timeout=2.0)
     hellos = requests_of(link, ME, authority, keep=True)
-    assert [(h.seat, h.have, h.name) for h in hellos[:2]] == [(2, 0, "Ana")] * 2
+    assert [(h.seat, h.have, h.name, h.bot) for h in hellos[:2]] == [(2, 0, "Ana", True)] * 2
     await pump(authority, table, link)
     async with asyncio.timeout(2.0):
         assert await joining == 2
