@@ -94,6 +94,18 @@ FINAL_WAIT = 15.0
 STRANGER_RATE = Rate(messages=4, message_burst=8, bytes=16 * 1024, byte_burst=32 * 1024)
 STRANGERS_RATE = Rate(messages=40, message_burst=80, bytes=256 * 1024, byte_burst=512 * 1024)
 SEATED_RATE = Rate(400, 400, 2 * MAX_PAYLOAD, 2 * MAX_PAYLOAD)
+# No request or presence a peer sends comes near this (a Hello, the
+# largest, is under 300 bytes sealed): anything bigger on a request or
+# presence topic is junk, dropped before any budget is charged, so that
+# 256 KiB bombs on a seated key's topic never spend its owner's budget of
+# bytes (the mixed flood of issue 19 silenced the peer's requests so, each
+# asked again 2 s later: the move p99's outliers).
+MAX_REQUEST_PAYLOAD = 4 * 1024
+# Exact copies of a seated key's own signed requests (a passive replay
+# flood, issue 19 item 4) are known by their digest, the latest this many
+# per key: answered as stale (once per interval) without a signature check
+# and without charging the key's budget, which stays for its owner.
+KNOWN_REQUESTS = 256
 SEATED_TOTAL_RATE = Rate(1600, 1600, 8 * MAX_PAYLOAD, 8 * MAX_PAYLOAD)
 # Requests acted on (signed, fresh nonce) per key: a person sends one or two
 # a second, a bot peer without delay a few dozen; Hellos (each a room-state
@@ -318,6 +330,11 @@ class Authority:
         )
     )
     _log_answers: Gate = field(default_factory=lambda: Gate(LOG_ANSWER_INTERVAL))
+    # Per seated peer id: the digests of its latest signed requests, with
+    # what they opened to (KNOWN_REQUESTS).
+    _known_requests: dict[str, OrderedDict[bytes, tuple[Envelope, PeerMessage]]] = field(
+        default_factory=dict
+    )
     _former: dict[bytes, None] = field(default_factory=dict)  # oldest first
     _floods: FloodLog = field(default_factory=lambda: FloodLog(log))
     # Admission (see ADMIT_*): the rule, the keys a "keys" rule lets in (peer
@@ -1323,6 +1340,9 @@ class Authority:
                 self._schedule_republish()
             return
         presence_peer = topic_peer(topic, f"{self.prefix}/presence")
+        if presence_peer is not None and len(payload) > MAX_REQUEST_PAYLOAD:
+            self._floods.note("oversize", f"dropped oversized messages on {topic}", self.clock())
+            return
         if presence_peer is not None:
             if not self._within_bounds("presence", presence_peer, payload):
                 return
@@ -1330,6 +1350,16 @@ class Authority:
             return
         sender = topic_peer(topic, f"{self.prefix}/a")
         if sender is None:
+            return
+        if len(payload) > MAX_REQUEST_PAYLOAD:
+            self._floods.note("oversize", f"dropped oversized messages on {topic}", self.clock())
+            return
+        known = self._known_requests.get(sender)
+        digest = _digest(payload)
+        if known is not None and digest in known:
+            # An exact copy of a request this seated key signed: a replay
+            # (or its own process sending it again), answered as stale.
+            self.handle(*known[digest])
             return
         if not self._within_bounds("request", sender, payload):
             return
@@ -1348,7 +1378,23 @@ class Authority:
         except WireError as error:
             self._refuse(envelope.sender, error.reason, error.code)
             return
+        self._remember_request(sender, digest, envelope, message)
         self.handle(envelope, message)
+
+    def _remember_request(
+        self, sender: str, digest: bytes, envelope: Envelope, message: PeerMessage
+    ) -> None:
+        """Keep a seated key's signed request by its digest (KNOWN_REQUESTS
+        per key; keys no longer seated are forgotten)."""
+        seated = self._seated_ids()
+        if sender not in seated:
+            return
+        for gone in [each for each in self._known_requests if each not in seated]:
+            del self._known_requests[gone]
+        known = self._known_requests.setdefault(sender, OrderedDict())
+        known[digest] = (envelope, message)
+        while len(known) > KNOWN_REQUESTS:
+            known.popitem(last=False)
 
     def _seated_ids(self) -> set[str]:
         return {peer_id(slot.key) for slot in self.seats if slot.kind == HUMAN and slot.key}

@@ -571,6 +571,7 @@ async def serve(
     broker._subscriptions = _SnapshotDict(broker._subscriptions)
     _only_own_retained(broker)
     _bounded_queues(broker)
+    _payloads_shown_by_size(broker)
     await broker.start()
 
     clients: set[asyncio.StreamWriter] = set()
@@ -765,6 +766,32 @@ class _SweptTasks(deque[Any]):
         self.clear()
         self.extend(running)
         self._sweep_at = max(self.SWEEP_FROM, 2 * len(running))
+
+
+class _Payload(bytes):
+    """A message's payload whose ``repr`` is its size, not its bytes."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} bytes>"
+
+
+def _payloads_shown_by_size(broker: Any) -> None:
+    """amqtt 0.12 formats each message it broadcasts into debug lines
+    (f-strings, evaluated whether or not debug is on: ``_run_broadcast``
+    and the delivery loop), and with it the payload's ``repr``: 1 MiB of
+    text for a 256 KiB payload, half a millisecond of the broker's CPU per
+    message (issue 19, the mixed flood). The payload is handed on as
+    bytes whose ``repr`` is its size."""
+    broadcast = broker._broadcast_message
+
+    async def broadcast_sized(
+        session: Any, topic: str | None, data: bytes | bytearray | None, *args: Any
+    ) -> None:
+        await broadcast(session, topic, None if data is None else _Payload(data), *args)
+
+    broker._broadcast_message = broadcast_sized
 
 
 def _only_own_retained(broker: Any) -> None:

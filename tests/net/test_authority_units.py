@@ -42,6 +42,7 @@ from net.wire import (
     presence_topic,
     room_topic,
     seal,
+    to_authority_topic,
 )
 from tests.net.peers import RawClient, clear_room, room_state_of, until
 from tests.net.procs import need_mosquitto
@@ -2306,3 +2307,56 @@ async def test_knocks_and_presences_are_logged_and_away_clocks_replaced(
     playing.seats[0].level = "heuristic"
     presence(playing, ana, online=False, epoch=8)
     assert 0 not in playing._away_timers  # a bot plays for her already
+
+
+def sealed_request(authority: Authority, key: Identity, message: Sync | Act) -> tuple[str, bytes]:
+    """``message`` from ``key`` as it comes off the broker: (topic, payload)."""
+    topic = to_authority_topic(authority.code, key.peer_id)
+    return topic, seal(key, topic, message, authority.identity.public_key)
+
+
+async def test_exact_replays_of_a_seated_key_do_not_spend_its_budget() -> None:
+    """Issue 19, the mixed flood: a passive replay flood of a seated key's
+    own requests, past its whole budget (SEATED_RATE's burst), is answered
+    as stale once per interval and leaves the budget to its owner, whose
+    next request is answered. Fails without the digests of known requests
+    (the copies took every token: the fresh Sync was dropped unanswered)."""
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    captured = sealed_request(authority, ana, Sync(room=CODE, epoch=1, n=2))
+    await authority._on_message(*captured)
+    assert [type(message) for message in to(authority, ana)] == [Update]
+    copies = int(authority_module.SEATED_RATE.message_burst) + 100
+    for _ in range(copies):
+        await authority._on_message(*captured)
+    # Stale: one refusal and one update for the whole flood (this interval).
+    assert [type(message) for message in to(authority, ana)] == [Refused, Update]
+    assert authority._floods.counts["stale"] == copies
+    await authority._on_message(*sealed_request(authority, ana, Sync(room=CODE, epoch=1, n=3)))
+    assert [type(message) for message in to(authority, ana)] == [Update]
+
+
+async def test_oversized_messages_on_a_seated_key_s_topics_spend_nothing() -> None:
+    """Issue 19, the mixed flood: 256 KiB bombs on a seated key's request
+    and presence topics are dropped before any budget (no request comes near
+    MAX_REQUEST_PAYLOAD); its owner's next request is answered. Fails
+    without the size check (two bombs spent the key's bytes for a second)."""
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    bomb = msgspec.msgpack.encode([[]] * (authority_module.MAX_PAYLOAD - 8))
+    topic = to_authority_topic(authority.code, ana.peer_id)
+    for _ in range(20):
+        await authority._on_message(topic, bomb)
+        await authority._on_message(presence_topic(CODE, ana.peer_id), bomb)
+    assert authority._floods.counts["oversize"] == 40
+    await authority._on_message(*sealed_request(authority, ana, Sync(room=CODE, epoch=1, n=2)))
+    assert [type(message) for message in to(authority, ana)] == [Update]
+    just_under = b"\x00" * authority_module.MAX_REQUEST_PAYLOAD
+    await authority._on_message(topic, just_under)
+    assert authority._floods.counts["oversize"] == 40  # not oversized: judged as usual

@@ -396,3 +396,27 @@ async def test_port_zero_on_several_addresses_tries_another_port_when_one_is_tak
     finally:
         server.close()
         await server.wait_closed()
+
+
+async def test_payloads_reach_amqtt_as_bytes_shown_by_their_size() -> None:
+    """amqtt formats each broadcast into debug f-strings whether or not
+    debug is on: a payload's repr must be its size, not 1 MiB of text for a
+    256 KiB bomb (issue 19, the mixed flood's broker CPU). Fails without
+    ``_payloads_shown_by_size``."""
+    from net.broker import _payloads_shown_by_size
+
+    got: list[tuple[object, ...]] = []
+
+    class Recorder:
+        async def _broadcast_message(self, *args: object) -> None:
+            got.append(args)
+
+    recorder = Recorder()
+    _payloads_shown_by_size(recorder)
+    bomb = bytearray(256 * 1024)
+    await recorder._broadcast_message(None, "t", bomb)
+    await recorder._broadcast_message(None, "t", None, 1)
+    (_, topic, data), (_, _, nothing, qos) = got
+    assert data == bomb and isinstance(data, bytes) and repr(data) == "<262144 bytes>"
+    assert (topic, nothing, qos) == ("t", None, 1)
+    assert len(f"{ {'data': data} }") < 40
