@@ -391,8 +391,10 @@ class Authority:
     # with MIN_VOTERS processes or more (this one and each seated person's),
     # every save is replicated to them, and nothing that follows from it
     # leaves before a majority holds it. ``voter_dir`` keeps this process's
-    # voter file.
-    failover: bool = False
+    # voter file. On by default (issue 20: "on by default for 3+ people");
+    # a room of fewer people's processes has no majority left after a loss
+    # and does not replicate (it waits for its host, as before).
+    failover: bool = True
     voter_dir: Path | None = None
     replica: RoomReplica | None = None
     _replicating: bool = False

@@ -246,6 +246,7 @@ async def open_room(
     code: str | None = None,
     admission: str = "any",
     alternates: Sequence[tuple[str, int]] = (),
+    failover: bool = True,
 ) -> HostedRoom:
     """Open a room and return it; raises ``BrokerUnreachable``,
     ``BrokerError`` or ``RoomBusy`` with a one-line reason. ``alternates``:
@@ -273,6 +274,7 @@ async def open_room(
         store=store,
         admission=admission,  # before it listens (issue 19 item 2)
         broker_alternates=tuple(alternates) if broker is not None else (),
+        failover=failover,
         **extra,  # type: ignore[arg-type]
     )
     room = HostedRoom(authority, broker_host, broker_port, shown, embedded)
@@ -313,6 +315,8 @@ async def open_next_room(room: HostedRoom, *, seed: int | None = None) -> Hosted
         free_away_after=old.free_away_after,
         presence_timeout=old.presence_timeout,
         broker_alternates=old.broker_alternates,
+        failover=old.failover,
+        standby=old.standby,
         **extra,  # type: ignore[arg-type]
     )
     try:
@@ -549,6 +553,9 @@ async def _wait_until_free(binds: Sequence[str], port: int, timeout: float) -> b
 
 
 async def _run(room: HostedRoom, advertise: bool) -> HostedRoom:
+    # The embedded broker dies with this machine: with failover, each voter
+    # then runs a standby broker, and everyone's links go down their list.
+    room.authority.standby = room.embedded is not None
     try:
         await room.authority.start()
     except BaseException:

@@ -101,6 +101,9 @@ class HostPlan:
     seed: int | None = None
     bot_delay: float = 0.8
     code: str | None = None  # the room code to use (default: a new random one)
+    # If this machine stops mid-game, the table moves to a player's (issue
+    # 20; the lobby's f turns it off or on again).
+    failover: bool = True
     # A room whose host died, opened again instead of a new one (its own
     # game and settings stand; the person takes back the seat their key holds).
     resume: SavedRoom | None = None
@@ -288,6 +291,7 @@ async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
             bot_delay=plan.bot_delay,
             advertise=advertise,
             code=plan.code,
+            failover=plan.failover,
             # A host with a screen is asked about each new key (issue 19 item 2).
             admission=ADMIT_ASK,
         )

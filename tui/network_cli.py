@@ -139,12 +139,14 @@ def add_commands(commands: Any, option_type: Any) -> None:
         f"back (default {STAND_IN_AFTER:g}; 0: wait for them however long)",
     )
     host.add_argument(
-        "--failover",
+        "--no-failover",
         action="store_true",
-        help="headless: if this process dies mid-game, the table moves to a joined player's "
-        "machine (elected by a majority of the players' processes; needs 2 or more joined, "
-        "see docs/election.md)",
+        help="if this process dies mid-game, the game waits for it to come back (by default "
+        "the table moves to a joined player's machine, elected by a majority of the players' "
+        "processes, when 2 or more people joined: docs/election.md)",
     )
+    # The default since issue 20's failover was turned on; still accepted.
+    host.add_argument("--failover", action="store_true", help=argparse.SUPPRESS)
     host.add_argument(
         "--admit",
         nargs="+",
@@ -390,8 +392,6 @@ def _host_on_screen(args: argparse.Namespace) -> int:
         return _fail("--wait-for is for --headless: on screen, you start the game")
     if args.stand_in_after is not None:
         return _fail("--stand-in-after is for --headless: on screen, b at the table does it")
-    if args.failover:
-        return _fail("--failover is for --headless for now (docs/election.md, section 10)")
     if args.admit is not None or args.free_after is not None or args.presence_timeout is not None:
         return _fail(
             "--admit, --free-after and --presence-timeout are for --headless: "
@@ -426,6 +426,7 @@ def _host_on_screen(args: argparse.Namespace) -> int:
         seed=seed,
         bot_delay=bot_delay,
         code=code,
+        failover=not args.no_failover,
     )
     return _lobby_on_screen(plan, args)
 
@@ -552,10 +553,7 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
     authority = room.authority
     authority.admission, authority.allowed_keys = admission
     authority.free_away_after = free_after
-    authority.failover = args.failover
-    # The embedded broker dies with this machine: each voter then runs a
-    # standby broker, and everyone's links go down their list.
-    authority.standby = room.embedded is not None
+    authority.failover = not args.no_failover
     # Where any key may sit, a retained "online" with no will (a process
     # gone) must not look present for ever (issue 19 seats item 5): a seat not
     # heard for the timeout is away. A "keys" rule lists who may sit.

@@ -450,9 +450,6 @@ class LobbyScreen(PasseScreen):
             return
         authority = self.hosted.authority
         authority.failover = not authority.failover
-        # The embedded broker dies with this machine: the voters then run
-        # standby brokers (docs/election.md section 10).
-        authority.standby = self.hosted.embedded is not None
         self._render_room()
 
     @property
