@@ -33,8 +33,8 @@ from net.codec import GameCodec, codec_for
 from net.codes import normalize_code
 from net.identity import Identity, fingerprint, peer_id
 from net.replication import (
-    MIN_VOTERS,
     RoomReplica,
+    can_fail_over,
     close_quietly,
     encode_room_config,
     make_room_config,
@@ -395,6 +395,9 @@ class Authority:
     # a room of fewer people's processes has no majority left after a loss
     # and does not replicate (it waits for its host, as before).
     failover: bool = True
+    # Seated people who declined to stand (their Hello's ``stand``): they
+    # vote and hold no share (docs/election.md, "Declining to stand").
+    declined: set[bytes] = field(default_factory=set)
     voter_dir: Path | None = None
     replica: RoomReplica | None = None
     _replicating: bool = False
@@ -928,17 +931,26 @@ class Authority:
         self.table.start()
         self._check_over()
 
-    def _make_replica(self) -> None:
-        """With failover on, the room's voters (this process and each seated
-        person's) and its secret, this process leading term 1."""
-        voters = [self.identity.public_key] + [
+    def failover_voters(self) -> tuple[list[bytes], int]:
+        """The room's voters if the game started now (this process first,
+        then each seated person's) and how many of those people stand."""
+        people = [
             slot.key
             for slot in self.seats
             if slot.kind == HUMAN and slot.key is not None and slot.key not in self.told_keys
         ]
-        if not self.failover or len(voters) < MIN_VOTERS:
+        standing = sum(1 for key in people if key not in self.declined)
+        return [self.identity.public_key, *people], standing
+
+    def _make_replica(self) -> None:
+        """With failover on, the room's voters (this process and each seated
+        person's) and its secret, this process leading term 1. Not when no
+        successor could be elected (too few machines, or too few standing):
+        the room then waits for its host, as without failover."""
+        voters, standing = self.failover_voters()
+        if not self.failover or not can_fail_over(len(voters), standing):
             return
-        config, secret = make_room_config(self.identity, voters)
+        config, secret = make_room_config(self.identity, voters, self.declined)
         replica = RoomReplica(
             self.identity,
             self.code,
@@ -1577,6 +1589,17 @@ class Authority:
         return None
 
     def _on_hello(self, key: bytes, hello: Hello) -> None:
+        self._seat_hello(key, hello)
+        # Whether this person stands for the table (issue 20), as their
+        # latest Hello says; kept for seated keys only (bounded).
+        seated = {slot.key for slot in self.seats if slot.key is not None}
+        self.declined &= seated
+        if key in seated and not hello.stand:
+            self.declined.add(key)
+        else:
+            self.declined.discard(key)
+
+    def _seat_hello(self, key: bytes, hello: Hello) -> None:
         seat = self._seat_of(key)
         if (
             seat is not None

@@ -139,6 +139,7 @@ class RemoteTable(TableClient):
         pins: RoomPins | None = None,
         bot: bool = False,
         alternates: Sequence[tuple[str, int]] = (),
+        stand: bool = True,
     ) -> None:
         self.identity = identity
         self.code = code
@@ -163,6 +164,10 @@ class RemoteTable(TableClient):
         self.pinned = self.authority_key is not None
         self._foreign_keys: set[bytes] = set()  # room states ignored: other signers
         self.bot = bot  # a bot process plays this seat (listed as a bot)
+        # Whether this person stands for the table if the host's machine
+        # stops (issue 20; each Hello says it): False, their process still
+        # votes, holds no share of the room secret and is never elected.
+        self.stand = stand
         self.knocking = False  # waiting for the host to let us in
         self._knock_listeners: list[Callable[[str], None]] = []
         self.removed: str | None = None  # why the host took our seat, if it did
@@ -359,6 +364,14 @@ class RemoteTable(TableClient):
         self.seat = reply.seat
         return reply.seat
 
+    def set_stand(self, stand: bool) -> None:
+        """Stand for the table if the host's machine stops, or decline
+        (issue 20): the authority hears it in a Hello for the seat held
+        (it counts when the game starts, in the lobby)."""
+        self.stand = stand
+        if self.seat is not None and not self._closed:
+            self._take_seat_again()
+
     async def _abandon(self) -> None:
         if self._beat is not None:
             with contextlib.suppress(Exception):  # never "online" again after our "gone"
@@ -529,6 +542,7 @@ class RemoteTable(TableClient):
             seat=seat,
             have=have,
             bot=self.bot,
+            stand=self.stand,
         )
 
     def _take_seat_again(self) -> None:
@@ -704,6 +718,7 @@ class RemoteTable(TableClient):
             pins=self.pins,
             bot=self.bot,
             alternates=self.broker_alternates,
+            stand=self.stand,
         )
 
     def on_host(self, listener: LinkListener) -> Callable[[], None]:

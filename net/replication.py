@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Collection, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -39,6 +39,9 @@ log = logging.getLogger("passe.replication")
 # The fewest voters with which a room fails over: a majority must outlive
 # the loss of one (two voters are both needed: docs/election.md, section 1).
 MIN_VOTERS = 3
+# People's processes that stand (issue 20, "a person may decline to be a
+# candidate") a room needs besides its maker's: can_fail_over.
+MIN_STANDING = 2
 # Actions per delta entry when a save carries many (a resumed room's first
 # entries): each entry fits MAX_ENTRY_DATA under the secret.
 ACTIONS_PER_ENTRY = 64
@@ -70,10 +73,29 @@ class ReplicaError(Exception):
     """The replicated log does not hold a room that can go on."""
 
 
-def make_room_config(maker: Identity, voters: Sequence[bytes]) -> tuple[Config, bytes]:
+def make_room_config(
+    maker: Identity, voters: Sequence[bytes], declined: Collection[bytes] = ()
+) -> tuple[Config, bytes]:
     """The voter set of a room (the maker first) and its secret, split among
-    them (every voter holds a share: no dealers yet)."""
-    return shares.make_config(maker, [Voter(key, dealer=False) for key in voters])
+    those who stand (no dealers yet): a person who declined to stand votes
+    and holds no share (``declined``; never the maker)."""
+    return shares.make_config(
+        maker,
+        [Voter(key, dealer=False) for key in voters],
+        declined=[key for key in declined if key != maker.public_key],
+    )
+
+
+def can_fail_over(voters: int, standing: int) -> bool:
+    """Whether a room of ``voters`` processes (the maker's among them), of
+    which ``standing`` people's stand besides the maker's, can elect a
+    successor once the maker's machine is gone: a majority of the voters
+    left, and a majority of the share holders (the maker and those who
+    stand) among the survivors, which takes MIN_STANDING of them (with one,
+    the holders are two and the survivor holds half)."""
+    return voters >= MIN_VOTERS and standing >= shares.threshold_for(standing + 1) and (
+        standing >= MIN_STANDING
+    )
 
 
 def decode_room_config(data: bytes) -> Config | None:
@@ -282,11 +304,13 @@ async def close_quietly(replica: RoomReplica | None) -> None:
 
 
 __all__ = [
+    "MIN_STANDING",
     "MIN_VOTERS",
     "BaseEntry",
     "DeltaEntry",
     "ReplicaError",
     "RoomReplica",
+    "can_fail_over",
     "close_quietly",
     "decode_room_config",
     "encode_room_config",

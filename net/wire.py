@@ -251,7 +251,8 @@ class Request(Struct, tag_field="t", forbid_unknown_fields=True):
 class Hello(Request, tag="hello", omit_defaults=True):
     """Take a seat (``seat``: the one wanted, or any free one), or take back
     the seat this key holds. ``bot``: a bot process plays this seat
-    (``passe join --bot``), listed as a bot (issue 18 item 9). Fields at
+    (``passe join --bot``), listed as a bot (issue 18 item 9). ``stand``:
+    below. Fields at
     their defaults are left out, so a Hello without ``bot`` is exactly what
     an earlier Passe sends and decodes."""
 
@@ -259,6 +260,10 @@ class Hello(Request, tag="hello", omit_defaults=True):
     seat: SeatIndex | None = None
     have: Count = 0  # events of the log this peer already holds
     bot: bool = False
+    # False: this person declines to stand for the table if the host's
+    # machine stops (issue 20): their process votes, holds no share of the
+    # room secret and is never elected. Left out when True (as before).
+    stand: bool = True
 
 
 class Act(Request, tag="act"):

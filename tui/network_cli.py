@@ -211,6 +211,12 @@ def add_commands(commands: Any, option_type: Any) -> None:
         help="no screen: a bot of this level plays your seat (prints JSON lines)",
     )
     join.add_argument("--seed", type=int, default=None, help="the bot's seed")
+    join.add_argument(
+        "--no-stand",
+        action="store_true",
+        help="with --bot: if the host's machine stops mid-game, this process votes for "
+        "who holds the table but is never elected itself (docs/election.md)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -455,6 +461,8 @@ def _join_on_screen(args: argparse.Namespace) -> int:
 
     if args.seat is not None:
         return _fail("--seat is for --bot: on screen, the host's room gives you a free seat")
+    if args.no_stand:
+        return _fail("--no-stand is for --bot: on screen, f in the room's lobby declines to stand")
     try:
         resolved = asyncio.run(_resolve(args))
     except KeyboardInterrupt:
@@ -768,6 +776,7 @@ async def _join(args: argparse.Namespace) -> int:
         pins=RoomPins(),
         bot=True,
         alternates=args.alternates,
+        stand=not args.no_stand,
     )
     try:
         seat = await table.join(None if args.seat is None else args.seat - 1)

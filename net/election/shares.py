@@ -14,6 +14,7 @@ rebuild the secret; ``check`` tells a rebuilt secret from a wrong one
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 
 import nacl.utils
 from Crypto.Protocol.SecretSharing import Shamir
@@ -44,13 +45,22 @@ def check_value(secret: bytes) -> bytes:
 
 
 def make_config(
-    splitter: Identity, voters: list[Voter], secret: bytes | None = None
+    splitter: Identity,
+    voters: list[Voter],
+    secret: bytes | None = None,
+    *,
+    declined: Collection[bytes] = (),
 ) -> tuple[Config, bytes]:
-    """A new room's set-up and its secret (random unless given)."""
+    """A new room's set-up and its secret (random unless given). A voter in
+    ``declined`` (a person who declined to stand, issue 20) votes but holds
+    no share, so it can never be elected (``Node.can_stand``); the
+    threshold is a majority of those who hold one."""
     secret = nacl.utils.random(SECRET_SIZE) if secret is None else secret
     if len(secret) != SECRET_SIZE:
         raise ValueError("the room secret is 32 bytes")
-    sharing = holders(voters)
+    sharing = [voter for voter in holders(voters) if voter.key not in declined]
+    if not sharing:
+        raise ValueError("somebody must stand: every share holder declined")
     threshold = threshold_for(len(sharing))
     first = Shamir.split(threshold, len(sharing), secret[:_HALF])
     second = Shamir.split(threshold, len(sharing), secret[_HALF:])

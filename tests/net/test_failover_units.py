@@ -32,7 +32,15 @@ from net.wire import (
     to_peer_topic,
 )
 from tests.net.peers import until
-from tests.net.rooms_in_process import CODE, hello, linked, listen, room, seated
+from tests.net.rooms_in_process import (
+    CODE,
+    hello,
+    linked,
+    listen,
+    room,
+    seated,
+    within_turns,
+)
 
 
 def _free_to_leave(authority: Authority) -> list[tuple[str, bytes, bool]]:
@@ -219,3 +227,112 @@ async def test_a_restarted_seat_votes_from_its_voter_file_until_the_room_says_ot
     await until(lambda: stopped == [filed] and started == [filed, rooms], timeout=5)
     assert table.voter is not None and table.voter.election == rooms
     assert table._voters == frozenset(room_keys)
+
+
+def test_a_person_who_declines_to_stand_votes_and_holds_no_share() -> None:
+    """Issue 20, "a person may decline to be a candidate": the decliner is
+    a voter of the config (its vote counts for a majority) and holds no
+    share of the secret, so its node never stands (Node.can_stand); the
+    threshold is a majority of those who hold one. Fails if the declined
+    keys are not left out of the shares."""
+    from net.election import shares
+
+    maker, ana, bea, cy = (Identity.generate() for _ in range(4))
+    voters = [maker.public_key, ana.public_key, bea.public_key, cy.public_key]
+    config, secret = make_room_config(maker, voters, declined=[cy.public_key, maker.public_key])
+    assert [voter.key for voter in config.voters] == voters
+    holders = [share.holder for share in config.shares]
+    assert holders == [maker.public_key, ana.public_key, bea.public_key]  # never the maker out
+    assert config.threshold == 2
+    assert shares.own_share(cy, config) is None
+    # Two of the standing holders' shares rebuild the secret; the decliner's
+    # vote brings none.
+    opened = {
+        index: share
+        for person in (ana, bea)
+        if (mine := shares.own_share(person, config)) is not None
+        for index, share in [mine]
+    }
+    assert shares.combine(config, opened) == secret
+    with pytest.raises(ValueError, match="somebody must stand"):
+        shares.make_config(maker, [], declined=[])
+
+
+@pytest.mark.parametrize(
+    ("voters", "standing", "can"),
+    [(2, 1, False), (3, 2, True), (3, 1, False), (4, 1, False), (4, 2, True), (5, 3, True)],
+)
+def test_a_room_fails_over_only_with_three_voters_and_two_who_stand(
+    voters: int, standing: int, can: bool
+) -> None:
+    """With one person standing besides the maker, the holders are two and
+    the survivor holds half the shares: no successor can rebuild the
+    secret, so such a room does not replicate (it waits for its host)."""
+    from net.replication import can_fail_over
+
+    assert can_fail_over(voters, standing) is can
+
+
+async def test_the_authority_leaves_out_of_the_shares_who_declined_in_their_hello(
+    tmp_path: Path,
+) -> None:
+    """A seated person's Hello with ``stand`` false (sent again from the
+    lobby: RemoteTable.set_stand) puts them among the decliners, a later
+    Hello standing takes them out; the config made at the start gives them
+    no share. With only one other person standing, no config is made."""
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    ana, bea, cy = (Identity.generate() for _ in range(3))
+    for number, person in enumerate((ana, bea, cy)):
+        seated(authority, person, name=f"P{number}", seat=number + 1)
+    hello(authority, cy, n=2, seat=3, stand=False)
+    assert authority.declined == {cy.public_key}
+    assert authority.failover_voters() == ([authority.identity.public_key, ana.public_key,
+                                            bea.public_key, cy.public_key], 2)  # fmt: skip
+    hello(authority, bea, n=2, seat=2, stand=False)
+    assert authority.failover_voters()[1] == 1
+    hello(authority, bea, n=3, seat=2)  # stands again
+    assert authority.declined == {cy.public_key}
+    authority.set_bot(0, "heuristic")
+    listen(authority)
+    authority.start_game()
+    assert authority.replica is not None
+    config = decode_room_config(authority._election)
+    assert config is not None
+    assert cy.public_key in {voter.key for voter in config.voters}
+    assert [share.holder for share in config.shares] == [
+        authority.identity.public_key, ana.public_key, bea.public_key
+    ]  # fmt: skip
+    await authority.close(keep=True)
+
+
+async def test_a_room_where_too_few_stand_does_not_replicate(tmp_path: Path) -> None:
+    """Two people seated, one declining: no successor could be elected, so
+    the game starts without a config (the room waits for its host)."""
+    authority = room(players=3, failover=True, voter_dir=tmp_path)
+    ana, bea = Identity.generate(), Identity.generate()
+    seated(authority, ana, name="Ana", seat=1)
+    seated(authority, bea, name="Bea", seat=2, stand=False)
+    authority.set_bot(0, "heuristic")
+    listen(authority)
+    authority.start_game()
+    assert authority.replica is None and authority._election == b""
+    await authority.close(keep=True)
+
+
+async def test_a_seat_that_declines_says_so_in_a_hello_for_its_seat() -> None:
+    """RemoteTable.set_stand sends a Hello for the seat held, carrying the
+    choice; the table's next room (the next game) keeps it."""
+    authority = room()
+    me = Identity.generate()
+    table = RemoteTable(me, CODE, "127.0.0.1", 1, "Ana")
+    link = linked(table, authority)
+    table.seat = 1
+    table.set_stand(False)
+    topic = to_authority_topic(CODE, me.peer_id)
+    await within_turns(lambda: any(sent == topic for sent, _, _ in link.published))
+    [payload] = [p for sent, p, _ in link.published if sent == topic]
+    envelope = open_envelope(topic, payload)
+    message = open_body(envelope, peer_message_decoder, authority.identity)
+    assert message.stand is False and message.seat == 1  # type: ignore[union-attr]
+    table.next_code = "ABC234"
+    assert table.next_table().stand is False

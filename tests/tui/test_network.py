@@ -919,6 +919,29 @@ async def test_a_joiner_moves_to_another_free_seat(
         assert lobby.table.seat == free
 
 
+async def test_a_joiner_declines_to_stand_with_f_and_the_host_hears_it(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 20: a person may decline to be a candidate. The joiner's
+    lobby says they stand; f declines (the host's authority hears it in a
+    Hello for the seat), f again stands."""
+    write_settings(private_config, name="Zed")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j", *hosted.code, "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen) and lobby.table is not None
+        await wait_until(pilot, lambda: "You stand (f" in text_of(lobby, "#lobby-info"), "stand")
+        key = lobby.table.identity.public_key
+        await pilot.press("f")
+        await wait_until(pilot, lambda: key in hosted.authority.declined, "the host hears it")
+        assert "You declined to stand (f)" in text_of(lobby, "#lobby-info")
+        await pilot.press("f")
+        await wait_until(pilot, lambda: key not in hosted.authority.declined, "stands again")
+        assert "You stand (f" in text_of(lobby, "#lobby-info")
+
+
 # -- a hosted room whose host process died ----------------------------------
 
 

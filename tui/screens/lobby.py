@@ -30,7 +30,7 @@ from core.registry import game_info, get_game
 from net.authority import MAX_KNOCKS
 from net.codes import format_code
 from net.identity import fingerprint
-from net.replication import MIN_VOTERS
+from net.replication import MIN_STANDING, MIN_VOTERS
 from tui.games import load_table_screen
 from tui.messages import LinkChanged, RoomChanged, SeatLevelChosen
 from tui.netplay import HostPlan, NetplayError, open_hosted_room
@@ -187,7 +187,9 @@ class LobbyScreen(PasseScreen):
         "are told, and must be let in again).\n"
         "f turns failover on or off: with it, if this machine stops mid-game,\n"
         "the players' machines elect one of them, which holds the deck from\n"
-        "then on, and the game goes on (3 or more people's machines needed).\n"
+        "then on, and the game goes on (3 or more people's machines needed,\n"
+        "2 of the joiners' standing). A joiner's f declines to stand (their\n"
+        "machine still votes, never holds the deck), or stands again.\n"
         "Check aloud the host key under the code:\n"
         "a room shown with another key is not this host's.\n"
         "Joiner: a seat's number moves you to that seat while it is free.\n"
@@ -425,28 +427,44 @@ class LobbyScreen(PasseScreen):
             self._say("Waiting for the host to start the game.")
 
     def failover_line(self) -> str:
-        """The host's failover setting in one line (issue 20), or ""."""
-        if self.hosted is None or self.room is None or self.room.phase != "lobby":
+        """The failover setting in one line (issue 20), or "": the host's
+        (on or off, what the room still needs), a joiner's own choice to
+        stand for the table or not."""
+        if self.room is None or self.room.phase != "lobby":
             return ""
+        if self.hosted is None:
+            if self.table is None or self.table.seat is None:
+                return ""
+            if self.table.stand:
+                return (
+                    "\nYou stand (f declines): if the host's machine stops, "
+                    "yours may hold the deck."
+                )
+            return (
+                "\nYou declined to stand (f): if the host's machine stops, "
+                "yours votes but never holds the deck."
+            )
         authority = self.hosted.authority
         if not authority.failover:
             return "\nFailover off (f): if this machine stops, the game waits for it."
-        people = sum(
-            1
-            for slot in authority.seats
-            if slot.kind == "human" and slot.key is not None and slot.key not in authority.told_keys
-        )
-        missing = MIN_VOTERS - people - 1
+        voters, standing = authority.failover_voters()
+        missing = max(MIN_VOTERS - len(voters), MIN_STANDING - standing)
         if missing > 0:
             whose = "person's machine" if missing == 1 else "people's machines"
+            who = " that stand" if authority.declined else " here"
             return (
-                f"\nFailover on (f), but it needs {missing} more {whose} here: "
+                f"\nFailover on (f), but it needs {missing} more {whose}{who}: "
                 "until then, if this machine stops, the game waits for it."
             )
         return "\nFailover on (f): if this machine stops, the table moves to a player's."
 
     def action_failover(self) -> None:
-        if self.hosted is None or self.room is None or self.room.phase != "lobby":
+        if self.room is None or self.room.phase != "lobby":
+            return
+        if self.hosted is None:
+            if self.table is not None and self.table.seat is not None:
+                self.table.set_stand(not self.table.stand)
+                self._render_room()
             return
         authority = self.hosted.authority
         authority.failover = not authority.failover
@@ -602,7 +620,7 @@ class LobbyScreen(PasseScreen):
             # for a key that does nothing new).
             return self.hosted is not None and len(self.hosted.authority.knocks) >= MAX_KNOCKS
         if action == "failover":
-            return self.hosting and self.room is not None and self.room.phase == "lobby"
+            return self.room is not None and self.room.phase == "lobby"
         if action == "remove_person":
             return bool(self.removable_seats()) if self.hosting else False
         if action == "sit":
