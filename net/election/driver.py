@@ -64,7 +64,7 @@ from net.election.node import (
 )
 from net.files import write_atomic
 from net.identity import Identity, peer_id
-from net.transport import LastWill, MqttLink, stop_task
+from net.transport import BACKOFF_MAX, LastWill, MqttLink, stop_task
 from net.wire import (
     Presence,
     WireError,
@@ -78,7 +78,10 @@ from net.wire import (
 log = logging.getLogger("passe.election")
 
 TICK = 0.05  # seconds between the core's ticks (its heartbeat is 0.25 s)
-# Seconds over which voters that heard the authority's will stand (random).
+# Seconds over which voters that heard the authority's will stand (random),
+# after WILL_SETTLE: a broker that stops sends every client's will as it
+# goes (Mosquitto), and our own link must have seen it go by then.
+WILL_SETTLE = 0.1
 WILL_SPREAD = 0.3
 # A seat sends an unanswered request again (to every voter) after this.
 RESEND_AFTER = 1.0
@@ -245,6 +248,10 @@ class VoterPresences:
             return None
         return voter if presence.epoch >= newest else None
 
+    def newest(self, voter: bytes) -> int:
+        """The epoch of ``voter``'s newest connection known (0: none)."""
+        return self._newest.get(voter, 0)
+
 
 class VoterDriver:
     """One voter of room ``code`` on the broker at ``host:port``: its node,
@@ -300,6 +307,7 @@ class VoterDriver:
         others = [voter for voter in self.node.voters if voter != identity.public_key]
         self._presences = VoterPresences(code, others, self._floods)
         self._epoch = time.time_ns() // 1_000_000  # of presence: grows across restarts
+        self._connected_to: tuple[str, int] | None = None  # the broker of the last connection
         self._rng = rng or random.Random()
         self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=64)
         self._outbox: asyncio.Queue[tuple[str, bytes, bool]] = asyncio.Queue()
@@ -325,6 +333,7 @@ class VoterDriver:
             alternates=self.succession(),
         )
         await self._link.start()
+        self._connected_to = (self._link.host, self._link.port)
         self.node.came_up(self.clock())
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._send_loop()), loop.create_task(self._tick_loop())]
@@ -476,13 +485,21 @@ class VoterDriver:
         # usually wins before the others stand (a split vote costs an
         # election timeout), and not at all if an election began meanwhile.
         term = self.node.term
+        epoch = self._presences.newest(voter)
         log.info("the authority's will: %s is gone", peer_id(voter))
 
         def stand() -> None:
-            if self.node.term == term and self.node.authority == voter:
+            # Not if it came back meanwhile (a newer connection said
+            # "online"), nor while our own link is down: a broker that stops
+            # sends every client's will as it goes (Mosquitto), and a term
+            # raised then unseated the live authority once all were back.
+            back = self._presences.newest(voter) > epoch
+            up = self._link is not None and self._link.connected
+            if self.node.term == term and self.node.authority == voter and up and not back:
                 self._carry_out(self.node.suspect(self.clock(), current=True))
 
-        asyncio.get_running_loop().call_later(self._rng.uniform(0, WILL_SPREAD), stand)
+        delay = WILL_SETTLE + self._rng.uniform(0, WILL_SPREAD)
+        asyncio.get_running_loop().call_later(delay, stand)
 
     async def _on_message(self, topic: str, payload: bytes) -> None:
         now = self.clock()
@@ -509,9 +526,34 @@ class VoterDriver:
         self._carry_out(self.node.receive(envelope.sender, message, now))
 
     async def _tick_loop(self) -> None:
+        down = False
         while True:
             await asyncio.sleep(TICK)
+            link = self._link
+            if link is not None and not link.connected:
+                # Cut off from the broker, standing reaches nobody and only
+                # raises the term (persisted each time); back on a broker
+                # that merely restarted, that higher term unseated a live
+                # authority, and the table moved for a blip (the broker
+                # restart test). The timer starts again on reconnection.
+                down = True
+                if self.node.role != "authority":
+                    continue
+            elif down and link is not None:
+                down = False
+                self._came_back(link)
             self._carry_out(self.node.tick(self.clock()))
+
+    def _came_back(self, link: MqttLink) -> None:
+        """The link is up again: a whole election timeout for the authority
+        to reach us from here, and on the broker we were on before, the
+        longest reconnection backoff too: its link comes back on its own
+        schedule. On another broker (ours went down the succession list:
+        the room's died with its host), none."""
+        where = (link.host, link.port)
+        same = where == self._connected_to
+        self._connected_to = where
+        self.node.came_up(self.clock(), grace=BACKOFF_MAX if same else 0.0)
 
     async def _send_loop(self) -> None:
         while True:

@@ -365,12 +365,16 @@ class Node:
             return []
         return self._take_office(secret, now)
 
-    def came_up(self, now: float) -> None:
+    def came_up(self, now: float, *, grace: float = 0.0) -> None:
         """The driver's link is up now: a follower gives the authority a
         whole election timeout from here to reach it (time spent starting,
-        e.g. a standby broker, must not make it stand at once)."""
+        e.g. a standby broker, must not make it stand at once), and
+        ``grace`` seconds more (back on the same broker after a blip, the
+        authority's own link may come back up to a reconnection backoff
+        later than this one's)."""
         if self.role == "follower":
             self._reset_election_timer(now)
+            self._election_due += grace
 
     def lead_first_term(self, secret: bytes, now: float) -> list[Effect]:
         """The room's maker takes term 1 without a campaign: every voter's

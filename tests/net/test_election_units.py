@@ -278,3 +278,20 @@ def test_the_will_of_the_authoritys_current_connection_starts_an_election_at_onc
     assert bob.role == "candidate" and bob.term == alice.term + 1
     assert {s.to for s in asks} == {alice.key, nodes[2].key}
     assert alice.suspect(0.31, current=True) == []  # the authority never stands against itself
+
+
+def test_a_follower_back_on_the_same_broker_waits_a_backoff_more_before_standing() -> None:
+    """``came_up(now, grace)``: a whole election timeout from the moment the
+    link is back, and ``grace`` more (the driver gives the longest
+    reconnection backoff when the broker is the one it was on: a broker
+    restart once moved a healthy table, every follower standing before the
+    authority's link was back). Fails if grace is not added."""
+    _, nodes, _ = _room(3)
+    follower = nodes[1]
+    low, high = follower.timing.election
+    follower.came_up(100.0, grace=5.0)
+    assert not follower.tick(100.0 + low + 4.99)  # the shortest timeout, then the grace
+    assert _sends(follower.tick(100.0 + high + 5.0 + 0.01))  # stands: asks the others
+    candidate = nodes[2]
+    candidate.came_up(200.0)
+    assert _sends(candidate.tick(200.0 + high + 0.01))

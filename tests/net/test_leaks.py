@@ -178,14 +178,13 @@ async def test_a_subscriber_to_everything_learns_nothing_private(
             elif kind == "e" and index < final_index:
                 # They carry the room's saves as ciphertext under the room
                 # secret, which no player's process holds before a failover:
-                # what a peer opens names no card of any hand, nor the seed.
+                # what a peer opens names no card of any hand, nor the seed
+                # (its bytes fields are ciphertext, where a short token can
+                # turn up by chance: 'UJS' did once).
                 election_seen += 1
                 opened = msgspec.msgpack.decode(body)
                 assert not (strings_in(opened) & tokens), topic
                 assert seed not in ints_in(opened), topic
-                for token in tokens:
-                    if len(token) >= 3:
-                        assert token.encode() not in body, (topic, token)
     assert sealed_seen > 20
     # Three voters (the host's process and both peers'): the log was
     # replicated to the peers all game long.

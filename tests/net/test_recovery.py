@@ -91,6 +91,10 @@ async def test_the_game_survives_a_broker_restart(tmp_path: Path) -> None:
             over = await host.expect("over")
             for peer in peers:
                 assert (await peer.expect("over"))["scores"] == over["result"]["scores"]
+        except BaseException:
+            for process in (host, *peers):
+                print(await process.report())
+            raise
         finally:
             for process in (host, *peers):
                 await process.stop()
