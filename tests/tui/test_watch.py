@@ -1,0 +1,209 @@
+"""The watch screen (issue 21) at 80x24, for each game: the game's own
+table in a read-only mode, fed a spectator's view as a watcher receives it
+(its updates are given here, as the network would; tests/net/test_watch.py
+runs the real processes). The line above the table says you watch with no
+seat and how many watch; the game's keys do nothing (nothing is sent, no
+dialog opens); help shows; q leaves at once. Names from the network are
+shown as text. Snapshots in the default and colour-blind themes."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from core.engine import Action
+from core.registry import get_game
+from net.codec import codec_for
+from net.table import TableUpdate
+from net.watch import Watcher
+from net.wire import RoomState, SeatState
+from tests.tui.conftest import SIZE, make_app
+from tui.app import PasseApp
+from tui.messages import RoomChanged
+from tui.screens.help import HelpScreen
+from tui.screens.home import HomeScreen
+from tui.screens.info import InfoScreen
+from tui.screens.watch import WATCH_GUIDE, WatchTableScreen, watch_screen
+from tui.widgets.status_line import StatusLine
+
+PLAYERS = {"passpass": 4, "dominoes": 3, "fashion": 4}
+# Network names: markup and brackets are names like any other.
+NAMES = ("Ana [b]x[/b]", "Bo", "[red]Cy", "Di")
+# Every key a game's table acts on, and some more: none may play or open a
+# choice while watching (t, the last trick, only looks).
+KEYS = [
+    "enter", "space", "left", "right", "up", "down", "home", "end", "tab",
+    "1", "2", "3", "4", "5", "6", "7", "8", "9", "0",
+    "c", "x", "e", "p", "d", "b", "s", "h", "l", "v",
+    "left_square_bracket", "right_square_bracket",
+]  # fmt: skip
+
+
+class SpyWatcher(Watcher):
+    """A watcher with no link: what it would have received is given to it;
+    anything it would send is counted."""
+
+    def __init__(self) -> None:
+        super().__init__("ABC123", "127.0.0.1", 1)
+        self.sent: list[Any] = []
+
+    @property
+    def connected(self) -> bool:
+        return True  # as if its link were up (it has none)
+
+    def _send(self, message: Any) -> bool:
+        self.sent.append(message)
+        return False
+
+    async def submit(self, action: Action) -> None:
+        self.sent.append(action)
+        await super().submit(action)
+
+
+def watched(game_id: str, moves: int, seed: int = 3, watching: int = 2) -> SpyWatcher:
+    """A watcher of a ``game_id`` game after ``moves`` moves (random legal
+    moves, seeded), holding the spectator's view and the public log, as if
+    they had arrived."""
+    game = get_game(game_id)
+    players = PLAYERS[game_id]
+    state = game.new_game(game.make_config(players=players), seed)
+    chooser = random.Random(seed)
+    events = [e for e in state.opening_events if e.for_seat(None) is not None]
+    for _ in range(moves):
+        if state.is_over:
+            break
+        seat = state.to_act[0]
+        made = state.apply(seat, chooser.choice(state.legal_actions(seat)))
+        events += [seen for e in made if (seen := e.for_seat(None)) is not None]
+    watcher = SpyWatcher()
+    watcher.game_id = game_id
+    watcher.codec = codec_for(game)
+    watcher.names = NAMES[:players]
+    watcher.room = RoomState(
+        room="ABC123",
+        game=game_id,
+        config={"players": players},
+        host="Hostess",
+        phase="playing",
+        seats=[SeatState(name, "human", "", "", True) for name in NAMES[:players]],
+        seq=moves,
+        stamp=1,
+    )
+    watcher.watching = watching
+    watcher.watching_room = True
+    watcher.view = state.view(None)
+    watcher.log = events
+    watcher.seq = moves
+    return watcher
+
+
+def screen_text(app: PasseApp) -> str:
+    """The screenshot's text, spaces as spaces (it writes &#160;)."""
+    import html
+
+    return html.unescape(app.export_screenshot()).replace("\xa0", " ")
+
+
+def status(app: PasseApp) -> str:
+    return str(app.screen.query_one(StatusLine).render())
+
+
+@pytest.mark.parametrize("game_id", ["passpass", "dominoes", "fashion"])
+async def test_the_watch_screen_is_read_only_says_so_and_has_help(
+    private_config: Path, game_id: str
+) -> None:
+    watcher = watched(game_id, moves=6)
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = watch_screen(watcher)
+        app.push_screen(screen)
+        await pilot.pause()
+        assert isinstance(app.screen, WatchTableScreen)
+        line = status(app)
+        assert line.startswith("Watching ABC123 (you have no seat)"), line
+        assert "2 watching" in line
+        # Names from the network, as text (the players panel is #players).
+        assert "Ana [b]" in screen_text(app)
+        for key in KEYS:
+            await pilot.press(key)
+            await pilot.pause()
+            if isinstance(app.screen, InfoScreen):  # t: the last trick, a look
+                await pilot.press("escape")
+                await pilot.pause()
+            assert app.screen is screen, f"{key} opened {type(app.screen).__name__}"
+        assert watcher.sent == [], "a key sent something while watching"
+        assert screen.focused is None  # no widget took the keys
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        help_text = screen_text(app)
+        assert "no seat" in help_text and "Stop watching" in help_text
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        # q leaves at once (nothing is lost): home, no dialog.
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_the_count_follows_the_room_and_the_lobby_is_said(private_config: Path) -> None:
+    """Watched from the lobby: no view yet, the line says how many sit; the
+    count changes as watchers come and go, on the line and beside the players."""
+    watcher = watched("dominoes", moves=0, watching=1)
+    watcher.view = None
+    assert watcher.room is not None
+    lobby = watcher.room
+    watcher.room = RoomState(**{**_fields(lobby), "phase": "lobby"})
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = watch_screen(watcher)
+        app.push_screen(screen)
+        await pilot.pause()
+        assert "lobby: 3/3 seated" in status(app)
+        assert "1 watching" in status(app)
+        watcher.watching = 3
+        screen.post_message(RoomChanged(watcher.room))
+        await pilot.pause()
+        assert "3 watching" in status(app)
+        game = get_game("dominoes")
+        state = game.new_game(game.make_config(players=3), 3)
+        screen._receive(TableUpdate(state.view(None), ()))
+        await pilot.pause()
+        assert "lobby" not in status(app)
+        assert "3 watching" in str(screen.query_one("#players").border_title)
+
+
+def _fields(room: RoomState) -> dict[str, Any]:
+    return {name: getattr(room, name) for name in room.__struct_fields__}
+
+
+def themed(theme: str, game_id: str) -> Any:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        pilot.app.theme = theme
+        await pilot.pause()
+        pilot.app.push_screen(watch_screen(watched(game_id, moves=9, seed=5)))
+        await pilot.pause()
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("theme", ["passe", "passe-okabe-ito"])
+def test_watch_screen_snapshot(snap_compare: Any, private_config: Path, theme: str) -> None:
+    """A Pass Pass table watched nine moves in."""
+    app = make_app(private_config)
+    assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, "passpass"))
+
+
+def test_the_guide_says_nothing_is_played() -> None:
+    assert "no seat" in WATCH_GUIDE and "nothing you press" in WATCH_GUIDE
