@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui.netplay import PRESENCE_TIMEOUT
@@ -226,6 +227,9 @@ def add_commands(commands: Any, option_type: Any) -> None:
         metavar="HOST[:PORT][,...]",
         help="the room's MQTT broker, when discovery cannot find it",
     )
+    # `passe serve` hands every guest's command its name (tui/serve/server.py):
+    # accepted, and shown to nobody (a watcher is anonymous to the room).
+    watch.add_argument("--name", default=None, help=argparse.SUPPRESS)
     watch.add_argument(
         "--headless",
         action="store_true",
@@ -553,6 +557,19 @@ def _emit(event: str, **fields: Any) -> None:
     emit(event, **fields)
 
 
+def _keep(
+    record: Any, names: Sequence[str], seat: int | None, result: Any, deal_check: str
+) -> str | None:
+    """A headless process's finished game, kept where the app keeps them
+    (tui/records.py): the file's path, or None after saying why on stderr."""
+    from tui.records import keep_game
+
+    path, notice = keep_game(record, names, viewer=seat, result=result, deal_check=deal_check)
+    if notice:
+        print(f"passe: {notice}", file=sys.stderr)
+    return None if path is None else str(path)
+
+
 def _admission(args: argparse.Namespace) -> tuple[str, frozenset[str]] | int:
     """``--admit``: the rule and the peer ids it lets in, or an exit code
     after saying what is wrong (issue 19 item 2)."""
@@ -638,8 +655,13 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
         await authority.wait_over()
         assert authority.table is not None
         result = authority.table.state.result()
+        # Kept as the app keeps its games (issue 21): the host saw no seat.
+        kept = _keep(
+            authority.table.record(), [slot.name for slot in authority.seats], None, result, ""
+        )
         _emit(
             "over",
+            kept=kept,
             result=None
             if result is None
             else json.loads(
@@ -829,15 +851,22 @@ async def _join(args: argparse.Namespace) -> int:
         await play_with_bot(table, args.bot, seed=args.seed)
         view = table.view
         result = view.result if view is not None else None
+        # The record comes with the final room state, just after the view.
+        verified = await table.deal_check(DEAL_CHECK_WAIT)
+        record = table.record()
+        # Kept as the app keeps its games (issue 21), from this seat's view.
+        kept = (
+            None if record is None else _keep(record, table.names, seat, result, table.deal_report)
+        )
         _emit(
             "over",
             winners=list(result.winners) if result else [],
             scores=list(result.scores) if result else [],
-            # The record comes with the final room state, just after the view.
-            deal_verified=await table.deal_check(DEAL_CHECK_WAIT),
+            deal_verified=verified,
             # In words: verified (in part, if views were missed) or the
             # first mismatch between the revealed deal and what was shown.
             deal_report=table.deal_report,
+            kept=kept,
         )
     finally:
         await table.close()

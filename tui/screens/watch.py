@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from core.engine import View, plural
+from core.engine import View
 from core.registry import game_info
 from tui.games import load_table_screen
 from tui.messages import GoHomeRequested, RoomChanged
