@@ -384,10 +384,15 @@ class RemoteTable(TableClient):
             # disconnect sends no will).
             topic = presence_topic(self.code, self.identity.peer_id)
             final = [(topic, self._presence_payload(online=False))]
-            if self.room is not None and self.room.phase in ("over", "closed"):
+            if not self._presence_needed():
                 final.append((topic, b""))
             log.debug("leaving the link: presence gone (epoch %d)", self._epoch)
             await self._link.close(final=final)
+
+    def _presence_needed(self) -> bool:
+        """Whether our presence record is still of use once we leave: not
+        in a room that is over or closed (a watcher's never: net/watch.py)."""
+        return self.room is None or self.room.phase not in ("over", "closed")
 
     async def _request(
         self,

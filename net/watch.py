@@ -127,6 +127,11 @@ class Watcher(RemoteTable):
         """Stop watching: our presence says gone, which frees our place."""
         await self.close()
 
+    def _presence_needed(self) -> bool:
+        # Nobody waits for a watcher to come back (its key is never used
+        # again): its record is cleared as it goes, not left on the broker.
+        return False
+
     def _replay_check(self, room: RoomState) -> tuple[bool, str]:
         """The spectator's check: every public view and event received,
         against the revealed record replayed (view(None), issue 20's check)."""

@@ -30,12 +30,23 @@ from net.wire import (
     Watched,
     open_body,
     open_envelope,
+    presence_decoder,
+    presence_topic,
     watchers_decoder,
     watchers_topic,
 )
 from tests.net.peers import clear_room, open_test_room
 from tests.net.procs import need_mosquitto
-from tests.net.rooms_in_process import CODE, listen, presence, request, room, seated, to
+from tests.net.rooms_in_process import (
+    CODE,
+    MemoryLink,
+    listen,
+    presence,
+    request,
+    room,
+    seated,
+    to,
+)
 
 
 def wire(data: object) -> object:
@@ -228,3 +239,17 @@ async def test_an_earlier_host_is_reported_in_one_line(
         await watcher.close()
         await hosted.close()
         await clear_room(hosted.authority.code)
+
+
+async def test_a_watcher_leaving_says_gone_then_clears_its_presence() -> None:
+    """Its key is never used again: nothing of it stays retained on the
+    broker (a player's record stays while the room is open)."""
+    watcher = Watcher(CODE, "127.0.0.1", 1)
+    link = MemoryLink()
+    watcher._link = link  # type: ignore[assignment]
+    await watcher.close()
+    topic = presence_topic(CODE, watcher.identity.peer_id)
+    assert link.final is not None and [t for t, _ in link.final] == [topic, topic]
+    gone, cleared = (payload for _, payload in link.final)
+    assert not open_body(open_envelope(topic, gone), presence_decoder).online
+    assert cleared == b""
