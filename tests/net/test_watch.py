@@ -277,6 +277,7 @@ async def test_a_flood_of_fresh_keys_watching_neither_stalls_the_game_nor_takes_
             over = await host.expect("over")
             assert not flooding.done() or flood.sent >= FLOOD_MADE
             assert flood.rate > 2 * authority_module.STRANGERS_RATE.messages
+            print(f"the game ended during {flood.sent} fresh-key watches at {flood.rate:.0f}/s")
             flooding.cancel()
             await until(
                 lambda: watcher is not None and watcher.view is not None and watcher.view.is_over

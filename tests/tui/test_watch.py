@@ -21,7 +21,7 @@ from net.codec import codec_for
 from net.table import TableUpdate
 from net.watch import Watcher
 from net.wire import RoomState, SeatState
-from tests.tui.conftest import SIZE, make_app
+from tests.tui.conftest import SIZE, help_fits, make_app, shown_keys
 from tui.app import PasseApp
 from tui.messages import RoomChanged
 from tui.screens.help import HelpScreen
@@ -127,6 +127,7 @@ async def test_the_watch_screen_is_read_only_says_so_and_has_help(
         line = status(app)
         assert line.startswith("Watching ABC123 (you have no seat)"), line
         assert "2 watching" in line
+        assert help_fits(app)  # F1 Help in the footer, within 80 columns
         # Names from the network, as text (the players panel is #players).
         assert "Ana [b]" in screen_text(app)
         for key in KEYS:
@@ -203,6 +204,23 @@ def test_watch_screen_snapshot(snap_compare: Any, private_config: Path, theme: s
     """A Pass Pass table watched nine moves in."""
     app = make_app(private_config)
     assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, "passpass"))
+
+
+async def test_watch_on_the_join_screen_asks_for_a_code_first(private_config: Path) -> None:
+    """F3 (Watch) with nothing typed and no room picked says what to do."""
+    from tui.screens.join import JoinScreen
+
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(JoinScreen("Ana"))
+        await pilot.pause()
+        await pilot.press("f3")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, JoinScreen)
+        assert screen.message_text == "Type the room code first (or pick a room in the list)."
+        assert ("F3", "Watch") in shown_keys(app)
+        assert help_fits(app)  # F1 Help still within 80 columns
 
 
 def test_the_guide_says_nothing_is_played() -> None:
