@@ -956,8 +956,9 @@ class RemoteTable(TableClient):
         kept = self._foreign_rooms.pop(key, None)
         if kept is not None:
             self._on_room_message(*kept)
-        if self.seat is not None and not self._closed:
-            self._take_seat_again()
+        self._watching_stamp = -1  # its count's stamps are its own too
+        if not self._closed:
+            self._rejoin()  # our seat there (a watcher watches there)
         for listener in list(self._moved_listeners):
             listener(self.term)
 

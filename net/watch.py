@@ -127,6 +127,10 @@ class Watcher(RemoteTable):
         """Stop watching: our presence says gone, which frees our place."""
         await self.close()
 
+    def _pin(self) -> None:
+        """Nothing is remembered of a room watched (net/pins.py is for rooms
+        sat in: a watcher never comes back with this key)."""
+
     def _presence_needed(self) -> bool:
         # Nobody waits for a watcher to come back (its key is never used
         # again): its record is cleared as it goes, not left on the broker.
