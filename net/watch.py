@@ -44,13 +44,17 @@ class Watcher(RemoteTable):
         identity: Identity | None = None,
     ) -> None:
         # A fresh key per watch (issue 21): nothing links it to the person.
+        # The pins are read, never written: the host's key is the one the
+        # person's seat pinned for this code, if they sat there (a squatter
+        # on a code they know is not believed); nothing is remembered of a
+        # room watched.
         super().__init__(
             identity or Identity.generate(),
             code,
             broker_host,
             broker_port,
             WATCHER_NAME,
-            pins=pins,
+            authority_key=pins.get(code) if pins is not None else None,
             alternates=alternates,
         )
         self.watching_room = False  # the host has let us watch
@@ -130,6 +134,7 @@ class Watcher(RemoteTable):
     def _pin(self) -> None:
         """Nothing is remembered of a room watched (net/pins.py is for rooms
         sat in: a watcher never comes back with this key)."""
+        return
 
     def _presence_needed(self) -> bool:
         # Nobody waits for a watcher to come back (its key is never used

@@ -301,3 +301,43 @@ async def test_a_flood_of_fresh_keys_watching_neither_stalls_the_game_nor_takes_
             await process.stop()
         if code:
             await clear_room(code)
+
+
+@pytest.mark.mosquitto
+async def test_a_watcher_follows_the_table_when_it_moves(tmp_path: Path) -> None:
+    """A room with --failover; a watcher comes mid-game; the host is killed:
+    the players elect one of them, and the watcher, never a voter, watches
+    there on (it asks the new authority), to the end; still only public
+    views, and its deal check holds across both authorities."""
+    from tests.net.test_failover import start_failover_game
+
+    need_mosquitto()
+    host = PasseProcess("host", tmp_path)
+    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
+    watcher = PasseProcess("watcher", tmp_path)
+    code = ""
+    try:
+        room = await start_failover_game(host, peers, seed=11)
+        code = room["code"]
+        await watcher.start("watch", f"{code}@{room['broker']}", "--headless")
+        await watcher.expect("watching")
+        await watcher.expect("update")
+        host.kill()
+        moved = await peers[0].expect("moved")
+        end = await watcher.expect("over")
+        assert (await peers[0].expect("over"))["scores"] == end["scores"]
+        updates = updates_of(watcher)
+        check_public(updates, end["record"])
+        assert max(update["seq"] for update in updates) == len(end["record"]["actions"])
+        assert end["deal_verified"] is True, end["deal_report"]
+        assert moved["term"] >= 2
+        assert await watcher.finish() == 0
+    except BaseException:
+        for process in (host, *peers, watcher):
+            print(await process.report())
+        raise
+    finally:
+        for process in (host, *peers, watcher):
+            await process.stop()
+        if code:
+            await clear_room(code)
