@@ -186,6 +186,8 @@ async def test_a_watcher_who_comes_mid_game_sees_the_table_as_it_stands(tmp_path
             await seat.table.close()
         for process in (host, watcher):
             await process.stop()
+        if "code" in locals():
+            await clear_room(code)
 
 
 @pytest.mark.mosquitto
