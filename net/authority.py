@@ -2026,9 +2026,7 @@ class Authority:
         self._watchers_published = True
         topic = watchers_topic(self.code)
         count = Watchers(room=self.code, count=len(self.watchers), stamp=self._next_stamp())
-        payload = seal(self.identity, topic, count)
-        self._own_retained.append(_digest(payload))
-        self._enqueue(topic, payload, retain=True, barrier=0)
+        self._enqueue(topic, seal(self.identity, topic, count), retain=True, barrier=0)
 
     def _on_presence(self, topic: str, sender: str, payload: bytes) -> None:
         try:
