@@ -225,3 +225,88 @@ async def test_watch_on_the_join_screen_asks_for_a_code_first(private_config: Pa
 
 def test_the_guide_says_nothing_is_played() -> None:
     assert "no seat" in WATCH_GUIDE and "nothing you press" in WATCH_GUIDE
+
+
+# -- on a real room (Mosquitto, the room hosted in the test's process) --------
+
+
+@pytest.fixture
+def mosquitto(
+    private_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, int]:
+    """The machine's Mosquitto; this test's own key and a name in settings
+    (without one, joining from home first asks for it)."""
+    from tests.net.procs import need_mosquitto
+    from tests.tui.test_network import MOSQUITTO, write_settings
+
+    need_mosquitto(*MOSQUITTO)
+    monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("PASSE_BROKER", raising=False)
+    write_settings(private_config)
+    return MOSQUITTO
+
+
+@pytest.mark.mosquitto
+async def test_f3_watches_the_typed_room_and_players_see_the_count(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Join by code, F3: the room's table, read-only, says you watch with no
+    seat; the host counts one watcher and a player's lobby says "1 watching";
+    q leaves, the watcher's place is freed and the count goes back to none."""
+    from net.identity import Identity
+    from net.remote import RemoteTable
+    from tests.net.peers import open_test_room, until
+    from tests.tui.test_network import network_app, wait_until
+    from tui.screens.join import JoinScreen
+
+    hosted = await open_test_room("passpass", 3, mosquitto, seed=2)
+    ada = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Ada")
+    try:
+        await ada.join()
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("j")
+            assert isinstance(app.screen, JoinScreen)
+            await pilot.press(*hosted.code.lower(), "f3")
+            await wait_until(pilot, lambda: isinstance(app.screen, WatchTableScreen), "watching")
+            assert status(app).startswith(f"Watching {hosted.code} (you have no seat)")
+            assert hosted.authority._seat_of(app.screen.client.identity.public_key) is None
+            await wait_until(pilot, lambda: len(hosted.authority.watchers) == 1, "one watcher")
+            await until(lambda: ada.watching == 1)
+            await wait_until(pilot, lambda: "1 watching" in status(app), "the count")
+            await pilot.press("q")
+            await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+            await until(lambda: ada.watching == 0)
+            assert hosted.authority.watchers == {}
+    finally:
+        await ada.close()
+        await hosted.close()
+
+
+@pytest.mark.mosquitto
+async def test_a_players_lobby_says_how_many_watch(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    from tests.net.peers import open_test_room
+    from tests.tui.test_network import network_app, wait_until
+    from tui.screens.lobby import LobbyScreen
+
+    hosted = await open_test_room("passpass", 3, mosquitto, seed=2)
+    watchers = [Watcher(hosted.code, *mosquitto) for _ in range(2)]
+    try:
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("j", *hosted.code.lower(), "enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            lobby = app.screen
+            box = lobby.query_one("#lobby-seats-box")
+            assert not box.border_subtitle
+            for watcher in watchers:
+                await watcher.watch()
+            await wait_until(pilot, lambda: box.border_subtitle == "2 watching", "2 watching")
+            await watchers[0].close()
+            await wait_until(pilot, lambda: box.border_subtitle == "1 watching", "1 watching")
+    finally:
+        for watcher in watchers:
+            await watcher.close()
+        await hosted.close()
