@@ -310,3 +310,67 @@ async def test_a_players_lobby_says_how_many_watch(
         for watcher in watchers:
             await watcher.close()
         await hosted.close()
+
+
+@pytest.mark.mosquitto
+async def test_w_in_the_lan_list_watches_that_room(
+    private_config: Path, mosquitto: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The LAN list (mDNS replaced by a stand-in that lists the room hosted
+    here, as in tests/tui/test_network.py): w on a room watches it; a w
+    typed in the code is a letter of the code."""
+    import sys
+    import types
+    from dataclasses import dataclass
+
+    from textual.widgets import Input, OptionList
+
+    import tui.netplay
+    import tui.screens.join
+    from tests.net.peers import open_test_room
+    from tests.tui.test_network import wait_until
+    from tui.netplay import NetworkOptions
+    from tui.screens.join import JoinScreen
+
+    hosted = await open_test_room("fashion", 3, mosquitto, seed=2)
+
+    @dataclass(frozen=True)
+    class Advert:
+        code: str
+        game: str
+        host_name: str
+        free_seats: int
+        version: int
+        port: int
+        addresses: tuple[str, ...]
+        phase: str = "lobby"
+
+    advert = Advert(hosted.code, "fashion", "Hostess", 3, 1, mosquitto[1], (mosquitto[0],))
+
+    async def browse_rooms(timeout: float) -> list[Advert]:
+        return [advert]
+
+    lan = types.ModuleType("net.discovery")
+    lan.browse_rooms = browse_rooms  # type: ignore[attr-defined]
+    lan.Advertiser = type("Advertiser", (), {})  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "net.discovery", lan)
+    for module in (tui.netplay, tui.screens.join):
+        monkeypatch.setattr(module, "discovery_available", lambda: True)
+    try:
+        app = PasseApp(config_path=private_config, network=NetworkOptions(advertise=False))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("j")
+            screen = app.screen
+            assert isinstance(screen, JoinScreen)
+            rooms = screen.query_one("#join-rooms", OptionList)
+            await wait_until(pilot, lambda: rooms.option_count == 1, "the LAN's rooms")
+            await pilot.press("w")
+            assert screen.query_one("#join-code", Input).value == "w"
+            assert app.screen is screen and not getattr(screen, "joining", True)
+            await pilot.press("down", "w")
+            await wait_until(pilot, lambda: isinstance(app.screen, WatchTableScreen), "watching")
+            assert status(app).startswith(f"Watching {hosted.code} (you have no seat)")
+            await wait_until(pilot, lambda: len(hosted.authority.watchers) == 1, "a watcher")
+            assert all(seat.kind == "open" for seat in hosted.authority.seats)
+    finally:
+        await hosted.close()
