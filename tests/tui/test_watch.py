@@ -270,8 +270,16 @@ async def test_f3_watches_the_typed_room_and_players_see_the_count(
             await pilot.press(*hosted.code.lower(), "f3")
             await wait_until(pilot, lambda: isinstance(app.screen, WatchTableScreen), "watching")
             assert status(app).startswith(f"Watching {hosted.code} (you have no seat)")
-            assert hosted.authority._seat_of(app.screen.client.identity.public_key) is None
+            watching = app.screen
+            assert isinstance(watching, WatchTableScreen)
             await wait_until(pilot, lambda: len(hosted.authority.watchers) == 1, "one watcher")
+            # A fresh key, never this person's, and never seated.
+            key = watching.watcher.identity.public_key
+            assert list(hosted.authority.watchers) == [key]
+            assert hosted.authority._seat_of(key) is None
+            from net.identity import load_identity
+
+            assert key != load_identity().identity.public_key  # the person's own key
             await until(lambda: ada.watching == 1)
             await wait_until(pilot, lambda: "1 watching" in status(app), "the count")
             await pilot.press("q")
