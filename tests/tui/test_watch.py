@@ -128,11 +128,13 @@ async def test_the_watch_screen_is_read_only_says_so_and_has_help(
         assert line.startswith("Watching ABC123 (you have no seat)"), line
         assert "2 watching" in line
         assert help_fits(app)  # F1 Help in the footer, within 80 columns
+        # Only reading and leaving are offered: none of the game's keys.
+        offered = {description for _, description in shown_keys(app)}
+        assert offered <= {"Rules", "Leave", "Help", "Last trick"}, offered
         # Names from the network, as text (the players panel is #players).
         assert "Ana [b]" in screen_text(app)
         for key in KEYS:
-            await pilot.press(key)
-            await pilot.pause()
+            await pilot.press(key)  # each key handled before the next (Pilot)
             if isinstance(app.screen, InfoScreen):  # t: the last trick, a look
                 await pilot.press("escape")
                 await pilot.pause()
