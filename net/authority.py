@@ -1468,7 +1468,14 @@ class Authority:
             for old in list(self._peers):
                 if len(self._peers) <= MAX_STRANGERS + len(self.seats):
                     break
-                if old not in seated and old not in self._former and old != key:
+                # A watcher's record is its place (issue 21): a flood of
+                # fresh keys must not make it look gone.
+                if (
+                    old not in seated
+                    and old not in self._former
+                    and old not in self.watchers
+                    and old != key
+                ):
                     del self._peers[old]
         return record
 

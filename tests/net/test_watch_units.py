@@ -253,3 +253,17 @@ async def test_a_watcher_leaving_says_gone_then_clears_its_presence() -> None:
     gone, cleared = (payload for _, payload in link.final)
     assert not open_body(open_envelope(topic, gone), presence_decoder).online
     assert cleared == b""
+
+
+def test_a_flood_of_new_keys_does_not_make_a_watcher_look_gone() -> None:
+    """Records of keys without a seat are bounded (the oldest forgotten
+    first): a watcher's is kept, or a flood would take its place."""
+    authority = room()
+    listen(authority)
+    eve = Identity.generate()
+    watching(authority, eve)
+    for _ in range(authority_module.MAX_STRANGERS + 20):
+        authority._peer_record(Identity.generate().public_key)
+    assert authority._watching_live(eve.public_key)
+    assert not authority._drop_stale_watchers()
+    assert list(authority.watchers) == [eve.public_key]
