@@ -59,6 +59,9 @@ from net.wire import (
     SeatState,
     Sync,
     Update,
+    Watch,
+    Watched,
+    Watchers,
     Welcome,
     WireError,
     next_topic,
@@ -72,6 +75,7 @@ from net.wire import (
     seal,
     to_peer_topic,
     topic_peer,
+    watchers_topic,
 )
 
 log = logging.getLogger("passe.authority")
@@ -175,6 +179,25 @@ MAX_HEARD = 8192
 FOLLOWED_RATE = Rate(messages=4, message_burst=8, bytes=16 * 1024, byte_burst=32 * 1024)
 FOLLOWED_TOTAL_RATE = Rate(messages=200, message_burst=200, bytes=1 << 20, byte_burst=1 << 20)
 REPUBLISH_GAP = 1.0  # seconds between two republications after a foreign state
+# Spectators (issue 21; docs/protocol.md, "Watching"). Each watcher costs
+# the authority one sealed update per accepted action (a seal and a
+# publish, about 0.1 ms here) and one followed presence: 8 of them cost
+# about what two more seats do, so watchers never slow the players. The
+# 9th is refused in words.
+MAX_WATCHERS = 8
+# A watcher keeps its place while its presence is online and it was heard
+# (its presence beats every 15 s, net/remote.py, or a request) within this
+# many seconds; a will, a "gone" or silence frees the place.
+WATCH_LEASE = 45.0
+# Watchers are keys without a seat: each gets a stranger's budget, and all
+# of them together a bounded one, apart from the strangers' total (a flood
+# of fresh keys does not silence the watchers, nor they the joiners).
+WATCHERS_RATE = Rate(
+    messages=MAX_WATCHERS * 4,
+    message_burst=MAX_WATCHERS * 8,
+    bytes=MAX_WATCHERS * 16 * 1024,
+    byte_burst=MAX_WATCHERS * 32 * 1024,
+)
 
 
 def key_prefix(typed: str) -> str:
@@ -353,7 +376,9 @@ class Authority:
     _lobby_timers: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
     # New keys' Hellos waiting for their live presence (MAX_CANDIDATES,
     # oldest first), and when each came (issue 19 seats item 1).
-    _candidates: dict[bytes, tuple[Hello, float]] = field(default_factory=dict)
+    # A Watch waits so too (issue 21): a flood of fresh keys watching costs
+    # what a flood of Hellos does, and never takes a watcher's place.
+    _candidates: dict[bytes, tuple[Hello | Watch, float]] = field(default_factory=dict)
     _returning: SenderLimits = field(
         default_factory=lambda: SenderLimits(RETURNING_RATE, RETURNING_TOTAL_RATE, max_senders=1024)
     )
@@ -409,6 +434,19 @@ class Authority:
     # Room keys of the authorities this one took over from: their retained
     # state is replaced without a warning (it is no squatter's).
     predecessors: set[bytes] = field(default_factory=set)
+    # Spectators (issue 21): the keys watching (at most MAX_WATCHERS), when
+    # each came (monotonic); the public log (every event as a spectator
+    # may see it, encoded), and the public view of the latest seq.
+    watchers: dict[bytes, float] = field(default_factory=dict)
+    _public_log: list[list[Any]] = field(default_factory=list)
+    _public_view: tuple[int, dict[str, Any]] | None = None
+    _watchers_published: bool = False  # a count went out (retained): cleared at the end
+    _watch_timer: asyncio.TimerHandle | None = None
+    _watcher_limits: SenderLimits = field(
+        default_factory=lambda: SenderLimits(
+            STRANGER_RATE, WATCHERS_RATE, max_senders=2 * MAX_WATCHERS
+        )
+    )
 
     def __post_init__(self) -> None:
         # The room state's `app` is the host's Passe version (issue 18.10).
@@ -476,6 +514,8 @@ class Authority:
             self._republish.cancel()
         if self._presence_watch is not None:
             self._presence_watch.cancel()
+        if self._watch_timer is not None:
+            self._watch_timer.cancel()
         if self.phase == OVER and not keep and self._link is not None and self._live:
             # The result (the record each peer checks the deal against) goes
             # out before the room does: a link that is down (a broker
@@ -556,7 +596,8 @@ class Authority:
         heard = [key for key, record in self._peers.items() if record.presence_epoch >= 0]
         ids = dict.fromkeys([self.identity.peer_id, *map(peer_id, keys), *map(peer_id, heard)])
         presences = [presence_topic(self.code, each) for each in list(ids)[: 1 + 16 + 64]]
-        return [room_topic(self.code), next_topic(self.code), *presences]
+        watching = [watchers_topic(self.code)] if self._watchers_published else []
+        return [room_topic(self.code), next_topic(self.code), *watching, *presences]
 
     def clears(self) -> list[str]:
         """What closing for good clears now: this room's retained messages
@@ -669,6 +710,7 @@ class Authority:
                 for seat, slot in enumerate(authority.seats)
                 if slot.kind == HUMAN
             }
+            authority._public_log = authority._seat_events(None, table.events)
         return authority
 
     # -- lobby controls (host only, in-process) ------------------------------
@@ -849,7 +891,7 @@ class Authority:
         self._changed()
         return False
 
-    def _await_presence(self, key: bytes, hello: Hello) -> None:
+    def _await_presence(self, key: bytes, hello: Hello | Watch) -> None:
         """Keep ``hello`` until ``key``'s live presence comes (then it is
         handled again), following that presence meanwhile: at most
         MAX_CANDIDATES keys, each for CANDIDATE_WAIT seconds."""
@@ -881,7 +923,10 @@ class Authority:
             return
         hello, at = waiting
         if time.monotonic() - at <= CANDIDATE_WAIT and self._seat_of(key) is None:
-            self._on_hello(key, hello)
+            if isinstance(hello, Watch):
+                self._on_watch(key, hello)
+            else:
+                self._on_hello(key, hello)
         # After the Hello: a key it seated stays followed without an
         # unsubscription and a subscription in a row (which brokers may
         # reorder; net/transport.py).
@@ -917,6 +962,7 @@ class Authority:
         for seat, slot in enumerate(self.seats):
             if slot.kind == HUMAN:
                 self._logs[seat] = self._seat_events(seat, self.table.events)
+        self._public_log = self._seat_events(None, self.table.events)
         self._make_replica()
         # The first state of the game carries the election config: it goes
         # out before the game's first entry, which the voters it names must
@@ -927,6 +973,8 @@ class Authority:
             self._save()
         for seat in self._logs:
             self._send_update(seat, base=0)
+        for key in self.watchers:
+            self._send_watch_update(key, base=0)
         self.watch_away(self.stand_in_after)  # someone away from the start
         self.table.start()
         self._check_over()
@@ -1153,7 +1201,7 @@ class Authority:
         """The presences followed: each seated key's, and those of the keys
         waiting to sit (candidates, knocks: bounded, issue 19 seats items 1, 2)."""
         seated = [slot.key for slot in self.seats if slot.kind == HUMAN and slot.key is not None]
-        keys = dict.fromkeys([*seated, *self.knocks, *self._candidates])
+        keys = dict.fromkeys([*seated, *self.knocks, *self._candidates, *self.watchers])
         return [presence_topic(self.code, peer_id(key)) for key in keys]
 
     def _followed_ids(self) -> set[str]:
@@ -1236,7 +1284,7 @@ class Authority:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._outbox_idle.wait(), 3)
 
-    def _to_peer(self, key: bytes, message: Welcome | Refused | Update) -> None:
+    def _to_peer(self, key: bytes, message: Welcome | Refused | Update | Watched) -> None:
         topic = to_peer_topic(self.code, peer_id(key))
         self._enqueue(topic, seal(self.identity, topic, message, key))
 
@@ -1246,7 +1294,7 @@ class Authority:
         )
         self._to_peer(key, Refused(room=self.code, reason=reason, code=code, n=n))
 
-    def _seat_events(self, seat: int, events: Sequence[Event]) -> list[list[Any]]:
+    def _seat_events(self, seat: int | None, events: Sequence[Event]) -> list[list[Any]]:
         return [
             self.codec.encode_event(shown)
             for event in events
@@ -1310,6 +1358,11 @@ class Authority:
             base = len(seat_log)
             seat_log.extend(self._seat_events(seat, events))
             self._send_update(seat, base=base)
+        # Watchers after the players (issue 21): the public view, sealed to each.
+        base = len(self._public_log)
+        self._public_log.extend(self._seat_events(None, events))
+        for key in list(self.watchers):
+            self._send_watch_update(key, base=base)
         self._check_over()
 
     def _check_over(self) -> None:
@@ -1341,6 +1394,10 @@ class Authority:
         if self.table is not None:
             for seat in self._logs:
                 self._send_update(seat, base=0)
+            for key in list(self.watchers):
+                self._send_watch_update(key, base=0)
+        if self._watchers_published:
+            self._publish_watchers()
 
     async def _on_message(self, topic: str, payload: bytes) -> None:
         if topic in (room_topic(self.code), next_topic(self.code)):
@@ -1422,6 +1479,10 @@ class Authority:
         if seated:
             if self._seated_limits.allow((kind, sender), len(payload), now):
                 return True
+        elif self.watchers and sender in self._watcher_ids():
+            # A watcher: a stranger's budget each, a bounded one in all (issue 21).
+            if self._watcher_limits.allow((kind, sender), len(payload), now):
+                return True
         elif kind == "presence" and sender in self._followed_ids():
             # A key waiting to sit, whose presence we asked for (bounded).
             if self._followed_limits.allow(sender, len(payload), now):
@@ -1467,7 +1528,14 @@ class Authority:
             for old in list(self._peers):
                 if len(self._peers) <= MAX_STRANGERS + len(self.seats):
                     break
-                if old not in seated and old not in self._former and old != key:
+                # A watcher's record is its place (issue 21): a flood of
+                # fresh keys must not make it look gone.
+                if (
+                    old not in seated
+                    and old not in self._former
+                    and old not in self.watchers
+                    and old != key
+                ):
                     del self._peers[old]
         return record
 
@@ -1553,7 +1621,9 @@ class Authority:
             if seat is not None:
                 self._send_update(seat, base=0, answer=True)
             return
-        hello = isinstance(message, Hello)
+        # A Watch costs what a Hello does (a presence followed, an answer):
+        # it is held to the same budget (issue 21).
+        hello = isinstance(message, (Hello, Watch))
         if not self._requests.allow(key, 1, now) or (hello and not self._hellos.allow(key, 1, now)):
             self._floods.note(
                 "requests", f"dropped requests of {peer_id(key)} past the rate limit", now
@@ -1573,6 +1643,8 @@ class Authority:
             self._on_sync(key, message)
         elif isinstance(message, Leave):
             self._on_leave(key, message)
+        elif isinstance(message, Watch):
+            self._on_watch(key, message)
         if seated and self._seat_of(key) is None:  # gave up their seat
             self._former.pop(key, None)
             self._former[key] = None
@@ -1889,6 +1961,9 @@ class Authority:
 
     def _on_sync(self, key: bytes, sync: Sync) -> None:
         seat = self._seat_of(key)
+        if seat is None and key in self.watchers:
+            self._send_watch_update(key, base=sync.have, answer=True)
+            return
         if seat is None:
             self._refuse(key, "you have no seat at this table", "unseated", sync.n)
             return
@@ -1900,6 +1975,8 @@ class Authority:
     def _on_leave(self, key: bytes, leave: Leave) -> None:
         seat = self._seat_of(key)
         if seat is None:
+            if self.watchers.pop(key, None) is not None:
+                self._watchers_changed()
             return
         name = self.seats[seat].name
         if self.phase == LOBBY:
@@ -1916,6 +1993,118 @@ class Authority:
             self._notice = f"{name} left"
         log.info(self._notice)
         self._publish_room()
+
+    # -- spectators (issue 21; docs/protocol.md, "Watching") --------------------
+
+    def _watcher_ids(self) -> set[str]:
+        return {peer_id(key) for key in self.watchers}
+
+    def _watching_live(self, key: bytes) -> bool:
+        """A watcher's place holds while its presence is online and it was
+        heard (a beat, a request) within WATCH_LEASE."""
+        record = self._peers.get(key)
+        return record is not None and record.online and self.clock() - record.heard <= WATCH_LEASE
+
+    def _on_watch(self, key: bytes, watch: Watch) -> None:
+        """A key asks to watch: a place among MAX_WATCHERS once its live
+        presence is seen (as a new key's Hello waits for it), then the
+        public view and log from ``watch.have``, sealed to it."""
+        if self._seat_of(key) is not None:
+            self._refuse(key, "you sit at this table: your seat shows it to you", "seated", watch.n)
+            return
+        if self.phase == CLOSED:
+            self._refuse(key, f"room {self.code} is closed", "closed", watch.n)
+            return
+        if key not in self.watchers:
+            if not self._watching_live(key):
+                self._await_presence(key, watch)  # handled again when it comes
+                return
+            self._drop_stale_watchers()
+            if len(self.watchers) >= MAX_WATCHERS:
+                self._refuse(
+                    key, f"This table already has {MAX_WATCHERS} watchers", "watchers", watch.n
+                )
+                return
+            self.watchers[key] = self.clock()
+            log.info("key %s watches (%d watching)", fingerprint(key), len(self.watchers))
+            self._watchers_changed()
+        self._to_peer(key, Watched(room=self.code, watchers=len(self.watchers)))
+        self._send_watch_update(key, base=watch.have, answer=True)
+
+    def _public_view_data(self) -> dict[str, Any]:
+        """The spectator's view now, encoded (once per change, whatever the
+        number of watchers)."""
+        assert self.table is not None
+        if self._public_view is None or self._public_view[0] != self.seq:
+            self._public_view = (self.seq, self.codec.encode_view(self.table.state.view(None)))
+        return self._public_view[1]
+
+    def _send_watch_update(self, key: bytes, *, base: int, answer: bool = False) -> None:
+        """A watcher's update: the public view and the public log from
+        ``base``; a long log answered at most once per LOG_ANSWER_INTERVAL,
+        as a seat's is."""
+        if self.table is None or key not in self.watchers:
+            return
+        base = min(base, len(self._public_log))
+        if (
+            answer
+            and len(self._public_log) - base > LOG_ANSWER_EVENTS
+            and not self._log_answers.allow(key, self.clock())
+        ):
+            self._floods.note(
+                "log-answer", "did not send a watcher the log again so soon", self.clock()
+            )
+            return
+        record = self._peers.get(key)
+        update = Update(
+            room=self.code,
+            seq=self.seq,
+            view=self._public_view_data(),
+            base=base,
+            events=self._public_log[base:],
+            ack=record.last_nonce[1] if record is not None else 0,
+        )
+        for page in paged(update, PAGE_BYTES):
+            self._to_peer(key, page)
+
+    def _drop_stale_watchers(self) -> bool:
+        """Forget watchers whose presence went quiet; whether any was."""
+        stale = [key for key in self.watchers if not self._watching_live(key)]
+        for key in stale:
+            del self.watchers[key]
+            log.info("key %s stopped watching (not heard)", fingerprint(key))
+        return bool(stale)
+
+    def _check_watchers(self) -> None:
+        """Every quarter of the lease while anyone watches."""
+        self._watch_timer = None
+        if self._closing:
+            return
+        if self._drop_stale_watchers():
+            self._watchers_changed()
+        elif self.watchers:
+            self._arm_watch_timer()
+
+    def _arm_watch_timer(self) -> None:
+        if self._watch_timer is None and self.watchers and _loop_running():
+            self._watch_timer = asyncio.get_running_loop().call_later(
+                WATCH_LEASE / 4, self._check_watchers
+            )
+
+    def _watchers_changed(self) -> None:
+        """The number watching changed: presences followed, the count
+        published (retained), the host's screen told."""
+        self._follow_presences()
+        self._arm_watch_timer()
+        self._publish_watchers()
+        for callback in list(self.on_change):
+            callback()
+
+    def _publish_watchers(self) -> None:
+        self._watchers_published = True
+        topic = watchers_topic(self.code)
+        count = Watchers(room=self.code, count=len(self.watchers), stamp=self._next_stamp())
+        self._enqueue(topic, seal(self.identity, topic, count), retain=True, barrier=0)
 
     def _on_presence(self, topic: str, sender: str, payload: bytes) -> None:
         try:
@@ -1946,6 +2135,8 @@ class Authority:
             record.heard = self.clock()  # alive now (issue 19 seats item 5)
         key = envelope.sender
         if not presence.online:
+            if self.watchers.pop(key, None) is not None:
+                self._watchers_changed()  # a watcher gone frees its place (issue 21)
             # Gone: nobody to let in; the host's lobby updates (issue 19 seats item 2).
             gone = self.knocks.pop(key, None)
             if self._candidates.pop(key, None) is not None:

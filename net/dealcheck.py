@@ -112,7 +112,7 @@ def check_shown(
     game: AnyGame,
     codec: GameCodec,
     record: GameRecord,
-    seat: int,
+    seat: int | None,
     shown: ShownLog,
     log: Sequence[Event],
     names: Sequence[str],
@@ -126,7 +126,7 @@ def check_shown(
         state = game.new_game(game.config_from_data(record.config), record.seed)
     except ConfigError as error:
         return _failed("", f"the revealed record's settings are not valid ({error})")
-    if not 0 <= seat < state.players:
+    if seat is not None and not 0 <= seat < state.players:
         return _failed("", f"the revealed record has no seat {seat + 1}")
     by_seq: dict[int, list[_Shown]] = {}
     for view in shown.views:

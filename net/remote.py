@@ -55,6 +55,8 @@ from net.wire import (
     RoomState,
     Sync,
     Update,
+    Watch,
+    Watched,
     Welcome,
     WireError,
     authority_message_decoder,
@@ -69,6 +71,8 @@ from net.wire import (
     seal,
     to_authority_topic,
     to_peer_topic,
+    watchers_decoder,
+    watchers_topic,
 )
 
 log = logging.getLogger("passe.peer")
@@ -189,7 +193,7 @@ class RemoteTable(TableClient):
         self._host_epoch = -1
         self._room_seen = asyncio.Event()
         self._foreign_version: int | None = None
-        self._pending: asyncio.Future[Welcome | Refused] | None = None
+        self._pending: asyncio.Future[Welcome | Refused | Watched] | None = None
         self._beat: asyncio.Task[None] | None = None  # see _beat_presence
         self._epoch = time.time_ns() // 1_000_000  # of requests: grows across restarts
         self._presence_epoch = self._epoch  # of presence: grows with each connection
@@ -229,11 +233,41 @@ class RemoteTable(TableClient):
         self._foreign_rooms: dict[bytes, tuple[str, bytes]] = {}
         self._moved_listeners: list[Callable[[int], None]] = []
         self._moves = 0  # how many times the table moved (see _request)
+        # How many watch the room (issue 21), from its retained count.
+        self.watching = 0
+        self._watching_stamp = -1
 
     # -- joining -------------------------------------------------------------
 
     async def join(self, seat: int | None = None, *, timeout: float = ROOM_WAIT) -> int:
         """Connect, find the room, take a seat; raises :class:`JoinError`."""
+        await self._find_room(timeout)
+        ended = self._end_from_room()
+        if ended is not None:
+            return ended
+        try:
+            reply = await self._request(
+                self._hello(seat, have=0), resend=lambda: self._hello(seat, have=0)
+            )
+        except JoinError:
+            # The game ended while we asked, and its host went with it (a
+            # headless host exits at the end): its final state says how.
+            ended = self._end_from_room()
+            if ended is not None:
+                return ended
+            raise
+        if isinstance(reply, Refused) and reply.code == "knock":
+            reply = await self._knock()
+        if not isinstance(reply, Welcome):
+            await self._abandon()
+            raise _refusal(reply)
+        self.seat = reply.seat
+        self._pin()
+        return reply.seat
+
+    async def _find_room(self, timeout: float) -> None:
+        """Connect and find the room's state (a joiner's and a watcher's
+        first steps); raises :class:`JoinError`."""
         me = self.identity.peer_id
         subscriptions = [
             # Any protocol version's room state, to tell a mismatch from a
@@ -242,6 +276,7 @@ class RemoteTable(TableClient):
             to_peer_topic(self.code, me),
             next_topic(self.code),
             authority_topic(self.code),
+            watchers_topic(self.code),  # how many watch (issue 21)
         ]
         if self.authority_key is not None:
             subscriptions.append(presence_topic(self.code, peer_id(self.authority_key)))
@@ -292,30 +327,8 @@ class RemoteTable(TableClient):
         if self.room.phase == "closed":
             await self._abandon()
             raise JoinError(f"room {self.code} was closed by its host", "closed")
-        ended = self._end_from_room()
-        if ended is not None:
-            return ended
-        try:
-            reply = await self._request(
-                self._hello(seat, have=0), resend=lambda: self._hello(seat, have=0)
-            )
-        except JoinError:
-            # The game ended while we asked, and its host went with it (a
-            # headless host exits at the end): its final state says how.
-            ended = self._end_from_room()
-            if ended is not None:
-                return ended
-            raise
-        if isinstance(reply, Refused) and reply.code == "knock":
-            reply = await self._knock()
-        if isinstance(reply, Refused):
-            await self._abandon()
-            raise JoinError(clean_text(reply.reason), clean_text(reply.code))
-        self.seat = reply.seat
-        self._pin()
-        return reply.seat
 
-    async def _knock(self) -> Welcome | Refused:
+    async def _knock(self) -> Welcome | Refused | Watched:
         """The host is asked to let us in: wait for its answer (a Welcome
         or a refusal) up to KNOCK_WAIT, saying so meanwhile."""
         self.knocking = True
@@ -359,8 +372,8 @@ class RemoteTable(TableClient):
         """In the lobby, move to another free seat; raises :class:`JoinError`
         with the host's reason (taken, no such seat, started)."""
         reply = await self._request(self._hello(seat, have=len(self.log)), abandon=False)
-        if isinstance(reply, Refused):
-            raise JoinError(clean_text(reply.reason), clean_text(reply.code))
+        if not isinstance(reply, Welcome):
+            raise _refusal(reply)
         self.seat = reply.seat
         return reply.seat
 
@@ -384,18 +397,23 @@ class RemoteTable(TableClient):
             # disconnect sends no will).
             topic = presence_topic(self.code, self.identity.peer_id)
             final = [(topic, self._presence_payload(online=False))]
-            if self.room is not None and self.room.phase in ("over", "closed"):
+            if not self._presence_needed():
                 final.append((topic, b""))
             log.debug("leaving the link: presence gone (epoch %d)", self._epoch)
             await self._link.close(final=final)
 
+    def _presence_needed(self) -> bool:
+        """Whether our presence record is still of use once we leave: not
+        in a room that is over or closed (a watcher's never: net/watch.py)."""
+        return self.room is None or self.room.phase not in ("over", "closed")
+
     async def _request(
         self,
-        message: Hello | Sync,
+        message: Hello | Sync | Watch,
         *,
         abandon: bool = True,
-        resend: Callable[[], Hello] | None = None,
-    ) -> Welcome | Refused:
+        resend: Callable[[], Hello | Watch] | None = None,
+    ) -> Welcome | Refused | Watched:
         """Send ``message`` and wait REPLY_WAIT for its answer; ``resend``
         makes the request sent again while unanswered (HELLO_RESEND_*).
 
@@ -453,7 +471,7 @@ class RemoteTable(TableClient):
         self._n += 1
         return self._n
 
-    def _send(self, message: Hello | Act | Sync | Leave) -> bool:
+    def _send(self, message: Hello | Act | Sync | Leave | Watch) -> bool:
         if self._link is None or self.authority_key is None:
             return False
         log.debug("to the host: %r (link %s)", message, "up" if self._link.connected else "down")
@@ -515,8 +533,13 @@ class RemoteTable(TableClient):
         )
         if (self._beat is None or self._beat.done()) and not self._closed:
             self._beat = asyncio.get_running_loop().create_task(self._beat_presence())
+        # Back after a drop: take the seat again and fetch what was missed.
+        self._rejoin()
+
+    def _rejoin(self) -> None:
+        """Back (our link, or the host's): take our seat again, if we hold
+        one (a watcher watches again: net/watch.py)."""
         if self.seat is not None:
-            # Back after a drop: take the seat again and fetch what was missed.
             self._take_seat_again()
 
     async def _beat_presence(self) -> None:
@@ -579,6 +602,9 @@ class RemoteTable(TableClient):
         if topic == authority_topic(self.code):
             self._on_announce(payload)
             return
+        if topic == watchers_topic(self.code):
+            self._on_watchers(topic, payload)
+            return
         if self.authority_key is None:
             return  # nothing private before the room's host is known
         now = time.monotonic()
@@ -599,7 +625,9 @@ class RemoteTable(TableClient):
         log.debug("from the host: %s", _summary(message))
         if isinstance(message, Refused) and message.code == "knock" and self.knocking:
             return  # the answer to a Hello sent again while unanswered: still asked
-        if isinstance(message, (Welcome, Refused)) and self._pending is not None:
+        if isinstance(message, Watched):
+            self._on_watched(message)
+        if isinstance(message, (Welcome, Refused, Watched)) and self._pending is not None:
             if isinstance(message, Welcome):
                 # At once: when the game has started, the seat's view follows
                 # in the next message, before join() resumes.
@@ -645,14 +673,42 @@ class RemoteTable(TableClient):
         newer = presence.epoch > self._host_epoch
         log.debug("host presence: epoch %d, online %s", presence.epoch, presence.online)
         self._host_epoch = presence.epoch
-        if presence.online and newer and self.seat is not None:
+        if presence.online and newer:
             # The host has (re)connected: whatever we sent while it was away
             # was lost, so take the seat again and fetch what was missed.
-            self._take_seat_again()
+            self._rejoin()
         if presence.online != self.host_present:
             self.host_present = presence.online
             for listener in list(self._host_listeners):
                 listener(presence.online)
+
+    def _on_watchers(self, topic: str, payload: bytes) -> None:
+        """How many watch the room (issue 21): signed by its authority,
+        the newest stamp kept."""
+        if not payload or self.authority_key is None:
+            return
+        try:
+            envelope = open_envelope(topic, payload, expect_key=self.authority_key)
+            count = open_body(envelope, watchers_decoder)
+        except WireError as error:
+            self._floods.note("watchers", f"ignored a count: {error.reason}", time.monotonic())
+            return
+        if count.room != self.code or count.stamp <= self._watching_stamp:
+            return
+        self._watching_stamp = count.stamp
+        self._set_watching(count.count)
+
+    def _on_watched(self, message: Watched) -> None:
+        """The answer to a watch (net/watch.py): how many watch."""
+        self._set_watching(message.watchers)
+
+    def _set_watching(self, count: int) -> None:
+        if count == self.watching:
+            return
+        self.watching = count
+        for listener in list(self._room_listeners):
+            if self.room is not None:
+                listener(self.room)
 
     def _on_next(self, topic: str, payload: bytes) -> None:
         """The host opened the next game at this table: only once this one
@@ -915,8 +971,9 @@ class RemoteTable(TableClient):
         kept = self._foreign_rooms.pop(key, None)
         if kept is not None:
             self._on_room_message(*kept)
-        if self.seat is not None and not self._closed:
-            self._take_seat_again()
+        self._watching_stamp = -1  # its count's stamps are its own too
+        if not self._closed:
+            self._rejoin()  # our seat there (a watcher watches there)
         for listener in list(self._moved_listeners):
             listener(self.term)
 
@@ -1206,7 +1263,15 @@ def shown_room(room: RoomState) -> RoomState:
     )
 
 
-def _summary(message: Welcome | Refused | Update) -> str:
+def _refusal(reply: Refused | Watched) -> JoinError:
+    """A join's refusal in words (a ``watched`` answer to a Hello is a host's
+    mistake: refused as such)."""
+    if isinstance(reply, Watched):
+        return JoinError("the host answered a join as a watch", "bad")
+    return JoinError(clean_text(reply.reason), clean_text(reply.code))
+
+
+def _summary(message: Welcome | Refused | Update | Watched) -> str:
     if isinstance(message, Update):
         return (
             f"Update(seq={message.seq}, base={message.base}, events={len(message.events)}, "

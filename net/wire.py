@@ -92,6 +92,13 @@ def to_peer_topic(code: str, peer: str) -> str:
     return f"{room_prefix(code)}/p/{peer}"
 
 
+def watchers_topic(code: str) -> str:
+    """Retained, public, signed by the authority: how many watch the room
+    (issue 21). A topic of its own, so that the room state (which refuses
+    unknown fields) is unchanged for earlier peers, who never subscribe here."""
+    return f"{room_prefix(code)}/watchers"
+
+
 def topic_peer(topic: str, prefix: str) -> str | None:
     """The peer id ending ``topic`` when it is ``prefix/<peer id>``."""
     if not topic.startswith(prefix + "/"):
@@ -282,7 +289,16 @@ class Leave(Request, tag="leave"):
     """This player quits (asked and confirmed): free or hand over the seat."""
 
 
-PeerMessage = Hello | Act | Sync | Leave
+class Watch(Request, tag="watch"):
+    """Show me the table as a spectator: the public view (``view(None)``)
+    and the public log from event ``have`` (issue 21). Needs no seat and
+    binds nothing: a watcher uses a fresh key per watch. An earlier
+    authority refuses it as malformed (code ``bad``)."""
+
+    have: Count = 0
+
+
+PeerMessage = Hello | Act | Sync | Leave | Watch
 peer_message_decoder: Final = msgspec.msgpack.Decoder(PeerMessage)
 
 
@@ -316,7 +332,15 @@ class Update(Reply, tag="update"):
     ack: Count = 0  # the n of this peer's latest request handled before it
 
 
-AuthorityMessage = Welcome | Refused | Update
+class Watched(Reply, tag="watched"):
+    """You watch this room (the answer to a ``watch``); ``watchers``: how
+    many do, you included. Sent only to a key that sent ``watch``: an
+    earlier peer never receives it."""
+
+    watchers: Annotated[int, Meta(ge=0, le=64)]
+
+
+AuthorityMessage = Welcome | Refused | Update | Watched
 authority_message_decoder: Final = msgspec.msgpack.Decoder(AuthorityMessage)
 
 
@@ -386,6 +410,18 @@ class NextRoom(Struct, tag_field="t", tag="next", forbid_unknown_fields=True):
 
 next_room_decoder: Final = msgspec.msgpack.Decoder(NextRoom)
 
+
+class Watchers(Struct, tag_field="t", tag="watchers", forbid_unknown_fields=True):
+    """How many watch the room (retained on ``watchers``; issue 21).
+    ``stamp`` grows with every publication (ms): ignore an older one."""
+
+    room: Code
+    count: Annotated[int, Meta(ge=0, le=64)]
+    stamp: Count
+
+
+watchers_decoder: Final = msgspec.msgpack.Decoder(Watchers)
+
 __all__ = [
     "MAX_PAYLOAD",
     "PROTOCOL_VERSION",
@@ -402,6 +438,9 @@ __all__ = [
     "SeatState",
     "Sync",
     "Update",
+    "Watch",
+    "Watched",
+    "Watchers",
     "Welcome",
     "WireError",
     "authority_message_decoder",
@@ -418,4 +457,6 @@ __all__ = [
     "sender_id",
     "to_authority_topic",
     "to_peer_topic",
+    "watchers_decoder",
+    "watchers_topic",
 ]

@@ -303,16 +303,16 @@ class PasseApp(App[None]):
     # -- finished games: kept, listed, replayed (issue 21) ---------------------
 
     def on_game_recorded(self, message: GameRecorded) -> None:
-        from tui.records import game_file, save_record
+        from tui.records import keep_game
 
-        kept = game_file(
+        path, notice = keep_game(
             message.record,
             message.names,
             viewer=message.seat,
             result=message.result,
             deal_check=message.deal_check,
+            directory=self.records_path,
         )
-        path, notice = save_record(self.records_path, kept)
         if path is not None:
             self.last_record = path
         if notice:

@@ -182,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     if args.command == "simulate":
         return _simulate(args)
-    if args.command in ("host", "join"):
+    if args.command in ("host", "join", "watch"):
         from tui.network_cli import run
 
         return run(args)

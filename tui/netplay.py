@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from net.rejoin import HeldSeat
     from net.remote import RemoteTable
     from net.rooms import SavedRoom
+    from net.watch import Watcher
 
 BROKER_ENV = "PASSE_BROKER"  # HOST[:PORT] of an MQTT broker to use instead of the embedded one
 # Addresses (comma-separated) the embedded broker listens on; `passe serve
@@ -488,6 +489,25 @@ async def join_target(
     return table, notice
 
 
+async def watch_target(target: Target) -> Watcher:
+    """Watch the room at ``target`` (issue 21): no seat, a fresh key (never
+    this person's); raises :class:`NetplayError`."""
+    from net.remote import JoinError
+    from net.watch import Watcher
+
+    watcher = Watcher(target.code, target.host, target.port, pins=_pins())
+    try:
+        await watcher.watch()
+    except JoinError as error:
+        raise NetplayError(str(error)) from None
+    except BaseException as error:  # failed, or cancelled: the person went back
+        await watcher.close()
+        if isinstance(error, Exception):
+            raise NetplayError(_one_line(error, "could not watch")) from None
+        raise
+    return watcher
+
+
 def _one_line(error: BaseException, fallback: str) -> str:
     text = " ".join(str(error).split())
     return text or f"{fallback} ({type(error).__name__})"
@@ -518,4 +538,5 @@ __all__ = [
     "resolve_target",
     "room_to_rejoin",
     "table_name",
+    "watch_target",
 ]

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui.netplay import PRESENCE_TIMEOUT
@@ -218,15 +219,40 @@ def add_commands(commands: Any, option_type: Any) -> None:
         "who holds the table but is never elected itself (docs/election.md)",
     )
 
+    watch = commands.add_parser(
+        "watch",
+        help="watch a LAN game by its room code (no seat)",
+        description="Watch the table of room CODE live, with what everyone may see: hands "
+        "face down with their sizes, bids hidden until revealed. You need no seat, and "
+        "the room learns nothing of who you are (a fresh key each time). Write "
+        "CODE@HOST:PORT (or use --broker) where discovery is blocked.",
+    )
+    watch.add_argument("code", metavar="CODE[@HOST[:PORT]]", help="the room code the host shows")
+    watch.add_argument(
+        "--broker",
+        type=_brokers,
+        default=None,
+        metavar="HOST[:PORT][,...]",
+        help="the room's MQTT broker, when discovery cannot find it",
+    )
+    # `passe serve` hands every guest's command its name (tui/serve/server.py):
+    # accepted, and shown to nobody (a watcher is anonymous to the room).
+    watch.add_argument("--name", default=None, help=argparse.SUPPRESS)
+    watch.add_argument(
+        "--headless",
+        action="store_true",
+        help="no screen: print what arrives as JSON lines (every update, then the end)",
+    )
+
 
 def run(args: argparse.Namespace) -> int:
     # The first broker is the room's; the others are its cluster's other
     # nodes, tried in order when it cannot be reached (issue 20).
     brokers = args.broker or ()
     args.broker, args.alternates = (brokers[0], brokers[1:]) if brokers else (None, ())
-    headless = args.headless if args.command == "host" else args.bot is not None
+    headless = args.headless if args.command in ("host", "watch") else args.bot is not None
     if args.alternates and not headless:
-        where = "--headless" if args.command == "host" else "--bot"
+        where = "--bot" if args.command == "join" else "--headless"
         return _fail(f"a list of brokers is for {where} for now: on screen, give one")
     if args.broker is None:  # $PASSE_BROKER stands for --broker (README)
         from tui.netplay import BROKER_ENV, NetplayError, NetworkOptions
@@ -254,6 +280,8 @@ def run(args: argparse.Namespace) -> int:
         return _host_on_screen(args)
     if args.command == "join" and args.bot is None:
         return _join_on_screen(args)
+    if args.command == "watch" and not args.headless:
+        return _watch_on_screen(args)
     return _run_headless(args)
 
 
@@ -284,6 +312,8 @@ def _run_headless(args: argparse.Namespace) -> int:
         try:
             if args.command == "host":
                 return await _host(args, shutdown)
+            if args.command == "watch":
+                return await _watch(args)
             return await _join(args)
         except asyncio.CancelledError:
             if shutdown.signum is None:
@@ -482,6 +512,29 @@ def _join_on_screen(args: argparse.Namespace) -> int:
     return run_app(bot_delay=bot_delay, seed=seed, name=args.name, network=network, opening=join)
 
 
+def _watch_on_screen(args: argparse.Namespace) -> int:
+    """The watch screen of the room found here (issue 21); a code that is
+    not found fails here, with exit code 2."""
+    from tui.app import run as run_app
+    from tui.netplay import NetworkOptions
+
+    try:
+        resolved = asyncio.run(_resolve(args))
+    except KeyboardInterrupt:
+        return 130
+    if isinstance(resolved, int):
+        return resolved
+    code, host, port = resolved
+    network = NetworkOptions(broker=(host, port))
+
+    def watch() -> Any:
+        from tui.screens.join import JoinScreen
+
+        return JoinScreen("", network, code=code, watch_now=True, from_home=True)
+
+    return run_app(bot_delay=None, seed=None, name=None, network=network, opening=watch)
+
+
 def _given_code(args: argparse.Namespace) -> str | int | None:
     """``--code`` in its normal form, None when not given, or (said in one
     line) the exit status of a code that is not one."""
@@ -511,6 +564,19 @@ def _emit(event: str, **fields: Any) -> None:
     from net.headless import emit
 
     emit(event, **fields)
+
+
+def _keep(
+    record: Any, names: Sequence[str], seat: int | None, result: Any, deal_check: str
+) -> str | None:
+    """A headless process's finished game, kept where the app keeps them
+    (tui/records.py): the file's path, or None after saying why on stderr."""
+    from tui.records import keep_game
+
+    path, notice = keep_game(record, names, viewer=seat, result=result, deal_check=deal_check)
+    if notice:
+        print(f"passe: {notice}", file=sys.stderr)
+    return None if path is None else str(path)
 
 
 def _admission(args: argparse.Namespace) -> tuple[str, frozenset[str]] | int:
@@ -595,8 +661,13 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
         await authority.wait_over()
         assert authority.table is not None
         result = authority.table.state.result()
+        # Kept as the app keeps its games (issue 21): the host saw no seat.
+        kept = _keep(
+            authority.table.record(), [slot.name for slot in authority.seats], None, result, ""
+        )
         _emit(
             "over",
+            kept=kept,
             result=None
             if result is None
             else json.loads(
@@ -787,18 +858,88 @@ async def _join(args: argparse.Namespace) -> int:
         await play_with_bot(table, args.bot, seed=args.seed)
         view = table.view
         result = view.result if view is not None else None
+        # The record comes with the final room state, just after the view.
+        verified = await table.deal_check(DEAL_CHECK_WAIT)
+        record = table.record()
+        # Kept as the app keeps its games (issue 21), from this seat's view.
+        kept = (
+            None if record is None else _keep(record, table.names, seat, result, table.deal_report)
+        )
         _emit(
             "over",
             winners=list(result.winners) if result else [],
             scores=list(result.scores) if result else [],
-            # The record comes with the final room state, just after the view.
-            deal_verified=await table.deal_check(DEAL_CHECK_WAIT),
+            deal_verified=verified,
             # In words: verified (in part, if views were missed) or the
             # first mismatch between the revealed deal and what was shown.
             deal_report=table.deal_report,
+            kept=kept,
         )
     finally:
         await table.close()
+    return 0
+
+
+async def _watch(args: argparse.Namespace) -> int:
+    """``passe watch CODE --headless``: each update as received (decrypted,
+    its text cleaned), the watchers' count as it changes, then the end and
+    the spectator's deal check, as JSON lines."""
+    from net.pins import RoomPins
+    from net.remote import JoinError
+    from net.text import clean_tree
+    from net.watch import Watcher
+    from net.wire import RoomState, Update
+
+    resolved = await _resolve(args)
+    if isinstance(resolved, int):
+        return resolved
+    code, host, port = resolved
+    watcher = Watcher(code, host, port, pins=RoomPins(), alternates=args.alternates)
+    done = asyncio.Event()
+    counted = [-1]
+
+    def raw(update: Update) -> None:
+        _emit(
+            "update",
+            seq=update.seq,
+            base=update.base,
+            view=clean_tree(update.view),
+            events=clean_tree(update.events),
+        )
+
+    def room_changed(room: RoomState) -> None:
+        if watcher.watching != counted[0]:
+            counted[0] = watcher.watching
+            _emit("watchers", count=watcher.watching)
+        if room.phase == "closed":
+            done.set()
+
+    def table_changed(update: Any) -> None:
+        if update.view.is_over:
+            done.set()
+
+    watcher.on_raw(raw)
+    try:
+        try:
+            await watcher.watch()
+        except JoinError as error:
+            return _fail(str(error))
+        _emit("watching", code=code, watchers=watcher.watching)
+        watcher.on_room(room_changed)
+        await watcher.connect(table_changed)
+        await done.wait()
+        view = watcher.view
+        result = view.result if view is not None else None
+        _emit(
+            "over",
+            winners=list(result.winners) if result else [],
+            scores=list(result.scores) if result else [],
+            deal_verified=await watcher.deal_check(DEAL_CHECK_WAIT),
+            deal_report=watcher.deal_report,
+            record=watcher.room.record if watcher.room is not None else None,
+        )
+    finally:
+        await watcher.close()
     return 0
 
 

@@ -76,6 +76,27 @@ def save_record(directory: Path, game: GameFile) -> tuple[Path | None, str | Non
     return path, None
 
 
+def keep_game(
+    record: GameRecord,
+    names: Sequence[str],
+    *,
+    viewer: int | None,
+    result: Result | None,
+    deal_check: str = "",
+    directory: Path | None = None,
+) -> tuple[Path | None, str | None]:
+    """Keep a finished game (issue 21): the one way every process does it,
+    the app at the end of a local or networked game, a headless host and a
+    `passe join --bot` at the end of theirs. ``directory``: the user's
+    records directory by default. The file, or a notice (never raises)."""
+    kept = game_file(record, names, viewer=viewer, result=result, deal_check=deal_check)
+    try:
+        where = directory if directory is not None else records_dir()
+    except OSError as error:
+        return None, f"This game's record could not be kept: {error}"
+    return save_record(where, kept)
+
+
 def record_paths(directory: Path) -> list[Path]:
     """The record files in ``directory``, newest first (their names begin
     with the date they ended)."""
@@ -165,6 +186,7 @@ __all__ = [
     "MAX_RECORDS",
     "PastGame",
     "game_file",
+    "keep_game",
     "load_replay",
     "past_games",
     "prune",

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.net.procs import PasseProcess, host_args, join_bots, need_mosquitto
+from tui.records import read_game_file
 
 GAMES = [("passpass", 3), ("dominoes", 2), ("fashion", 3)]
 
@@ -28,8 +29,8 @@ async def play_whole_game(
         )
         room = await host.expect("room")
         await join_bots(peers, room)
-        seats = {(await peer.expect("seated"))["seat"] for peer in peers}
-        assert len(seats) == 2
+        seated = [await peer.expect("seated") for peer in peers]
+        assert len({line["seat"] for line in seated}) == 2
         await host.expect("started")
         over = await host.expect("over")
         results = [await peer.expect("over") for peer in peers]
@@ -41,6 +42,13 @@ async def play_whole_game(
             assert result["deal_verified"] is True, result["deal_report"]
             assert result["deal_report"].startswith("Deal verified"), result["deal_report"]
         assert over["actions"] > 0
+        # Each kept the game's record where the app keeps them (issue 21):
+        # the same game, from the host's (no seat) and each seat's view.
+        kept = [read_game_file(Path(over["kept"]))]
+        kept += [read_game_file(Path(result["kept"])) for result in results]
+        assert all(game_file.record == kept[0].record for game_file in kept)
+        assert len(kept[0].record.actions) == over["actions"]
+        assert [game_file.viewer for game_file in kept] == [None, *(r["seat"] for r in seated)]
         assert await host.finish() == 0
         for peer in peers:
             assert await peer.finish() == 0

@@ -49,6 +49,7 @@ from net.wire import (
     room_topic,
     seal,
     to_peer_topic,
+    watchers_topic,
 )
 from tests.net.peers import RawClient, clear_room, until
 from tests.net.procs import need_mosquitto
@@ -1566,6 +1567,7 @@ async def test_joining_hands_the_link_what_it_needs_and_takes_the_seat_offered(
         to_peer_topic(CODE, ME.peer_id),
         next_topic(CODE),
         authority_topic(CODE),  # the elected authority's announcements (issue 20)
+        watchers_topic(CODE),  # how many watch (issue 21)
         host_presence,
     ]
     assert link.timeout == remote_module.CONNECT_WAIT

@@ -135,6 +135,35 @@ async def test_join_runs_passe_join(start_server: ServerFactory, clients: list[C
     await server.wait_log(r"session 1 start: user 'ines' .*, join ABC-123, ")
 
 
+@pytest.mark.mosquitto
+async def test_watch_runs_passe_watch(
+    tmp_path: Path, start_server: ServerFactory, clients: list[Client]
+) -> None:
+    """A guest's `watch CODE@HOST:PORT` opens the room's table read-only
+    (issue 21): the line above it says so."""
+    from tests.net.peers import clear_room
+    from tests.net.procs import PasseProcess, host_args, need_mosquitto
+
+    need_mosquitto()
+    assert "watch" in command_names()
+    host = PasseProcess("host", tmp_path)
+    try:
+        await host.start(
+            *host_args("dominoes", 2, wait_for=1, seed=1), "--broker", "127.0.0.1:1883"
+        )
+        code = (await host.expect("room"))["code"]
+        server = start_server()
+        target = f"{code}@127.0.0.1:1883"
+        client = SshBinaryClient(ssh_arguments(server, "nia", "watch", target), 80, 24)
+        clients.append(client)
+        await client.terminal.wait_for(f"Watching {code} (you have no seat)")
+        await server.wait_log(rf"session 1 start: user 'nia' .*, watch {code}@127.0.0.1:1883, ")
+    finally:
+        await host.stop()
+        if "code" in locals():
+            await clear_room(code)
+
+
 @pytest.mark.parametrize(
     ("command", "message"),
     [

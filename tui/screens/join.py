@@ -1,5 +1,6 @@
 """Join by code: type the room's code (or ``CODE@HOST:PORT``), or pick a room
-found on the LAN, then wait in its lobby. Every failure is one line on this
+found on the LAN, then wait in its lobby; or watch it (F3, or w in the
+list: no seat, issue 21). Every failure is one line on this
 screen (wrong code, room full, game started, another protocol version, broker
 unreachable), and no attempt takes more than a few seconds."""
 
@@ -22,6 +23,7 @@ from tui.netplay import (
     discovery_available,
     join_target,
     resolve_target,
+    watch_target,
 )
 from tui.plain import plain
 from tui.screens.base import PasseScreen
@@ -92,6 +94,8 @@ class JoinScreen(PasseScreen):
         Binding("down", "app.focus_next", "Move", key_display="↑↓", show=False),
         Binding("up", "app.focus_previous", "Move", show=False),
         Binding("f5,ctrl+r", "browse", "Look again", key_display="F5"),
+        # w types a letter in the code: there F3 watches; in the list, w too.
+        Binding("f3,w", "watch", "Watch", key_display="F3", tooltip="Watch the room: no seat"),
         Binding("escape", "leave", "Back", key_display="Esc"),
     ]
     TITLE_IN_HELP = "Join by code"
@@ -101,6 +105,8 @@ class JoinScreen(PasseScreen):
         "Where the LAN hides rooms, type the code with the host's address as\n"
         "the host's lobby shows it: ABC-123@192.168.1.20:1883.\n"
         "Rooms found on the LAN are listed below: ↓ to the list, Enter joins.\n"
+        "F3 (or w in the list) watches the room instead: you see its table\n"
+        "live, with hands face down, and take no seat.\n"
         "F5 looks for rooms again. Escape goes back home."
     )
 
@@ -111,6 +117,7 @@ class JoinScreen(PasseScreen):
         *,
         code: str = "",
         join_now: bool = False,
+        watch_now: bool = False,
         from_home: bool = True,
     ) -> None:
         super().__init__()
@@ -119,6 +126,7 @@ class JoinScreen(PasseScreen):
         self.network = network if network is not None else NetworkOptions()
         self.initial_code = code
         self.join_now = join_now
+        self.watch_now = watch_now  # `passe watch CODE`: leaving the table ends Passe
         self.adverts: list[RoomAdvert] = []
         self.joining = False
 
@@ -151,6 +159,8 @@ class JoinScreen(PasseScreen):
         self.action_browse()
         if self.join_now and self.initial_code:
             self.action_join()
+        elif self.watch_now and self.initial_code:
+            self.action_watch()
 
     # -- the LAN's rooms -----------------------------------------------------
 
@@ -210,12 +220,52 @@ class JoinScreen(PasseScreen):
             return
         self._start_join(text=text)
 
-    def _start_join(self, *, text: str = "", advert: RoomAdvert | None = None) -> None:
+    def _start_join(
+        self, *, text: str = "", advert: RoomAdvert | None = None, watch: bool = False
+    ) -> None:
         if self.joining:
             return
         self.joining = True
-        self._say("Joining…")
-        self.run_worker(self._join(text, advert), group="join", exclusive=True)
+        self._say("Watching…" if watch else "Joining…")
+        work = self._watch(text, advert) if watch else self._join(text, advert)
+        self.run_worker(work, group="join", exclusive=True)
+
+    def action_watch(self) -> None:
+        """Watch the room highlighted in the LAN list (when the list has the
+        keys) or the one typed (issue 21)."""
+        rooms = self.query_one("#join-rooms", OptionList)
+        index = rooms.highlighted
+        if rooms.has_focus and index is not None and 0 <= index < len(self.adverts):
+            self._start_join(advert=self.adverts[index], watch=True)
+            return
+        text = self.query_one("#join-code", Input).value.strip()
+        if not text:
+            self._say("Type the room code first (or pick a room in the list).", problem=True)
+            return
+        self._start_join(text=text, watch=True)
+
+    async def _watch(self, text: str, advert: RoomAdvert | None) -> None:
+        from tui.screens.watch import watch_screen
+
+        try:
+            if advert is not None:
+                target = await advert_target(advert)
+            else:
+                target = await resolve_target(text, self.network)
+            self._say(f"Watching room {target.code} at {target.host}:{target.port}…")
+            watcher = await watch_target(target)
+        except NetplayError as error:
+            self._say(str(error), problem=True)
+            return
+        finally:
+            self.joining = False
+        try:
+            screen = watch_screen(watcher, exits=self.watch_now)
+        except (LookupError, ImportError):
+            await watcher.close()
+            self._say(f"room {watcher.code} plays a game this Passe cannot show", problem=True)
+            return
+        self.app.switch_screen(screen)
 
     async def _join(self, text: str, advert: RoomAdvert | None) -> None:
         from tui.screens.lobby import LobbyScreen

@@ -379,6 +379,11 @@ class LobbyScreen(PasseScreen):
             )
         )
         self.query_one(SeatList).show(room, self.table.seat)
+        # How many watch (issue 21): our own words and a number.
+        watching = self.table.watching
+        self.query_one("#lobby-seats-box").border_subtitle = (
+            f"{watching} watching" if watching else ""
+        )
         away = away_names(room.seats, self.table.seat)
         hint = ""
         if self.hosting and room.phase == "lobby" and away:

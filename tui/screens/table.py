@@ -479,10 +479,14 @@ class TableScreen(PasseScreen):
         if self._players_title is None:
             self._players_title = str(panel.border_title or "")
         away = away_names(room.seats, self.client.seat) if room and room.phase == "playing" else []
+        remote = remote_table(self.client)
+        watching = remote.watching if remote is not None else 0
+        more = [f"away: {', '.join(away)}"] if away else []
+        more += [f"{watching} watching"] if watching else []  # issue 21
         # The title reads back as markup; the names are added as text.
         panel.border_title = (
-            Content.from_markup(self._players_title) + Content(f" · away: {', '.join(away)}")
-            if away
+            Content.from_markup(self._players_title) + Content(f" · {' · '.join(more)}")
+            if more
             else self._players_title
         )
         if self.view is not None and self.seat_labels != self._labels_shown:

@@ -1,0 +1,163 @@
+"""A spectator's side of a networked room (issue 21): ``passe watch CODE``.
+
+A :class:`Watcher` is a :class:`~net.remote.RemoteTable` that holds no seat:
+it sends ``watch`` where a player sends ``hello``, and receives, sealed to
+its own key like any update, the table's public view (``view(None)``: hands
+face down with their sizes, bids hidden until revealed) and the public log.
+Nothing it shows comes from the broker in clear but the room state.
+
+Watching binds no key to the room: each watch uses a fresh key (never the
+person's identity key, so the room learns nothing linking it to them), is
+never seated and never knocks. The authority bounds the watchers per room
+(net/authority.py ``MAX_WATCHERS``); a watcher keeps its place while its
+presence is online and beats (net/remote.py ``PRESENCE_BEAT``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+
+from core.engine import Action, GameRecord, IllegalAction, PasseError, RecordError
+from net.dealcheck import check_shown
+from net.identity import Identity
+from net.pins import RoomPins
+from net.remote import RESEAT_WAIT, ROOM_WAIT, JoinError, RemoteTable
+from net.text import clean_text
+from net.wire import RoomState, Update, Watch, Watched, Welcome
+
+WATCHER_NAME = "Watcher"  # the name in a watcher's presence: no person's name
+
+
+class Watcher(RemoteTable):
+    """A spectator at the table of room ``code`` (see :meth:`watch`)."""
+
+    def __init__(
+        self,
+        code: str,
+        broker_host: str,
+        broker_port: int,
+        *,
+        pins: RoomPins | None = None,
+        alternates: Sequence[tuple[str, int]] = (),
+        identity: Identity | None = None,
+    ) -> None:
+        # A fresh key per watch (issue 21): nothing links it to the person.
+        # The pins are read, never written: the host's key is the one the
+        # person's seat pinned for this code, if they sat there (a squatter
+        # on a code they know is not believed); nothing is remembered of a
+        # room watched.
+        super().__init__(
+            identity or Identity.generate(),
+            code,
+            broker_host,
+            broker_port,
+            WATCHER_NAME,
+            authority_key=pins.get(code) if pins is not None else None,
+            alternates=alternates,
+        )
+        self.watching_room = False  # the host has let us watch
+        self._watched_at = -1.0  # when the host last answered a watch (monotonic)
+        # Every update received, as decrypted (for `passe watch --headless`
+        # and the tests: what a watcher was sent).
+        self._raw_listeners: list[Callable[[Update], None]] = []
+
+    async def watch(self, *, timeout: float = ROOM_WAIT) -> None:
+        """Connect, find the room, ask to watch; raises :class:`JoinError`
+        (in one line: no room, closed, full of watchers, an older host)."""
+        await self._find_room(timeout)
+        try:
+            reply = await self._request(self._watch_request(), resend=self._watch_request)
+        except JoinError as error:
+            message = str(error).replace("did not answer", "did not let you watch")
+            raise JoinError(message, error.code) from None
+        if isinstance(reply, Watched):
+            self.watching_room = True
+            return
+        await self._abandon()
+        if isinstance(reply, Welcome):  # a host's mistake: no seat was asked for
+            raise JoinError("the host answered a watch as a join", "bad")
+        if reply.code == "bad" and "malformed" in reply.reason:
+            app = self.room.app if self.room is not None else ""
+            raise JoinError(
+                f"the host of room {self.code} runs an older Passe"
+                f"{f' ({app})' if app else ''} that cannot be watched",
+                "version",
+            )
+        raise JoinError(clean_text(reply.reason), clean_text(reply.code))
+
+    def _watch_request(self) -> Watch:
+        return Watch(room=self.code, epoch=self._epoch, n=self._next_n(), have=len(self.log))
+
+    def on_raw(self, listener: Callable[[Update], None]) -> Callable[[], None]:
+        """Call ``listener(update)`` with every update received."""
+        self._raw_listeners.append(listener)
+        return lambda: self._raw_listeners.remove(listener)
+
+    # -- back after a drop (ours or the host's) ---------------------------------
+
+    def _rejoin(self) -> None:
+        if not self.watching_room or self._closed:
+            return
+        sent = time.monotonic()
+        self._send(self._watch_request())
+        asyncio.get_running_loop().call_later(RESEAT_WAIT, self._rewatch_if_unanswered, sent)
+
+    def _rewatch_if_unanswered(self, sent: float) -> None:
+        link = self._link
+        if self._closed or self._watched_at >= sent:
+            return
+        if self.room is not None and self.room.phase in ("over", "closed"):
+            return
+        if link is not None and link.connected:
+            self._rejoin()
+
+    def _on_watched(self, message: Watched) -> None:
+        self._watched_at = time.monotonic()
+        super()._on_watched(message)
+
+    def _on_update(self, update: Update) -> None:
+        for listener in list(self._raw_listeners):
+            listener(update)
+        super()._on_update(update)
+
+    # -- what a seat does, and a watcher does not -------------------------------
+
+    async def submit(self, action: Action) -> None:
+        raise IllegalAction("you are watching: you have no seat at this table")
+
+    async def leave(self) -> None:
+        """Stop watching: our presence says gone, which frees our place."""
+        await self.close()
+
+    def _pin(self) -> None:
+        """Nothing is remembered of a room watched (net/pins.py is for rooms
+        sat in: a watcher never comes back with this key)."""
+        return
+
+    def _presence_needed(self) -> bool:
+        # Nobody waits for a watcher to come back (its key is never used
+        # again): its record is cleared as it goes, not left on the broker.
+        return False
+
+    def _replay_check(self, room: RoomState) -> tuple[bool, str]:
+        """The spectator's check: every public view and event received,
+        against the revealed record replayed (view(None), issue 20's check)."""
+        assert room.record is not None
+        try:
+            record = GameRecord.from_data(room.record)
+        except RecordError as error:
+            return False, f"Deal check FAILED: the revealed record is not readable ({error})."
+        if self.codec is None:
+            return True, "Deal matched the host's commitment."
+        try:
+            verdict = check_shown(
+                self.codec.game, self.codec, record, None, self._shown, self.log, self.names
+            )
+        except (PasseError, ValueError) as error:
+            return False, f"Deal check FAILED: the revealed record does not replay ({error})."
+        return verdict.ok, verdict.text
+
+
+__all__ = ["WATCHER_NAME", "Watcher"]

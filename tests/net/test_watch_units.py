@@ -1,0 +1,269 @@
+"""The authority's side of watching (issue 21), in-process: real keys and
+sealed envelopes, no broker (tests/net/rooms_in_process.py). A watch waits
+for its key's live presence as a Hello does; a watcher is sent the
+spectator's view and the public log, sealed to it, and never a seat's; it
+is never seated; places are bounded and freed by a "gone" presence, by
+silence past the lease and by a leave. Last, against Mosquitto: an earlier
+host (which does not know `watch`) is reported in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from core.registry import get_game
+from net import authority as authority_module
+from net.authority import MAX_WATCHERS, WATCH_LEASE, Authority
+from net.identity import Identity
+from net.remote import JoinError
+from net.watch import Watcher
+from net.wire import (
+    Act,
+    Hello,
+    Leave,
+    Refused,
+    Sync,
+    Update,
+    Watch,
+    Watched,
+    open_body,
+    open_envelope,
+    presence_decoder,
+    presence_topic,
+    watchers_decoder,
+    watchers_topic,
+)
+from tests.net.peers import clear_room, open_test_room
+from tests.net.procs import need_mosquitto
+from tests.net.rooms_in_process import (
+    CODE,
+    MemoryLink,
+    listen,
+    presence,
+    request,
+    room,
+    seated,
+    to,
+)
+
+
+def wire(data: object) -> object:
+    """As the wire carries it (tuples become lists)."""
+    return msgspec.msgpack.decode(msgspec.msgpack.encode(data))
+
+
+def watch(authority: Authority, key: Identity, n: int = 1, have: int = 0) -> None:
+    request(authority, key, Watch(room=CODE, epoch=1, n=n, have=have))
+
+
+def watching(authority: Authority, key: Identity, n: int = 1) -> None:
+    """``key`` present, then watching."""
+    presence(authority, key, online=True)
+    watch(authority, key, n)
+
+
+async def started(authority: Authority, ana: Identity) -> None:
+    """Ana seated, bots elsewhere, the game on, its bots stopped."""
+    seated(authority, ana)
+    for seat in range(1, len(authority.seats)):
+        authority.set_bot(seat, "heuristic")
+    authority.start_game()
+    assert authority.table is not None
+    await authority.table.stop()
+
+
+def advance(authority: Authority) -> None:
+    """One move: Ana's first legal one, or a bot's."""
+    table = authority.table
+    assert table is not None
+    if 0 in table.state.to_act:
+        table.submit(0, table.state.legal_actions(0)[0])
+    else:
+        table.step_bot()
+
+
+def counts(authority: Authority) -> list[int]:
+    """The watcher counts the authority published since the last look
+    (retained, signed, public), leaving the rest of its outbox."""
+    outbox = authority._outbox
+    assert outbox is not None
+    kept, found = [], []
+    while (message := outbox.pop()) is not None:
+        topic, payload, retain = message
+        if topic == watchers_topic(CODE):
+            assert retain
+            envelope = open_envelope(topic, payload, expect_key=authority.identity.public_key)
+            found.append(open_body(envelope, watchers_decoder).count)
+        else:
+            kept.append(message)
+    for topic, payload, retain in kept:
+        outbox.push(topic, payload, retain, 0)
+    return found
+
+
+async def test_a_watcher_is_sent_the_spectators_view_and_public_log_only() -> None:
+    authority = room(players=3)
+    ana, eve = Identity.generate(), Identity.generate()
+    listen(authority)
+    await started(authority, ana)
+    assert authority.table is not None
+    advance(authority)
+    watching(authority, eve, n=3)
+    assert counts(authority) == [1]  # retained, public: how many watch
+    watched, update = to(authority, eve)
+    assert watched == Watched(room=CODE, watchers=1)
+    assert isinstance(update, Update) and update.base == 0 and update.ack == 3
+    state = authority.table.state
+    assert update.view == wire(authority.codec.encode_view(state.view(None)))
+    assert update.view["hand"] == [] and update.view["seat"] is None
+    public = [
+        authority.codec.encode_event(seen)
+        for event in authority.table.events
+        if (seen := event.for_seat(None)) is not None
+    ]
+    assert update.events == wire(public)
+    assert authority._seat_of(eve.public_key) is None  # never seated
+    # Each move reaches it, after the seats', as the public view.
+    before = len(public)
+    advance(authority)
+    (moved,) = to(authority, eve)
+    assert isinstance(moved, Update) and moved.base == before
+    assert moved.view == wire(authority.codec.encode_view(authority.table.state.view(None)))
+    # It cannot act; a Sync is answered like a seat's.
+    request(authority, eve, Act(room=CODE, epoch=1, n=4, seat=0, action="x", at=0))
+    assert to(authority, eve) == [
+        Refused(room=CODE, reason="you have no seat at this table", code="unseated", n=4)
+    ]
+    request(authority, eve, Sync(room=CODE, epoch=1, n=5, have=1))
+    (synced,) = to(authority, eve)
+    assert isinstance(synced, Update) and synced.base == 1 and synced.ack == 5
+
+
+def test_a_watch_waits_for_its_keys_live_presence_as_a_hello_does() -> None:
+    """A fresh key with no presence (a flood's) is not let watch: it waits,
+    followed, and nothing is answered; its presence lets it in."""
+    authority = room()
+    eve = Identity.generate()
+    listen(authority)
+    watch(authority, eve)
+    assert to(authority, eve) == [] and authority.watchers == {}
+    assert eve.public_key in authority._candidates
+    presence(authority, eve, online=True)
+    assert to(authority, eve) == [Watched(room=CODE, watchers=1)]  # the lobby: no update yet
+    assert list(authority.watchers) == [eve.public_key]
+
+
+def test_the_ninth_watcher_is_refused_in_words_and_a_gone_one_frees_its_place() -> None:
+    authority = room()
+    listen(authority)
+    keys = [Identity.generate() for _ in range(MAX_WATCHERS + 1)]
+    for key in keys[:-1]:
+        watching(authority, key)
+    assert len(authority.watchers) == MAX_WATCHERS
+    ninth = keys[-1]
+    watching(authority, ninth, n=7)
+    assert to(authority, ninth) == [
+        Refused(
+            room=CODE,
+            reason=f"This table already has {MAX_WATCHERS} watchers",
+            code="watchers",
+            n=7,
+        )
+    ]
+    presence(authority, keys[0], online=False, epoch=5)  # its will
+    assert keys[0].public_key not in authority.watchers
+    watch(authority, ninth, n=8)
+    assert to(authority, ninth) == [Watched(room=CODE, watchers=MAX_WATCHERS)]
+
+
+def test_a_silent_watcher_loses_its_place_and_a_leave_frees_one() -> None:
+    now = [100.0]
+    authority = room(clock=lambda: now[0])
+    listen(authority)
+    quiet, talker, late = Identity.generate(), Identity.generate(), Identity.generate()
+    watching(authority, quiet)
+    watching(authority, talker)
+    now[0] += WATCH_LEASE / 2
+    presence(authority, talker, online=True)  # a beat (same epoch)
+    now[0] += WATCH_LEASE / 2 + 1
+    assert authority._drop_stale_watchers()
+    assert list(authority.watchers) == [talker.public_key]
+    request(authority, talker, Leave(room=CODE, epoch=1, n=2))
+    assert authority.watchers == {}
+    watching(authority, late)
+    assert to(authority, late) == [Watched(room=CODE, watchers=1)]
+
+
+def test_a_seated_key_is_told_its_seat_shows_the_table() -> None:
+    authority = room()
+    ana = Identity.generate()
+    listen(authority)
+    seated(authority, ana)
+    to(authority, ana)
+    watch(authority, ana, n=2)
+    assert to(authority, ana) == [
+        Refused(
+            room=CODE,
+            reason="you sit at this table: your seat shows it to you",
+            code="seated",
+            n=2,
+        )
+    ]
+    assert authority.watchers == {}
+
+
+@pytest.mark.mosquitto
+async def test_an_earlier_host_is_reported_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A host of the protocol before `watch` decodes it as a malformed
+    request and refuses it (code bad): the watcher says the host's Passe
+    cannot be watched, and the host goes on."""
+    need_mosquitto()
+    earlier = msgspec.msgpack.Decoder(Hello | Act | Sync | Leave)
+    monkeypatch.setattr(authority_module, "peer_message_decoder", earlier)
+    hosted = await open_test_room("dominoes", 2, ("127.0.0.1", 1883))
+    watcher = Watcher(hosted.authority.code, "127.0.0.1", 1883)
+    try:
+        with pytest.raises(JoinError) as refused:
+            await watcher.watch()
+        assert refused.value.code == "version"
+        assert str(refused.value).startswith(
+            f"the host of room {hosted.authority.code} runs an older Passe"
+        )
+        assert str(refused.value).endswith("that cannot be watched")
+        assert get_game("dominoes").id == hosted.authority.game_id
+    finally:
+        await watcher.close()
+        await hosted.close()
+        await clear_room(hosted.authority.code)
+
+
+async def test_a_watcher_leaving_says_gone_then_clears_its_presence() -> None:
+    """Its key is never used again: nothing of it stays retained on the
+    broker (a player's record stays while the room is open)."""
+    watcher = Watcher(CODE, "127.0.0.1", 1)
+    link = MemoryLink()
+    watcher._link = link  # type: ignore[assignment]
+    await watcher.close()
+    topic = presence_topic(CODE, watcher.identity.peer_id)
+    assert link.final is not None and [t for t, _ in link.final] == [topic, topic]
+    gone, cleared = (payload for _, payload in link.final)
+    assert not open_body(open_envelope(topic, gone), presence_decoder).online
+    assert cleared == b""
+
+
+def test_a_flood_of_new_keys_does_not_make_a_watcher_look_gone() -> None:
+    """Records of keys without a seat are bounded (the oldest forgotten
+    first): a watcher's is kept, or a flood would take its place."""
+    authority = room()
+    listen(authority)
+    eve = Identity.generate()
+    watching(authority, eve)
+    for _ in range(authority_module.MAX_STRANGERS + 20):
+        authority._peer_record(Identity.generate().public_key)
+    assert authority._watching_live(eve.public_key)
+    assert not authority._drop_stale_watchers()
+    assert list(authority.watchers) == [eve.public_key]

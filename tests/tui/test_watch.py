@@ -1,0 +1,386 @@
+"""The watch screen (issue 21) at 80x24, for each game: the game's own
+table in a read-only mode, fed a spectator's view as a watcher receives it
+(its updates are given here, as the network would; tests/net/test_watch.py
+runs the real processes). The line above the table says you watch with no
+seat and how many watch; the game's keys do nothing (nothing is sent, no
+dialog opens); help shows; q leaves at once. Names from the network are
+shown as text. Snapshots in the default and colour-blind themes."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from core.engine import Action
+from core.registry import get_game
+from net.codec import codec_for
+from net.table import TableUpdate
+from net.watch import Watcher
+from net.wire import RoomState, SeatState
+from tests.tui.conftest import SIZE, help_fits, make_app, shown_keys
+from tui.app import PasseApp
+from tui.messages import RoomChanged
+from tui.screens.help import HelpScreen
+from tui.screens.home import HomeScreen
+from tui.screens.info import InfoScreen
+from tui.screens.watch import WATCH_GUIDE, WatchTableScreen, watch_screen
+from tui.widgets.status_line import StatusLine
+
+PLAYERS = {"passpass": 4, "dominoes": 3, "fashion": 4}
+# Network names: markup and brackets are names like any other.
+NAMES = ("Ana [b]x[/b]", "Bo", "[red]Cy", "Di")
+# Every key a game's table acts on, and some more: none may play or open a
+# choice while watching (t, the last trick, only looks).
+KEYS = [
+    "enter", "space", "left", "right", "up", "down", "home", "end", "tab",
+    "1", "2", "3", "4", "5", "6", "7", "8", "9", "0",
+    "c", "x", "e", "p", "d", "b", "s", "h", "l", "v",
+    "left_square_bracket", "right_square_bracket",
+]  # fmt: skip
+
+
+class SpyWatcher(Watcher):
+    """A watcher with no link: what it would have received is given to it;
+    anything it would send is counted."""
+
+    def __init__(self) -> None:
+        super().__init__("ABC123", "127.0.0.1", 1)
+        self.sent: list[Any] = []
+
+    @property
+    def connected(self) -> bool:
+        return True  # as if its link were up (it has none)
+
+    def _send(self, message: Any) -> bool:
+        self.sent.append(message)
+        return False
+
+    async def submit(self, action: Action) -> None:
+        self.sent.append(action)
+        await super().submit(action)
+
+
+def watched(game_id: str, moves: int, seed: int = 3, watching: int = 2) -> SpyWatcher:
+    """A watcher of a ``game_id`` game after ``moves`` moves (random legal
+    moves, seeded), holding the spectator's view and the public log, as if
+    they had arrived."""
+    game = get_game(game_id)
+    players = PLAYERS[game_id]
+    state = game.new_game(game.make_config(players=players), seed)
+    chooser = random.Random(seed)
+    events = [e for e in state.opening_events if e.for_seat(None) is not None]
+    for _ in range(moves):
+        if state.is_over:
+            break
+        seat = state.to_act[0]
+        made = state.apply(seat, chooser.choice(state.legal_actions(seat)))
+        events += [seen for e in made if (seen := e.for_seat(None)) is not None]
+    watcher = SpyWatcher()
+    watcher.game_id = game_id
+    watcher.codec = codec_for(game)
+    watcher.names = NAMES[:players]
+    watcher.room = RoomState(
+        room="ABC123",
+        game=game_id,
+        config={"players": players},
+        host="Hostess",
+        phase="playing",
+        seats=[SeatState(name, "human", "", "", True) for name in NAMES[:players]],
+        seq=moves,
+        stamp=1,
+    )
+    watcher.watching = watching
+    watcher.watching_room = True
+    watcher.view = state.view(None)
+    watcher.log = events
+    watcher.seq = moves
+    return watcher
+
+
+def screen_text(app: PasseApp) -> str:
+    """The screenshot's text, spaces as spaces (it writes &#160;)."""
+    import html
+
+    return html.unescape(app.export_screenshot()).replace("\xa0", " ")
+
+
+def status(app: PasseApp) -> str:
+    return str(app.screen.query_one(StatusLine).render())
+
+
+@pytest.mark.parametrize("game_id", ["passpass", "dominoes", "fashion"])
+async def test_the_watch_screen_is_read_only_says_so_and_has_help(
+    private_config: Path, game_id: str
+) -> None:
+    watcher = watched(game_id, moves=6)
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = watch_screen(watcher)
+        app.push_screen(screen)
+        await pilot.pause()
+        assert isinstance(app.screen, WatchTableScreen)
+        line = status(app)
+        assert line.startswith("Watching ABC123 (you have no seat)"), line
+        assert "2 watching" in line
+        assert help_fits(app)  # F1 Help in the footer, within 80 columns
+        # Only reading and leaving are offered: none of the game's keys.
+        offered = {description for _, description in shown_keys(app)}
+        assert offered <= {"Rules", "Leave", "Help", "Last trick"}, offered
+        # Names from the network, as text (the players panel is #players).
+        assert "Ana [b]" in screen_text(app)
+        for key in KEYS:
+            await pilot.press(key)  # each key handled before the next (Pilot)
+            if isinstance(app.screen, InfoScreen):  # t: the last trick, a look
+                await pilot.press("escape")
+                await pilot.pause()
+            assert app.screen is screen, f"{key} opened {type(app.screen).__name__}"
+        assert watcher.sent == [], "a key sent something while watching"
+        assert screen.focused is None  # no widget took the keys
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        help_text = screen_text(app)
+        assert "no seat" in help_text and "Stop watching" in help_text
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        # q leaves at once (nothing is lost): home, no dialog.
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_the_count_follows_the_room_and_the_lobby_is_said(private_config: Path) -> None:
+    """Watched from the lobby: no view yet, the line says how many sit; the
+    count changes as watchers come and go, on the line and beside the players."""
+    watcher = watched("dominoes", moves=0, watching=1)
+    watcher.view = None
+    assert watcher.room is not None
+    lobby = watcher.room
+    watcher.room = RoomState(**{**_fields(lobby), "phase": "lobby"})
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = watch_screen(watcher)
+        app.push_screen(screen)
+        await pilot.pause()
+        assert "lobby: 3/3 seated" in status(app)
+        assert "1 watching" in status(app)
+        watcher.watching = 3
+        screen.post_message(RoomChanged(watcher.room))
+        await pilot.pause()
+        assert "3 watching" in status(app)
+        game = get_game("dominoes")
+        state = game.new_game(game.make_config(players=3), 3)
+        screen._receive(TableUpdate(state.view(None), ()))
+        await pilot.pause()
+        assert "lobby" not in status(app)
+        assert "3 watching" in str(screen.query_one("#players").border_title)
+
+
+def _fields(room: RoomState) -> dict[str, Any]:
+    return {name: getattr(room, name) for name in room.__struct_fields__}
+
+
+def themed(theme: str, game_id: str) -> Any:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        pilot.app.theme = theme
+        await pilot.pause()
+        pilot.app.push_screen(watch_screen(watched(game_id, moves=9, seed=5)))
+        await pilot.pause()
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("theme", ["passe", "passe-okabe-ito"])
+def test_watch_screen_snapshot(snap_compare: Any, private_config: Path, theme: str) -> None:
+    """A Pass Pass table watched nine moves in."""
+    app = make_app(private_config)
+    assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, "passpass"))
+
+
+async def test_watch_on_the_join_screen_asks_for_a_code_first(private_config: Path) -> None:
+    """F3 (Watch) with nothing typed and no room picked says what to do."""
+    from tui.screens.join import JoinScreen
+
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(JoinScreen("Ana"))
+        await pilot.pause()
+        await pilot.press("f3")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, JoinScreen)
+        assert screen.message_text == "Type the room code first (or pick a room in the list)."
+        assert ("F3", "Watch") in shown_keys(app)
+        assert help_fits(app)  # F1 Help still within 80 columns
+
+
+def test_the_guide_says_nothing_is_played() -> None:
+    assert "no seat" in WATCH_GUIDE and "nothing you press" in WATCH_GUIDE
+
+
+# -- on a real room (Mosquitto, the room hosted in the test's process) --------
+
+
+@pytest.fixture
+def mosquitto(
+    private_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, int]:
+    """The machine's Mosquitto; this test's own key and a name in settings
+    (without one, joining from home first asks for it)."""
+    from tests.net.procs import need_mosquitto
+    from tests.tui.test_network import MOSQUITTO, write_settings
+
+    need_mosquitto(*MOSQUITTO)
+    monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("PASSE_BROKER", raising=False)
+    write_settings(private_config)
+    return MOSQUITTO
+
+
+@pytest.mark.mosquitto
+async def test_f3_watches_the_typed_room_and_players_see_the_count(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Join by code, F3: the room's table, read-only, says you watch with no
+    seat; the host counts one watcher and a player's lobby says "1 watching";
+    q leaves, the watcher's place is freed and the count goes back to none."""
+    from net.identity import Identity
+    from net.remote import RemoteTable
+    from tests.net.peers import open_test_room, until
+    from tests.tui.test_network import network_app, wait_until
+    from tui.screens.join import JoinScreen
+
+    hosted = await open_test_room("passpass", 3, mosquitto, seed=2)
+    ada = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Ada")
+    try:
+        await ada.join()
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("j")
+            assert isinstance(app.screen, JoinScreen)
+            await pilot.press(*hosted.code.lower(), "f3")
+            await wait_until(pilot, lambda: isinstance(app.screen, WatchTableScreen), "watching")
+            assert status(app).startswith(f"Watching {hosted.code} (you have no seat)")
+            watching = app.screen
+            assert isinstance(watching, WatchTableScreen)
+            await wait_until(pilot, lambda: len(hosted.authority.watchers) == 1, "one watcher")
+            # A fresh key, never this person's, and never seated.
+            key = watching.watcher.identity.public_key
+            assert list(hosted.authority.watchers) == [key]
+            assert hosted.authority._seat_of(key) is None
+            from net.identity import load_identity
+
+            assert key != load_identity().identity.public_key  # the person's own key
+            await until(lambda: ada.watching == 1)
+            await wait_until(pilot, lambda: "1 watching" in status(app), "the count")
+            await pilot.press("q")
+            await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+            await until(lambda: ada.watching == 0)
+            assert hosted.authority.watchers == {}
+    finally:
+        await ada.close()
+        await hosted.close()
+
+
+@pytest.mark.mosquitto
+async def test_a_players_lobby_says_how_many_watch(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    from tests.net.peers import open_test_room
+    from tests.tui.test_network import network_app, wait_until
+    from tui.screens.lobby import LobbyScreen
+
+    hosted = await open_test_room("passpass", 3, mosquitto, seed=2)
+    watchers = [Watcher(hosted.code, *mosquitto) for _ in range(2)]
+    try:
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("j", *hosted.code.lower(), "enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            lobby = app.screen
+            box = lobby.query_one("#lobby-seats-box")
+            assert not box.border_subtitle
+            for watcher in watchers:
+                await watcher.watch()
+            await wait_until(pilot, lambda: box.border_subtitle == "2 watching", "2 watching")
+            await watchers[0].close()
+            await wait_until(pilot, lambda: box.border_subtitle == "1 watching", "1 watching")
+    finally:
+        for watcher in watchers:
+            await watcher.close()
+        await hosted.close()
+
+
+@pytest.mark.mosquitto
+async def test_w_in_the_lan_list_watches_that_room(
+    private_config: Path, mosquitto: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The LAN list (mDNS replaced by a stand-in that lists the room hosted
+    here, as in tests/tui/test_network.py): w on a room watches it; a w
+    typed in the code is a letter of the code."""
+    import sys
+    import types
+    from dataclasses import dataclass
+
+    from textual.widgets import Input, OptionList
+
+    import tui.netplay
+    import tui.screens.join
+    from tests.net.peers import open_test_room
+    from tests.tui.test_network import wait_until
+    from tui.netplay import NetworkOptions
+    from tui.screens.join import JoinScreen
+
+    hosted = await open_test_room("fashion", 3, mosquitto, seed=2)
+
+    @dataclass(frozen=True)
+    class Advert:
+        code: str
+        game: str
+        host_name: str
+        free_seats: int
+        version: int
+        port: int
+        addresses: tuple[str, ...]
+        phase: str = "lobby"
+
+    advert = Advert(hosted.code, "fashion", "Hostess", 3, 1, mosquitto[1], (mosquitto[0],))
+
+    async def browse_rooms(timeout: float) -> list[Advert]:
+        return [advert]
+
+    lan = types.ModuleType("net.discovery")
+    lan.browse_rooms = browse_rooms  # type: ignore[attr-defined]
+    lan.Advertiser = type("Advertiser", (), {})  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "net.discovery", lan)
+    for module in (tui.netplay, tui.screens.join):
+        monkeypatch.setattr(module, "discovery_available", lambda: True)
+    try:
+        app = PasseApp(config_path=private_config, network=NetworkOptions(advertise=False))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("j")
+            screen = app.screen
+            assert isinstance(screen, JoinScreen)
+            rooms = screen.query_one("#join-rooms", OptionList)
+            await wait_until(pilot, lambda: rooms.option_count == 1, "the LAN's rooms")
+            await pilot.press("w")
+            assert screen.query_one("#join-code", Input).value == "w"
+            assert app.screen is screen and not getattr(screen, "joining", True)
+            await pilot.press("down", "w")
+            await wait_until(pilot, lambda: isinstance(app.screen, WatchTableScreen), "watching")
+            assert status(app).startswith(f"Watching {hosted.code} (you have no seat)")
+            await wait_until(pilot, lambda: len(hosted.authority.watchers) == 1, "a watcher")
+            assert all(seat.kind == "open" for seat in hosted.authority.seats)
+    finally:
+        await hosted.close()

@@ -1,0 +1,179 @@
+"""Watching a networked table live (issue 21), at its game's own table.
+
+The watch screen *is* the game's table screen (tui/games/<game>/table.py),
+read-only: for each game a class ``Watch<GameTableScreen>`` (made once, by
+:func:`watch_screen`) puts :class:`WatchTableScreen` before it, as the
+replay screen does (tui/screens/replay.py). Its client is a
+:class:`~net.watch.Watcher`: the updates are the spectator's view
+(``view(None)``: hands face down with their sizes, bids hidden until
+revealed) and the public log, sealed to the watcher's own fresh key.
+
+Nothing is played: the game's keys are off (only the rules, help, the
+game's look-back keys and leaving act), no widget has the keys, and no
+dialog opens on its own. q or Escape leaves at once: nothing is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.console import RenderableType
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from core.engine import View
+from core.registry import game_info
+from tui.games import load_table_screen
+from tui.messages import GoHomeRequested, RoomChanged
+from tui.screens.info import InfoScreen
+from tui.screens.table import TableScreen
+from tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from net.watch import Watcher
+
+# What acts while watching: reading (rules, help, the last trick) and leaving.
+WATCH_ACTIONS = frozenset({"leave", "rules", "help", "app.help", "quit", "app.quit", "last_trick"})
+WATCH_GUIDE = (
+    "You are watching this table: you have no seat, and nothing you press\n"
+    "plays. You see what everyone may see: hands face down with their sizes,\n"
+    "bids hidden until they are revealed, the table, the scores and the log.\n"
+    "The host's Passe sends it to you alone, sealed to a key made for this\n"
+    "watch: the room learns nothing of who you are.\n"
+    "r: the rules; q or Escape: stop watching (nothing is lost)."
+)
+
+
+def watching_words(count: int) -> str:
+    """ "1 watching", "2 watching" (players and watchers see it)."""
+    return f"{count} watching"
+
+
+class WatchTableScreen(TableScreen):
+    """Put before a game's table screen (see :func:`watch_screen`)."""
+
+    AUTO_FOCUS = None  # the screen keeps the keys: no widget takes them
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q,escape", "leave", "Leave", key_display="q", tooltip="Stop watching"),
+    ]
+    TITLE_IN_HELP = "Watching"
+
+    def __init__(self, watcher: Watcher, *, exits: bool = False) -> None:
+        super().__init__(watcher)
+        self.watcher = watcher
+        # Opened by `passe watch CODE`: leaving ends Passe (as it began).
+        self.exits = exits
+        self._game_words = ""  # the game's own status words
+
+    async def on_mount(self) -> None:
+        # Textual calls the table screen's on_mount too (after this one):
+        # it connects the watcher and follows the room.
+        for footer in self.query(Footer):
+            footer.compact = True
+            footer.show_command_palette = False
+        self.say_status("", your_turn=False)
+
+    # -- what is shown ---------------------------------------------------------
+
+    def status_text(self) -> str:
+        """The line above the table: watching, how many watch, and what
+        happens at the table."""
+        watcher = self.watcher
+        parts = [f"Watching {watcher.code} (you have no seat)"]
+        parts.append(watching_words(max(watcher.watching, 1)))
+        room = watcher.room
+        if self.view is None and room is not None and room.phase == "lobby":
+            seated = sum(1 for seat in room.seats if seat.kind != "open")
+            parts.append(f"lobby: {seated}/{len(room.seats)} seated")
+        elif self.view is not None and self.view.is_over:
+            parts.append("game over")
+        elif self._game_words:
+            parts.append(self._game_words)
+        return " · ".join(parts)
+
+    def say_status(self, text: str, *, your_turn: bool) -> None:
+        # The game's words, behind the line that says we only watch.
+        self._game_words = text
+        if self.room_closed:
+            super().say_status(text, your_turn=False)
+            return
+        self.query_one(StatusLine).say(self.status_text(), your_turn=False)
+
+    def on_room_changed(self, message: RoomChanged) -> None:
+        # Watched from the lobby, the names come as people sit.
+        self.names = self.watcher.names
+        super().on_room_changed(message)
+
+    def _show_network(self) -> None:
+        super()._show_network()
+        if self.is_mounted and not self.room_closed:
+            self.query_one(StatusLine).say(self.status_text(), your_turn=False)
+
+    @property
+    def in_progress(self) -> bool:
+        return False  # nothing is lost by leaving: no confirmation
+
+    def refocus(self) -> None:
+        if self.focused is not None:
+            self.set_focus(None)
+
+    def push_dialog(
+        self, dialog: Screen[Any], callback: Callable[[Any], None] | None = None
+    ) -> None:
+        # Only a look asked for by a key (the last trick): never a choice or
+        # an end-of-round summary (the log says it).
+        if type(dialog) is InfoScreen:
+            super().push_dialog(dialog, callback)
+
+    def show_round_end(self, title: str, body: RenderableType) -> None:
+        """Nothing opens: the log and the score sheet say how the round ended."""
+
+    def show_game_over(self, view: View) -> None:
+        """No game-over dialog (its choices are a player's): a note, and the
+        table shows the result."""
+        self.notify(
+            f"Game over: {self.final_scores(view)}. q leaves.",
+            title=f"Room {self.watcher.code}",
+            timeout=15,
+        )
+
+    def help_notes(self) -> str:
+        return WATCH_GUIDE
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action not in WATCH_ACTIONS:
+            return False
+        return super().check_action(action, parameters)
+
+    # -- keys ------------------------------------------------------------------
+
+    def action_leave(self) -> None:
+        if self.exits:
+            self.app.exit()
+        else:
+            self.post_message(GoHomeRequested())
+
+
+_watch_types: dict[str, type[WatchTableScreen]] = {}
+
+
+def watch_screen(watcher: Watcher, *, exits: bool = False) -> WatchTableScreen:
+    """The watch screen of the room ``watcher`` watches (its game known from
+    the room state). Raises ``LookupError`` or ``ImportError`` if the game
+    has no table screen here."""
+    game_id = watcher.game_id
+    screen_type = _watch_types.get(game_id)
+    if screen_type is None:
+        table_type = load_table_screen(game_id)
+        screen_type = type(
+            f"Watch{table_type.__name__}",
+            (WatchTableScreen, table_type),
+            {"TITLE_IN_HELP": f"Watching a {game_info(game_id).title} game"},
+        )
+        _watch_types[game_id] = screen_type
+    return screen_type(watcher, exits=exits)
+
+
+__all__ = ["WATCH_ACTIONS", "WatchTableScreen", "watch_screen", "watching_words"]
