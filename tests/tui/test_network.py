@@ -1050,7 +1050,10 @@ async def test_a_room_being_closed_for_good_is_not_offered_to_rejoin(
     me, bob = load_identity().identity, Identity.generate()
     code = new_code()
     config = get_game("passpass").make_config(players=3)
-    authority = Authority(Identity.generate(), code, "passpass", config, "Zed", "", 0)
+    # A room without failover (its host's machine stopped, it waits for it).
+    authority = Authority(
+        Identity.generate(), code, "passpass", config, "Zed", "", 0, failover=False
+    )
     authority.seats[0] = SeatSlot("Zed", HUMAN, key=me.public_key)
     authority.seats[1] = SeatSlot("Bob", HUMAN, key=bob.public_key)
     authority.set_bot(2, "heuristic")
