@@ -12,10 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.core.sampler_checks import skip_unless_soak
 from tests.net.procs import PasseProcess, host_args, join_bots, need_mosquitto
 from tui.records import read_game_file
 
 GAMES = [("passpass", 3), ("dominoes", 2), ("fashion", 3)]
+# `make test` plays each game once, over one broker or the other (the
+# embedded one for the two games of three people, whose failover runs on
+# it); `make soak` plays every game over both (the suite's time: issue 23).
+QUICK = {("passpass", "embedded"), ("fashion", "embedded"), ("dominoes", "mosquitto")}
 
 
 async def play_whole_game(
@@ -57,18 +62,28 @@ async def play_whole_game(
             await process.stop()
 
 
+@pytest.mark.soak  # all of them in `make soak`, the QUICK ones in `make test`
 @pytest.mark.mosquitto
 @pytest.mark.parametrize(("game", "players"), GAMES)
-async def test_whole_game_over_mosquitto(tmp_path: Path, game: str, players: int) -> None:
+async def test_whole_game_over_mosquitto(
+    tmp_path: Path, game: str, players: int, request: pytest.FixtureRequest
+) -> None:
+    if (game, "mosquitto") not in QUICK:
+        skip_unless_soak(request)
     need_mosquitto()
     await play_whole_game(tmp_path, game, players, ["--broker", "127.0.0.1:1883"], seed=11)
 
 
+@pytest.mark.soak  # all of them in `make soak`, the QUICK ones in `make test`
 @pytest.mark.parametrize(("game", "players"), GAMES)
-async def test_whole_game_over_the_embedded_broker(tmp_path: Path, game: str, players: int) -> None:
+async def test_whole_game_over_the_embedded_broker(
+    tmp_path: Path, game: str, players: int, request: pytest.FixtureRequest
+) -> None:
     """No --broker: the host starts amqtt in a child process, which binds a
     free port itself (--port 0) and reports it: no port probed here and
     handed over later, which another test could take meanwhile."""
+    if (game, "embedded") not in QUICK:
+        skip_unless_soak(request)
     await play_whole_game(tmp_path, game, players, ["--port", "0"], seed=12)
 
 
