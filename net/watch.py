@@ -21,9 +21,11 @@ from collections.abc import Callable, Sequence
 
 from core.engine import Action, GameRecord, IllegalAction, PasseError, RecordError
 from net.dealcheck import check_shown
+from net.election.driver import VoterPresences
 from net.identity import Identity
 from net.pins import RoomPins
 from net.remote import RESEAT_WAIT, ROOM_WAIT, JoinError, RemoteTable
+from net.replication import decode_room_config
 from net.text import clean_text
 from net.wire import RoomState, Update, Watch, Watched, Welcome
 
@@ -62,6 +64,10 @@ class Watcher(RemoteTable):
         # Every update received, as decrypted (for `passe watch --headless`
         # and the tests: what a watcher was sent).
         self._raw_listeners: list[Callable[[Update], None]] = []
+        # The voters' presences (their standby brokers), once the room says
+        # its broker dies with its host; the voters in the config's order.
+        self._standby_presences: VoterPresences | None = None
+        self._standby_order: list[bytes] = []
 
     async def watch(self, *, timeout: float = ROOM_WAIT) -> None:
         """Connect, find the room, ask to watch; raises :class:`JoinError`
@@ -121,6 +127,35 @@ class Watcher(RemoteTable):
         for listener in list(self._raw_listeners):
             listener(update)
         super()._on_update(update)
+
+    # -- the room's standby brokers (issue 20) ----------------------------------
+
+    def _follow_config(self, election: bytes, *, vote: bool, standby: bool = False) -> None:
+        """A watcher never votes; where the room's broker dies with its host
+        (``standby``), it follows the voters' presences, which name their
+        standby brokers, so that its link goes down the same succession list
+        as the seats' (without it, a watcher of a room on the embedded
+        broker said "reconnecting" for good once the table moved)."""
+        super()._follow_config(election, vote=False, standby=standby)
+        if not standby or self._standby_presences is not None:
+            return
+        config = decode_room_config(election)
+        if config is None:
+            return
+        self._standby_order = [voter.key for voter in config.voters]
+        self._standby_presences = VoterPresences(self.code, self._standby_order, self._floods)
+        if self._link is not None:
+            for topic in self._standby_presences.topics:
+                self._link.subscribe(topic)
+
+    async def _on_message(self, topic: str, payload: bytes) -> None:
+        presences = self._standby_presences
+        if presences is not None and topic in presences.topics:
+            presences.gone(topic, payload, time.monotonic())  # notes "online" brokers
+            known = presences.brokers
+            self._follow_brokers([known[key] for key in self._standby_order if key in known])
+            return
+        await super()._on_message(topic, payload)
 
     # -- what a seat does, and a watcher does not -------------------------------
 

@@ -267,3 +267,37 @@ def test_a_flood_of_new_keys_does_not_make_a_watcher_look_gone() -> None:
     assert authority._watching_live(eve.public_key)
     assert not authority._drop_stale_watchers()
     assert list(authority.watchers) == [eve.public_key]
+
+
+async def test_a_watcher_follows_the_voters_standby_brokers_and_never_votes() -> None:
+    """Issue 20 with issue 21: on the embedded broker, the room's broker
+    dies with its host and the table moves to a voter's standby broker. A
+    watcher follows the voters' presences, which name those brokers, so its
+    link goes down the same succession list as the seats'. Found by hand:
+    a watcher said "reconnecting" for good once the table moved."""
+    from net.election.driver import voter_presence_topic
+    from net.replication import encode_room_config, make_room_config
+    from net.wire import Presence, seal
+
+    voters = [Identity.generate() for _ in range(3)]
+    config, _ = make_room_config(voters[0], [voter.public_key for voter in voters])
+    watcher = Watcher(CODE, "127.0.0.1", 1)
+    link = MemoryLink()
+    followed: list[list[tuple[str, int]]] = []
+    link.set_alternates = followed.append  # type: ignore[attr-defined]
+    watcher._link = link  # type: ignore[assignment]
+    watcher._follow_config(encode_room_config(config), vote=True, standby=True)
+    assert watcher.voter is None  # a watcher never votes
+    topics = [voter_presence_topic(CODE, voter.peer_id) for voter in voters]
+    assert all(topic in link.subscriptions for topic in topics)
+    for number in (2, 1):  # out of order: the succession is the config's
+        topic = topics[number]
+        where = f"127.0.0.1:{2000 + number}"
+        online = Presence(room=CODE, epoch=5, online=True, name="x", broker=where)
+        await watcher._on_message(topic, seal(voters[number], topic, online))
+    assert watcher.broker_alternates == (("127.0.0.1", 2001), ("127.0.0.1", 2002))
+    assert followed[-1] == [("127.0.0.1", 2001), ("127.0.0.1", 2002)]
+    # A presence signed by another key names nothing.
+    forged = Presence(room=CODE, epoch=6, online=True, name="x", broker="10.0.0.9:1883")
+    await watcher._on_message(topics[0], seal(voters[1], topics[0], forged))
+    assert ("10.0.0.9", 1883) not in watcher.broker_alternates
