@@ -18,6 +18,7 @@ from textual.pilot import Pilot
 from core.engine import Action
 from core.registry import get_game
 from net.codec import codec_for
+from net.codes import format_code
 from net.table import TableUpdate
 from net.watch import Watcher
 from net.wire import RoomState, SeatState
@@ -125,7 +126,7 @@ async def test_the_watch_screen_is_read_only_says_so_and_has_help(
         await pilot.pause()
         assert isinstance(app.screen, WatchTableScreen)
         line = status(app)
-        assert line.startswith("Watching ABC123 (you have no seat)"), line
+        assert line.startswith("Watching ABC-123 (you have no seat)"), line
         assert "2 watching" in line
         assert help_fits(app)  # F1 Help in the footer, within 80 columns
         # Only reading and leaving are offered: none of the game's keys.
@@ -271,7 +272,7 @@ async def test_f3_watches_the_typed_room_and_players_see_the_count(
             assert isinstance(app.screen, JoinScreen)
             await pilot.press(*hosted.code.lower(), "f3")
             await wait_until(pilot, lambda: isinstance(app.screen, WatchTableScreen), "watching")
-            assert status(app).startswith(f"Watching {hosted.code} (you have no seat)")
+            assert status(app).startswith(f"Watching {format_code(hosted.code)} (you have no seat)")
             watching = app.screen
             assert isinstance(watching, WatchTableScreen)
             await wait_until(pilot, lambda: len(hosted.authority.watchers) == 1, "one watcher")
@@ -379,7 +380,7 @@ async def test_w_in_the_lan_list_watches_that_room(
             assert app.screen is screen and not getattr(screen, "joining", True)
             await pilot.press("down", "w")
             await wait_until(pilot, lambda: isinstance(app.screen, WatchTableScreen), "watching")
-            assert status(app).startswith(f"Watching {hosted.code} (you have no seat)")
+            assert status(app).startswith(f"Watching {format_code(hosted.code)} (you have no seat)")
             await wait_until(pilot, lambda: len(hosted.authority.watchers) == 1, "a watcher")
             assert all(seat.kind == "open" for seat in hosted.authority.seats)
     finally:

@@ -456,7 +456,9 @@ class LobbyScreen(PasseScreen):
         missing = max(MIN_VOTERS - len(voters), MIN_STANDING - standing)
         if missing > 0:
             whose = "person's machine" if missing == 1 else "people's machines"
-            who = " that stand" if authority.declined else " here"
+            who = " here"
+            if authority.declined:
+                who = " that stands" if missing == 1 else " that stand"
             return (
                 f"\nFailover on (f), but it needs {missing} more {whose}{who}: "
                 "until then, if this machine stops, the game waits for it."

@@ -25,6 +25,7 @@ from textual.widgets import Footer
 
 from core.engine import View
 from core.registry import game_info
+from net.codes import format_code
 from tui.games import load_table_screen
 from tui.messages import GoHomeRequested, RoomChanged
 from tui.screens.info import InfoScreen
@@ -81,7 +82,7 @@ class WatchTableScreen(TableScreen):
         """The line above the table: watching, how many watch, and what
         happens at the table."""
         watcher = self.watcher
-        parts = [f"Watching {watcher.code} (you have no seat)"]
+        parts = [f"Watching {format_code(watcher.code)} (you have no seat)"]
         parts.append(watching_words(max(watcher.watching, 1)))
         room = watcher.room
         if self.view is None and room is not None and room.phase == "lobby":
