@@ -18,11 +18,9 @@ no end-of-round summary, no end of game: the table shows it all).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import Footer
 
 from core.engine import Names
@@ -32,8 +30,7 @@ from tui.games import load_table_screen
 from tui.messages import TableUpdated
 from tui.replay_client import ReplayClient
 from tui.screens.base import PasseScreen
-from tui.screens.info import InfoScreen
-from tui.screens.table import TableScreen
+from tui.screens.read_only_table import ReadOnlyTableScreen
 from tui.widgets.status_line import StatusLine
 
 # What acts in a replay: stepping, whose view, reading (rules, help, the
@@ -80,10 +77,8 @@ def _plain_screen_attributes() -> frozenset[str]:
     return _screen_attributes
 
 
-class ReplayTableScreen(TableScreen):
+class ReplayTableScreen(ReadOnlyTableScreen):
     """Put before a game's table screen (see :func:`replay_screen`)."""
-
-    AUTO_FOCUS = None  # the screen keeps the keys: no widget takes them
     BINDINGS: ClassVar[list[BindingType]] = [
         # Priority: the game's widgets bind some of these keys (the hands'
         # arrows, dominoes' [ and ]); in a replay they all step.
@@ -202,25 +197,6 @@ class ReplayTableScreen(TableScreen):
         # "You" is whoever kept the record (its Viewer), whichever view is
         # shown: the person replaying their own game; nobody in anyone else's.
         return Names(self.names, you=self.replay.file.viewer)
-
-    @property
-    def in_progress(self) -> bool:
-        return False  # nothing is lost by leaving (and ctrl+q quits at once)
-
-    def refocus(self) -> None:
-        if self.focused is not None:
-            self.set_focus(None)
-
-    def push_dialog(
-        self, dialog: Screen[Any], callback: Callable[[Any], None] | None = None
-    ) -> None:
-        # Only a look asked for by a key (the last trick): never a choice, an
-        # end-of-round summary or the end of the game (the table shows them).
-        if type(dialog) is InfoScreen:
-            super().push_dialog(dialog, callback)
-
-    def show_round_end(self, title: str, body: Any) -> None:
-        """Nothing opens: the log and the score sheet say how the round ended."""
 
     def show_game_over(self, view: Any) -> None:
         """Nothing opens: the last move's table shows the result."""

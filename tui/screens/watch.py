@@ -15,12 +15,9 @@ dialog opens on its own. q or Escape leaves at once: nothing is lost.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from rich.console import RenderableType
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import Footer
 
 from core.engine import View
@@ -28,8 +25,7 @@ from core.registry import game_info
 from net.codes import format_code
 from tui.games import load_table_screen
 from tui.messages import GoHomeRequested, RoomChanged
-from tui.screens.info import InfoScreen
-from tui.screens.table import TableScreen
+from tui.screens.read_only_table import ReadOnlyTableScreen
 from tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -52,10 +48,8 @@ def watching_words(count: int) -> str:
     return f"{count} watching"
 
 
-class WatchTableScreen(TableScreen):
+class WatchTableScreen(ReadOnlyTableScreen):
     """Put before a game's table screen (see :func:`watch_screen`)."""
-
-    AUTO_FOCUS = None  # the screen keeps the keys: no widget takes them
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "leave", "Leave", key_display="q", tooltip="Stop watching"),
     ]
@@ -111,25 +105,6 @@ class WatchTableScreen(TableScreen):
         super()._show_network()
         if self.is_mounted and not self.room_closed:
             self.query_one(StatusLine).say(self.status_text(), your_turn=False)
-
-    @property
-    def in_progress(self) -> bool:
-        return False  # nothing is lost by leaving: no confirmation
-
-    def refocus(self) -> None:
-        if self.focused is not None:
-            self.set_focus(None)
-
-    def push_dialog(
-        self, dialog: Screen[Any], callback: Callable[[Any], None] | None = None
-    ) -> None:
-        # Only a look asked for by a key (the last trick): never a choice or
-        # an end-of-round summary (the log says it).
-        if type(dialog) is InfoScreen:
-            super().push_dialog(dialog, callback)
-
-    def show_round_end(self, title: str, body: RenderableType) -> None:
-        """Nothing opens: the log and the score sheet say how the round ended."""
 
     def show_game_over(self, view: View) -> None:
         """No game-over dialog (its choices are a player's): a note, and the
