@@ -134,6 +134,9 @@ async def test_the_watch_screen_is_read_only_says_so_and_has_help(
         assert offered <= {"Rules", "Leave", "Help", "Last trick"}, offered
         # Names from the network, as text (the players panel is #players).
         assert "Ana [b]" in screen_text(app)
+        if game_id == "fashion":  # no "your hand" for a spectator (found by hand)
+            assert "Every hand is face down" in screen_text(app)
+            assert "Your hand" not in screen_text(app)
         for key in KEYS:
             await pilot.press(key)  # each key handled before the next (Pilot)
             if isinstance(app.screen, InfoScreen):  # t: the last trick, a look

@@ -111,6 +111,7 @@ class FashionCardRow(Widget, can_focus=True):
         super().__init__(id=id)
         self.items: tuple[CardItem, ...] = ()
         self.hint = ""
+        self.empty = self.EMPTY  # what the row says with no card (a spectator's hand: its own)
         self.top = 0  # first card shown when the list scrolls
 
     def set_items(self, items: tuple[CardItem, ...]) -> None:
@@ -191,7 +192,7 @@ class FashionCardRow(Widget, can_focus=True):
                 line.append(" " + (short_tags(item.tags) if short else item.tags), tag_style)
             lines.append(line)
         if not count:
-            lines.append(Text(f"  {self.EMPTY}", style=tag_style))
+            lines.append(Text(f"  {self.empty}", style=tag_style))
         if more:
             above, below = self.top, count - self.top - shown
             lines.append(Text(f"  ↑ {above} more · ↓ {below} more (of {count})", style=tag_style))

@@ -218,11 +218,16 @@ class FashionTableScreen(TableScreen):
         offer.set_hint(info)
         offer.mode = "select" if mine and view.phase == TAKE else ""
         hand = self.query_one(FashionHand)
-        # A spectator's view (seat None, e.g. a replay's) has no hand of its own.
-        who = self.names[view.seat] if view.seat is not None else "spectator"
-        hand.border_title = plain(
-            f"Your hand ({who}): {plural(len(view.hand), 'card')}"
-        )  # a name: text (issue 19)
+        # A spectator's view (seat None: a watcher's, a replay's) has no hand
+        # of its own: every hand is face down, its size under Designers.
+        if view.seat is None:
+            hand.border_title = "Spectator: no hand"
+            hand.empty = "Every hand is face down: their sizes are under Designers (#)."
+        else:
+            hand.border_title = plain(
+                f"Your hand ({self.names[view.seat]}): {plural(len(view.hand), 'card')}"
+            )  # a name: text (issue 19)
+            hand.empty = FashionHand.EMPTY
         items = []
         for card in map(card_id, view.hand):
             mark = " "
