@@ -156,7 +156,9 @@ def test_a_trick_that_adds_no_set_checks_no_pass_pass() -> None:
 def test_a_pile_without_one_colour_counts_no_pass_pass(missing: str) -> None:
     """PP-18: two of each other colour and none of this one: no set (make
     mutation: pass_pass_count__mutmut_2 and _3 started a colour's count at 1)."""
-    pile = " ".join(f"{colour}{value}" for colour in "VBGY" if colour != missing for value in (5, 6))
+    pile = " ".join(
+        f"{colour}{value}" for colour in "VBGY" if colour != missing for value in (5, 6)
+    )
     state = rig(["V1", "V2", "V3"], won=[pile, "", ""])
     assert state.pass_pass_count(0) == 0
     assert state.pass_pass_count(1) == 0  # an empty pile
