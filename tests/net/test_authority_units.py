@@ -2306,3 +2306,117 @@ async def test_knocks_and_presences_are_logged_and_away_clocks_replaced(
     playing.seats[0].level = "heuristic"
     presence(playing, ana, online=False, epoch=8)
     assert 0 not in playing._away_timers  # a bot plays for her already
+
+
+# -- failover wiring (issue 20), found by make mutation on 3 December ----------
+
+
+def test_the_broker_a_replicated_save_names() -> None:
+    """The broker a save replicated to the voters names: the room file's
+    when there is one, else the link's own, not embedded (kills
+    _broker_choice__mutmut_1 to _8)."""
+    authority = room()
+    assert authority._broker_choice() == BrokerChoice(False, "127.0.0.1", 1)
+    assert authority._broker_choice().embedded is False
+    stored = room()
+    stored.store = RoomStore(Path("unused-room-file"), BrokerChoice(True, "10.0.0.9", 1884))
+    assert stored._broker_choice() == BrokerChoice(True, "10.0.0.9", 1884)
+
+
+def test_the_brokers_to_follow_reach_the_link() -> None:
+    """The standby brokers, in order, kept for a link made later and handed
+    to the link there is (kills follow_brokers__mutmut_1 to _4)."""
+    from net.transport import MqttLink
+
+    succession = [("10.0.0.2", 1883), ("10.0.0.3", 1884)]
+    authority = room()
+    authority.follow_brokers(succession)  # no link yet
+    assert authority.broker_alternates == (("10.0.0.2", 1883), ("10.0.0.3", 1884))
+
+    async def ignore(topic: str, payload: bytes) -> None:
+        del topic, payload
+
+    linked_room = room()
+    link = MqttLink("127.0.0.1", 1, subscriptions=[], on_message=ignore)
+    linked_room._link = link
+    linked_room.follow_brokers(succession)
+    assert link.brokers == [("127.0.0.1", 1), ("10.0.0.2", 1883), ("10.0.0.3", 1884)]
+    assert linked_room.broker_alternates == tuple(succession)
+
+
+def test_a_notice_said_is_in_the_next_room_state() -> None:
+    """Kills say__mutmut_1 (the notice dropped)."""
+    authority = room()
+    authority.say("the table moved to this machine")
+    assert authority.room_state().notice == "the table moved to this machine"
+
+
+def test_stepping_down_drops_what_waits_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
+    """A higher term's authority exists: what waited to be sent is dropped
+    (the outbox emptied, not gone), the save is no longer replicated, the
+    host is told in words and the log says which term (kills
+    step_down__mutmut_1 to _8, _10 to _17)."""
+    authority = room()
+    ana = Identity.generate()
+    listen(authority)
+    seated(authority, ana)
+    assert sent(authority, ana)  # the Welcome and the room state were waiting
+    hello(authority, ana, n=2)
+    told: list[str] = []
+    authority.on_warning.append(told.append)
+    authority._replicating = True
+    with caplog.at_level(logging.WARNING, logger="passe.authority"):
+        authority.step_down(7)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"room {CODE}: term 7 has another authority: this one steps down"
+    ]
+    assert sent(authority, ana) == []
+    assert not authority._replicating
+    assert told == ["The table moved to another machine: this one no longer runs it."]
+    quiet = room()  # no outbox (never started): nothing to drop
+    quiet.step_down(2)
+    assert quiet._outbox is None
+
+
+async def test_a_replica_adopted_is_replicated_to_from_the_first_save_in_play(
+    tmp_path: Path,
+) -> None:
+    """A room taken over replicates through the voter it is given: its
+    config in the room state, its barrier at least the voter's last index
+    (never lowered), and its saves recorded in play, not in the lobby
+    (kills adopt_replica__mutmut_1 to _9)."""
+    maker = room(players=4, failover=True, voter_dir=tmp_path)
+    people = [Identity.generate() for _ in range(3)]
+    for number, person in enumerate(people):
+        seated(maker, person, name=f"P{number}", seat=number + 1)
+    maker.set_bot(0, "heuristic")
+    listen(maker)
+    maker.start_game()  # its voter's link to no broker: nothing commits
+    assert maker.table is not None
+    await maker.table.stop()
+    replica = maker.replica
+    assert replica is not None
+    last = replica.driver.node.last_index
+    assert last > 0
+
+    lobby = room(players=4)
+    lobby.adopt_replica(replica, b"config")
+    assert lobby.replica is replica and lobby.room_state().election == b"config"
+    assert lobby._barrier == last
+    lobby._save()
+    assert replica.driver.node.last_index == last  # not in play: nothing recorded
+
+    playing = room(players=4)
+    ana = Identity.generate()
+    seated(playing, ana)
+    for seat in (1, 2, 3):
+        playing.set_bot(seat, "heuristic")
+    playing.start_game()
+    assert playing.table is not None
+    await playing.table.stop()
+    playing._barrier = last + 1000
+    playing.adopt_replica(replica, b"config")
+    assert playing._barrier == last + 1000
+    playing._save()
+    assert replica.driver.node.last_index > last
+    await maker.close(keep=True)
