@@ -57,6 +57,7 @@ from tests.net.rooms_in_process import (
     seated,
     sent,
     to,
+    within_turns,
 )
 
 
@@ -2420,3 +2421,79 @@ async def test_a_replica_adopted_is_replicated_to_from_the_first_save_in_play(
     playing._save()
     assert replica.driver.node.last_index > last
     await maker.close(keep=True)
+
+
+async def test_a_failover_game_s_voters_are_the_host_and_each_other_person(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A failover game of the host's own person, two other persons and a bot:
+    the voters are this process and the two others' (not the host's person,
+    who is this process, nor the bot): exactly MIN_VOTERS, so it replicates.
+    Its voter: this room's, under this key, on this broker, its file where
+    asked, leading term 1 for this room key, its step-down ours, its
+    failure to start logged in words. Kills _make_replica__mutmut_1 to _50."""
+    from net.election.driver import FileStorage, first_persisted
+    from net.replication import MIN_VOTERS, RoomReplica, decode_room_config
+
+    async def no_broker(self: RoomReplica) -> None:
+        del self
+        raise RuntimeError("no broker here")
+
+    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    host, ana, bo = (Identity.generate() for _ in range(3))
+    authority.told_keys.add(host.public_key)
+    seated(authority, host, name="Host", seat=0)
+    seated(authority, ana, name="Ana", seat=1)
+    seated(authority, bo, name="Bo", seat=2)
+    authority.set_bot(3, "heuristic")
+    listen(authority)
+    with caplog.at_level(logging.WARNING, logger="passe.replication"):
+        authority.start_game()
+        assert authority.table is not None
+        await authority.table.stop()
+        await within_turns(lambda: bool(caplog.records))
+    assert [r.getMessage() for r in caplog.records] == ["the room's voter failed: no broker here"]
+    replica = authority.replica
+    assert replica is not None
+    voters = [authority.identity.public_key, ana.public_key, bo.public_key]
+    assert len(voters) == MIN_VOTERS
+    config = decode_room_config(authority.room_state().election)
+    assert config is not None and [voter.key for voter in config.voters] == voters
+    assert replica.config == config and replica.code == CODE
+    assert replica.identity is authority.identity
+    driver = replica.driver
+    assert (driver.host, driver.port) == ("127.0.0.1", 1)
+    assert driver.on_stepped_down == authority.step_down
+    assert driver.room_key == authority.identity.public_key
+    assert replica.is_authority and replica.term == 1
+    path = tmp_path / f"{CODE}-{authority.identity.peer_id}.vote"
+    assert driver.storage.path == path
+    persisted = FileStorage(path).load()
+    assert persisted.log[0] == first_persisted(config, authority.identity.public_key).log[0]
+    assert persisted.voted_for == authority.identity.public_key
+    assert driver.node.last_index > 1  # the game's first save, under the room's secret
+    await authority.close(keep=True)
+
+
+async def test_no_voters_without_failover_or_with_too_few(tmp_path: Path) -> None:
+    """Without failover, or with fewer than MIN_VOTERS voters (the bot's seat
+    and the host's own person do not vote), no replica and no election in
+    the room state (kills _make_replica__mutmut_8 and _10)."""
+    plain = room(players=4, voter_dir=tmp_path)
+    for seat, name in enumerate(("Ana", "Bo", "Cy")):
+        seated(plain, Identity.generate(), name=name, seat=seat)
+    plain.set_bot(3, "heuristic")
+    few = room(players=4, failover=True, voter_dir=tmp_path)
+    host = Identity.generate()
+    few.told_keys.add(host.public_key)
+    seated(few, host, name="Host", seat=0)
+    seated(few, Identity.generate(), name="Ana", seat=1)
+    few.set_bot(2, "heuristic")
+    few.set_bot(3, "heuristic")
+    for authority in (plain, few):
+        authority.start_game()
+        assert authority.table is not None
+        await authority.table.stop()
+        assert authority.replica is None and authority.room_state().election == b""
+        await authority.close(keep=True)
