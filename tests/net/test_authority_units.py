@@ -2431,7 +2431,8 @@ async def test_a_failover_game_s_voters_are_the_host_and_each_other_person(
     who is this process, nor the bot): exactly MIN_VOTERS, so it replicates.
     Its voter: this room's, under this key, on this broker, its file where
     asked, leading term 1 for this room key, its step-down ours, its
-    failure to start logged in words. Kills _make_replica__mutmut_1 to _50."""
+    failure to start logged in words; the game's first save replicated.
+    Kills _make_replica__mutmut_1 to _50, start_game__mutmut_27 to _29."""
     from net.election.driver import FileStorage, first_persisted
     from net.replication import MIN_VOTERS, RoomReplica, decode_room_config
 
@@ -2472,7 +2473,11 @@ async def test_a_failover_game_s_voters_are_the_host_and_each_other_person(
     persisted = FileStorage(path).load()
     assert persisted.log[0] == first_persisted(config, authority.identity.public_key).log[0]
     assert persisted.voted_for == authority.identity.public_key
-    assert driver.node.last_index > 1  # the game's first save, under the room's secret
+    # The game's first save, under the room's secret (start_game__mutmut_27
+    # to _29 left it out).
+    saved = replica.rebuild()
+    assert [seat.name for seat in saved.seats] == ["Host", "Ana", "Bo", authority.seats[3].name]
+    assert saved.phase == "playing"
     await authority.close(keep=True)
 
 
@@ -2497,3 +2502,71 @@ async def test_no_voters_without_failover_or_with_too_few(tmp_path: Path) -> Non
         await authority.table.stop()
         assert authority.replica is None and authority.room_state().election == b""
         await authority.close(keep=True)
+
+
+def test_a_full_room_with_a_squatter_s_seat_takes_a_knock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every seat held, one by a key never seen present: there is a seat to
+    give, so a stranger's Hello knocks instead of being told the room is
+    full (kills seat_to_give__mutmut_4)."""
+    monkeypatch.setattr(authority_module, "PROVISIONAL_GRACE", 0.0)
+    authority = room(admission="ask")
+    squatter, ana, bea = (Identity.generate() for _ in range(3))
+    authority.seats[0] = SeatSlot("Old", "human", key=squatter.public_key)
+    for seat, key in ((1, ana), (2, bea)):
+        authority.seats[seat] = SeatSlot(f"P{seat}", "human", key=key.public_key)
+        presence(authority, key, online=True)
+    assert authority.seat_to_give()
+    eve = Identity.generate()
+    listen(authority)
+    presence(authority, eve, online=True)
+    hello(authority, eve, name="Eve", n=3)
+    assert to(authority, eve) == [
+        refusal(f"the host of room {CODE} is asked to let you in", "knock", 3)
+    ]
+
+
+async def test_a_failover_room_reconnected_waits_for_its_log_then_knows_its_echo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a (re)connection a failover room publishes nothing before its
+    log has committed what it holds (a table taken over), then its state
+    and presence; the state's echo from the broker is known as its own, so
+    a burst of echoes past a stranger's budget is neither a flood nor a
+    reason to publish again (kills _on_connect__mutmut_3 and _7)."""
+    from net.replication import RoomReplica
+
+    async def no_broker(self: RoomReplica) -> None:
+        del self
+
+    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    for seat, name in enumerate(("Ana", "Bo", "Cy")):
+        seated(authority, Identity.generate(), name=name, seat=seat)
+    authority.set_bot(3, "heuristic")
+    listen(authority)
+    authority.start_game()
+    assert authority.table is not None and authority.replica is not None
+    await authority.table.stop()
+    barrier = authority._barrier
+    assert barrier > authority.replica.committed
+    link = MemoryLink()
+    authority._link = link  # type: ignore[assignment]
+    connecting = asyncio.create_task(authority._on_connect())
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not connecting.done() and link.published == []
+    authority.replica._on_apply(barrier, None, None)  # type: ignore[arg-type]
+    await within_turns(connecting.done)
+    await connecting
+    topics = [topic for topic, _, _ in link.published]
+    assert topics == [room_topic(CODE), presence_topic(CODE, authority.identity.peer_id)]
+    state = link.published[0][1]
+    sent(authority)
+    burst = int(authority_module.STRANGER_RATE.message_burst)
+    for _ in range(burst + 2):
+        await authority._on_message(room_topic(CODE), state)
+    assert authority._floods.counts.get("flood-room-strangers", 0) == 0
+    assert authority._republish is None and sent(authority) == []
+    await authority.close(keep=True)
