@@ -1323,8 +1323,9 @@ async def test_a_started_room_is_on_the_broker_and_hears_its_own_topics(
     """Kills start's mutants: the room state and presence out (retained),
     the room and next topics followed (an empty state and another key's
     notice are warned about), the store written once live, the presence
-    bound watched; and close's discarding of a live room's file. (Its will
-    is tested with a SIGKILLed host process: test_presence, test_recovery.)"""
+    bound watched, its will; and close's discarding of a live room's file.
+    (The will as the broker sends it is tested with a SIGKILLed host
+    process: test_presence, test_recovery.)"""
     need_mosquitto()
     code = new_code()
     store = RoomStore(tmp_path / "room", BrokerChoice(False, *BROKER))
@@ -1338,6 +1339,14 @@ async def test_a_started_room_is_on_the_broker_and_hears_its_own_topics(
             first = presence_of(online[1], own)
             assert first is not None and first.online
             assert authority._live and authority._presence_watch is not None
+            # What the broker says if this process dies (start__mutmut_11
+            # left the link without a will): "gone", retained, on its
+            # presence topic, of a later epoch than the connection's.
+            assert authority._link is not None and callable(authority._link.will)
+            will = authority._link.will()
+            gone = presence_of(will.payload, own)
+            assert will.topic == own and will.retain and gone is not None
+            assert not gone.online and gone.epoch > first.epoch
             assert store.path.exists()
             await spy.publish(room_topic(code), b"", retain=True)
             await until(lambda: len(authority.warnings) == 1)
