@@ -42,6 +42,7 @@ from net.wire import (
     presence_topic,
     room_topic,
     seal,
+    to_peer_topic,
 )
 from tests.net.peers import RawClient, clear_room, room_state_of, until
 from tests.net.procs import need_mosquitto
@@ -2579,3 +2580,164 @@ async def test_a_failover_room_reconnected_waits_for_its_log_then_knows_its_echo
     assert authority._floods.counts.get("flood-room-strangers", 0) == 0
     assert authority._republish is None and sent(authority) == []
     await authority.close(keep=True)
+
+
+class _DownLink(MemoryLink):
+    """A MemoryLink whose connection is down until the test brings it back
+    (close waits for it to publish the result)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.connected = False
+        self.back = asyncio.Event()
+
+    async def wait_connected_or_closed(self) -> None:
+        await self.back.wait()
+
+
+async def _turns(count: int = 20) -> None:
+    for _ in range(count):
+        await asyncio.sleep(0)
+
+
+async def test_closing_a_finished_room_waits_a_while_for_its_link(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A room over, its link down: closing waits for the link to come back
+    (the result must reach the peers), for FINAL_WAIT at most; a room not
+    over does not wait (kills close__mutmut_6, _9 to _16)."""
+    from net.authority import OVER
+
+    monkeypatch.setattr(authority_module, "FINAL_WAIT", 30.0)
+    over = room()
+    over.phase, over._live = OVER, True
+    link = _DownLink()
+    over._link = link  # type: ignore[assignment]
+    closing = asyncio.create_task(over.close())
+    await _turns()
+    assert not closing.done() and link.final is None
+    link.back.set()
+    await within_turns(closing.done)
+    await closing
+    assert link.final is not None and link.final[0][0] == room_topic(CODE)
+
+    monkeypatch.setattr(authority_module, "FINAL_WAIT", 0.05)
+    never = room()
+    never.phase, never._live = OVER, True
+    never._link = _DownLink()  # type: ignore[assignment]
+    async with asyncio.timeout(10):  # a bound on a hang, not a timing claim
+        await never.close()
+    assert never._link.final is not None  # type: ignore[union-attr]
+
+    monkeypatch.setattr(authority_module, "FINAL_WAIT", 30.0)
+    playing = room()
+    ana = Identity.generate()
+    await in_play(playing, ana)
+    playing._live = True
+    playing._link = _DownLink()  # type: ignore[assignment]
+    closing = asyncio.create_task(playing.close())
+    await within_turns(closing.done)
+    await closing
+
+
+async def test_closing_says_gone_then_clears_only_when_closed_for_good() -> None:
+    """Closing for good: the final room state, the host's presence "gone",
+    then every retained topic cleared; only going away (keep): "gone" alone.
+    Those who missed a game's end stay named when it closes (kills
+    close__mutmut_20, _32 to _34, _37, _38, _42, _43)."""
+    from net.authority import OVER
+
+    authority = room(also_clear=[room_topic("OLD123")])
+    ana = Identity.generate()
+    seated(authority, ana)
+    link = MemoryLink()
+    authority._link = link  # type: ignore[assignment]
+    await authority.close()
+    own = presence_topic(CODE, authority.identity.peer_id)
+    assert link.final is not None
+    topics = [topic for topic, _ in link.final]
+    assert topics[:2] == [room_topic(CODE), own]
+    assert set(topics[2:]) == {*authority.retained_topics(), room_topic("OLD123")}
+    assert all(payload == b"" for _, payload in link.final[2:])
+    gone = presence_of(link.final[1][1], own)
+    assert gone is not None and not gone.online
+
+    away = room(also_clear=[room_topic("OLD123")])
+    away_link = MemoryLink()
+    away._link = away_link  # type: ignore[assignment]
+    await away.close(keep=True)
+    assert away_link.final is not None
+    assert [topic for topic, _ in away_link.final] == [presence_topic(CODE, away.identity.peer_id)]
+
+    ended = room()
+    seated(ended, ana)
+    ended.phase = OVER
+    ended._missed = {holders(ended).index(ana.public_key)}  # away when it ended
+    await ended.close()
+    assert ended.unreached == ["Ana"]
+
+
+async def test_closing_waits_at_most_a_while_for_what_is_left_to_send() -> None:
+    """The link is up but a publication never returns: closing gives up on
+    the queue after its 3 s and closes all the same (kills _drain__mutmut_5
+    and _7)."""
+
+    class StuckLink(MemoryLink):
+        async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+            await asyncio.Event().wait()
+
+    authority = room()
+    link = StuckLink()
+    authority._link = link  # type: ignore[assignment]
+    listen(authority)
+    authority._sender = asyncio.create_task(authority._send_loop())
+    authority._publish_room()
+    await _turns()
+    async with asyncio.timeout(20):  # a bound on a hang, not a timing claim
+        await authority.close()
+    assert link.final is not None and authority._sender.done()
+
+
+# A mutant that waits again for what is committed already spins without a
+# turn of the loop (_send_loop__mutmut_6): only pytest-timeout's signal ends it.
+@pytest.mark.timeout(15)
+async def test_a_failover_room_sends_each_message_once_its_log_holds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The send loop lets out what needs no commit (the game's first room
+    state), holds each update until the log has committed its save, then
+    sends it (kills _send_loop__mutmut_3, _6 to _8)."""
+    from net.replication import RoomReplica
+
+    async def no_broker(self: RoomReplica) -> None:
+        del self
+
+    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    people = [Identity.generate() for _ in range(3)]
+    for seat, (person, name) in enumerate(zip(people, ("Ana", "Bo", "Cy"), strict=True)):
+        seated(authority, person, name=name, seat=seat)
+    authority.set_bot(3, "heuristic")
+    link = MemoryLink()
+    authority._link = link  # type: ignore[assignment]
+    listen(authority)
+    authority.start_game()
+    assert authority.table is not None and authority.replica is not None
+    await authority.table.stop()
+    barrier = authority._barrier
+    assert barrier > authority.replica.committed
+    authority._sender = asyncio.create_task(authority._send_loop())
+    try:
+        await _turns()
+        assert [topic for topic, _, _ in link.published] == [room_topic(CODE)]
+        authority.replica._on_apply(barrier, None, None)  # type: ignore[arg-type]
+        async with asyncio.timeout(10):  # a bound on a hang, not a timing claim
+            await until(lambda: len(link.published) == 4)
+        # Each person's first update, held for the game's first save.
+        assert {topic for topic, _, _ in link.published[1:]} == {
+            to_peer_topic(CODE, person.peer_id) for person in people
+        }
+    finally:
+        authority._sender.cancel()
+        await asyncio.gather(authority._sender, return_exceptions=True)
+        await authority.close(keep=True)
