@@ -2741,3 +2741,97 @@ async def test_a_failover_room_sends_each_message_once_its_log_holds_it(
         authority._sender.cancel()
         await asyncio.gather(authority._sender, return_exceptions=True)
         await authority.close(keep=True)
+
+
+async def test_a_long_log_is_answered_to_a_hello_or_a_stale_request_once_per_interval() -> None:
+    """A reconnection's Hello and a stale request's re-synchronisation are
+    answers too: a long log goes to a key at most once per
+    LOG_ANSWER_INTERVAL (kills _on_hello__mutmut_37, _40, _41 and
+    handle__mutmut_60, _63, _65)."""
+    from net.wire import Hello
+
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    play_past_a_long_log(authority)
+    sent(authority, ana)
+    request(authority, ana, Hello(room=CODE, epoch=1, n=2, name="Ana"))
+    welcome, update = to(authority, ana)
+    assert welcome == Welcome(room=CODE, seat=0) and isinstance(update, Update)
+    request(authority, ana, Hello(room=CODE, epoch=1, n=3, name="Ana"))
+    assert to(authority, ana) == [Welcome(room=CODE, seat=0)]
+    assert authority._floods.counts["log-answer"] == 1
+    now[0] += authority_module.LOG_ANSWER_INTERVAL
+    request(authority, ana, Sync(room=CODE, epoch=1, n=4))
+    assert [type(message) for message in to(authority, ana)] == [Update]
+    request(authority, ana, Sync(room=CODE, epoch=1, n=1))  # stale
+    assert to(authority, ana) == [refusal("an old or repeated request was ignored", "stale", 1)]
+    assert authority._floods.counts["log-answer"] == 2
+
+
+def test_each_key_has_its_own_request_budget_and_stale_answers(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One key past its request budget, or answered stale just now, leaves
+    another's untouched; each drop and each request is logged in words with
+    the sender (kills handle__mutmut_3, _4, _8, _28, _69, _86)."""
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana, bea = Identity.generate(), Identity.generate()
+    seated(authority, ana, name="Ana")
+    seated(authority, bea, name="Bea")
+    listen(authority)
+    burst = int(authority_module.REQUEST_RATE.message_burst)
+    with caplog.at_level(logging.DEBUG, logger="passe.authority"):
+        for n in range(2, 1 + burst):  # her Hello was the first of the burst
+            request(authority, ana, Sync(room=CODE, epoch=1, n=n))
+        assert authority._floods.counts.get("requests", 0) == 0
+        request(authority, ana, Sync(room=CODE, epoch=1, n=1 + burst))
+        assert authority._floods.counts["requests"] == 1
+        request(authority, bea, Sync(room=CODE, epoch=1, n=2))
+        assert authority._floods.counts["requests"] == 1
+        sent(authority)
+        request(authority, ana, Sync(room=CODE, epoch=1, n=1))
+        request(authority, bea, Sync(room=CODE, epoch=1, n=1))
+    assert authority._floods.counts["stale"] == 2
+    lines = [r.getMessage() for r in caplog.records]
+    assert f"dropped requests of {ana.peer_id} past the rate limit" in lines
+    assert f"refused old or repeated requests of {ana.peer_id}" in lines
+    assert f"from {bea.peer_id}: {Sync(room=CODE, epoch=1, n=2)!r}" in lines
+
+
+def test_a_stale_request_of_each_key_is_answered() -> None:
+    """Two keys' stale requests at the same moment: each is answered (one
+    gate per key; kills handle__mutmut_37)."""
+    authority = room()
+    authority.clock = lambda: 100.0
+    ana, bea = Identity.generate(), Identity.generate()
+    seated(authority, ana, name="Ana")
+    seated(authority, bea, name="Bea")
+    listen(authority)
+    request(authority, ana, Sync(room=CODE, epoch=1, n=1))
+    request(authority, bea, Sync(room=CODE, epoch=1, n=1))
+    stale = refusal("an old or repeated request was ignored", "stale", 1)
+    messages = sent(authority, ana, bea)
+    assert (ana.peer_id, stale) in messages and (bea.peer_id, stale) in messages
+
+
+def test_a_knock_that_goes_away_is_dropped_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A knocking key whose presence says gone: its knock goes, in words in
+    the log (kills _on_presence__mutmut_59, _60, _64)."""
+    authority = room(admission="ask")
+    eve = Identity.generate()
+    presence(authority, eve, online=True)
+    hello(authority, eve, name="Eve")
+    assert eve.public_key in authority.knocks
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        presence(authority, eve, online=False, epoch=6)
+    assert eve.public_key not in authority.knocks
+    assert f"Eve (key {fingerprint(eve.public_key)}) stopped knocking: gone" in [
+        r.getMessage() for r in caplog.records
+    ]
