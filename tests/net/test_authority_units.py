@@ -1330,7 +1330,10 @@ async def test_a_started_room_is_on_the_broker_and_hears_its_own_topics(
     need_mosquitto()
     code = new_code()
     store = RoomStore(tmp_path / "room", BrokerChoice(False, *BROKER))
-    authority = an_authority(code, store=store, presence_timeout=30.0)
+    alternate = ("127.0.0.1", 9)  # tried only if the first broker is gone
+    authority = an_authority(
+        code, store=store, presence_timeout=30.0, broker_alternates=(alternate,)
+    )
     own = presence_topic(code, authority.identity.peer_id)
     try:
         async with RawClient(*BROKER, [room_topic(code), own]) as spy:
@@ -1340,6 +1343,8 @@ async def test_a_started_room_is_on_the_broker_and_hears_its_own_topics(
             first = presence_of(online[1], own)
             assert first is not None and first.online
             assert authority._live and authority._presence_watch is not None
+            assert authority._link is not None
+            assert authority._link.brokers == [BROKER, alternate]  # start__mutmut_21
             # What the broker says if this process dies (start__mutmut_11
             # left the link without a will): "gone", retained, on its
             # presence topic, of a later epoch than the connection's.
@@ -2835,3 +2840,37 @@ def test_a_knock_that_goes_away_is_dropped_and_logged(
     assert f"Eve (key {fingerprint(eve.public_key)}) stopped knocking: gone" in [
         r.getMessage() for r in caplog.records
     ]
+
+
+async def test_a_room_taken_over_starts_while_its_log_has_not_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table taken over publishes nothing before its log commits (its
+    _on_connect waits): start still returns after its timeout, live,
+    rather than raising or waiting for ever (kills start__mutmut_26, _28)."""
+    from net.replication import RoomReplica
+
+    async def no_broker(self: RoomReplica) -> None:
+        del self
+
+    need_mosquitto()
+    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    maker = room(players=4, failover=True, voter_dir=tmp_path)
+    for seat, name in enumerate(("Ana", "Bo", "Cy")):
+        seated(maker, Identity.generate(), name=name, seat=seat)
+    maker.set_bot(3, "heuristic")
+    maker.start_game()
+    assert maker.table is not None and maker.replica is not None
+    await maker.table.stop()
+    code = new_code()
+    successor = an_authority(code)
+    successor.adopt_replica(maker.replica, b"")
+    assert successor._barrier > maker.replica.committed
+    try:
+        async with asyncio.timeout(20):  # a bound on a hang, not a timing claim
+            await successor.start(timeout=0.3)
+        assert successor._live and not successor._announced.is_set()
+    finally:
+        await successor.close(keep=True)
+        await maker.close(keep=True)
+        await clear_room(code)
