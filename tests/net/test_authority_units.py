@@ -2874,3 +2874,83 @@ async def test_a_room_taken_over_starts_while_its_log_has_not_committed(
         await successor.close(keep=True)
         await maker.close(keep=True)
         await clear_room(code)
+
+
+async def test_no_away_clock_in_the_lobby() -> None:
+    """A person gone in the lobby starts no stand-in clock: those start with
+    the game (kills _away_changed__mutmut_7)."""
+    authority = room(stand_in_after=30.0)
+    ana = Identity.generate()
+    seated(authority, ana)
+    presence(authority, ana, online=False, epoch=6)
+    authority._away_changed(holders(authority).index(ana.public_key))
+    assert authority._away_timers == {}
+
+
+def test_a_bot_seat_bound_to_a_key_is_given_away_without_telling_the_key() -> None:
+    """A room file may bind a bot's seat to a key: setting that seat tells
+    nobody they were taken out (kills set_bot__mutmut_15)."""
+    authority = room()
+    stray = Identity.generate()
+    authority.seats[1] = SeatSlot("Cy", "bot", "heuristic", key=stray.public_key)
+    listen(authority)
+    authority.set_bot(1, None)
+    assert to(authority, stray) == []
+    assert authority.room_state().notice == ""
+
+
+def test_a_person_back_in_the_lobby_without_a_bot_gets_none() -> None:
+    """A reconnecting person's Hello in the lobby gives their seat a bot to
+    play while away only if it asks for one (kills _on_hello__mutmut_19)."""
+    authority = room()
+    ana, bea = Identity.generate(), Identity.generate()
+    seated(authority, ana)
+    hello(authority, ana, n=2)
+    assert authority.seats[holders(authority).index(ana.public_key)].plays == ""
+    seated(authority, bea, name="Bea")
+    hello(authority, bea, n=2, name="Bea", bot=True)
+    assert authority.seats[holders(authority).index(bea.public_key)].plays != ""
+
+
+def test_a_squatter_s_seat_taken_keeps_the_name_asked_and_is_logged(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A full room, one seat held by a key never seen present under the
+    name the newcomer asks for: the newcomer takes that seat under that very
+    name (its own seat is not a rival), and the log says what happened
+    (kills _seat_new__mutmut_58, _61)."""
+    monkeypatch.setattr(authority_module, "PROVISIONAL_GRACE", 0.0)
+    authority = room()
+    squatter, bea, cy = (Identity.generate() for _ in range(3))
+    authority.seats[0] = SeatSlot("Ana", "human", key=squatter.public_key)
+    for seat, key in ((1, bea), (2, cy)):
+        authority.seats[seat] = SeatSlot(f"P{seat}", "human", key=key.public_key)
+        presence(authority, key, online=True)
+    ana = Identity.generate()
+    with caplog.at_level(logging.WARNING, logger="passe.authority"):
+        seated(authority, ana, name="Ana")
+    assert holders(authority)[0] == ana.public_key and authority.seats[0].name == "Ana"
+    assert authority.room_state().notice in [r.getMessage() for r in caplog.records]
+
+
+def test_records_of_keys_without_a_seat_are_bounded_sparing_seats_and_former() -> None:
+    """At most MAX_STRANGERS records of keys without a seat beside one per
+    seat; past it the oldest stranger's goes, never a seated or former
+    key's, nor the new one's (kills _peer_record__mutmut_5, _6, _8, _10,
+    _11, _13, _14)."""
+    authority = room()
+    ana, former = Identity.generate(), Identity.generate()
+    seated(authority, ana)
+    authority._former[former.public_key] = None
+    authority._peer_record(former.public_key)
+    bound = authority_module.MAX_STRANGERS + len(authority.seats)
+    strangers = [bytes([1, n // 256, n % 256]) + bytes(29) for n in range(bound)]
+    fill = bound - len(authority._peers)
+    for key in strangers[:fill]:
+        authority._peer_record(key)
+    assert len(authority._peers) == bound  # at the bound: nobody forgotten
+    authority._peer_record(strangers[fill])
+    assert len(authority._peers) == bound
+    assert strangers[0] not in authority._peers and strangers[1] in authority._peers
+    assert strangers[fill] in authority._peers
+    assert ana.public_key in authority._peers and former.public_key in authority._peers
