@@ -2954,3 +2954,133 @@ def test_records_of_keys_without_a_seat_are_bounded_sparing_seats_and_former() -
     assert strangers[0] not in authority._peers and strangers[1] in authority._peers
     assert strangers[fill] in authority._peers
     assert ana.public_key in authority._peers and former.public_key in authority._peers
+
+
+async def _marked_away_with_a_stand_in(authority: Authority, ana: Identity) -> int:
+    """Ana in play, her seat marked away by the presence bound (her link up
+    all along) and a bot standing in: her seat."""
+    await in_play(authority, ana)
+    seat = holders(authority).index(ana.public_key)
+    authority.seats[seat].present = False  # as _check_presences marks it
+    authority.stand_in(seat)
+    assert authority.seats[seat].level
+    return seat
+
+
+async def test_a_seat_marked_away_is_played_again_when_its_person_is_heard() -> None:
+    """A request, or the same connection's presence again (a beat), from
+    a person whose seat the bound marked away: the seat is theirs again at
+    once, the stand-in gone (kills _heard_from__mutmut_15, _16 and
+    _on_presence__mutmut_38, _41)."""
+    for heard in ("request", "beat"):
+        authority = room()
+        ana = Identity.generate()
+        seat = await _marked_away_with_a_stand_in(authority, ana)
+        if heard == "request":
+            request(authority, ana, Sync(room=CODE, epoch=1, n=2))
+        else:
+            presence(authority, ana, online=True)  # epoch 5 again: a beat
+        assert authority.seats[seat].present, heard
+        assert authority.seats[seat].level == "", heard
+        assert authority.room_state().notice == "Ana is back and plays again"
+
+
+def test_a_will_of_the_same_epoch_marks_the_seat_away() -> None:
+    """The broker's will for the connection whose presence we hold (same
+    epoch, "gone"): the person is away (kills _on_presence__mutmut_40)."""
+    authority = room()
+    ana = Identity.generate()
+    seated(authority, ana)  # her presence: epoch 5, online
+    seat = holders(authority).index(ana.public_key)
+    assert authority.seats[seat].present
+    presence(authority, ana, online=False)  # epoch 5: that connection's will
+    assert not authority.seats[seat].present
+
+
+def test_a_key_waiting_to_sit_that_goes_is_no_longer_followed() -> None:
+    """A Hello waits for its key's presence, followed meanwhile; that
+    presence says gone: it is followed no more (kills
+    _on_presence__mutmut_56)."""
+    authority = room()
+    link = MemoryLink()
+    authority._link = link  # type: ignore[assignment]
+    eve = Identity.generate()
+    hello(authority, eve, name="Eve")  # no presence yet: she waits
+    topic = presence_topic(CODE, eve.peer_id)
+    assert topic in link.subscriptions
+    presence(authority, eve, online=False)
+    assert topic not in link.subscriptions
+
+
+async def test_a_failover_room_s_final_state_waits_for_the_log_and_its_voter_file_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The final room state (the record) leaves only once the log holds
+    every action in it; closing for good removes this process's voter
+    file, going away keeps it (kills _publish_room__mutmut_3 and
+    close__mutmut_61)."""
+    from net.authority import OVER
+    from net.replication import RoomReplica
+
+    async def no_broker(self: RoomReplica) -> None:
+        del self
+
+    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    rooms = []
+    for _ in range(2):
+        authority = room(players=4, failover=True, voter_dir=tmp_path / str(len(rooms)))
+        for seat, name in enumerate(("Ana", "Bo", "Cy")):
+            seated(authority, Identity.generate(), name=name, seat=seat)
+        authority.set_bot(3, "heuristic")
+        listen(authority)
+        authority.start_game()
+        assert authority.table is not None and authority.replica is not None
+        await authority.table.stop()
+        rooms.append(authority)
+    over, kept = rooms
+    assert over._outbox is not None
+    sent(over)
+    over.phase = OVER
+    over._publish_room()
+    assert over._barrier > 1 and over._outbox.barrier() == over._barrier
+    path = over.replica.driver.storage.path  # type: ignore[union-attr]
+    assert path.exists()
+    await over.close()
+    assert not path.exists()
+    kept_path = kept.replica.driver.storage.path  # type: ignore[union-attr]
+    await kept.close(keep=True)
+    assert kept_path.exists()
+
+
+def test_a_request_that_seats_a_key_is_saved_and_a_stranger_s_is_not(tmp_path: Path) -> None:
+    """A Hello that seats a key: its nonce mark is on disk at once (a replay
+    after a crash is refused); a key without a seat writes nothing (kills
+    handle__mutmut_127 to _130)."""
+    from net.rooms import load_room, room_path
+
+    authority = room()
+    store = RoomStore(room_path(CODE, tmp_path), BrokerChoice(False, "127.0.0.1", 1))
+    authority.store, authority._live = store, True
+    authority._save()
+    ana = Identity.generate()
+    seated(authority, ana)
+    marks = {mark.key: (mark.epoch, mark.n) for mark in load_room(store.path).nonces}
+    assert marks.get(ana.public_key) == (1, 1)
+    files = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    stranger = Identity.generate()
+    request(authority, stranger, Sync(room=CODE, epoch=1, n=1))
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == files
+
+
+def test_a_seated_person_s_request_keeps_who_left_before() -> None:
+    """The keys that gave up their seat are kept (their nonce marks too,
+    MAX_FORMER at most): a seated person's request is not one of them
+    (kills handle__mutmut_118)."""
+    authority = room()
+    ana = Identity.generate()
+    seated(authority, ana)
+    formers = [bytes([2, n]) + bytes(30) for n in range(authority_module.MAX_FORMER)]
+    for key in formers:
+        authority._former[key] = None
+    request(authority, ana, Sync(room=CODE, epoch=1, n=2))
+    assert list(authority._former) == formers
