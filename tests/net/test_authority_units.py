@@ -3017,8 +3017,8 @@ async def test_a_failover_room_s_final_state_waits_for_the_log_and_its_voter_fil
 ) -> None:
     """The final room state (the record) leaves only once the log holds
     every action in it; closing for good removes this process's voter
-    file, going away keeps it (kills _publish_room__mutmut_3 and
-    close__mutmut_61)."""
+    file, going away keeps it; a state in play waits for nothing (kills
+    _publish_room__mutmut_2, _3 and close__mutmut_61)."""
     from net.authority import OVER
     from net.replication import RoomReplica
 
@@ -3039,6 +3039,9 @@ async def test_a_failover_room_s_final_state_waits_for_the_log_and_its_voter_fil
         rooms.append(authority)
     over, kept = rooms
     assert over._outbox is not None
+    sent(over)
+    over._publish_room()  # in play: a state shows no action, waits for nothing
+    assert over._barrier > 1 and over._outbox.barrier() == 0
     sent(over)
     over.phase = OVER
     over._publish_room()
