@@ -3018,7 +3018,7 @@ async def test_a_failover_room_s_final_state_waits_for_the_log_and_its_voter_fil
     """The final room state (the record) leaves only once the log holds
     every action in it; closing for good removes this process's voter
     file, going away keeps it; a state in play waits for nothing (kills
-    _publish_room__mutmut_2, _3 and close__mutmut_61)."""
+    _publish_room__mutmut_2, _3 and close__mutmut_58, _61)."""
     from net.authority import OVER
     from net.replication import RoomReplica
 
@@ -3026,6 +3026,14 @@ async def test_a_failover_room_s_final_state_waits_for_the_log_and_its_voter_fil
         del self
 
     monkeypatch.setattr(RoomReplica, "start", no_broker)
+    closed: list[RoomReplica] = []
+    close = RoomReplica.close
+
+    async def closing(self: RoomReplica) -> None:
+        closed.append(self)
+        await close(self)
+
+    monkeypatch.setattr(RoomReplica, "close", closing)
     rooms = []
     for _ in range(2):
         authority = room(players=4, failover=True, voter_dir=tmp_path / str(len(rooms)))
@@ -3053,6 +3061,7 @@ async def test_a_failover_room_s_final_state_waits_for_the_log_and_its_voter_fil
     kept_path = kept.replica.driver.storage.path  # type: ignore[union-attr]
     await kept.close(keep=True)
     assert kept_path.exists()
+    assert closed == [over.replica, kept.replica]  # each voter closed with its room
 
 
 def test_a_request_that_seats_a_key_is_saved_and_a_stranger_s_is_not(tmp_path: Path) -> None:
