@@ -3096,3 +3096,46 @@ def test_a_seated_person_s_request_keeps_who_left_before() -> None:
         authority._former[key] = None
     request(authority, ana, Sync(room=CODE, epoch=1, n=2))
     assert list(authority._former) == formers
+
+
+async def test_a_lobby_seat_whose_bot_process_goes_is_freed_at_once() -> None:
+    """A seat played by a person's bot process (its Hello asked for one):
+    when that process is gone, in the lobby, the seat is free at once and
+    the key told why (kills _lobby_presence_changed__mutmut_13 to _17, _20
+    to _26)."""
+    authority = room(free_away_after=30.0)
+    bot = Identity.generate()
+    seated(authority, bot, name="Robo", bot=True)
+    seat = holders(authority).index(bot.public_key)
+    assert authority.seats[seat].plays
+    listen(authority)
+    presence(authority, bot, online=False, epoch=6)
+    assert holders(authority)[seat] is None and authority._lobby_timers == {}
+    assert to(authority, bot) == [
+        refusal(f"your seat in room {CODE} was freed: its bot went away", "removed")
+    ]
+    assert authority.room_state().notice == f"the bot Robo went away: seat {seat + 1} is free"
+
+
+async def test_a_lobby_clock_is_for_a_person_away_in_the_lobby_only() -> None:
+    """The lobby clock of a person gone calls _free_if_absent for that seat
+    and key, and stops when they are back; no clock for an open seat nor
+    in play (kills _lobby_presence_changed__mutmut_2, _8, _9, _31 to _33,
+    _35 to _37)."""
+    authority = room(free_away_after=30.0)
+    ana = Identity.generate()
+    seated(authority, ana)
+    seat = holders(authority).index(ana.public_key)
+    presence(authority, ana, online=False, epoch=6)
+    timer = authority._lobby_timers[seat]
+    assert timer._callback == authority._free_if_absent  # type: ignore[attr-defined]
+    assert timer._args == (seat, ana.public_key)  # type: ignore[attr-defined]
+    presence(authority, ana, online=True, epoch=7)
+    assert timer.cancelled() and authority._lobby_timers == {}
+    open_seat = holders(authority).index(None)
+    authority._lobby_presence_changed(open_seat)
+    assert authority._lobby_timers == {}
+    playing = room(free_away_after=30.0)
+    await in_play(playing, ana)
+    presence(playing, ana, online=False, epoch=6)
+    assert playing._lobby_timers == {}
