@@ -3139,3 +3139,25 @@ async def test_a_lobby_clock_is_for_a_person_away_in_the_lobby_only() -> None:
     await in_play(playing, ana)
     presence(playing, ana, online=False, epoch=6)
     assert playing._lobby_timers == {}
+
+
+def test_a_message_past_a_full_outbox_is_dropped_and_logged_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The outbox full (the broker slow): a private message past it is
+    dropped, counted and logged in words with its topic and the queue's
+    length (kills _enqueue__mutmut_17 to _26)."""
+    from net.bounds import Outbox
+
+    authority = room()
+    authority.clock = lambda: 100.0
+    authority._outbox = Outbox(max_messages=2)
+    topic = to_peer_topic(CODE, "0123456789abcdef")
+    with caplog.at_level(logging.WARNING, logger="passe.authority"):
+        for n in range(3):
+            authority._enqueue(topic, bytes([n]))
+    assert len(authority._outbox) == 2
+    assert authority._floods.counts == {"outbox": 1}
+    assert [r.getMessage() for r in caplog.records] == [
+        f"dropped a message to {topic}: 2 messages are waiting for the broker already"
+    ]
