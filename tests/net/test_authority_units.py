@@ -3161,3 +3161,16 @@ def test_a_message_past_a_full_outbox_is_dropped_and_logged_once(
     assert [r.getMessage() for r in caplog.records] == [
         f"dropped a message to {topic}: 2 messages are waiting for the broker already"
     ]
+
+
+def test_a_lobby_change_is_saved_as_a_durable_snapshot(tmp_path: Path) -> None:
+    """A save by default is a snapshot flushed to the disk, not a journal
+    entry (kills _save__mutmut_1)."""
+    from net.rooms import room_path
+
+    authority = room()
+    store = RoomStore(room_path(CODE, tmp_path), BrokerChoice(False, "127.0.0.1", 1))
+    authority.store, authority._live = store, True
+    authority._save()
+    authority.set_bot(1, "heuristic")  # published, so saved
+    assert store.journal_path.stat().st_size == 0
