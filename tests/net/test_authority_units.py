@@ -3174,3 +3174,44 @@ def test_a_lobby_change_is_saved_as_a_durable_snapshot(tmp_path: Path) -> None:
     authority._save()
     authority.set_bot(1, "heuristic")  # published, so saved
     assert store.journal_path.stat().st_size == 0
+
+
+def test_a_room_code_not_as_normalize_code_writes_it_is_a_programming_error() -> None:
+    """Kills __post_init__'s mutant of its words."""
+    with pytest.raises(ValueError) as raised:
+        Authority(
+            Identity.generate(),
+            "abc123",  # a valid code, not written as normalize_code writes it
+            "passpass",
+            get_game("passpass").make_config(players=3),
+            "Host",
+            "127.0.0.1",
+            1,
+        )
+    assert str(raised.value) == "'abc123' is not a room code as normalize_code writes it"
+
+
+def test_room_state_stamps_follow_the_wall_clock_and_each_other_by_one() -> None:
+    """A fresh room's stamp is the wall clock in milliseconds; a stamp ahead
+    of the clock (a resumed room's) goes up by exactly one (kills
+    _next_stamp__mutmut_7, _9)."""
+    import time
+
+    authority = room()
+    now = time.time_ns() // 1_000_000
+    assert 0 <= authority.room_state().stamp - now < 60_000
+    authority._stamp = now + 10**9
+    first = authority.room_state().stamp
+    assert authority.room_state().stamp == first + 1
+
+
+def test_a_room_state_says_standby_only_with_an_election() -> None:
+    """``standby`` (the voters run standby brokers) is said only where the
+    room has an election config (kills room_state__mutmut_34, _47, _48)."""
+    both = room(standby=True)
+    both._election = b"config"
+    assert both.room_state().standby is True
+    assert room(standby=True).room_state().standby is False
+    elected = room()
+    elected._election = b"config"
+    assert elected.room_state().standby is False
