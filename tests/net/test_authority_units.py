@@ -2936,8 +2936,8 @@ def test_a_squatter_s_seat_taken_keeps_the_name_asked_and_is_logged(
 def test_records_of_keys_without_a_seat_are_bounded_sparing_seats_and_former() -> None:
     """At most MAX_STRANGERS records of keys without a seat beside one per
     seat; past it the oldest stranger's goes, never a seated or former
-    key's, nor the new one's (kills _peer_record__mutmut_5, _6, _8, _10,
-    _11, _13, _14)."""
+    key's, nor the new one's (kills _peer_record__mutmut_8, _10, _11, _13,
+    _14)."""
     authority = room()
     ana, former = Identity.generate(), Identity.generate()
     seated(authority, ana)
