@@ -505,6 +505,9 @@ def test_season_collection_valid_and_invalid() -> None:
     result = state.result()
     assert result is not None
     assert result.scores == (9, 0) and result.winners == (0,) and not result.shared
+    # make mutation: _finish__mutmut_20, _21 (the words), _22 (`>= 1`: a lone
+    # leader called a tie broken by season points).
+    assert result.reason == "most points"
     view = state.view(None)
     assert view.season_points == (9, 0)
     assert view.season_hands == (("RDS", "RJS", "RTS"), ("KJS", "KTS", "KCS"))
@@ -522,7 +525,8 @@ def test_tie_broken_by_season_points() -> None:
     result = state.result()
     assert result is not None
     assert result.scores == (3, 3) and result.winners == (1,) and not result.shared
-    assert "season" in result.reason
+    # make mutation: _finish__mutmut_29 (the words), _31 (`>= 1`: called shared).
+    assert result.reason == "most points, tie broken by season points"
 
 
 def test_tie_shared_when_season_points_equal() -> None:
@@ -531,6 +535,9 @@ def test_tie_shared_when_season_points_equal() -> None:
     result = state.result()
     assert result is not None
     assert result.scores == (1, 1, 0) and result.winners == (0, 1) and result.shared
+    # make mutation: _finish__mutmut_32 (`> 2`: two leaders called a tie
+    # broken), _34, _35 (the words).
+    assert result.reason == "shared: equal points and equal season points"
 
 
 # -- notation -------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from net.wire import (
     room_topic,
     seal,
     to_authority_topic,
+    to_peer_topic,
 )
 from tests.net.peers import RawClient, clear_room, room_state_of, until
 from tests.net.procs import need_mosquitto
@@ -58,6 +59,7 @@ from tests.net.rooms_in_process import (
     seated,
     sent,
     to,
+    within_turns,
 )
 
 
@@ -1323,12 +1325,16 @@ async def test_a_started_room_is_on_the_broker_and_hears_its_own_topics(
     """Kills start's mutants: the room state and presence out (retained),
     the room and next topics followed (an empty state and another key's
     notice are warned about), the store written once live, the presence
-    bound watched; and close's discarding of a live room's file. (Its will
-    is tested with a SIGKILLed host process: test_presence, test_recovery.)"""
+    bound watched, its will; and close's discarding of a live room's file.
+    (The will as the broker sends it is tested with a SIGKILLed host
+    process: test_presence, test_recovery.)"""
     need_mosquitto()
     code = new_code()
     store = RoomStore(tmp_path / "room", BrokerChoice(False, *BROKER))
-    authority = an_authority(code, store=store, presence_timeout=30.0)
+    alternate = ("127.0.0.1", 9)  # tried only if the first broker is gone
+    authority = an_authority(
+        code, store=store, presence_timeout=30.0, broker_alternates=(alternate,)
+    )
     own = presence_topic(code, authority.identity.peer_id)
     try:
         async with RawClient(*BROKER, [room_topic(code), own]) as spy:
@@ -1338,6 +1344,16 @@ async def test_a_started_room_is_on_the_broker_and_hears_its_own_topics(
             first = presence_of(online[1], own)
             assert first is not None and first.online
             assert authority._live and authority._presence_watch is not None
+            assert authority._link is not None
+            assert authority._link.brokers == [BROKER, alternate]  # start__mutmut_21
+            # What the broker says if this process dies (start__mutmut_11
+            # left the link without a will): "gone", retained, on its
+            # presence topic, of a later epoch than the connection's.
+            assert authority._link is not None and callable(authority._link.will)
+            will = authority._link.will()
+            gone = presence_of(will.payload, own)
+            assert will.topic == own and will.retain and gone is not None
+            assert not gone.online and gone.epoch > first.epoch
             assert store.path.exists()
             await spy.publish(room_topic(code), b"", retain=True)
             await until(lambda: len(authority.warnings) == 1)
@@ -2307,6 +2323,899 @@ async def test_knocks_and_presences_are_logged_and_away_clocks_replaced(
     playing.seats[0].level = "heuristic"
     presence(playing, ana, online=False, epoch=8)
     assert 0 not in playing._away_timers  # a bot plays for her already
+
+
+# -- failover wiring (issue 20), found by make mutation on 3 December ----------
+
+
+def test_the_broker_a_replicated_save_names() -> None:
+    """The broker a save replicated to the voters names: the room file's
+    when there is one, else the link's own, not embedded (kills
+    _broker_choice__mutmut_1 to _8)."""
+    authority = room()
+    assert authority._broker_choice() == BrokerChoice(False, "127.0.0.1", 1)
+    assert authority._broker_choice().embedded is False
+    stored = room()
+    stored.store = RoomStore(Path("unused-room-file"), BrokerChoice(True, "10.0.0.9", 1884))
+    assert stored._broker_choice() == BrokerChoice(True, "10.0.0.9", 1884)
+
+
+def test_the_brokers_to_follow_reach_the_link() -> None:
+    """The standby brokers, in order, kept for a link made later and handed
+    to the link there is (kills follow_brokers__mutmut_1 to _4)."""
+    from net.transport import MqttLink
+
+    succession = [("10.0.0.2", 1883), ("10.0.0.3", 1884)]
+    authority = room()
+    authority.follow_brokers(succession)  # no link yet
+    assert authority.broker_alternates == (("10.0.0.2", 1883), ("10.0.0.3", 1884))
+
+    async def ignore(topic: str, payload: bytes) -> None:
+        del topic, payload
+
+    linked_room = room()
+    link = MqttLink("127.0.0.1", 1, subscriptions=[], on_message=ignore)
+    linked_room._link = link
+    linked_room.follow_brokers(succession)
+    assert link.brokers == [("127.0.0.1", 1), ("10.0.0.2", 1883), ("10.0.0.3", 1884)]
+    assert linked_room.broker_alternates == tuple(succession)
+
+
+def test_a_notice_said_is_in_the_next_room_state() -> None:
+    """Kills say__mutmut_1 (the notice dropped)."""
+    authority = room()
+    authority.say("the table moved to this machine")
+    assert authority.room_state().notice == "the table moved to this machine"
+
+
+def test_stepping_down_drops_what_waits_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
+    """A higher term's authority exists: what waited to be sent is dropped
+    (the outbox emptied, not gone), the save is no longer replicated, the
+    host is told in words and the log says which term (kills
+    step_down__mutmut_1 to _8, _10 to _17)."""
+    authority = room()
+    ana = Identity.generate()
+    listen(authority)
+    seated(authority, ana)
+    assert sent(authority, ana)  # the Welcome and the room state were waiting
+    hello(authority, ana, n=2)
+    told: list[str] = []
+    authority.on_warning.append(told.append)
+    authority._replicating = True
+    with caplog.at_level(logging.WARNING, logger="passe.authority"):
+        authority.step_down(7)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"room {CODE}: term 7 has another authority: this one steps down"
+    ]
+    assert sent(authority, ana) == []
+    assert not authority._replicating
+    assert told == ["The table moved to another machine: this one no longer runs it."]
+    quiet = room()  # no outbox (never started): nothing to drop
+    quiet.step_down(2)
+    assert quiet._outbox is None
+
+
+async def test_a_replica_adopted_is_replicated_to_from_the_first_save_in_play(
+    tmp_path: Path,
+) -> None:
+    """A room taken over replicates through the voter it is given: its
+    config in the room state, its barrier at least the voter's last index
+    (never lowered), and its saves recorded in play, not in the lobby
+    (kills adopt_replica__mutmut_1 to _9)."""
+    maker = room(players=4, failover=True, voter_dir=tmp_path)
+    people = [Identity.generate() for _ in range(3)]
+    for number, person in enumerate(people):
+        seated(maker, person, name=f"P{number}", seat=number + 1)
+    maker.set_bot(0, "heuristic")
+    listen(maker)
+    maker.start_game()  # its voter's link to no broker: nothing commits
+    assert maker.table is not None
+    await maker.table.stop()
+    replica = maker.replica
+    assert replica is not None
+    last = replica.driver.node.last_index
+    assert last > 0
+
+    lobby = room(players=4)
+    lobby.adopt_replica(replica, b"config")
+    assert lobby.replica is replica and lobby.room_state().election == b"config"
+    assert lobby._barrier == last
+    lobby._save()
+    assert replica.driver.node.last_index == last  # not in play: nothing recorded
+
+    playing = room(players=4)
+    ana = Identity.generate()
+    seated(playing, ana)
+    for seat in (1, 2, 3):
+        playing.set_bot(seat, "heuristic")
+    playing.start_game()
+    assert playing.table is not None
+    await playing.table.stop()
+    playing._barrier = last + 1000
+    playing.adopt_replica(replica, b"config")
+    assert playing._barrier == last + 1000
+    playing._save()
+    assert replica.driver.node.last_index > last
+    await maker.close(keep=True)
+
+
+async def test_a_failover_game_s_voters_are_the_host_and_each_other_person(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A failover game of the host's own person, two other persons and a bot:
+    the voters are this process and the two others' (not the host's person,
+    who is this process, nor the bot): exactly MIN_VOTERS, so it replicates.
+    Its voter: this room's, under this key, on this broker, its file where
+    asked, leading term 1 for this room key, its step-down ours, its
+    failure to start logged in words; the game's first save replicated.
+    Kills _make_replica__mutmut_1 to _50, start_game__mutmut_27 to _29."""
+    from net.election.driver import FileStorage, first_persisted
+    from net.replication import MIN_VOTERS, RoomReplica, decode_room_config
+
+    async def no_broker(self: RoomReplica) -> None:
+        del self
+        raise RuntimeError("no broker here")
+
+    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    host, ana, bo = (Identity.generate() for _ in range(3))
+    authority.told_keys.add(host.public_key)
+    seated(authority, host, name="Host", seat=0)
+    seated(authority, ana, name="Ana", seat=1)
+    seated(authority, bo, name="Bo", seat=2)
+    authority.set_bot(3, "heuristic")
+    listen(authority)
+    with caplog.at_level(logging.WARNING, logger="passe.replication"):
+        authority.start_game()
+        assert authority.table is not None
+        await authority.table.stop()
+        await within_turns(lambda: bool(caplog.records))
+    assert [r.getMessage() for r in caplog.records] == ["the room's voter failed: no broker here"]
+    replica = authority.replica
+    assert replica is not None
+    voters = [authority.identity.public_key, ana.public_key, bo.public_key]
+    assert len(voters) == MIN_VOTERS
+    config = decode_room_config(authority.room_state().election)
+    assert config is not None and [voter.key for voter in config.voters] == voters
+    assert replica.config == config and replica.code == CODE
+    assert replica.identity is authority.identity
+    driver = replica.driver
+    assert (driver.host, driver.port) == ("127.0.0.1", 1)
+    assert driver.on_stepped_down == authority.step_down
+    assert driver.room_key == authority.identity.public_key
+    assert replica.is_authority and replica.term == 1
+    path = tmp_path / f"{CODE}-{authority.identity.peer_id}.vote"
+    assert driver.storage.path == path
+    persisted = FileStorage(path).load()
+    assert persisted.log[0] == first_persisted(config, authority.identity.public_key).log[0]
+    assert persisted.voted_for == authority.identity.public_key
+    # The game's first save, under the room's secret (start_game__mutmut_27
+    # to _29 left it out).
+    saved = replica.rebuild()
+    assert [seat.name for seat in saved.seats] == ["Host", "Ana", "Bo", authority.seats[3].name]
+    assert saved.phase == "playing"
+    await authority.close(keep=True)
+
+
+async def test_no_voters_without_failover_or_with_too_few(tmp_path: Path) -> None:
+    """Without failover, or with fewer than MIN_VOTERS voters (the bot's seat
+    and the host's own person do not vote), no replica and no election in
+    the room state (kills _make_replica__mutmut_8 and _10)."""
+    plain = room(players=4, failover=False, voter_dir=tmp_path)
+    for seat, name in enumerate(("Ana", "Bo", "Cy")):
+        seated(plain, Identity.generate(), name=name, seat=seat)
+    plain.set_bot(3, "heuristic")
+    few = room(players=4, failover=True, voter_dir=tmp_path)
+    host = Identity.generate()
+    few.told_keys.add(host.public_key)
+    seated(few, host, name="Host", seat=0)
+    seated(few, Identity.generate(), name="Ana", seat=1)
+    few.set_bot(2, "heuristic")
+    few.set_bot(3, "heuristic")
+    for authority in (plain, few):
+        authority.start_game()
+        assert authority.table is not None
+        await authority.table.stop()
+        assert authority.replica is None and authority.room_state().election == b""
+        await authority.close(keep=True)
+
+
+def test_a_full_room_with_a_squatter_s_seat_takes_a_knock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every seat held, one by a key never seen present: there is a seat to
+    give, so a stranger's Hello knocks instead of being told the room is
+    full (kills seat_to_give__mutmut_4)."""
+    monkeypatch.setattr(authority_module, "PROVISIONAL_GRACE", 0.0)
+    authority = room(admission="ask")
+    squatter, ana, bea = (Identity.generate() for _ in range(3))
+    authority.seats[0] = SeatSlot("Old", "human", key=squatter.public_key)
+    for seat, key in ((1, ana), (2, bea)):
+        authority.seats[seat] = SeatSlot(f"P{seat}", "human", key=key.public_key)
+        presence(authority, key, online=True)
+    assert authority.seat_to_give()
+    eve = Identity.generate()
+    listen(authority)
+    presence(authority, eve, online=True)
+    hello(authority, eve, name="Eve", n=3)
+    assert to(authority, eve) == [
+        refusal(f"the host of room {CODE} is asked to let you in", "knock", 3)
+    ]
+
+
+async def test_a_failover_room_reconnected_waits_for_its_log_then_knows_its_echo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a (re)connection a failover room publishes nothing before its
+    log has committed what it holds (a table taken over), then its state
+    and presence; the state's echo from the broker is known as its own, so
+    a burst of echoes past a stranger's budget is neither a flood nor a
+    reason to publish again (kills _on_connect__mutmut_3 and _7)."""
+    from net.replication import RoomReplica
+
+    async def no_broker(self: RoomReplica) -> None:
+        del self
+
+    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    for seat, name in enumerate(("Ana", "Bo", "Cy")):
+        seated(authority, Identity.generate(), name=name, seat=seat)
+    authority.set_bot(3, "heuristic")
+    listen(authority)
+    authority.start_game()
+    assert authority.table is not None and authority.replica is not None
+    await authority.table.stop()
+    barrier = authority._barrier
+    assert barrier > authority.replica.committed
+    link = MemoryLink()
+    authority._link = link  # type: ignore[assignment]
+    connecting = asyncio.create_task(authority._on_connect())
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not connecting.done() and link.published == []
+    authority.replica._on_apply(barrier, None, None)  # type: ignore[arg-type]
+    await within_turns(connecting.done)
+    await connecting
+    topics = [topic for topic, _, _ in link.published]
+    assert topics == [room_topic(CODE), presence_topic(CODE, authority.identity.peer_id)]
+    state = link.published[0][1]
+    sent(authority)
+    burst = int(authority_module.STRANGER_RATE.message_burst)
+    for _ in range(burst + 2):
+        await authority._on_message(room_topic(CODE), state)
+    assert authority._floods.counts.get("flood-room-strangers", 0) == 0
+    assert authority._republish is None and sent(authority) == []
+    await authority.close(keep=True)
+
+
+class _DownLink(MemoryLink):
+    """A MemoryLink whose connection is down until the test brings it back
+    (close waits for it to publish the result)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.connected = False
+        self.back = asyncio.Event()
+
+    async def wait_connected_or_closed(self) -> None:
+        await self.back.wait()
+
+
+async def _turns(count: int = 20) -> None:
+    for _ in range(count):
+        await asyncio.sleep(0)
+
+
+async def test_closing_a_finished_room_waits_a_while_for_its_link(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A room over, its link down: closing waits for the link to come back
+    (the result must reach the peers), for FINAL_WAIT at most; a room not
+    over does not wait (kills close__mutmut_6, _9 to _16)."""
+    from net.authority import OVER
+
+    monkeypatch.setattr(authority_module, "FINAL_WAIT", 30.0)
+    over = room()
+    over.phase, over._live = OVER, True
+    link = _DownLink()
+    over._link = link  # type: ignore[assignment]
+    closing = asyncio.create_task(over.close())
+    await _turns()
+    assert not closing.done() and link.final is None
+    link.back.set()
+    await within_turns(closing.done)
+    await closing
+    assert link.final is not None and link.final[0][0] == room_topic(CODE)
+
+    monkeypatch.setattr(authority_module, "FINAL_WAIT", 0.05)
+    never = room()
+    never.phase, never._live = OVER, True
+    never._link = _DownLink()  # type: ignore[assignment]
+    async with asyncio.timeout(10):  # a bound on a hang, not a timing claim
+        await never.close()
+    assert never._link.final is not None  # type: ignore[union-attr]
+
+    monkeypatch.setattr(authority_module, "FINAL_WAIT", 30.0)
+    playing = room()
+    ana = Identity.generate()
+    await in_play(playing, ana)
+    playing._live = True
+    playing._link = _DownLink()  # type: ignore[assignment]
+    closing = asyncio.create_task(playing.close())
+    await within_turns(closing.done)
+    await closing
+
+
+async def test_closing_says_gone_then_clears_only_when_closed_for_good() -> None:
+    """Closing for good: the final room state, the host's presence "gone",
+    then every retained topic cleared; only going away (keep): "gone" alone.
+    Those who missed a game's end stay named when it closes (kills
+    close__mutmut_20, _32 to _34, _37, _38, _42, _43)."""
+    from net.authority import OVER
+
+    authority = room(also_clear=[room_topic("OLD123")])
+    ana = Identity.generate()
+    seated(authority, ana)
+    link = MemoryLink()
+    authority._link = link  # type: ignore[assignment]
+    await authority.close()
+    own = presence_topic(CODE, authority.identity.peer_id)
+    assert link.final is not None
+    topics = [topic for topic, _ in link.final]
+    assert topics[:2] == [room_topic(CODE), own]
+    assert set(topics[2:]) == {*authority.retained_topics(), room_topic("OLD123")}
+    assert all(payload == b"" for _, payload in link.final[2:])
+    gone = presence_of(link.final[1][1], own)
+    assert gone is not None and not gone.online
+
+    away = room(also_clear=[room_topic("OLD123")])
+    away_link = MemoryLink()
+    away._link = away_link  # type: ignore[assignment]
+    await away.close(keep=True)
+    assert away_link.final is not None
+    assert [topic for topic, _ in away_link.final] == [presence_topic(CODE, away.identity.peer_id)]
+
+    ended = room()
+    seated(ended, ana)
+    ended.phase = OVER
+    ended._missed = {holders(ended).index(ana.public_key)}  # away when it ended
+    await ended.close()
+    assert ended.unreached == ["Ana"]
+
+
+async def test_closing_waits_at_most_a_while_for_what_is_left_to_send() -> None:
+    """The link is up but a publication never returns: closing gives up on
+    the queue after its 3 s and closes all the same (kills _drain__mutmut_5
+    and _7)."""
+
+    class StuckLink(MemoryLink):
+        async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+            await asyncio.Event().wait()
+
+    authority = room()
+    link = StuckLink()
+    authority._link = link  # type: ignore[assignment]
+    listen(authority)
+    authority._sender = asyncio.create_task(authority._send_loop())
+    authority._publish_room()
+    await _turns()
+    async with asyncio.timeout(20):  # a bound on a hang, not a timing claim
+        await authority.close()
+    assert link.final is not None and authority._sender.done()
+
+
+# A mutant that waits again for what is committed already spins without a
+# turn of the loop (_send_loop__mutmut_6): only pytest-timeout's signal ends it.
+@pytest.mark.timeout(15)
+async def test_a_failover_room_sends_each_message_once_its_log_holds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The send loop lets out what needs no commit (the game's first room
+    state), holds each update until the log has committed its save, then
+    sends it (kills _send_loop__mutmut_3, _6 to _8)."""
+    from net.replication import RoomReplica
+
+    async def no_broker(self: RoomReplica) -> None:
+        del self
+
+    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    people = [Identity.generate() for _ in range(3)]
+    for seat, (person, name) in enumerate(zip(people, ("Ana", "Bo", "Cy"), strict=True)):
+        seated(authority, person, name=name, seat=seat)
+    authority.set_bot(3, "heuristic")
+    link = MemoryLink()
+    authority._link = link  # type: ignore[assignment]
+    listen(authority)
+    authority.start_game()
+    assert authority.table is not None and authority.replica is not None
+    await authority.table.stop()
+    barrier = authority._barrier
+    assert barrier > authority.replica.committed
+    authority._sender = asyncio.create_task(authority._send_loop())
+    try:
+        await _turns()
+        assert [topic for topic, _, _ in link.published] == [room_topic(CODE)]
+        authority.replica._on_apply(barrier, None, None)  # type: ignore[arg-type]
+        async with asyncio.timeout(10):  # a bound on a hang, not a timing claim
+            await until(lambda: len(link.published) == 4)
+        # Each person's first update, held for the game's first save.
+        assert {topic for topic, _, _ in link.published[1:]} == {
+            to_peer_topic(CODE, person.peer_id) for person in people
+        }
+    finally:
+        authority._sender.cancel()
+        await asyncio.gather(authority._sender, return_exceptions=True)
+        await authority.close(keep=True)
+
+
+async def test_a_long_log_is_answered_to_a_hello_or_a_stale_request_once_per_interval() -> None:
+    """A reconnection's Hello and a stale request's re-synchronisation are
+    answers too: a long log goes to a key at most once per
+    LOG_ANSWER_INTERVAL (kills _on_hello__mutmut_37, _40, _41 and
+    handle__mutmut_60, _63, _65)."""
+    from net.wire import Hello
+
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    play_past_a_long_log(authority)
+    sent(authority, ana)
+    request(authority, ana, Hello(room=CODE, epoch=1, n=2, name="Ana"))
+    welcome, update = to(authority, ana)
+    assert welcome == Welcome(room=CODE, seat=0) and isinstance(update, Update)
+    request(authority, ana, Hello(room=CODE, epoch=1, n=3, name="Ana"))
+    assert to(authority, ana) == [Welcome(room=CODE, seat=0)]
+    assert authority._floods.counts["log-answer"] == 1
+    now[0] += authority_module.LOG_ANSWER_INTERVAL
+    request(authority, ana, Sync(room=CODE, epoch=1, n=4))
+    assert [type(message) for message in to(authority, ana)] == [Update]
+    request(authority, ana, Sync(room=CODE, epoch=1, n=1))  # stale
+    assert to(authority, ana) == [refusal("an old or repeated request was ignored", "stale", 1)]
+    assert authority._floods.counts["log-answer"] == 2
+
+
+def test_each_key_has_its_own_request_budget_and_stale_answers(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One key past its request budget, or answered stale just now, leaves
+    another's untouched; each drop and each request is logged in words with
+    the sender (kills handle__mutmut_3, _4, _8, _28, _69, _86)."""
+    authority = room()
+    now = [100.0]
+    authority.clock = lambda: now[0]
+    ana, bea = Identity.generate(), Identity.generate()
+    seated(authority, ana, name="Ana")
+    seated(authority, bea, name="Bea")
+    listen(authority)
+    burst = int(authority_module.REQUEST_RATE.message_burst)
+    with caplog.at_level(logging.DEBUG, logger="passe.authority"):
+        for n in range(2, 1 + burst):  # her Hello was the first of the burst
+            request(authority, ana, Sync(room=CODE, epoch=1, n=n))
+        assert authority._floods.counts.get("requests", 0) == 0
+        request(authority, ana, Sync(room=CODE, epoch=1, n=1 + burst))
+        assert authority._floods.counts["requests"] == 1
+        request(authority, bea, Sync(room=CODE, epoch=1, n=2))
+        assert authority._floods.counts["requests"] == 1
+        sent(authority)
+        request(authority, ana, Sync(room=CODE, epoch=1, n=1))
+        request(authority, bea, Sync(room=CODE, epoch=1, n=1))
+    assert authority._floods.counts["stale"] == 2
+    lines = [r.getMessage() for r in caplog.records]
+    assert f"dropped requests of {ana.peer_id} past the rate limit" in lines
+    assert f"refused old or repeated requests of {ana.peer_id}" in lines
+    assert f"from {bea.peer_id}: {Sync(room=CODE, epoch=1, n=2)!r}" in lines
+
+
+def test_a_stale_request_of_each_key_is_answered() -> None:
+    """Two keys' stale requests at the same moment: each is answered (one
+    gate per key; kills handle__mutmut_37)."""
+    authority = room()
+    authority.clock = lambda: 100.0
+    ana, bea = Identity.generate(), Identity.generate()
+    seated(authority, ana, name="Ana")
+    seated(authority, bea, name="Bea")
+    listen(authority)
+    request(authority, ana, Sync(room=CODE, epoch=1, n=1))
+    request(authority, bea, Sync(room=CODE, epoch=1, n=1))
+    stale = refusal("an old or repeated request was ignored", "stale", 1)
+    messages = sent(authority, ana, bea)
+    assert (ana.peer_id, stale) in messages and (bea.peer_id, stale) in messages
+
+
+def test_a_knock_that_goes_away_is_dropped_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A knocking key whose presence says gone: its knock goes, in words in
+    the log (kills _on_presence__mutmut_59, _60, _64)."""
+    authority = room(admission="ask")
+    eve = Identity.generate()
+    presence(authority, eve, online=True)
+    hello(authority, eve, name="Eve")
+    assert eve.public_key in authority.knocks
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        presence(authority, eve, online=False, epoch=6)
+    assert eve.public_key not in authority.knocks
+    assert f"Eve (key {fingerprint(eve.public_key)}) stopped knocking: gone" in [
+        r.getMessage() for r in caplog.records
+    ]
+
+
+async def test_a_room_taken_over_starts_while_its_log_has_not_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table taken over publishes nothing before its log commits (its
+    _on_connect waits): start still returns after its timeout, live,
+    rather than raising or waiting for ever (kills start__mutmut_26, _28)."""
+    from net.replication import RoomReplica
+
+    async def no_broker(self: RoomReplica) -> None:
+        del self
+
+    need_mosquitto()
+    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    maker = room(players=4, failover=True, voter_dir=tmp_path)
+    for seat, name in enumerate(("Ana", "Bo", "Cy")):
+        seated(maker, Identity.generate(), name=name, seat=seat)
+    maker.set_bot(3, "heuristic")
+    maker.start_game()
+    assert maker.table is not None and maker.replica is not None
+    await maker.table.stop()
+    code = new_code()
+    successor = an_authority(code)
+    successor.adopt_replica(maker.replica, b"")
+    assert successor._barrier > maker.replica.committed
+    try:
+        async with asyncio.timeout(20):  # a bound on a hang, not a timing claim
+            await successor.start(timeout=0.3)
+        assert successor._live and not successor._announced.is_set()
+    finally:
+        await successor.close(keep=True)
+        await maker.close(keep=True)
+        await clear_room(code)
+
+
+async def test_no_away_clock_in_the_lobby() -> None:
+    """A person gone in the lobby starts no stand-in clock: those start with
+    the game (kills _away_changed__mutmut_7)."""
+    authority = room(stand_in_after=30.0)
+    ana = Identity.generate()
+    seated(authority, ana)
+    presence(authority, ana, online=False, epoch=6)
+    authority._away_changed(holders(authority).index(ana.public_key))
+    assert authority._away_timers == {}
+
+
+def test_a_bot_seat_bound_to_a_key_is_given_away_without_telling_the_key() -> None:
+    """A room file may bind a bot's seat to a key: setting that seat tells
+    nobody they were taken out (kills set_bot__mutmut_15)."""
+    authority = room()
+    stray = Identity.generate()
+    authority.seats[1] = SeatSlot("Cy", "bot", "heuristic", key=stray.public_key)
+    listen(authority)
+    authority.set_bot(1, None)
+    assert to(authority, stray) == []
+    assert authority.room_state().notice == ""
+
+
+def test_a_person_back_in_the_lobby_without_a_bot_gets_none() -> None:
+    """A reconnecting person's Hello in the lobby gives their seat a bot to
+    play while away only if it asks for one (kills _on_hello__mutmut_19)."""
+    authority = room()
+    ana, bea = Identity.generate(), Identity.generate()
+    seated(authority, ana)
+    hello(authority, ana, n=2)
+    assert authority.seats[holders(authority).index(ana.public_key)].plays == ""
+    seated(authority, bea, name="Bea")
+    hello(authority, bea, n=2, name="Bea", bot=True)
+    assert authority.seats[holders(authority).index(bea.public_key)].plays != ""
+
+
+def test_a_squatter_s_seat_taken_keeps_the_name_asked_and_is_logged(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A full room, one seat held by a key never seen present under the
+    name the newcomer asks for: the newcomer takes that seat under that very
+    name (its own seat is not a rival), and the log says what happened
+    (kills _seat_new__mutmut_58, _61)."""
+    monkeypatch.setattr(authority_module, "PROVISIONAL_GRACE", 0.0)
+    authority = room()
+    squatter, bea, cy = (Identity.generate() for _ in range(3))
+    authority.seats[0] = SeatSlot("Ana", "human", key=squatter.public_key)
+    for seat, key in ((1, bea), (2, cy)):
+        authority.seats[seat] = SeatSlot(f"P{seat}", "human", key=key.public_key)
+        presence(authority, key, online=True)
+    ana = Identity.generate()
+    with caplog.at_level(logging.WARNING, logger="passe.authority"):
+        seated(authority, ana, name="Ana")
+    assert holders(authority)[0] == ana.public_key and authority.seats[0].name == "Ana"
+    assert authority.room_state().notice in [r.getMessage() for r in caplog.records]
+
+
+def test_records_of_keys_without_a_seat_are_bounded_sparing_seats_and_former() -> None:
+    """At most MAX_STRANGERS records of keys without a seat beside one per
+    seat; past it the oldest stranger's goes, never a seated or former
+    key's, nor the new one's (kills _peer_record__mutmut_8, _10, _11, _13,
+    _14)."""
+    authority = room()
+    ana, former = Identity.generate(), Identity.generate()
+    seated(authority, ana)
+    authority._former[former.public_key] = None
+    authority._peer_record(former.public_key)
+    bound = authority_module.MAX_STRANGERS + len(authority.seats)
+    strangers = [bytes([1, n // 256, n % 256]) + bytes(29) for n in range(bound)]
+    fill = bound - len(authority._peers)
+    for key in strangers[:fill]:
+        authority._peer_record(key)
+    assert len(authority._peers) == bound  # at the bound: nobody forgotten
+    authority._peer_record(strangers[fill])
+    assert len(authority._peers) == bound
+    assert strangers[0] not in authority._peers and strangers[1] in authority._peers
+    assert strangers[fill] in authority._peers
+    assert ana.public_key in authority._peers and former.public_key in authority._peers
+
+
+async def _marked_away_with_a_stand_in(authority: Authority, ana: Identity) -> int:
+    """Ana in play, her seat marked away by the presence bound (her link up
+    all along) and a bot standing in: her seat."""
+    await in_play(authority, ana)
+    seat = holders(authority).index(ana.public_key)
+    authority.seats[seat].present = False  # as _check_presences marks it
+    authority.stand_in(seat)
+    assert authority.seats[seat].level
+    return seat
+
+
+async def test_a_seat_marked_away_is_played_again_when_its_person_is_heard() -> None:
+    """A request, or the same connection's presence again (a beat), from
+    a person whose seat the bound marked away: the seat is theirs again at
+    once, the stand-in gone (kills _heard_from__mutmut_15, _16 and
+    _on_presence__mutmut_38, _41)."""
+    for heard in ("request", "beat"):
+        authority = room()
+        ana = Identity.generate()
+        seat = await _marked_away_with_a_stand_in(authority, ana)
+        if heard == "request":
+            request(authority, ana, Sync(room=CODE, epoch=1, n=2))
+        else:
+            presence(authority, ana, online=True)  # epoch 5 again: a beat
+        assert authority.seats[seat].present, heard
+        assert authority.seats[seat].level == "", heard
+        assert authority.room_state().notice == "Ana is back and plays again"
+
+
+def test_a_will_of_the_same_epoch_marks_the_seat_away() -> None:
+    """The broker's will for the connection whose presence we hold (same
+    epoch, "gone"): the person is away (kills _on_presence__mutmut_40)."""
+    authority = room()
+    ana = Identity.generate()
+    seated(authority, ana)  # her presence: epoch 5, online
+    seat = holders(authority).index(ana.public_key)
+    assert authority.seats[seat].present
+    presence(authority, ana, online=False)  # epoch 5: that connection's will
+    assert not authority.seats[seat].present
+
+
+def test_a_key_waiting_to_sit_that_goes_is_no_longer_followed() -> None:
+    """A Hello waits for its key's presence, followed meanwhile; that
+    presence says gone: it is followed no more (kills
+    _on_presence__mutmut_56)."""
+    authority = room()
+    link = MemoryLink()
+    authority._link = link  # type: ignore[assignment]
+    eve = Identity.generate()
+    hello(authority, eve, name="Eve")  # no presence yet: she waits
+    topic = presence_topic(CODE, eve.peer_id)
+    assert topic in link.subscriptions
+    presence(authority, eve, online=False)
+    assert topic not in link.subscriptions
+
+
+async def test_a_failover_room_s_final_state_waits_for_the_log_and_its_voter_file_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The final room state (the record) leaves only once the log holds
+    every action in it; closing for good removes this process's voter
+    file, going away keeps it; a state in play waits for nothing (kills
+    _publish_room__mutmut_2, _3 and close__mutmut_58, _61)."""
+    from net.authority import OVER
+    from net.replication import RoomReplica
+
+    async def no_broker(self: RoomReplica) -> None:
+        del self
+
+    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    closed: list[RoomReplica] = []
+    close = RoomReplica.close
+
+    async def closing(self: RoomReplica) -> None:
+        closed.append(self)
+        await close(self)
+
+    monkeypatch.setattr(RoomReplica, "close", closing)
+    rooms = []
+    for _ in range(2):
+        authority = room(players=4, failover=True, voter_dir=tmp_path / str(len(rooms)))
+        for seat, name in enumerate(("Ana", "Bo", "Cy")):
+            seated(authority, Identity.generate(), name=name, seat=seat)
+        authority.set_bot(3, "heuristic")
+        listen(authority)
+        authority.start_game()
+        assert authority.table is not None and authority.replica is not None
+        await authority.table.stop()
+        rooms.append(authority)
+    over, kept = rooms
+    assert over._outbox is not None
+    sent(over)
+    over._publish_room()  # in play: a state shows no action, waits for nothing
+    assert over._barrier > 1 and over._outbox.barrier() == 0
+    sent(over)
+    over.phase = OVER
+    over._publish_room()
+    assert over._barrier > 1 and over._outbox.barrier() == over._barrier
+    path = over.replica.driver.storage.path  # type: ignore[union-attr]
+    assert path.exists()
+    await over.close()
+    assert not path.exists()
+    kept_path = kept.replica.driver.storage.path  # type: ignore[union-attr]
+    await kept.close(keep=True)
+    assert kept_path.exists()
+    assert closed == [over.replica, kept.replica]  # each voter closed with its room
+
+
+def test_a_request_that_seats_a_key_is_saved_and_a_stranger_s_is_not(tmp_path: Path) -> None:
+    """A Hello that seats a key: its nonce mark is on disk at once (a replay
+    after a crash is refused); a key without a seat writes nothing (kills
+    handle__mutmut_127 to _130)."""
+    from net.rooms import load_room, room_path
+
+    authority = room()
+    store = RoomStore(room_path(CODE, tmp_path), BrokerChoice(False, "127.0.0.1", 1))
+    authority.store, authority._live = store, True
+    authority._save()
+    ana = Identity.generate()
+    seated(authority, ana)
+    marks = {mark.key: (mark.epoch, mark.n) for mark in load_room(store.path).nonces}
+    assert marks.get(ana.public_key) == (1, 1)
+    files = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    stranger = Identity.generate()
+    request(authority, stranger, Sync(room=CODE, epoch=1, n=1))
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == files
+
+
+def test_a_seated_person_s_request_keeps_who_left_before() -> None:
+    """The keys that gave up their seat are kept (their nonce marks too,
+    MAX_FORMER at most): a seated person's request is not one of them
+    (kills handle__mutmut_118)."""
+    authority = room()
+    ana = Identity.generate()
+    seated(authority, ana)
+    formers = [bytes([2, n]) + bytes(30) for n in range(authority_module.MAX_FORMER)]
+    for key in formers:
+        authority._former[key] = None
+    request(authority, ana, Sync(room=CODE, epoch=1, n=2))
+    assert list(authority._former) == formers
+
+
+async def test_a_lobby_seat_whose_bot_process_goes_is_freed_at_once() -> None:
+    """A seat played by a person's bot process (its Hello asked for one):
+    when that process is gone, in the lobby, the seat is free at once and
+    the key told why (kills _lobby_presence_changed__mutmut_13 to _17, _20
+    to _26)."""
+    authority = room(free_away_after=30.0)
+    bot = Identity.generate()
+    seated(authority, bot, name="Robo", bot=True)
+    seat = holders(authority).index(bot.public_key)
+    assert authority.seats[seat].plays
+    listen(authority)
+    presence(authority, bot, online=False, epoch=6)
+    assert holders(authority)[seat] is None and authority._lobby_timers == {}
+    assert to(authority, bot) == [
+        refusal(f"your seat in room {CODE} was freed: its bot went away", "removed")
+    ]
+    assert authority.room_state().notice == f"the bot Robo went away: seat {seat + 1} is free"
+
+
+async def test_a_lobby_clock_is_for_a_person_away_in_the_lobby_only() -> None:
+    """The lobby clock of a person gone calls _free_if_absent for that seat
+    and key, and stops when they are back; no clock for an open seat nor
+    in play (kills _lobby_presence_changed__mutmut_2, _8, _9, _31 to _33,
+    _35 to _37)."""
+    authority = room(free_away_after=30.0)
+    ana = Identity.generate()
+    seated(authority, ana)
+    seat = holders(authority).index(ana.public_key)
+    presence(authority, ana, online=False, epoch=6)
+    timer = authority._lobby_timers[seat]
+    assert timer._callback == authority._free_if_absent  # type: ignore[attr-defined]
+    assert timer._args == (seat, ana.public_key)  # type: ignore[attr-defined]
+    presence(authority, ana, online=True, epoch=7)
+    assert timer.cancelled() and authority._lobby_timers == {}
+    open_seat = holders(authority).index(None)
+    authority._lobby_presence_changed(open_seat)
+    assert authority._lobby_timers == {}
+    playing = room(free_away_after=30.0)
+    await in_play(playing, ana)
+    presence(playing, ana, online=False, epoch=6)
+    assert playing._lobby_timers == {}
+
+
+def test_a_message_past_a_full_outbox_is_dropped_and_logged_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The outbox full (the broker slow): a private message past it is
+    dropped, counted and logged in words with its topic and the queue's
+    length (kills _enqueue__mutmut_17 to _26)."""
+    from net.bounds import Outbox
+
+    authority = room()
+    authority.clock = lambda: 100.0
+    authority._outbox = Outbox(max_messages=2)
+    topic = to_peer_topic(CODE, "0123456789abcdef")
+    with caplog.at_level(logging.WARNING, logger="passe.authority"):
+        for n in range(4):
+            authority._enqueue(topic, bytes([n]))
+    assert len(authority._outbox) == 2
+    assert authority._floods.counts == {"outbox": 2}  # the second one not logged
+    assert [r.getMessage() for r in caplog.records] == [
+        f"dropped a message to {topic}: 2 messages are waiting for the broker already"
+    ]
+
+
+def test_a_lobby_change_is_saved_as_a_durable_snapshot(tmp_path: Path) -> None:
+    """A save by default is a snapshot flushed to the disk, not a journal
+    entry (kills _save__mutmut_1)."""
+    from net.rooms import room_path
+
+    authority = room()
+    store = RoomStore(room_path(CODE, tmp_path), BrokerChoice(False, "127.0.0.1", 1))
+    authority.store, authority._live = store, True
+    authority._save()
+    authority.set_bot(1, "heuristic")  # published, so saved
+    assert store.journal_path.stat().st_size == 0
+
+
+def test_a_room_code_not_as_normalize_code_writes_it_is_a_programming_error() -> None:
+    """Kills __post_init__'s mutant of its words."""
+    with pytest.raises(ValueError) as raised:
+        Authority(
+            Identity.generate(),
+            "abc123",  # a valid code, not written as normalize_code writes it
+            "passpass",
+            get_game("passpass").make_config(players=3),
+            "Host",
+            "127.0.0.1",
+            1,
+        )
+    assert str(raised.value) == "'abc123' is not a room code as normalize_code writes it"
+
+
+def test_room_state_stamps_follow_the_wall_clock_and_each_other_by_one() -> None:
+    """A fresh room's stamp is the wall clock in milliseconds; a stamp ahead
+    of the clock (a resumed room's) goes up by exactly one (kills
+    _next_stamp__mutmut_7, _9)."""
+    import time
+
+    authority = room()
+    now = time.time_ns() // 1_000_000
+    assert 0 <= authority.room_state().stamp - now < 60_000
+    authority._stamp = now + 10**9
+    first = authority.room_state().stamp
+    assert authority.room_state().stamp == first + 1
+
+
+def test_a_room_state_says_standby_only_with_an_election() -> None:
+    """``standby`` (the voters run standby brokers) is said only where the
+    room has an election config (kills room_state__mutmut_34, _47, _48)."""
+    both = room(standby=True)
+    both._election = b"config"
+    assert both.room_state().standby is True
+    assert room(standby=True).room_state().standby is False
+    elected = room()
+    elected._election = b"config"
+    assert elected.room_state().standby is False
 
 
 def sealed_request(authority: Authority, key: Identity, message: Sync | Act) -> tuple[str, bytes]:

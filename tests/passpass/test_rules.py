@@ -141,14 +141,41 @@ def test_pass_pass_checked_at_once_mid_round() -> None:
     assert len(state.won[0]) == 4  # cards are not removed by the check
 
 
+def test_a_trick_that_adds_no_set_checks_no_pass_pass() -> None:
+    """PP-18: a seat whose count of sets stays at 1 after winning a card
+    checks nothing again (make mutation: _check_pass_pass__mutmut_3, `<` for
+    `<=`, announced the same Pass Pass a second time)."""
+    state = rig(["Y12 Y1", "V2 Y2", "B2 Y3"], won=["V5 B5 G5 Y5", "", ""], leader=0)
+    assert state.pass_pass_round[0] == 1
+    log = play(state, "Y12", "V2", "B2", "pick Y12")
+    assert not [line for line in log if line.startswith("Pass Pass!")]
+    assert state.pass_pass_round[0] == 1 and len(state.won[0]) == 5
+
+
+@pytest.mark.parametrize("missing", ["V", "B", "G", "Y"])
+def test_a_pile_without_one_colour_counts_no_pass_pass(missing: str) -> None:
+    """PP-18: two of each other colour and none of this one: no set (make
+    mutation: pass_pass_count__mutmut_2 and _3 started a colour's count at 1)."""
+    pile = " ".join(
+        f"{colour}{value}" for colour in "VBGY" if colour != missing for value in (5, 6)
+    )
+    state = rig(["V1", "V2", "V3"], won=[pile, "", ""])
+    assert state.pass_pass_count(0) == 0
+    assert state.pass_pass_count(1) == 0  # an empty pile
+
+
 def test_immediate_victory_on_third_pass_pass() -> None:
     # PP-19: two checked in earlier rounds, the third wins at once.
     state = rig(["Y12 Y1", "V2 Y2", "B2 Y3"], won=["V5 B5 G5", "", ""], leader=0)
     state.team_pass_pass[0] = 2
-    play(state, "Y12", "V2", "B2", "pick Y12")
+    log = play(state, "Y12", "V2", "B2", "pick Y12")
     result = state.result()
     assert state.is_over and result is not None
     assert result.winners == (0,) and result.immediate and not result.shared
+    # make mutation: _check_pass_pass__mutmut_30..32 (the result's reason) and
+    # _39..41 (the event's) changed the words.
+    assert result.reason == "third Pass Pass: immediate victory"
+    assert log[-1] == "Game over: seat0 wins (third Pass Pass: immediate victory)."
 
 
 def test_only_the_first_winner_wins_when_both_reach_their_third() -> None:
@@ -188,10 +215,26 @@ def test_round_scoring_then_next_round_dealt() -> None:
     state = _last_trick_of_round(3)
     play(state, "V12", "V11", "B12", "pick V12")
     assert state.sheet[0].points == (1, 2, 0)  # PP-20: V12, then V11 + B12
+    assert state.sheet[0].round == 1  # make mutation: _score_round__mutmut_22, _23
     assert state.round == 1 and state.trick_number == 0
     assert all(len(hand) == 8 for hand in state.hands)  # PP-21
     assert sorted(state.card_locations()) == list(range(48))
     assert state.leader == 1  # PP-16: the second winner leads the next round
+
+
+def test_a_round_s_pass_pass_adds_to_the_record_and_the_next_round_follows() -> None:
+    """PP-20/PP-21: the second round scored: its Pass Pass adds to each seat's
+    record and the third round is dealt (make mutation: _score_round__mutmut_12
+    took the round's Pass Pass away from the record, _48 set the round to 1
+    instead of adding one)."""
+    state = rig(["V12", "V11", "B12"], won=["B5 G5 Y5", "", ""], leader=0)
+    state.trick_number = 7
+    state.round = 1
+    state.team_pass_pass = [1, 0, 2]
+    play(state, "V12", "V11", "B12", "pick V12")  # seat 0 completes a set
+    assert state.sheet[0].pass_pass == (1, 0, 0) and state.sheet[0].round == 2
+    assert state.team_pass_pass == [2, 0, 2]
+    assert state.round == 2 and not state.is_over
 
 
 def test_game_ends_after_three_rounds_most_points_wins() -> None:
@@ -203,6 +246,25 @@ def test_game_ends_after_three_rounds_most_points_wins() -> None:
     assert result is not None
     assert result.scores == (11, 12, 12)
     assert result.winners == (1, 2) and result.shared  # PP-22: equal points and Pass Pass
+    # make mutation: _final_ranking__mutmut_16 (the condition), _18.._20 (the
+    # words), _23 (`not shared or`); _finish__mutmut_1 (immediate by default).
+    assert result.reason == "shared victory: equal points and Pass Pass"
+    assert not result.immediate
+
+
+def test_most_points_wins_alone_with_every_score_different() -> None:
+    """PP-22: one seat has the most points, the others differ from it and from
+    each other (make mutation: _final_ranking__mutmut_17 called it shared,
+    _21 and _22 changed the words; _26 (`sum(2 ...)`), _28 (`!=`) and _30
+    (`>= 1`) called it a tie broken by Pass Pass)."""
+    state = _last_trick_of_round(3)
+    state.round = 2
+    state.team_totals = [10, 20, 30]
+    play(state, "V12", "V11", "B12", "pick V12")
+    result = state.result()
+    assert result is not None and result.winners == (2,) and not result.shared
+    assert result.scores == (11, 22, 30)
+    assert result.reason == "most points" and not result.immediate
 
 
 def test_equal_points_broken_by_most_pass_pass() -> None:
@@ -213,6 +275,9 @@ def test_equal_points_broken_by_most_pass_pass() -> None:
     play(state, "V12", "V11", "B12", "pick V12")
     result = state.result()
     assert result is not None and result.winners == (2,) and not result.shared
+    # make mutation: _final_ranking__mutmut_24 (`shared and`), _27 (key[1]),
+    # _29 (best[1]), _31 (`> 2`), _33.._35 (the words).
+    assert result.reason == "equal points, more Pass Pass"
 
 
 def test_shared_victory_of_three() -> None:
