@@ -416,10 +416,10 @@ class Authority:
     # with MIN_VOTERS processes or more (this one and each seated person's),
     # every save is replicated to them, and nothing that follows from it
     # leaves before a majority holds it. ``voter_dir`` keeps this process's
-    # voter file. On by default (issue 20: "on by default for 3+ people");
-    # a room of fewer people's processes has no majority left after a loss
-    # and does not replicate (it waits for its host, as before).
-    failover: bool = True
+    # voter file. Off by default for now: on by default (issue 20), a broker
+    # restart under load once moved the table and the game did not end
+    # (CI, 3 December: pre-vote is not built, docs/election.md section 10).
+    failover: bool = False
     # Seated people who declined to stand (their Hello's ``stand``): they
     # vote and hold no share (docs/election.md, "Declining to stand").
     declined: set[bytes] = field(default_factory=set)

@@ -246,7 +246,7 @@ async def open_room(
     code: str | None = None,
     admission: str = "any",
     alternates: Sequence[tuple[str, int]] = (),
-    failover: bool = True,
+    failover: bool = False,
 ) -> HostedRoom:
     """Open a room and return it; raises ``BrokerUnreachable``,
     ``BrokerError`` or ``RoomBusy`` with a one-line reason. ``alternates``:
