@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tui.netplay import PRESENCE_TIMEOUT
+from tui.netplay import PRESENCE_TIMEOUT, NetworkOptions
 
 if TYPE_CHECKING:
     from net.host import HostedRoom
@@ -487,20 +487,15 @@ def _join_on_screen(args: argparse.Namespace) -> int:
     """The game table, opened at the join screen, joining the room found
     here (a code that is not found fails here, with exit code 2)."""
     from tui.app import run as run_app
-    from tui.netplay import NetworkOptions
 
     if args.seat is not None:
         return _fail("--seat is for --bot: on screen, the host's room gives you a free seat")
     if args.no_stand:
         return _fail("--no-stand is for --bot: on screen, f in the room's lobby declines to stand")
-    try:
-        resolved = asyncio.run(_resolve(args))
-    except KeyboardInterrupt:
-        return 130
-    if isinstance(resolved, int):
-        return resolved
-    code, host, port = resolved
-    network = NetworkOptions(broker=(host, port))
+    found = _found_on_screen(args)
+    if isinstance(found, int):
+        return found
+    code, network = found
     name = _screen_name(args)
 
     def join() -> Any:
@@ -512,12 +507,9 @@ def _join_on_screen(args: argparse.Namespace) -> int:
     return run_app(bot_delay=bot_delay, seed=seed, name=args.name, network=network, opening=join)
 
 
-def _watch_on_screen(args: argparse.Namespace) -> int:
-    """The watch screen of the room found here (issue 21); a code that is
-    not found fails here, with exit code 2."""
-    from tui.app import run as run_app
-    from tui.netplay import NetworkOptions
-
+def _found_on_screen(args: argparse.Namespace) -> tuple[str, NetworkOptions] | int:
+    """The room's code and broker for a screen that joins or watches it, or
+    the exit status (2: not found, said in one line; 130: interrupted)."""
     try:
         resolved = asyncio.run(_resolve(args))
     except KeyboardInterrupt:
@@ -525,7 +517,18 @@ def _watch_on_screen(args: argparse.Namespace) -> int:
     if isinstance(resolved, int):
         return resolved
     code, host, port = resolved
-    network = NetworkOptions(broker=(host, port))
+    return code, NetworkOptions(broker=(host, port))
+
+
+def _watch_on_screen(args: argparse.Namespace) -> int:
+    """The watch screen of the room found here (issue 21); a code that is
+    not found fails here, with exit code 2."""
+    from tui.app import run as run_app
+
+    found = _found_on_screen(args)
+    if isinstance(found, int):
+        return found
+    code, network = found
 
     def watch() -> Any:
         from tui.screens.join import JoinScreen

@@ -4,11 +4,12 @@ and a watch. Put before a game's table screen; each adds its own keys."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import RenderableType
 from textual.screen import Screen
 
+from tui.games import load_table_screen
 from tui.screens.info import InfoScreen
 from tui.screens.table import TableScreen
 
@@ -40,4 +41,23 @@ class ReadOnlyTableScreen(TableScreen):
         """Nothing opens: the log and the score sheet say how the round ended."""
 
 
-__all__ = ["ReadOnlyTableScreen"]
+ReadOnly = TypeVar("ReadOnly", bound=ReadOnlyTableScreen)
+
+
+def over_game_table(
+    base: type[ReadOnly], game_id: str, prefix: str, title: str, made: dict[str, type[ReadOnly]]
+) -> type[ReadOnly]:
+    """``base`` put before ``game_id``'s own table screen (made once per
+    game, kept in ``made``); raises ``LookupError`` or ``ImportError`` if
+    the game has no table screen here."""
+    screen_type = made.get(game_id)
+    if screen_type is None:
+        table_type = load_table_screen(game_id)
+        screen_type = type(
+            f"{prefix}{table_type.__name__}", (base, table_type), {"TITLE_IN_HELP": title}
+        )
+        made[game_id] = screen_type
+    return screen_type
+
+
+__all__ = ["ReadOnlyTableScreen", "over_game_table"]

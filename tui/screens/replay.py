@@ -26,11 +26,10 @@ from textual.widgets import Footer
 from core.engine import Names
 from core.replay import Replay
 from net.table import TableUpdate
-from tui.games import load_table_screen
 from tui.messages import TableUpdated
 from tui.replay_client import ReplayClient
 from tui.screens.base import PasseScreen
-from tui.screens.read_only_table import ReadOnlyTableScreen
+from tui.screens.read_only_table import ReadOnlyTableScreen, over_game_table
 from tui.widgets.status_line import StatusLine
 
 # What acts in a replay: stepping, whose view, reading (rules, help, the
@@ -79,6 +78,7 @@ def _plain_screen_attributes() -> frozenset[str]:
 
 class ReplayTableScreen(ReadOnlyTableScreen):
     """Put before a game's table screen (see :func:`replay_screen`)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         # Priority: the game's widgets bind some of these keys (the hands'
         # arrows, dominoes' [ and ]); in a replay they all step.
@@ -265,16 +265,8 @@ def replay_screen(
     """The replay screen of ``replay``'s game, at ``step`` from ``seat``'s
     view. Raises ``LookupError`` or ``ImportError`` if the game has no table
     screen here."""
-    game_id = replay.game.id
-    screen_type = _replay_types.get(game_id)
-    if screen_type is None:
-        table_type = load_table_screen(game_id)
-        screen_type = type(
-            f"Replay{table_type.__name__}",
-            (ReplayTableScreen, table_type),
-            {"TITLE_IN_HELP": f"Replay of a {replay.title} game"},
-        )
-        _replay_types[game_id] = screen_type
+    title = f"Replay of a {replay.title} game"
+    screen_type = over_game_table(ReplayTableScreen, replay.game.id, "Replay", title, _replay_types)
     return screen_type(replay, names, seat=seat, step=step, exits=exits)
 
 

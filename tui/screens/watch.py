@@ -23,9 +23,8 @@ from textual.widgets import Footer
 from core.engine import View
 from core.registry import game_info
 from net.codes import format_code
-from tui.games import load_table_screen
 from tui.messages import GoHomeRequested, RoomChanged
-from tui.screens.read_only_table import ReadOnlyTableScreen
+from tui.screens.read_only_table import ReadOnlyTableScreen, over_game_table
 from tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -50,6 +49,7 @@ def watching_words(count: int) -> str:
 
 class WatchTableScreen(ReadOnlyTableScreen):
     """Put before a game's table screen (see :func:`watch_screen`)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "leave", "Leave", key_display="q", tooltip="Stop watching"),
     ]
@@ -139,16 +139,8 @@ def watch_screen(watcher: Watcher, *, exits: bool = False) -> WatchTableScreen:
     """The watch screen of the room ``watcher`` watches (its game known from
     the room state). Raises ``LookupError`` or ``ImportError`` if the game
     has no table screen here."""
-    game_id = watcher.game_id
-    screen_type = _watch_types.get(game_id)
-    if screen_type is None:
-        table_type = load_table_screen(game_id)
-        screen_type = type(
-            f"Watch{table_type.__name__}",
-            (WatchTableScreen, table_type),
-            {"TITLE_IN_HELP": f"Watching a {game_info(game_id).title} game"},
-        )
-        _watch_types[game_id] = screen_type
+    title = f"Watching a {game_info(watcher.game_id).title} game"
+    screen_type = over_game_table(WatchTableScreen, watcher.game_id, "Watch", title, _watch_types)
     return screen_type(watcher, exits=exits)
 
 
