@@ -168,6 +168,7 @@ class RemoteTable(TableClient):
         self.pinned = self.authority_key is not None
         self._foreign_keys: set[bytes] = set()  # room states ignored: other signers
         self.bot = bot  # a bot process plays this seat (listed as a bot)
+        self._asked_for_table = False  # a Hello sent for a first view never had
         # Whether this person stands for the table if the host's machine
         # stops (issue 20; each Hello says it): False, their process still
         # votes, holds no share of the room secret and is never elected.
@@ -837,10 +838,34 @@ class RemoteTable(TableClient):
             self._finish_from_record(room)
         self._room_seen.set()
         self._follow_election(room)
+        self._ask_for_the_table(room)
         for listener in list(self._room_listeners):
             listener(room)
         if self._next_payload is not None:
             self._on_next(*self._next_payload)  # it came first: refused unless over
+
+    def _ask_for_the_table(self, room: RoomState) -> None:
+        """The game started and our seat's first update never came (the
+        authority drops a private message past its bounded outbox, and its
+        peer is to ask again: found by hand, a joiner's table stayed empty
+        after a flood of fresh keys' Hellos filled the host's outbox while
+        the game started): take the seat again, which brings the view and
+        the log, and again while unanswered. Asked RESEAT_WAIT after the
+        state said "playing" (the update usually follows it at once)."""
+        if room.phase != "playing" or self.seat is None or self.view is not None:
+            return
+        if self._asked_for_table or self._closed:
+            return
+        self._asked_for_table = True
+
+        def ask() -> None:
+            if self.view is None and self.seat is not None and not self._closed:
+                link = self._link
+                if link is not None and link.connected:
+                    self._take_seat_again()
+                # A link that is down sends a Hello of its own when it is back.
+
+        asyncio.get_running_loop().call_later(RESEAT_WAIT, ask)
 
     # -- the elected authority (issue 20) -------------------------------------
 

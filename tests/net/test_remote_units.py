@@ -1801,3 +1801,34 @@ async def test_joining_says_why_not_in_words() -> None:
         )
     finally:
         await clear_room(code)
+
+
+async def test_a_started_game_whose_first_update_never_came_is_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by hand (a screen host, a joiner let in after 3,000 fresh-key
+    Hellos filled the host's outbox): the game started, the joiner's first
+    update was dropped past the bounded outbox, and its table stayed empty
+    for good. A seat that sees the room playing and has no view takes its
+    seat again after RESEAT_WAIT, which brings the view and the log; not
+    when the update came meanwhile. Fails without _ask_for_the_table."""
+    monkeypatch.setattr(remote_module, "RESEAT_WAIT", 0.0)
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    table.seat = 1
+    table._ask_for_the_table(a_room_state(phase="lobby"))
+    table._ask_for_the_table(a_room_state(phase="playing"))
+    await within_turns(lambda: bool(link.published))
+    [hello] = requests_of(link, ME, authority)
+    assert (hello.seat, hello.have) == (1, 0)
+    table.acked = hello.n  # answered: no Hello again
+    table._ask_for_the_table(a_room_state(phase="playing", stamp=2))  # asked once
+    other = remote()
+    other_link = linked(other, authority)
+    other.seat = 1
+    other._ask_for_the_table(a_room_state(phase="playing"))
+    other.view = object()  # type: ignore[assignment]  # the update came meanwhile
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert requests_of(other_link, ME, authority) == []
