@@ -37,6 +37,7 @@ from net.wire import (
     to_authority_topic,
     to_peer_topic,
     topic_peer,
+    watchers_topic,
 )
 from tests.net.peers import forged
 
@@ -297,8 +298,12 @@ def test_the_signature_covers_exactly_the_documented_bytes() -> None:
 
 
 def test_topics_are_the_documented_ones() -> None:
+    """docs/protocol.md's topics, each written out (the watchers' one also
+    kills mutant net.wire.x_watchers_topic__mutmut_1: the room's prefix of
+    None; the tests that subscribe compare it with itself)."""
     peer = PEER.peer_id
     assert room_topic("ABC123") == "passe/v1/ABC123/room"
+    assert watchers_topic("ABC123") == "passe/v1/ABC123/watchers"
     assert next_topic("ABC123") == "passe/v1/ABC123/next"
     assert presence_topic("ABC123", peer) == f"passe/v1/ABC123/presence/{peer}"
     assert to_authority_topic("ABC123", peer) == f"passe/v1/ABC123/a/{peer}"
