@@ -535,6 +535,38 @@ def test_the_hosting_pid_is_read_only_while_the_lock_is_held(tmp_path: Path) -> 
     assert hosting_pid(store.path) is None
 
 
+def test_the_hosting_pid_is_one_to_ten_digits_and_anything_else_is_no_pid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a held lock may say, at each edge (found by make mutation, each
+    a mutant of net.rooms.x_hosting_pid that survived): one digit and ten
+    are pids (mutmut_17 `1 < len`, mutmut_19 `< MAX_PID_DIGITS`, mutmut_12
+    reading 9 bytes); letters (mutmut_16 `or` for `and`: int() raised) and
+    bytes that are no text (mutmut_6, the file opened as text: decoding
+    raised) are no pid; a lock gone between the check and the read is no
+    pid (mutmut_14: 1 for 0)."""
+    from net import rooms
+    from net.rooms import hosting_pid
+
+    store = RoomStore(tmp_path / "WB1VJ7.room", WHERE)
+    store.claim()
+    lock = store.path.with_suffix(".lock")
+    for written, said in (
+        (b"7", 7),
+        (b"1234567890", 1234567890),
+        (b"12345678901", 0),
+        (b"abc", 0),
+        (b"\xff\xfe42", 0),
+        (b"", 0),
+    ):
+        lock.write_bytes(written)
+        assert hosting_pid(store.path) == said, written
+    store.release()  # removes the lock
+    assert not lock.exists()
+    monkeypatch.setattr(rooms, "is_hosted", lambda path: True)  # the lock went meanwhile
+    assert hosting_pid(store.path) == 0
+
+
 def a_room_in_its_lobby() -> SavedRoom:
     """Ana, an open seat and a bot, before the deal: any seed replays (the
     record is empty), so the bounds below can be tried one by one."""
