@@ -38,6 +38,8 @@ from net.wire import (
     SeatState,
     Sync,
     Update,
+    Watched,
+    Watchers,
     Welcome,
     WireError,
     authority_message_decoder,
@@ -1832,3 +1834,117 @@ async def test_a_started_game_whose_first_update_never_came_is_asked_for(
     for _ in range(5):
         await asyncio.sleep(0)
     assert requests_of(other_link, ME, authority) == []
+
+
+async def test_the_watchers_count_is_the_hosts_newest_told_to_room_listeners(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """How many watch (issue 21), on the retained watchers topic: only once
+    the host's key is known, only signed by it (another key's count is
+    dropped, logged in words and counted), only for this room, only a newer
+    stamp; an empty payload (a cleared topic) is nothing; a Watched answer
+    sets it too; room listeners are told each change, once. Kills
+    _on_watchers' mutants (1-28: the guards, the envelope's key, the note's
+    kind, words and clock, the stamp kept, the count), _on_watched's and
+    _set_watching's (the change only, the listeners told with the room)."""
+    import logging
+
+    authority = room()
+    table = remote()
+    topic = watchers_topic(CODE)
+
+    def count(watchers: int, stamp: int, signer: Identity | None = None, code: str = CODE) -> bytes:
+        message = Watchers(room=code, count=watchers, stamp=stamp)
+        return seal(signer or authority.identity, topic, message)
+
+    await table._on_message(topic, count(2, 5))  # the host's key not known yet
+    assert table.watching == 0
+    linked(table, authority)
+    table.room = a_room_state(phase="lobby")
+    told: list[RoomState] = []
+    table.on_room(told.append)
+    told.clear()
+    await table._on_message(topic, b"")  # cleared: nothing, not even a drop
+    assert table.watching == 0 and "watchers" not in table._floods.counts
+    await table._on_message(topic, count(2, 5))
+    assert table.watching == 2 and told == [table.room]
+    impostor = Identity.generate()
+    forged = count(7, 9, impostor)
+    with pytest.raises(WireError) as refused:
+        open_envelope(topic, forged, expect_key=authority.identity.public_key)
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        await table._on_message(topic, forged)
+        await table._on_message(topic, count(7, 10, impostor))  # counted, not said again
+    assert table.watching == 2 and table._floods.counts["watchers"] == 2
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
+        f"ignored a count: {refused.value.reason}"
+    ]
+    await table._on_message(topic, count(3, 5))  # the same stamp: not newer
+    await table._on_message(topic, count(3, 4))
+    await table._on_message(topic, count(3, 9, code="XYZ789"))  # another room's
+    assert table.watching == 2 and len(told) == 1
+    await table._on_message(topic, count(2, 6))  # newer, the same count: nobody told
+    assert table.watching == 2 and len(told) == 1
+    await table._on_message(topic, count(4, 7))
+    assert table.watching == 4 and told == [table.room, table.room]
+    await table._on_message(*_sealed_to(authority, ME, Watched(room=CODE, watchers=5)))
+    assert table.watching == 5 and len(told) == 3
+
+
+async def test_standing_is_said_in_a_hello_only_for_a_seat_held_while_open() -> None:
+    """RemoteTable.set_stand before a seat is held only keeps the choice
+    (the join's Hello carries it), and a closed table sends nothing. Kills
+    set_stand's mutants (mutmut_2: `or`, a Hello for no seat before joining)."""
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    table.set_stand(False)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert table.stand is False and requests_of(link, ME, authority) == []
+    table.seat = 1
+    table._closed = True
+    table.set_stand(True)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert table.stand is True and requests_of(link, ME, authority) == []
+    table._closed = False
+    table.set_stand(False)
+    await within_turns(lambda: bool(link.published))
+    [hello] = requests_of(link, ME, authority)
+    assert (hello.seat, hello.stand) == (1, False)
+
+
+def test_the_name_a_voter_gives_is_our_seats_in_the_room_or_ours() -> None:
+    """_own_name (what this seat's voter calls itself, issue 20): the name
+    the room lists for our seat, else the name we joined with (no room, no
+    seat, a seat past the room's). Kills its mutants 1-5."""
+    table = remote()
+    assert table._own_name() == "Ana"
+    table.seat = 1
+    assert table._own_name() == "Ana"  # no room yet
+    table.room = a_room_state(seats=[SeatState("Host", "human"), SeatState("Ana B.", "human")])
+    assert table._own_name() == "Ana B."
+    table.seat = 2  # past the room's seats
+    assert table._own_name() == "Ana"
+    table.seat = None
+    assert table._own_name() == "Ana"
+
+
+def test_a_table_that_moves_tells_its_listeners_the_term_until_they_stop() -> None:
+    """on_moved (net/headless.py reports "moved"): each listener hears the
+    term of the authority the table moved to; the function it returns stops
+    that listener only. Kills on_moved's mutants 1-3."""
+    table = remote()
+    table._closed = True  # no seat to take again here
+    heard: list[int] = []
+    others: list[int] = []
+    stop = table.on_moved(heard.append)
+    table.on_moved(others.append)
+    table.term = 3
+    table._repin(Identity.generate().public_key)
+    assert heard == [3] and others == [3]
+    stop()
+    table.term = 4
+    table._repin(Identity.generate().public_key)
+    assert heard == [3] and others == [3, 4]
