@@ -22,10 +22,11 @@ from net import remote as remote_module
 from net.authority import Authority, SeatSlot
 from net.codec import CodecError, codec_for
 from net.codes import new_code
-from net.election.driver import authority_topic
+from net.election.driver import Announce, authority_topic
 from net.identity import Identity, fingerprint
 from net.pins import RoomPins
-from net.remote import JoinError, RemoteTable
+from net.remote import JoinError, RemoteTable, _refusal
+from net.replication import encode_room_config, make_room_config
 from net.table import TableUpdate
 from net.transport import BrokerUnreachable
 from net.wire import (
@@ -1948,3 +1949,158 @@ def test_a_table_that_moves_tells_its_listeners_the_term_until_they_stop() -> No
     table.term = 4
     table._repin(Identity.generate().public_key)
     assert heard == [3] and others == [3, 4]
+
+
+def test_a_watched_answer_to_a_join_is_refused_in_words() -> None:
+    """Kills _refusal's mutants 1-8 (the words and code of a join answered
+    as a watch, a host's mistake)."""
+    error = _refusal(Watched(room=CODE, watchers=1))
+    assert (str(error), error.code) == ("the host answered a join as a watch", "bad")
+
+
+async def test_a_table_moves_to_the_key_a_voter_announces(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Failover seen from a seat (issue 20, docs/election.md section 10):
+    an announcement heard before the room's voters is read once they are
+    known; the table then accepts only the new key (pinned, said in a log
+    line, its presence subscribed, our seat taken again there), replays the
+    state that key signed meanwhile, and starts its room, presence and
+    watchers stamps anew (they are the new authority's own); the voters
+    are pinned. A second move counts again; an older or equal term, a key
+    of another length, or the key already followed moves nothing; a
+    garbled announcement is dropped in words, counted. Kills _repin's
+    mutants (1-44: the log line, moves counted, pinned, foreign key
+    forgotten, epochs and stamps reset, the subscription, the kept state,
+    the seat taken again, 18: the new host's first presence, of epoch 1,
+    not taken as newer), _on_announce's (2, 17-28) and _follow_config's
+    (6-8 the undecodable config's words, 11-15 a former voter's close named
+    in its failure, 21-22 the voters pinned, 25-26 the announcement kept
+    for later)."""
+    import logging
+
+    voter = Identity.generate()
+    old, successor, third = room(), room(), room()
+    pins = RoomPins(tmp_path / "pins")
+    pins.remember(CODE, old.identity.public_key, ("127.0.0.1", 1))
+    table = remote(pins=pins)
+    link = linked(table, old)
+    table.seat = 1
+    moved: list[int] = []
+    table.on_moved(moved.append)
+    topic = authority_topic(CODE)
+
+    def announce(term: int, key: bytes) -> bytes:
+        return seal(voter, topic, Announce(term=term, room_key=key))
+
+    def state(signer: Authority, stamp: int) -> bytes:
+        return seal(signer.identity, room_topic(CODE), a_room_state(phase="lobby", stamp=stamp))
+
+    def count(signer: Authority, watchers: int, stamp: int) -> bytes:
+        message = Watchers(room=CODE, count=watchers, stamp=stamp)
+        return seal(signer.identity, watchers_topic(CODE), message)
+
+    await table._on_message(room_topic(CODE), state(old, 9))
+    await table._on_message(watchers_topic(CODE), count(old, 2, 50))
+    assert table.room is not None and table.room.stamp == 9 and table.watching == 2
+    await table._on_message(room_topic(CODE), state(successor, 1))  # another key's: kept
+    assert table.room.stamp == 9 and successor.identity.public_key in table._foreign_keys
+    await table._on_message(topic, announce(2, successor.identity.public_key))
+    assert table.authority_key == old.identity.public_key  # no voters known yet
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        table._follow_config(b"junk", vote=False)
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
+        "ignored a room's election config that does not decode"
+    ]
+    caplog.clear()
+    voters = [voter.public_key, ME.public_key, old.identity.public_key]
+    config, _ = make_room_config(voter, voters)
+    link.published.clear()
+
+    async def fails() -> None:
+        raise OSError("its file is gone")
+
+    # A voter of another room that had this code: closed, its failure said.
+    table.voter = SimpleNamespace(close=fails)  # type: ignore[assignment]
+    with caplog.at_level(logging.INFO, logger="passe.peer"):
+        table._follow_config(encode_room_config(config), vote=False)
+        await within_turns(lambda: any(r.name == "passe.replication" for r in caplog.records))
+    assert table.voter is None
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.replication"] == [
+        "a former voter's close failed: its file is gone"
+    ]
+    assert pins.voters(CODE) == frozenset(voters)
+    key = successor.identity.public_key
+    assert (table.authority_key, table.pinned, table.term, moved) == (key, True, 2, [2])
+    assert table._moves == 1 and key not in table._foreign_keys
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
+        f"the table moved: room {CODE} is signed by {fingerprint(key)} now"
+    ]
+    assert presence_topic(CODE, successor.identity.peer_id) in link.subscriptions
+    assert table.room.stamp == 1  # its state kept, replayed over ours reset to 0
+    await within_turns(lambda: bool(link.published))
+    [hello] = requests_of(link, ME, successor)
+    assert hello.seat == 1
+    # Its presence and its watchers count, with stamps of its own.
+    presence = Presence(room=CODE, epoch=1, online=True)
+    await table._on_message(
+        presence_topic(CODE, successor.identity.peer_id),
+        seal(successor.identity, presence_topic(CODE, successor.identity.peer_id), presence),
+    )
+    assert table.host_present  # (present until said otherwise)
+    await within_turns(lambda: bool(link.published))  # its first presence: our seat again
+    [hello] = requests_of(link, ME, successor)
+    assert hello.seat == 1
+    await table._on_message(watchers_topic(CODE), count(successor, 3, 1))
+    assert table.watching == 3
+    # What moves nothing: an equal term, the key followed, a key of another length.
+    await table._on_message(topic, announce(2, third.identity.public_key))
+    await table._on_message(topic, announce(3, key))
+    await table._on_message(topic, announce(4, b"k" * 16))
+    assert (table.authority_key, table.term, table._moves, moved) == (key, 4, 1, [2])
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        caplog.clear()
+        await table._on_message(topic, b"junk")
+        await table._on_message(topic, b"junk again")
+    with pytest.raises(WireError) as refused:
+        open_envelope(topic, b"junk")
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
+        f"ignored an announcement: {refused.value.reason}"
+    ]
+    assert table._floods.counts["announce-bad"] == 2
+    # A second move, with no state kept from its key: ours kept, reset.
+    await table._on_message(topic, announce(5, third.identity.public_key))
+    assert table._moves == 2 and moved == [2, 5]
+    assert table.room is not None and table.room.stamp == 0
+    await table._on_message(room_topic(CODE), state(third, 1))
+    assert table.room.stamp == 1
+
+
+async def test_the_states_of_the_last_four_other_keys_are_kept_for_a_move() -> None:
+    """_keep_foreign_room keeps the latest state of MAX_FOREIGN_ROOMS other
+    keys, the one heard longest ago dropped first (a key heard again is
+    the newest). Kills its mutants 1 (the key heard again not moved up), 4
+    (nothing kept) and 5 (`>=`: one fewer kept)."""
+    assert remote_module.MAX_FOREIGN_ROOMS == 4
+    table = remote()
+    others = [room() for _ in range(5)]
+
+    def state(signer: Authority, stamp: int) -> bytes:
+        return seal(signer.identity, room_topic(CODE), a_room_state(phase="lobby", stamp=stamp))
+
+    linked(table, room())
+    for other in others[:4]:
+        await table._on_message(room_topic(CODE), state(other, 1))
+    table._repin(others[0].identity.public_key)
+    assert table.room is not None  # the fourth key heard is still kept
+    table = remote()
+    linked(table, room())
+    for other in others[:4]:
+        await table._on_message(room_topic(CODE), state(other, 1))
+    await table._on_message(room_topic(CODE), state(others[0], 2))  # heard again
+    await table._on_message(room_topic(CODE), state(others[4], 1))  # drops others[1]
+    table._repin(others[1].identity.public_key)
+    assert table.room is None
+    table._repin(others[0].identity.public_key)
+    assert table.room is not None and table.room.stamp == 2
