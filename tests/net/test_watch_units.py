@@ -370,10 +370,10 @@ async def test_a_long_log_is_answered_to_a_watcher_once_per_interval(
     events) is answered with it at most once per LOG_ANSWER_INTERVAL per
     key, as a seat's Hello is; what is no longer than that, another key's
     watch, and a move's update are sent whatever the gate. The first held
-    back is logged, each counted. Kills _on_watch's 64-68 (the answer not
-    gated), _send_watch_update's 1 (every update gated by default) and
-    12-28 (the length compared, the gate per key, the note's kind, words
-    and clock)."""
+    back is logged, each counted; a watcher's Sync is gated alike. Kills
+    _on_watch's 64-68 and _on_sync's 8-12 (the answer not gated),
+    _send_watch_update's 1 (every update gated by default) and 12-28 (the
+    length compared, the gate per key, the note's kind, words and clock)."""
     now = [100.0]
     authority = room(players=3, clock=lambda: now[0])
     listen(authority)
@@ -402,6 +402,8 @@ async def test_a_long_log_is_answered_to_a_watcher_once_per_interval(
     assert said == ["did not send a watcher the log again so soon"]
     watch(authority, eve, n=4, have=2)  # exactly LOG_ANSWER_EVENTS: not long
     assert [update.base for update in updates(eve)] == [2]
+    request(authority, eve, Sync(room=CODE, epoch=1, n=5, have=0))  # a Sync alike
+    assert updates(eve) == [] and authority._floods.counts["log-answer"] == 3
     presence(authority, bob, online=True)
     watch(authority, bob, n=1, have=0)  # its own gate
     assert [update.base for update in updates(bob)] == [0]
