@@ -874,10 +874,12 @@ class Authority:
                 "full",
             )
             return False
-        if not self.seat_to_give():
+        earlier = self.knocks.get(key)
+        # A knock that came while a seat was free stays when the table fills
+        # (the host may free one): its Hello sent again is still a knock.
+        if earlier is None and not self.seat_to_give():
             self._refuse(key, f"room {self.code} is full", "full", hello.n)
             return False
-        earlier = self.knocks.get(key)
         self.knocks[key] = Knock(
             key,
             clean_name(hello.name),
@@ -1614,14 +1616,16 @@ class Authority:
             # the sender so that it does not act on an outdated picture; a
             # replay flood is answered once per interval (issue 19 item 4).
             self._floods.note("stale", f"refused old or repeated requests of {peer_id(key)}", now)
-            if not self._log_answers.allow(("stale", key), now):
-                return
             seat = self._seat_of(key)
             # The seat's latest request again (its action re-sent after the
             # table moved, docs/election.md "Clients"): the answer it had,
             # the seat's view acknowledging it, and no refusal: it was
-            # handled once, and is not handled again (issue 20).
-            if nonce != record.last_nonce or seat is None or self.table is None:
+            # handled once, and is not handled again (issue 20). Each kind
+            # of answer is bounded on its own, once per interval.
+            latest = nonce == record.last_nonce and seat is not None and self.table is not None
+            if not self._log_answers.allow(("latest" if latest else "stale", key), now):
+                return
+            if not latest:
                 self._refuse(key, "an old or repeated request was ignored", "stale", message.n)
             if seat is not None:
                 self._send_update(seat, base=0, answer=True)

@@ -1323,6 +1323,31 @@ def test_a_knock_asked_again_keeps_when_it_came() -> None:
     assert (knock.name, knock.seat, knock.n, knock.at) == ("Eva", 1, 3, first.at)
 
 
+def test_a_knock_asked_again_once_the_table_is_full_is_still_a_knock() -> None:
+    """Found under load (test_a_knock_at_a_full_table_waits_for_a_free_seat
+    failed 2 runs of 3): the joiner's Hello, sent again while its first
+    answer was slow, came after the table had filled, and was refused as
+    full: the knocker gave up and the host's lobby lost the knock. A knock
+    stays when the table fills; only a new one is refused as full."""
+    authority = room(admission="ask")
+    eve, dan = Identity.generate(), Identity.generate()
+    for key in (eve, dan):
+        presence(authority, key, online=True)
+    hello(authority, eve, n=2, name="Eve")
+    for seat in range(3):
+        authority.set_bot(seat, "heuristic")
+    assert not authority.seat_to_give()
+    listen(authority)
+    hello(authority, eve, n=3, name="Eve")
+    assert to(authority, eve) == [
+        refusal(f"the host of room {CODE} is asked to let you in", "knock", 3)
+    ]
+    assert eve.public_key in authority.knocks
+    hello(authority, dan, n=2, name="Dan")
+    assert to(authority, dan) == [refusal(f"room {CODE} is full", "full", 2)]
+    assert dan.public_key not in authority.knocks
+
+
 # -- on a real broker ---------------------------------------------------------------
 
 
