@@ -290,6 +290,7 @@ async def test_a_game_survives_its_faults(
                 assert line["deal_verified"] is True, f"peer {n}: {line.get('deal_report')}"
             if not table.host_gone:
                 assert await table.host.finish() == 0
+            print(f"seed {scenario.seed}: faults done: " + "; ".join(table.log))  # pytest -s
         except BaseException:
             print(await table.report())
             raise
