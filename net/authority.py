@@ -416,10 +416,10 @@ class Authority:
     # with MIN_VOTERS processes or more (this one and each seated person's),
     # every save is replicated to them, and nothing that follows from it
     # leaves before a majority holds it. ``voter_dir`` keeps this process's
-    # voter file. Off by default for now: on by default (issue 20), a broker
-    # restart under load once moved the table and the game did not end
-    # (CI, 3 December: pre-vote is not built, docs/election.md section 10).
-    failover: bool = False
+    # voter file. On by default (issue 20: "on by default for 3+ people");
+    # a room of fewer people's processes has no majority left after a loss
+    # and does not replicate (it waits for its host, as before).
+    failover: bool = True
     # Seated people who declined to stand (their Hello's ``stand``): they
     # vote and hold no share (docs/election.md, "Declining to stand").
     declined: set[bytes] = field(default_factory=set)
@@ -874,10 +874,12 @@ class Authority:
                 "full",
             )
             return False
-        if not self.seat_to_give():
+        earlier = self.knocks.get(key)
+        # A knock that came while a seat was free stays when the table fills
+        # (the host may free one): its Hello sent again is still a knock.
+        if earlier is None and not self.seat_to_give():
             self._refuse(key, f"room {self.code} is full", "full", hello.n)
             return False
-        earlier = self.knocks.get(key)
         self.knocks[key] = Knock(
             key,
             clean_name(hello.name),
@@ -1614,10 +1616,17 @@ class Authority:
             # the sender so that it does not act on an outdated picture; a
             # replay flood is answered once per interval (issue 19 item 4).
             self._floods.note("stale", f"refused old or repeated requests of {peer_id(key)}", now)
-            if not self._log_answers.allow(("stale", key), now):
-                return
-            self._refuse(key, "an old or repeated request was ignored", "stale", message.n)
             seat = self._seat_of(key)
+            # The seat's latest request again (its action re-sent after the
+            # table moved, docs/election.md "Clients"): the answer it had,
+            # the seat's view acknowledging it, and no refusal: it was
+            # handled once, and is not handled again (issue 20). Each kind
+            # of answer is bounded on its own, once per interval.
+            latest = nonce == record.last_nonce and seat is not None and self.table is not None
+            if not self._log_answers.allow(("latest" if latest else "stale", key), now):
+                return
+            if not latest:
+                self._refuse(key, "an old or repeated request was ignored", "stale", message.n)
             if seat is not None:
                 self._send_update(seat, base=0, answer=True)
             return

@@ -246,7 +246,7 @@ async def open_room(
     code: str | None = None,
     admission: str = "any",
     alternates: Sequence[tuple[str, int]] = (),
-    failover: bool = False,
+    failover: bool = True,
 ) -> HostedRoom:
     """Open a room and return it; raises ``BrokerUnreachable``,
     ``BrokerError`` or ``RoomBusy`` with a one-line reason. ``alternates``:

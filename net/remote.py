@@ -219,6 +219,7 @@ class RemoteTable(TableClient):
         self._asked_from: tuple[int, float] | None = None
         self.acked = 0  # the n of our latest request the authority has handled
         self.last_action_n = 0  # the n of our latest action
+        self._last_act: Act | None = None  # and the action itself, to send again
         # The elected authority (issue 20; net/failover.py): the room's
         # voters (its config, from the room state), the highest term
         # announced by one of them, this process's voter if it is one, and
@@ -998,9 +999,25 @@ class RemoteTable(TableClient):
             self._on_room_message(*kept)
         self._watching_stamp = -1  # its count's stamps are its own too
         if not self._closed:
+            self._send_action_again()
             self._rejoin()  # our seat there (a watcher watches there)
         for listener in list(self._moved_listeners):
             listener(self.term)
+
+    def _send_action_again(self) -> None:
+        """Our latest action, unanswered when the table moved, goes to the
+        new authority as it was (same epoch and n), before the Hello that
+        takes our seat there (its n is higher: the action after it would be
+        stale). The successor holds every acknowledged change (docs/
+        election.md, "Clients"): if the old authority had handled it, the
+        successor has its nonce and answers with our view, acknowledging
+        it, and does not handle it again; if not, it handles it now, once.
+        Either way the person's move is neither lost nor made twice."""
+        act = self._last_act
+        if act is None or not self.action_pending or act.n != self.last_action_n:
+            return
+        log.info("action %d was unanswered when the table moved: sent again", act.n)
+        self._send(act)
 
     @property
     def runs_the_table(self) -> bool:
@@ -1204,6 +1221,7 @@ class RemoteTable(TableClient):
             at=max(self.seq, 0),
         )
         self.last_action_n = act.n
+        self._last_act = act
         sent = self._send(act)
         if not sent:
             self._deliver(rejected="not connected to the table: reconnecting…")

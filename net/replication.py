@@ -93,8 +93,10 @@ def can_fail_over(voters: int, standing: int) -> bool:
     left, and a majority of the share holders (the maker and those who
     stand) among the survivors, which takes MIN_STANDING of them (with one,
     the holders are two and the survivor holds half)."""
-    return voters >= MIN_VOTERS and standing >= shares.threshold_for(standing + 1) and (
-        standing >= MIN_STANDING
+    return (
+        voters >= MIN_VOTERS
+        and standing >= shares.threshold_for(standing + 1)
+        and (standing >= MIN_STANDING)
     )
 
 

@@ -183,9 +183,12 @@ def safe_last_resort() -> None:
         logging.lastResort.setFormatter(SafeFormatter("%(message)s"))
 
 
-def safe_logging(level: int, fmt: str) -> None:
-    """``logging.basicConfig`` to stderr with a :class:`SafeFormatter`."""
-    handler = logging.StreamHandler()
+def safe_logging(level: int, fmt: str, path: str | None = None) -> None:
+    """``logging.basicConfig`` with a :class:`SafeFormatter`: to stderr, or
+    appended to the file ``path`` (the app on screen owns the terminal)."""
+    handler: logging.Handler = (
+        logging.StreamHandler() if path is None else logging.FileHandler(path, encoding="utf-8")
+    )
     handler.setFormatter(SafeFormatter(fmt))
     logging.basicConfig(level=level, handlers=[handler])
 

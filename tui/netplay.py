@@ -103,8 +103,8 @@ class HostPlan:
     bot_delay: float = 0.8
     code: str | None = None  # the room code to use (default: a new random one)
     # If this machine stops mid-game, the table moves to a player's (issue
-    # 20; the lobby's f turns it on or off). Off by default for now.
-    failover: bool = False
+    # 20; the lobby's f turns it off or on again).
+    failover: bool = True
     # A room whose host died, opened again instead of a new one (its own
     # game and settings stand; the person takes back the seat their key holds).
     resume: SavedRoom | None = None

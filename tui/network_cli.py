@@ -140,14 +140,14 @@ def add_commands(commands: Any, option_type: Any) -> None:
         f"back (default {STAND_IN_AFTER:g}; 0: wait for them however long)",
     )
     host.add_argument(
-        "--failover",
+        "--no-failover",
         action="store_true",
-        help="if this process dies mid-game, the table moves to a joined player's machine "
-        "(elected by a majority of the players' processes; needs 2 or more joined who "
-        "stand, see docs/election.md)",
+        help="if this process dies mid-game, the game waits for it to come back (by default "
+        "the table moves to a joined player's machine, elected by a majority of the players' "
+        "processes, when 2 or more people joined: docs/election.md)",
     )
-    # The default (failover is off by default for now); accepted.
-    host.add_argument("--no-failover", action="store_true", help=argparse.SUPPRESS)
+    # The default since issue 20's failover was turned on; still accepted.
+    host.add_argument("--failover", action="store_true", help=argparse.SUPPRESS)
     host.add_argument(
         "--admit",
         nargs="+",
@@ -462,7 +462,7 @@ def _host_on_screen(args: argparse.Namespace) -> int:
         seed=seed,
         bot_delay=bot_delay,
         code=code,
-        failover=args.failover and not args.no_failover,
+        failover=not args.no_failover,
     )
     return _lobby_on_screen(plan, args)
 
@@ -630,7 +630,7 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
     authority = room.authority
     authority.admission, authority.allowed_keys = admission
     authority.free_away_after = free_after
-    authority.failover = args.failover and not args.no_failover
+    authority.failover = not args.no_failover
     # Where any key may sit, a retained "online" with no will (a process
     # gone) must not look present for ever (issue 19 seats item 5): a seat not
     # heard for the timeout is away. A "keys" rule lists who may sit.

@@ -46,6 +46,7 @@ from net.election.messages import (
     Config,
     Entry,
     Message,
+    PreVote,
     Request,
     RequestVote,
     Vote,
@@ -487,6 +488,12 @@ class VoterDriver:
         term = self.node.term
         epoch = self._presences.newest(voter)
         log.info("the authority's will: %s is gone", peer_id(voter))
+        if self._link is not None and self._link.connected:
+            # From now on this voter says yes to whoever asks first
+            # (pre-vote); a broker that stops sends this will too, but then
+            # our link goes down and ``came_up`` gives the authority its
+            # time again once we are back.
+            self.node.authority_gone(now)
 
         def stand() -> None:
             # Not if it came back meanwhile (a newer connection said
@@ -695,7 +702,11 @@ def _log_election(send: Send) -> None:
     message = send.message
     if not log.isEnabledFor(logging.DEBUG):
         return
-    if isinstance(message, RequestVote):
+    if isinstance(message, PreVote):
+        log.debug(
+            "asking %s whether it would vote for us in term %d", peer_id(send.to), message.term
+        )
+    elif isinstance(message, RequestVote):
         log.debug(
             "standing for term %d (log %d of term %d): asking %s",
             message.term,

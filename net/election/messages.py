@@ -80,6 +80,26 @@ class Config(Struct, frozen=True, forbid_unknown_fields=True):
 # Between voters.
 
 
+class PreVote(Struct, frozen=True, forbid_unknown_fields=True, tag="pre_vote"):
+    """Raft's pre-vote (thesis 9.6): "would you vote for me in ``term``?",
+    asked before standing. Nobody persists or adopts anything for it, so a
+    voter cut off for a while (or a broker blip) cannot raise the term and
+    unseat a live authority: it stands only once a majority, none of which
+    has heard the authority lately, says it would vote for it."""
+
+    term: Term  # the term the sender would stand for: its own + 1
+    last_index: Index
+    last_term: Term
+
+
+class PreVoteReply(Struct, frozen=True, forbid_unknown_fields=True, tag="pre_vote_reply"):
+    """``granted``: ``term`` is the asked one. Refused: the voter's own term
+    (a higher one tells the asker to move to it, as any message does)."""
+
+    term: Term
+    granted: bool
+
+
 class RequestVote(Struct, frozen=True, forbid_unknown_fields=True, tag="request_vote"):
     term: Term
     last_index: Index
@@ -149,7 +169,7 @@ class Answer(Struct, frozen=True, forbid_unknown_fields=True, tag="answer"):
     authority: Key | None = None
 
 
-Message = RequestVote | Vote | Append | AppendReply | Request | Answer
+Message = PreVote | PreVoteReply | RequestVote | Vote | Append | AppendReply | Request | Answer
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Message)

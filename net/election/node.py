@@ -27,6 +27,8 @@ from net.election.messages import (
     Config,
     Entry,
     Message,
+    PreVote,
+    PreVoteReply,
     Request,
     RequestVote,
     ShareForCandidate,
@@ -187,8 +189,16 @@ class Node:
         self._index_requests(1)
         self._leading: _Leading | None = None
         self._campaign: _Campaign | None = None
+        # Pre-votes granted to this follower for term + 1 (itself included),
+        # while it asks whether it could win before standing (PreVote).
+        self._pre_votes: set[bytes] | None = None
         self._election_due = 0.0
         self._heard_at = now  # the last Append of the current authority
+        # Until then this voter refuses pre-votes: it heard the authority
+        # lately, or its link just came back (``came_up``). Raft's "leader
+        # stickiness" (thesis 9.6): a voter that heard the authority does
+        # not help anyone unseat it.
+        self._lease_until = now
         self._reset_election_timer(now)
 
     # ------------------------------------------------------------------ API
@@ -220,7 +230,7 @@ class Node:
                 return []
             return self._broadcast(now)
         if now >= self._election_due:
-            return self._start_election(now)
+            return self._ask_before_standing(now)
         return []
 
     def suspect(self, now: float, *, current: bool = False) -> list[Effect]:
@@ -236,7 +246,16 @@ class Node:
         recent = self.authority is not None and now - self._heard_at < self.timing.election[0]
         if recent and not current:
             return []
-        return self._start_election(now)
+        if current:
+            self.authority_gone(now)
+        return self._ask_before_standing(now)
+
+    def authority_gone(self, now: float) -> None:
+        """The authority's current connection is known gone (its will, seen
+        while this voter's own link is up): from now on this voter grants
+        pre-votes, so that whoever stands first can win at once."""
+        if self.role != "authority":
+            self._lease_until = now
 
     def receive(self, sender: bytes, message: Message, now: float) -> list[Effect]:
         """``sender`` is the envelope's verified key (net/wire.py)."""
@@ -244,6 +263,12 @@ class Node:
             return self._on_request(sender, message)
         if isinstance(message, Answer) or sender not in self.voters or sender == self.key:
             return []
+        # A pre-vote, and a pre-vote granted, carry a term nobody is in yet:
+        # never a reason to move to it (that is their whole point).
+        if isinstance(message, PreVote):
+            return self._on_pre_vote(sender, message, now)
+        if isinstance(message, PreVoteReply) and message.granted:
+            return self._on_pre_vote_granted(sender, message, now)
         effects: list[Effect] = []
         if message.term > self.term:
             # Fencing: a higher term wins at once (an old authority steps down).
@@ -258,7 +283,9 @@ class Node:
             return effects + self._on_vote(sender, message, now)
         if isinstance(message, Append):
             return effects + self._on_append(sender, message, now)
-        return effects + self._on_append_reply(sender, message, now)
+        if isinstance(message, AppendReply):
+            return effects + self._on_append_reply(sender, message, now)
+        return effects  # a pre-vote refused: its term, if higher, was taken above
 
     # ------------------------------------------------------------ elections
 
@@ -287,8 +314,50 @@ class Node:
         self.secret = None  # held whole by the authority only (issue 20.3)
         self._leading = None
         self._campaign = None
+        self._pre_votes = None
+
+    def _in_lease(self, now: float) -> bool:
+        return self.role == "authority" or now < self._lease_until
+
+    def _ask_before_standing(self, now: float) -> list[Effect]:
+        """Pre-vote (thesis 9.6): ask every voter whether it would vote for
+        this one in the next term; stand only with a majority's yes. Until
+        then nothing is persisted and no term raised: a voter whose link was
+        down while the authority lived, once back, is told no by voters that
+        hear the authority, and follows again at its next Append."""
+        self._reset_election_timer(now)
+        if not self.can_stand:
+            return []
+        self._become_follower()  # a candidate whose term found no winner asks again
+        self._pre_votes = {self.key}
+        ask = PreVote(self.term + 1, self.last_index, self.last_term)
+        effects: list[Effect] = [Send(voter, ask) for voter in self.voters if voter != self.key]
+        if len(self._pre_votes) >= majority(len(self.voters)):
+            return self._start_election(now)
+        return effects
+
+    def _on_pre_vote(self, sender: bytes, ask: PreVote, now: float) -> list[Effect]:
+        """Yes when this voter would vote for ``sender`` in ``ask.term``: the
+        term is ahead of its own, it has not heard the authority lately, and
+        the asker's log is at least as up to date. Nothing changes here: no
+        term, no vote, no timer."""
+        grant = (
+            ask.term > self.term
+            and not self._in_lease(now)
+            and self._log_is_current(ask.last_index, ask.last_term)
+        )
+        return [Send(sender, PreVoteReply(ask.term if grant else self.term, grant))]
+
+    def _on_pre_vote_granted(self, sender: bytes, reply: PreVoteReply, now: float) -> list[Effect]:
+        if self._pre_votes is None or self.role != "follower" or reply.term != self.term + 1:
+            return []  # not asking, or a reply to an earlier question
+        self._pre_votes.add(sender)
+        if len(self._pre_votes) < majority(len(self.voters)):
+            return []
+        return self._start_election(now)
 
     def _start_election(self, now: float) -> list[Effect]:
+        """Stand (after a majority's pre-votes): the term is raised here."""
         self._reset_election_timer(now)
         if not self.can_stand:
             return []
@@ -375,6 +444,9 @@ class Node:
         if self.role == "follower":
             self._reset_election_timer(now)
             self._election_due += grace
+            # And no pre-vote for anyone meanwhile: the others' links came
+            # back on their own schedules, the authority's among them.
+            self._lease_until = max(self._lease_until, now + self.timing.election[0] + grace)
 
     def lead_first_term(self, secret: bytes, now: float) -> list[Effect]:
         """The room's maker takes term 1 without a campaign: every voter's
@@ -477,8 +549,10 @@ class Node:
             return []
         if self.role == "candidate":
             self._become_follower()
+        self._pre_votes = None  # the authority of this term is alive
         self._reset_election_timer(now)
         self._heard_at = now
+        self._lease_until = max(self._lease_until, now + self.timing.election[0])
         if self.authority != sender:
             self.authority = sender
             effects.append(AuthorityKnown(self.term, sender))

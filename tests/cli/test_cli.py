@@ -131,3 +131,14 @@ def test_list_options_are_written_with_commas(capsys: pytest.CaptureFixture[str]
     commas = scores("--option", "diamonds=" + ",".join(map(str, flat)))
     assert commas == scores("--option", f"diamonds={json.dumps(flat)}")
     assert commas != scores()
+
+
+def test_a_log_file_that_cannot_be_written_is_said_in_one_line(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PASSE_LOG_FILE (the app on screen logs there): a path that cannot be
+    written is refused before any screen opens, in one line, exit 2."""
+    monkeypatch.setenv("PASSE_LOG_FILE", str(tmp_path / "no such folder" / "passe.log"))
+    assert main(["play"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("passe: cannot write the log file ") and err.count("\n") == 1

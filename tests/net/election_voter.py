@@ -13,6 +13,11 @@ It prints one JSON line per event: ``ready``, ``authority`` (term, key),
 this process can read it: the authority only), ``holds_deck`` (on winning:
 how many of the log's actions it can read) and ``stepped_down`` (term), and
 runs until killed.
+
+SIGUSR1 makes it claim the next term at once, as a candidate, with no
+pre-vote and whatever it knows (``claimed``: the term): the forced race of
+test_election_processes.py, two voters signalled together claiming the
+same term. A test's lever only: a real voter stands by its own rules.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import asyncio
 import json
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -70,6 +76,13 @@ async def _main(args: argparse.Namespace) -> None:
         on_stepped_down=lambda term: _say("stepped_down", term=term),
     )
     await driver.start()
+
+    def claim() -> None:
+        effects = driver.node._start_election(driver.clock())
+        _say("claimed", term=driver.node.term, role=driver.node.role)
+        driver._carry_out(effects)
+
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, claim)
     _say("ready", key=identity.public_key.hex())
     await asyncio.Event().wait()  # until killed
 

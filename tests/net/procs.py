@@ -52,18 +52,18 @@ def host_args(
     bot_delay: float | None = None,
     seed: int | None = None,
     advertise: bool = False,
-    failover: bool | None = None,
+    failover: bool = True,
 ) -> tuple[str, ...]:
     """``passe host`` without a screen (and, unless asked, without an advert
     on the LAN): the set-up of a host process that the network tests share.
-    ``failover``: True, the table moves to a player's machine when the
-    host's stops (``--failover``); False, the room waits for its host
-    (``--no-failover``, the default for now); None: the default."""
+    ``failover=False``: a test of what a room does when its host's machine
+    stops and the room waits for it (``--resume``); with failover, on by
+    default, a room of three people's machines or more moves instead."""
     args = ["host", game, "--players", str(players), "--headless", "--wait-for", str(wait_for)]
     if not advertise:
         args.append("--no-advertise")
-    if failover is not None:
-        args.append("--failover" if failover else "--no-failover")
+    if not failover:
+        args.append("--no-failover")
     if bot_delay is not None:
         args += ["--bot-delay", str(bot_delay)]
     if seed is not None:

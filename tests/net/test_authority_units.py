@@ -1057,11 +1057,40 @@ async def test_a_stale_request_of_a_seated_person_mid_game_resends_the_log() -> 
     authority = room()
     ana = Identity.generate()
     await in_play(authority, ana)
-    request(authority, ana, Sync(room=CODE, epoch=1, n=1))
+    request(authority, ana, Sync(room=CODE, epoch=1, n=0))
     refused, update = to(authority, ana)
-    assert refused == refusal("an old or repeated request was ignored", "stale", 1)
+    assert refused == refusal("an old or repeated request was ignored", "stale", 0)
     assert isinstance(update, Update) and update.base == 0
     assert len(update.events) == len(authority._logs[0])
+
+
+async def test_the_latest_request_again_mid_game_gets_its_answer_and_is_not_handled_again() -> None:
+    """Issue 20 ("a duplicate gets the original answer, never a second
+    application"): a seat re-sends its unanswered action, with its nonce,
+    to the authority the table moved to. This one had handled it (its
+    nonce is the latest of that key): the answer is the seat's view,
+    acknowledging that n, with no refusal, and the action is not applied a
+    second time. Fails if the repeat is refused as stale (the person would
+    read "an old or repeated request was ignored" for a move that counted)
+    or handled again."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    table = authority.table
+    assert table is not None
+    while table.state.to_act[0] != 0:
+        table.step_bot()
+    sent(authority, ana)
+    legal = str(table.state.view(0).legal[0])
+    first = Act(room=CODE, epoch=1, n=2, seat=0, action=legal, at=authority.seq)
+    request(authority, ana, first)
+    played = len(table.record().actions)
+    (answer,) = to(authority, ana)
+    assert isinstance(answer, Update) and answer.ack == 2 and answer.rejected is None
+    request(authority, ana, first)  # again, as after a failover
+    (again,) = to(authority, ana)
+    assert isinstance(again, Update) and again.ack == 2 and again.rejected is None
+    assert again.view == answer.view and len(table.record().actions) == played
 
 
 def test_requests_past_the_rate_are_dropped_unanswered_and_counted() -> None:
@@ -1292,6 +1321,31 @@ def test_a_knock_asked_again_keeps_when_it_came() -> None:
     hello(authority, eve, n=3, name="Eva", seat=1)
     knock = authority.knocks[eve.public_key]
     assert (knock.name, knock.seat, knock.n, knock.at) == ("Eva", 1, 3, first.at)
+
+
+def test_a_knock_asked_again_once_the_table_is_full_is_still_a_knock() -> None:
+    """Found under load (test_a_knock_at_a_full_table_waits_for_a_free_seat
+    failed 2 runs of 3): the joiner's Hello, sent again while its first
+    answer was slow, came after the table had filled, and was refused as
+    full: the knocker gave up and the host's lobby lost the knock. A knock
+    stays when the table fills; only a new one is refused as full."""
+    authority = room(admission="ask")
+    eve, dan = Identity.generate(), Identity.generate()
+    for key in (eve, dan):
+        presence(authority, key, online=True)
+    hello(authority, eve, n=2, name="Eve")
+    for seat in range(3):
+        authority.set_bot(seat, "heuristic")
+    assert not authority.seat_to_give()
+    listen(authority)
+    hello(authority, eve, n=3, name="Eve")
+    assert to(authority, eve) == [
+        refusal(f"the host of room {CODE} is asked to let you in", "knock", 3)
+    ]
+    assert eve.public_key in authority.knocks
+    hello(authority, dan, n=2, name="Dan")
+    assert to(authority, dan) == [refusal(f"room {CODE} is full", "full", 2)]
+    assert dan.public_key not in authority.knocks
 
 
 # -- on a real broker ---------------------------------------------------------------
@@ -3246,8 +3300,10 @@ async def test_exact_replays_of_a_seated_key_do_not_spend_its_budget() -> None:
     copies = int(authority_module.SEATED_RATE.message_burst) + 100
     for _ in range(copies):
         await authority._on_message(*captured)
-    # Stale: one refusal and one update for the whole flood (this interval).
-    assert [type(message) for message in to(authority, ana)] == [Refused, Update]
+    # Copies of the key's latest request: answered once for the whole flood
+    # (this interval), with the seat's view and no refusal (issue 20: the
+    # latest request again gets its answer).
+    assert [type(message) for message in to(authority, ana)] == [Update]
     assert authority._floods.counts["stale"] == copies
     await authority._on_message(*sealed_request(authority, ana, Sync(room=CODE, epoch=1, n=3)))
     assert [type(message) for message in to(authority, ana)] == [Update]

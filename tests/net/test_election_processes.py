@@ -4,7 +4,8 @@ each, is SIGKILLed; the others elect a successor that holds every
 acknowledged entry, answers a re-sent request with its first answer, and the
 killed voter comes back from its file as a follower that catches up. Only
 the authority of a term ever reads an action: the log is ciphertext under
-the room secret everywhere else, on disk too. The
+the room secret everywhere else, on disk too. Two voters claiming the same
+term at once (the forced race) make exactly one authority. The
 core's rules are checked over simulated hostile networks in
 test_election_model.py; this is the same core over sockets, files and
 processes."""
@@ -13,8 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import random
+import signal
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -36,6 +40,7 @@ from tests.net.election_procs import (
     authority_of,
     make_voters,
 )
+from tests.net.procs import PasseProcess
 
 _answers = msgspec.msgpack.Decoder(messages.Message)
 
@@ -166,3 +171,81 @@ async def test_a_killed_authority_is_succeeded_and_nothing_acknowledged_is_lost(
         for voter in voters:
             await lines.forget(voter)
             await voter.stop()
+
+
+async def test_two_voters_claiming_the_same_term_at_once_make_one_authority(
+    tmp_path: Path, broker: tuple[str, int]
+) -> None:
+    """Issue 20's forced race, through real processes and a real broker:
+    five voters, an authority elected; two followers are signalled together
+    and each claims the next term at once (no pre-vote: the test voter's
+    SIGUSR1). Each voter grants one vote per term, persisted first, so
+    exactly one of them wins that term: every voter names the same
+    authority for it, the other claimant follows it, and the old authority
+    steps down. Repeated (seeded) until a round had both claim the very
+    same term, which is the race; each round checked."""
+    host, port = broker
+    rng = random.Random(23)
+    identities, voters, arguments = make_voters(tmp_path, 5, rng, f"{host}:{port}")
+    keys = [identity.public_key.hex() for identity in identities]
+    lines = Lines()
+    try:
+        for voter, args in zip(voters, arguments, strict=True):
+            await voter.start(*args, module=VOTER)
+            lines.follow(voter)
+        await lines.until(lambda: all(_said(v, "ready") for v in voters) or None, "ready")
+        term, key = await lines.until(lambda: authority_of(voters, 0), "authority")
+        raced = 0
+        for _ in range(5):
+            followers = [v for v, k in zip(voters, keys, strict=True) if k != key]
+            pair = rng.sample(followers, 2)
+            before = [len(_said(v, "claimed")) for v in pair]
+            for voter in pair:
+                assert voter.process is not None
+                voter.process.send_signal(signal.SIGUSR1)
+            claims = await lines.until(partial(_claims, pair, before), "claims")
+            # One authority for each term claimed: everyone names the same
+            # one (at most one per term is what the votes guarantee; here
+            # the three others' votes always make one).
+            new_term, named = await lines.until(partial(_race_outcome, voters, term), "winner")
+            assert isinstance(named, str), f"two authorities of term {new_term}: {named}"
+            raced += len(set(claims)) == 1
+            term, key = new_term, named
+            if raced:
+                break
+        assert raced, "the two claims never fell in the same term"
+    except BaseException:
+        for voter in voters:
+            await lines.forget(voter)
+            print(await voter.report())
+        raise
+    finally:
+        for voter in voters:
+            await lines.forget(voter)
+            await voter.stop()
+
+
+def _said(voter: PasseProcess, event: str) -> list[dict[str, Any]]:
+    return [line for line in voter.lines if line.get("event") == event]
+
+
+def _race_outcome(
+    voters: list[PasseProcess], above: int
+) -> tuple[int, str] | tuple[int, set[str]] | None:
+    """The authority all voters name for a term above ``above``, once they
+    agree; or a term for which two voters were named (the race lost)."""
+    named: dict[int, set[str]] = {}
+    for voter in voters:
+        for line in _said(voter, "authority"):
+            named.setdefault(int(line["term"]), set()).add(str(line["key"]))
+    for term, keys in named.items():
+        if len(keys) > 1:
+            return term, keys
+    return authority_of(voters, above)
+
+
+def _claims(pair: list[PasseProcess], before: list[int]) -> list[int] | None:
+    """The terms the two claimed, once each has claimed again."""
+    if all(len(_said(v, "claimed")) > n for v, n in zip(pair, before, strict=True)):
+        return [int(_said(v, "claimed")[-1]["term"]) for v in pair]
+    return None

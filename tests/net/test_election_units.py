@@ -17,6 +17,8 @@ from net.election.messages import (
     Append,
     AppendReply,
     Entry,
+    PreVote,
+    PreVoteReply,
     Request,
     RequestVote,
     Vote,
@@ -166,7 +168,7 @@ def test_hopeless_candidates_do_not_keep_the_only_electable_voter_from_standing(
             ask = RequestVote(ahead.term + 1, 1, 0)
             refusal = [s.message for s in _sends(ahead.receive(behind.key, ask, now))]
             assert refusal == [Vote(ask.term, False)]
-        if any(isinstance(s.message, RequestVote) for s in _sends(ahead.tick(now))):
+        if any(isinstance(s.message, PreVote) for s in _sends(ahead.tick(now))):
             stood_at = now
             break
     assert stood_at is not None and stood_at < 2.0 + 0.05  # its first timeout, 1-2 s
@@ -186,9 +188,13 @@ def test_the_winner_rebuilds_the_secret_and_steps_down_at_a_higher_term() -> Non
 
 def test_silence_alone_starts_an_election_and_votes_decide_it() -> None:
     _, nodes, _ = _room(3)
-    alice = nodes[0]
+    alice, bob, _ = nodes
     assert alice.tick(0.5) == []  # within the timeout
     effects = alice.tick(5.0)
+    # It asks first (pre-vote): nothing persisted, no term raised.
+    assert {type(s.message) for s in _sends(effects)} == {PreVote}
+    assert len(effects) == 2 and alice.role == "follower" and alice.term == 0
+    effects = alice.receive(bob.key, PreVoteReply(1, True), 5.0)
     assert alice.role == "candidate"  # started, not decided: no votes yet
     assert isinstance(effects[0], PersistState) and effects[0].voted_for == alice.key
     assert not any(isinstance(effect, AuthorityKnown) for effect in effects)
@@ -231,6 +237,18 @@ def test_a_reply_claiming_more_than_the_log_is_held_to_the_log() -> None:
     assert sent[0].prev_index == alice.last_index
 
 
+def _stand(candidate: Node, granting: list[Node]) -> list[Send]:
+    """``candidate`` asks (pre-vote), is told yes by enough of ``granting``,
+    and stands: what it sends."""
+    sent = _sends(candidate.suspect(0.0))
+    for voter in granting:
+        if candidate.role == "candidate":
+            break
+        sent += _sends(candidate.receive(voter.key, PreVoteReply(candidate.term + 1, True), 0.0))
+    assert candidate.role == "candidate"
+    return sent
+
+
 def test_two_candidates_of_one_term_make_one_authority_at_most() -> None:
     """The forced race, in the core: two voters stand in the same term at
     once; over many orders of delivery, at most one of them wins."""
@@ -238,8 +256,8 @@ def test_two_candidates_of_one_term_make_one_authority_at_most() -> None:
         rng = random.Random(seed)
         _, nodes, _ = _room(rng.choice([3, 4, 5]))
         by_key = {node.key: node for node in nodes}
-        queue = [(nodes[0].key, s) for s in _sends(nodes[0].suspect(0.0))]
-        queue += [(nodes[1].key, s) for s in _sends(nodes[1].suspect(0.0))]
+        queue = [(nodes[0].key, s) for s in _stand(nodes[0], nodes[2:])]
+        queue += [(nodes[1].key, s) for s in _stand(nodes[1], nodes[2:])]
         assert nodes[0].term == nodes[1].term == 1
         while queue:
             sender, send = queue.pop(rng.randrange(len(queue)))
@@ -258,8 +276,8 @@ def test_a_late_will_starts_nothing_while_the_authority_is_heard() -> None:
     bob.receive(alice.key, heartbeat.message, 0.3)
     assert bob.suspect(0.5) == []  # heard 0.2 s ago: the will is a late one
     assert bob.role == "follower" and bob.term == alice.term
-    assert bob.suspect(1.4) != []  # silent for longer: the will starts one
-    assert bob.role == "candidate"
+    asks = _sends(bob.suspect(1.4))  # silent for longer: the will starts one
+    assert {type(s.message) for s in asks} == {PreVote} and len(asks) == 2
 
 
 def test_the_will_of_the_authoritys_current_connection_starts_an_election_at_once() -> None:
@@ -275,9 +293,18 @@ def test_the_will_of_the_authoritys_current_connection_starts_an_election_at_onc
     bob.receive(alice.key, heartbeat.message, 0.3)
     assert bob.suspect(0.31) == []
     asks = _sends(bob.suspect(0.31, current=True))
-    assert bob.role == "candidate" and bob.term == alice.term + 1
     assert {s.to for s in asks} == {alice.key, nodes[2].key}
     assert alice.suspect(0.31, current=True) == []  # the authority never stands against itself
+    carol = nodes[2]
+    ask = next(s.message for s in asks if s.to == carol.key)
+    # Carol heard Alice 0.31 s ago: no, unless she saw the will too (the
+    # driver tells every voter's node of it as it comes).
+    assert _sends(carol.receive(bob.key, ask, 0.31))[0].message == PreVoteReply(1, False)
+    carol.authority_gone(0.31)
+    yes = _sends(carol.receive(bob.key, ask, 0.31))[0].message
+    assert yes == PreVoteReply(alice.term + 1, True)
+    bob.receive(carol.key, yes, 0.32)
+    assert bob.role == "candidate" and bob.term == alice.term + 1
 
 
 def test_a_follower_back_on_the_same_broker_waits_a_backoff_more_before_standing() -> None:
@@ -295,3 +322,54 @@ def test_a_follower_back_on_the_same_broker_waits_a_backoff_more_before_standing
     candidate = nodes[2]
     candidate.came_up(200.0)
     assert _sends(candidate.tick(200.0 + high + 0.01))
+
+
+def test_a_voter_back_from_a_blip_does_not_unseat_a_live_authority() -> None:
+    """Pre-vote (Raft thesis 9.6), the CI failure of 2 December: a voter
+    whose link had been down, its election timer run out, stood for term 2
+    once back, and the live authority stepped down at that term: the table
+    moved for a broker blip. Now it only asks; the authority and a voter
+    that heard it say no, and nobody's term moves. Fails without pre-vote
+    (the voter's tick raises its term and sends RequestVote)."""
+    _, nodes, _ = _room(3)
+    _elect(nodes)
+    alice, bob, carol = nodes
+    term = alice.term
+    heartbeat = next(s for s in _sends(alice.tick(3.0)) if s.to == carol.key)
+    carol.receive(alice.key, heartbeat.message, 3.0)  # Carol hears Alice; Bob did not
+    asks = _sends(bob.tick(3.0))
+    assert {type(s.message) for s in asks} == {PreVote}
+    assert bob.term == term and bob.role == "follower"
+    queue = [(bob.key, s) for s in asks]
+    by_key = {node.key: node for node in nodes}
+    while queue:
+        sender, send = queue.pop(0)
+        queue += [(send.to, s) for s in _sends(by_key[send.to].receive(sender, send.message, 3.1))]
+    assert alice.role == "authority" and [n.term for n in nodes] == [term] * 3
+    assert carol.voted_for == alice.key or carol.voted_for is None
+
+
+def test_a_pre_vote_changes_nothing_and_a_refusal_of_a_higher_term_moves_the_asker() -> None:
+    _, nodes, _ = _room(3)
+    alice, bob, carol = nodes
+    carol.term = 4
+    effects = bob.receive(alice.key, PreVote(9, 1, 0), 0.0)
+    assert effects == [Send(alice.key, PreVoteReply(9, True))]  # no PersistState, no timer
+    assert bob.term == 0 and bob.voted_for is None
+    ask = next(s.message for s in _sends(alice.tick(5.0)) if s.to == carol.key)
+    refusal = _sends(carol.receive(alice.key, ask, 5.0))[0].message
+    assert refusal == PreVoteReply(4, False)
+    effects = alice.receive(carol.key, refusal, 5.0)
+    assert alice.term == 4 and effects[0] == PersistState(4, None)
+
+
+def test_a_voter_whose_link_just_came_back_refuses_pre_votes_for_its_grace() -> None:
+    """``came_up`` gives the authority time to come back on its own backoff:
+    meanwhile this voter helps nobody stand (fails if the lease is not set
+    there: it would grant at once, having heard nobody)."""
+    _, nodes, _ = _room(3)
+    alice, bob, _ = nodes
+    bob.came_up(10.0, grace=5.0)
+    ask = PreVote(1, 1, 0)
+    assert _sends(bob.receive(alice.key, ask, 15.9))[0].message == PreVoteReply(0, False)
+    assert _sends(bob.receive(alice.key, ask, 16.01))[0].message == PreVoteReply(1, True)

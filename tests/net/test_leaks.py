@@ -94,15 +94,7 @@ async def test_a_subscriber_to_everything_learns_nothing_private(
         async with RawClient("127.0.0.1", broker.port, ["#"]) as spy:
             try:
                 await host.start(
-                    *host_args(
-                        game_id,
-                        players,
-                        wait_for=2,
-                        bot_delay=0,
-                        seed=seed,
-                        broker=where,
-                        failover=True,
-                    )
+                    *host_args(game_id, players, wait_for=2, bot_delay=0, seed=seed, broker=where)
                 )
                 code = (await host.expect("room"))["code"]
                 seats = {}
@@ -168,9 +160,9 @@ async def test_a_subscriber_to_everything_learns_nothing_private(
             sealed_seen += 1
             kind = topic.split("/")[-2]
             if kind == "e":
-                # Failover (issue 20; two people's machines and the host's):
-                # election messages, sealed from a voter to the voter of the
-                # topic's peer id.
+                # Failover (on by default with two people's machines and the
+                # host's, issue 20): election messages, sealed from a voter
+                # to the voter of the topic's peer id.
                 owner, other = by_id.get(topic.rsplit("/", 1)[1]), envelope.sender
             else:  # between a peer (the topic's) and the authority
                 owner, other = by_id[topic.rsplit("/", 1)[1]], _room_signer(spy.messages)

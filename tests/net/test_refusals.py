@@ -117,9 +117,17 @@ async def test_refusals_change_nothing(tmp_path: Path) -> None:
             await idle.until(lambda u: idle.table.seq > seq)
             after = mover.table.seq
 
-            # Replaying that exact signed payload is refused as stale.
+            # Replaying that exact signed payload, the key's latest request:
+            # answered as it was (the seat's view, no refusal: issue 20, an
+            # action sent again after the table moved), never applied twice.
             mark = mover.mark()
             await spy.publish(mover_topic, replayed)
+            answered = await mover.until(lambda u: True, mark)
+            assert answered.rejected is None and mover.table.seq == after
+            # An older one (its join) is refused as stale.
+            first = next(payload for topic, payload in spy.messages if topic == mover_topic)
+            mark = mover.mark()
+            await spy.publish(mover_topic, first)
             refused = await mover.until(
                 lambda u: u.rejected is not None and "old or repeated" in u.rejected, mark
             )

@@ -31,6 +31,7 @@ from net.table import TableUpdate
 from net.transport import BrokerUnreachable
 from net.wire import (
     Act,
+    Hello,
     Leave,
     NextRoom,
     Presence,
@@ -2104,3 +2105,62 @@ async def test_the_states_of_the_last_four_other_keys_are_kept_for_a_move() -> N
     assert table.room is None
     table._repin(others[0].identity.public_key)
     assert table.room is not None and table.room.stamp == 2
+
+
+def _successor(authority: Authority) -> Authority:
+    """The room as an elected successor runs it (net/failover.py's
+    _take_over): the same saved room, signed with a fresh key."""
+    saved = authority.snapshot(authority._broker_choice())
+    fresh = Identity.generate()
+    saved = msgspec.structs.replace(saved, authority_key=bytes(fresh.signing_key))
+    successor = Authority.restore(saved, "127.0.0.1", 1)
+    listen(successor)
+    assert successor.table is not None
+    return successor
+
+
+@pytest.mark.parametrize("handled_before", [False, True])
+async def test_an_action_unanswered_when_the_table_moved_is_sent_again_with_its_nonce(
+    monkeypatch: pytest.MonkeyPatch, handled_before: bool
+) -> None:
+    """Issue 20 ("a peer whose unacknowledged action was in flight re-sends
+    it with the same nonce, and a duplicate gets the original answer, never
+    a second application"). Ana's Act is unanswered when the table moves:
+    lost before the old authority saw it, or handled there with its answer
+    lost. Re-pinned to the successor, her table sends the same Act (same
+    epoch and n) before the Hello that takes her seat there; the successor
+    applies it once (lost), or answers it with her view (handled): either
+    way it is acknowledged, played exactly once, and nothing is refused.
+    Fails without _send_action_again (the move is lost: the person must
+    make it again) or with the repeat refused as stale."""
+    monkeypatch.setattr(remote_module, "ACT_WAIT", 3600.0)
+    monkeypatch.setattr(remote_module, "RESEAT_WAIT", 3600.0)
+    authority, table, updates = await a_seat_in_play()
+    link = linked(table, authority)
+    game = authority.table
+    assert game is not None
+    while game.state.to_act[0] != 0:
+        game.step_bot()
+    await pump(authority, table, link)
+    played = len(game.record().actions)
+    await table.submit(game.state.view(0).legal[0])
+    await within_turns(lambda: bool(link.published))
+    if handled_before:
+        await authority._on_message(*link.published[0][:2])  # handled, its answer lost
+        assert len(game.record().actions) == played + 1
+        while authority._outbox.pop() is not None:  # type: ignore[union-attr]
+            pass
+    (act,) = requests_of(link, ME, authority)
+    assert table.action_pending
+    successor = _successor(authority)
+    await successor.table.stop()  # type: ignore[union-attr]
+    table._repin(successor.identity.public_key)
+    await within_turns(lambda: len(link.published) >= 2)
+    again, hello = requests_of(link, ME, successor, keep=True)
+    assert again == act and isinstance(hello, Hello) and hello.n > act.n
+    await pump(successor, table, link)
+    record = successor.table.record()  # type: ignore[union-attr]
+    assert len(record.actions) == played + 1 and record.actions[-1][0] == 0
+    assert not table.action_pending and table.acked >= act.n
+    assert all(update.rejected is None for update in updates)
+    assert table.view is not None and not table.view.legal  # her turn is over

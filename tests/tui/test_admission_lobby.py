@@ -318,20 +318,19 @@ async def test_a_knock_at_a_full_table_waits_for_a_free_seat(
             await eve.close()
 
 
-async def test_f_turns_failover_on_and_the_lobby_says_what_it_needs(
+async def test_failover_is_on_and_the_lobby_says_what_it_needs_and_f_turns_it_off(
     private_config: Path, mosquitto: tuple[str, int]
 ) -> None:
-    """Issue 20: failover is a room setting the host sees in the lobby
-    (off by default for now), with one line saying what it means; with
-    fewer than three people's machines the room cannot fail over, and the
-    line says how many more it needs; f turns it off again."""
+    """Issue 20: failover is a room setting the host sees in the lobby, on
+    by default, with one line saying what it means; with fewer than three
+    people's machines the room cannot fail over, and the line says how many
+    more it needs; f turns it off (and on again)."""
     write_settings(private_config, name="Zed", players={"passpass": 3})
     app = network_app(private_config, mosquitto)
     async with app.run_test(size=SIZE) as pilot:
         lobby, hosted = await host_from_home(pilot)
-        await wait_until(pilot, lambda: "Failover off (f)" in text_of(lobby, "#lobby-info"), "off")
+        await wait_until(pilot, lambda: "Failover on (f)" in text_of(lobby, "#lobby-info"), "on")
         assert "f" in app.screen.active_bindings
-        await pilot.press("f")
         assert hosted.authority.failover
         line = text_of(lobby, "#lobby-info")
         assert "needs 2 more people's machines" in " ".join(line.split()), line
@@ -352,6 +351,8 @@ async def test_f_turns_failover_on_and_the_lobby_says_what_it_needs(
             await pilot.press("f")
             assert not hosted.authority.failover
             assert "Failover off (f)" in text_of(lobby, "#lobby-info")
+            await pilot.press("f")
+            assert hosted.authority.failover
         finally:
             joining.cancel()
             await eve.close()

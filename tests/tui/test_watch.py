@@ -23,6 +23,7 @@ from net.table import TableUpdate
 from net.watch import Watcher
 from net.wire import RoomState, SeatState
 from tests.tui.conftest import SIZE, help_fits, make_app, shown_keys
+from tests.tui.test_network import wait_until
 from tui.app import PasseApp
 from tui.messages import RoomChanged
 from tui.screens.help import HelpScreen
@@ -125,10 +126,12 @@ async def test_the_watch_screen_is_read_only_says_so_and_has_help(
         app.push_screen(screen)
         await pilot.pause()
         assert isinstance(app.screen, WatchTableScreen)
+        # Read once painted (a loaded machine lays out later than one pause).
+        await wait_until(pilot, lambda: status(app).startswith("Watching ABC-123"), "the line")
         line = status(app)
         assert line.startswith("Watching ABC-123 (you have no seat)"), line
         assert "2 watching" in line
-        assert help_fits(app)  # F1 Help in the footer, within 80 columns
+        await wait_until(pilot, lambda: help_fits(app), "F1 Help in the footer, within 80 columns")
         # Only reading and leaving are offered: none of the game's keys.
         offered = {description for _, description in shown_keys(app)}
         assert offered <= {"Rules", "Leave", "Help", "Last trick"}, offered
@@ -262,7 +265,7 @@ async def test_f3_watches_the_typed_room_and_players_see_the_count(
     from net.identity import Identity
     from net.remote import RemoteTable
     from tests.net.peers import open_test_room, until
-    from tests.tui.test_network import network_app, wait_until
+    from tests.tui.test_network import network_app
     from tui.screens.join import JoinScreen
 
     hosted = await open_test_room("passpass", 3, mosquitto, seed=2)
@@ -275,7 +278,8 @@ async def test_f3_watches_the_typed_room_and_players_see_the_count(
             assert isinstance(app.screen, JoinScreen)
             await pilot.press(*hosted.code.lower(), "f3")
             await wait_until(pilot, lambda: isinstance(app.screen, WatchTableScreen), "watching")
-            assert status(app).startswith(f"Watching {format_code(hosted.code)} (you have no seat)")
+            line = f"Watching {format_code(hosted.code)} (you have no seat)"
+            await wait_until(pilot, lambda: status(app).startswith(line), line)
             watching = app.screen
             assert isinstance(watching, WatchTableScreen)
             await wait_until(pilot, lambda: len(hosted.authority.watchers) == 1, "one watcher")
@@ -302,7 +306,7 @@ async def test_a_players_lobby_says_how_many_watch(
     private_config: Path, mosquitto: tuple[str, int]
 ) -> None:
     from tests.net.peers import open_test_room
-    from tests.tui.test_network import network_app, wait_until
+    from tests.tui.test_network import network_app
     from tui.screens.lobby import LobbyScreen
 
     hosted = await open_test_room("passpass", 3, mosquitto, seed=2)
@@ -383,7 +387,8 @@ async def test_w_in_the_lan_list_watches_that_room(
             assert app.screen is screen and not getattr(screen, "joining", True)
             await pilot.press("down", "w")
             await wait_until(pilot, lambda: isinstance(app.screen, WatchTableScreen), "watching")
-            assert status(app).startswith(f"Watching {format_code(hosted.code)} (you have no seat)")
+            line = f"Watching {format_code(hosted.code)} (you have no seat)"
+            await wait_until(pilot, lambda: status(app).startswith(line), line)
             await wait_until(pilot, lambda: len(hosted.authority.watchers) == 1, "a watcher")
             assert all(seat.kind == "open" for seat in hosted.authority.seats)
     finally:
