@@ -326,8 +326,11 @@ async def test_a_request_accepted_since_the_snapshot_stays_refused_after_a_crash
 ) -> None:
     """Mutation: ``load_room`` no longer applying the journaled nonce marks
     (an entry's ``nonces``). Ana's request, accepted after the last snapshot,
-    is only in the journal; a host killed then and resumed must still refuse
-    it replayed, or a request could be accepted twice."""
+    is only in the journal; a host killed then and resumed must still know
+    it, or a request could be accepted twice: an older one replayed is
+    refused, and the same one again is taken as a repeat of her latest
+    (answered with her view since issue 20's re-sent actions, not handled
+    again and not refused)."""
     ana = Identity.generate()
     authority = await a_room_in_play(ana=ana.public_key)
     path = room_path(authority.code, tmp_path)
@@ -347,8 +350,13 @@ async def test_a_request_accepted_since_the_snapshot_stays_refused_after_a_crash
     restored = Authority.restore(loaded, "127.0.0.1", 1883)
     refused: list[tuple[str, str]] = []
     restored._refuse = lambda key, reason, code, n=0: refused.append((code, reason))  # type: ignore[method-assign]
-    restored.handle(envelope, request)  # the same request, replayed
+    older = Sync(room=authority.code, epoch=7, n=2, have=0)
+    restored.handle(
+        open_envelope(topic, seal(ana, topic, older, authority.identity.public_key)), older
+    )
     assert refused == [("stale", "an old or repeated request was ignored")]
+    restored.handle(envelope, request)  # the same request, replayed: a repeat
+    assert len(refused) == 1 and restored._floods.counts["stale"] == 2
 
 
 async def test_a_room_whose_broker_is_gone_is_still_closed_for_good(
