@@ -2164,3 +2164,33 @@ async def test_an_action_unanswered_when_the_table_moved_is_sent_again_with_its_
     assert not table.action_pending and table.acked >= act.n
     assert all(update.rejected is None for update in updates)
     assert table.view is not None and not table.view.legal  # her turn is over
+
+
+async def test_only_the_latest_unanswered_action_is_sent_again_and_it_is_said(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """When the table moves, _send_action_again sends nothing for an action
+    already answered, nor for one a newer action followed; the latest one
+    unanswered goes as it was, with a log line. Kills its mutants 2-3 (an
+    answered action sent again) and 7-12 (the line's words and number)."""
+    import logging
+
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    act = Act(room=CODE, epoch=1, n=5, seat=0, action="x", at=0)
+    table._last_act, table.last_action_n, table.acked = act, 5, 5  # answered
+    table._send_action_again()
+    table.last_action_n, table.acked = 6, 0  # a newer action followed
+    table._send_action_again()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert requests_of(link, ME, authority) == []
+    table.last_action_n = 5
+    with caplog.at_level(logging.INFO, logger="passe.peer"):
+        table._send_action_again()
+    await within_turns(lambda: bool(link.published))
+    assert requests_of(link, ME, authority) == [act]
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
+        "action 5 was unanswered when the table moved: sent again"
+    ]
