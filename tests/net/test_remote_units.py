@@ -2194,3 +2194,20 @@ async def test_only_the_latest_unanswered_action_is_sent_again_and_it_is_said(
     assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
         "action 5 was unanswered when the table moved: sent again"
     ]
+
+
+async def test_a_seat_that_votes_waits_for_its_room_at_least_move_wait_and_not_for_ever(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """_find_room with the room's voters known (a seat restarted from its
+    voter file: the next authority may need its vote first) waits
+    MOVE_WAIT at least, and no longer: no room by then is "no-room". Kills
+    its mutants 42-46 (the wait None, for ever, or a max of None)."""
+    joining_on(monkeypatch, {})
+    monkeypatch.setattr(remote_module, "MOVE_WAIT", 0.05)
+    table = remote()
+    table._voters = frozenset({ME.public_key})
+    with pytest.raises(JoinError) as error:
+        async with asyncio.timeout(2.0):  # a wait without its bound fails here
+            await table._find_room(0.0)
+    assert error.value.code == "no-room"
