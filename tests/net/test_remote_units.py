@@ -2211,3 +2211,17 @@ async def test_a_seat_that_votes_waits_for_its_room_at_least_move_wait_and_not_f
         async with asyncio.timeout(2.0):  # a wait without its bound fails here
             await table._find_room(0.0)
     assert error.value.code == "no-room"
+
+
+async def test_the_first_room_state_names_the_host_whose_presence_is_then_followed() -> None:
+    """Trust on first use (docs/protocol.md): a table that knows no host
+    key takes the signer of the first room state as the host, and follows
+    its presence from then on (its will is heard). Kills
+    _on_room_message's mutants 50-55 (the presence topic subscribed)."""
+    authority = room()
+    table = remote()
+    link = MemoryLink()
+    table._link = link  # type: ignore[assignment]
+    await table._on_message(room_topic(CODE), authority._room_payload())
+    assert table.authority_key == authority.identity.public_key
+    assert link.subscriptions == [presence_topic(CODE, authority.identity.peer_id)]
