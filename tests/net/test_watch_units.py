@@ -447,3 +447,24 @@ def test_a_watcher_has_a_budget_of_its_own_and_its_count_is_retained() -> None:
     authority._heard.clear()
     assert authority._within_bounds("request", eve.peer_id, b"x")
     assert eve.peer_id not in authority._heard
+
+
+async def test_a_reconnected_link_sends_each_watcher_the_whole_public_log() -> None:
+    """After every reconnection each watcher gets the public log from its
+    start (it may have missed updates while the link was down), and the
+    count goes out again. Kills _on_connect's mutants 35-39 (the watcher,
+    its base)."""
+    authority = room(players=3)
+    listen(authority)
+    ana, eve = Identity.generate(), Identity.generate()
+    await started(authority, ana)
+    advance(authority)
+    watching(authority, eve)
+    counts(authority)
+    to(authority, eve)
+    authority._link = MemoryLink()  # type: ignore[assignment]
+    await authority._on_connect()
+    assert counts(authority) == [1]
+    updates = [message for message in to(authority, eve) if isinstance(message, Update)]
+    assert [update.base for update in updates] == [0]
+    assert updates[0].events == wire(authority._public_log)
