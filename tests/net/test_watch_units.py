@@ -468,3 +468,18 @@ async def test_a_reconnected_link_sends_each_watcher_the_whole_public_log() -> N
     updates = [message for message in to(authority, eve) if isinstance(message, Update)]
     assert [update.base for update in updates] == [0]
     assert updates[0].events == wire(authority._public_log)
+
+
+async def test_a_watcher_of_the_lobby_is_sent_the_game_as_it_starts() -> None:
+    """A watcher let in before the deal gets the public view and the whole
+    public log when the game starts. Kills start_game's mutants 39-43 (the
+    watcher, its base)."""
+    authority = room(players=3)
+    listen(authority)
+    ana, eve = Identity.generate(), Identity.generate()
+    watching(authority, eve)
+    assert to(authority, eve) == [Watched(room=CODE, watchers=1)]
+    await started(authority, ana)
+    updates = [message for message in to(authority, eve) if isinstance(message, Update)]
+    assert [update.base for update in updates] == [0]
+    assert updates[0].events == wire(authority._public_log)
