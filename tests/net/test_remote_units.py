@@ -2225,3 +2225,43 @@ async def test_the_first_room_state_names_the_host_whose_presence_is_then_follow
     await table._on_message(room_topic(CODE), authority._room_payload())
     assert table.authority_key == authority.identity.public_key
     assert link.subscriptions == [presence_topic(CODE, authority.identity.peer_id)]
+
+
+async def test_the_table_is_asked_for_once_by_a_seat_without_a_view_while_linked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """_ask_for_the_table asks (a Hello for our seat) only in a game in
+    play, for a seat held with no view yet, on a table not closed, with the
+    link up, and once. Kills its mutants 1-3 (the room's phase, the seat,
+    the view), 8-10 (asked again) and 17 (sent with the link down)."""
+    monkeypatch.setattr(remote_module, "RESEAT_WAIT", 0.0)
+    authority = room()
+    playing = a_room_state(phase="playing")
+
+    async def asked(table: RemoteTable, link: MemoryLink, state: RoomState) -> list[Any]:
+        table._ask_for_the_table(state)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        return requests_of(link, ME, authority)
+
+    def seat_without_view(**fields: object) -> tuple[RemoteTable, MemoryLink]:
+        table = remote()
+        link = linked(table, authority)
+        table.seat = 1
+        table._reseat_if_unanswered = lambda n: None  # type: ignore[method-assign]  # one Hello
+        for name, value in fields.items():
+            setattr(table, name, value)
+        return table, link
+
+    # Each case on a table of its own: a first call marks the table asked.
+    assert await asked(*seat_without_view(seat=None), playing) == []
+    assert await asked(*seat_without_view(), a_room_state(phase="lobby")) == []
+    assert await asked(*seat_without_view(view=object()), playing) == []
+    assert await asked(*seat_without_view(_closed=True), playing) == []
+    table, link = seat_without_view()
+    link.connected = False
+    assert await asked(table, link, playing) == []  # down: its own Hello comes when back
+    table, link = seat_without_view()
+    [hello] = await asked(table, link, playing)
+    assert hello.seat == 1
+    assert await asked(table, link, a_room_state(phase="playing", stamp=2)) == []
