@@ -3351,6 +3351,25 @@ async def test_a_seated_key_s_known_requests_are_its_latest_and_forgotten_when_u
     assert list(authority._known_requests) == [bob.peer_id]
 
 
+async def test_a_presence_of_exactly_the_request_bound_is_not_oversized(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """MAX_REQUEST_PAYLOAD bytes on a presence topic are read; one more is
+    dropped as oversized, said in words. Kills _on_message's mutants 32
+    (`>=`) and 34 (the note's words)."""
+    authority = room()
+    listen(authority)
+    topic = presence_topic(CODE, Identity.generate().peer_id)
+    bound = authority_module.MAX_REQUEST_PAYLOAD
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        await authority._on_message(topic, b"\x00" * bound)
+        assert "oversize" not in authority._floods.counts
+        await authority._on_message(topic, b"\x00" * (bound + 1))
+    assert authority._floods.counts["oversize"] == 1
+    said = [r.getMessage() for r in caplog.records if r.name == "passe.authority"]
+    assert f"dropped oversized messages on {topic}" in said
+
+
 async def test_oversized_messages_on_a_seated_key_s_topics_spend_nothing() -> None:
     """Issue 19, the mixed flood: 256 KiB bombs on a seated key's request
     and presence topics are dropped before any budget (no request comes near

@@ -483,3 +483,25 @@ async def test_a_watcher_of_the_lobby_is_sent_the_game_as_it_starts() -> None:
     updates = [message for message in to(authority, eve) if isinstance(message, Update)]
     assert [update.base for update in updates] == [0]
     assert updates[0].events == wire(authority._public_log)
+
+
+def test_each_watcher_has_a_budget_of_its_own_and_a_stranger_stays_a_stranger() -> None:
+    """A watcher past its own budget (a stranger's burst) does not spend
+    another watcher's; a key that does not watch is counted as a stranger
+    (remembered among keys heard) while others watch. Kills _within_bounds'
+    mutants 11 (`or`: every key a watcher once anyone watches) and 13 (one
+    bucket for all watchers)."""
+    now = [100.0]
+    authority = room(clock=lambda: now[0])
+    listen(authority)
+    eve, bob = Identity.generate(), Identity.generate()
+    watching(authority, eve)
+    watching(authority, bob)
+    burst = int(authority_module.STRANGER_RATE.message_burst)
+    assert all(authority._within_bounds("request", eve.peer_id, b"x") for _ in range(burst))
+    assert not authority._within_bounds("request", eve.peer_id, b"x")
+    assert authority._within_bounds("request", bob.peer_id, b"x")
+    stranger = Identity.generate().peer_id
+    authority._heard.clear()
+    assert authority._within_bounds("request", stranger, b"x")
+    assert stranger in authority._heard
