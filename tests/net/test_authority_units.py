@@ -3355,8 +3355,8 @@ async def test_a_presence_of_exactly_the_request_bound_is_not_oversized(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """MAX_REQUEST_PAYLOAD bytes on a presence topic are read; one more is
-    dropped as oversized, said in words. Kills _on_message's mutants 32
-    (`>=`) and 34 (the note's words)."""
+    dropped as oversized, said in words (and a request alike). Kills
+    _on_message's mutants 32 (`>=`), 34 and 65 (the notes' words)."""
     authority = room()
     listen(authority)
     topic = presence_topic(CODE, Identity.generate().peer_id)
@@ -3368,6 +3368,15 @@ async def test_a_presence_of_exactly_the_request_bound_is_not_oversized(
     assert authority._floods.counts["oversize"] == 1
     said = [r.getMessage() for r in caplog.records if r.name == "passe.authority"]
     assert f"dropped oversized messages on {topic}" in said
+    # A request one byte past it, said in its words too (mutmut_65), by a
+    # room that has said nothing yet (a kind is said once per interval).
+    authority = room()
+    requests = to_authority_topic(CODE, Identity.generate().peer_id)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        await authority._on_message(requests, b"\x00" * (bound + 1))
+    said = [r.getMessage() for r in caplog.records if r.name == "passe.authority"]
+    assert said == [f"dropped oversized messages on {requests}"]
 
 
 async def test_oversized_messages_on_a_seated_key_s_topics_spend_nothing() -> None:
