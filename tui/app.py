@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import random
 import sys
 from collections.abc import Callable, Iterable
@@ -85,7 +86,11 @@ class PasseApp(App[None]):
 
         # A real terminal (handle_signals): Textual's driver made to end when
         # the terminal goes away, and one Shutdown for signals and hangups.
-        super().__init__(driver_class=PasseDriver if handle_signals else None)
+        # A browser's session (`passe serve --web`) names its driver in
+        # TEXTUAL_DRIVER, Textual's own choice of driver (tui/web_driver.py).
+        served_to_a_browser = bool(os.environ.get("TEXTUAL_DRIVER"))
+        terminal_driver = handle_signals and not served_to_a_browser
+        super().__init__(driver_class=PasseDriver if terminal_driver else None)
         # Log lines quote names and topics from the network (issue 19).
         safe_last_resort()
         self.handle_signals = handle_signals

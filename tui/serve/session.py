@@ -86,6 +86,22 @@ def set_window_size(descriptor: int, size: tuple[int, int], pixels: tuple[int, i
     fcntl.ioctl(descriptor, termios.TIOCSWINSZ, packed)
 
 
+async def stop_process(process: asyncio.subprocess.Process | None, first: signal.Signals) -> None:
+    """End a guest's app (a session leader): ``first`` to its process group,
+    SIGKILL after :data:`GRACE_SECONDS`; reaped. Safe to call when it has
+    already ended. The SSH and the web server end their apps this one way."""
+    if process is None or process.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, first)
+    try:
+        await asyncio.wait_for(process.wait(), GRACE_SECONDS)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+
+
 def _take_terminal() -> None:
     """In the child, after ``setsid``: make the pty on stdin the controlling
     terminal, so the kernel delivers SIGWINCH and SIGHUP to the app.
@@ -305,17 +321,7 @@ class PasseSession(asyncssh.SSHServerSession[bytes]):
     async def stop_child(self, first: signal.Signals) -> None:
         """End the app: ``first`` to its process group, SIGKILL after the
         grace period. Safe to call when it has already ended."""
-        process = self.process
-        if process is None or process.returncode is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, first)
-        try:
-            await asyncio.wait_for(process.wait(), GRACE_SECONDS)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            await process.wait()
+        await stop_process(self.process, first)
 
     def close_master(self) -> None:
         if self.master is None:
