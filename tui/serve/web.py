@@ -316,8 +316,8 @@ class PasseWebServer(Server):
         try:
             await self._process_messages(websocket, session)
         finally:
-            if not session.end_reason:
-                session.end_reason = "browser disconnected" if session.returncode is None else ""
+            if not session.end_reason and not session.app_exited:
+                session.end_reason = "browser disconnected"
             await session.stop()
             code = session.returncode if session.returncode is not None else 0
             reason = session.end_reason or f"app exited with {code}"

@@ -9,6 +9,8 @@ and which of the library's methods it replaces.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import logging
 import signal
 import time
@@ -55,6 +57,7 @@ class WebSession(AppService):
         self.started_at = 0.0
         self.last_input = time.monotonic()
         self.end_reason = ""
+        self.app_exited = False  # the app said it exits (before the websocket closed)
         self.farewell = ""  # shown in the browser's terminal after the app ended
         self.task: asyncio.Task[None] | None = None  # the websocket's handler
         self.ended = asyncio.Event()  # the app is gone and the directory released
@@ -89,6 +92,13 @@ class WebSession(AppService):
         self._stdin = process.stdin
         self.started_at = time.monotonic()
         return process
+
+    async def on_meta(self, data: bytes) -> None:
+        """The library's; and an app that says it exits is not a browser gone."""
+        with contextlib.suppress(ValueError, AttributeError):
+            if json.loads(data).get("type") == "exit":
+                self.app_exited = True
+        await super().on_meta(data)
 
     async def send_bytes(self, data: bytes) -> bool:
         self.last_input = time.monotonic()
