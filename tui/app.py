@@ -52,6 +52,7 @@ from tui.settings import (
     clean_name,
     default_path,
     load_settings,
+    login_name,
     save_settings,
 )
 
@@ -585,17 +586,6 @@ def shown_as_it_acts(screen: Screen[Any], binding: Binding) -> Binding:
     ):
         return binding
     return dataclasses.replace(binding, key_display=None)
-
-
-def login_name() -> str:
-    """The OS login, capitalised, as a suggestion for one's name ("" if none)."""
-    import getpass
-
-    try:
-        login = getpass.getuser()
-    except Exception:  # no login name in this environment
-        return ""
-    return clean_name(login.capitalize()) if login else ""
 
 
 def run(

@@ -132,15 +132,9 @@ def table_name(name: str) -> str:
     takes the login name instead (or "Player")."""
     if name.strip().casefold() != "you":
         return name
-    import getpass
+    from tui.settings import login_name
 
-    from tui.settings import clean_name
-
-    try:
-        login = getpass.getuser()
-    except Exception:  # no login name in this environment
-        login = ""
-    chosen = clean_name(login.capitalize()) if login else ""
+    chosen = login_name()
     return chosen if chosen and chosen.casefold() != "you" else "Player"
 
 

@@ -25,7 +25,14 @@ from typing import Any
 
 import pytest
 
-from tests.ssh.conftest import DEADLINE, Client, Server, launch_server
+from tests.ssh.conftest import (  # clients, start_server: the SSH rig's fixtures, here too
+    DEADLINE,
+    Client,
+    Server,
+    clients,  # noqa: F401
+    launch_server,
+    start_server,  # noqa: F401
+)
 
 CHROMIUM = "/usr/bin/chromium"
 TOKEN = re.compile(r"Guests open: (http://\S+)")
