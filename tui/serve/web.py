@@ -45,7 +45,7 @@ from tui.netplay import WEB_ENV
 from tui.serve.identity import Identity, shown
 from tui.serve.server import Hub, ServeOptions, exit_status
 from tui.serve.session import Request
-from tui.serve.web_session import WebSession
+from tui.serve.web_session import WebSession, terminal_line
 from tui.terminal import Shutdown, guard_standard_streams, watch_streams
 from tui.web_driver import DRIVER_IMPORT
 
@@ -128,7 +128,7 @@ class PasseWebServer(Server):
         self.options = options
         self.token = token if token is not None else secrets.token_urlsafe(TOKEN_BYTES)
         self.hub = Hub(options, None, protocol="web")
-        self.live: dict[str, WebSession] = {}  # directory name -> its newest session
+        self.live: dict[str, set[WebSession]] = {}  # directory name -> its player's sessions
 
     # -- the aiohttp application -------------------------------------------------
 
@@ -255,9 +255,10 @@ class PasseWebServer(Server):
             close=websocket.close,
             download_manager=self.download_manager,
         )
+        session.browser_closed = lambda: websocket.closed
         session.task = asyncio.current_task()
         self.hub.sessions.add(session)
-        self.live[identity.directory_name] = session
+        self.live.setdefault(identity.directory_name, set()).add(session)
         try:
             await self._run(websocket, request, session)
         finally:
@@ -265,8 +266,10 @@ class PasseWebServer(Server):
             self.hub.sessions.discard(session)
             self.hub.release_directory(directory, throw_away)
             session.ended.set()
-            if self.live.get(identity.directory_name) is session:
-                del self.live[identity.directory_name]
+            mine = self.live.get(identity.directory_name, set())
+            mine.discard(session)
+            if not mine:
+                self.live.pop(identity.directory_name, None)
         return websocket
 
     async def _wait_for_previous(self, identity: Identity) -> None:
@@ -274,10 +277,14 @@ class PasseWebServer(Server):
         opens: let that app save and leave first, so the player gets their
         own directory (and game, and seat) back rather than a throw-away one.
         A second tab still open is another matter: it keeps its directory."""
-        previous = self.live.get(identity.directory_name)
-        if previous is not None and previous.end_reason:
+        ending = [
+            session.ended.wait()
+            for session in self.live.get(identity.directory_name, ())
+            if session.end_reason or session.browser_closed()
+        ]
+        if ending:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(previous.ended.wait(), PREVIOUS_SESSION_WAIT)
+                await asyncio.wait_for(asyncio.gather(*ending), PREVIOUS_SESSION_WAIT)
 
     async def _run(
         self, websocket: web.WebSocketResponse, request: web.Request, session: WebSession
@@ -374,7 +381,7 @@ class PasseWebServer(Server):
         """A line in the browser's terminal (the page shows it under the
         "session ended" box)."""
         with contextlib.suppress(ConnectionError, RuntimeError):
-            await websocket.send_bytes(b"\x1b[2J\x1b[H\x1b[?25h" + text.encode() + b"\r\n")
+            await websocket.send_bytes(terminal_line(text))
 
     async def shutdown(self) -> None:
         await self.hub.shutdown()

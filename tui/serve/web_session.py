@@ -26,6 +26,12 @@ from tui.serve.session import GRACE_SECONDS, stop_process
 log = logging.getLogger("passe.serve")
 
 
+def terminal_line(text: str) -> bytes:
+    """``text`` on a cleared screen of the browser's terminal (the page shows
+    it under its "session ended" box)."""
+    return b"\x1b[2J\x1b[H\x1b[?25h" + text.encode("utf-8", "replace") + b"\r\n"
+
+
 class WebSession(AppService):
     """A browser's ``passe``: started with exactly ``argv``, ``environment``
     and ``directory`` (never a shell, never the server's environment, which
@@ -60,6 +66,8 @@ class WebSession(AppService):
         self.app_exited = False  # the app said it exits (before the websocket closed)
         self.farewell = ""  # shown in the browser's terminal after the app ended
         self.task: asyncio.Task[None] | None = None  # the websocket's handler
+        # Whether the browser's websocket has closed (set by the server).
+        self.browser_closed: Callable[[], bool] = lambda: False
         self.ended = asyncio.Event()  # the app is gone and the directory released
         self.idle_timer: asyncio.TimerHandle | None = None
         self.stopping: set[asyncio.Task[None]] = set()
@@ -94,10 +102,14 @@ class WebSession(AppService):
         return process
 
     async def on_meta(self, data: bytes) -> None:
-        """The library's; and an app that says it exits is not a browser gone."""
+        """The library's; and an app that says it exits is not a browser
+        gone, and leaves the server's farewell (if any) in the browser's
+        terminal before the library closes the websocket."""
         with contextlib.suppress(ValueError, AttributeError):
             if json.loads(data).get("type") == "exit":
                 self.app_exited = True
+                if self.farewell:
+                    await self.remote_write_bytes(terminal_line(self.farewell))
         await super().on_meta(data)
 
     async def send_bytes(self, data: bytes) -> bool:
@@ -147,4 +159,4 @@ class WebSession(AppService):
             self.idle_timer = None
 
 
-__all__ = ["WebSession"]
+__all__ = ["WebSession", "terminal_line"]
