@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.ssh.conftest import GAME_OVER, HOME, play_passpass_to_end
-from tests.web.conftest import BrowserClient, WebServer, new_context
+from tests.web.conftest import HOOK, BrowserClient, WebServer, new_context
 
 HELP = "Keys"  # the help screen's title (F1)
 PALETTE = "Search for commands"  # Textual's command palette (ctrl+p)
@@ -75,3 +75,35 @@ async def test_without_the_token_the_page_is_refused(
         status, body = status_of(web.base + path)
         assert status == 403 and "Traceback" not in body
     assert "session 1 start" not in web.server.log()
+
+
+async def test_a_phone_sized_window_fits_80_columns_and_its_footer_keys_are_tapped(
+    start_web_server: Callable[..., WebServer], browser: Any
+) -> None:
+    """390x844 CSS pixels, touch: the page picks a font that fits Passe's
+    80x24 in the width; the footer's keys are Textual's own buttons, so a
+    tap on one does what its key does (textual-serve has no keyboard of its
+    own; docs/web.md)."""
+    web = start_web_server()
+    context = await browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    await context.add_init_script(HOOK)
+    tab = await BrowserClient.open(context, web.url)
+    terminal = tab.terminal
+    await terminal.wait_for(HOME)
+    assert terminal.columns >= 80 and terminal.rows >= 24
+    overflow = await tab.page.evaluate("() => document.documentElement.scrollWidth")
+    assert overflow <= 390
+    await tab.focus()  # the first tap on the terminal: the footer shows the keys
+    await terminal.wait(lambda: "r Rules" in terminal.line(terminal.rows - 1), "the footer")
+    column = terminal.line(terminal.rows - 1).index("r Rules") + 2
+    x, y, width, height = await tab.page.evaluate(
+        "() => { const r = document.querySelector('.xterm-screen').getBoundingClientRect();"
+        " return [r.x, r.y, r.width, r.height]; }"
+    )
+    await tab.page.touchscreen.tap(
+        x + (column + 0.5) * width / terminal.columns,
+        y + (terminal.rows - 0.5) * height / terminal.rows,
+    )
+    await terminal.wait_for("Rules of Pass Pass")
