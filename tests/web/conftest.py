@@ -4,10 +4,10 @@ headless by Playwright (never a downloaded browser build), and the screen
 read from xterm.js's own buffer in the page.
 
 The page's terminal object is local to textual-serve's script; an init script
-catches it as it is built (the first assignment of ``fitAddon``, one of its
-fields) and pushes the screen's text to the test after every write xterm.js
-has parsed. :class:`BrowserTerminal` keeps that text and offers the waits of
-the SSH rig's ``Terminal``, so ``play_passpass_to_end`` plays a browser seat
+(bench/web.py's ``TERMINAL_HOOK``) catches it as it is built, and pushes the
+screen's text to the test after every write xterm.js has parsed.
+:class:`BrowserTerminal` keeps that text and offers the waits of the SSH
+rig's ``Terminal``, so ``play_passpass_to_end`` plays a browser seat
 as it plays an SSH one. Nothing sleeps to synchronise.
 """
 
@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from bench.web import CHROMIUM, TERMINAL_HOOK
 from tests.ssh.conftest import (  # clients, start_server: the SSH rig's fixtures, here too
     DEADLINE,
     Client,
@@ -34,43 +35,29 @@ from tests.ssh.conftest import (  # clients, start_server: the SSH rig's fixture
     start_server,  # noqa: F401
 )
 
-CHROMIUM = "/usr/bin/chromium"
 TOKEN = re.compile(r"Guests open: (http://\S+)")
 
-# Runs in the page before textual-serve's script: catch its terminal object,
-# report the screen after each parsed write and the page's "session ended".
-HOOK = """
-(() => {
-  const screen = (terminal) => {
-    const buffer = terminal.buffer.active, lines = [];
-    for (let row = 0; row < terminal.rows; row++) {
-      const line = buffer.getLine(buffer.viewportY + row);
-      lines.push(line ? line.translateToString(true) : "");
-    }
-    return lines.join("\\n");
+# Runs in the page before textual-serve's script (bench/web.py's hook, which
+# catches the terminal object): report the screen after each parsed write
+# and resize, and the page's "session ended".
+HOOK = (
+    TERMINAL_HOOK
+    + """
+window.__passeTerminalCaught = (terminal) => {
+  let queued = false;
+  const report = () => {
+    queued = false;
+    window.passeScreen(window.passeScreenText(), terminal.cols, terminal.rows);
   };
-  Object.defineProperty(Object.prototype, "fitAddon", {
-    configurable: true,
-    set(value) {
-      Object.defineProperty(this, "fitAddon", {
-        value, writable: true, configurable: true, enumerable: true });
-      const terminal = this.terminal;
-      if (!terminal || window.__passeTerminal) return;
-      window.__passeTerminal = terminal;
-      let queued = false;
-      const report = () => {
-        queued = false;
-        window.passeScreen(screen(terminal), terminal.cols, terminal.rows);
-      };
-      terminal.onWriteParsed(() => { if (!queued) { queued = true; setTimeout(report, 0); } });
-      terminal.onResize(() => { if (!queued) { queued = true; setTimeout(report, 0); } });
-      new MutationObserver(() => {
-        if (document.body.classList.contains("-closed")) window.passeClosed();
-      }).observe(document.body, { attributes: true });
-    },
-  });
-})();
+  const soon = () => { if (!queued) { queued = true; setTimeout(report, 0); } };
+  terminal.onWriteParsed(soon);
+  terminal.onResize(soon);
+  new MutationObserver(() => {
+    if (document.body.classList.contains("-closed")) window.passeClosed();
+  }).observe(document.body, { attributes: true });
+};
 """
+)
 
 # What Client.send's strings mean as keys on a keyboard.
 KEYS = {"\r": "Enter", "\x1b": "Escape", "\t": "Tab", "\x7f": "Backspace"}
