@@ -20,9 +20,6 @@ from textual.drivers.web_driver import WebDriver
 
 from tui.terminal import Shutdown
 
-# The value of TEXTUAL_DRIVER that names this driver (set by tui/serve/web.py).
-DRIVER_IMPORT = "tui.web_driver:PasseWebDriver"
-
 
 class PasseWebDriver(WebDriver):
     """Textual's web driver; a server gone is a hangup, never a traceback."""
@@ -57,4 +54,4 @@ class PasseWebDriver(WebDriver):
             self._gone("the web server closed the app's input")
 
 
-__all__ = ["DRIVER_IMPORT", "PasseWebDriver"]
+__all__ = ["PasseWebDriver"]

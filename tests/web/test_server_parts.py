@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 
 from tests.ssh.conftest import DEADLINE
 from tests.web.conftest import WebServer
+from tui.cli import main
 from tui.serve.web import PLAYER_COOKIE, valid_player_id, web_identity
 
 HOME_TEXT = b"three games"
@@ -182,3 +185,31 @@ async def test_hostile_messages_change_nothing(
     # The bad cookie named nothing: a fresh id's directory, by its hash.
     players = web.server.data_dir / "web" / "players"
     assert [path.name[:4] for path in players.iterdir()] == ["key-"]
+
+
+def test_the_web_server_does_not_load_textual() -> None:
+    """As the SSH server: Textual's memory belongs to the sessions."""
+    code = "import sys, tui.serve.web, tui.cli; print('textual' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "complaint"),
+    [
+        (["--web", "--authorized-keys", "keys"], "--authorized-keys is for --ssh"),
+        (["--ssh", "--open"], "--open is for --web"),
+    ],
+)
+def test_options_of_the_other_protocol_are_usage_errors(
+    arguments: list[str], complaint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", *arguments]) == 2
+    assert complaint in capsys.readouterr().err
+
+
+def test_both_protocols_at_once_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", "--ssh", "--web"])
+    assert stopped.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -47,7 +47,6 @@ from tui.serve.server import Hub, ServeOptions, exit_status
 from tui.serve.session import Request
 from tui.serve.web_session import WebSession, terminal_line
 from tui.terminal import Shutdown, guard_standard_streams, watch_streams
-from tui.web_driver import DRIVER_IMPORT
 
 log = logging.getLogger("passe.serve")
 
@@ -67,6 +66,9 @@ MAX_CELLS = 1000  # a terminal's columns or rows, as over SSH
 # (a reload: the old tab's app saves and leaves before the new one starts).
 PREVIOUS_SESSION_WAIT = 6.0
 TEMPLATES = Path(__file__).with_name("templates")
+# The app's driver, named for Textual's TEXTUAL_DRIVER (not imported: the
+# server never loads Textual, whose memory belongs to the sessions).
+DRIVER_IMPORT = "tui.web_driver:PasseWebDriver"
 REQUEST_KEY = web.AppKey("passe_identity", Identity)
 
 
