@@ -32,6 +32,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -114,25 +115,34 @@ def web_server(work: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
         log.close()
 
 
-def open_tab(browser: Any, url: str) -> tuple[Any, float]:
-    """A new profile's tab on the table; seconds from request to home screen."""
+@dataclass
+class Connect:
+    context: Any  # the browser profile, to close
+    seconds: float  # request to the home screen painted in xterm.js
+    page_ready: float  # request to the terminal made (page, script, font loaded)
+
+
+def open_tab(browser: Any, url: str) -> Connect:
+    """A new profile's tab on the table, timed."""
     context = browser.new_context(viewport=VIEWPORT)
     context.add_init_script(TERMINAL_HOOK)
     page = context.new_page()
     start = time.perf_counter()
     page.goto(url)
+    page.wait_for_function("() => Boolean(window.__passeTerminal)", polling="raf")
+    ready = time.perf_counter() - start
     page.wait_for_function(
         f"() => window.passeScreenText().includes({HOME_MARKER!r})",
         polling="raf",
         timeout=TIMEOUT * 1000,
     )
-    return context, time.perf_counter() - start
+    return Connect(context, time.perf_counter() - start, ready)
 
 
 def web_memory(browser: Any, process: subprocess.Popen[bytes], url: str) -> tuple[float, float]:
     """(PSS per session, RSS of one session's passe process), MiB."""
     idle = tree_pss_mib(process.pid)
-    contexts = [open_tab(browser, url)[0] for _ in range(SESSIONS)]
+    contexts = [open_tab(browser, url).context for _ in range(SESSIONS)]
     try:
         time.sleep(0.5)  # let the apps settle after painting, as bench/ssh.py does
         loaded = tree_pss_mib(process.pid)
@@ -153,6 +163,7 @@ def run(*, quick: bool = False) -> str:
     except ImportError:
         return "web family skipped: the playwright package is not installed\n"
     web_times: list[float] = []
+    page_times: list[float] = []  # of which: the page until its terminal exists
     ssh_times: list[float] = []
     with (
         tempfile.TemporaryDirectory(prefix="passe-bench-web-") as directory,
@@ -165,13 +176,14 @@ def run(*, quick: bool = False) -> str:
         has_ssh = shutil.which("ssh") is not None
         with web_server(work) as (process, url), contextlib.ExitStack() as stack:
             ssh: Server | None = stack.enter_context(passe_server(work)) if has_ssh else None
-            open_tab(browser, url)[0].close()  # warm-up: bytecode, page cache
+            open_tab(browser, url).context.close()  # warm-up: bytecode, page cache
             if ssh is not None:
                 connect_once(ssh)
             for _ in range(runs):  # interleaved slices: one web, one SSH
-                context, seconds = open_tab(browser, url)
-                context.close()
-                web_times.append(seconds)
+                connect = open_tab(browser, url)
+                connect.context.close()
+                web_times.append(connect.seconds)
+                page_times.append(connect.page_ready)
                 if ssh is not None:
                     ssh_times.append(connect_once(ssh)[0])
             web_pss, web_rss = web_memory(browser, process, url)
@@ -208,6 +220,9 @@ def run(*, quick: bool = False) -> str:
             f"{runs} interleaved connects (web, SSH) after one warm-up each; memory with "
             f"{SESSIONS} sessions open at the home screen; browser viewport {viewport} CSS px, "
             f"a new profile per connect; machine: {machine()}\n",
+            f"Of a web connect's median, {fmt_ms(statistics.median(page_times))} ms pass "
+            "before the page's terminal exists (page, script, font); the rest is the "
+            "websocket, the app's start and its first screen.\n",
             table(
                 "Web and SSH: connect to first screen, and server memory per session",
                 [
