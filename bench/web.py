@@ -45,10 +45,11 @@ from bench.ssh import (
     connect_once,
     passe_server,
     rss_mib,
+    started_server,
     tree_pss_mib,
 )
 from bench.ssh import memory as ssh_memory
-from bench.startup import HOME_MARKER, TIMEOUT, passe_command
+from bench.startup import HOME_MARKER, TIMEOUT
 
 CHROMIUM = "/usr/bin/chromium"
 VIEWPORT = {"width": 1000, "height": 640}
@@ -86,33 +87,11 @@ TERMINAL_HOOK = """
 
 @contextlib.contextmanager
 def web_server(work: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """``passe serve --web`` on 127.0.0.1, a free port; (process, link with token)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PASSE_", "TEXTUAL"))}
-    env["PASSE_DATA_DIR"] = str(work / "passe-web-data")
-    command = [*passe_command(), "serve", "--web", "--bind", "127.0.0.1", "--port", "0"]
-    command += ["--max-sessions", str(SESSIONS * 4)]
-    log = (work / "passe-web.log").open("wb")
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, env=env)
-    try:
-        assert process.stdout is not None
-        banner = b""
-        while b"Guests open" not in banner:
-            line = process.stdout.readline()
-            if not line:
-                raise RuntimeError("passe serve --web did not start")
-            banner += line
+    """``passe serve --web``; (process, link with token)."""
+    with started_server(work, "--web", "--max-sessions", str(SESSIONS * 4)) as (server, banner):
         found = re.search(rb"Guests open: (\S+)", banner)
         assert found
-        yield process, found.group(1).decode()
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        log.close()
+        yield server.process, found.group(1).decode()
 
 
 @dataclass

@@ -101,6 +101,15 @@ class Server:
 ServerFactory = Callable[..., Server]
 
 
+def process_environment(pid: int) -> dict[str, str]:
+    """A session's app's environment, as the kernel shows it."""
+    return dict(
+        item.split("=", 1)
+        for item in Path(f"/proc/{pid}/environ").read_text().split("\0")
+        if "=" in item
+    )
+
+
 @pytest.fixture
 def start_server(tmp_path: Path) -> Iterator[ServerFactory]:
     """Start ``passe serve --ssh`` with a private data directory; stopped at the end."""

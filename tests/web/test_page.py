@@ -27,6 +27,8 @@ async def test_a_browser_plays_a_whole_game_by_keys(
     await terminal.wait_for("You (you)")  # no user name: the settings' name
     await web.server.wait_log(r"session 1 start: user 'browser' key browser:[0-9a-f]{32} ")
     assert "token=" not in tab.page.url  # moved to a cookie, out of the address bar
+    # The table takes the keys at once, with no click: the footer shows them.
+    await terminal.wait(lambda: "⏎ Start" in terminal.line(terminal.rows - 1), "the footer")
     # The keys a browser might keep for itself reach the app (docs/web.md).
     await tab.press("F1")
     await terminal.wait_for(HELP)

@@ -6,7 +6,6 @@ test_networked.py."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tests.ssh.conftest import DEADLINE
+from tests.ssh.conftest import DEADLINE, process_environment
 from tests.web.conftest import WebServer
 from tui.cli import main
 from tui.serve.web import PLAYER_COOKIE, valid_player_id, web_identity
@@ -74,18 +73,10 @@ class Guest:
                 tail = bytes(self.received[-300:])
                 assert data in self.received, f"closed before {data!r}: ...{tail!r}"
 
-    def pid(self, web: WebServer, number: int) -> int:
-        found = re.search(rf"session {number} start: .*, pid (\d+)", web.server.log())
-        assert found, web.server.log()
-        return int(found[1])
 
-
-def environment_of(pid: int) -> dict[str, str]:
-    return dict(
-        item.split("=", 1)
-        for item in Path(f"/proc/{pid}/environ").read_text().split("\0")
-        if "=" in item
-    )
+def environment_of(web: WebServer, number: int) -> dict[str, str]:
+    """The environment of session ``number``'s app (from 1)."""
+    return process_environment(web.server.session_pids()[number - 1])
 
 
 @pytest.fixture
@@ -115,7 +106,7 @@ async def test_a_reload_gets_the_same_directory_a_second_tab_a_throw_away_one(
     ada = await admitted(guests, web)
     await ada.connect()
     await ada.wait_for(HOME_TEXT)
-    first = environment_of(ada.pid(web, 1))
+    first = environment_of(web, 1)
     directory = Path(first["PASSE_CONFIG_DIR"])
     assert directory.parent == web.server.data_dir / "web" / "players"
     assert first["PASSE_PLAYER_KEY"].startswith("browser:")
@@ -125,14 +116,14 @@ async def test_a_reload_gets_the_same_directory_a_second_tab_a_throw_away_one(
     second_tab = Guest(ada.session, web.base)
     await second_tab.connect()
     await second_tab.wait_for(HOME_TEXT)
-    assert Path(environment_of(ada.pid(web, 2))["PASSE_CONFIG_DIR"]).parent.name == "guests"
+    assert Path(environment_of(web, 2)["PASSE_CONFIG_DIR"]).parent.name == "guests"
     # A reload: the old tab's socket closes, the new one gets the player's own.
     assert ada.socket is not None
     await ada.socket.close()
     await ada.connect()
     await ada.wait_for(HOME_TEXT)
     await web.server.wait_log(r"session 1 end: browser disconnected")
-    assert Path(environment_of(ada.pid(web, 3))["PASSE_CONFIG_DIR"]) == directory
+    assert Path(environment_of(web, 3)["PASSE_CONFIG_DIR"]) == directory
 
 
 async def test_limits_and_refusals_are_told_and_logged(
