@@ -34,7 +34,7 @@ from net.text import safe_logging
 from tui.netplay import BIND_ENV, SERVED_ENV, SSH_PORT_ENV
 from tui.serve.host_key import fingerprint, load_or_create_host_key
 from tui.serve.identity import Identity, player_name, shown
-from tui.serve.session import PasseSession, Request
+from tui.serve.session import PasseSession, Request, stopped_farewell
 from tui.terminal import Shutdown, guard_standard_streams, watch_streams
 
 log = logging.getLogger("passe.serve")
@@ -273,10 +273,7 @@ class Hub:
             reason = session.end_reason or f"app exited with {code}"
             farewell = session.farewell
             if code < 0 and not farewell:  # killed, not by us: say so, not a blank screen
-                farewell = (
-                    f"Passe: the game stopped unexpectedly (signal {-code}). "
-                    "A game in progress is saved: reconnect and press c to continue it."
-                )
+                farewell = stopped_farewell(-code, session.COME_BACK)
             session.finish(exit_status(code), farewell, restore=code < 0)
             log.info("session %d end: %s after %.1f s", session.number, reason, seconds)
         finally:

@@ -44,7 +44,7 @@ from net.text import safe_logging
 from tui.netplay import WEB_ENV
 from tui.serve.identity import Identity, shown
 from tui.serve.server import Hub, ServeOptions, exit_status
-from tui.serve.session import Request
+from tui.serve.session import Request, stopped_farewell
 from tui.serve.web_session import WebSession, terminal_line
 from tui.terminal import Shutdown, guard_standard_streams, watch_streams
 
@@ -332,10 +332,7 @@ class PasseWebServer(Server):
             reason = session.end_reason or f"app exited with {code}"
             farewell = session.farewell
             if code < 0 and not farewell:
-                farewell = (
-                    f"Passe: the game stopped unexpectedly (signal {-code}). "
-                    "A game in progress is saved: reload the page and press c to continue it."
-                )
+                farewell = stopped_farewell(-code, session.COME_BACK)
             if farewell and not websocket.closed:
                 await self._tell(websocket, farewell)
                 await websocket.close()

@@ -21,7 +21,7 @@ from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
 from tui.serve.identity import Identity
-from tui.serve.session import GRACE_SECONDS, stop_process
+from tui.serve.session import GRACE_SECONDS, IdleWatch, stop_process
 
 log = logging.getLogger("passe.serve")
 
@@ -32,10 +32,12 @@ def terminal_line(text: str) -> bytes:
     return b"\x1b[2J\x1b[H\x1b[?25h" + text.encode("utf-8", "replace") + b"\r\n"
 
 
-class WebSession(AppService):
+class WebSession(AppService, IdleWatch):
     """A browser's ``passe``: started with exactly ``argv``, ``environment``
     and ``directory`` (never a shell, never the server's environment, which
     the library's ``AppService`` would pass whole), ended within bounds."""
+
+    COME_BACK = "reload the page"
 
     def __init__(
         self,
@@ -136,27 +138,10 @@ class WebSession(AppService):
         """For the hub's shutdown and the idle timeout: end the app now."""
         await stop_process(self._process, first)
 
-    def watch_idle(self, seconds: float) -> None:
-        if seconds <= 0:
-            return
-        remaining = self.last_input + seconds - time.monotonic()
-        if remaining > 0:
-            loop = asyncio.get_running_loop()
-            self.idle_timer = loop.call_later(remaining, self.watch_idle, seconds)
-            return
-        self.end_reason = f"idle for {seconds:g} s"
-        self.farewell = (
-            f"Passe: disconnected after {seconds:g} seconds without a key press. "
-            "A game in progress is saved: reload the page and press c to continue it."
-        )
+    def stop_for_idle(self) -> None:
         task = asyncio.ensure_future(self.stop_child(signal.SIGTERM))
         self.stopping.add(task)
         task.add_done_callback(self.stopping.discard)
-
-    def cancel_idle(self) -> None:
-        if self.idle_timer is not None:
-            self.idle_timer.cancel()
-            self.idle_timer = None
 
 
 __all__ = ["WebSession", "terminal_line"]
