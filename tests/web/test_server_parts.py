@@ -6,6 +6,7 @@ test_networked.py."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -204,3 +205,27 @@ def test_both_protocols_at_once_are_a_usage_error(capsys: pytest.CaptureFixture[
         main(["serve", "--ssh", "--web"])
     assert stopped.value.code == 2
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+async def test_open_access_asks_no_token(
+    start_web_server: Callable[..., WebServer], guests: Callable[[WebServer], Guest]
+) -> None:
+    web = start_web_server("--open")
+    assert "token" not in web.url
+    guest = guests(web)
+    assert await guest.open_page(web.base) == 200
+    await guest.connect()
+    await guest.wait_for(HOME_TEXT)
+
+
+async def test_a_server_stop_ends_every_session_with_a_word(
+    start_web_server: Callable[..., WebServer], guests: Callable[[WebServer], Guest]
+) -> None:
+    web = start_web_server()
+    ada = await admitted(guests, web)
+    await ada.connect()
+    await ada.wait_for(HOME_TEXT)
+    web.server.process.send_signal(signal.SIGTERM)
+    await ada.wait_for(b"the server is stopping; a game in progress is saved")
+    await web.server.wait_log(r"session 1 end: server stopped after")
+    assert web.server.process.wait(timeout=DEADLINE) == 0
