@@ -263,6 +263,13 @@ class PasseWebServer(Server):
         self.live.setdefault(identity.directory_name, set()).add(session)
         try:
             await self._run(websocket, request, session)
+        except Exception:
+            # One broken session must not take the server down, nor show a
+            # traceback: log it, stop its app, tell the browser, as over SSH.
+            log.exception("session %d failed", session.number)
+            await session.stop_child(signal.SIGTERM)
+            await self._tell(websocket, "Passe: this session failed on the server; please reload.")
+            await websocket.close()
         finally:
             session.cancel_idle()
             self.hub.sessions.discard(session)
