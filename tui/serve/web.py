@@ -164,7 +164,10 @@ class PasseWebServer(Server):
                 if not self._is_token(request.cookies.get(TOKEN_COOKIE)):
                     return self._refuse(peer, "no token", counted)
             if request.path == "/ws" and not self._same_origin(request):
-                return self._refuse(peer, "websocket from another site", counted)
+                log.info("refused browser from %s: websocket from another site", peer)
+                return refusal_page(
+                    403, "not from this page", "A table opens from its own page only."
+                )
             return await handler(request)
         except web.HTTPException:
             raise
