@@ -20,6 +20,7 @@ from net.client import LocalClient
 from net.table import HUMAN, SeatSpec, Table
 from tests.core.notation_checks import played
 from tests.tui.conftest import SIZE, footer_fits, make_app, play_to_end, shown_keys
+from tests.tui.test_network import wait_until
 from tui.app import PasseApp
 from tui.games.dominoes.table import DominoesTableScreen
 from tui.games.fashion.table import FashionTableScreen
@@ -198,7 +199,8 @@ async def test_dominoes_and_fashion_replay_at_their_own_tables(
         ):
             screen = await open_replay(pilot, keep(private_data, game_id, 5))
             assert isinstance(screen, table_type)
-            assert footer_fits(app), game_id
+            # The footer is laid out a refresh later (a loaded machine).
+            await wait_until(pilot, lambda: footer_fits(app), f"{game_id}: the footer fits")
             # Only the replay's keys: none of the game's (fashion's offer
             # had the focus a moment at first, and its ↑↓ Move stayed). The
             # footer follows the focus on its next refresh: a loaded machine
