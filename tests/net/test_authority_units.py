@@ -3305,6 +3305,53 @@ async def test_exact_replays_of_a_seated_key_do_not_spend_its_budget() -> None:
     assert [type(message) for message in to(authority, ana)] == [Update]
 
 
+async def test_the_watchers_count_of_a_failover_room_waits_for_no_commit(
+    tmp_path: Path,
+) -> None:
+    """How many watch is no change of the room: in a room that replicates,
+    its count goes at once, not after the log commits the last save (a
+    state in play likewise). Kills _publish_watchers' mutants 15, 19 and
+    27 (its barrier None: the last save's, or 1)."""
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    for seat, name in enumerate(("Ana", "Bo", "Cy")):
+        seated(authority, Identity.generate(), name=name, seat=seat)
+    authority.set_bot(3, "heuristic")
+    listen(authority)
+    authority.start_game()
+    assert authority.table is not None and authority.replica is not None
+    await authority.table.stop()
+    assert authority._outbox is not None
+    sent(authority)
+    assert authority._barrier > 1
+    authority._publish_watchers()
+    assert authority._outbox.barrier() == 0
+    await authority.close()
+
+
+async def test_a_seated_key_s_known_requests_are_its_latest_and_forgotten_when_unseated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """_remember_request keeps the last KNOWN_REQUESTS requests of each
+    seated key (the oldest forgotten first) and forgets a key no longer
+    seated. Kills its mutants 3 (the seated ones forgotten instead), 10
+    (`>=`: one fewer kept) and 12 (the newest dropped)."""
+    monkeypatch.setattr(authority_module, "KNOWN_REQUESTS", 3)
+    authority = room()
+    listen(authority)
+    ana, bob = Identity.generate(), Identity.generate()
+    seated(authority, ana)
+    seated(authority, bob, name="Bob")
+    requests = [sealed_request(authority, ana, Sync(room=CODE, epoch=1, n=n)) for n in (2, 3, 4, 5)]
+    for captured in requests:
+        await authority._on_message(*captured)
+    known = authority._known_requests[ana.peer_id]
+    assert list(known) == [authority_module._digest(payload) for _, payload in requests[1:]]
+    request(authority, ana, Leave(room=CODE, epoch=1, n=6))  # her seat freed
+    assert authority._seat_of(ana.public_key) is None
+    await authority._on_message(*sealed_request(authority, bob, Sync(room=CODE, epoch=1, n=2)))
+    assert list(authority._known_requests) == [bob.peer_id]
+
+
 async def test_oversized_messages_on_a_seated_key_s_topics_spend_nothing() -> None:
     """Issue 19, the mixed flood: 256 KiB bombs on a seated key's request
     and presence topics are dropped before any budget (no request comes near

@@ -22,10 +22,11 @@ from net import remote as remote_module
 from net.authority import Authority, SeatSlot
 from net.codec import CodecError, codec_for
 from net.codes import new_code
-from net.election.driver import authority_topic
+from net.election.driver import Announce, authority_topic
 from net.identity import Identity, fingerprint
 from net.pins import RoomPins
-from net.remote import JoinError, RemoteTable
+from net.remote import JoinError, RemoteTable, _refusal
+from net.replication import encode_room_config, make_room_config
 from net.table import TableUpdate
 from net.transport import BrokerUnreachable
 from net.wire import (
@@ -39,6 +40,8 @@ from net.wire import (
     SeatState,
     Sync,
     Update,
+    Watched,
+    Watchers,
     Welcome,
     WireError,
     authority_message_decoder,
@@ -1835,6 +1838,275 @@ async def test_a_started_game_whose_first_update_never_came_is_asked_for(
     assert requests_of(other_link, ME, authority) == []
 
 
+async def test_the_watchers_count_is_the_hosts_newest_told_to_room_listeners(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """How many watch (issue 21), on the retained watchers topic: only once
+    the host's key is known, only signed by it (another key's count is
+    dropped, logged in words and counted), only for this room, only a newer
+    stamp; an empty payload (a cleared topic) is nothing; a Watched answer
+    sets it too; room listeners are told each change, once. Kills
+    _on_watchers' mutants (1-28: the guards, the envelope's key, the note's
+    kind, words and clock, the stamp kept, the count), _on_watched's and
+    _set_watching's (the change only, the listeners told with the room)."""
+    import logging
+
+    authority = room()
+    table = remote()
+    topic = watchers_topic(CODE)
+
+    def count(watchers: int, stamp: int, signer: Identity | None = None, code: str = CODE) -> bytes:
+        message = Watchers(room=code, count=watchers, stamp=stamp)
+        return seal(signer or authority.identity, topic, message)
+
+    await table._on_message(topic, count(2, 5))  # the host's key not known yet
+    assert table.watching == 0
+    linked(table, authority)
+    table.room = a_room_state(phase="lobby")
+    told: list[RoomState] = []
+    table.on_room(told.append)
+    told.clear()
+    await table._on_message(topic, b"")  # cleared: nothing, not even a drop
+    assert table.watching == 0 and "watchers" not in table._floods.counts
+    await table._on_message(topic, count(2, 5))
+    assert table.watching == 2 and told == [table.room]
+    impostor = Identity.generate()
+    forged = count(7, 9, impostor)
+    with pytest.raises(WireError) as refused:
+        open_envelope(topic, forged, expect_key=authority.identity.public_key)
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        await table._on_message(topic, forged)
+        await table._on_message(topic, count(7, 10, impostor))  # counted, not said again
+    assert table.watching == 2 and table._floods.counts["watchers"] == 2
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
+        f"ignored a count: {refused.value.reason}"
+    ]
+    await table._on_message(topic, count(3, 5))  # the same stamp: not newer
+    await table._on_message(topic, count(3, 4))
+    await table._on_message(topic, count(3, 9, code="XYZ789"))  # another room's
+    assert table.watching == 2 and len(told) == 1
+    await table._on_message(topic, count(2, 6))  # newer, the same count: nobody told
+    assert table.watching == 2 and len(told) == 1
+    await table._on_message(topic, count(4, 7))
+    assert table.watching == 4 and told == [table.room, table.room]
+    await table._on_message(*_sealed_to(authority, ME, Watched(room=CODE, watchers=5)))
+    assert table.watching == 5 and len(told) == 3
+
+
+async def test_standing_is_said_in_a_hello_only_for_a_seat_held_while_open() -> None:
+    """RemoteTable.set_stand before a seat is held only keeps the choice
+    (the join's Hello carries it), and a closed table sends nothing. Kills
+    set_stand's mutants (mutmut_2: `or`, a Hello for no seat before joining)."""
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    table.set_stand(False)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert table.stand is False and requests_of(link, ME, authority) == []
+    table.seat = 1
+    table._closed = True
+    table.set_stand(True)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert table.stand is True and requests_of(link, ME, authority) == []
+    table._closed = False
+    table.set_stand(False)
+    await within_turns(lambda: bool(link.published))
+    [hello] = requests_of(link, ME, authority)
+    assert (hello.seat, hello.stand) == (1, False)
+
+
+def test_the_name_a_voter_gives_is_our_seats_in_the_room_or_ours() -> None:
+    """_own_name (what this seat's voter calls itself, issue 20): the name
+    the room lists for our seat, else the name we joined with (no room, no
+    seat, a seat past the room's). Kills its mutants 1-5."""
+    table = remote()
+    assert table._own_name() == "Ana"
+    table.seat = 1
+    assert table._own_name() == "Ana"  # no room yet
+    table.room = a_room_state(seats=[SeatState("Host", "human"), SeatState("Ana B.", "human")])
+    assert table._own_name() == "Ana B."
+    table.seat = 2  # past the room's seats
+    assert table._own_name() == "Ana"
+    table.seat = None
+    assert table._own_name() == "Ana"
+
+
+def test_a_table_that_moves_tells_its_listeners_the_term_until_they_stop() -> None:
+    """on_moved (net/headless.py reports "moved"): each listener hears the
+    term of the authority the table moved to; the function it returns stops
+    that listener only. Kills on_moved's mutants 1-3."""
+    table = remote()
+    table._closed = True  # no seat to take again here
+    heard: list[int] = []
+    others: list[int] = []
+    stop = table.on_moved(heard.append)
+    table.on_moved(others.append)
+    table.term = 3
+    table._repin(Identity.generate().public_key)
+    assert heard == [3] and others == [3]
+    stop()
+    table.term = 4
+    table._repin(Identity.generate().public_key)
+    assert heard == [3] and others == [3, 4]
+
+
+def test_a_watched_answer_to_a_join_is_refused_in_words() -> None:
+    """Kills _refusal's mutants 1-8 (the words and code of a join answered
+    as a watch, a host's mistake)."""
+    error = _refusal(Watched(room=CODE, watchers=1))
+    assert (str(error), error.code) == ("the host answered a join as a watch", "bad")
+
+
+async def test_a_table_moves_to_the_key_a_voter_announces(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Failover seen from a seat (issue 20, docs/election.md section 10):
+    an announcement heard before the room's voters is read once they are
+    known; the table then accepts only the new key (pinned, said in a log
+    line, its presence subscribed, our seat taken again there), replays the
+    state that key signed meanwhile, and starts its room, presence and
+    watchers stamps anew (they are the new authority's own); the voters
+    are pinned. A second move counts again; an older or equal term, a key
+    of another length, or the key already followed moves nothing; a
+    garbled announcement is dropped in words, counted. Kills _repin's
+    mutants (1-44: the log line, moves counted, pinned, foreign key
+    forgotten, epochs and stamps reset, the subscription, the kept state,
+    the seat taken again, 18: the new host's first presence, of epoch 1,
+    not taken as newer), _on_announce's (2, 17-28) and _follow_config's
+    (6-8 the undecodable config's words, 11-15 a former voter's close named
+    in its failure, 21-22 the voters pinned, 25-26 the announcement kept
+    for later)."""
+    import logging
+
+    voter = Identity.generate()
+    old, successor, third = room(), room(), room()
+    pins = RoomPins(tmp_path / "pins")
+    pins.remember(CODE, old.identity.public_key, ("127.0.0.1", 1))
+    table = remote(pins=pins)
+    link = linked(table, old)
+    table.seat = 1
+    moved: list[int] = []
+    table.on_moved(moved.append)
+    topic = authority_topic(CODE)
+
+    def announce(term: int, key: bytes) -> bytes:
+        return seal(voter, topic, Announce(term=term, room_key=key))
+
+    def state(signer: Authority, stamp: int) -> bytes:
+        return seal(signer.identity, room_topic(CODE), a_room_state(phase="lobby", stamp=stamp))
+
+    def count(signer: Authority, watchers: int, stamp: int) -> bytes:
+        message = Watchers(room=CODE, count=watchers, stamp=stamp)
+        return seal(signer.identity, watchers_topic(CODE), message)
+
+    await table._on_message(room_topic(CODE), state(old, 9))
+    await table._on_message(watchers_topic(CODE), count(old, 2, 50))
+    assert table.room is not None and table.room.stamp == 9 and table.watching == 2
+    await table._on_message(room_topic(CODE), state(successor, 1))  # another key's: kept
+    assert table.room.stamp == 9 and successor.identity.public_key in table._foreign_keys
+    await table._on_message(topic, announce(2, successor.identity.public_key))
+    assert table.authority_key == old.identity.public_key  # no voters known yet
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        table._follow_config(b"junk", vote=False)
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
+        "ignored a room's election config that does not decode"
+    ]
+    caplog.clear()
+    voters = [voter.public_key, ME.public_key, old.identity.public_key]
+    config, _ = make_room_config(voter, voters)
+    link.published.clear()
+
+    async def fails() -> None:
+        raise OSError("its file is gone")
+
+    # A voter of another room that had this code: closed, its failure said.
+    table.voter = SimpleNamespace(close=fails)  # type: ignore[assignment]
+    with caplog.at_level(logging.INFO, logger="passe.peer"):
+        table._follow_config(encode_room_config(config), vote=False)
+        await within_turns(lambda: any(r.name == "passe.replication" for r in caplog.records))
+    assert table.voter is None
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.replication"] == [
+        "a former voter's close failed: its file is gone"
+    ]
+    assert pins.voters(CODE) == frozenset(voters)
+    key = successor.identity.public_key
+    assert (table.authority_key, table.pinned, table.term, moved) == (key, True, 2, [2])
+    assert table._moves == 1 and key not in table._foreign_keys
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
+        f"the table moved: room {CODE} is signed by {fingerprint(key)} now"
+    ]
+    assert presence_topic(CODE, successor.identity.peer_id) in link.subscriptions
+    assert table.room.stamp == 1  # its state kept, replayed over ours reset to 0
+    await within_turns(lambda: bool(link.published))
+    [hello] = requests_of(link, ME, successor)
+    assert hello.seat == 1
+    # Its presence and its watchers count, with stamps of its own.
+    presence = Presence(room=CODE, epoch=1, online=True)
+    await table._on_message(
+        presence_topic(CODE, successor.identity.peer_id),
+        seal(successor.identity, presence_topic(CODE, successor.identity.peer_id), presence),
+    )
+    assert table.host_present  # (present until said otherwise)
+    await within_turns(lambda: bool(link.published))  # its first presence: our seat again
+    [hello] = requests_of(link, ME, successor)
+    assert hello.seat == 1
+    await table._on_message(watchers_topic(CODE), count(successor, 3, 1))
+    assert table.watching == 3
+    # What moves nothing: an equal term, the key followed, a key of another length.
+    await table._on_message(topic, announce(2, third.identity.public_key))
+    await table._on_message(topic, announce(3, key))
+    await table._on_message(topic, announce(4, b"k" * 16))
+    assert (table.authority_key, table.term, table._moves, moved) == (key, 4, 1, [2])
+    with caplog.at_level(logging.WARNING, logger="passe.peer"):
+        caplog.clear()
+        await table._on_message(topic, b"junk")
+        await table._on_message(topic, b"junk again")
+    with pytest.raises(WireError) as refused:
+        open_envelope(topic, b"junk")
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
+        f"ignored an announcement: {refused.value.reason}"
+    ]
+    assert table._floods.counts["announce-bad"] == 2
+    # A second move, with no state kept from its key: ours kept, reset.
+    await table._on_message(topic, announce(5, third.identity.public_key))
+    assert table._moves == 2 and moved == [2, 5]
+    assert table.room is not None and table.room.stamp == 0
+    await table._on_message(room_topic(CODE), state(third, 1))
+    assert table.room.stamp == 1
+
+
+async def test_the_states_of_the_last_four_other_keys_are_kept_for_a_move() -> None:
+    """_keep_foreign_room keeps the latest state of MAX_FOREIGN_ROOMS other
+    keys, the one heard longest ago dropped first (a key heard again is
+    the newest). Kills its mutants 1 (the key heard again not moved up), 4
+    (nothing kept) and 5 (`>=`: one fewer kept)."""
+    assert remote_module.MAX_FOREIGN_ROOMS == 4
+    table = remote()
+    others = [room() for _ in range(5)]
+
+    def state(signer: Authority, stamp: int) -> bytes:
+        return seal(signer.identity, room_topic(CODE), a_room_state(phase="lobby", stamp=stamp))
+
+    linked(table, room())
+    for other in others[:4]:
+        await table._on_message(room_topic(CODE), state(other, 1))
+    table._repin(others[0].identity.public_key)
+    assert table.room is not None  # the fourth key heard is still kept
+    table = remote()
+    linked(table, room())
+    for other in others[:4]:
+        await table._on_message(room_topic(CODE), state(other, 1))
+    await table._on_message(room_topic(CODE), state(others[0], 2))  # heard again
+    await table._on_message(room_topic(CODE), state(others[4], 1))  # drops others[1]
+    table._repin(others[1].identity.public_key)
+    assert table.room is None
+    table._repin(others[0].identity.public_key)
+    assert table.room is not None and table.room.stamp == 2
+
+
 def _successor(authority: Authority) -> Authority:
     """The room as an elected successor runs it (net/failover.py's
     _take_over): the same saved room, signed with a fresh key."""
@@ -1892,3 +2164,50 @@ async def test_an_action_unanswered_when_the_table_moved_is_sent_again_with_its_
     assert not table.action_pending and table.acked >= act.n
     assert all(update.rejected is None for update in updates)
     assert table.view is not None and not table.view.legal  # her turn is over
+
+
+async def test_only_the_latest_unanswered_action_is_sent_again_and_it_is_said(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """When the table moves, _send_action_again sends nothing for an action
+    already answered, nor for one a newer action followed; the latest one
+    unanswered goes as it was, with a log line. Kills its mutants 2-3 (an
+    answered action sent again) and 7-12 (the line's words and number)."""
+    import logging
+
+    authority = room()
+    table = remote()
+    link = linked(table, authority)
+    act = Act(room=CODE, epoch=1, n=5, seat=0, action="x", at=0)
+    table._last_act, table.last_action_n, table.acked = act, 5, 5  # answered
+    table._send_action_again()
+    table.last_action_n, table.acked = 6, 0  # a newer action followed
+    table._send_action_again()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert requests_of(link, ME, authority) == []
+    table.last_action_n = 5
+    with caplog.at_level(logging.INFO, logger="passe.peer"):
+        table._send_action_again()
+    await within_turns(lambda: bool(link.published))
+    assert requests_of(link, ME, authority) == [act]
+    assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
+        "action 5 was unanswered when the table moved: sent again"
+    ]
+
+
+async def test_a_seat_that_votes_waits_for_its_room_at_least_move_wait_and_not_for_ever(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """_find_room with the room's voters known (a seat restarted from its
+    voter file: the next authority may need its vote first) waits
+    MOVE_WAIT at least, and no longer: no room by then is "no-room". Kills
+    its mutants 42-46 (the wait None, for ever, or a max of None)."""
+    joining_on(monkeypatch, {})
+    monkeypatch.setattr(remote_module, "MOVE_WAIT", 0.05)
+    table = remote()
+    table._voters = frozenset({ME.public_key})
+    with pytest.raises(JoinError) as error:
+        async with asyncio.timeout(2.0):  # a wait without its bound fails here
+            await table._find_room(0.0)
+    assert error.value.code == "no-room"

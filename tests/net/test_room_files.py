@@ -26,8 +26,10 @@ from net.rooms import (
     SavedRoom,
     SavedSeat,
     _age,
+    extended,
     interrupted_rooms,
     is_hosted,
+    journal_entry,
     load_room,
     room_path,
     write_room,
@@ -324,8 +326,11 @@ async def test_a_request_accepted_since_the_snapshot_stays_refused_after_a_crash
 ) -> None:
     """Mutation: ``load_room`` no longer applying the journaled nonce marks
     (an entry's ``nonces``). Ana's request, accepted after the last snapshot,
-    is only in the journal; a host killed then and resumed must still refuse
-    it replayed, or a request could be accepted twice."""
+    is only in the journal; a host killed then and resumed must still know
+    it, or a request could be accepted twice: an older one replayed is
+    refused, and the same one again is taken as a repeat of her latest
+    (answered with her view since issue 20's re-sent actions, not handled
+    again and not refused)."""
     ana = Identity.generate()
     authority = await a_room_in_play(ana=ana.public_key)
     path = room_path(authority.code, tmp_path)
@@ -334,24 +339,24 @@ async def test_a_request_accepted_since_the_snapshot_stays_refused_after_a_crash
     authority._save()  # the snapshot: no request from Ana in it
     assert load_room(path).nonces == []
     topic = to_authority_topic(authority.code, ana.peer_id)
-    envelopes = []
-    for n in (3, 4):  # accepted: their marks go to the journal
-        request = Sync(room=authority.code, epoch=7, n=n, have=0)
-        envelope = open_envelope(topic, seal(ana, topic, request, authority.identity.public_key))
-        authority.handle(envelope, request)
-        envelopes.append((envelope, request))
+    request = Sync(room=authority.code, epoch=7, n=3, have=0)
+    envelope = open_envelope(topic, seal(ana, topic, request, authority.identity.public_key))
+    authority.handle(envelope, request)  # accepted: its mark goes to the journal
     assert path.with_suffix(".journal").stat().st_size > 0
     store.release()  # the process dies (its lock with it)
 
     loaded = load_room(path)
-    assert loaded.nonces == [NonceMark(ana.public_key, 7, 4)]
+    assert loaded.nonces == [NonceMark(ana.public_key, 7, 3)]
     restored = Authority.restore(loaded, "127.0.0.1", 1883)
     refused: list[tuple[str, str]] = []
     restored._refuse = lambda key, reason, code, n=0: refused.append((code, reason))  # type: ignore[method-assign]
-    # The earlier request, replayed (the latest one again is answered with
-    # the seat's view, as it was: a re-send after a failover, issue 20).
-    restored.handle(*envelopes[0])
+    older = Sync(room=authority.code, epoch=7, n=2, have=0)
+    restored.handle(
+        open_envelope(topic, seal(ana, topic, older, authority.identity.public_key)), older
+    )
     assert refused == [("stale", "an old or repeated request was ignored")]
+    restored.handle(envelope, request)  # the same request, replayed: a repeat
+    assert len(refused) == 1 and restored._floods.counts["stale"] == 2
 
 
 async def test_a_room_whose_broker_is_gone_is_still_closed_for_good(
@@ -538,6 +543,72 @@ def test_the_hosting_pid_is_read_only_while_the_lock_is_held(tmp_path: Path) -> 
     store.release()
     lock.write_bytes(b"4242")  # left by a crash: nobody holds it
     assert hosting_pid(store.path) is None
+
+
+def test_the_hosting_pid_is_one_to_ten_digits_and_anything_else_is_no_pid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a held lock may say, at each edge (found by make mutation, each
+    a mutant of net.rooms.x_hosting_pid that survived): one digit and ten
+    are pids (mutmut_17 `1 < len`, mutmut_19 `< MAX_PID_DIGITS`, mutmut_12
+    reading 9 bytes); letters (mutmut_16 `or` for `and`: int() raised) and
+    bytes that are no text (mutmut_6, the file opened as text: decoding
+    raised) are no pid; a lock gone between the check and the read is no
+    pid (mutmut_14: 1 for 0)."""
+    from net import rooms
+    from net.rooms import hosting_pid
+
+    store = RoomStore(tmp_path / "WB1VJ7.room", WHERE)
+    store.claim()
+    lock = store.path.with_suffix(".lock")
+    for written, said in (
+        (b"7", 7),
+        (b"1234567890", 1234567890),
+        (b"12345678901", 0),
+        (b"abc", 0),
+        (b"\xff\xfe42", 0),
+        (b"", 0),
+    ):
+        lock.write_bytes(written)
+        assert hosting_pid(store.path) == said, written
+    store.release()  # removes the lock
+    assert not lock.exists()
+    monkeypatch.setattr(rooms, "is_hosted", lambda path: True)  # the lock went meanwhile
+    assert hosting_pid(store.path) == 0
+
+
+def test_a_lock_whose_pid_cannot_be_written_is_still_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pid is only a word for people (issue 18): a disk that refuses it
+    (full) does not stop the claim, and the room is hosted with no pid
+    said. Kills net.rooms.xǁRoomStoreǁclaim__mutmut_27 (the OSError not
+    suppressed: the claim raised)."""
+    from net import rooms
+    from net.rooms import hosting_pid
+
+    def full(fd: int, data: bytes, offset: int) -> int:
+        raise OSError(28, "No space left on device")
+
+    store = RoomStore(tmp_path / "WB1VJ7.room", WHERE)
+    monkeypatch.setattr(rooms.os, "pwrite", full)
+    store.claim()
+    monkeypatch.undo()
+    assert is_hosted(store.path) and hosting_pid(store.path) == 0
+    store.release()
+
+
+async def test_a_change_applied_to_the_room_before_it_gives_the_room_back() -> None:
+    """journal_entry and extended are inverse (a journal's entries, and the
+    failover log's deltas: net/replication.py), and an entry names its
+    journal only when given one. Kills net.rooms.x_journal_entry__mutmut_1
+    (b"XXXX" for no journal by default: each replicated delta carried it)."""
+    room = (await a_room_in_play(moves=4)).snapshot(WHERE)
+    before = msgspec.structs.replace(room, actions=room.actions[:2], seq=0)
+    change = journal_entry(room, 2)
+    assert change.journal == b"" and change.first == 2
+    assert extended(before, change) == room
+    assert journal_entry(room, 2, b"\x01" * 8).journal == b"\x01" * 8
 
 
 def a_room_in_its_lobby() -> SavedRoom:

@@ -8,6 +8,8 @@ host (which does not know `watch`) is reported in one line."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from pathlib import Path
 
 import msgspec
@@ -15,9 +17,10 @@ import pytest
 
 from core.registry import get_game
 from net import authority as authority_module
-from net.authority import MAX_WATCHERS, WATCH_LEASE, Authority
-from net.identity import Identity
+from net.authority import CLOSED, MAX_WATCHERS, WATCH_LEASE, Authority
+from net.identity import Identity, fingerprint
 from net.remote import JoinError
+from net.rooms import BrokerChoice
 from net.watch import Watcher
 from net.wire import (
     Act,
@@ -301,3 +304,146 @@ async def test_a_watcher_follows_the_voters_standby_brokers_and_never_votes() ->
     forged = Presence(room=CODE, epoch=6, online=True, name="x", broker="10.0.0.9:1883")
     await watcher._on_message(topics[0], seal(voters[1], topics[0], forged))
     assert ("10.0.0.9", 1883) not in watcher.broker_alternates
+
+
+# Found by make mutation (issue 23): each test below names the mutants of
+# net/authority.py it kills.
+
+
+def test_a_closed_room_refuses_a_watch_in_words() -> None:
+    """Kills _on_watch's mutants 16-25 (the refusal's key, words, code, n)."""
+    authority = room()
+    listen(authority)
+    eve = Identity.generate()
+    presence(authority, eve, online=True)
+    authority.phase = CLOSED  # as close() leaves it
+    watch(authority, eve, n=4)
+    assert to(authority, eve) == [
+        Refused(room=CODE, reason=f"room {CODE} is closed", code="closed", n=4)
+    ]
+    assert authority.watchers == {}
+
+
+async def test_watchers_are_logged_and_checked_every_quarter_of_the_lease(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A watch is logged with the number watching; its place is checked
+    every WATCH_LEASE / 4 while anyone watches (the check arms the next
+    one); heard exactly WATCH_LEASE ago it holds, a moment later it goes,
+    logged, and the count published again. Kills _on_watch's 45-52,
+    _arm_watch_timer's 3-10, _check_watchers' 1 (a timer never armed
+    again), _watching_live's 7 (`<` at the lease's edge) and
+    _drop_stale_watchers' 4-9 (its log line)."""
+    now = [100.0]
+    authority = room(clock=lambda: now[0])
+    listen(authority)
+    eve = Identity.generate()
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        watching(authority, eve)
+    said = [r.getMessage() for r in caplog.records if r.name == "passe.authority"]
+    assert f"key {fingerprint(eve.public_key)} watches (1 watching)" in said
+    timer = authority._watch_timer
+    assert timer is not None and timer._callback == authority._check_watchers  # type: ignore[attr-defined]
+    loop = asyncio.get_running_loop()
+    assert WATCH_LEASE / 4 - 1 < timer.when() - loop.time() <= WATCH_LEASE / 4
+    timer.cancel()
+    authority._check_watchers()  # still heard: the next check armed
+    assert isinstance(authority._watch_timer, asyncio.TimerHandle)
+    assert authority._watch_timer is not timer
+    authority._watch_timer.cancel()
+    assert counts(authority) == [1]
+    now[0] += WATCH_LEASE
+    assert authority._watching_live(eve.public_key)  # at the edge: still
+    now[0] += 0.01
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="passe.authority"):
+        authority._check_watchers()
+    assert authority.watchers == {} and counts(authority) == [0]
+    said = [r.getMessage() for r in caplog.records if r.name == "passe.authority"]
+    assert said == [f"key {fingerprint(eve.public_key)} stopped watching (not heard)"]
+
+
+async def test_a_long_log_is_answered_to_a_watcher_once_per_interval(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A watch asking for a long public log (more than LOG_ANSWER_EVENTS
+    events) is answered with it at most once per LOG_ANSWER_INTERVAL per
+    key, as a seat's Hello is; what is no longer than that, another key's
+    watch, and a move's update are sent whatever the gate. The first held
+    back is logged, each counted; a watcher's Sync is gated alike. Kills
+    _on_watch's 64-68 and _on_sync's 8-12 (the answer not gated),
+    _send_watch_update's 1 (every update gated by default) and 12-28 (the
+    length compared, the gate per key, the note's kind, words and clock)."""
+    now = [100.0]
+    authority = room(players=3, clock=lambda: now[0])
+    listen(authority)
+    ana, eve, bob = Identity.generate(), Identity.generate(), Identity.generate()
+    await started(authority, ana)
+    advance(authority)
+    advance(authority)
+    to(authority, ana)
+    length = len(authority._public_log)
+    assert length >= 3
+    monkeypatch.setattr(authority_module, "LOG_ANSWER_EVENTS", length - 2)
+
+    def updates(key: Identity) -> list[Update]:
+        return [message for message in to(authority, key) if isinstance(message, Update)]
+
+    presence(authority, eve, online=True)
+    watch(authority, eve, n=1, have=0)
+    assert [update.base for update in updates(eve)] == [0]
+    with caplog.at_level(logging.WARNING, logger="passe.authority"):
+        watch(authority, eve, n=2, have=0)  # the long log again, so soon
+        assert updates(eve) == []
+        watch(authority, eve, n=3, have=0)
+        assert updates(eve) == []
+    assert authority._floods.counts["log-answer"] == 2
+    said = [r.getMessage() for r in caplog.records if r.name == "passe.authority"]
+    assert said == ["did not send a watcher the log again so soon"]
+    watch(authority, eve, n=4, have=2)  # exactly LOG_ANSWER_EVENTS: not long
+    assert [update.base for update in updates(eve)] == [2]
+    request(authority, eve, Sync(room=CODE, epoch=1, n=5, have=0))  # a Sync alike
+    assert updates(eve) == [] and authority._floods.counts["log-answer"] == 3
+    presence(authority, bob, online=True)
+    watch(authority, bob, n=1, have=0)  # its own gate
+    assert [update.base for update in updates(bob)] == [0]
+    monkeypatch.setattr(authority_module, "LOG_ANSWER_EVENTS", 0)
+    advance(authority)  # a move's update: never held back
+    assert [update.base for update in updates(eve)] == [length]
+
+
+async def test_a_restored_room_in_play_shows_its_public_log_to_a_watcher() -> None:
+    """Kills restore's mutant 77 (no public log after a restore: a watch
+    then failed)."""
+    authority = room(players=3)
+    listen(authority)
+    ana, eve = Identity.generate(), Identity.generate()
+    await started(authority, ana)
+    advance(authority)
+    public = list(authority._public_log)
+    restored = Authority.restore(authority.snapshot(BrokerChoice(True, "127.0.0.1", 1)), "h", 1)
+    assert restored.table is not None
+    await restored.table.stop()
+    listen(restored)
+    presence(restored, eve, online=True)
+    watch(restored, eve)
+    watched, update = to(restored, eve)
+    assert watched == Watched(room=CODE, watchers=1)
+    assert isinstance(update, Update) and update.base == 0
+    assert update.events == wire(public)
+
+
+def test_a_watcher_has_a_budget_of_its_own_and_its_count_is_retained() -> None:
+    """A watcher's messages are counted against a watcher's budget, not
+    as a stranger's (which would remember it among keys heard); the count's
+    topic is among the room's retained topics once a count went out. Kills
+    _watcher_ids' 1 and _publish_watchers' 1-2."""
+    authority = room()
+    listen(authority)
+    eve = Identity.generate()
+    assert watchers_topic(CODE) not in authority.retained_topics()
+    watching(authority, eve)
+    assert watchers_topic(CODE) in authority.retained_topics()
+    authority._heard.clear()
+    assert authority._within_bounds("request", eve.peer_id, b"x")
+    assert eve.peer_id not in authority._heard

@@ -37,6 +37,7 @@ from net.wire import (
     to_authority_topic,
     to_peer_topic,
     topic_peer,
+    watchers_topic,
 )
 from tests.net.peers import forged
 
@@ -294,6 +295,13 @@ def test_the_signature_covers_exactly_the_documented_bytes() -> None:
         signed = b"passe/1\x00" + TOPIC.encode() + flag + envelope.body
         assert verify(PEER.public_key, signed, envelope.sig)
         assert envelope.sealed is (recipient is not None)
+
+
+def test_the_watchers_topic_is_the_documented_one() -> None:
+    """docs/protocol.md's topic of how many watch (issue 21), written out.
+    Kills net.wire.x_watchers_topic__mutmut_1 (the room's prefix of None:
+    the tests that subscribe compared it with itself)."""
+    assert watchers_topic("ABC123") == "passe/v1/ABC123/watchers"
 
 
 def test_topics_are_the_documented_ones() -> None:
