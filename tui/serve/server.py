@@ -387,6 +387,24 @@ def _read_authorized_keys(path: Path) -> asyncssh.SSHAuthorizedKeys:
 STOP_GRACE = 15.0
 
 
+async def wait_for_stop(shutdown: Shutdown | None, ready: asyncio.Event | None) -> None:
+    """Until SIGINT, or SIGTERM (with ``shutdown``: SIGTERM and SIGHUP, and
+    the server's own terminal or log pipe gone, issue 24, stopped as on
+    SIGTERM, bounded by STOP_GRACE); ``ready`` is set once listening. The
+    SSH and the web server stop alike."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    if shutdown is not None:
+        shutdown.install(loop, lambda signum: stop.set(), (1, 2))
+        watch_streams(shutdown, (1, 2))
+    else:
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    if ready is not None:
+        ready.set()
+    await stop.wait()
+
+
 async def serve(
     options: ServeOptions,
     *,
@@ -430,20 +448,8 @@ async def serve(
         + f"\nGuests connect with: ssh -p {port} HOST   (or: ssh -t -p {port} HOST join CODE)",
         flush=True,
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, stop.set)
-    if shutdown is not None:
-        # SIGTERM and SIGHUP, and the server's own terminal or log pipe gone
-        # (issue 24): stop as on SIGTERM, bounded by STOP_GRACE.
-        shutdown.install(loop, lambda signum: stop.set(), (1, 2))
-        watch_streams(shutdown, (1, 2))
-    else:
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
-    if ready is not None:
-        ready.set()
     try:
-        await stop.wait()
+        await wait_for_stop(shutdown, ready)
     finally:
         log.info("server stopping: %d sessions", len(hub.sessions))
         server.close()

@@ -43,10 +43,10 @@ from textual_serve.server import Server
 from net.text import safe_logging
 from tui.netplay import WEB_ENV
 from tui.serve.identity import Identity, shown
-from tui.serve.server import Hub, ServeOptions, exit_status
+from tui.serve.server import Hub, ServeOptions, exit_status, wait_for_stop
 from tui.serve.session import Request, stopped_farewell
 from tui.serve.web_session import WebSession, terminal_line
-from tui.terminal import Shutdown, guard_standard_streams, watch_streams
+from tui.terminal import Shutdown, guard_standard_streams
 
 log = logging.getLogger("passe.serve")
 
@@ -439,18 +439,8 @@ async def serve(
     port = _listening_port(site) or options.port
     server.hub.port = port
     print(banner(options, port, server.token), flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, stop.set)
-    if shutdown is not None:
-        shutdown.install(loop, lambda signum: stop.set(), (1, 2))
-        watch_streams(shutdown, (1, 2))
-    else:
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
-    if ready is not None:
-        ready.set()
     try:
-        await stop.wait()
+        await wait_for_stop(shutdown, ready)
     finally:
         log.info("server stopping: %d sessions", len(server.hub.sessions))
         await site.stop()
