@@ -177,8 +177,33 @@ def _copy_rest(stream: IO[str], log_path: Path) -> None:
 # -- a terminal on the client side -----------------------------------------------------
 
 
+class ScreenWaits:
+    """Waits on a screen's text (``text()``), woken by ``changed``, given up
+    once ``closed``: the SSH rig's terminal and the browser's alike."""
+
+    changed: asyncio.Event
+    closed: bool
+
+    def text(self) -> str:
+        raise NotImplementedError
+
+    async def wait(self, test: Callable[[], bool], what: str, timeout: float = DEADLINE) -> None:
+        deadline = time.monotonic() + timeout
+        while not test():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or (self.closed and not test()):
+                state = "closed" if self.closed else "open"
+                raise AssertionError(f"waited for {what} ({state}); screen:\n{self.text()}")
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), remaining)
+
+    async def wait_for(self, text: str, timeout: float = DEADLINE) -> None:
+        await self.wait(lambda: text in self.text(), repr(text), timeout)
+
+
 @dataclass
-class Terminal:
+class Terminal(ScreenWaits):
     """A pyte screen fed with what the client receives, and waits on it."""
 
     columns: int = 80
@@ -211,20 +236,6 @@ class Terminal:
 
     def line(self, row: int) -> str:
         return self.screen.display[row]
-
-    async def wait(self, test: Callable[[], bool], what: str, timeout: float = DEADLINE) -> None:
-        deadline = time.monotonic() + timeout
-        while not test():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or (self.closed and not test()):
-                state = "closed" if self.closed else "open"
-                raise AssertionError(f"waited for {what} ({state}); screen:\n{self.text()}")
-            self.changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), remaining)
-
-    async def wait_for(self, text: str, timeout: float = DEADLINE) -> None:
-        await self.wait(lambda: text in self.text(), repr(text), timeout)
 
     def all_text(self) -> str:
         """Everything received, decoded (for messages after the app ended)."""

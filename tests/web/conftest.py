@@ -14,11 +14,9 @@ as it plays an SSH one. Nothing sleeps to synchronise.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 import shutil
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +27,7 @@ from bench.web import CHROMIUM, TERMINAL_HOOK
 from tests.ssh.conftest import (  # clients, start_server: the SSH rig's fixtures, here too
     DEADLINE,
     Client,
+    ScreenWaits,
     Server,
     clients,  # noqa: F401
     launch_server,
@@ -80,7 +79,7 @@ def need_chromium() -> None:
     pytest.skip(reason)
 
 
-class BrowserTerminal:
+class BrowserTerminal(ScreenWaits):
     """The SSH rig's ``Terminal`` API over what the page reports."""
 
     def __init__(self) -> None:
@@ -104,20 +103,6 @@ class BrowserTerminal:
     def line(self, row: int) -> str:
         lines = self.screen_text.split("\n")
         return lines[row] if row < len(lines) else ""
-
-    async def wait(self, test: Callable[[], bool], what: str, timeout: float = DEADLINE) -> None:
-        deadline = time.monotonic() + timeout
-        while not test():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or (self.closed and not test()):
-                state = "closed" if self.closed else "open"
-                raise AssertionError(f"waited for {what} ({state}); screen:\n{self.text()}")
-            self.changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), remaining)
-
-    async def wait_for(self, text: str, timeout: float = DEADLINE) -> None:
-        await self.wait(lambda: text in self.text(), repr(text), timeout)
 
 
 class BrowserClient(Client):
