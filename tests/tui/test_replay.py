@@ -176,14 +176,17 @@ async def same_as_opened_there(pilot: Pilot[None], screen: ReplayTableScreen) ->
     there shows. Leaves ``screen``; returns the one opened there."""
     app = pilot.app
     assert isinstance(app, PasseApp)
-    await pilot.pause()
-    stepped = table_text(app)
+    # Read once painted and still (one pause was not enough on a loaded
+    # machine: CI compared a table half refreshed).
+    stepped = ""
+    while stepped != (stepped := table_text(app)):
+        await pilot.pause(0.05)
     step, viewer = screen.step, screen.viewer
     assert 0 < step < screen.replay.steps and viewer is not None and viewer > 0
     await pilot.press("q")
     fresh = replay_screen(screen.replay, shown_names(screen.replay.file), seat=viewer, step=step)
     await app.push_screen(fresh)
-    await pilot.pause()
+    await wait_until(pilot, lambda: table_text(app) == stepped, "the same table opened there")
     assert table_text(app) == stepped
     return fresh
 
