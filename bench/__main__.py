@@ -25,6 +25,7 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "net": ("bench.net", "MQTT request/reply round trip via the embedded broker and Mosquitto"),
     "election": ("bench.election", "elected authority: SIGKILL to the next acknowledged request"),
     "ssh": ("bench.ssh", "SSH connect to first screen and memory per session vs sshd"),
+    "web": ("bench.web", "browser connect to first screen and memory per session vs SSH"),
 }
 
 

@@ -171,28 +171,36 @@ class Server:
 
 
 @contextlib.contextmanager
-def passe_server(work: Path) -> Iterator[Server]:
+def started_server(work: Path, protocol: str, *arguments: str) -> Iterator[tuple[Server, bytes]]:
+    """``passe serve PROTOCOL`` on 127.0.0.1, a free port, a throw-away data
+    directory; the server and its banner (up to the line for guests)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PASSE_", "TEXTUAL"))}
-    env["PASSE_DATA_DIR"] = str(work / "passe-data")
-    command = [*passe_command(), "serve", "--ssh", "--bind", "127.0.0.1", "--port", "0"]
-    log = (work / "passe-server.log").open("wb")
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, env=env)
-    server = Server("passe serve --ssh", process, [])
+    env["PASSE_DATA_DIR"] = str(work / f"passe-data{protocol}")
+    command = [*passe_command(), "serve", protocol, "--bind", "127.0.0.1", "--port", "0"]
+    log = (work / f"passe-server{protocol}.log").open("wb")
+    process = subprocess.Popen([*command, *arguments], stdout=subprocess.PIPE, stderr=log, env=env)
+    server = Server(f"passe serve {protocol}", process, [])
     try:  # from here on, whatever happens, the server is stopped
         assert process.stdout is not None
         banner = b""
-        while b"Guests connect with" not in banner:
+        while b"Guests " not in banner:  # "Guests connect with" (SSH), "Guests open" (web)
             line = process.stdout.readline()
             if not line:
-                raise RuntimeError("passe serve --ssh did not start")
+                raise RuntimeError(f"passe serve {protocol} did not start")
             banner += line
+        yield server, banner
+    finally:
+        server.stop()
+        log.close()
+
+
+@contextlib.contextmanager
+def passe_server(work: Path) -> Iterator[Server]:
+    with started_server(work, "--ssh") as (server, banner):
         found = re.search(rb"port (\d+)", banner)
         assert found
         server.client = ssh_command(int(found.group(1)), "bench", None)
         yield server
-    finally:
-        server.stop()
-        log.close()
 
 
 def find_sshd() -> str | None:

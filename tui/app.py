@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import random
 import sys
 from collections.abc import Callable, Iterable
@@ -51,6 +52,7 @@ from tui.settings import (
     clean_name,
     default_path,
     load_settings,
+    login_name,
     save_settings,
 )
 
@@ -85,7 +87,11 @@ class PasseApp(App[None]):
 
         # A real terminal (handle_signals): Textual's driver made to end when
         # the terminal goes away, and one Shutdown for signals and hangups.
-        super().__init__(driver_class=PasseDriver if handle_signals else None)
+        # A browser's session (`passe serve --web`) names its driver in
+        # TEXTUAL_DRIVER, Textual's own choice of driver (tui/web_driver.py).
+        served_to_a_browser = bool(os.environ.get("TEXTUAL_DRIVER"))
+        terminal_driver = handle_signals and not served_to_a_browser
+        super().__init__(driver_class=PasseDriver if terminal_driver else None)
         # Log lines quote names and topics from the network (issue 19).
         safe_last_resort()
         self.handle_signals = handle_signals
@@ -580,17 +586,6 @@ def shown_as_it_acts(screen: Screen[Any], binding: Binding) -> Binding:
     ):
         return binding
     return dataclasses.replace(binding, key_display=None)
-
-
-def login_name() -> str:
-    """The OS login, capitalised, as a suggestion for one's name ("" if none)."""
-    import getpass
-
-    try:
-        login = getpass.getuser()
-    except Exception:  # no login name in this environment
-        return ""
-    return clean_name(login.capitalize()) if login else ""
 
 
 def run(

@@ -278,18 +278,24 @@ def _add_serve(commands: Any) -> None:
     serve = commands.add_parser(
         "serve",
         add_help=False,
-        help="let guests play over SSH with nothing installed (--ssh)",
+        help="let guests play with nothing installed: over SSH (--ssh) or in a browser (--web)",
         description=(
-            "Run an SSH server: every guest who connects (ssh -p PORT HOST) gets their own "
-            "Passe. Open guest mode by default: any user name, no password; the user name "
-            "is the player's name. `ssh -t -p PORT HOST join CODE` joins a room."
+            "--ssh: run an SSH server: every guest who connects (ssh -p PORT HOST) gets their "
+            "own Passe. Open guest mode by default: any user name, no password; the user name "
+            "is the player's name. `ssh -t -p PORT HOST join CODE` joins a room.\n"
+            "--web: serve the table to browsers (textual-serve): every browser tab gets its "
+            "own Passe. The printed link carries a random token; --open asks none."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Logs go to stderr, one line per session start, end and refusal.",
     )
     serve.add_argument("-h", "--help", action=_ServeHelpAction)
-    serve.add_argument("--ssh", action="store_true", help="serve over SSH (required)")
-    serve.add_argument("--port", type=_port, default=2222, help="port (default 2222; 0: any)")
+    protocol = serve.add_mutually_exclusive_group()
+    protocol.add_argument("--ssh", action="store_true", help="serve over SSH")
+    protocol.add_argument("--web", action="store_true", help="serve to web browsers (docs/web.md)")
+    serve.add_argument(
+        "--port", type=_port, default=None, help="port (default 2222 for SSH, 8000 for web; 0: any)"
+    )
     serve.add_argument("--bind", default="", help="address to listen on (default: all)")
     serve.add_argument(
         "--max-sessions", type=_count, default=32, help="sessions at once (default 32)"
@@ -306,7 +312,12 @@ def _add_serve(commands: Any) -> None:
         type=Path,
         default=None,
         metavar="FILE",
-        help="admit only these keys (OpenSSH authorized_keys format)",
+        help="SSH: admit only these keys (OpenSSH authorized_keys format)",
+    )
+    serve.add_argument(
+        "--open",
+        action="store_true",
+        help="web: ask browsers for no token (a trusted LAN only)",
     )
     serve.add_argument(
         "--bot-delay", type=_seconds, default=None, help="passed to every guest's game"
@@ -324,23 +335,37 @@ def command_names() -> list[str]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    if not args.ssh:
-        print("passe: serve needs a protocol: passe serve --ssh", file=sys.stderr)
+    if not args.ssh and not args.web:
+        print("passe: serve needs a protocol: passe serve --ssh or --web", file=sys.stderr)
         return USAGE_ERROR
-    from tui.serve.server import ServeOptions, run
-
-    return run(
-        ServeOptions(
-            bind=args.bind,
-            port=args.port,
-            max_sessions=args.max_sessions,
-            idle_timeout=args.idle_timeout,
-            authorized_keys=args.authorized_keys,
-            bot_delay=args.bot_delay,
-            seed=args.seed,
-            commands=frozenset(command_names()),
+    if args.web and args.authorized_keys is not None:
+        print(
+            "passe: --authorized-keys is for --ssh; browsers use the link's token", file=sys.stderr
         )
+        return USAGE_ERROR
+    if args.ssh and args.open:
+        print("passe: --open is for --web", file=sys.stderr)
+        return USAGE_ERROR
+    from tui.serve.server import ServeOptions
+
+    options = ServeOptions(
+        bind=args.bind,
+        port=args.port if args.port is not None else (8000 if args.web else 2222),
+        max_sessions=args.max_sessions,
+        idle_timeout=args.idle_timeout,
+        authorized_keys=args.authorized_keys,
+        bot_delay=args.bot_delay,
+        seed=args.seed,
+        commands=frozenset(command_names()),
+        open_access=args.open,
     )
+    if args.web:
+        from tui.serve.web import run as run_web
+
+        return run_web(options)
+    from tui.serve.server import run
+
+    return run(options)
 
 
 # -- passe replay FILE (issue 21, docs/notation.md) ----------------------------

@@ -38,6 +38,9 @@ SERVED_ENV = "PASSE_SERVED"
 # its port (`ssh -t -p PORT SERVER join CODE`), which is what a guest's
 # friends type (issue 18).
 SSH_PORT_ENV = "PASSE_SSH_PORT"
+# Set by `passe serve --web` for a browser's app (docs/web.md): its lobby
+# tells friends how to join from a browser.
+WEB_ENV = "PASSE_WEB"
 DEFAULT_PORT = 1883
 # A seat whose key was not heard this long (no presence record, which peers
 # re-publish every 15 s, and no request) is away: on a host at a screen, and
@@ -129,15 +132,9 @@ def table_name(name: str) -> str:
     takes the login name instead (or "Player")."""
     if name.strip().casefold() != "you":
         return name
-    import getpass
+    from tui.settings import login_name
 
-    from tui.settings import clean_name
-
-    try:
-        login = getpass.getuser()
-    except Exception:  # no login name in this environment
-        login = ""
-    chosen = clean_name(login.capitalize()) if login else ""
+    chosen = login_name()
     return chosen if chosen and chosen.casefold() != "you" else "Player"
 
 
@@ -518,6 +515,7 @@ __all__ = [
     "BROKER_ENV",
     "SERVED_ENV",
     "SSH_PORT_ENV",
+    "WEB_ENV",
     "HostPlan",
     "NetplayError",
     "NetworkOptions",

@@ -107,6 +107,22 @@ class SettingsFile(msgspec.Struct):
     confirm_plays: bool | UnsetType = msgspec.UNSET
 
 
+def login_name() -> str:
+    """The OS login, capitalised, as a suggestion for one's name ("" if
+    none). A guest of ``passe serve`` has no login here: the server's own
+    (``root``, ``passe``) is not theirs, and is not shown to them."""
+    import getpass
+    import os
+
+    if os.environ.get("PASSE_SERVED"):  # tui.netplay.SERVED_ENV (not imported: start-up)
+        return ""
+    try:
+        login = getpass.getuser()
+    except Exception:  # no login name in this environment
+        return ""
+    return clean_name(login.capitalize()) if login else ""
+
+
 def clean_name(name: str) -> str:
     """The one name cleaner (net.text.clean_name); an empty name is "You"."""
     return _clean_name(name, default="You")

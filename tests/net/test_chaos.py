@@ -169,12 +169,18 @@ class Table:
         if line["event"] == "over":
             self.peer_over[n] = line
 
-    async def kill_host(self) -> None:
+    async def _killed_host_had_finished(self) -> bool:
+        """Kill the host; whether it had finished the game as it was killed
+        (its result kept then)."""
         self.host.kill()
         await self.host.finish()
         over = next((line for line in self.host.lines if line.get("event") == "over"), None)
-        if over is not None:  # it had finished the game as it was killed
+        if over is not None:
             self.host_over = over
+        return over is not None
+
+    async def kill_host(self) -> None:
+        if await self._killed_host_had_finished():
             return
         where = ["--broker", self.where] if self.broker is not None else []
         stand_in = ["--stand-in-after", str(self.scenario.stand_in_after)]
@@ -187,11 +193,7 @@ class Table:
         the table move; a killed peer comes back on its key, as a player."""
         killed = self.runner
         if killed is None:
-            self.host.kill()
-            await self.host.finish()
-            over = next((line for line in self.host.lines if line.get("event") == "over"), None)
-            if over is not None:  # it had finished the game as it was killed
-                self.host_over = over
+            if await self._killed_host_had_finished():
                 return
             self.host_gone = True
         else:

@@ -39,6 +39,23 @@ def _link(lan: Lan, index: int, state: str) -> None:
     )
 
 
+async def _broker_in_first_namespace(lan: Lan) -> tuple[asyncio.subprocess.Process, str]:
+    """The embedded broker as a process of its own in namespace 0 (it ends
+    when its stdin closes), and the address the others reach it at."""
+    where = lan.namespaces[0].address
+    broker = await lan.spawn_async(
+        0,
+        [sys.executable, "-m", "net.broker", "--bind", where, "--port", "1883"],
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    assert broker.stdout is not None
+    ready = (await asyncio.wait_for(broker.stdout.readline(), 30)).decode().split()
+    assert ready[0] == "ready", ready
+    return broker, f"{where}:{ready[1]}"
+
+
 def _acknowledged(seat: PasseProcess) -> list[dict[str, object]]:
     return [line for line in seat.lines if line.get("event") == "acknowledged"]
 
@@ -47,18 +64,7 @@ async def test_a_cut_off_authority_steps_down_and_nothing_is_accepted_twice(
     tmp_path: Path,
 ) -> None:
     with lan_or_skip(4) as lan:
-        where = lan.namespaces[0].address
-        broker = await lan.spawn_async(
-            0,
-            [sys.executable, "-m", "net.broker", "--bind", where, "--port", "1883"],
-            stdin=asyncio.subprocess.PIPE,  # it ends when this closes
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-        assert broker.stdout is not None
-        ready = (await asyncio.wait_for(broker.stdout.readline(), 30)).decode().split()
-        assert ready[0] == "ready", ready
-        address = f"{where}:{ready[1]}"
+        broker, address = await _broker_in_first_namespace(lan)
         rng = random.Random(21)
         wraps = [tuple(lan.command(index, [])) for index in (1, 2, 3)]
         identities, voters, arguments = make_voters(tmp_path, 3, rng, address, wraps)
@@ -163,18 +169,7 @@ async def test_a_game_s_cut_off_host_steps_down_and_the_others_play_on(
     screen host rejoins by code, by hand in docs/election.md.)"""
     monkeypatch.setenv("PASSE_LOG", "info")  # "steps down", "runs here now"
     with lan_or_skip(4) as lan:
-        where = lan.namespaces[0].address
-        broker = await lan.spawn_async(
-            0,
-            [sys.executable, "-m", "net.broker", "--bind", where, "--port", "1883"],
-            stdin=asyncio.subprocess.PIPE,  # it ends when this closes
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-        assert broker.stdout is not None
-        ready = (await asyncio.wait_for(broker.stdout.readline(), 30)).decode().split()
-        assert ready[0] == "ready", ready
-        address = f"{where}:{ready[1]}"
+        broker, address = await _broker_in_first_namespace(lan)
         host = PasseProcess("host", tmp_path, wrap=tuple(lan.command(1, [])))
         peers = [
             PasseProcess(f"peer{n}", tmp_path, wrap=tuple(lan.command(n + 2, []))) for n in range(2)

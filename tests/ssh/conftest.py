@@ -17,10 +17,12 @@ import struct
 import subprocess
 import sys
 import termios
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import asyncssh
 import pyte
@@ -99,6 +101,15 @@ class Server:
 ServerFactory = Callable[..., Server]
 
 
+def process_environment(pid: int) -> dict[str, str]:
+    """A session's app's environment, as the kernel shows it."""
+    return dict(
+        item.split("=", 1)
+        for item in Path(f"/proc/{pid}/environ").read_text().split("\0")
+        if "=" in item
+    )
+
+
 @pytest.fixture
 def start_server(tmp_path: Path) -> Iterator[ServerFactory]:
     """Start ``passe serve --ssh`` with a private data directory; stopped at the end."""
@@ -106,28 +117,13 @@ def start_server(tmp_path: Path) -> Iterator[ServerFactory]:
 
     def start(*arguments: str, seed: int = 11, data_dir: Path | None = None) -> Server:
         """``data_dir``: an earlier server's, to start it again (a restart)."""
-        data_dir = data_dir or tmp_path / f"data{len(servers)}"
-        log_path = tmp_path / f"server{len(servers)}.log"
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PASSE_", "TEXTUAL"))}
-        env["PASSE_DATA_DIR"] = str(data_dir)
-        command = [*passe_command(), "serve", "--ssh", "--bind", "127.0.0.1", "--port", "0"]
-        command += ["--bot-delay", "0", "--seed", str(seed), *arguments]
-        with log_path.open("w") as log:
-            process = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=log, text=True, env=env
-            )
-        assert process.stdout is not None
-        banner = ""
-        while "Guests connect with" not in banner:
-            line = process.stdout.readline()  # the banner comes at once, or EOF on failure
-            if not line:
-                raise AssertionError(f"the server did not start:\n{log_path.read_text()}")
-            banner += line
-        port = re.search(r"port (\d+)", banner)
-        key = re.search(r"Host key: (SHA256:\S+)", banner)
-        assert port and key, banner
-        server = Server(process, int(port.group(1)), key.group(1), log_path, data_dir)
+        server, banner = launch_server(
+            tmp_path, len(servers), "--ssh", *arguments, seed=seed, data_dir=data_dir
+        )
         servers.append(server)
+        key = re.search(r"Host key: (SHA256:\S+)", banner)
+        assert key, banner
+        server.host_key = key.group(1)
         return server
 
     yield start
@@ -135,11 +131,79 @@ def start_server(tmp_path: Path) -> Iterator[ServerFactory]:
         server.stop()
 
 
+def launch_server(
+    tmp_path: Path,
+    index: int,
+    protocol: str,
+    *arguments: str,
+    seed: int = 11,
+    data_dir: Path | None = None,
+    environment: dict[str, str] | None = None,
+) -> tuple[Server, str]:
+    """``passe serve PROTOCOL`` on 127.0.0.1, any port, with a private data
+    directory and log; the server and its banner (up to the line that tells
+    guests how to connect). Its later output goes to the log too: nothing
+    waits on a full pipe. ``environment``: variables added to the server's."""
+    data_dir = data_dir or tmp_path / f"data{index}"
+    log_path = tmp_path / f"server{index}.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PASSE_", "TEXTUAL"))}
+    env["PASSE_DATA_DIR"] = str(data_dir)
+    env.update(environment or {})
+    command = [*passe_command(), "serve", protocol, "--bind", "127.0.0.1", "--port", "0"]
+    command += ["--bot-delay", "0", "--seed", str(seed), *arguments]
+    log_path.write_text("")
+    with log_path.open("a") as log:  # appended to by the server and by _copy_rest
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
+    assert process.stdout is not None
+    banner = ""
+    while "Guests " not in banner:  # "Guests connect with" (SSH), "Guests open" (web)
+        line = process.stdout.readline()  # the banner comes at once, or EOF on failure
+        if not line:
+            raise AssertionError(f"the server did not start:\n{log_path.read_text()}")
+        banner += line
+    threading.Thread(target=_copy_rest, args=(process.stdout, log_path), daemon=True).start()
+    port = re.search(r"port (\d+)", banner)
+    assert port, banner
+    return Server(process, int(port.group(1)), "", log_path, data_dir), banner
+
+
+def _copy_rest(stream: IO[str], log_path: Path) -> None:
+    with log_path.open("a") as log:
+        for line in stream:
+            log.write(line)
+            log.flush()
+
+
 # -- a terminal on the client side -----------------------------------------------------
 
 
+class ScreenWaits:
+    """Waits on a screen's text (``text()``), woken by ``changed``, given up
+    once ``closed``: the SSH rig's terminal and the browser's alike."""
+
+    changed: asyncio.Event
+    closed: bool
+
+    def text(self) -> str:
+        raise NotImplementedError
+
+    async def wait(self, test: Callable[[], bool], what: str, timeout: float = DEADLINE) -> None:
+        deadline = time.monotonic() + timeout
+        while not test():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or (self.closed and not test()):
+                state = "closed" if self.closed else "open"
+                raise AssertionError(f"waited for {what} ({state}); screen:\n{self.text()}")
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), remaining)
+
+    async def wait_for(self, text: str, timeout: float = DEADLINE) -> None:
+        await self.wait(lambda: text in self.text(), repr(text), timeout)
+
+
 @dataclass
-class Terminal:
+class Terminal(ScreenWaits):
     """A pyte screen fed with what the client receives, and waits on it."""
 
     columns: int = 80
@@ -172,20 +236,6 @@ class Terminal:
 
     def line(self, row: int) -> str:
         return self.screen.display[row]
-
-    async def wait(self, test: Callable[[], bool], what: str, timeout: float = DEADLINE) -> None:
-        deadline = time.monotonic() + timeout
-        while not test():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or (self.closed and not test()):
-                state = "closed" if self.closed else "open"
-                raise AssertionError(f"waited for {what} ({state}); screen:\n{self.text()}")
-            self.changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), remaining)
-
-    async def wait_for(self, text: str, timeout: float = DEADLINE) -> None:
-        await self.wait(lambda: text in self.text(), repr(text), timeout)
 
     def all_text(self) -> str:
         """Everything received, decoded (for messages after the app ended)."""

@@ -15,6 +15,7 @@ from tests.ssh.conftest import (
     SshBinaryClient,
     asyncssh_connect,
     play_passpass_to_end,
+    process_environment,
     ssh_arguments,
 )
 
@@ -55,11 +56,7 @@ async def test_asyncssh_client_with_a_key_starts_a_game_and_resizes(
     # The key identifies the player: its fingerprint reaches the app, and
     # chooses the player's directory (config and saves).
     (pid,) = server.session_pids()
-    environment = dict(
-        item.split("=", 1)
-        for item in Path(f"/proc/{pid}/environ").read_text().split("\0")
-        if "=" in item
-    )
+    environment = process_environment(pid)
     fingerprint = key.get_fingerprint("sha256")
     assert environment["PASSE_PLAYER_KEY"] == fingerprint
     assert f"key {fingerprint} from 127.0.0.1" in server.log()

@@ -67,7 +67,7 @@ def test_help_shows_the_host_key_fingerprint(private_data_dir: Path) -> None:
 def test_serve_without_a_protocol_is_a_usage_error() -> None:
     done = subprocess.run([*passe_command(), "serve"], capture_output=True, text=True)
     assert done.returncode == 2
-    assert done.stderr == "passe: serve needs a protocol: passe serve --ssh\n"
+    assert done.stderr == "passe: serve needs a protocol: passe serve --ssh or --web\n"
 
 
 @pytest.mark.parametrize(

@@ -357,12 +357,17 @@ async def test_the_home_screen_names_no_bot_like_you(private_config: Path) -> No
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
         name = app.screen.query_one("#name", Input)
+        from tests.tui.test_network import wait_until
+
+        def labels() -> list[str]:
+            return [str(app.screen.query_one(f"#bot-{n}", Chooser).label) for n in (1, 2, 3)]
+
         name.value = "ada"
-        await pilot.pause()
-        labels = [app.screen.query_one(f"#bot-{seat}", Chooser).label for seat in (1, 2, 3)]
-        assert labels == ["2 Bruno", "3 Cleo", "4 Dmitri"]
+        # Read once the change is shown (one pause is not enough under load).
+        await wait_until(pilot, lambda: labels()[0] != "2 Ada", "the bots renamed")
+        assert labels() == ["2 Bruno", "3 Cleo", "4 Dmitri"]
         assert plain(app.screen.query_one("#seat-you", Static)) == "1 ada (you)"
         name.value = "[/]"  # a name like markup, as typed
-        await pilot.pause()
+        await wait_until(pilot, lambda: labels()[0] == "2 Ada", "the bots named again")
         assert plain(app.screen.query_one("#seat-you", Static)) == "1 [/] (you)"
         assert app.screen.query_one("#bot-1", Chooser).label == "2 Ada"

@@ -813,6 +813,10 @@ def test_the_default_name_you_is_not_what_the_others_see(monkeypatch: pytest.Mon
     assert table_name("You") == "Marie"
     monkeypatch.setattr(getpass, "getuser", lambda: "you")
     assert table_name(" you ") == "Player"
+    # A guest of `passe serve` (SSH, web): the server's login is not theirs.
+    monkeypatch.setattr(getpass, "getuser", lambda: "root")
+    monkeypatch.setenv("PASSE_SERVED", "1")
+    assert table_name("You") == "Player"
 
 
 async def test_hosting_on_an_unreachable_broker_says_so_within_seconds(

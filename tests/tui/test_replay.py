@@ -20,6 +20,7 @@ from net.client import LocalClient
 from net.table import HUMAN, SeatSpec, Table
 from tests.core.notation_checks import played
 from tests.tui.conftest import SIZE, footer_fits, make_app, play_to_end, shown_keys
+from tests.tui.test_network import wait_until
 from tui.app import PasseApp
 from tui.games.dominoes.table import DominoesTableScreen
 from tui.games.fashion.table import FashionTableScreen
@@ -175,14 +176,17 @@ async def same_as_opened_there(pilot: Pilot[None], screen: ReplayTableScreen) ->
     there shows. Leaves ``screen``; returns the one opened there."""
     app = pilot.app
     assert isinstance(app, PasseApp)
-    await pilot.pause()
-    stepped = table_text(app)
+    # Read once painted and still (one pause was not enough on a loaded
+    # machine: CI compared a table half refreshed).
+    stepped = ""
+    while stepped != (stepped := table_text(app)):
+        await pilot.pause(0.05)
     step, viewer = screen.step, screen.viewer
     assert 0 < step < screen.replay.steps and viewer is not None and viewer > 0
     await pilot.press("q")
     fresh = replay_screen(screen.replay, shown_names(screen.replay.file), seat=viewer, step=step)
     await app.push_screen(fresh)
-    await pilot.pause()
+    await wait_until(pilot, lambda: table_text(app) == stepped, "the same table opened there")
     assert table_text(app) == stepped
     return fresh
 
@@ -198,7 +202,8 @@ async def test_dominoes_and_fashion_replay_at_their_own_tables(
         ):
             screen = await open_replay(pilot, keep(private_data, game_id, 5))
             assert isinstance(screen, table_type)
-            assert footer_fits(app), game_id
+            # The footer is laid out a refresh later (a loaded machine).
+            await wait_until(pilot, lambda: footer_fits(app), f"{game_id}: the footer fits")
             # Only the replay's keys: none of the game's (fashion's offer
             # had the focus a moment at first, and its ↑↓ Move stayed). The
             # footer follows the focus on its next refresh: a loaded machine

@@ -91,8 +91,13 @@ def join_lines(hint: str, *, local_only: bool = False) -> str:
     for anyone who can reach the server."""
     import os
 
-    from tui.netplay import SERVED_ENV, SSH_PORT_ENV
+    from tui.netplay import SERVED_ENV, SSH_PORT_ENV, WEB_ENV
 
+    if os.environ.get(WEB_ENV):  # a browser's guest of `passe serve --web`
+        browser = f"or, in a browser on this server's page: j, then {hint}"
+        if local_only:
+            return f"Others join from this server's page: j, then {hint}"
+        return f"Tell the others: passe join {hint}\n{browser}"
     if os.environ.get(SERVED_ENV):
         port = os.environ.get(SSH_PORT_ENV, "")
         ssh = f"ssh -t -p {port} SERVER" if port.isdigit() else "ssh -t SERVER"

@@ -25,7 +25,7 @@ import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import asyncssh
 
@@ -34,7 +34,7 @@ from net.text import safe_logging
 from tui.netplay import BIND_ENV, SERVED_ENV, SSH_PORT_ENV
 from tui.serve.host_key import fingerprint, load_or_create_host_key
 from tui.serve.identity import Identity, player_name, shown
-from tui.serve.session import PasseSession, Request
+from tui.serve.session import PasseSession, Request, stopped_farewell
 from tui.terminal import Shutdown, guard_standard_streams, watch_streams
 
 log = logging.getLogger("passe.serve")
@@ -84,23 +84,42 @@ class ServeOptions:
     # The `passe` commands a guest's session may run (`passe serve` fills it
     # from its own parser: the server never imports the command line).
     commands: frozenset[str] = frozenset({"play", "join"})
+    # `passe serve --web --open`: no token asked of browsers (a trusted LAN).
+    open_access: bool = False
 
 
 def exit_status(code: int) -> int:
     return code if code >= 0 else 128 - code  # killed by signal N: 128 + N
 
 
+class Stoppable(Protocol):
+    """What :meth:`Hub.shutdown` needs of a live session, SSH or web."""
+
+    end_reason: str
+    farewell: str
+    task: asyncio.Task[None] | None
+
+    async def stop_child(self, first: signal.Signals) -> None: ...
+
+
 class Hub:
     """The server's shared state: live sessions, player directories in use,
     background tasks, and the decisions about each session."""
 
-    def __init__(self, options: ServeOptions, authorized: asyncssh.SSHAuthorizedKeys | None):
+    def __init__(
+        self,
+        options: ServeOptions,
+        authorized: asyncssh.SSHAuthorizedKeys | None,
+        protocol: str = "ssh",
+    ):
         self.options = options
         self.authorized = authorized
-        self.root = data_dir() / "ssh"
+        # One tree per protocol (ssh/, web/): two servers may run at once, and
+        # each knows only its own directories in use.
+        self.root = data_dir() / protocol
         self.players = self.root / "players"
         self.guests = self.root / "guests"  # throw-away directories (see claim_directory)
-        self.sessions: set[PasseSession] = set()
+        self.sessions: set[Stoppable] = set()  # PasseSession, or a web session
         self.directories_in_use: set[Path] = set()
         self.tasks: set[asyncio.Task[Any]] = set()
         self._numbers = 0
@@ -148,12 +167,13 @@ class Hub:
 
     # -- what a session runs ---------------------------------------------------------
 
-    def plan(self, command: str | None, name: str) -> tuple[list[str], str] | str:
+    def plan(self, command: str | None, name: str | None) -> tuple[list[str], str] | str:
         """The ``passe`` arguments for the client's command and a label for
-        the log, or a one-line refusal for the client."""
+        the log, or a one-line refusal for the client. ``name`` None: the
+        name the player's settings remember (a web guest has no user name)."""
         words = (command or "").split()
         if not words or words == ["play"]:
-            arguments = ["play", "--name", name]
+            arguments = ["play"] if name is None else ["play", "--name", name]
             if self.options.bot_delay is not None:
                 arguments += ["--bot-delay", str(self.options.bot_delay)]
             if self.options.seed is not None:
@@ -172,12 +192,14 @@ class Hub:
                     f"Passe: {what} rooms is not available on this server yet; "
                     "connect without a command to play against bots."
                 )
-            return [verb, words[1], "--name", name], f"{verb} {words[1]}"
+            named = [] if name is None else ["--name", name]
+            return [verb, words[1], *named], f"{verb} {words[1]}"
         return "Passe: unknown command; connect without one to play, or with `join CODE`."
 
     def environment(self, request: Request, identity: Identity, directory: Path) -> dict[str, str]:
         """A guest app's whole environment: the server's few variables, the
-        client's few checked ones, and the player's own directory and key."""
+        client's few checked ones, and the player's own directory and key.
+        A web guest's ``request`` is the browser's terminal (xterm.js)."""
         env = {key: os.environ[key] for key in SERVER_VARIABLES if key in os.environ}
         env.setdefault("LANG", "C.UTF-8")
         term = request.term_type
@@ -189,7 +211,7 @@ class Hub:
         env["PASSE_CONFIG_DIR"] = str(directory)
         env["PASSE_DATA_DIR"] = str(directory)
         env[SERVED_ENV] = "1"  # a guest: the server's paths are not theirs to read
-        if self.port is not None:
+        if self.port is not None and self.root.name == "ssh":
             env[SSH_PORT_ENV] = str(self.port)
         if identity.key:
             env[PLAYER_KEY_VARIABLE] = identity.key
@@ -251,10 +273,7 @@ class Hub:
             reason = session.end_reason or f"app exited with {code}"
             farewell = session.farewell
             if code < 0 and not farewell:  # killed, not by us: say so, not a blank screen
-                farewell = (
-                    f"Passe: the game stopped unexpectedly (signal {-code}). "
-                    "A game in progress is saved: reconnect and press c to continue it."
-                )
+                farewell = stopped_farewell(-code, session.COME_BACK)
             session.finish(exit_status(code), farewell, restore=code < 0)
             log.info("session %d end: %s after %.1f s", session.number, reason, seconds)
         finally:
@@ -368,6 +387,24 @@ def _read_authorized_keys(path: Path) -> asyncssh.SSHAuthorizedKeys:
 STOP_GRACE = 15.0
 
 
+async def wait_for_stop(shutdown: Shutdown | None, ready: asyncio.Event | None) -> None:
+    """Until SIGINT, or SIGTERM (with ``shutdown``: SIGTERM and SIGHUP, and
+    the server's own terminal or log pipe gone, issue 24, stopped as on
+    SIGTERM, bounded by STOP_GRACE); ``ready`` is set once listening. The
+    SSH and the web server stop alike."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    if shutdown is not None:
+        shutdown.install(loop, lambda signum: stop.set(), (1, 2))
+        watch_streams(shutdown, (1, 2))
+    else:
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    if ready is not None:
+        ready.set()
+    await stop.wait()
+
+
 async def serve(
     options: ServeOptions,
     *,
@@ -411,20 +448,8 @@ async def serve(
         + f"\nGuests connect with: ssh -p {port} HOST   (or: ssh -t -p {port} HOST join CODE)",
         flush=True,
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, stop.set)
-    if shutdown is not None:
-        # SIGTERM and SIGHUP, and the server's own terminal or log pipe gone
-        # (issue 24): stop as on SIGTERM, bounded by STOP_GRACE.
-        shutdown.install(loop, lambda signum: stop.set(), (1, 2))
-        watch_streams(shutdown, (1, 2))
-    else:
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
-    if ready is not None:
-        ready.set()
     try:
-        await stop.wait()
+        await wait_for_stop(shutdown, ready)
     finally:
         log.info("server stopping: %d sessions", len(hub.sessions))
         server.close()

@@ -86,6 +86,22 @@ def set_window_size(descriptor: int, size: tuple[int, int], pixels: tuple[int, i
     fcntl.ioctl(descriptor, termios.TIOCSWINSZ, packed)
 
 
+async def stop_process(process: asyncio.subprocess.Process | None, first: signal.Signals) -> None:
+    """End a guest's app (a session leader): ``first`` to its process group,
+    SIGKILL after :data:`GRACE_SECONDS`; reaped. Safe to call when it has
+    already ended. The SSH and the web server end their apps this one way."""
+    if process is None or process.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, first)
+    try:
+        await asyncio.wait_for(process.wait(), GRACE_SECONDS)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+
+
 def _take_terminal() -> None:
     """In the child, after ``setsid``: make the pty on stdin the controlling
     terminal, so the kernel delivers SIGWINCH and SIGHUP to the app.
@@ -93,7 +109,49 @@ def _take_terminal() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-class PasseSession(asyncssh.SSHServerSession[bytes]):
+def stopped_farewell(signum: int, come_back: str) -> str:
+    """What a guest reads when their app was killed, not by the server."""
+    return (
+        f"Passe: the game stopped unexpectedly (signal {signum}). "
+        f"A game in progress is saved: {come_back} and press c to continue it."
+    )
+
+
+class IdleWatch:
+    """The idle timeout of a guest's session, SSH or web: no key for the
+    given seconds ends the app (SIGTERM: it saves) with a farewell."""
+
+    COME_BACK = "reconnect"  # how the guest comes back, in the farewells
+    last_input: float
+    idle_timer: asyncio.TimerHandle | None
+    end_reason: str
+    farewell: str
+
+    def stop_for_idle(self) -> None:
+        raise NotImplementedError
+
+    def watch_idle(self, seconds: float) -> None:
+        if seconds <= 0:
+            return
+        remaining = self.last_input + seconds - time.monotonic()
+        if remaining > 0:
+            loop = asyncio.get_running_loop()
+            self.idle_timer = loop.call_later(remaining, self.watch_idle, seconds)
+            return
+        self.end_reason = f"idle for {seconds:g} s"
+        self.farewell = (
+            f"Passe: disconnected after {seconds:g} seconds without a key press. "
+            f"A game in progress is saved: {self.COME_BACK} and press c to continue it."
+        )
+        self.stop_for_idle()
+
+    def cancel_idle(self) -> None:
+        if self.idle_timer is not None:
+            self.idle_timer.cancel()
+            self.idle_timer = None
+
+
+class PasseSession(asyncssh.SSHServerSession[bytes], IdleWatch):
     """The SSH side of one session; :class:`Hub` decides what it runs."""
 
     def __init__(
@@ -305,17 +363,7 @@ class PasseSession(asyncssh.SSHServerSession[bytes]):
     async def stop_child(self, first: signal.Signals) -> None:
         """End the app: ``first`` to its process group, SIGKILL after the
         grace period. Safe to call when it has already ended."""
-        process = self.process
-        if process is None or process.returncode is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, first)
-        try:
-            await asyncio.wait_for(process.wait(), GRACE_SECONDS)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            await process.wait()
+        await stop_process(self.process, first)
 
     def close_master(self) -> None:
         if self.master is None:
@@ -327,20 +375,9 @@ class PasseSession(asyncssh.SSHServerSession[bytes]):
         os.close(self.master)
         self.master = None
 
-    # -- idle timeout -------------------------------------------------------------
+    # -- idle timeout (IdleWatch) ----------------------------------------------------
 
-    def watch_idle(self, seconds: float) -> None:
-        if seconds <= 0:
-            return
-        remaining = self.last_input + seconds - time.monotonic()
-        if remaining > 0:
-            self.idle_timer = self.loop.call_later(remaining, self.watch_idle, seconds)
-            return
-        self.end_reason = f"idle for {seconds:g} s"
-        self.farewell = (
-            f"Passe: disconnected after {seconds:g} seconds without a key press. "
-            "A game in progress is saved: reconnect and press c to continue it."
-        )
+    def stop_for_idle(self) -> None:
         self.hub.spawn(self.stop_child(signal.SIGTERM))
 
     # -- the end ----------------------------------------------------------------
@@ -348,8 +385,7 @@ class PasseSession(asyncssh.SSHServerSession[bytes]):
     def finish(self, status: int, message: str = "", *, restore: bool = False) -> None:
         """Tell the client ``message`` (after restoring its terminal if the
         server ended the app) and close the channel with ``status``."""
-        if self.idle_timer is not None:
-            self.idle_timer.cancel()
+        self.cancel_idle()
         self.close_master()
         channel = self.channel
         if channel is None or self.client_gone:
