@@ -1323,6 +1323,28 @@ def test_a_knock_asked_again_keeps_when_it_came() -> None:
     assert (knock.name, knock.seat, knock.n, knock.at) == ("Eva", 1, 3, first.at)
 
 
+def test_a_knock_waits_its_whole_ttl_and_no_longer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kills _admission's mutant 48 (``>=`` for ``>``: a knock exactly
+    KNOCK_TTL old expired): the knock is kept at its edge and dropped just
+    past it, when another Hello makes the room look at its knocks."""
+    import types
+
+    now = [1000.0]
+    clock = types.SimpleNamespace(monotonic=lambda: now[0], time_ns=lambda: 0)
+    authority = room(admission="ask")
+    monkeypatch.setattr(authority_module, "time", clock)
+    eve, dan, cy = Identity.generate(), Identity.generate(), Identity.generate()
+    for key in (eve, dan, cy):
+        presence(authority, key, online=True)
+    hello(authority, eve, n=2, name="Eve")
+    now[0] += authority_module.KNOCK_TTL  # at its edge
+    hello(authority, dan, n=2, name="Dan")
+    assert eve.public_key in authority.knocks
+    now[0] += 0.001  # past it
+    hello(authority, cy, n=2, name="Cy")
+    assert eve.public_key not in authority.knocks and dan.public_key in authority.knocks
+
+
 def test_a_knock_asked_again_once_the_table_is_full_is_still_a_knock() -> None:
     """Found under load (test_a_knock_at_a_full_table_waits_for_a_free_seat
     failed 2 runs of 3): the joiner's Hello, sent again while its first
