@@ -410,6 +410,9 @@ class Authority:
     _republish: asyncio.TimerHandle | None = None
     _last_republish: float = -1e9
     _closing: bool = False
+    # The term of the authority this one stepped down for (issue 20).
+    stepped_down: int | None = None
+    _stepped_down_event: asyncio.Event = field(default_factory=asyncio.Event)
     _next_code: str | None = None
     _announced: asyncio.Event = field(default_factory=asyncio.Event)
     # Failover (issue 20; net/replication.py): when on and the game starts
@@ -501,10 +504,8 @@ class Authority:
             self._lobby_presence_changed(seat)
         self.watch_presence(self.presence_timeout)  # a next game's room keeps the bound
 
-    async def close(self, *, keep: bool = False) -> None:
-        """Close the room: the retained state says so; peers are told.
-        ``keep``: only go away, as a host that died does (peers see it away),
-        leaving the room on disk to be resumed."""
+    def _stop_timers(self) -> None:
+        """Nothing more happens here by itself (closing, or stepped down)."""
         self._closing = True
         for timer in [*self._away_timers.values(), *self._lobby_timers.values()]:
             timer.cancel()
@@ -516,6 +517,12 @@ class Authority:
             self._presence_watch.cancel()
         if self._watch_timer is not None:
             self._watch_timer.cancel()
+
+    async def close(self, *, keep: bool = False) -> None:
+        """Close the room: the retained state says so; peers are told.
+        ``keep``: only go away, as a host that died does (peers see it away),
+        leaving the room on disk to be resumed."""
+        self._stop_timers()
         if self.phase == OVER and not keep and self._link is not None and self._live:
             # The result (the record each peer checks the deal against) goes
             # out before the room does: a link that is down (a broker
@@ -1050,10 +1057,36 @@ class Authority:
         holds the table now; this one stops at once, its room kept."""
         log.warning("room %s: term %d has another authority: this one steps down", self.code, term)
         self._replicating = False
+        self.stepped_down = term
+        # Nothing more leaves from here, by any path: an old authority that
+        # republished its room state over its successor's, or answered a
+        # Hello, kept seats pinned to a table nobody runs (CI, stop 28).
+        self._stop_timers()
         if self._outbox is not None:
-            self._outbox = Outbox()  # nothing more leaves from here
+            self._outbox = Outbox()
+        if _loop_running():
+            spawn(self._stand_aside(), "a stepped-down table's end")
         for callback in list(self.on_warning):
             callback("The table moved to another machine: this one no longer runs it.")
+
+    async def _stand_aside(self) -> None:
+        """Its bots and its link stop, with no last word (a "gone" presence
+        or a final state would be a stale authority's); its voter, owned by
+        whoever made it, runs on and votes."""
+        if self.table is not None:
+            await self.table.stop()
+        if self._sender is not None:
+            await stop_task(self._sender)
+            self._sender = None
+        if self._link is not None:
+            await self._link.close(graceful=False)
+        self._stepped_down_event.set()
+
+    async def wait_stepped_down(self) -> int:
+        """The term that made this authority step down, once it has."""
+        await self._stepped_down_event.wait()
+        assert self.stepped_down is not None
+        return self.stepped_down
 
     def _seat_specs(self) -> list[SeatSpec]:
         # A person's seat with a level is played by that bot while they are away.
@@ -1239,7 +1272,7 @@ class Authority:
     def _enqueue(
         self, topic: str, payload: bytes, *, retain: bool = False, barrier: int | None = None
     ) -> None:
-        if self._outbox is None:
+        if self._outbox is None or self.stepped_down is not None:
             return
         if self.replica is None:
             barrier = 0

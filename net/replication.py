@@ -171,6 +171,7 @@ class RoomReplica:
         self.code = code
         self.config = config
         self.on_won = on_won
+        self.on_stepped_down = on_stepped_down
         storage = self._storage(storage_path, config, maker)
         self.committed = 1
         self._commit_changed = asyncio.Event()
@@ -183,7 +184,7 @@ class RoomReplica:
             port,
             on_apply=self._on_apply,
             on_authority=self._on_authority,
-            on_stepped_down=on_stepped_down,
+            on_stepped_down=self._on_stepped_down,
             on_brokers=on_brokers,
         )
 
@@ -281,6 +282,14 @@ class RoomReplica:
         room = rebuild(self.driver.read_log())
         self._replicated_actions = len(room.actions)
         return room
+
+    def _on_stepped_down(self, term: int) -> None:
+        if self.on_won is None:
+            # Nothing here could take the table again (the room's maker, whose
+            # game stepped down): its vote goes on, its candidacy ends.
+            self.driver.node.retire()
+        if self.on_stepped_down is not None:
+            self.on_stepped_down(term)
 
     def _on_authority(self, term: int, key: bytes) -> None:
         if key == self.identity.public_key and term > 1 and self.on_won is not None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from tui.netplay import PRESENCE_TIMEOUT, NetworkOptions
 
 if TYPE_CHECKING:
+    from net.authority import Authority
     from net.host import HostedRoom
     from tui.netplay import HostPlan
     from tui.terminal import Shutdown
@@ -661,7 +662,11 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
         else:
             assert authority.table is not None
             _emit("resumed", seq=authority.seq, actions=len(authority.table.state.history))
-        await authority.wait_over()
+        if await _over_or_stepped_down(authority):
+            # Another machine runs the table now (issue 20): this process
+            # keeps its vote (the room's majority may need it) until stopped.
+            _emit("stepped_down", term=authority.stepped_down)
+            await asyncio.Event().wait()
         assert authority.table is not None
         result = authority.table.state.result()
         # Kept as the app keeps its games (issue 21): the host saw no seat.
@@ -686,6 +691,18 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
         # on a signal (LobbyScreen.keep_room); the others see the host away.
         await room.close(keep=shutdown.signum is not None and authority.phase != "over")
     return 0
+
+
+async def _over_or_stepped_down(authority: Authority) -> bool:
+    """Wait for the game's end (False) or this authority's step-down (True)."""
+    over = asyncio.ensure_future(authority.wait_over())
+    stepped = asyncio.ensure_future(authority.wait_stepped_down())
+    try:
+        await asyncio.wait((over, stepped), return_when=asyncio.FIRST_COMPLETED)
+        return not over.done()
+    finally:
+        over.cancel()
+        stepped.cancel()
 
 
 async def _open_headless(args: argparse.Namespace) -> HostedRoom | int:

@@ -185,6 +185,8 @@ class Node:
         self.voters = [voter.key for voter in self.config.voters]
         self.commit = 1
         self.secret: bytes | None = None  # the whole room secret: authority only
+        # False once the owner cannot run the table again (``retire``).
+        self.stands = True
         self._requests: dict[tuple[bytes, int], int] = {}
         self._index_requests(1)
         self._leading: _Leading | None = None
@@ -214,8 +216,17 @@ class Node:
     @property
     def can_stand(self) -> bool:
         """Only share holders stand: with a dealer in the room, only dealers
-        (the simpler rule for "dealers preferred", docs/election.md)."""
-        return any(share.holder == self.key for share in self.config.shares)
+        (the simpler rule for "dealers preferred", docs/election.md); and
+        not a voter retired from standing."""
+        return self.stands and any(share.holder == self.key for share in self.config.shares)
+
+    def retire(self) -> None:
+        """Never stand again (this voter still votes and keeps the log): its
+        owner stepped down and has no way to run the table a second time
+        (the room's maker: docs/election.md section 4). Raft may re-elect a
+        stepped-down leader; here that authority would hold the deck and
+        run nothing, and the whole table would wait (CI, stop 28)."""
+        self.stands = False
 
     def known_request(self, sender: bytes, nonce: int) -> int | None:
         """The log index of ``sender``'s request ``nonce``, if it is in the log:

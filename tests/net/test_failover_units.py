@@ -14,6 +14,7 @@ import pytest
 from net import remote as remote_module
 from net.authority import Authority
 from net.election.driver import Announce, authority_topic
+from net.election.messages import RequestVote
 from net.failover import SeatVoter
 from net.identity import Identity
 from net.pins import RoomPins
@@ -39,6 +40,7 @@ from tests.net.rooms_in_process import (
     listen,
     room,
     seated,
+    sent,
     within_turns,
 )
 
@@ -336,3 +338,37 @@ async def test_a_seat_that_declines_says_so_in_a_hello_for_its_seat() -> None:
     assert message.stand is False and message.seat == 1  # type: ignore[union-attr]
     table.next_code = "ABC234"
     assert table.next_table().stand is False
+
+
+async def test_a_stepped_down_host_sends_nothing_more_and_never_stands_again(
+    tmp_path: Path,
+) -> None:
+    """The room's maker steps down for a higher term (its link came back
+    after the players elected). Its table can never run again from this
+    process, so its voter votes on but never stands: Raft may re-elect a
+    stepped-down leader, and here that authority ran nothing and the whole
+    table waited (CI, stop 28). And nothing leaves it any more: it answered
+    Hellos and published its room state again over its successor's."""
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    people = [Identity.generate() for _ in range(3)]
+    for number, person in enumerate(people):
+        seated(authority, person, name=f"P{number}", seat=number + 1)
+    authority.set_bot(0, "heuristic")
+    listen(authority)
+    authority.start_game()
+    replica = authority.replica
+    assert replica is not None and replica.driver.node.can_stand
+    sent(authority)
+    node = replica.driver.node
+    replica.driver._carry_out(
+        node.receive(people[0].public_key, RequestVote(node.term + 3, 1, 0), 0.0)
+    )
+    assert await authority.wait_stepped_down() == node.term
+    assert node.role == "follower" and not node.can_stand
+    assert node.tick(1e6) == []  # its election timer long past: no pre-vote
+    hello(authority, people[1], n=2, seat=2)
+    usurper = Identity.generate()
+    topic = room_topic(CODE)
+    authority._on_own_topic(topic, seal(usurper, topic, Welcome(room=CODE, seat=0)))
+    assert sent(authority) == []
+    await authority.close(keep=True)
