@@ -2558,7 +2558,7 @@ async def test_a_failover_game_s_voters_are_the_host_and_each_other_person(
     assert replica.identity is authority.identity
     driver = replica.driver
     assert (driver.host, driver.port) == ("127.0.0.1", 1)
-    assert driver.on_stepped_down == authority.step_down
+    assert replica.on_stepped_down == authority.step_down
     assert driver.room_key == authority.identity.public_key
     assert replica.is_authority and replica.term == 1
     path = tmp_path / f"{CODE}-{authority.identity.peer_id}.vote"
