@@ -178,6 +178,7 @@ def playout(players: int, teams: bool, seed: int, *, target: int | None, deep: b
             assert replayed.view(seat) == state.view(seat)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(("players", "teams"), MODES, ids=MODE_IDS)
 @settings(max_examples=examples(150), deadline=None)
 @given(seed=st.integers(0, 2**32))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -136,6 +137,7 @@ def test_random_games_conserve_cards_end_and_score(
 # Every view and every event seen from every seat, at every step (~20 s for
 # 60 games on a busy 2-core machine): `make test` plays 25, `make soak` 60
 # (tests/engine_checks.py).
+@pytest.mark.long
 @settings(max_examples=examples(60), deadline=None)
 @given(seed=SEEDS, players=PLAYERS, payment=PAYMENT)
 def test_views_and_events_never_leak(seed: int, players: int, payment: str) -> None:

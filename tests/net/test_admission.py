@@ -129,6 +129,7 @@ async def test_two_fresh_keys_do_not_freeze_a_headless_room(tmp_path: Path, kind
 
 
 @pytest.mark.parametrize("kind", brokers())
+@pytest.mark.long
 async def test_a_squatters_seat_goes_to_the_next_person_who_asks(tmp_path: Path, kind: str) -> None:
     """Honest players who come after attackers asked for every seat (with no
     presence) get those seats at once (no "room is full", no "already

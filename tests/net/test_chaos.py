@@ -259,6 +259,7 @@ class Table:
 
 
 @pytest.mark.parametrize("scenario", scenarios())
+@pytest.mark.long
 async def test_a_game_survives_its_faults(
     scenario: Scenario,
     tmp_path: Path,

@@ -46,6 +46,7 @@ KILLS = [
 ]
 
 
+@pytest.mark.long
 async def test_a_whole_game_with_its_peers_on_different_nodes(tmp_path: Path) -> None:
     """make test's part: the host on node A, the peers on B and C, nothing
     killed: Passe's messages cross the cluster's routes both ways."""

@@ -82,6 +82,7 @@ def ints_in(value: Any) -> set[int]:
 
 
 @pytest.mark.parametrize(("game_id", "players"), GAMES)
+@pytest.mark.long
 async def test_a_subscriber_to_everything_learns_nothing_private(
     tmp_path: Path, game_id: str, players: int
 ) -> None:

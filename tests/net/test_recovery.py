@@ -10,6 +10,7 @@ import signal
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from net.wire import RoomState, open_body, open_envelope, room_state_decoder, room_topic
 from tests.net.brokers import require_mosquitto, start_mosquitto
@@ -71,6 +72,7 @@ async def test_a_killed_peer_comes_back_to_its_seat(tmp_path: Path) -> None:
                 await process.stop()
 
 
+@pytest.mark.long
 async def test_the_game_survives_a_broker_restart(tmp_path: Path) -> None:
     require_mosquitto()
     with start_mosquitto() as broker:
@@ -107,6 +109,7 @@ async def test_the_game_survives_a_broker_restart(tmp_path: Path) -> None:
                 await process.stop()
 
 
+@pytest.mark.long
 async def test_a_host_back_after_the_table_moved_stays_silent_and_the_game_ends(
     tmp_path: Path,
 ) -> None:

@@ -121,6 +121,7 @@ async def test_a_killed_host_resumes_its_game(tmp_path: Path, broker: str) -> No
             await process.stop()
 
 
+@pytest.mark.long
 async def test_after_a_power_cut_everyone_finds_the_resumed_room_by_its_code(
     tmp_path: Path,
 ) -> None:

@@ -34,6 +34,7 @@ async def room() -> AsyncIterator[HostedRoom]:
         await hosted.close()
 
 
+@pytest.mark.long
 async def test_a_bot_plays_for_someone_away_until_they_come_back(room: HostedRoom) -> None:
     authority = room.authority
     ana_key, ben_key = Identity.generate(), Identity.generate()

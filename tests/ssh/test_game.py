@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import asyncssh
+import pytest
 
 from tests.ssh.conftest import (
     GAME_OVER,
@@ -34,6 +35,7 @@ async def _play_whole_game(client: Client, name: str) -> None:
     assert await client.exit_status() == 0  # ...and with it the connection
 
 
+@pytest.mark.long
 async def test_ssh_binary_plays_a_game_and_resizes(
     start_server: ServerFactory, clients: list[Client]
 ) -> None:

@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 import asyncssh
+import pytest
 
 from tests.net.procs import PasseProcess, need_mosquitto
 from tests.ssh.conftest import (
@@ -55,6 +56,7 @@ def verdict_on(client: Client) -> str:
     return found[1]
 
 
+@pytest.mark.long
 async def test_two_ssh_guests_and_a_local_host_play_one_networked_game(
     start_server: ServerFactory, clients: list[Client], tmp_path: Path
 ) -> None:

@@ -231,6 +231,7 @@ def themed(theme: str) -> Any:
 
 
 @pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.long
 def test_dominoes_table_mid_game(snap_compare: Any, private_config: Path, theme: str) -> None:
     app = make_app(private_config, seed=64)
     assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme))

@@ -192,6 +192,7 @@ def resumed_round_opens(view: View) -> bool:
     return view.round == RESUMED_ROUND and view.phase == "auction"
 
 
+@pytest.mark.long
 async def test_game_by_keys_to_the_end_screen(private_config: Path) -> None:
     # Rounds 1-3 are played in core (fast) and saved; the app continues the
     # save and rounds 4 to the end are played by keys. In them you win
@@ -559,11 +560,13 @@ def themed(theme: str, then: Callable[[Pilot[Any]], Awaitable[None]]) -> Any:
 
 
 @pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.long
 def test_fashion_table_mid_game(snap_compare: Any, private_config: Path, theme: str) -> None:
     app = make_app(private_config, seed=2)
     assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, mid_game))
 
 
+@pytest.mark.long
 async def test_a_rule_change_shows_only_its_keys_and_help_fits(private_config: Path) -> None:
     app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
     async with app.run_test(size=SIZE) as pilot:
@@ -624,6 +627,7 @@ async def test_offer_rows_show_every_word_and_tag(width: int, short: bool) -> No
             assert " ".join(line.split()).find(words) > 0, line
 
 
+@pytest.mark.long
 async def test_help_names_every_digit_key(private_config: Path) -> None:
     from tui.screens.help import HelpScreen
 

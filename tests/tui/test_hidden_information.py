@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from core.engine import View, plain
 from core.passpass.model import CARDS, CardPicked, GameEnded, RoundScored, RoundStarted
 from core.passpass.state import PassPassView
@@ -45,6 +47,7 @@ def last_trick_of_round_2(view: View) -> bool:
     return view.round == 2 and view.trick_number == 8 and view.phase == "play"  # PP-6
 
 
+@pytest.mark.long
 async def test_the_screen_never_receives_another_seats_cards(private_config: Path) -> None:
     # Rounds 1 and 2 up to the last trick are played in core (fast), every
     # update to your seat recorded and checked below as the screen's are;

@@ -171,6 +171,7 @@ async def test_markup_names_show_literally_at_the_dominoes_table(
         assert app.is_running
 
 
+@pytest.mark.long
 async def test_markup_names_show_literally_at_the_fashion_table(
     private_config: Path, markup_names: tuple[str, ...]
 ) -> None:

@@ -454,6 +454,7 @@ async def test_without_lan_discovery_the_screen_says_so(
 # -- a whole networked game through the table screen ----------------------------
 
 
+@pytest.mark.long
 async def test_a_networked_passpass_game_through_the_table_screen(
     private_config: Path, tmp_path: Path, mosquitto: tuple[str, int]
 ) -> None:
@@ -1239,6 +1240,7 @@ async def test_a_double_key_sends_one_move_and_earns_no_refusal(
 # -- the next game at the same table ------------------------------------------
 
 
+@pytest.mark.long
 async def test_the_host_opens_the_next_game_at_the_same_table(
     private_config: Path, mosquitto: tuple[str, int]
 ) -> None:
@@ -1299,6 +1301,7 @@ async def test_the_host_opens_the_next_game_at_the_same_table(
 # Seed 6: the game played by keys is short (measured: about half the time of
 # seed 1's); the next game is what this test is about (make test's budget).
 @pytest.mark.parametrize("hosted", [6], indirect=True)
+@pytest.mark.long
 async def test_a_guest_is_invited_to_the_next_game_and_joins_it(
     private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
 ) -> None:

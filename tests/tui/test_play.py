@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from core.engine import View
 from core.passpass.state import PassPassView
 from net.client import LocalClient, TableClient
@@ -44,6 +46,7 @@ def your_turn_at(round_: int, trick: int, most_pass_pass: int) -> Callable[[View
     return wanted
 
 
+@pytest.mark.long
 async def test_individual_game_to_the_end(private_config: Path) -> None:
     # Rounds 1 and 2 are played in core (fast) and saved; round 3 by keys.
     save_when(private_config, "passpass", your_turn_at(3, 1, most_pass_pass=1))
@@ -66,6 +69,7 @@ async def test_individual_game_to_the_end(private_config: Path) -> None:
         assert isinstance(app.screen, HomeScreen)
 
 
+@pytest.mark.long
 async def test_team_game_with_representative_choices(private_config: Path) -> None:
     write_settings(
         private_config, game="passpass", players={"passpass": 4}, teams={"passpass": True}

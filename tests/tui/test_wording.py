@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from core.passpass.model import Card, Colour
@@ -111,6 +112,7 @@ async def test_home_lists_no_developer_status(private_config: Path) -> None:
         assert all(entry.playable for entry in home.entries) and text.strip() == ""
 
 
+@pytest.mark.long
 async def test_the_last_trick_can_be_seen_again_and_the_newest_card_is_marked(
     private_config: Path,
 ) -> None:

@@ -60,6 +60,7 @@ async def let_in(host: BrowserClient, name: str) -> None:
     await host.terminal.wait(lambda: "knocks" not in host.terminal.text(), f"{name} let in")
 
 
+@pytest.mark.long
 async def test_browser_tabs_an_ssh_guest_and_a_terminal_play_one_networked_game(
     start_web_server: Callable[..., WebServer],
     start_server: ServerFactory,

@@ -9,6 +9,8 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from tests.ssh.conftest import GAME_OVER, HOME, play_passpass_to_end
 from tests.web.conftest import HOOK, BrowserClient, WebServer, new_context
 
@@ -16,6 +18,7 @@ HELP = "Keys"  # the help screen's title (F1)
 PALETTE = "Search for commands"  # Textual's command palette (ctrl+p)
 
 
+@pytest.mark.long
 async def test_a_browser_plays_a_whole_game_by_keys(
     start_web_server: Callable[..., WebServer], browser: Any
 ) -> None:
@@ -79,6 +82,7 @@ async def test_without_the_token_the_page_is_refused(
     assert "session 1 start" not in web.server.log()
 
 
+@pytest.mark.long
 async def test_a_phone_sized_window_fits_80_columns_and_its_footer_keys_are_tapped(
     start_web_server: Callable[..., WebServer], browser: Any
 ) -> None:
