@@ -359,12 +359,19 @@ async def test_a_stepped_down_host_sends_nothing_more_and_never_stands_again(
     replica = authority.replica
     assert replica is not None and replica.driver.node.can_stand
     sent(authority)
+    sender = authority._sender = asyncio.get_running_loop().create_task(authority._send_loop())
+    assert authority.table is not None
+    authority.table.start()  # its bots' runner
     node = replica.driver.node
     replica.driver._carry_out(
         node.receive(people[0].public_key, RequestVote(node.term + 3, 1, 0), 0.0)
     )
-    assert await authority.wait_stepped_down() == node.term
+    async with asyncio.timeout(5):
+        assert await authority.wait_stepped_down() == node.term
     assert node.role == "follower" and not node.can_stand
+    # Its send loop and its bots are stopped (mutmut _stand_aside 1, 3, 4).
+    assert sender.done() and authority._sender is None
+    assert authority.table._runner is None
     assert node.tick(1e6) == []  # its election timer long past: no pre-vote
     hello(authority, people[1], n=2, seat=2)
     usurper = Identity.generate()
