@@ -1093,6 +1093,33 @@ async def test_the_latest_request_again_mid_game_gets_its_answer_and_is_not_hand
     assert again.view == answer.view and len(table.record().actions) == played
 
 
+async def test_a_stale_answer_does_not_use_up_the_answer_to_the_latest_request() -> None:
+    """Each kind of answer to a repeat has its own once-an-interval bound
+    (issue 20): an old nonce replayed (refused as stale, with the view) must
+    not keep the seat's own latest action, sent again after a failover,
+    from its answer in the same interval, nor the other way round. Kills
+    handle mutmut_49 (every repeat in the "stale" bucket) and mutmut_50
+    (every one in the "latest" bucket)."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    table = authority.table
+    assert table is not None
+    while table.state.to_act[0] != 0:
+        table.step_bot()
+    sent(authority, ana)
+    legal = str(table.state.view(0).legal[0])
+    latest = Act(room=CODE, epoch=1, n=2, seat=0, action=legal, at=authority.seq)
+    request(authority, ana, latest)
+    to(authority, ana)
+    request(authority, ana, Sync(room=CODE, epoch=1, n=0))  # a replay: stale
+    refused, _ = to(authority, ana)
+    assert refused == refusal("an old or repeated request was ignored", "stale", 0)
+    request(authority, ana, latest)  # the same interval: still answered
+    (again,) = to(authority, ana)
+    assert isinstance(again, Update) and again.ack == 2
+
+
 def test_requests_past_the_rate_are_dropped_unanswered_and_counted() -> None:
     """Kills handle's mutants of the request and Hello budgets (each
     request costs one, a Hello one more of its own)."""
