@@ -2265,3 +2265,14 @@ async def test_the_table_is_asked_for_once_by_a_seat_without_a_view_while_linked
     [hello] = await asked(table, link, playing)
     assert hello.seat == 1
     assert await asked(table, link, a_room_state(phase="playing", stamp=2)) == []
+
+
+def test_a_seat_stands_for_the_table_unless_its_person_declines() -> None:
+    """Failover is on by default (issue 20): a seat's Hello says it stands
+    unless its person said no (`passe join --no-stand`). Kills remote
+    __init__ mutmut_2 (the default turned to "declines": with it, a room of
+    three people's machines has too few who stand and never fails over)."""
+    me = Identity.generate()
+    assert RemoteTable(me, "ABC123", "127.0.0.1", 1, "Ana")._hello(0, have=0).stand is True
+    declining = RemoteTable(me, "ABC123", "127.0.0.1", 1, "Ana", stand=False)
+    assert declining._hello(0, have=0).stand is False
