@@ -2276,3 +2276,23 @@ def test_a_seat_stands_for_the_table_unless_its_person_declines() -> None:
     assert RemoteTable(me, "ABC123", "127.0.0.1", 1, "Ana")._hello(0, have=0).stand is True
     declining = RemoteTable(me, "ABC123", "127.0.0.1", 1, "Ana", stand=False)
     assert declining._hello(0, have=0).stand is False
+
+
+async def test_a_later_process_follows_the_table_by_the_voters_its_pins_kept(
+    tmp_path: Path,
+) -> None:
+    """Pins keep the voters of a room that fails over (docs/election.md
+    section 10): a later process of the same person, before any room state
+    reaches it, follows an announcement signed by one of them, and takes
+    the new room key. Kills remote __init__ mutmut_90 and 92 (the voters not
+    read from the pins: the announcement waited for a room state that the
+    old key signed, or none)."""
+    me, voter, successor = Identity.generate(), Identity.generate(), Identity.generate()
+    pins = RoomPins(tmp_path / "pins.json")
+    pins.remember("ABC123", Identity.generate().public_key)  # the host's key, first met
+    pins.remember_voters("ABC123", frozenset({voter.public_key, me.public_key}))
+    table = RemoteTable(me, "ABC123", "127.0.0.1", 1, "Ana", pins=RoomPins(tmp_path / "pins.json"))
+    topic = authority_topic("ABC123")
+    move = Announce(term=2, room_key=successor.public_key)
+    await table._on_message(topic, seal(voter, topic, move))
+    assert table.authority_key == successor.public_key and table.term == 2
