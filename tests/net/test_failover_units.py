@@ -384,3 +384,30 @@ async def test_a_stepped_down_host_sends_nothing_more_and_never_stands_again(
     authority._on_own_topic(topic, seal(usurper, topic, Welcome(room=CODE, seat=0)))
     assert sent(authority) == []
     await authority.close(keep=True)
+
+
+async def test_a_failover_game_ends_for_its_host_once_a_majority_holds_the_end(
+    tmp_path: Path,
+) -> None:
+    """An authority cut off from the voters may play on alone (its bots
+    standing in for everyone away) and reach an end that nobody else sees:
+    the chaos soak's seed 30 had the headless host print that "over" while
+    the players, who had elected another authority, played the game out
+    there. The end counts for the host once a majority holds it."""
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    people = [Identity.generate() for _ in range(3)]
+    for number, person in enumerate(people):
+        seated(authority, person, name=f"P{number}", seat=number + 1)
+    authority.set_bot(0, "heuristic")
+    listen(authority)
+    authority.start_game()  # its voter's link to no broker: nothing commits
+    replica = authority.replica
+    assert replica is not None and replica.committed < authority._barrier
+    authority._over.set()  # the engine's end, reached here alone
+    ending = asyncio.create_task(authority.wait_over())
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not ending.done()
+    replica._on_apply(authority._barrier, None, None)  # type: ignore[arg-type]  # a majority holds it
+    await asyncio.wait_for(ending, 1)
+    await authority.close(keep=True)
