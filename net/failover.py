@@ -163,10 +163,13 @@ class SeatVoter:
         try:
             saved = self.replica.rebuild()
         except ReplicaError as error:
-            # The voters elect, but no game can go on from this log: it says
-            # why, and the room waits for its host's resume, as without one.
+            # The voters elected this one, but no game goes on from its log:
+            # it says why and steps aside for good (silent, it lets the
+            # others' deadlines pass), so that another voter takes the table
+            # rather than the whole room waiting on one that runs nothing.
             self.failed = str(error)
             log.error("room %s: won term %d but cannot run the table: %s", self.code, term, error)
+            self.replica.driver.abdicate()
             return
         name = self.seat_name()
         room_key = Identity.generate()

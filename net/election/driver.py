@@ -373,6 +373,12 @@ class VoterDriver:
         opened = [self.read(entry) for entry in self.node.log]
         return [plain for plain in opened if plain is not None]
 
+    def abdicate(self) -> None:
+        """This voter won but its owner cannot run the table: it steps aside
+        for good (``Node.abdicate``)."""
+        log.warning("room %s: this voter cannot run the table: it stands aside", self.code)
+        self.node.abdicate(self.clock())
+
     def suspect(self) -> None:
         """The authority's will was seen: the core may start an election."""
         self._carry_out(self.node.suspect(self.clock()))
@@ -403,8 +409,8 @@ class VoterDriver:
                 # which the announcement names.
                 if self.on_authority is not None:
                     self.on_authority(effect.term, effect.authority)
-                if effect.authority == self.identity.public_key:
-                    self._announce(effect.term)
+                if effect.authority == self.identity.public_key and self.node.role == "authority":
+                    self._announce(effect.term)  # unless its owner stood aside (abdicate)
             elif isinstance(effect, SteppedDown):
                 log.info("stepped down: term %d is another's", effect.term)
                 if self.on_stepped_down is not None:

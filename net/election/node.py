@@ -268,6 +268,19 @@ class Node:
         if self.role != "authority":
             self._lease_until = now
 
+    def abdicate(self, now: float) -> None:
+        """Stop being the authority, and never stand again: its owner won
+        but cannot run the table (no game rebuilds from the log it holds).
+        Holding the term and the deck while running nothing, it kept the
+        whole table waiting; silent now, the others' deadlines pass and
+        they elect another (it votes as any follower, its term unchanged)."""
+        self.retire()
+        if self.role == "authority":
+            self._become_follower()
+            self.authority = None
+            self._lease_until = now
+            self._reset_election_timer(now)
+
     def receive(self, sender: bytes, message: Message, now: float) -> list[Effect]:
         """``sender`` is the envelope's verified key (net/wire.py)."""
         if isinstance(message, Request):

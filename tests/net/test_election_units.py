@@ -373,3 +373,24 @@ def test_a_voter_whose_link_just_came_back_refuses_pre_votes_for_its_grace() -> 
     ask = PreVote(1, 1, 0)
     assert _sends(bob.receive(alice.key, ask, 15.9))[0].message == PreVoteReply(0, False)
     assert _sends(bob.receive(alice.key, ask, 16.01))[0].message == PreVoteReply(1, True)
+
+
+def test_a_winner_that_cannot_run_the_table_stands_aside_and_another_is_elected() -> None:
+    """A voter elected whose owner cannot rebuild the game from its log
+    (net/failover.py) abdicates: no longer the authority, it sends nothing
+    more and never stands again; the others, unheard from, elect another,
+    with its vote."""
+    _, nodes, _ = _room(3)
+    _elect(nodes)
+    alice, bob, carol = nodes
+    assert alice.role == "authority"
+    alice.abdicate(10.0)
+    assert alice.role == "follower" and alice.secret is None and not alice.can_stand
+    assert alice.tick(100.0) == []  # silent: no heartbeat, no pre-vote
+    queue = [(bob.key, s) for s in _sends(bob.tick(100.0))]  # bob's deadline long past
+    by_key = {node.key: node for node in nodes}
+    while queue:
+        sender, send = queue.pop(0)
+        effects = by_key[send.to].receive(sender, send.message, 100.0)
+        queue += [(send.to, s) for s in _sends(effects)]
+    assert bob.role == "authority" and bob.term == alice.term and carol.authority == bob.key

@@ -19,7 +19,12 @@ from net.failover import SeatVoter
 from net.identity import Identity
 from net.pins import RoomPins
 from net.remote import JoinError, RemoteTable
-from net.replication import decode_room_config, encode_room_config, make_room_config
+from net.replication import (
+    ReplicaError,
+    decode_room_config,
+    encode_room_config,
+    make_room_config,
+)
 from net.wire import (
     RoomState,
     Welcome,
@@ -411,3 +416,34 @@ async def test_a_failover_game_ends_for_its_host_once_a_majority_holds_the_end(
     replica._on_apply(authority._barrier, None, None)  # type: ignore[arg-type]  # a majority holds it
     await asyncio.wait_for(ending, 1)
     await authority.close(keep=True)
+
+
+async def test_a_seat_voter_that_won_but_cannot_rebuild_the_game_stands_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Elected, but no game rebuilds from its log (a damaged entry): the
+    voter says why and abdicates (never stands again), so that another
+    takes the table instead of the room waiting on one that runs nothing."""
+    me, maker = Identity.generate(), Identity.generate()
+    keys = [maker.public_key, me.public_key, Identity.generate().public_key]
+    config, _ = make_room_config(maker, keys)
+    voter = SeatVoter(
+        me,
+        CODE,
+        config,
+        encode_room_config(config),
+        "127.0.0.1",
+        1,
+        seat_name=lambda: "Ana",
+        room_key=lambda: None,
+        directory=tmp_path,
+    )  # never started: only its take-over is run
+
+    def damaged() -> None:
+        raise ReplicaError("entry 3 does not decode")
+
+    monkeypatch.setattr(voter.replica, "rebuild", damaged)
+    assert voter.replica.driver.node.can_stand
+    voter._take_over(2)
+    assert voter.authority is None and voter.failed == "entry 3 does not decode"
+    assert not voter.replica.driver.node.can_stand
