@@ -29,8 +29,11 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import os
 import random
+import struct
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Final
@@ -142,28 +145,64 @@ class StorageError(Exception):
 
 
 class _Stored(msgspec.Struct, forbid_unknown_fields=True):
+    """A voter's whole state: the file format before the journal (read
+    still: a file of an earlier Passe), and the journal's snapshot body."""
+
     term: int
     voted_for: bytes | None
     log: list[Entry]
 
 
+class _Snapshot(_Stored, tag="snapshot"):
+    """The journal's first record: the whole state."""
+
+
+class _State(msgspec.Struct, tag="state", forbid_unknown_fields=True):
+    term: int
+    voted_for: bytes | None
+
+
+class _Entries(msgspec.Struct, tag="entries", forbid_unknown_fields=True):
+    first: int  # the log index of entries[0]: what was there from it on goes
+    entries: list[Entry]
+
+
+_Record = _Snapshot | _State | _Entries
 _stored_encoder = msgspec.msgpack.Encoder()
 _stored_decoder = msgspec.msgpack.Decoder(_Stored)
+_record_decoder = msgspec.msgpack.Decoder(_Record)
+JOURNAL_MAGIC: Final = b"PASSE-VOTER-JOURNAL-1\n"
+_RECORD_HEAD = struct.Struct("<II")  # the body's length and CRC-32
+# The journal is written again as one snapshot once it holds this many
+# bytes more than its last snapshot (terms, votes, replaced suffixes).
+COMPACT_AFTER = 256 * 1024
+
+
+def _record(record: _Record) -> bytes:
+    body = _stored_encoder.encode(record)
+    return _RECORD_HEAD.pack(len(body), zlib.crc32(body)) + body
 
 
 class FileStorage:
-    """The core's :class:`~net.election.node.Storage` in one file."""
+    """The core's :class:`~net.election.node.Storage` in one file: a journal.
+    A snapshot record first, then one record per change, each appended and
+    synced (one fsync, no rename: a replicated move waits for a majority's
+    write, docs/benchmarks.md). A record a crash cut short, the last one,
+    was never synced and so never acknowledged: it is dropped on load; a
+    damaged record before the end refuses the file in words."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._stored: _Stored | None = None
+        self._valid = 0  # bytes of whole records (a torn tail goes on the next write)
+        self._since_snapshot = 0
 
     @classmethod
     def create(cls, path: Path, persisted: Persisted) -> FileStorage:
         """A new voter's file: term, vote and log (its config entry first)."""
         storage = cls(path)
         storage._stored = _Stored(persisted.term, persisted.voted_for, list(persisted.log))
-        storage._write()
+        storage._snapshot()
         return storage
 
     def load(self) -> Persisted:
@@ -171,9 +210,15 @@ class FileStorage:
             size = self.path.stat().st_size
             if size > MAX_STORAGE_BYTES:
                 raise StorageError(f"{self.path}: {size} bytes, over {MAX_STORAGE_BYTES}")
-            stored = _stored_decoder.decode(self.path.read_bytes())
+            data = self.path.read_bytes()
         except OSError as error:
             raise StorageError(f"{self.path}: {error.strerror or error}") from None
+        try:
+            if data.startswith(JOURNAL_MAGIC):
+                stored = self._replay(data)
+            else:  # one msgpack map: a file of an earlier Passe
+                stored = _stored_decoder.decode(data)
+                self._valid = -1  # written again as a journal on the next change
         except (msgspec.DecodeError, msgspec.ValidationError) as error:
             raise StorageError(f"{self.path}: not a voter's file ({error})") from None
         if not stored.log or stored.log[0].kind != "config":
@@ -181,15 +226,53 @@ class FileStorage:
         self._stored = stored
         return Persisted(stored.term, stored.voted_for, tuple(stored.log))
 
+    def _replay(self, data: bytes) -> _Stored:
+        position = len(JOURNAL_MAGIC)
+        stored: _Stored | None = None
+        snapshot_end = 0
+        while position < len(data):
+            end = position + _RECORD_HEAD.size
+            length, crc = _RECORD_HEAD.unpack_from(data, position) if end <= len(data) else (0, 0)
+            body = data[end : end + length]
+            if not length or len(body) < length or zlib.crc32(body) != crc:
+                # The last record, cut short by a crash, was never synced
+                # (each append is synced before the next starts), so never
+                # acknowledged: it goes. Its bytes run past the end, or a
+                # file system left zeros where it was being written.
+                if end + length > len(data) or not data[position:].strip(b"\0"):
+                    log.warning("%s: the last record was cut short (a crash): dropped", self.path)
+                    break
+                raise StorageError(f"{self.path}: a damaged record at byte {position}")
+            record = _record_decoder.decode(body)
+            if stored is None:
+                if not isinstance(record, _Snapshot):
+                    raise StorageError(f"{self.path}: the journal does not start with a snapshot")
+                stored = _Stored(record.term, record.voted_for, list(record.log))
+                snapshot_end = end + length
+            elif isinstance(record, _Snapshot):
+                raise StorageError(f"{self.path}: a second snapshot at byte {position}")
+            elif isinstance(record, _State):
+                stored.term, stored.voted_for = record.term, record.voted_for
+            else:
+                if not 1 <= record.first <= len(stored.log) + 1:
+                    raise StorageError(f"{self.path}: entries from {record.first} leave a gap")
+                stored.log = stored.log[: record.first - 1] + record.entries
+            position = end + length
+        if stored is None:
+            raise StorageError(f"{self.path}: an empty journal")
+        self._valid = position
+        self._since_snapshot = position - snapshot_end
+        return stored
+
     def save_state(self, term: int, voted_for: bytes | None) -> None:
         stored = self._loaded()
         stored.term, stored.voted_for = term, voted_for
-        self._write()
+        self._append(_State(term, voted_for))
 
     def save_entries(self, first: int, entries: Sequence[Entry]) -> None:
         stored = self._loaded()
         stored.log = stored.log[: first - 1] + list(entries)
-        self._write()
+        self._append(_Entries(first, list(entries)))
 
     def _loaded(self) -> _Stored:
         if self._stored is None:
@@ -197,8 +280,28 @@ class FileStorage:
         assert self._stored is not None
         return self._stored
 
-    def _write(self) -> None:
-        write_atomic(self.path, _stored_encoder.encode(self._stored))  # synced
+    def _append(self, record: _Record) -> None:
+        data = _record(record)
+        if self._valid < 0 or self._since_snapshot + len(data) > COMPACT_AFTER:
+            self._snapshot()  # an old file's format, or a journal grown long
+            return
+        descriptor = os.open(self.path, os.O_WRONLY)
+        try:
+            # After a torn record (a crash mid-write): write over it.
+            os.ftruncate(descriptor, self._valid)
+            os.lseek(descriptor, self._valid, os.SEEK_SET)
+            os.write(descriptor, data)
+            os.fsync(descriptor)  # durable before the core sends anything
+        finally:
+            os.close(descriptor)
+        self._valid += len(data)
+        self._since_snapshot += len(data)
+
+    def _snapshot(self) -> None:
+        stored = self._loaded() if self._stored is None else self._stored
+        data = JOURNAL_MAGIC + _record(_Snapshot(stored.term, stored.voted_for, stored.log))
+        write_atomic(self.path, data)  # synced, the directory too
+        self._valid, self._since_snapshot = len(data), 0
 
 
 def parse_broker(text: str) -> tuple[str, int] | None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
+from net.election import driver
 from net.election.driver import MAX_STORAGE_BYTES, FileStorage, StorageError
 from net.election.messages import Entry
 from net.election.node import Persisted
@@ -67,3 +69,90 @@ def test_a_missing_or_oversized_file_is_refused_in_words(tmp_path: Path) -> None
         file.truncate(MAX_STORAGE_BYTES + 1)
     with pytest.raises(StorageError, match="bytes, over"):
         FileStorage(big).load()
+
+
+def _journal(tmp_path: Path) -> tuple[Path, FileStorage]:
+    path = tmp_path / "voter.bin"
+    storage = FileStorage.create(path, Persisted(0, None, (CONFIG,)))
+    storage.save_state(1, KEY)
+    storage.save_entries(2, [_entry(1, 1)])
+    storage.save_entries(3, [_entry(1, 2)])
+    return path, storage
+
+
+def test_each_change_is_one_record_appended_and_synced(tmp_path: Path) -> None:
+    """A change costs one appended record (one fsync), not a new file: a
+    replicated move waits for a majority of these writes
+    (docs/benchmarks.md)."""
+    path, storage = _journal(tmp_path)
+    before = path.read_bytes()
+    assert before.startswith(driver.JOURNAL_MAGIC)
+    inode = path.stat().st_ino
+    storage.save_entries(4, [_entry(1, 3)])
+    after = path.read_bytes()
+    assert after.startswith(before) and len(after) > len(before)
+    assert path.stat().st_ino == inode  # appended in place, not replaced
+    assert FileStorage(path).load().log[-1] == _entry(1, 3)
+
+
+@pytest.mark.parametrize("tail", ["cut", "zeros"])
+def test_a_record_cut_short_by_a_crash_is_dropped_and_written_over(
+    tmp_path: Path, tail: str
+) -> None:
+    """The last record, never synced when the process died, was never
+    acknowledged: the file loads without it, and the next change is written
+    where it was (never after the torn bytes, which would damage the file)."""
+    path, _ = _journal(tmp_path)
+    whole = path.read_bytes()
+    big = Entry(1, "action", KEY, 3, bytes(range(256)) * 2)
+    FileStorage(path).save_entries(4, [big])
+    data = path.read_bytes()
+    torn = data[: len(whole) + 300] if tail == "cut" else whole + bytes(len(data) - len(whole))
+    path.write_bytes(torn)
+    again = FileStorage(path)
+    assert again.load() == Persisted(1, KEY, (CONFIG, _entry(1, 1), _entry(1, 2)))
+    again.save_entries(4, [_entry(1, 4)])
+    # Written where the torn record began, nothing of it left after.
+    assert path.read_bytes() == whole + driver._record(driver._Entries(4, [_entry(1, 4)]))
+    assert FileStorage(path).load().log[-1] == _entry(1, 4)
+
+
+def test_a_damaged_record_before_the_end_refuses_the_file(tmp_path: Path) -> None:
+    path, storage = _journal(tmp_path)
+    storage.save_entries(4, [_entry(1, 3)])
+    data = bytearray(path.read_bytes())
+    data[len(driver.JOURNAL_MAGIC) + 12] ^= 0xFF  # inside the snapshot's body
+    path.write_bytes(bytes(data))
+    with pytest.raises(StorageError, match="a damaged record at byte"):
+        FileStorage(path).load()
+
+
+def test_a_journal_must_start_with_a_snapshot(tmp_path: Path) -> None:
+    path = tmp_path / "voter.bin"
+    path.write_bytes(driver.JOURNAL_MAGIC + driver._record(driver._State(3, None)))
+    with pytest.raises(StorageError, match="does not start with a snapshot"):
+        FileStorage(path).load()
+
+
+def test_a_file_of_an_earlier_passe_loads_and_becomes_a_journal(tmp_path: Path) -> None:
+    path = tmp_path / "voter.bin"
+    old = driver._Stored(2, KEY, [CONFIG, _entry(2, 1)])
+    path.write_bytes(msgspec.msgpack.encode(old))
+    storage = FileStorage(path)
+    assert storage.load() == Persisted(2, KEY, (CONFIG, _entry(2, 1)))
+    storage.save_state(3, None)
+    assert path.read_bytes().startswith(driver.JOURNAL_MAGIC)
+    assert FileStorage(path).load() == Persisted(3, None, (CONFIG, _entry(2, 1)))
+
+
+def test_a_long_journal_is_written_again_as_one_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Terms, votes and replaced suffixes add records without end: past
+    COMPACT_AFTER bytes since its snapshot the file is one snapshot again."""
+    monkeypatch.setattr(driver, "COMPACT_AFTER", 400)
+    path, storage = _journal(tmp_path)
+    for term in range(2, 40):
+        storage.save_state(term, KEY)
+    assert path.stat().st_size < 400 + 200
+    assert FileStorage(path).load() == Persisted(39, KEY, (CONFIG, _entry(1, 1), _entry(1, 2)))
