@@ -285,7 +285,13 @@ class FileStorage:
         if self._valid < 0 or self._since_snapshot + len(data) > COMPACT_AFTER:
             self._snapshot()  # an old file's format, or a journal grown long
             return
-        descriptor = os.open(self.path, os.O_WRONLY)
+        try:
+            descriptor = os.open(self.path, os.O_WRONLY)
+        except FileNotFoundError:
+            # Gone (the room's end removed it while a last message was
+            # handled): written whole again, as before the journal.
+            self._snapshot()
+            return
         try:
             # After a torn record (a crash mid-write): write over it.
             os.ftruncate(descriptor, self._valid)
