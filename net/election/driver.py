@@ -304,7 +304,7 @@ class FileStorage:
         self._since_snapshot += len(data)
 
     def _snapshot(self) -> None:
-        stored = self._loaded() if self._stored is None else self._stored
+        stored = self._loaded()
         data = JOURNAL_MAGIC + _record(_Snapshot(stored.term, stored.voted_for, stored.log))
         write_atomic(self.path, data)  # synced, the directory too
         self._valid, self._since_snapshot = len(data), 0

@@ -1064,15 +1064,9 @@ async def test_a_stale_request_of_a_seated_person_mid_game_resends_the_log() -> 
     assert len(update.events) == len(authority._logs[0])
 
 
-async def test_the_latest_request_again_mid_game_gets_its_answer_and_is_not_handled_again() -> None:
-    """Issue 20 ("a duplicate gets the original answer, never a second
-    application"): a seat re-sends its unanswered action, with its nonce,
-    to the authority the table moved to. This one had handled it (its
-    nonce is the latest of that key): the answer is the seat's view,
-    acknowledging that n, with no refusal, and the action is not applied a
-    second time. Fails if the repeat is refused as stale (the person would
-    read "an old or repeated request was ignored" for a move that counted)
-    or handled again."""
+async def _ana_to_act() -> tuple[Authority, Identity, Act]:
+    """A game in play where Ana (seat 0) is to act, nothing sent yet, and
+    her next request: her first legal action, nonce 2."""
     authority = room()
     ana = Identity.generate()
     await in_play(authority, ana)
@@ -1082,7 +1076,21 @@ async def test_the_latest_request_again_mid_game_gets_its_answer_and_is_not_hand
         table.step_bot()
     sent(authority, ana)
     legal = str(table.state.view(0).legal[0])
-    first = Act(room=CODE, epoch=1, n=2, seat=0, action=legal, at=authority.seq)
+    return authority, ana, Act(room=CODE, epoch=1, n=2, seat=0, action=legal, at=authority.seq)
+
+
+async def test_the_latest_request_again_mid_game_gets_its_answer_and_is_not_handled_again() -> None:
+    """Issue 20 ("a duplicate gets the original answer, never a second
+    application"): a seat re-sends its unanswered action, with its nonce,
+    to the authority the table moved to. This one had handled it (its
+    nonce is the latest of that key): the answer is the seat's view,
+    acknowledging that n, with no refusal, and the action is not applied a
+    second time. Fails if the repeat is refused as stale (the person would
+    read "an old or repeated request was ignored" for a move that counted)
+    or handled again."""
+    authority, ana, first = await _ana_to_act()
+    table = authority.table
+    assert table is not None
     request(authority, ana, first)
     played = len(table.record().actions)
     (answer,) = to(authority, ana)
@@ -1100,16 +1108,7 @@ async def test_a_stale_answer_does_not_use_up_the_answer_to_the_latest_request()
     from its answer in the same interval, nor the other way round. Kills
     handle mutmut_49 (every repeat in the "stale" bucket) and mutmut_50
     (every one in the "latest" bucket)."""
-    authority = room()
-    ana = Identity.generate()
-    await in_play(authority, ana)
-    table = authority.table
-    assert table is not None
-    while table.state.to_act[0] != 0:
-        table.step_bot()
-    sent(authority, ana)
-    legal = str(table.state.view(0).legal[0])
-    latest = Act(room=CODE, epoch=1, n=2, seat=0, action=legal, at=authority.seq)
+    authority, ana, latest = await _ana_to_act()
     request(authority, ana, latest)
     to(authority, ana)
     request(authority, ana, Sync(room=CODE, epoch=1, n=0))  # a replay: stale

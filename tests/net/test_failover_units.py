@@ -63,6 +63,20 @@ def _free_to_leave(authority: Authority) -> list[tuple[str, bytes, bool]]:
     return out
 
 
+def _failover_game(voter_dir: Path) -> tuple[Authority, list[Identity]]:
+    """A game started with failover on: three people seated (the voters
+    with the room's process), a bot in seat 1, what it sends kept (listen).
+    Its voter's link goes to no broker: nothing it appends ever commits."""
+    authority = room(players=4, failover=True, voter_dir=voter_dir)
+    people = [Identity.generate() for _ in range(3)]
+    for number, person in enumerate(people):
+        seated(authority, person, name=f"P{number}", seat=number + 1)
+    authority.set_bot(0, "heuristic")
+    listen(authority)
+    authority.start_game()
+    return authority, people
+
+
 async def test_the_first_state_of_a_failover_game_leaves_before_a_newer_one_that_waits(
     tmp_path: Path,
 ) -> None:
@@ -72,13 +86,7 @@ async def test_the_first_state_of_a_failover_game_leaves_before_a_newer_one_that
     replaced that first one in the outbox, and waited for the commit that
     only it could bring: the game never started (the repeated-kill soak
     test, 2 runs of 4 on a loaded machine)."""
-    authority = room(players=4, failover=True, voter_dir=tmp_path)
-    people = [Identity.generate() for _ in range(3)]
-    for number, person in enumerate(people):
-        seated(authority, person, name=f"P{number}", seat=number + 1)
-    authority.set_bot(0, "heuristic")
-    listen(authority)
-    authority.start_game()  # its voter's link to no broker: it never commits
+    authority, people = _failover_game(tmp_path)
     hello(authority, people[0], n=2, seat=1)  # a seat's Hello again: the room republished
     assert authority.replica is not None and authority.replica.committed == 1
     rooms = [
@@ -359,13 +367,7 @@ async def test_a_stepped_down_host_sends_nothing_more_and_never_stands_again(
     stepped-down leader, and here that authority ran nothing and the whole
     table waited (CI, stop 28). And nothing leaves it any more: it answered
     Hellos and published its room state again over its successor's."""
-    authority = room(players=4, failover=True, voter_dir=tmp_path)
-    people = [Identity.generate() for _ in range(3)]
-    for number, person in enumerate(people):
-        seated(authority, person, name=f"P{number}", seat=number + 1)
-    authority.set_bot(0, "heuristic")
-    listen(authority)
-    authority.start_game()
+    authority, people = _failover_game(tmp_path)
     replica = authority.replica
     assert replica is not None and replica.driver.node.can_stand
     sent(authority)
@@ -399,13 +401,7 @@ async def test_a_failover_game_ends_for_its_host_once_a_majority_holds_the_end(
     the chaos soak's seed 30 had the headless host print that "over" while
     the players, who had elected another authority, played the game out
     there. The end counts for the host once a majority holds it."""
-    authority = room(players=4, failover=True, voter_dir=tmp_path)
-    people = [Identity.generate() for _ in range(3)]
-    for number, person in enumerate(people):
-        seated(authority, person, name=f"P{number}", seat=number + 1)
-    authority.set_bot(0, "heuristic")
-    listen(authority)
-    authority.start_game()  # its voter's link to no broker: nothing commits
+    authority, _ = _failover_game(tmp_path)
     replica = authority.replica
     assert replica is not None and replica.committed < authority._barrier
     authority._over.set()  # the engine's end, reached here alone

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -72,6 +73,27 @@ async def test_a_killed_peer_comes_back_to_its_seat(tmp_path: Path) -> None:
                 await process.stop()
 
 
+async def _dominoes_with_two_bot_peers(
+    host: PasseProcess, peers: list[PasseProcess], where: str
+) -> None:
+    """A headless dominoes host for three on the broker at ``where``, both
+    ``peers`` seated as bot processes, the game started."""
+    await host.start(*host_args("dominoes", 3, wait_for=2, bot_delay=0.02, seed=4, broker=where))
+    code = (await host.expect("room"))["code"]
+    for peer in peers:
+        await peer.start("join", f"{code}@{where}", "--bot", "heuristic")
+        await peer.expect("seated")
+    await host.expect("started")
+
+
+async def _alike_and_verified(peers: list[PasseProcess]) -> list[dict[str, Any]]:
+    """Each peer's end: the same scores, the deal verified."""
+    results = [await peer.expect("over") for peer in peers]
+    assert results[0]["scores"] == results[1]["scores"]
+    assert all(result["deal_verified"] is True for result in results), results
+    return results
+
+
 @pytest.mark.long
 async def test_the_game_survives_a_broker_restart(tmp_path: Path) -> None:
     require_mosquitto()
@@ -80,21 +102,12 @@ async def test_the_game_survives_a_broker_restart(tmp_path: Path) -> None:
         host = PasseProcess("host", tmp_path)
         peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
         try:
-            await host.start(
-                *host_args("dominoes", 3, wait_for=2, bot_delay=0.02, seed=4, broker=where)
-            )
-            code = (await host.expect("room"))["code"]
-            for peer in peers:
-                await peer.start("join", f"{code}@{where}", "--bot", "heuristic")
-                await peer.expect("seated")
-            await host.expect("started")
+            await _dominoes_with_two_bot_peers(host, peers, where)
             for _ in range(3):
                 await peers[0].expect("acted")
             # Down and up again on the same port, with nothing retained.
             await asyncio.to_thread(broker.restart)
-            results = [await peer.expect("over") for peer in peers]
-            assert results[0]["scores"] == results[1]["scores"]
-            assert all(result["deal_verified"] is True for result in results), results
+            results = await _alike_and_verified(peers)
             # The host ends the game, or (its link back late: under load,
             # after the players' election) stepped down for the table moved.
             end = await host.expect_any(("over", "stepped_down"))
@@ -126,14 +139,7 @@ async def test_a_host_back_after_the_table_moved_stays_silent_and_the_game_ends(
         host = PasseProcess("host", tmp_path)
         peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
         try:
-            await host.start(
-                *host_args("dominoes", 3, wait_for=2, bot_delay=0.02, seed=4, broker=where)
-            )
-            code = (await host.expect("room"))["code"]
-            for peer in peers:
-                await peer.start("join", f"{code}@{where}", "--bot", "heuristic")
-                await peer.expect("seated")
-            await host.expect("started")
+            await _dominoes_with_two_bot_peers(host, peers, where)
             await peers[0].expect("acted")
             assert host.process is not None
             host.process.send_signal(signal.SIGSTOP)
@@ -141,9 +147,7 @@ async def test_a_host_back_after_the_table_moved_stays_silent_and_the_game_ends(
             moved = [await peer.expect("moved") for peer in peers]
             assert moved[0]["term"] == moved[1]["term"] > 1
             host.process.send_signal(signal.SIGCONT)
-            results = [await peer.expect("over") for peer in peers]
-            assert results[0]["scores"] == results[1]["scores"]
-            assert all(result["deal_verified"] is True for result in results), results
+            await _alike_and_verified(peers)
             assert (await host.expect("stepped_down"))["term"] == moved[0]["term"]
             assert b"may pose as this room" not in host.stderr
         except BaseException:
