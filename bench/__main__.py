@@ -26,6 +26,7 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "election": ("bench.election", "elected authority: SIGKILL to the next acknowledged request"),
     "ssh": ("bench.ssh", "SSH connect to first screen and memory per session vs sshd"),
     "web": ("bench.web", "browser connect to first screen and memory per session vs SSH"),
+    "dealer": ("bench.dealer", "rooms one dealer holds: move p99, dealer CPU and RSS per room"),
 }
 
 

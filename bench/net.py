@@ -253,6 +253,116 @@ async def move_round_trips(
     return times
 
 
+async def move_round_trips_in_processes(
+    host: str,
+    port: int,
+    count: int,
+    *,
+    game_id: str = "passpass",
+    players: int = 3,
+    failover: bool = True,
+) -> list[float]:
+    """As :func:`move_round_trips`, but each seat in a process of its own
+    (bench/net_peer.py, its voter with it), as on players' machines: the
+    authority here, every voter's work (open, persist, reply) on its own
+    loop. In one process, the voters' work on a replicated move was done
+    one voter after the other on the authority's loop, which no real table
+    does. The peers time their own moves (submission to their update)."""
+    import os
+    import sys
+
+    from core.registry import get_game
+    from net.authority import Authority
+    from net.codes import new_code
+    from net.identity import Identity
+    from net.rooms import BrokerChoice, RoomStore
+
+    game = get_game(game_id)
+    times: list[float] = []
+    room_number = 0
+    rooms_dir = tempfile.mkdtemp(prefix="passe-bench-rooms-")
+    while len(times) < count:
+        room_number += 1
+        authority = Authority(
+            Identity.generate(),
+            new_code(),
+            game_id,
+            game.make_config(players=players),
+            "bench",
+            host,
+            port,
+            seed=room_number,
+            bot_delay=0,
+            store=RoomStore(
+                Path(rooms_dir) / f"{room_number}.room",
+                BrokerChoice(embedded=False, host=host, port=port),
+            ),
+        )
+        authority.failover = failover
+        authority.voter_dir = Path(rooms_dir)
+        await authority.start()
+        peers: list[asyncio.subprocess.Process] = []
+        try:
+            for number in range(players):
+                home = Path(rooms_dir) / f"{room_number}-peer{number}"
+                env = {
+                    **os.environ,
+                    "PASSE_DATA_DIR": str(home / "data"),
+                    "PASSE_CONFIG_DIR": str(home / "config"),
+                }
+                command = [
+                    *(sys.executable, "-m", "bench.net_peer", "--host", host),
+                    *("--port", str(port), "--code", authority.code),
+                    *("--seed", str(room_number * 10 + number)),
+                ]
+                peers.append(
+                    await asyncio.create_subprocess_exec(
+                        *command,
+                        stdin=asyncio.subprocess.PIPE,
+                        stdout=asyncio.subprocess.PIPE,
+                        env=env,
+                    )
+                )
+            for peer in peers:
+                assert peer.stdout is not None
+                line = await asyncio.wait_for(peer.stdout.readline(), 30)
+                if line.strip() != b"joined":
+                    raise RuntimeError(f"a peer process did not join: {line!r}")
+            authority.start_game()
+            lines: asyncio.Queue[bytes] = asyncio.Queue()
+
+            readers = [asyncio.create_task(_read_lines(peer, lines)) for peer in peers]
+            ended = 0
+            while len(times) < count and ended < players:
+                line = await asyncio.wait_for(lines.get(), 60)
+                if not line:
+                    ended += 1
+                elif line.startswith(b"move "):
+                    times.append(float(line.split()[1]))
+            for reader in readers:
+                reader.cancel()
+        finally:
+            for peer in peers:
+                if peer.stdin is not None:
+                    peer.stdin.close()
+            for peer in peers:
+                try:
+                    await asyncio.wait_for(peer.wait(), 10)
+                except TimeoutError:
+                    peer.kill()
+                    await peer.wait()
+            await authority.close()
+    shutil.rmtree(rooms_dir, ignore_errors=True)
+    return times[:count]
+
+
+async def _read_lines(peer: asyncio.subprocess.Process, into: asyncio.Queue[bytes]) -> None:
+    assert peer.stdout is not None
+    while line := await peer.stdout.readline():
+        await into.put(line)
+    await into.put(b"")  # this peer's game is over
+
+
 def _wake(event: asyncio.Event, update: object) -> None:
     event.set()
 
@@ -273,21 +383,29 @@ async def _measure_moves(count: int, slices: int) -> str:
             p99_ratios: list[float] = []
             p50_replicated: list[float] = []
             p99_replicated: list[float] = []
+            apart: list[float] = []
+            p50_apart: list[float] = []
+            p99_apart: list[float] = []
             for _ in range(slices):
                 bare_slice = await bare_round_trips(host, port, per_slice, qos=0)
                 move_slice = await move_round_trips(host, port, per_slice)
                 replicated_slice = await move_round_trips(host, port, per_slice, failover=True)
+                apart_slice = await move_round_trips_in_processes(host, port, per_slice)
                 bare += bare_slice
                 moves += move_slice
                 replicated += replicated_slice
+                apart += apart_slice
                 p50, p99 = percentile(bare_slice, 0.5), percentile(bare_slice, 0.99)
                 p50_ratios.append(percentile(move_slice, 0.5) / p50)
                 p99_ratios.append(percentile(move_slice, 0.99) / p99)
                 p50_replicated.append(percentile(replicated_slice, 0.5) / p50)
                 p99_replicated.append(percentile(replicated_slice, 0.99) / p99)
+                p50_apart.append(percentile(apart_slice, 0.5) / p50)
+                p99_apart.append(percentile(apart_slice, 0.99) / p99)
             for what, values, p50s, p99s in (
                 ("", moves, p50_ratios, p99_ratios),
                 (", failover (replicated)", replicated, p50_replicated, p99_replicated),
+                (", failover, seats in own processes", apart, p50_apart, p99_apart),
             ):
                 rows.append(
                     [

@@ -36,7 +36,9 @@ from net.replication import (
     RoomReplica,
     can_fail_over,
     close_quietly,
+    dealers_can_fail_over,
     encode_room_config,
+    loop_running,
     make_room_config,
     maker_vote_path,
     spawn,
@@ -48,8 +50,11 @@ from net.transport import LastWill, MqttLink, stop_task
 from net.wire import (
     MAX_PAYLOAD,
     Act,
+    Admit,
     Envelope,
     Hello,
+    Knocking,
+    Knocks,
     Leave,
     NextRoom,
     PeerMessage,
@@ -79,6 +84,15 @@ from net.wire import (
 )
 
 log = logging.getLogger("passe.authority")
+
+
+class RoomLog(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """The authority's log lines, each starting with its room's code."""
+
+    def process(self, msg: Any, kwargs: Any) -> tuple[Any, Any]:
+        assert self.extra is not None
+        return f"room {self.extra['code']}: {msg}", kwargs
+
 
 LOBBY, PLAYING, OVER, CLOSED = "lobby", "playing", "over", "closed"
 OPEN, BOT = "open", "bot"
@@ -293,6 +307,9 @@ class Authority:
     # The other nodes of the broker's cluster, tried in order when it cannot
     # be reached (issue 20; net/transport.py).
     broker_alternates: tuple[tuple[str, int], ...] = ()
+    # The other nodes of the broker's cluster (given: docs/scale.md), kept
+    # in ``broker_alternates`` before the room's standby brokers.
+    cluster: tuple[tuple[str, int], ...] = ()
     seed: int = field(default_factory=lambda: secrets.randbits(62))
     bot_delay: float = 0.6
     app_version: str = ""
@@ -359,7 +376,7 @@ class Authority:
         default_factory=dict
     )
     _former: dict[bytes, None] = field(default_factory=dict)  # oldest first
-    _floods: FloodLog = field(default_factory=lambda: FloodLog(log))
+    _floods: FloodLog = field(init=False)
     # Admission (see ADMIT_*): the rule, the keys a "keys" rule lets in (peer
     # ids), the keys let in (never asked again in this room), the keys the
     # host took out, and the knocks waiting for the host, oldest first.
@@ -369,6 +386,11 @@ class Authority:
     barred: set[bytes] = field(default_factory=set)
     knocks: dict[bytes, Knock] = field(default_factory=dict)
     expected: list[str] = field(default_factory=list)  # fingerprint prefixes, hex
+    # The person who decides who sits, from their seat (a dealer's room: its
+    # asker, docs/protocol.md section 14): told of the knocks (``Knocks``),
+    # heard on them (``Admit``). None: the host, in this process, decides.
+    owner: bytes | None = None
+    _owner_told: list[Knocking] | None = None  # the knocks last sent to the owner
     # Seconds a lobby seat may be held with no live presence before it is
     # freed (None: the host frees it, on screen); a bot process's seat is
     # freed as soon as its presence goes (issue 18 item 9).
@@ -427,6 +449,14 @@ class Authority:
     # vote and hold no share (docs/election.md, "Declining to stand").
     declined: set[bytes] = field(default_factory=set)
     voter_dir: Path | None = None
+    # A dealer's room (``passe dealer``, net/dealer/): this process votes
+    # with the dealer's own key (``voter_identity``; the room key signs the
+    # room as always), and ``dealers`` are the other dealers that vote and
+    # hold the shares with it; no player's process holds one or stands.
+    # ``dealers`` None: a host's room, whose people's processes stand.
+    voter_identity: Identity | None = None
+    dealers: tuple[bytes, ...] | None = None
+    dealer_name: str = ""  # said in the room state (RoomState.dealer)
     replica: RoomReplica | None = None
     _replicating: bool = False
     _barrier: int = 0  # the log index the next message waits for
@@ -461,10 +491,14 @@ class Authority:
         if not self.seats:
             self.seats = [SeatSlot(f"Seat {n + 1}") for n in range(self.config.players)]
         self.prefix = room_prefix(self.code)
+        self.cluster = self.cluster or self.broker_alternates
+        # Every line names the room: a dealer serves many (net/dealer/).
+        self._log = RoomLog(log, {"code": self.code})
+        self._floods = FloodLog(self._log)  # type: ignore[arg-type]
 
     # -- life cycle ----------------------------------------------------------
 
-    async def start(self, timeout: float = 5.0) -> None:
+    async def start(self, timeout: float | None = 5.0) -> None:
         self._outbox = Outbox()
         self._sender = asyncio.get_running_loop().create_task(self._send_loop())
         self._link = MqttLink(
@@ -492,7 +526,7 @@ class Authority:
         # Until its state and presence are out: a room closed at once must
         # not have its "online" presence land after its "gone" one.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._announced.wait(), timeout)
+            await asyncio.wait_for(self._announced.wait(), 30.0 if timeout is None else timeout)
         self._live = True
         if self.table is not None:  # a resumed game: its bots play on
             self.table.start()
@@ -544,8 +578,11 @@ class Authority:
                 # item 4: it kept an older one, such as "... left the game").
                 self._notice = f"{self.host_name[:64]} closed the room"
         final: list[tuple[str, bytes]] = []
-        clears = self.clears() if not keep else []
-        if self._link is not None:
+        # A table that moved away says nothing more (its successor's room
+        # state and presences are on those topics now).
+        silent = self.stepped_down is not None
+        clears = self.clears() if not keep and not silent else []
+        if self._link is not None and not silent:
             # "Gone" first, even when cleared next: peers connected now
             # read that the host has left the table.
             own = presence_topic(self.code, self.identity.peer_id)
@@ -626,15 +663,20 @@ class Authority:
         ``durable=False`` (each move, each request's nonce): kept through a
         crash of this process, not flushed to the disk (net/rooms.py)."""
         self._unsaved = False
-        if self.replica is not None and self._replicating:
-            index = self.replica.record(self.snapshot(self._broker_choice()))
+        # One snapshot for both (it copies the whole record: two made a
+        # tenth of a replicated move's work at the authority, profiled).
+        replicate = self.replica is not None and self._replicating
+        keep = self.store is not None and self._live and self.phase not in (OVER, CLOSED)
+        snapshot = self.snapshot(self._broker_choice()) if replicate or keep else None
+        if self.replica is not None and snapshot is not None and replicate:
+            index = self.replica.record(snapshot)
             self._barrier = max(self._barrier, index)
         if self.store is None or not self._live:
             return
-        if self.phase in (OVER, CLOSED):
-            self.store.discard()
+        if snapshot is not None and keep:
+            self.store.save(snapshot, durable=durable)
         else:
-            self.store.save(self.snapshot(self.store.broker), durable=durable)
+            self.store.discard()
 
     def _broker_choice(self) -> BrokerChoice:
         if self.store is not None:
@@ -765,7 +807,7 @@ class Authority:
             raise IllegalAction(f"nobody sits in seat {seat + 1}")
         self._take_out(slot.key, f"the host of room {self.code} took you out of seat {seat + 1}")
         self._notice = f"the host took {slot.name} out of seat {seat + 1}"
-        log.info(self._notice)
+        self._log.info(self._notice)
         self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
         self._lobby_presence_changed(seat)
         self._publish_room()
@@ -845,6 +887,36 @@ class Authority:
         self._follow_presences()  # the knocks changed: their presences with them
         for callback in list(self.on_change):
             callback()
+        self._tell_owner()
+
+    def _tell_owner(self) -> None:
+        """The owner's view of the knocks, when it changed (a few keys at
+        most: MAX_KNOCKS), sealed to the owner alone."""
+        owner = self.owner
+        if owner is None or self._seat_of(owner) is None:
+            return
+        knocks = [Knocking(k.key, k.name, k.seat) for k in self.knocks.values()]
+        if knocks == self._owner_told:
+            return
+        self._owner_told = knocks
+        self._to_peer(owner, Knocks(room=self.code, knocks=knocks))
+
+    def _on_admit(self, key: bytes, admit: Admit) -> None:
+        """The owner lets a knocking key in, or turns it away; anyone else
+        is refused (and nothing changes)."""
+        if self.owner is None or key != self.owner:
+            self._refuse(
+                key, f"only the person who asked for room {self.code} lets people in", "denied"
+            )
+            return
+        if admit.key not in self.knocks:
+            self._owner_told = None  # gone meanwhile: the owner sees the list as it is
+            self._tell_owner()
+            return
+        if admit.yes:
+            self.admit(admit.key)
+        else:
+            self.refuse(admit.key)
 
     def _admission(self, key: bytes, hello: Hello) -> bool:
         """Whether a new key's Hello may take a seat now; if not, it has been
@@ -901,7 +973,7 @@ class Authority:
             hello.bot,
             earlier.at if earlier is not None else now,
         )
-        log.info("%s (key %s) knocks", self.knocks[key].name, fingerprint(key))
+        self._log.info("%s (key %s) knocks", self.knocks[key].name, fingerprint(key))
         self._refuse(key, f"the host of room {self.code} is asked to let you in", "knock", hello.n)
         self._changed()
         return False
@@ -1003,7 +1075,21 @@ class Authority:
             if slot.kind == HUMAN and slot.key is not None and slot.key not in self.told_keys
         ]
         standing = sum(1 for key in people if key not in self.declined)
-        return [self.identity.public_key, *people], standing
+        if self.dealers is not None:
+            dealers = [self._voter.public_key, *self.dealers]
+            return [*dealers, *(key for key in people if key not in dealers)], len(dealers) - 1
+        return [self._voter.public_key, *people], standing
+
+    @property
+    def _voter(self) -> Identity:
+        """This process's key in the room's election (the dealer's own, in
+        a dealer's room; the room's key otherwise)."""
+        return self.voter_identity or self.identity
+
+    @property
+    def election(self) -> bytes:
+        """The room's election config (encoded; empty: it does not fail over)."""
+        return self._election
 
     def _make_replica(self) -> None:
         """With failover on, the room's voters (this process and each seated
@@ -1011,24 +1097,31 @@ class Authority:
         successor could be elected (too few machines, or too few standing):
         the room then waits for its host, as without failover."""
         voters, standing = self.failover_voters()
-        if not self.failover or not can_fail_over(len(voters), standing):
-            return
-        config, secret = make_room_config(self.identity, voters, self.declined)
+        if self.dealers is not None:
+            dealers = voters[: standing + 1]
+            if not self.failover or not dealers_can_fail_over(len(voters), len(dealers)):
+                return
+            config, secret = make_room_config(self._voter, voters, dealers=dealers)
+        else:
+            if not self.failover or not can_fail_over(len(voters), standing):
+                return
+            config, secret = make_room_config(self._voter, voters, self.declined)
         replica = RoomReplica(
-            self.identity,
+            self._voter,
             self.code,
             config,
-            maker_vote_path(self.code, self.identity, self.voter_dir),
+            maker_vote_path(self.code, self._voter, self.voter_dir),
             self.broker_host,
             self.broker_port,
-            maker=self.identity.public_key,
+            maker=self._voter.public_key,
             on_stepped_down=self.step_down,
+            cluster=self.cluster,
         )
         replica.lead(secret, self.identity.public_key)
         # Not replicating yet: the first state of the game, which names the
         # voters, goes out first (start_game).
         self.replica, self._election = replica, encode_room_config(config)
-        if _loop_running():
+        if loop_running():
             spawn(replica.start(), "the room's voter")
 
     def adopt_replica(self, replica: RoomReplica, election: bytes) -> None:
@@ -1050,9 +1143,9 @@ class Authority:
     def follow_brokers(self, succession: Sequence[tuple[str, int]]) -> None:
         """The room's standby brokers, after its own, in order: where this
         authority's link goes when the room's broker is gone."""
-        self.broker_alternates = tuple(succession)
+        self.broker_alternates = tuple(dict.fromkeys([*self.cluster, *succession]))
         if self._link is not None:
-            self._link.set_alternates(succession)
+            self._link.set_alternates(list(self.broker_alternates))
 
     def say(self, notice: str) -> None:
         """The notice the next room state carries (our own words)."""
@@ -1061,7 +1154,20 @@ class Authority:
     def step_down(self, term: int) -> None:
         """A higher term's authority exists (this process was cut off): it
         holds the table now; this one stops at once, its room kept."""
-        log.warning("room %s: term %d has another authority: this one steps down", self.code, term)
+        self._log.warning("term %d has another authority: this one steps down", term)
+        self._fall_silent(term)
+        for callback in list(self.on_warning):
+            callback("The table moved to another machine: this one no longer runs it.")
+
+    def hand_over(self) -> None:
+        """Stop running the table of this process's own will (a dealer that
+        stops: net/dealer/): silent at once, as on a step-down, while its
+        voter, still the authority, brings the next dealer's log up to date
+        and then lets the others elect it."""
+        self._log.info("this table stops here: handed over")
+        self._fall_silent(self.replica.term if self.replica is not None else 0)
+
+    def _fall_silent(self, term: int) -> None:
         self._replicating = False
         self.stepped_down = term
         # Nothing more leaves from here, by any path: an old authority that
@@ -1070,10 +1176,8 @@ class Authority:
         self._stop_timers()
         if self._outbox is not None:
             self._outbox = Outbox()
-        if _loop_running():
+        if loop_running():
             spawn(self._stand_aside(), "a stepped-down table's end")
-        for callback in list(self.on_warning):
-            callback("The table moved to another machine: this one no longer runs it.")
 
     async def _stand_aside(self) -> None:
         """Its bots and its link stop, with no last word (a "gone" presence
@@ -1120,7 +1224,7 @@ class Authority:
         slot.level = level
         self.table.hand_to_bot(seat, level)
         self._notice = f"{slot.name} is away: a bot plays for them until they are back"
-        log.info(self._notice)
+        self._log.info(self._notice)
         self._publish_room()
 
     def watch_away(self, seconds: float | None) -> None:
@@ -1163,7 +1267,7 @@ class Authority:
         slot.level = ""
         self.table.hand_to_person(seat)
         self._notice = f"{slot.name} is back and plays again"
-        log.info(self._notice)
+        self._log.info(self._notice)
 
     # -- the next game at the same table ------------------------------------
 
@@ -1214,6 +1318,7 @@ class Authority:
             notice=self._notice,
             election=self._election,
             standby=self.standby and bool(self._election),
+            dealer=clean_name(self.dealer_name, "")[:40] if self.dealer_name else "",
         )
 
     def _next_stamp(self) -> int:
@@ -1274,6 +1379,7 @@ class Authority:
         self._enqueue(room_topic(self.code), payload, retain=True, barrier=barrier)
         for callback in list(self.on_change):
             callback()
+        self._tell_owner()  # a knock let in or turned away changes the room too
 
     def _enqueue(
         self, topic: str, payload: bytes, *, retain: bool = False, barrier: int | None = None
@@ -1318,14 +1424,14 @@ class Authority:
             except asyncio.CancelledError:
                 raise
             except Exception:  # one failed message must not stop all the others
-                log.exception("sending on %s failed", topic)
+                self._log.exception("sending on %s failed", topic)
 
     async def _drain(self) -> None:
         if self._outbox is not None and self._link is not None and self._link.connected:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._outbox_idle.wait(), 3)
 
-    def _to_peer(self, key: bytes, message: Welcome | Refused | Update | Watched) -> None:
+    def _to_peer(self, key: bytes, message: Welcome | Refused | Update | Watched | Knocks) -> None:
         topic = to_peer_topic(self.code, peer_id(key))
         self._enqueue(topic, seal(self.identity, topic, message, key))
 
@@ -1374,7 +1480,7 @@ class Authority:
             rejected=rejected,
             ack=self._peers[slot.key].last_nonce[1] if slot.key in self._peers else 0,
         )
-        log.debug(
+        self._log.debug(
             "to seat %d: seq %d, base %d, %d events, ack %d",
             seat,
             self.seq,
@@ -1615,7 +1721,7 @@ class Authority:
         elif marker not in self._warned and len(self._warned) < MAX_WARNED:
             self._warned.add(marker)
             self.warnings.append(text)
-            log.warning(text)
+            self._log.warning(text)
             for callback in list(self.on_warning):
                 callback(text)
         if topic == room_topic(self.code):
@@ -1643,7 +1749,7 @@ class Authority:
 
     def handle(self, envelope: Envelope, message: PeerMessage) -> None:
         key = envelope.sender
-        log.debug("from %s: %r", peer_id(key), message)
+        self._log.debug("from %s: %r", peer_id(key), message)
         now = self.clock()
         if message.room != self.code:
             self._refuse(key, f"this is room {self.code}, not {message.room}", "bad", message.n)
@@ -1693,6 +1799,8 @@ class Authority:
             self._on_leave(key, message)
         elif isinstance(message, Watch):
             self._on_watch(key, message)
+        elif isinstance(message, Admit):
+            self._on_admit(key, message)
         if seated and self._seat_of(key) is None:  # gave up their seat
             self._former.pop(key, None)
             self._former[key] = None
@@ -1710,6 +1818,9 @@ class Authority:
 
     def _on_hello(self, key: bytes, hello: Hello) -> None:
         self._seat_hello(key, hello)
+        if key == self.owner:
+            self._owner_told = None  # (re)seated: it is told the knocks again
+            self._tell_owner()
         # Whether this person stands for the table (issue 20), as their
         # latest Hello says; kept for seated keys only (bounded).
         seated = {slot.key for slot in self.seats if slot.key is not None}
@@ -1743,8 +1854,11 @@ class Authority:
             self._publish_room()
             return
         if self.phase != LOBBY:
-            state = "is over" if self.phase == OVER else "has already started"
-            self._refuse(key, f"the game in room {self.code} {state}", "started", hello.n)
+            said = {
+                OVER: f"the game in room {self.code} is over",
+                CLOSED: f"room {self.code} is closed",
+            }.get(self.phase, f"the game in room {self.code} has already started")
+            self._refuse(key, said, "started", hello.n)
             return
         if hello.seat is not None and hello.seat >= len(self.seats):
             self._refuse(key, f"there is no seat {hello.seat + 1}", "bad", hello.n)
@@ -1778,7 +1892,7 @@ class Authority:
                 f"someone (key {fingerprint(held.key)}) took seat {seat + 1} without "
                 "showing up: it went to the next person who asked"
             )
-            log.warning(self._notice)
+            self._log.warning(self._notice)
         name = self._unique_name(clean_name(hello.name), seat)
         self.admitted.add(key)
         self.knocks.pop(key, None)
@@ -1797,7 +1911,7 @@ class Authority:
         for number, slot in enumerate(self.seats):
             if slot.kind == BOT and name_key(slot.name) == name_key(name):
                 slot.name = _bot_name(number, self.seats)
-        log.info("%r took seat %d", name, seat + 1)
+        self._log.info("%r took seat %d", name, seat + 1)
         self._to_peer(key, Welcome(room=self.code, seat=seat))
         self._lobby_presence_changed(seat)
         self._publish_room()
@@ -1819,7 +1933,7 @@ class Authority:
         if self._presence_watch is not None:
             self._presence_watch.cancel()
             self._presence_watch = None
-        if seconds is not None and _loop_running():
+        if seconds is not None and loop_running():
             self._check_presences()
 
     def _check_presences(self) -> None:
@@ -1839,7 +1953,7 @@ class Authority:
         for seat in stale:
             slot = self.seats[seat]
             slot.present = False
-            log.info("%s was not heard for %g s: away", slot.name, self.presence_timeout)
+            self._log.info("%s was not heard for %g s: away", slot.name, self.presence_timeout)
             self._away_changed(seat)
         if stale:
             self._publish_room()
@@ -1906,7 +2020,7 @@ class Authority:
             )
         else:
             self._notice = f"{slot.name} was away too long: seat {seat + 1} is free"
-        log.info(self._notice)
+        self._log.info(self._notice)
         self._publish_room()
 
     def _lobby_presence_changed(self, seat: int) -> None:
@@ -1917,7 +2031,7 @@ class Authority:
         if timer is not None:
             timer.cancel()
         slot = self.seats[seat]
-        if self.phase != LOBBY or slot.kind != HUMAN or slot.present or not _loop_running():
+        if self.phase != LOBBY or slot.kind != HUMAN or slot.present or not loop_running():
             return
         record = self._peers.get(slot.key) if slot.key is not None else None
         if slot.plays and record is not None and record.ever_online:
@@ -2039,7 +2153,7 @@ class Authority:
         else:
             self.seats[seat].present = False
             self._notice = f"{name} left"
-        log.info(self._notice)
+        self._log.info(self._notice)
         self._publish_room()
 
     # -- spectators (issue 21; docs/protocol.md, "Watching") --------------------
@@ -2074,7 +2188,7 @@ class Authority:
                 )
                 return
             self.watchers[key] = self.clock()
-            log.info("key %s watches (%d watching)", fingerprint(key), len(self.watchers))
+            self._log.info("key %s watches (%d watching)", fingerprint(key), len(self.watchers))
             self._watchers_changed()
         self._to_peer(key, Watched(room=self.code, watchers=len(self.watchers)))
         self._send_watch_update(key, base=watch.have, answer=True)
@@ -2120,7 +2234,7 @@ class Authority:
         stale = [key for key in self.watchers if not self._watching_live(key)]
         for key in stale:
             del self.watchers[key]
-            log.info("key %s stopped watching (not heard)", fingerprint(key))
+            self._log.info("key %s stopped watching (not heard)", fingerprint(key))
         return bool(stale)
 
     def _check_watchers(self) -> None:
@@ -2134,7 +2248,7 @@ class Authority:
             self._arm_watch_timer()
 
     def _arm_watch_timer(self) -> None:
-        if self._watch_timer is None and self.watchers and _loop_running():
+        if self._watch_timer is None and self.watchers and loop_running():
             self._watch_timer = asyncio.get_running_loop().call_later(
                 WATCH_LEASE / 4, self._check_watchers
             )
@@ -2162,7 +2276,7 @@ class Authority:
             return
         if peer_id(envelope.sender) != sender or presence.room != self.code:
             return
-        log.debug(
+        self._log.debug(
             "presence of %s: epoch %d, %s",
             sender,
             presence.epoch,
@@ -2190,7 +2304,7 @@ class Authority:
             if self._candidates.pop(key, None) is not None:
                 self._follow_presences()  # nobody waits on it any more
             if gone is not None:
-                log.info("%s (key %s) stopped knocking: gone", gone.name, fingerprint(key))
+                self._log.info("%s (key %s) stopped knocking: gone", gone.name, fingerprint(key))
                 self._changed()
         elif key in self._candidates:
             self._candidate_present(key)
@@ -2215,14 +2329,6 @@ class Authority:
 
 def _digest(payload: bytes) -> bytes:
     return hashlib.blake2b(payload, digest_size=16).digest()
-
-
-def _loop_running() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 _body_size = msgspec.msgpack.Encoder()

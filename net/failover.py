@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -98,6 +98,8 @@ class SeatVoter:
         standby: bool = False,
         advertise: bool = True,
         on_brokers: Callable[[list[tuple[str, int]]], None] | None = None,
+        on_table: Callable[[Authority], None] | None = None,
+        cluster: Sequence[tuple[str, int]] = (),
         directory: Path | None = None,
     ) -> None:
         self.code = code
@@ -112,6 +114,10 @@ class SeatVoter:
         self.standby = standby
         self.broker: EmbeddedBroker | None = None
         self.on_brokers = on_brokers
+        # Told of the table this voter runs once it won a term (a dealer
+        # serves it to its end: net/dealer/).
+        self.on_table = on_table
+        self.cluster = tuple(cluster)  # the broker's other nodes (docs/scale.md)
         # The room is advertised on the LAN from here once taken over.
         self.advertise = advertise
         self.advertiser: Advertiser | None = None
@@ -127,6 +133,7 @@ class SeatVoter:
             on_won=self._take_over,
             on_stepped_down=self._stepped_down,
             on_brokers=self._brokers_changed,
+            cluster=cluster,
         )
 
     async def start(self) -> None:
@@ -177,6 +184,7 @@ class SeatVoter:
         self.replica.driver.room_key = room_key.public_key
         saved = msgspec.structs.replace(saved, authority_key=bytes(room_key.signing_key))
         authority = Authority.restore(saved, self.host, self.port)
+        authority.cluster = self.cluster
         authority.follow_brokers(self.replica.driver.succession())
         authority.standby = self.standby
         authority.host_name = name
@@ -189,9 +197,14 @@ class SeatVoter:
         self.authority = authority
         log.info("room %s: term %d: the table runs here now", self.code, term)
         spawn(self._run(authority), "the table taken over")
+        if self.on_table is not None:
+            self.on_table(authority)
 
     async def _run(self, authority: Authority) -> None:
-        await authority.start()
+        # However long the broker takes: this table is the room's now (a
+        # cluster that lost a node refuses subscriptions for a while:
+        # docs/scale.md). Closing the voter ends the wait.
+        await authority.start(timeout=None)
         # Whoever is away (the old host's person above all) gets a bot after
         # a while, as at a headless host: nobody here decides it.
         authority.watch_away(STAND_IN_AFTER)

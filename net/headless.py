@@ -12,10 +12,15 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from core.engine import Bot
 from core.registry import get_game
+from net.authority import Authority
+from net.host import HostedRoom
 from net.remote import RemoteTable
 from net.table import TableUpdate
 
@@ -26,8 +31,11 @@ def emit(event: str, **fields: Any) -> None:
     sys.stdout.flush()
 
 
-async def play_with_bot(table: RemoteTable, level: str, *, seed: int | None = None) -> None:
-    """Play the seat with a bot until the game is over."""
+async def play_with_bot(
+    table: RemoteTable, level: str, *, seed: int | None = None, delay: float = 0.0
+) -> None:
+    """Play the seat with a bot until the game is over; ``delay``: seconds
+    it waits before each move, as a person would."""
     await table.wait_started()
     bot: Bot = get_game(table.game_id).make_bot(level, seed)
     over = asyncio.Event()
@@ -56,6 +64,11 @@ async def play_with_bot(table: RemoteTable, level: str, *, seed: int | None = No
         # other seats' updates arrive meanwhile. An action lost with a link
         # (a broker restart) is answered by the re-synchronisation, which
         # shows the same turn again: then the bot simply acts again.
+        if view.legal and not table.action_pending and delay > 0:
+            await asyncio.sleep(delay)
+            view = table.view  # what came meanwhile (another update wakes the loop)
+            if view is None or view.is_over or not view.legal or table.action_pending:
+                continue
         if view.legal and not table.action_pending:
             # A search bot thinks in a thread: the link keeps being served.
             action = await asyncio.to_thread(bot.choose, view) if bot.slow else bot.choose(view)
@@ -63,4 +76,127 @@ async def play_with_bot(table: RemoteTable, level: str, *, seed: int | None = No
             emit("acted", seq=table.seq, action=str(action))
 
 
-__all__ = ["emit", "play_with_bot"]
+async def fill_and_start(
+    room: HostedRoom,
+    wanted: int,
+    bots: str | None,
+    emit: Callable[..., None] = emit,
+    *,
+    before_start: Callable[[], None] | None = None,
+) -> None:
+    """In the lobby, with nobody to decide (a headless host, a dealer):
+    wait for ``wanted`` people present, seat ``bots`` in the open seats,
+    start. ``emit`` hears who sat and who left (``seated``, ``unseated``)
+    and the start (``started``)."""
+    authority = room.authority
+    joined = asyncio.Event()
+    seen: set[int] = set()
+
+    def on_change() -> None:
+        # Only a seat with a live presence counts (issue 19 item 2): a
+        # Hello alone from a key nobody runs holds the room up no more.
+        present = {
+            seat
+            for seat, slot in enumerate(authority.seats)
+            if slot.kind == "human" and slot.present
+        }
+        for seat in sorted(present - seen):
+            emit("seated", seat=seat, name=authority.seats[seat].name)
+        for seat in sorted(seen - present):
+            emit("unseated", seat=seat)
+        seen.clear()
+        seen.update(present)
+        if len(seen) >= wanted:
+            joined.set()
+        else:
+            joined.clear()
+        asyncio.get_running_loop().create_task(room.update_advert())
+
+    # It stays: who leaves and comes back mid-game is said too.
+    authority.on_change.append(on_change)
+    on_change()
+    await joined.wait()
+    authority.free_absent()  # seats held by nobody present get bots instead
+    for seat, slot in enumerate(authority.seats):
+        if slot.kind == "open":
+            authority.set_bot(seat, bots)
+    if before_start is not None:
+        before_start()
+    authority.start_game()
+    emit("started", seed_hash=authority.seed_hash().hex())
+
+
+async def over_or_stepped_down(authority: Authority) -> bool:
+    """Wait for the game's end (False) or this authority's step-down (True)."""
+    over = asyncio.ensure_future(authority.wait_over())
+    stepped = asyncio.ensure_future(authority.wait_stepped_down())
+    try:
+        await asyncio.wait((over, stepped), return_when=asyncio.FIRST_COMPLETED)
+        return not over.done()
+    finally:
+        over.cancel()
+        stepped.cancel()
+
+
+# Seconds a stepped-down host's spectator waits for the final record that
+# its deal check needs (as `passe watch` does).
+FOLLOW_CHECK_WAIT = 10.0
+
+
+async def follow_to_end(authority: Authority) -> dict[str, Any] | None:
+    """A table that moved away from ``authority`` (it stepped down: another
+    machine runs it now), followed as a spectator of its own room to the
+    end, so that a headless host learns the end as its players do: the
+    result and the spectator's deal check (``winners``, ``scores``,
+    ``reason``, ``deal_verified``, ``deal_report``), or ``gone`` when the
+    room had ended and been cleared before this host was back; None if
+    the room would not let it watch (its voter then votes on until
+    stopped).
+
+    The spectator believes only this room's key and, after it, a key that
+    one of the room's voters announces for a higher term (net/pins.py), as
+    a seat that sat here would: a stranger on the code cannot end it."""
+    from net.pins import RoomPins
+    from net.remote import JoinError
+    from net.replication import decode_room_config
+    from net.watch import Watcher
+
+    config = decode_room_config(authority.election) if authority.election else None
+    if config is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="passe-follow-") as directory:
+        pins = RoomPins(Path(directory) / "pins.json")
+        pins.remember(authority.code, authority.identity.public_key)
+        pins.remember_voters(authority.code, frozenset(voter.key for voter in config.voters))
+        host, port = authority.link_address
+        watcher = Watcher(
+            authority.code, host, port, pins=pins, alternates=authority.broker_alternates
+        )
+        done = asyncio.Event()
+        try:
+            try:
+                await watcher.watch()
+            except JoinError as error:
+                if error.code in ("no-room", "closed"):
+                    # Ended there and cleared (or closed) before this host
+                    # was back: nothing is left to vote in, or to learn.
+                    return {"winners": [], "scores": [], "reason": str(error), "gone": True}
+                print(f"passe: cannot follow the table to its end: {error}", file=sys.stderr)
+                return None
+            watcher.on_room(lambda room: done.set() if room.phase in ("over", "closed") else None)
+            await watcher.connect(lambda update: done.set() if update.view.is_over else None)
+            await done.wait()
+            view = watcher.view
+            result = view.result if view is not None else None
+            return {
+                "winners": list(result.winners) if result else [],
+                "scores": list(result.scores) if result else [],
+                "reason": result.reason if result else "the room was closed",
+                "deal_verified": await watcher.deal_check(FOLLOW_CHECK_WAIT),
+                "deal_report": watcher.deal_report,
+            }
+        finally:
+            await watcher.close()
+
+
+__all__ = ["emit", "fill_and_start", "follow_to_end", "over_or_stepped_down", "play_with_bot"]

@@ -20,6 +20,7 @@ import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nacl.signing import SigningKey
@@ -247,13 +248,15 @@ async def open_room(
     admission: str = "any",
     alternates: Sequence[tuple[str, int]] = (),
     failover: bool = True,
+    rooms: Path | None = None,
 ) -> HostedRoom:
     """Open a room and return it; raises ``BrokerUnreachable``,
     ``BrokerError`` or ``RoomBusy`` with a one-line reason. ``alternates``:
     the other nodes of ``broker``'s cluster, tried in order when it cannot be
-    reached (issue 20)."""
+    reached (issue 20). ``rooms``: where its file goes (a dealer's own
+    directory; by default the person's, where ``passe host --resume`` looks)."""
     room_code = code or new_code()
-    store = _claim(room_code)
+    store = _claim(room_code, rooms)
     try:
         embedded, broker_host, broker_port, shown = await _broker(broker, port, bind)
     except BaseException:
@@ -360,14 +363,16 @@ async def resume_room(
     app_version: str = "",
     admission: str = "any",
     alternates: Sequence[tuple[str, int]] = (),
+    rooms: Path | None = None,
 ) -> HostedRoom:
     """Open the room ``saved`` again (see :func:`net.rooms.load_room`), on
     ``broker`` if given (``alternates``: the other nodes of its cluster, as
     for :func:`open_room`), else where it was: the embedded broker on its old
     port when it is free again, or the broker it was given. Raises as
     :func:`open_room` does; the file is left as it was if it fails, but
-    for a room that failed over (:class:`RoomMoved`): it is removed."""
-    store = _claim(saved.code)
+    for a room that failed over (:class:`RoomMoved`): it is removed.
+    ``rooms``: the directory its file is in (as for :func:`open_room`)."""
+    store = _claim(saved.code, rooms)
     maker = Identity(SigningKey(saved.authority_key))
     if saved.phase == "playing" and maker_vote_path(saved.code, maker).exists():
         # Its voters elected another authority when this process stopped
@@ -418,21 +423,26 @@ class ClosedRoom:
 
 
 async def close_interrupted_room(
-    saved: SavedRoom, *, own_key: bytes | None = None, wait: float | None = None
+    saved: SavedRoom,
+    *,
+    own_key: bytes | None = None,
+    wait: float | None = None,
+    rooms: Path | None = None,
 ) -> ClosedRoom:
     """Close for good a room whose host died (a game nobody will finish):
     it is opened again on its broker until each of its people (but the one
     with ``own_key``, at this machine) is back to receive the closed state,
     at most ``wait`` seconds, then closed and its files removed. If its
     broker cannot be reached the files are removed anyway. Raises
-    ``RoomBusy`` if a running Passe hosts it."""
+    ``RoomBusy`` if a running Passe hosts it. ``rooms``: the directory its
+    file is in (as for :func:`open_room`)."""
     try:
-        room = await resume_room(saved, advertise=False)
+        room = await resume_room(saved, advertise=False, rooms=rooms)
     except RoomBusy:
         raise
     except Exception as error:  # the broker is gone: nobody is left to tell
         log.info("room %s closed without telling anyone: %s", saved.code, error)
-        store = _claim(saved.code)
+        store = _claim(saved.code, rooms)
         store.discard()
         store.release()
         return ClosedRoom(reached_broker=False)
@@ -522,9 +532,11 @@ async def _broker(
     return None, broker_host, broker_port, broker_host
 
 
-def _claim(code: str) -> RoomStore:
+def _claim(code: str, directory: Path | None = None) -> RoomStore:
     """The room's store, locked for this process (raises ``RoomBusy``)."""
-    store = RoomStore(room_path(code), BrokerChoice(embedded=True, host="", port=DEFAULT_PORT))
+    store = RoomStore(
+        room_path(code, directory), BrokerChoice(embedded=True, host="", port=DEFAULT_PORT)
+    )
     store.claim()
     return store
 

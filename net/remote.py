@@ -48,7 +48,10 @@ from net.wire import (
     PROTOCOL_VERSION,
     TOPIC_ROOT,
     Act,
+    Admit,
     Hello,
+    Knocking,
+    Knocks,
     Leave,
     Presence,
     Refused,
@@ -152,6 +155,7 @@ class RemoteTable(TableClient):
         # The other nodes of the broker's cluster, tried in order when it
         # cannot be reached (issue 20; net/transport.py).
         self.broker_alternates = tuple(alternates)
+        self.cluster = tuple(alternates)  # kept when standby brokers are added
         self.name = name
         self.seat: int | None = None
         self.game_id = ""
@@ -175,6 +179,11 @@ class RemoteTable(TableClient):
         self.stand = stand
         self.knocking = False  # waiting for the host to let us in
         self._knock_listeners: list[Callable[[str], None]] = []
+        # Who knocks at the room, if this seat decides who sits (its owner:
+        # a dealer's room asked for by this person, wire.Knocks), names
+        # cleaned; and who wants to know.
+        self.waiting: list[Knocking] = []
+        self._waiting_listeners: list[Callable[[list[Knocking]], None]] = []
         self.removed: str | None = None  # why the host took our seat, if it did
         self.next_code: str | None = None  # where the table plays its next game
         # A next-game notice that came before the room state said "over".
@@ -297,8 +306,10 @@ class RemoteTable(TableClient):
             alternates=self.broker_alternates,
         )
         try:
-            # A loaded machine or a busy embedded broker can take a few seconds.
-            await self._link.start(timeout=CONNECT_WAIT)
+            # A loaded machine or a busy embedded broker can take a few
+            # seconds; each node of a cluster as many (a NATS node makes a
+            # JetStream consumer per subscription: docs/scale.md).
+            await self._link.start(timeout=CONNECT_WAIT * (1 + len(self.broker_alternates)))
         except BrokerUnreachable as error:
             raise JoinError(str(error), "unreachable") from None
         if self._voters:
@@ -357,6 +368,27 @@ class RemoteTable(TableClient):
         finally:
             self._pending = None
             self.knocking = False
+
+    def on_waiting(self, listener: Callable[[list[Knocking]], None]) -> Callable[[], None]:
+        """Call ``listener(knocks)`` whenever the room tells this seat, its
+        owner, who knocks (oldest first)."""
+        self._waiting_listeners.append(listener)
+        return lambda: self._waiting_listeners.remove(listener)
+
+    def admit(self, key: bytes, *, yes: bool) -> bool:
+        """As the room's owner, let the knocking ``key`` in (``yes``) or
+        turn it away; whether it could be sent now."""
+        return self._send(
+            Admit(room=self.code, epoch=self._epoch, n=self._next_n(), key=key, yes=yes)
+        )
+
+    def _on_knocks(self, message: Knocks) -> None:
+        self.waiting = [
+            Knocking(knock.key, clean_name(knock.name, "someone"), knock.seat)
+            for knock in message.knocks
+        ]
+        for listener in list(self._waiting_listeners):
+            listener(self.waiting)
 
     def on_knock(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Call ``listener(text)`` when our join waits for the host's answer."""
@@ -473,7 +505,7 @@ class RemoteTable(TableClient):
         self._n += 1
         return self._n
 
-    def _send(self, message: Hello | Act | Sync | Leave | Watch) -> bool:
+    def _send(self, message: Hello | Act | Sync | Leave | Watch | Admit) -> bool:
         if self._link is None or self.authority_key is None:
             return False
         log.debug("to the host: %r (link %s)", message, "up" if self._link.connected else "down")
@@ -639,6 +671,8 @@ class RemoteTable(TableClient):
             return
         if isinstance(message, Welcome):
             self.seat = message.seat
+        elif isinstance(message, Knocks):
+            self._on_knocks(message)
         elif isinstance(message, Update):
             self._on_update(message)
         elif isinstance(message, Refused) and message.code == "removed":
@@ -937,15 +971,16 @@ class RemoteTable(TableClient):
                 over=lambda: self.room is not None and self.room.phase in ("over", "closed"),
                 standby=standby,
                 on_brokers=self._follow_brokers,
+                cluster=self.cluster,
             )
             spawn(self.voter.start(), "this seat's voter")
 
     def _follow_brokers(self, succession: list[tuple[str, int]]) -> None:
         """The voters' standby brokers: where this seat's link goes, in this
         order, when the room's broker is gone."""
-        self.broker_alternates = tuple(succession)
+        self.broker_alternates = tuple(dict.fromkeys([*self.cluster, *succession]))
         if self._link is not None:
-            self._link.set_alternates(succession)
+            self._link.set_alternates(list(self.broker_alternates))
 
     def _own_name(self) -> str:
         if self.room is not None and self.seat is not None and self.seat < len(self.room.seats):
@@ -1303,6 +1338,7 @@ def shown_room(room: RoomState) -> RoomState:
         seats=seats,
         app=clean_text(room.app, 40),
         notice=clean_text(room.notice),
+        dealer=clean_text(room.dealer, 40),
     )
 
 
@@ -1314,7 +1350,7 @@ def _refusal(reply: Refused | Watched) -> JoinError:
     return JoinError(clean_text(reply.reason), clean_text(reply.code))
 
 
-def _summary(message: Welcome | Refused | Update | Watched) -> str:
+def _summary(message: Welcome | Refused | Update | Watched | Knocks) -> str:
     if isinstance(message, Update):
         return (
             f"Update(seq={message.seq}, base={message.base}, events={len(message.events)}, "

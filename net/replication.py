@@ -74,14 +74,20 @@ class ReplicaError(Exception):
 
 
 def make_room_config(
-    maker: Identity, voters: Sequence[bytes], declined: Collection[bytes] = ()
+    maker: Identity,
+    voters: Sequence[bytes],
+    declined: Collection[bytes] = (),
+    *,
+    dealers: Collection[bytes] = (),
 ) -> tuple[Config, bytes]:
     """The voter set of a room (the maker first) and its secret, split among
-    those who stand (no dealers yet): a person who declined to stand votes
-    and holds no share (``declined``; never the maker)."""
+    those who stand: a person who declined to stand votes and holds no
+    share (``declined``; never the maker). With ``dealers`` (the maker
+    among them: ``passe dealer``), only they hold shares and stand; the
+    people's processes vote (docs/election.md, section 1)."""
     return shares.make_config(
         maker,
-        [Voter(key, dealer=False) for key in voters],
+        [Voter(key, dealer=key in dealers) for key in voters],
         declined=[key for key in declined if key != maker.public_key],
     )
 
@@ -98,6 +104,14 @@ def can_fail_over(voters: int, standing: int) -> bool:
         and standing >= shares.threshold_for(standing + 1)
         and (standing >= MIN_STANDING)
     )
+
+
+def dealers_can_fail_over(voters: int, dealers: int) -> bool:
+    """Whether a dealer's room (``dealers`` of its ``voters``, the maker
+    among them) can elect a successor once the authority's dealer is gone:
+    a majority of the voters left and another dealer, who holds enough
+    shares alone or with half of the others (shares.threshold_for)."""
+    return voters >= MIN_VOTERS and dealers >= 2
 
 
 def decode_room_config(data: bytes) -> Config | None:
@@ -138,6 +152,12 @@ def rebuild(saves: Sequence[bytes]) -> SavedRoom:
             room = extended(room, entry.change)
     if room is None:
         raise ReplicaError("the log holds no game")
+    if room.phase == "over":
+        # The end is in the log (a majority held it), but the authority may
+        # have died before everyone had it: the successor replays the record
+        # to the same end and publishes it (the record and the salt), so that
+        # no seat's game is lost (the restored table finds the end at start).
+        room = msgspec.structs.replace(room, phase="playing")
     problem = room_problem(msgspec.structs.replace(room, authority_key=bytes(32)))
     if problem is not None:
         raise ReplicaError(f"the log's room cannot go on: {problem}")
@@ -166,6 +186,7 @@ class RoomReplica:
         on_won: Callable[[int], None] | None = None,
         on_stepped_down: Callable[[int], None] | None = None,
         on_brokers: Callable[[list[tuple[str, int]]], None] | None = None,
+        cluster: Sequence[tuple[str, int]] = (),
     ) -> None:
         self.identity = identity
         self.code = code
@@ -186,6 +207,7 @@ class RoomReplica:
             on_authority=self._on_authority,
             on_stepped_down=self._on_stepped_down,
             on_brokers=on_brokers,
+            cluster=cluster,
         )
 
     @staticmethod
@@ -308,6 +330,16 @@ def spawn(work: Coroutine[Any, Any, object], what: str) -> asyncio.Task[object]:
     return task
 
 
+def loop_running() -> bool:
+    """Whether an event loop runs here (a unit test may drive an authority
+    without one: then nothing is scheduled)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 async def close_quietly(replica: RoomReplica | None) -> None:
     if replica is not None:
         with contextlib.suppress(Exception):
@@ -323,8 +355,10 @@ __all__ = [
     "RoomReplica",
     "can_fail_over",
     "close_quietly",
+    "dealers_can_fail_over",
     "decode_room_config",
     "encode_room_config",
+    "loop_running",
     "make_room_config",
     "maker_vote_path",
     "rebuild",

@@ -59,6 +59,11 @@ class Watcher(RemoteTable):
             authority_key=pins.get(code) if pins is not None else None,
             alternates=alternates,
         )
+        if pins is not None:
+            # And the voters of that room, if it fails over: a table that
+            # moved is believed where one of them announces it (a host whose
+            # table moved follows its own room so: net/headless.py).
+            self._voters = pins.voters(code)
         self.watching_room = False  # the host has let us watch
         self._watched_at = -1.0  # when the host last answered a watch (monotonic)
         # Every update received, as decrypted (for `passe watch --headless`

@@ -298,7 +298,18 @@ class Watch(Request, tag="watch"):
     have: Count = 0
 
 
-PeerMessage = Hello | Act | Sync | Leave | Watch
+class Admit(Request, tag="admit"):
+    """The room's owner lets the knocking ``key`` in (``yes``) or turns it
+    away: in a dealer's room (docs/protocol.md section 14), the person who
+    asked for it decides who sits, as a host does at their screen. Heeded
+    from the owner's key only; an earlier authority refuses it as
+    malformed (code ``bad``)."""
+
+    key: Annotated[bytes, Meta(min_length=32, max_length=32)]
+    yes: bool
+
+
+PeerMessage = Hello | Act | Sync | Leave | Watch | Admit
 peer_message_decoder: Final = msgspec.msgpack.Decoder(PeerMessage)
 
 
@@ -340,7 +351,23 @@ class Watched(Reply, tag="watched"):
     watchers: Annotated[int, Meta(ge=0, le=64)]
 
 
-AuthorityMessage = Welcome | Refused | Update | Watched
+class Knocking(Struct, array_like=True, forbid_unknown_fields=True):
+    """One key waiting to be let in: its name and the seat it asked for."""
+
+    key: Annotated[bytes, Meta(min_length=32, max_length=32)]
+    name: Name
+    seat: SeatIndex | None = None
+
+
+class Knocks(Reply, tag="knocks"):
+    """Who knocks at the room now, oldest first, sent to the room's owner
+    (``Admit``) whenever that changes, and when the owner's seat is taken
+    or taken again. Only an owner receives it."""
+
+    knocks: Annotated[list[Knocking], Meta(max_length=16)]
+
+
+AuthorityMessage = Welcome | Refused | Update | Watched | Knocks
 authority_message_decoder: Final = msgspec.msgpack.Decoder(AuthorityMessage)
 
 
@@ -380,6 +407,9 @@ class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True):
     # each voter runs a standby broker, announced in its voter presence, and
     # everyone's links go down the list (docs/election.md section 10).
     standby: bool = False
+    # A dealer's room (`passe dealer`, docs/protocol.md section 14): the
+    # dealer's name. No player's machine holds its deck, nor stands.
+    dealer: Annotated[str, Meta(max_length=40)] = ""
 
 
 room_state_decoder: Final = msgspec.msgpack.Decoder(RoomState)
@@ -426,9 +456,12 @@ __all__ = [
     "MAX_PAYLOAD",
     "PROTOCOL_VERSION",
     "Act",
+    "Admit",
     "AuthorityMessage",
     "Envelope",
     "Hello",
+    "Knocking",
+    "Knocks",
     "Leave",
     "NextRoom",
     "PeerMessage",

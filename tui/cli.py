@@ -149,6 +149,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from tui.network_cli import add_commands
 
     add_commands(commands, _option)
+    from tui.dealer_cli import add_dealer_command
+
+    add_dealer_command(commands)
     _add_serve(commands)
     _add_replay(commands)
     return parser
@@ -188,6 +191,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.network_cli import run
 
         return run(args)
+    if args.command == "dealer":
+        from tui.dealer_cli import run_dealer
+
+        return run_dealer(args)
     if args.command == "serve":
         return _serve(args)
     if args.command == "replay":

@@ -51,6 +51,12 @@ class RoomChanged(Message):
 
 
 @dataclass
+class KnocksChanged(Message):
+    """Who knocks at a room whose owner this seat is (a dealer's room asked
+    for by this person) changed: the room told us."""
+
+
+@dataclass
 class LinkChanged(Message):
     """Our link to a networked room's broker went down (``up`` False:
     reconnecting by itself) or came back."""

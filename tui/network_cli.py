@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from tui.netplay import PRESENCE_TIMEOUT, NetworkOptions
 
 if TYPE_CHECKING:
-    from net.authority import Authority
     from net.host import HostedRoom
     from tui.netplay import HostPlan
     from tui.terminal import Shutdown
@@ -177,6 +176,15 @@ def add_commands(commands: Any, option_type: Any) -> None:
     )
     host.add_argument("--no-advertise", action="store_true", help="do not announce on the LAN")
     host.add_argument(
+        "--dealer",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="KEY",
+        help="ask a dealer (`passe dealer`) on --broker to deal the room, so that no "
+        "player's machine holds the deck; KEY: which dealer (default: the least busy)",
+    )
+    host.add_argument(
         "--code", default=None, help="the room code to use (default: a new random one)"
     )
     host.add_argument(
@@ -213,6 +221,12 @@ def add_commands(commands: Any, option_type: Any) -> None:
         help="no screen: a bot of this level plays your seat (prints JSON lines)",
     )
     join.add_argument("--seed", type=int, default=None, help="the bot's seed")
+    join.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.0,
+        help="with --bot: seconds it waits before each move, as a person would (default 0)",
+    )
     join.add_argument(
         "--no-stand",
         action="store_true",
@@ -277,6 +291,8 @@ def run(args: argparse.Namespace) -> int:
         clash = _resume_clash(args)
         if clash:
             return _fail(f"{clash} is the room's own setting: --resume keeps it")
+    if args.command == "host" and args.dealer is not None:
+        return _host_with_dealer(args)
     if args.command == "host" and not args.headless:
         return _host_on_screen(args)
     if args.command == "join" and args.bot is None:
@@ -284,6 +300,89 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "watch" and not args.headless:
         return _watch_on_screen(args)
     return _run_headless(args)
+
+
+def _host_with_dealer(args: argparse.Namespace) -> int:
+    """``passe host --dealer``: a dealer on --broker deals the room (issue
+    20). Headless, its code is printed (``room``) and this process ends: the
+    room is the dealer's; on screen, the person joins it at once."""
+    from net.dealer.client import DealerError, ask_dealer, new_deal_nonce
+    from net.dealer.messages import Deal
+    from net.identity import Identity
+
+    if args.broker is None:
+        return _fail("--dealer: say where the dealers are with --broker HOST[:PORT]")
+    for given, flag in ((args.resume, "--resume"), (args.code, "--code"), (args.seed, "--seed")):
+        if given is not None:
+            return _fail(f"{flag} is the host's own: a dealer's room has its dealer's")
+    admission = _admission(args)
+    if isinstance(admission, int):
+        return admission
+    settings = _game_settings(args)
+    if isinstance(settings, int):
+        return settings
+    game, config = settings
+    if args.wait_for == 0:
+        return _fail("--wait-for 0: a dealer's room starts with 1 person at least")
+    after = STAND_IN_AFTER if args.stand_in_after is None else args.stand_in_after
+    if not 0 <= after <= 86_400:
+        return _fail(f"--stand-in-after {after:g}: seconds from 0 (never) to 86400")
+    name = args.name or _screen_name(args)
+    owner = b""
+    if not args.headless and args.admit is None:
+        # On screen, the person decides who sits, from their seat in the
+        # room, as a host does (y / n on their lobby): their player key.
+        from net.identity import load_identity
+
+        owner = load_identity(show_path=False).identity.public_key
+    deal = Deal(
+        nonce=new_deal_nonce(),
+        game=game.id,
+        players=config.players,
+        name=name[:40] or "someone",
+        teams=args.teams,
+        options={str(k): str(v) for k, v in args.option},
+        wait_for=args.wait_for or 0,
+        bots=args.bots,
+        admit=sorted(admission[1]),
+        stand_in_after=after,
+        failover=not args.no_failover,
+        owner=owner,
+    )
+    host, port = args.broker
+    if not args.headless:
+        print(f"passe: asking a dealer on {host}:{port} for a room...", file=sys.stderr)
+    try:
+        dealt = asyncio.run(
+            ask_dealer(Identity.generate(), host, port, deal, dealer=args.dealer or None)
+        )
+    except DealerError as error:
+        return _fail(str(error))
+    except (OSError, ConnectionError) as error:
+        return _fail(f"cannot reach the broker {host}:{port}: {error}")
+    except KeyboardInterrupt:
+        return 130
+    if args.headless:
+        _emit(
+            "room",
+            code=dealt.code,
+            join=dealt.join,
+            broker=dealt.join.split("@", 1)[-1],
+            dealer=dealt.dealer,
+            phase="lobby",
+        )
+        return 0
+    from tui.app import run as run_app
+
+    network = NetworkOptions(broker=(host, port))
+
+    def join() -> Any:
+        from tui.screens.join import JoinScreen
+
+        return JoinScreen(name, network, code=dealt.code, join_now=True, from_home=not args.name)
+
+    bot_delay, seed = _screen_options(args)
+    return run_app(bot_delay=bot_delay, seed=seed, name=args.name, network=network, opening=join)
 
 
 def _run_headless(args: argparse.Namespace) -> int:
@@ -310,6 +409,9 @@ def _run_headless(args: argparse.Namespace) -> int:
 
         shutdown.install(asyncio.get_running_loop(), on_quit, (1, 2))
         watch_streams(shutdown, (1, 2))
+        from net import testhooks
+
+        testhooks.install(asyncio.get_running_loop())
         try:
             if args.command == "host":
                 return await _host(args, shutdown)
@@ -658,15 +760,29 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
                 file=sys.stderr,
             )
         if authority.phase == "lobby":
-            await _fill_and_start(room, args)
+            from net.headless import fill_and_start
+
+            players = len(authority.seats)
+            wanted = players if args.wait_for is None else args.wait_for
+            await fill_and_start(room, wanted, args.bots, _emit)
         else:
             assert authority.table is not None
             _emit("resumed", seq=authority.seq, actions=len(authority.table.state.history))
-        if await _over_or_stepped_down(authority):
+        from net.headless import over_or_stepped_down
+
+        if await over_or_stepped_down(authority):
             # Another machine runs the table now (issue 20): this process
-            # keeps its vote (the room's majority may need it) until stopped.
+            # keeps its vote (the room's majority may need it) and follows
+            # the game to its end there, as a spectator.
             _emit("stepped_down", term=authority.stepped_down)
-            await asyncio.Event().wait()
+            from net.headless import follow_to_end
+
+            followed = await follow_to_end(authority)
+            if followed is None:
+                await asyncio.Event().wait()  # its vote, until stopped
+                return 0
+            _emit("over", moved=True, **followed)
+            return 0
         assert authority.table is not None
         result = authority.table.state.result()
         # Kept as the app keeps its games (issue 21): the host saw no seat.
@@ -693,23 +809,11 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
     return 0
 
 
-async def _over_or_stepped_down(authority: Authority) -> bool:
-    """Wait for the game's end (False) or this authority's step-down (True)."""
-    over = asyncio.ensure_future(authority.wait_over())
-    stepped = asyncio.ensure_future(authority.wait_stepped_down())
-    try:
-        await asyncio.wait((over, stepped), return_when=asyncio.FIRST_COMPLETED)
-        return not over.done()
-    finally:
-        over.cancel()
-        stepped.cancel()
-
-
-async def _open_headless(args: argparse.Namespace) -> HostedRoom | int:
+def _game_settings(args: argparse.Namespace) -> tuple[Any, Any] | int:
+    """The game and its config from ``passe host``'s arguments, ``--wait-for``
+    checked against its seats; or the exit status, the reason said."""
     from core.engine import ConfigError
     from core.registry import get_game
-    from net.host import default_host_name, open_room
-    from net.identity import Identity
 
     try:
         game = get_game(args.game)
@@ -717,8 +821,19 @@ async def _open_headless(args: argparse.Namespace) -> HostedRoom | int:
         config = game.make_config(players=players, teams=args.teams, **dict(args.option))
     except ConfigError as error:
         return _fail(str(error))
-    if args.wait_for is not None and not 0 <= args.wait_for <= players:
-        return _fail(f"--wait-for {args.wait_for}: choose between 0 and {players}")
+    if args.wait_for is not None and not 0 <= args.wait_for <= config.players:
+        return _fail(f"--wait-for {args.wait_for}: choose between 0 and {config.players}")
+    return game, config
+
+
+async def _open_headless(args: argparse.Namespace) -> HostedRoom | int:
+    from net.host import default_host_name, open_room
+    from net.identity import Identity
+
+    settings = _game_settings(args)
+    if isinstance(settings, int):
+        return settings
+    game, config = settings
     code = _given_code(args)
     if isinstance(code, int):
         return code
@@ -764,45 +879,6 @@ async def _resume_headless(args: argparse.Namespace) -> HostedRoom | int:
         )
     except Exception as error:  # broker errors carry their own one-line reason
         return _fail(str(error) or type(error).__name__)
-
-
-async def _fill_and_start(room: HostedRoom, args: argparse.Namespace) -> None:
-    """In the lobby: wait for --wait-for people, seat bots, start."""
-    authority = room.authority
-    players = len(authority.seats)
-    wanted = players if args.wait_for is None else args.wait_for
-    joined = asyncio.Event()
-    seen: set[int] = set()
-
-    def on_change() -> None:
-        # Only a seat with a live presence counts (issue 19 item 2): a
-        # Hello alone from a key nobody runs holds the room up no more.
-        present = {
-            seat
-            for seat, slot in enumerate(authority.seats)
-            if slot.kind == "human" and slot.present
-        }
-        for seat in sorted(present - seen):
-            _emit("seated", seat=seat, name=authority.seats[seat].name)
-        for seat in sorted(seen - present):
-            _emit("unseated", seat=seat)
-        seen.clear()
-        seen.update(present)
-        if len(seen) >= wanted:
-            joined.set()
-        else:
-            joined.clear()
-        asyncio.get_running_loop().create_task(room.update_advert())
-
-    authority.on_change.append(on_change)
-    on_change()
-    await joined.wait()
-    authority.free_absent()  # seats held by nobody present get bots instead
-    for seat, slot in enumerate(authority.seats):
-        if slot.kind == "open":
-            authority.set_bot(seat, args.bots)
-    authority.start_game()
-    _emit("started", seed_hash=authority.seed_hash().hex())
 
 
 async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
@@ -855,6 +931,8 @@ async def _join(args: argparse.Namespace) -> int:
     code, host, port = resolved
     if args.seat is not None and not 1 <= args.seat <= 16:
         return _fail(f"--seat {args.seat}: seats are numbered from 1")
+    if not 0 <= args.bot_delay <= 60:  # NaN fails this too
+        return _fail(f"--bot-delay {args.bot_delay:g}: seconds from 0 to 60")
     from net.pins import RoomPins
 
     identity = load_identity().identity
@@ -875,7 +953,7 @@ async def _join(args: argparse.Namespace) -> int:
         return _fail(str(error))
     try:
         _emit("seated", seat=seat, code=code)
-        await play_with_bot(table, args.bot, seed=args.seed)
+        await play_with_bot(table, args.bot, seed=args.seed, delay=args.bot_delay)
         view = table.view
         result = view.result if view is not None else None
         # The record comes with the final room state, just after the view.

@@ -68,7 +68,7 @@ from net.election.node import (
 )
 from net.files import write_atomic
 from net.identity import Identity, peer_id
-from net.transport import BACKOFF_MAX, LastWill, MqttLink, stop_task
+from net.transport import BACKOFF_MAX, BrokerUnreachable, LastWill, MqttLink, stop_task
 from net.wire import (
     Presence,
     WireError,
@@ -87,6 +87,10 @@ TICK = 0.05  # seconds between the core's ticks (its heartbeat is 0.25 s)
 # goes (Mosquitto), and our own link must have seen it go by then.
 WILL_SETTLE = 0.1
 WILL_SPREAD = 0.3
+# A voter's message goes to its socket as it is made when nothing of its own
+# waits before it (MqttLink.publish_now); False: by its send loop, a loop
+# turn later (bench/net.py's A/B).
+SEND_AT_ONCE = os.environ.get("PASSE_SEND_AT_ONCE", "1") != "0"
 # A seat sends an unanswered request again (to every voter) after this.
 RESEND_AFTER = 1.0
 # A voter's file: the config entry, and a game's actions of at most
@@ -382,6 +386,7 @@ class VoterDriver:
         on_stepped_down: SteppedDownHook | None = None,
         broker: tuple[str, int] | None = None,
         on_brokers: Callable[[list[tuple[str, int]]], None] | None = None,
+        cluster: Sequence[tuple[str, int]] = (),
         timing: Timing | None = None,
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -399,6 +404,9 @@ class VoterDriver:
         self.broker = broker
         self.on_brokers = on_brokers
         self._succession: list[tuple[str, int]] = []
+        # The other nodes of the room's broker's cluster (docs/scale.md):
+        # tried first when the broker is gone, then the standby brokers.
+        self.cluster = tuple(cluster)
         self.clock = clock
         self.node = Node(
             identity,
@@ -421,6 +429,7 @@ class VoterDriver:
         self._rng = rng or random.Random()
         self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=64)
         self._outbox: asyncio.Queue[tuple[str, bytes, bool]] = asyncio.Queue()
+        self._sending = False  # the send loop holds a message it took
         self._link: MqttLink | None = None
         self._tasks: list[asyncio.Task[None]] = []
         # The room key this voter's game signs with once it is the authority
@@ -440,9 +449,18 @@ class VoterDriver:
             on_message=self._on_message,
             on_connect=self._on_connect,
             will=self._will,
-            alternates=self.succession(),
+            alternates=self._alternates(),
         )
-        await self._link.start()
+        try:
+            # However long its brokers take: a voter only counts once it is
+            # up, and one that gave up at its first connection (a broker
+            # restarting as the game began: CI, 4 December) left its room
+            # one vote short for good, and a two-of-three room unelectable.
+            await self._link.start(timeout=None)
+        except BrokerUnreachable:
+            if self._link.closed:
+                return  # closed before it was ever up: nothing to run
+            raise
         self._connected_to = (self._link.host, self._link.port)
         self.node.came_up(self.clock())
         loop = asyncio.get_running_loop()
@@ -496,7 +514,15 @@ class VoterDriver:
         """Send ``message`` to the voter or seat of key ``to`` (a seat's
         process sends its ``Request`` so)."""
         topic = election_topic(self.code, peer_id(to))
-        self._outbox.put_nowait((topic, seal(self.identity, topic, message, to), False))
+        payload = seal(self.identity, topic, message, to)
+        if SEND_AT_ONCE and self._outbox.empty() and not self._sending:
+            # Nothing of ours is waiting or being written: this one may go
+            # at once (an Append before the authority seals its updates, a
+            # reply before the voter's loop turns), in the core's order.
+            link = self._link
+            if link is not None and link.publish_now(topic, payload):
+                return
+        self._outbox.put_nowait((topic, payload, False))
 
     # -- the loop ------------------------------------------------------------
 
@@ -513,7 +539,12 @@ class VoterDriver:
                 if self.on_apply is not None:
                     self.on_apply(effect.index, effect.entry, self.read(effect.entry))
             elif isinstance(effect, AuthorityKnown):
-                log.info("the authority of term %d is %s", effect.term, peer_id(effect.authority))
+                log.info(
+                    "room %s: the authority of term %d is %s",
+                    self.code,
+                    effect.term,
+                    peer_id(effect.authority),
+                )
                 # The owner first: a game's new authority makes its room key,
                 # which the announcement names.
                 if self.on_authority is not None:
@@ -562,6 +593,9 @@ class VoterDriver:
             brokers[self.identity.public_key] = self.broker
         return [brokers[voter] for voter in self.node.voters if voter in brokers]
 
+    def _alternates(self) -> list[tuple[str, int]]:
+        return list(dict.fromkeys([*self.cluster, *self.succession()]))
+
     def _presence(self, *, online: bool) -> bytes:
         topic = voter_presence_topic(self.code, self.identity.peer_id)
         where = ""
@@ -591,7 +625,7 @@ class VoterDriver:
         if succession != self._succession:
             self._succession = succession
             if self._link is not None:
-                self._link.set_alternates(succession)
+                self._link.set_alternates(self._alternates())
             if self.on_brokers is not None:
                 self.on_brokers(succession)
         if voter is None or voter != self.node.authority:
@@ -684,7 +718,11 @@ class VoterDriver:
             if link is not None:
                 # Lost while the link is down: the core sends again (its
                 # heartbeats, a new election, a client's resend).
-                await link.publish(topic, payload, retain=retain)
+                self._sending = True
+                try:
+                    await link.publish(topic, payload, retain=retain)
+                finally:
+                    self._sending = False
 
 
 class SeatClient:

@@ -147,6 +147,14 @@ class _Leading:
     next_index: dict[bytes, int]
     match: dict[bytes, int]
     heartbeat_due: float
+    since: float = 0.0  # when this term's office began
+    heard: dict[bytes, float] = field(default_factory=dict)  # last AppendReply of each
+
+
+# A term's first authority (the room's maker) waits this long at most for
+# another share holder it never heard from before it commits without one
+# (``Node._successor_holds``): every holder was just chosen as online.
+START_GRACE = 5.0
 
 
 @dataclass
@@ -185,6 +193,13 @@ class Node:
         self.voters = [voter.key for voter in self.config.voters]
         self.commit = 1
         self.secret: bytes | None = None  # the whole room secret: authority only
+        # Who else could be elected (share holders): what commits wait for.
+        self._other_holders = [
+            share.holder
+            for share in self.config.shares
+            if share.holder != self.key and share.holder in self.voters
+        ]
+        self._now = now
         # False once the owner cannot run the table again (``retire``).
         self.stands = True
         self._requests: dict[tuple[bytes, int], int] = {}
@@ -228,6 +243,15 @@ class Node:
         run nothing, and the whole table would wait (CI, stop 28)."""
         self.stands = False
 
+    def caught_up(self, voter: bytes) -> bool:
+        """At the authority: whether ``voter`` is known to hold its whole
+        log (a dealer handing its rooms over waits for the next one to be:
+        net/dealer/)."""
+        leading = self._leading
+        if self.role != "authority" or leading is None:
+            return False
+        return voter == self.key or leading.match.get(voter, 0) >= self.last_index
+
     def known_request(self, sender: bytes, nonce: int) -> int | None:
         """The log index of ``sender``'s request ``nonce``, if it is in the log:
         the driver asks before validating a request with the engine, so that a
@@ -235,11 +259,15 @@ class Node:
         return self._requests.get((sender, nonce))
 
     def tick(self, now: float) -> list[Effect]:
+        self._now = now
         if self.role == "authority":
             assert self._leading is not None
+            # A successor silent past the shortest timeout holds commits up
+            # no more (_successor_holds).
+            effects = self._advance_commit()
             if now < self._leading.heartbeat_due:
-                return []
-            return self._broadcast(now)
+                return effects
+            return effects + self._broadcast(now)
         if now >= self._election_due:
             return self._ask_before_standing(now)
         return []
@@ -283,6 +311,7 @@ class Node:
 
     def receive(self, sender: bytes, message: Message, now: float) -> list[Effect]:
         """``sender`` is the envelope's verified key (net/wire.py)."""
+        self._now = now
         if isinstance(message, Request):
             return self._on_request(sender, message)
         if isinstance(message, Answer) or sender not in self.voters or sender == self.key:
@@ -495,10 +524,12 @@ class Node:
         self.secret = secret
         self._campaign = None
         others = [voter for voter in self.voters if voter != self.key]
+        self._now = now
         self._leading = _Leading(
             next_index={voter: self.last_index + 1 for voter in others},
             match={voter: 0 for voter in others},
             heartbeat_due=now,
+            since=now,
         )
         # The term's first entry: commits every earlier entry with it (Raft
         # section 8) and tells every screen where the table is now.
@@ -533,12 +564,18 @@ class Node:
                 return [Send(sender, self._acknowledgement(index))]
             return []
         entry = Entry(self.term, "action", sender, request.nonce, request.data)
-        effects = self._append(entry)
+        persist = self._append(entry)
         assert self._leading is not None
-        for voter, next_index in self._leading.next_index.items():
-            if next_index == self.last_index:  # caught up: send the new entry now
-                effects.append(self._append_to(voter))
-        return effects + self._advance_commit()
+        # The Appends first, then this node's own write (Raft thesis 10.2.1:
+        # the leader's write in parallel with its followers'): it counts its
+        # own copy only when a reply comes, after this whole list, its write
+        # included, is carried out (section 6, "The authority's own copy").
+        sends: list[Effect] = [
+            self._append_to(voter)
+            for voter, next_index in self._leading.next_index.items()
+            if next_index == self.last_index  # caught up: send the new entry now
+        ]
+        return sends + persist + self._advance_commit()
 
     def append_own(self, nonce: int, data: bytes) -> tuple[int, list[Effect]]:
         """The authority's own entry (its game's state, under the secret:
@@ -609,6 +646,7 @@ class Node:
         if self.role != "authority" or leading is None:
             return []
         match = leading.match[sender]
+        leading.heard[sender] = now
         if reply.success:
             # Never past its own log, whatever a reply claims (hostile bytes).
             leading.match[sender] = max(match, min(reply.match, self.last_index))
@@ -624,7 +662,31 @@ class Node:
     def _replicated_on_majority(self, index: int) -> bool:
         assert self._leading is not None
         holding = 1 + sum(1 for match in self._leading.match.values() if match >= index)
-        return holding >= majority(len(self.voters))
+        return holding >= majority(len(self.voters)) and self._successor_holds(index)
+
+    def _successor_holds(self, index: int) -> bool:
+        """Whether a voter that could take the table next holds ``index``,
+        if one is live: another share holder heard within the shortest
+        election timeout (or, in the room's first term, not heard yet
+        within START_GRACE). Raft commits on any majority; but a successor
+        must hold every committed entry to win (the others refuse a log
+        less up to date than theirs), and in a dealer's room the majority
+        can be the players' processes alone, which never stand: a dealer
+        killed while its only other dealer lagged left nobody who could
+        win (the NATS cluster test, 3 December). Stricter than Raft, so
+        safe; a holder silent that long holds nothing up."""
+        leading = self._leading
+        assert leading is not None
+        now = self._now
+        live = []
+        for holder in self._other_holders:
+            heard = leading.heard.get(holder)
+            if heard is None:
+                if self.term == 1 and now - leading.since < START_GRACE:
+                    live.append(holder)
+            elif now - heard < self.timing.election[0]:
+                live.append(holder)
+        return not live or any(leading.match[holder] >= index for holder in live)
 
     def _advance_commit(self) -> list[Effect]:
         """Commit the newest entry of this term held by a majority (only

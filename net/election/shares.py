@@ -34,8 +34,14 @@ def holders(voters: list[Voter]) -> list[Voter]:
     return dealers or list(voters)
 
 
-def threshold_for(holder_count: int) -> int:
-    """A majority of the holders: fewer learn nothing (Shamir)."""
+def threshold_for(holder_count: int, *, dealers: bool = False) -> int:
+    """A majority of the holders: fewer learn nothing (Shamir). Among
+    dealers, half of them rounded up: a dealer never plays, so what the
+    threshold guards among them is that the deck outlives the loss of any
+    minority of dealers and the authority among them (two dealers: either
+    alone; docs/election.md section 5). Players never hold a share there."""
+    if dealers:
+        return (holder_count + 1) // 2
     return holder_count // 2 + 1
 
 
@@ -61,7 +67,7 @@ def make_config(
     sharing = [voter for voter in holders(voters) if voter.key not in declined]
     if not sharing:
         raise ValueError("somebody must stand: every share holder declined")
-    threshold = threshold_for(len(sharing))
+    threshold = threshold_for(len(sharing), dealers=any(voter.dealer for voter in sharing))
     first = Shamir.split(threshold, len(sharing), secret[:_HALF])
     second = Shamir.split(threshold, len(sharing), secret[_HALF:])
     shares = [

@@ -89,6 +89,14 @@ def test_simulate_prints_one_json_summary(capsys: pytest.CaptureFixture[str]) ->
             ["simulate", "passpass", "--players", "4", "--option", "diamonds=1,2"],
             "12 whole numbers",
         ),
+        (
+            ["join", "ABC-DEF@127.0.0.1:1", "--bot", "random", "--bot-delay", "-1"],
+            "--bot-delay -1: seconds from 0 to 60",
+        ),
+        (
+            ["join", "ABC-DEF@127.0.0.1:1", "--bot", "random", "--bot-delay", "nan"],
+            "--bot-delay nan: seconds from 0 to 60",
+        ),
     ],
 )
 def test_bad_arguments_print_one_line_and_exit_2(args: list[str], message: str) -> None:

@@ -13,7 +13,7 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -211,6 +211,20 @@ class PasseProcess:
                 await self._stderr_drain
 
 
+@contextlib.asynccontextmanager
+async def reported(*processes: PasseProcess) -> AsyncIterator[None]:
+    """The block, with ``processes`` stopped at its end; if it fails, what
+    each printed is shown first (their reports)."""
+    try:
+        yield
+    except BaseException:
+        print(*[await process.report() for process in processes])
+        raise
+    finally:
+        for process in processes:
+            await process.stop()
+
+
 async def run_passe(home: Path, *args: str, timeout: float = DEADLINE) -> tuple[int, str, str]:
     """Run ``passe ARGS`` to its end: (exit code, stdout, stderr)."""
     process = PasseProcess("cli", home)
@@ -226,12 +240,16 @@ async def run_passe(home: Path, *args: str, timeout: float = DEADLINE) -> tuple[
     return status, out.decode(), process.stderr.decode()
 
 
-async def join_bots(peers: Sequence[PasseProcess], room: dict[str, Any]) -> None:
+async def join_bots(
+    peers: Sequence[PasseProcess], room: dict[str, Any], *, delay: float = 0.0
+) -> None:
     """Each of ``peers`` joins the room a headless host announced
-    (its ``room`` line) as a heuristic bot, named "Peer N", seeded N."""
+    (its ``room`` line) as a heuristic bot, named "Peer N", seeded N;
+    ``delay``: seconds each waits before a move."""
     for n, peer in enumerate(peers):
         await peer.start(
             "join",
             f"{room['code']}@{room['broker']}",
             *("--bot", "heuristic", "--name", f"Peer {n}", "--seed", str(n)),
+            *(("--bot-delay", str(delay)) if delay else ()),
         )

@@ -337,3 +337,59 @@ async def test_a_seat_unheard_past_the_bound_is_away_until_its_next_beat() -> No
     presence(authority, ghost, online=True)  # its beat
     assert authority.seats[1].present
     authority.watch_presence(None)
+
+
+def test_a_dealer_s_room_owner_decides_who_sits_from_their_seat() -> None:
+    """A dealer's room asked for on screen (issue 20): its asker, the
+    owner, sits without asking, is told who knocks (sealed to them alone),
+    and lets in or turns away by an Admit from their seat; nobody else's
+    Admit counts."""
+    from net.wire import Admit, Knocking, Knocks, Refused, Welcome
+    from tests.net.rooms_in_process import listen, request, sent
+
+    authority = room(admission="ask")
+    owner, ben, eve = Identity.generate(), Identity.generate(), Identity.generate()
+    authority.owner = owner.public_key
+    authority.admitted.add(owner.public_key)
+    listen(authority)
+    inbox: dict[str, list[object]] = {key.peer_id: [] for key in (owner, ben, eve)}
+
+    def read() -> None:
+        for who, message in sent(authority, owner, ben, eve):
+            inbox.setdefault(who, []).append(message)
+
+    def knocks_told() -> list[Knocking]:
+        read()
+        return [m for m in inbox[owner.peer_id] if isinstance(m, Knocks)][-1].knocks
+
+    def refusals(key: Identity) -> list[Refused]:
+        read()
+        return [m for m in inbox[key.peer_id] if isinstance(m, Refused)]
+
+    for key in (owner, ben, eve):
+        presence(authority, key, online=True)
+    hello(authority, owner, name="Ana")
+    assert holders(authority)[0] == owner.public_key  # no knock for the owner
+    assert knocks_told() == []
+    hello(authority, ben, name="Ben", seat=2)
+    hello(authority, eve, name="Eve")
+    assert knocks_told() == [Knocking(ben.public_key, "Ben", 2), Knocking(eve.public_key, "Eve")]
+    assert [r.code for r in refusals(ben)] == ["knock"]
+    # Eve cannot let herself in, nor turn Ben away.
+    request(authority, eve, Admit(room=CODE, epoch=1, n=5, key=eve.public_key, yes=True))
+    request(authority, eve, Admit(room=CODE, epoch=1, n=6, key=ben.public_key, yes=False))
+    assert [r.code for r in refusals(eve)] == ["knock", "denied", "denied"]
+    assert "only the person who asked" in refusals(eve)[-1].reason
+    assert list(authority.knocks) == [ben.public_key, eve.public_key]
+    # The owner lets Ben in (the seat he asked for) and turns Eve away.
+    request(authority, owner, Admit(room=CODE, epoch=1, n=2, key=ben.public_key, yes=True))
+    assert holders(authority)[2] == ben.public_key
+    read()
+    assert Welcome(room=CODE, seat=2) in inbox[ben.peer_id]
+    request(authority, owner, Admit(room=CODE, epoch=1, n=3, key=eve.public_key, yes=False))
+    assert eve.public_key in authority.barred and not authority.knocks
+    assert [r.code for r in refusals(eve)][-1] == "denied"
+    assert knocks_told() == []
+    # An Admit for a key that no longer knocks changes nothing.
+    request(authority, owner, Admit(room=CODE, epoch=1, n=4, key=eve.public_key, yes=True))
+    assert eve.public_key in authority.barred and holders(authority)[1] is None

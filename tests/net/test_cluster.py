@@ -24,7 +24,8 @@ from net.identity import KEY_FILE, load_identity
 from net.wire import open_body, open_envelope, presence_decoder, presence_topic, room_prefix
 from tests.core.sampler_checks import skip_unless_soak
 from tests.net.brokers import NatsCluster, NatsNode, require_nats, start_nats_cluster
-from tests.net.procs import DEADLINE, PasseProcess, host_args
+from tests.net.procs import DEADLINE, PasseProcess, host_args, reported
+from tests.net.test_failover import all_end_verified
 
 # The peer on node C has had this many of the authority's updates when its
 # node is killed: after the game's start, long before any game's end.
@@ -161,3 +162,78 @@ def _epoch(topic: str, payload: object, key: bytes) -> int:
     assert isinstance(payload, bytes)
     presence = open_body(open_envelope(topic, payload, expect_key=key), presence_decoder)
     return presence.epoch if presence.online else -1
+
+
+@pytest.mark.soak
+async def test_dealers_on_two_nodes_deal_a_game_that_outlives_one_of_them(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Issue 20's cluster line, its dealer part (make soak: 28-36 s, the
+    longest of make test's; make test keeps the dealers' failover on
+    Mosquitto, tests/net/test_dealers.py, and a whole game across this
+    cluster's nodes, above): two dealers and two
+    bot peers spread over the three nodes, the dealer running the table
+    killed mid-game: the other dealer, on another node, takes it over (with
+    the two peers' votes: three of the room's four voters)."""
+    skip_unless_soak(request)
+    require_nats()
+    with start_nats_cluster(3) as cluster:
+        await dealt_on_cluster(cluster, tmp_path, kill_node=False)
+
+
+@pytest.mark.soak
+async def test_a_dealt_game_completes_when_a_dealer_and_a_node_die(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Issue 20's cluster line whole: as above, then the node of a peer
+    (not the surviving dealer's) killed too; the game completes."""
+    skip_unless_soak(request)
+    require_nats()
+    with start_nats_cluster(3) as cluster:
+        await dealt_on_cluster(cluster, tmp_path, kill_node=True)
+
+
+async def dealt_on_cluster(cluster: NatsCluster, tmp_path: Path, *, kill_node: bool) -> None:
+    dealers = [PasseProcess(f"dealer{n}", tmp_path) for n in range(2)]
+    # On nodes C and B: node C's is the one killed (not the surviving
+    # dealer's, B).
+    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
+    asker = PasseProcess("asker", tmp_path)
+    async with reported(*dealers, *peers, asker):
+        keys = []
+        for n, dealer in enumerate(dealers):
+            await dealer.start(
+                "dealer", "--broker", cluster.brokers(n), "--name", f"D{n}", "--no-advertise"
+            )
+            keys.append((await dealer.expect("dealer"))["key"])
+        for dealer, other in ((dealers[0], keys[1]), (dealers[1], keys[0])):
+            while (line := await dealer.expect("other_dealer"))["key"] != other:
+                pass
+            assert line["online"] is True
+        await asker.start(
+            "host", "dominoes", "--headless", "--dealer", keys[0],
+            "--broker", cluster.brokers(0), "--players", "2", "--name", "Asker",
+        )  # fmt: skip
+        room = await asker.expect("room")
+        assert await asker.finish() == 0
+        for n, peer in enumerate(peers):
+            # One after the other: a NATS node makes a JetStream consumer per
+            # subscription, slowly on this 2-core machine (docs/scale.md).
+            await peer.start(
+                "join", room["code"], "--broker", cluster.brokers(2 - n),
+                "--bot", "heuristic", "--name", f"Peer {n}", "--seed", str(n),
+            )  # fmt: skip
+            await peer.expect("seated")
+        assert (await dealers[0].expect("started"))["fails_over"] is True
+        await peers[0].expect("acted")
+        dealers[0].kill()
+        terms = {(await peer.expect("moved"))["term"] for peer in peers}
+        assert len(terms) == 1
+        assert (await dealers[1].expect("took_over"))["code"] == room["code"]
+        if kill_node:
+            cluster.nodes[2].kill()  # peer 0's: it goes down its list
+            for peer in peers:  # the cluster's own recovery first (docs/scale.md)
+                line = await peer.expect("over", timeout=RECOVERY_DEADLINE)
+                line["_seen"] = False  # for all_end_verified
+        await all_end_verified(peers)
+        assert (await dealers[1].expect("over"))["code"] == room["code"]

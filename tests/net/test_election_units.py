@@ -10,6 +10,7 @@ import pytest
 from nacl.signing import SigningKey
 
 from net.election import messages, shares
+from net.election.driver import first_persisted
 from net.election.messages import (
     MAX_BATCH,
     MAX_ENTRY_DATA,
@@ -394,3 +395,40 @@ def test_a_winner_that_cannot_run_the_table_stands_aside_and_another_is_elected(
         effects = by_key[send.to].receive(sender, send.message, 100.0)
         queue += [(send.to, s) for s in _sends(effects)]
     assert bob.role == "authority" and bob.term == alice.term and carol.authority == bob.key
+
+
+def test_commits_wait_for_a_live_successor_and_not_for_a_silent_one() -> None:
+    """A dealer's room (two dealers, two players): the players' copies and
+    the authority's make a majority, but only the other dealer could be
+    elected next, and it wins only with every committed entry (the others
+    refuse a less up-to-date log). So an entry commits once a live
+    successor holds it too; one silent past the shortest timeout holds
+    nothing up. Without this, the NATS cluster test's dealer was killed
+    while its other dealer lagged, and nobody could win."""
+    identities = _identities(4)
+    voters = [Voter(i.public_key, dealer=n < 2) for n, i in enumerate(identities)]
+    config, secret = shares.make_config(identities[0], voters)
+    assert config.threshold == 1  # two dealers: either alone rebuilds the deck
+    stored = first_persisted(config, identities[0].public_key)
+    dealer, other, *players = [
+        Node(identity, stored, now=0.0, rng=random.Random(n))
+        for n, identity in enumerate(identities)
+    ]
+    dealer.lead_first_term(secret, 0.0)
+    client = _identities(1, seed=9)[0].public_key
+
+    def request(nonce: int, now: float) -> int:
+        dealer.receive(client, Request(nonce, b"cipher"), now)
+        for player in players:
+            dealer.receive(player.key, AppendReply(1, True, dealer.last_index), now)
+        return dealer.last_index
+
+    first = request(1, 0.1)
+    assert dealer.commit < first  # a majority, but the successor not heard yet
+    dealer.receive(other.key, AppendReply(1, True, first), 0.3)
+    assert dealer.commit == first
+    second = request(2, 0.4)
+    assert dealer.commit < second  # the successor is live (heard at 0.3)
+    assert dealer.tick(1.2) and dealer.commit < second
+    dealer.tick(1.31)  # silent for the shortest election timeout: not waited for
+    assert dealer.commit == second

@@ -25,12 +25,14 @@ async def start_failover_game(
     peers: list[PasseProcess],
     seed: int,
     broker: Sequence[str] = ("--broker", "127.0.0.1:1883"),
+    bot_delay: float = 0,
 ) -> dict[str, Any]:
     """A headless Pass Pass host with --failover (on Mosquitto unless
     ``broker`` says otherwise), each of ``peers`` seated as a bot process,
-    the game started: the host's room line."""
+    the game started: the host's room line. ``bot_delay``: the host's own
+    seat's bot, between its moves."""
     players = len(peers) + 1
-    setup = host_args("passpass", players, wait_for=len(peers), bot_delay=0, seed=seed)
+    setup = host_args("passpass", players, wait_for=len(peers), bot_delay=bot_delay, seed=seed)
     await host.start(*setup, *broker, "--failover")
     room = await host.expect("room")
     await join_bots(peers, room)

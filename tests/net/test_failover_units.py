@@ -443,3 +443,81 @@ async def test_a_seat_voter_that_won_but_cannot_rebuild_the_game_stands_aside(
     voter._take_over(2)
     assert voter.authority is None and voter.failed == "entry 3 does not decode"
     assert not voter.replica.driver.node.can_stand
+
+
+async def test_a_successor_whose_log_holds_the_end_publishes_the_end() -> None:
+    """The authority died just after the game's end was replicated, before
+    everyone had it: the successor's log says "over". It rebuilds the table
+    from the record, finds the same end and publishes it (the record and
+    the salt), rather than abdicating ("a room in phase 'over' does not go
+    on"), which left every seat waiting for an end nobody would send."""
+    from net.replication import NO_KEY, BaseEntry, _entry_encoder, rebuild
+    from net.rooms import BrokerChoice
+
+    ended = room(game="dominoes", players=2, bot_delay=0.0)
+    ended.set_bot(0, "random")
+    ended.set_bot(1, "random")
+    listen(ended)
+    ended.start_game()
+    await asyncio.wait_for(ended._over.wait(), 30)
+    saved = ended.snapshot(BrokerChoice(False, "127.0.0.1", 1))
+    assert saved.phase == "over"
+    log = [_entry_encoder.encode(BaseEntry(msgspec.structs.replace(saved, authority_key=NO_KEY)))]
+
+    rebuilt = rebuild(log)
+    successor = Authority.restore(
+        msgspec.structs.replace(rebuilt, authority_key=bytes(Identity.generate().signing_key)),
+        "127.0.0.1",
+        1,
+    )
+    listen(successor)
+    assert successor.table is not None and successor.table.state.is_over
+    successor._check_over()  # as its start does, once its state is out
+    assert successor.phase == "over" and successor._over.is_set()
+    state = successor.room_state()
+    assert state.record == ended.room_state().record is not None
+    assert state.salt == ended.room_state().salt != b""
+    assert [kind for kind, _ in sent(successor)] == ["room"]
+    await successor.close(keep=True)
+    await ended.close(keep=True)
+
+
+async def test_a_voter_whose_broker_is_not_up_yet_waits_for_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A seat's voter started while its broker restarts (CI, 4 December:
+    Mosquitto restarted as the game began) gave up after its link's first
+    connection wait, and its room was one vote short for good: with the
+    host gone, two of three voters could not elect. Now it waits, however
+    long, and comes up with the broker; closed meanwhile, it ends quietly."""
+    from net import transport
+    from net.replication import RoomReplica
+    from tests.net.brokers import free_port, require_mosquitto, start_mosquitto
+
+    require_mosquitto()
+    # A link's own wait, made short: the voter must not be bound by it.
+    monkeypatch.setattr(transport.MqttLink.start, "__defaults__", (0.2,))
+    maker, me = Identity.generate(), Identity.generate()
+    config, _ = make_room_config(
+        maker, [maker.public_key, me.public_key, Identity.generate().public_key]
+    )
+    port = free_port()
+    voter = RoomReplica(
+        me, CODE, config, tmp_path / "me.vote", "127.0.0.1", port, maker=maker.public_key
+    )
+    starting = asyncio.create_task(voter.start())
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    await until(lambda: starting.done() or loop.time() > began + 0.6)
+    assert not starting.done(), starting.exception()  # past the link's own wait
+    with start_mosquitto(port):
+        await asyncio.wait_for(starting, 30)
+        assert voter.driver._link is not None and voter.driver._link.connected
+        await voter.close()
+    closing = RoomReplica(
+        me, CODE, config, tmp_path / "me2.vote", "127.0.0.1", free_port(), maker=maker.public_key
+    )
+    starting = asyncio.create_task(closing.start())
+    await until(lambda: closing.driver._link is not None)
+    await closing.close()
+    await asyncio.wait_for(starting, 5)  # no error: nothing to run

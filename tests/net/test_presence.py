@@ -119,3 +119,22 @@ def test_the_table_bar_names_an_absent_host() -> None:
     assert network_problem(None, True, 0, host_up=True) == ""
     # Our own link down says that first: the host may be fine.
     assert "reconnecting" in network_problem(None, False, 0, host_up=False)
+
+
+def test_a_dealer_s_room_names_its_dealer_when_it_is_away() -> None:
+    """In a dealer's room (issue 20) nobody hosts: the bar names the dealer
+    (a name from the network, shown as text)."""
+    from net.wire import RoomState
+    from tui.widgets.net_status import network_problem
+
+    def room(phase: str, dealer: str) -> RoomState:
+        return RoomState(
+            room="ABCDEF", game="dominoes", config={}, host="Ana", phase=phase,
+            seats=[], seq=0, stamp=1, dealer=dealer,
+        )  # fmt: skip
+
+    said = network_problem(room("playing", "Pi [b]x[/b]"), True, 0, host_up=False)
+    assert said.startswith("⚠ The dealer (Pi [b]x[/b]) is away"), said
+    assert network_problem(room("closed", "Pi"), True, 0).startswith(
+        "⚠ The dealer (Pi) closed the room"
+    )

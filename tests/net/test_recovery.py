@@ -151,8 +151,16 @@ async def test_a_host_back_after_the_table_moved_stays_silent_and_the_game_ends(
             moved = [await peer.expect("moved") for peer in peers]
             assert moved[0]["term"] == moved[1]["term"] > 1
             host.process.send_signal(signal.SIGCONT)
-            await _alike_and_verified(peers)
+            results = await _alike_and_verified(peers)
             assert (await host.expect("stepped_down"))["term"] == moved[0]["term"]
+            # It follows the game where it moved, as a spectator, to the end
+            # (or, back after the end, finds the room cleared), and exits.
+            followed = await host.expect("over")
+            assert followed["moved"] is True
+            if not followed.get("gone"):
+                assert followed["scores"] == results[0]["scores"]
+                assert followed["deal_verified"] is True, followed["deal_report"]
+            assert await host.finish() == 0
             assert b"may pose as this room" not in host.stderr
         except BaseException:
             for process in (host, *peers):

@@ -319,7 +319,11 @@ async def test_a_watcher_follows_the_table_when_it_moves(tmp_path: Path) -> None
     watcher = PasseProcess("watcher", tmp_path)
     code = ""
     try:
-        room = await start_failover_game(host, peers, seed=11)
+        # The host's bot slow enough that the game is still on at the kill,
+        # so that the watcher follows play across it: with every bot at
+        # once, the game once ended first (CI, 3.13, loaded). (A successor
+        # whose log says the game is over now publishes that end.)
+        room = await start_failover_game(host, peers, seed=11, bot_delay=0.3)
         code = room["code"]
         await watcher.start("watch", f"{code}@{room['broker']}", "--headless")
         await watcher.expect("watching")

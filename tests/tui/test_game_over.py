@@ -140,3 +140,27 @@ async def test_a_hosts_long_game_over_box_fits_with_its_keys_and_says_it_scrolls
         assert scroll.scroll_y == 2
         await pilot.press("up")
         assert scroll.scroll_y == 1
+
+
+async def test_a_guest_quitting_as_the_host_leaves_or_invites_ends_cleanly(
+    private_config: Path,
+) -> None:
+    # CI, 4 December: a guest pressed q on the game-over screen as the host
+    # quit too; the host's leaving reached the screen while its widgets were
+    # being removed, and the app ended with NoMatches ('#game-over-hint').
+    from core.engine import Result
+    from tui.screens.game_over import GUEST
+
+    names = ("You", "Ada")
+    result = Result(winners=(1,), shared=False, scores=(3, 9), reason="reached 9 points")
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        over = GameOverScreen(result, names, 0, "scores", table=GUEST)
+        app.push_screen(over)
+        await pilot.pause()
+        await over.query_one("#game-over-keys").remove()  # as a quitting app takes it down
+        over.host_left()
+        over.invite()
+        over.say_deal_check("Deal verified")
+        await pilot.pause()
+        assert over.host_gone and over.invited

@@ -783,12 +783,18 @@ def test_cli_on_screen_refuses_bad_input_before_opening_the_table(
         assert "--stand-in-after" in capsys.readouterr().err
 
 
-def test_cli_takes_a_list_of_brokers_headless_only(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_takes_a_list_of_brokers_headless_only(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 20: ``--broker A,B`` (a cluster's nodes) is tried in order by a
     bot or a headless host; on screen it is refused with a reason, and a bad
     address in the list is named."""
+    import net.remote
     from tests.net.brokers import closed_port
     from tui.cli import main
+
+    # Both ports refuse at once; the join keeps trying, CONNECT_WAIT per node.
+    monkeypatch.setattr(net.remote, "CONNECT_WAIT", 1.0)
 
     with closed_port() as one, closed_port() as other:
         brokers = f"127.0.0.1:{one},127.0.0.1:{other}"
@@ -1687,3 +1693,56 @@ def network_problem_for(names: list[str]) -> str:
         stamp=1,
     )
     return network_problem(room, True, 0)
+
+
+async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_the_lobby(
+    private_config: Path, tmp_path: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Issue 20: a room a dealer deals for a person on screen has that
+    person decide who sits, as a host does: their lobby names whoever
+    knocks, with their key, and y lets them in (n turns them away)."""
+    from net.dealer.client import ask_dealer
+    from net.dealer.messages import Deal
+    from net.dealer.service import Dealer
+    from net.identity import Identity, fingerprint, load_identity
+
+    me = load_identity().identity  # the app's own key (PASSE_DATA_DIR)
+    dealer = Dealer(Identity.generate(), "Pi", *mosquitto, advertise=False, state_dir=tmp_path)
+    await dealer.start()
+    ben = Identity.generate()
+    ben_table: RemoteTable | None = None
+    try:
+        deal = Deal(1, "dominoes", 3, "Tess", owner=me.public_key)
+        # This dealer, whatever others the machine's broker may have.
+        dealt = await ask_dealer(
+            Identity.generate(), *mosquitto, deal, dealer=dealer.identity.peer_id
+        )
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("j")
+            await type_code(pilot, f"{dealt.code}@{mosquitto[0]}:{mosquitto[1]}")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            lobby = app.screen
+            assert isinstance(lobby, LobbyScreen)
+            await wait_until(pilot, lambda: "Tess (you)" in seats_text(lobby), "our seat")
+            ben_table = RemoteTable(ben, dealt.code, *mosquitto, "Ben")
+            joining = asyncio.create_task(ben_table.join())
+            await wait_until(
+                pilot, lambda: "Ben" in text_of(lobby, "#lobby-seat-hint"), "Ben's knock"
+            )
+            hint = text_of(lobby, "#lobby-seat-hint")
+            assert f"Ben (key {fingerprint(ben.public_key)}) knocks: y lets them in" in hint
+            await wait_until(  # the footer is made again after the bindings change
+                pilot,
+                lambda: {"Let in", "Turn away"} <= {shown for shown, _ in footer_keys(app)},
+                "y and n in the footer",
+            )
+            await pilot.press("y")
+            await wait_until(pilot, joining.done, "Ben seated")
+            assert joining.result() in (1, 2)
+            await wait_until(pilot, lambda: "Ben" in seats_text(lobby), "Ben in the seats")
+            assert "knocks" not in text_of(lobby, "#lobby-seat-hint")
+    finally:
+        if ben_table is not None:
+            await ben_table.close()
+        await dealer.stop()

@@ -542,3 +542,27 @@ async def test_number_keys_shown_are_those_that_act_now(private_config: Path) ->
                 break
             await pilot.pause(0.02)
         assert any(description == "Choose by number" for description, _ in footer_keys(app))
+
+
+async def test_a_round_summary_closed_twice_leaves_the_table_open(private_config: Path) -> None:
+    """Found by hand (4 December, two players over the network): Enter
+    pressed twice at a round's summary reached the summary twice, and
+    Textual's dismiss pops whatever is on top: the second closed the table
+    itself. A dialog no longer on top now does nothing."""
+    from tui.screens.round_end import RoundEndScreen
+
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")  # a game
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        table.show_round_end("End of round 1", "scores")
+        await pilot.pause()
+        summary = app.screen
+        assert isinstance(summary, RoundEndScreen)
+        summary.action_close()
+        summary.action_close()  # the second key, queued before it went
+        await pilot.pause()
+        assert app.screen is table
+        assert table.round_end_title == ""  # its callback ran, once

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 from textual import events
+from textual.await_complete import AwaitComplete
 from textual.screen import ModalScreen, Screen
 
 from tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
@@ -120,4 +121,12 @@ class PasseScreen(SizeGuard, Screen[None]):
 
 
 class PasseModal(SizeGuard, ModalScreen[T]):
-    pass
+    def dismiss(self, result: T | None = None) -> AwaitComplete:
+        """Close this dialog, once. Textual pops whatever screen is on top:
+        a key that reached the dialog after it was dismissed (Enter pressed
+        twice at a round's summary) closed the screen under it too, the
+        table, and the game was gone from the screen (found by hand, 4
+        December). A dialog that is no longer on top does nothing."""
+        if self.app.screen is not self:
+            return AwaitComplete()
+        return super().dismiss(result)

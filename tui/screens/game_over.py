@@ -157,7 +157,15 @@ class GameOverScreen(PasseModal[str]):
     def _hint_scrolling(self) -> None:
         """Fit the scores to the dialog, and say that they scroll, when they
         do, in the dialog and the footer."""
-        box = self.query_one("#game-over-box")
+        boxes, hints, scrolls = (
+            self.query(part) for part in ("#game-over-box", "#game-over-hint", ScoresScroll)
+        )
+        if not (boxes and hints and scrolls):
+            # Being taken down (the person quit) as the host left or opened
+            # the next game: nothing left to fit (CI, 4 December: a guest's
+            # app ended with NoMatches as it quit).
+            return
+        box = boxes.first()
         if box.max_scroll_y > 0 and not box.has_class("-long"):
             # More than the dialog holds (no CSS height alone both shrinks
             # to short scores and leaves long ones the rows left beside
@@ -165,10 +173,8 @@ class GameOverScreen(PasseModal[str]):
             box.add_class("-long")
             self.call_after_refresh(self._hint_scrolling)
             return
-        more = self.query_one(ScoresScroll).max_scroll_y > 0
-        self.query_one("#game-over-hint", Static).update(
-            self.keys_hint + (SCROLL_HINT if more else "")
-        )
+        more = scrolls.first().max_scroll_y > 0
+        hints.first(Static).update(self.keys_hint + (SCROLL_HINT if more else ""))
         self.refresh_bindings()
 
     def action_again(self) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -32,7 +32,7 @@ from net.codes import format_code
 from net.identity import fingerprint
 from net.replication import MIN_STANDING, MIN_VOTERS
 from tui.games import load_table_screen
-from tui.messages import LinkChanged, RoomChanged, SeatLevelChosen
+from tui.messages import KnocksChanged, LinkChanged, RoomChanged, SeatLevelChosen
 from tui.netplay import HostPlan, NetplayError, open_hosted_room
 from tui.plain import plain
 from tui.screens.base import PasseScreen
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from net.authority import Knock
     from net.host import HostedRoom
     from net.remote import RemoteTable
-    from net.wire import RoomState
+    from net.wire import Knocking, RoomState
 
 SETTING_NAMES = {"players", "teams"}  # shown in words; other options as key=value
 KNOCK_TOAST_GAP = 10.0  # seconds between two "Someone knocks" toasts
@@ -288,27 +288,31 @@ class LobbyScreen(PasseScreen):
 
     def _on_authority_change(self) -> None:
         if self.hosted is not None:
-            knocks = self.hosted.authority.knocks
-            new = [knock for key, knock in knocks.items() if key not in self._knocks_seen]
-            self._knocks_seen.update(knock.key for knock in new)
-            if len(self._knocks_seen) > 4096:  # bounded: fresh keys cost us nothing
-                self._knocks_seen = set(knocks)
-            self._knocks_untold += len(new)
-            now = time.monotonic()
-            # One toast at a time (found by hand: eight strangers' knocks
-            # stacked eight toasts over half the lobby); the seats' line
-            # below always names the oldest knock and counts the others.
-            if new and now - self._knock_toast_at >= KNOCK_TOAST_GAP:
-                self._knock_toast_at = now
-                if self._knocks_untold == 1:
-                    text = f"{new[0].name} (key {new[0].fingerprint}) asks to sit: y or n"
-                else:
-                    text = f"{self._knocks_untold} people knock: y or n for each, oldest first"
-                self._knocks_untold = 0
-                self.notify(text, title="Someone knocks", markup=False, timeout=6)
+            self._tell_knocks(list(self.hosted.authority.knocks.values()))
             self._render_room()
             # Free seats change the LAN advert (a no-op when not advertised).
             self.run_worker(self.hosted.update_advert(), group="advert")
+
+    def _tell_knocks(self, knocks: Sequence[Knock | Knocking]) -> None:
+        """A toast for the knocks not seen before (the host's, or those a
+        dealer's room tells its owner)."""
+        new = [knock for knock in knocks if knock.key not in self._knocks_seen]
+        self._knocks_seen.update(knock.key for knock in new)
+        if len(self._knocks_seen) > 4096:  # bounded: fresh keys cost us nothing
+            self._knocks_seen = {knock.key for knock in knocks}
+        self._knocks_untold += len(new)
+        now = time.monotonic()
+        # One toast at a time (found by hand: eight strangers' knocks
+        # stacked eight toasts over half the lobby); the seats' line
+        # below always names the oldest knock and counts the others.
+        if new and now - self._knock_toast_at >= KNOCK_TOAST_GAP:
+            self._knock_toast_at = now
+            if self._knocks_untold == 1:
+                text = f"{new[0].name} (key {fingerprint(new[0].key)}) asks to sit: y or n"
+            else:
+                text = f"{self._knocks_untold} people knock: y or n for each, oldest first"
+            self._knocks_untold = 0
+            self.notify(text, title="Someone knocks", markup=False, timeout=6)
 
     def _follow_room(self) -> None:
         table = self.table
@@ -323,7 +327,19 @@ class LobbyScreen(PasseScreen):
         self.link_up = table.connected  # as it is now; then as it changes
         self._unsubscribe.append(table.on_link(link_changed))
         self._unsubscribe.append(table.on_room(room_changed))
+
+        # A dealer's room asked for by this person: they decide who sits.
+        def knocks_changed(knocks: list[Knocking]) -> None:
+            del knocks  # read from the table when the message is handled
+            self.post_message(KnocksChanged())
+
+        self._unsubscribe.append(table.on_waiting(knocks_changed))
         self.refresh_bindings()
+
+    def on_knocks_changed(self, message: KnocksChanged) -> None:
+        del message
+        self._tell_knocks(self.table.waiting if self.table is not None else [])
+        self._render_room()
 
     def on_room_changed(self, message: RoomChanged) -> None:
         room = message.room
@@ -397,14 +413,14 @@ class LobbyScreen(PasseScreen):
             hint = "↑↓ choose an empty seat · ←→ add a bot or take it out"
         knock = self.knock
         if knock is not None:
-            waiting = len(self.hosted.authority.knocks) if self.hosted is not None else 1
+            waiting = self._waiting_count()
             more = f" ({waiting - 1} more waiting)" if waiting > 1 else ""
             answer = "y lets them in, n turns them away"
-            if self.hosted is not None and not self.hosted.authority.seat_to_give():
+            if not self._seat_to_give():
                 # y would only tell them the room is full (found by hand).
                 answer = "every seat is taken: free one to let them in, or n turns them away"
-            hint = f"⚠ {knock.name} (key {knock.fingerprint}) knocks{more}: {answer}"
-            if waiting >= MAX_KNOCKS:
+            hint = f"⚠ {knock.name} (key {fingerprint(knock.key)}) knocks{more}: {answer}"
+            if waiting >= MAX_KNOCKS and self.hosted is not None:
                 hint += (
                     "; the queue is full (someone may be flooding the room): i lets in "
                     "a key its owner reads to you"
@@ -433,6 +449,8 @@ class LobbyScreen(PasseScreen):
                 self._say(f"{who}: s starts anyway (the game waits), ←→ gives a bot the seat.")
             else:
                 self._say("Ready: s starts the game.")
+        elif room.dealer:
+            self._say(f"Waiting: {room.dealer} starts the game when enough people sit.")
         else:
             self._say("Waiting for the host to start the game.")
 
@@ -445,6 +463,12 @@ class LobbyScreen(PasseScreen):
         if self.hosted is None:
             if self.table is None or self.table.seat is None:
                 return ""
+            if self.room.dealer:
+                return (
+                    f"\nDealt by {self.room.dealer}: no player's machine holds the deck; "
+                    "if the dealer stops, another dealer takes the table, or it goes on "
+                    "when the dealer is back."
+                )
             if self.table.stand:
                 return (
                     "\nYou stand (f declines): if the host's machine stops, "
@@ -488,14 +512,42 @@ class LobbyScreen(PasseScreen):
         return self.table is not None and not self.room_closed
 
     @property
-    def knock(self) -> Knock | None:
-        """The oldest knock waiting for the host's answer, if any."""
-        if self.hosted is None or self.room is None or self.room.phase != "lobby":
+    def knock(self) -> Knock | Knocking | None:
+        """The oldest knock waiting for the host's answer (or, in a dealer's
+        room this person asked for, for theirs), if any."""
+        if self.room is None or self.room.phase != "lobby":
             return None
-        return next(iter(self.hosted.authority.knocks.values()), None)
+        if self.hosted is not None:
+            return next(iter(self.hosted.authority.knocks.values()), None)
+        if self.table is not None and self.table.waiting:
+            return self.table.waiting[0]
+        return None
+
+    def _waiting_count(self) -> int:
+        if self.hosted is not None:
+            return len(self.hosted.authority.knocks)
+        return len(self.table.waiting) if self.table is not None else 0
+
+    def _seat_to_give(self) -> bool:
+        if self.hosted is not None:
+            return self.hosted.authority.seat_to_give()
+        return self.room is not None and any(seat.kind == "open" for seat in self.room.seats)
 
     def action_admit(self) -> None:
         knock = self.knock
+        if knock is not None and self.hosted is None and self.table is not None:
+            # The owner of a dealer's room: the room decides on our word.
+            if not self._seat_to_give():
+                self.notify(
+                    f"Every seat is taken: {knock.name} cannot sit.",
+                    title="Room",
+                    severity="warning",
+                    markup=False,
+                )
+                return
+            self.table.admit(knock.key, yes=True)
+            self.notify(f"{knock.name} is let in.", title="Room", markup=False)
+            return
         if knock is not None and self.hosted is not None:
             if not self.hosted.authority.seat_to_give():
                 # Letting them in would only refuse them as full: the knock
@@ -542,6 +594,10 @@ class LobbyScreen(PasseScreen):
 
     def action_turn_away(self) -> None:
         knock = self.knock
+        if knock is not None and self.hosted is None and self.table is not None:
+            self.table.admit(knock.key, yes=False)
+            self.notify(f"{knock.name} was turned away.", title="Room", markup=False)
+            return
         if knock is not None and self.hosted is not None:
             with contextlib.suppress(IllegalAction):
                 self.hosted.authority.refuse(knock.key)
@@ -759,6 +815,10 @@ class LobbyScreen(PasseScreen):
         if self.hosted is not None:
             with contextlib.suppress(ValueError):
                 self.hosted.authority.on_change.remove(self._on_authority_change)
+            with contextlib.suppress(ValueError):
+                # A warning while the room closes would look for this
+                # screen's widgets as they go.
+                self.hosted.authority.on_warning.remove(self._on_warning)
         if self.table is not None:
             with contextlib.suppress(Exception):
                 await (self.table.leave() if leaving else self.table.close())

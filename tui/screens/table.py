@@ -608,7 +608,8 @@ class TableScreen(PasseScreen):
         if not self._link_up:
             return "your connection is down"
         if not self._host_up:
-            return "the host is away"
+            dealer = self._room.dealer if self._room is not None else ""
+            return f"the dealer ({dealer}) is away" if dealer else "the host is away"
         return ""
 
     async def submit(self, action: Action) -> None:

@@ -16,13 +16,15 @@ def network_problem(
     room: RoomState | None, link_up: bool, mine: int | None, host_up: bool = True
 ) -> str:
     """What the bar says, or "" when all is well."""
+    # A dealer's room (issue 20) is run by that dealer, not by a player.
+    host = f"The dealer ({room.dealer})" if room is not None and room.dealer else "The host"
     if room is not None and room.phase == "closed":
         # First: once the room is closed, a lost link is no news.
-        return "⚠ The host closed the room: this game cannot go on. q: home"
+        return f"⚠ {host} closed the room: this game cannot go on. q: home"
     if not link_up:
         return "⚠ Connection to the table lost: reconnecting…"
     if not host_up and (room is None or room.phase != "over"):
-        return "⚠ The host is away (disconnected): the game waits for it to come back"
+        return f"⚠ {host} is away (disconnected): the game waits for it to come back"
     if room is None:
         return ""
     if room.phase != "playing":

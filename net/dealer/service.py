@@ -1,0 +1,910 @@
+"""``passe dealer``: a non-playing authority that serves rooms (issue 20,
+"Dealers"; docs/election.md section 11, docs/protocol.md section 15).
+
+A dealer keeps one link on its broker: its presence (retained, public;
+its will says it is gone) and its inbox. Anyone may ask it for a room
+(:class:`~net.dealer.messages.Deal`): it opens the room as a headless host
+would, with a room key of its own, seats people by the asker's rule, fills
+the open seats with bots once enough people sat, and runs the table to its
+end. Its own long-term key is its vote: when the game starts, the room's
+election config names this dealer and up to two other dealers seen online
+as its share holders (no player's process holds a share or stands), and
+the others are told to hold the room (:class:`~net.dealer.messages.Hold`).
+When this dealer dies, another of them wins the election and the table
+moves there; when it is stopped (SIGTERM), it hands each table it runs to
+another dealer first.
+
+What a dealer spends is bounded: messages and bytes per sender and in all
+on its inbox, deals per second, rooms in all (``max_rooms``), rooms waiting
+in their lobby per asker, and a lobby closes when nobody has sat in it after
+``FIRST_SEAT_WAIT`` or nobody fills it in ``LOBBY_TIMEOUT``. It writes one
+log line per event (a room dealt, a person seated, a game started or over,
+a table taken over or handed on, a refusal: repeated ones summed up by
+:class:`~net.bounds.FloodLog`), and its rooms to a status file that ``passe
+dealer --status`` reads, at most once every STATUS_INTERVAL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from core.engine import ConfigError
+from core.registry import get_game
+from net.authority import Authority
+from net.bounds import FloodLog, Rate, SenderLimits, TokenBucket
+from net.dealer.kept import KEPT_VERSION, KeptRoom, forget, keep, kept_rooms
+from net.dealer.messages import (
+    MAX_DEALER_PAYLOAD,
+    PRESENCES,
+    Deal,
+    DealerPresence,
+    Dealt,
+    Hold,
+    Release,
+    inbox_decoder,
+    inbox_topic,
+    presence_decoder,
+    presence_topic,
+)
+from net.election.driver import announce_decoder, authority_topic, parse_broker
+from net.election.messages import Config
+from net.failover import SeatVoter
+from net.files import write_atomic
+from net.headless import fill_and_start, over_or_stepped_down
+from net.host import HostedRoom, RoomMoved, close_interrupted_room, open_room, resume_room
+from net.identity import Identity, fingerprint, peer_id
+from net.replication import decode_room_config, loop_running, maker_vote_path, spawn
+from net.rooms import (
+    BrokerChoice,
+    RoomBusy,
+    RoomFileError,
+    RoomStore,
+    SavedRoom,
+    load_room,
+    room_path,
+)
+from net.table import HUMAN
+from net.text import clean_name, clean_text
+from net.transport import LastWill, MqttLink, stop_task
+from net.wire import WireError, open_body, open_envelope, seal
+
+log = logging.getLogger("passe.dealer")
+
+# How many other dealers hold a room's shares with the one that deals it:
+# three holders survive the loss of any one (threshold 2).
+OTHER_DEALERS: Final = 2
+DEFAULT_MAX_ROOMS: Final = 200
+# Rooms one asker's key may have waiting in their lobby at once.
+LOBBIES_PER_ASKER: Final = 4
+# A lobby nobody fills in this long closes (seconds).
+LOBBY_TIMEOUT: Final = 15 * 60.0
+# A lobby where nobody has sat this long closes sooner (seconds): the code
+# was never used (its asker gave up, or never had the answer; a headless
+# asker's people have had time to type it). Such a room held its place for
+# the whole LOBBY_TIMEOUT before.
+FIRST_SEAT_WAIT: Final = 5 * 60.0
+# A handing-over dealer waits this long for the next one's log, then for
+# its election (seconds).
+HANDOVER_WAIT: Final = 10.0
+INBOX_RATE: Final = Rate(messages=20, message_burst=40, bytes=64 << 10, byte_burst=128 << 10)
+INBOX_TOTAL: Final = Rate(messages=400, message_burst=800, bytes=2 << 20, byte_burst=4 << 20)
+# Rooms dealt a second (all askers), and saved up.
+DEALS_RATE: Final = (5.0, 20.0)
+ANSWERS_KEPT: Final = 1024
+STATUS_FILE: Final = "status.json"
+# At most one status write per this many seconds, however many rooms change:
+# a write per seat change of every room made a busy dealer's cost grow with
+# the square of its rooms (bench/dealer.py).
+STATUS_INTERVAL: Final = 0.5
+
+
+@dataclass
+class DealtRoom:
+    """A room this dealer runs: dealt here, or taken over (``taken``)."""
+
+    code: str
+    game: str
+    asker: str  # the asker's name (a taken-over room: its host's)
+    authority: Authority
+    hosted: HostedRoom | None = None
+    taken: bool = False
+    task: asyncio.Task[object] | None = None
+    kept: KeptRoom | None = None  # what resumes it after a restart (dealt here)
+
+
+@dataclass
+class HeldRoom:
+    """A room another dealer made, in which this one votes and stands."""
+
+    code: str
+    config: Config
+    voter: SeatVoter
+    room_key: bytes  # the key that signs the room in the highest term announced
+    term: int = 1
+    released: bool = False
+
+
+@dataclass
+class OtherDealer:
+    name: str
+    epoch: int
+    online: bool
+    free: int
+
+
+@dataclass
+class Dealer:
+    """One dealer process on the broker at ``host:port`` (``shown``: the
+    address people are told to join at)."""
+
+    identity: Identity
+    name: str
+    host: str
+    port: int
+    shown: str = ""
+    max_rooms: int = DEFAULT_MAX_ROOMS
+    advertise: bool = True
+    state_dir: Path | None = None  # where the status file goes (None: none)
+    bot_delay: float = 0.8
+    # The other nodes of the broker's cluster, tried in order (docs/scale.md).
+    alternates: tuple[tuple[str, int], ...] = ()
+    # Told of each event as (kind, fields): ``passe dealer`` prints them as
+    # JSON lines (scripts and tests follow a dealer so, never by sleeping).
+    on_event: Callable[..., None] | None = None
+    rooms: dict[str, DealtRoom] = field(default_factory=dict)
+    held: dict[str, HeldRoom] = field(default_factory=dict)
+    dealers: dict[bytes, OtherDealer] = field(default_factory=dict)
+    started_at: float = field(default_factory=time.time)
+    _link: MqttLink | None = None
+    _epoch: int = field(default_factory=lambda: time.time_ns() // 1_000_000)
+    _limits: SenderLimits = field(
+        default_factory=lambda: SenderLimits(INBOX_RATE, INBOX_TOTAL, max_senders=1024)
+    )
+    _deals: TokenBucket = field(default_factory=lambda: TokenBucket(*DEALS_RATE))
+    _answers: OrderedDict[tuple[bytes, int], Dealt] = field(default_factory=OrderedDict)
+    _floods: FloodLog = field(default_factory=lambda: FloodLog(log))
+    _lobbies: dict[bytes, int] = field(default_factory=dict)
+    _opening: set[tuple[bytes, int]] = field(default_factory=set)  # deals being opened
+    _stopping: bool = False
+    _status_pending: bool = False
+    _status_written_at: float = -1e9  # monotonic
+
+    # -- life cycle ----------------------------------------------------------
+
+    @property
+    def inbox(self) -> str:
+        return inbox_topic(self.identity.peer_id)
+
+    @property
+    def rooms_dir(self) -> Path | None:
+        """Where the rooms this dealer runs are kept, to resume them after a
+        crash or a restart (None: the person's rooms directory, nothing
+        resumed: in-process dealers of the tests)."""
+        return self.state_dir / "rooms" if self.state_dir is not None else None
+
+    @property
+    def busy(self) -> int:
+        """Rooms this dealer spends on: those it runs and those it holds."""
+        return len(self.rooms) + len(self.held)
+
+    async def start(self) -> None:
+        self._link = MqttLink(
+            self.host,
+            self.port,
+            subscriptions=[self.inbox, PRESENCES],
+            on_message=self._on_message,
+            on_connect=self._on_connect,
+            will=self._will,
+            alternates=self.alternates,
+        )
+        await self._link.start()
+        log.info(
+            "dealer %s (%s) serves rooms on %s:%d, at most %d",
+            self.name,
+            fingerprint(self.identity.public_key),
+            self.host,
+            self.port,
+            self.max_rooms,
+        )
+        self._write_status()
+
+    async def stop(self) -> None:
+        """Hand every table this dealer runs to another dealer (or close it
+        when none holds it), let go of the rooms it holds, go offline."""
+        self._stopping = True
+        await asyncio.gather(
+            *(self._hand_over(room) for room in list(self.rooms.values())),
+            return_exceptions=True,
+        )
+        for held in list(self.held.values()):
+            await self._let_go(held, "this dealer stops")
+        if self._link is not None:
+            # Gone, said now (the will is for a death): "offline", then the
+            # retained record cleared, so that brokers do not keep one per
+            # dealer that ever ran.
+            topic = presence_topic(self.identity.peer_id)
+            await self._link.publish(topic, self._presence(online=False))
+            await self._link.publish(topic, b"", retain=True)
+            await self._link.close()
+        log.info("dealer %s stopped", self.name)
+        self._write_status(running=False)
+
+    def _will(self) -> LastWill:
+        return LastWill(presence_topic(self.identity.peer_id), self._presence(online=False))
+
+    def _presence(self, *, online: bool) -> bytes:
+        topic = presence_topic(self.identity.peer_id)
+        presence = DealerPresence(
+            online=online,
+            epoch=self._epoch,
+            name=self.name,
+            rooms=self.busy,
+            free=max(0, self.max_rooms - self.busy) if online else 0,
+            broker=self.shown,
+        )
+        return seal(self.identity, topic, presence)
+
+    async def _on_connect(self) -> None:
+        await self._publish_presence()
+
+    async def _publish_presence(self) -> None:
+        if self._link is not None and not self._stopping:
+            topic = presence_topic(self.identity.peer_id)
+            await self._link.publish(topic, self._presence(online=True), retain=True)
+
+    def _event(self, kind: str, **fields: Any) -> None:
+        if self.on_event is not None:
+            self.on_event(kind, **fields)
+
+    def _changed(self) -> None:
+        self._status_soon()
+        if loop_running():
+            spawn(self._publish_presence(), "the dealer's presence")
+
+    # -- what arrives --------------------------------------------------------
+
+    async def _on_message(self, topic: str, payload: bytes) -> None:
+        now = time.monotonic()
+        if topic == self.inbox:
+            self._on_inbox(payload, now)
+        elif topic.startswith(PRESENCES[:-1]):
+            self._on_presence(topic, payload, now)
+        else:
+            self._on_announce(topic, payload, now)
+
+    def _on_announce(self, topic: str, payload: bytes, now: float) -> None:
+        """A held room's authority announced (retained, signed by a voter of
+        its config): its room key is the one a successor here takes over
+        from, whose retained state it replaces without a warning."""
+        parts = topic.split("/")
+        held = self.held.get(parts[2]) if len(parts) == 5 else None
+        if held is None or topic != authority_topic(held.code) or not payload:
+            return
+        try:
+            envelope = open_envelope(topic, payload)
+            announce = open_body(envelope, announce_decoder)
+        except WireError as error:
+            self._floods.note("announce-bad", f"ignored an announcement: {error.reason}", now)
+            return
+        voters = {voter.key for voter in held.config.voters}
+        if envelope.sender in voters and announce.term > held.term and announce.room_key:
+            held.term, held.room_key = announce.term, announce.room_key
+
+    def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
+        peer = topic.rsplit("/", 1)[-1]
+        if peer == self.identity.peer_id or not payload:
+            return
+        try:
+            envelope = open_envelope(topic, payload, expect_id=peer)
+            presence = open_body(envelope, presence_decoder)
+        except WireError as error:
+            self._floods.note("presence-bad", f"ignored a dealer's presence: {error.reason}", now)
+            return
+        known = self.dealers.get(envelope.sender)
+        if known is not None and presence.epoch < known.epoch:
+            return  # a late will of an older connection
+        name = clean_name(presence.name, "a dealer")
+        if not presence.online:
+            # Gone: forgotten (a will stays retained on the broker for ever;
+            # a dealer never seen online is nobody to know).
+            if self.dealers.pop(envelope.sender, None) is not None:
+                log.info("dealer %s (%s) is gone", name, peer)
+                self._event("other_dealer", name=name, key=peer, online=False)
+            return
+        if len(self.dealers) >= 64 and known is None:
+            return  # a flood of fresh dealer keys: the first 64 are plenty
+        if known is None:
+            log.info("dealer %s (%s) is online", name, peer)
+            self._event("other_dealer", name=name, key=peer, online=True)
+        self.dealers[envelope.sender] = OtherDealer(name, presence.epoch, True, presence.free)
+
+    def _on_inbox(self, payload: bytes, now: float) -> None:
+        if len(payload) > MAX_DEALER_PAYLOAD:
+            self._floods.note("inbox-size", f"dropped a message of {len(payload)} bytes", now)
+            return
+        try:
+            envelope = open_envelope(self.inbox, payload)
+        except WireError as error:
+            self._floods.note("inbox-bad", f"dropped a message: {error.reason}", now)
+            return
+        if not self._limits.allow(envelope.sender, len(payload), now):
+            self._floods.note("inbox-flood", "dropped messages past a sender's budget", now)
+            return
+        try:
+            message = open_body(envelope, inbox_decoder, self.identity)
+        except WireError as error:
+            self._floods.note("inbox-bad", f"dropped a message: {error.reason}", now)
+            return
+        sender = envelope.sender
+        if isinstance(message, Deal):
+            self._on_deal(sender, message, now)
+        elif isinstance(message, Hold):
+            self._on_hold(sender, message, now)
+        elif isinstance(message, Release):
+            self._on_release(sender, message)
+
+    # -- dealing -------------------------------------------------------------
+
+    def _answer(self, to: bytes, answer: Dealt) -> None:
+        if answer.refused:
+            refusal = f"refused a deal to {fingerprint(to)}: {answer.refused}"
+            self._floods.note("refused", refusal, time.monotonic())
+        self._answers[(to, answer.nonce)] = answer
+        while len(self._answers) > ANSWERS_KEPT:
+            self._answers.popitem(last=False)
+        if self._link is not None:
+            topic = inbox_topic(peer_id(to))
+            spawn(self._link.publish(topic, seal(self.identity, topic, answer, to)), "an answer")
+
+    def _on_deal(self, sender: bytes, deal: Deal, now: float) -> None:
+        kept = self._answers.get((sender, deal.nonce))
+        if kept is not None:
+            self._answer(sender, kept)  # the same answer again: no second room
+            return
+        if (sender, deal.nonce) in self._opening:
+            return  # being opened: its answer follows
+        reason = self._deal_problem(sender, deal, now)
+        if reason is not None:
+            self._answer(sender, Dealt(deal.nonce, refused=reason))
+            return
+        self._opening.add((sender, deal.nonce))
+        self._lobbies[sender] = self._lobbies.get(sender, 0) + 1
+        spawn(self._open(sender, deal), "a room dealt")
+
+    def _deal_problem(self, sender: bytes, deal: Deal, now: float) -> str | None:
+        if self._stopping:
+            return "this dealer is stopping: ask another"
+        if self.busy >= self.max_rooms:
+            return f"this dealer serves {self.busy} rooms, its most: ask another"
+        if self._lobbies.get(sender, 0) >= LOBBIES_PER_ASKER:
+            return f"you have {LOBBIES_PER_ASKER} rooms waiting for players here already"
+        try:
+            game = get_game(deal.game)
+            config = game.make_config(players=deal.players, teams=deal.teams, **deal.options)
+        except (ConfigError, KeyError, TypeError, ValueError) as error:
+            return clean_text(str(error) or "this game or these settings do not exist", 300)
+        if deal.bots not in game.bots:
+            return f"bots {deal.bots!r}: this game has {', '.join(sorted(game.bots))}"
+        if deal.owner and len(deal.owner) != 32:
+            return "the owner named is no player key"
+        if deal.owner and deal.admit:
+            return "a room either lists who may sit or has an owner who decides, not both"
+        if deal.wait_for > config.players:
+            return f"wait for {deal.wait_for} people: the room has {config.players} seats"
+        if not self._deals.take(now):
+            return "this dealer is dealing many rooms at once: ask again in a moment"
+        return None
+
+    async def _open(self, asker: bytes, deal: Deal) -> None:
+        game = get_game(deal.game)
+        config = game.make_config(players=deal.players, teams=deal.teams, **deal.options)
+        name = clean_name(deal.name, "someone")
+        try:
+            hosted = await open_room(
+                game.id,
+                config,
+                identity=Identity.generate(),  # the room's key; the dealer's votes
+                host_name=name,
+                broker=(self.host, self.port),
+                bot_delay=self.bot_delay,
+                advertise=self.advertise,
+                admission="keys" if deal.admit else ("ask" if deal.owner else "any"),
+                failover=deal.failover,
+                alternates=self.alternates,
+                rooms=self.rooms_dir,
+            )
+        except Exception as error:  # broker errors carry their own one-line reason
+            self._lobby_done(asker)
+            self._opening.discard((asker, deal.nonce))
+            self._answer(asker, Dealt(deal.nonce, refused=f"could not open a room: {error}"))
+            return
+        self._opening.discard((asker, deal.nonce))
+        kept = KeptRoom(KEPT_VERSION, hosted.code, name, list(deal.admit), deal.stand_in_after)
+        authority = self._deal_with(hosted, kept)
+        if deal.owner:
+            # The asker decides who sits, from their seat; they sit at once.
+            authority.owner = deal.owner
+            authority.admitted.add(deal.owner)
+        hint = hosted.join_hint
+        if self.shown:
+            hint = f"{hint.split('@', 1)[0]}@{self.shown}"
+        room = DealtRoom(hosted.code, game.id, name, authority, hosted, kept=kept)
+        self.rooms[room.code] = room
+        self._keep(room)
+        log.info(
+            "room %s: dealt %s for %d to %s (%s)",
+            room.code,
+            game.id,
+            config.players,
+            name,
+            fingerprint(asker),
+        )
+        self._answer(asker, Dealt(deal.nonce, code=room.code, join=hint))
+        self._event("dealt", code=room.code, game=game.id, players=config.players)
+        self._changed()
+        wanted = config.players if deal.wait_for == 0 else deal.wait_for
+        room.task = spawn(self._serve(room, asker, wanted, deal.bots), f"room {room.code}")
+
+    def _deal_with(self, hosted: HostedRoom, kept: KeptRoom) -> Authority:
+        """``hosted``'s authority, set up as this dealer's: its votes and
+        files are the dealer's, who sits follows the asker's rule."""
+        authority = hosted.authority
+        authority.voter_identity = self.identity
+        authority.voter_dir = self.rooms_dir
+        authority.dealers = ()
+        authority.dealer_name = self.name
+        authority.allowed_keys = frozenset(kept.admit)
+        if kept.admit:
+            authority.watch_presence(None)
+        else:
+            authority.watch_presence(60.0)
+        authority.watch_away(kept.stand_in_after or None)
+        return authority
+
+    def _keep(self, room: DealtRoom) -> None:
+        if self.rooms_dir is not None and room.kept is not None:
+            keep(self.rooms_dir, room.kept)
+
+    def _forget(self, code: str) -> None:
+        if self.rooms_dir is not None:
+            forget(self.rooms_dir, code)
+
+    async def resume_kept(self) -> None:
+        """The rooms this dealer ran when its process ended (killed, or
+        stopped with no other dealer to take them): each game in play goes
+        on where it stopped, as ``passe host --resume`` resumes a host's;
+        a room other dealers hold moved to one of them and is left to
+        them; a lobby is closed (its people are told)."""
+        directory = self.rooms_dir
+        if directory is None:
+            return
+        records, problems = kept_rooms(directory)
+        for problem in problems:
+            log.warning("a kept room cannot be read: %s", problem)
+        for kept in records:
+            if kept.code in self.rooms or kept.code in self.held:
+                continue
+            await self._resume(directory, kept)
+
+    async def _resume(self, directory: Path, kept: KeptRoom) -> None:
+        path = room_path(kept.code, directory)
+        try:
+            saved = load_room(path)
+        except (RoomFileError, OSError) as error:
+            log.warning("room %s: not resumed: %s", kept.code, error)
+            self._event("closed", code=kept.code, why=f"its file cannot be read: {error}")
+            self._forget(kept.code)
+            return
+        vote = maker_vote_path(kept.code, self.identity, directory)
+        if kept.replicated or vote.exists():
+            # Its voter file says so too: made as the game started, before
+            # the record could (a crash in between must not make a second
+            # table).
+            why = "other dealers hold it: its table moved to one of them"
+            log.info("room %s: not resumed (%s)", kept.code, why)
+            self._event("closed", code=kept.code, why=why)
+            self._discard(path, kept.code)
+            with contextlib.suppress(OSError):
+                vote.unlink()  # this voter is not run again here
+            return
+        if saved.phase != "playing":
+            # A lobby's asker and its wait are gone with the process: it
+            # closes, and those who sat are told, as a host's would be.
+            why = f"it was in its {saved.phase} when this dealer stopped"
+            log.info("room %s: closed (%s)", kept.code, why)
+            self._event("closed", code=kept.code, why=why)
+            self._forget(kept.code)
+            spawn(self._close_interrupted(saved, directory), f"room {kept.code}'s close")
+            return
+        try:
+            hosted = await resume_room(
+                saved,
+                broker=(self.host, self.port),
+                bot_delay=self.bot_delay,
+                advertise=self.advertise,
+                admission="keys" if kept.admit else "any",
+                alternates=self.alternates,
+                rooms=directory,
+            )
+        except (RoomMoved, RoomBusy) as error:
+            log.info("room %s: not resumed: %s", kept.code, error)
+            self._event("closed", code=kept.code, why=str(error))
+            self._forget(kept.code)
+            return
+        except Exception as error:  # its broker: one line; kept for the next start
+            log.warning("room %s: could not be resumed now: %s", kept.code, error)
+            return
+        authority = self._deal_with(hosted, kept)
+        room = DealtRoom(kept.code, saved.game, kept.asker, authority, hosted, kept=kept)
+        self.rooms[room.code] = room
+        log.info("room %s: resumed where it stopped (%d moves)", room.code, len(saved.actions))
+        self._event("resumed", code=room.code, moves=len(saved.actions), seq=saved.seq)
+        self._changed()
+        room.task = spawn(self._run_to_end(room), f"room {room.code}")
+
+    async def _close_interrupted(self, saved: SavedRoom, directory: Path) -> None:
+        with contextlib.suppress(Exception):  # nobody to tell: files removed anyway
+            await close_interrupted_room(saved, rooms=directory)
+
+    def _discard(self, path: Path, code: str) -> None:
+        """Its files gone as a room's store removes them (and its lock)."""
+        store = RoomStore(path, BrokerChoice(embedded=False, host=self.host, port=self.port))
+        with contextlib.suppress(RoomBusy):
+            store.claim()
+            store.discard()
+            store.release()
+        self._forget(code)
+
+    def _lobby_done(self, asker: bytes) -> None:
+        left = self._lobbies.get(asker, 0) - 1
+        if left > 0:
+            self._lobbies[asker] = left
+        else:
+            self._lobbies.pop(asker, None)
+
+    def _room_event(self, code: str) -> Callable[..., None]:
+        def event(kind: str, **fields: Any) -> None:
+            del kind, fields  # the room's own log says who sat and who left
+            self._status_soon()
+
+        return event
+
+    async def _serve(self, room: DealtRoom, asker: bytes, wanted: int, bots: str) -> None:
+        assert room.hosted is not None
+        authority = room.authority
+        filling = asyncio.ensure_future(
+            fill_and_start(
+                room.hosted,
+                wanted,
+                bots,
+                self._room_event(room.code),
+                before_start=lambda: self._choose_dealers(authority),
+            )
+        )
+        try:
+            await asyncio.wait([filling], timeout=FIRST_SEAT_WAIT)
+            if not filling.done() and not _someone_sat(authority):
+                why = f"nobody sat in {FIRST_SEAT_WAIT / 60:g} minutes"
+            else:
+                await asyncio.wait([filling], timeout=LOBBY_TIMEOUT - FIRST_SEAT_WAIT)
+                why = f"nobody came in {LOBBY_TIMEOUT / 60:g} minutes"
+            if not filling.done():
+                await stop_task(filling)
+                log.info("room %s: %s: closed", room.code, why)
+                await self._close(room)
+                self._event("closed", code=room.code, why=why)
+                return
+            filling.result()  # its failure, if it failed
+        finally:
+            self._lobby_done(asker)
+            if not filling.done():
+                filling.cancel()
+        self._send_holds(authority)
+        if room.kept is not None and authority.election:
+            # Other dealers hold it now: never resumed here (a second table).
+            room.kept.replicated = True
+            self._keep(room)
+        log.info("room %s: the game started (%s)", room.code, self._voting_line(authority))
+        self._event("started", code=room.code, fails_over=bool(authority.election))
+        self._changed()
+        await self._run_to_end(room)
+
+    def _choose_dealers(self, authority: Authority) -> None:
+        """The other dealers that hold the room with this one: the online
+        ones with the most room to spare, at most OTHER_DEALERS."""
+        online = [
+            (dealer.free, key)
+            for key, dealer in self.dealers.items()
+            if dealer.online and dealer.free > 0
+        ]
+        online.sort(reverse=True)
+        authority.dealers = tuple(key for _, key in online[:OTHER_DEALERS])
+
+    def _voting_line(self, authority: Authority) -> str:
+        config = decode_room_config(authority.election) if authority.election else None
+        if config is None:
+            return "no other dealer holds it: it waits for this one if it stops"
+        others = [
+            self.dealers[voter.key].name if voter.key in self.dealers else peer_id(voter.key)
+            for voter in config.voters
+            if voter.dealer and voter.key != self.identity.public_key
+        ]
+        return f"{len(config.voters)} voters, held with {', '.join(others)}"
+
+    def _send_holds(self, authority: Authority) -> None:
+        config = decode_room_config(authority.election) if authority.election else None
+        if config is None or self._link is None:
+            return
+        broker = f"{authority.broker_host}:{authority.broker_port}"
+        hold = Hold(authority.code, authority.election, broker, authority.identity.public_key)
+        for voter in config.voters:
+            if voter.dealer and voter.key != self.identity.public_key:
+                topic = inbox_topic(peer_id(voter.key))
+                payload = seal(self.identity, topic, hold, voter.key)
+                spawn(self._link.publish(topic, payload), "a hold")
+
+    async def _run_to_end(self, room: DealtRoom) -> None:
+        authority = room.authority
+        if await over_or_stepped_down(authority):
+            if not self._stopping:
+                log.info(
+                    "room %s: term %d runs elsewhere: this dealer no longer runs the table",
+                    room.code,
+                    authority.stepped_down or 0,
+                )
+            self.rooms.pop(room.code, None)
+            self._forget(room.code)
+            self._event("moved_away", code=room.code, term=authority.stepped_down or 0)
+            self._changed()
+            return
+        log.info("room %s: the game is over", room.code)
+        self._event("over", code=room.code)
+        self._send_releases(authority)
+        await self._close(room)
+
+    def _send_releases(self, authority: Authority) -> None:
+        config = decode_room_config(authority.election) if authority.election else None
+        if config is None or self._link is None:
+            return
+        for voter in config.voters:
+            if voter.dealer and voter.key != self.identity.public_key:
+                topic = inbox_topic(peer_id(voter.key))
+                payload = seal(self.identity, topic, Release(authority.code), voter.key)
+                spawn(self._link.publish(topic, payload), "a release")
+
+    async def _close(self, room: DealtRoom) -> None:
+        self.rooms.pop(room.code, None)
+        self._forget(room.code)
+        if room.hosted is not None:
+            await room.hosted.close()
+        else:
+            await room.authority.close()
+        held = self.held.pop(room.code, None)
+        if held is not None:
+            held.released = True
+            await held.voter.close()
+        self._changed()
+
+    # -- rooms held for other dealers ---------------------------------------
+
+    def _on_hold(self, sender: bytes, hold: Hold, now: float) -> None:
+        config = decode_room_config(hold.election)
+        me = self.identity.public_key
+        if config is None or config.sealer != sender:
+            self._floods.note("hold-bad", "ignored a hold not made by its sender", now)
+            return
+        if not any(voter.key == me and voter.dealer for voter in config.voters):
+            self._floods.note("hold-bad", "ignored a hold that does not name this dealer", now)
+            return
+        if hold.code in self.held or hold.code in self.rooms:
+            return  # a copy
+        if self.busy >= self.max_rooms or self._stopping:
+            self._floods.note("hold-full", f"could not hold room {hold.code}: full", now)
+            return
+        broker = parse_broker(hold.broker) or (self.host, self.port)
+
+        voter = SeatVoter(
+            self.identity,
+            hold.code,
+            config,
+            hold.election,
+            *broker,
+            seat_name=lambda: self.name,
+            room_key=lambda: self._held_key(hold.code),
+            over=lambda: self.held.get(hold.code) is None,
+            advertise=self.advertise,
+            on_table=lambda authority: self._took_over(hold.code, authority),
+            cluster=((self.host, self.port), *self.alternates),
+        )
+        self.held[hold.code] = HeldRoom(hold.code, config, voter, hold.room_key)
+        if self._link is not None:
+            self._link.subscribe(authority_topic(hold.code))
+        log.info("room %s: holds it for dealer %s", hold.code, self._dealer_name(sender))
+        spawn(voter.start(), f"the voter of room {hold.code}")
+        self._changed()
+
+    def _held_key(self, code: str) -> bytes | None:
+        held = self.held.get(code)
+        return held.room_key if held is not None else None
+
+    def _dealer_name(self, key: bytes) -> str:
+        known = self.dealers.get(key)
+        return known.name if known is not None else peer_id(key)
+
+    def _took_over(self, code: str, authority: Authority) -> None:
+        authority.dealer_name = self.name
+        room = DealtRoom(code, authority.game_id, authority.host_name, authority, taken=True)
+        self.rooms[code] = room
+        held = self.held.get(code)
+        self._event("took_over", code=code, term=held.voter.replica.term if held else 0)
+        self._changed()
+        room.task = spawn(self._run_to_end(room), f"room {code}")
+
+    def _on_release(self, sender: bytes, release: Release) -> None:
+        held = self.held.get(release.code)
+        if held is None:
+            return
+        if not any(v.key == sender and v.dealer for v in held.config.voters):
+            return
+        spawn(self._let_go(held, "its game is over"), f"room {release.code}'s release")
+
+    async def _let_go(self, held: HeldRoom, why: str) -> None:
+        if self.held.pop(held.code, None) is None:
+            return
+        held.released = True
+        if self._link is not None:
+            self._link.unsubscribe(authority_topic(held.code))
+        if held.code not in self.rooms:
+            await held.voter.close()
+            log.info("room %s: no longer held here (%s)", held.code, why)
+        self._changed()
+
+    # -- handing over --------------------------------------------------------
+
+    async def _hand_over(self, room: DealtRoom) -> None:
+        """Stop running ``room``'s table: another dealer that holds it takes
+        it (its log brought up to date first, then an election this
+        dealer's voter lets happen); a room nobody holds closes."""
+        authority = room.authority
+        replica = authority.replica
+        config = decode_room_config(authority.election) if authority.election else None
+        others = (
+            [v.key for v in config.voters if v.dealer and v.key != self.identity.public_key]
+            if config is not None
+            else []
+        )
+        if (
+            (replica is None or not others)
+            and authority.phase == "playing"
+            and room.kept is not None
+            and room.hosted is not None
+            and self.rooms_dir is not None
+        ):
+            # Nobody else can run it: kept as a host keeps its room on
+            # SIGTERM; its people see the dealer away meanwhile.
+            log.info(
+                "room %s: kept as this dealer stops (no other dealer holds it): "
+                "it goes on when this dealer starts again with the same data directory",
+                room.code,
+            )
+            self._event("kept", code=room.code)
+            if room.task is not None:
+                room.task.cancel()
+            self.rooms.pop(room.code, None)
+            await room.hosted.close(keep=True)
+            return
+        if replica is None or not others or authority.phase != "playing":
+            why = "in its lobby" if authority.phase == "lobby" else "no other dealer holds it"
+            log.info("room %s: closed as this dealer stops (%s)", room.code, why)
+            self._event("closed", code=room.code, why=why)
+            await self._close(room)
+            return
+        if room.task is not None:
+            room.task.cancel()
+        authority.hand_over()
+        node = replica.driver.node
+        deadline = time.monotonic() + HANDOVER_WAIT
+        while not any(node.caught_up(key) for key in others) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)  # each heartbeat brings the others' logs closer
+        term = replica.term
+        replica.driver.abdicate()
+        while replica.term == term and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)  # the election happens with this voter's vote
+        if replica.term > term:
+            log.info("room %s: handed to term %d's dealer", room.code, replica.term)
+            self._event("handed", code=room.code, term=replica.term)
+        else:
+            log.warning("room %s: no dealer took it within %g s", room.code, HANDOVER_WAIT)
+        self.rooms.pop(room.code, None)
+        await replica.close()
+        if room.hosted is not None:
+            await room.hosted.close(keep=True)
+
+    # -- status --------------------------------------------------------------
+
+    def status(self, *, running: bool = True) -> dict[str, Any]:
+        rooms = []
+        for room in self.rooms.values():
+            authority = room.authority
+            rooms.append(
+                {
+                    "code": room.code,
+                    "game": room.game,
+                    "for": room.asker,
+                    "phase": authority.phase,
+                    "role": "runs (taken over)" if room.taken else "runs",
+                    "seats": [slot.name if slot.kind != "open" else "" for slot in authority.seats],
+                    "term": authority.replica.term if authority.replica is not None else 0,
+                }
+            )
+        for held in self.held.values():
+            if held.code not in self.rooms:
+                rooms.append(
+                    {
+                        "code": held.code,
+                        "role": "holds",
+                        "term": held.voter.replica.term,
+                        "phase": "playing",
+                    }
+                )
+        return {
+            "pid": os.getpid(),
+            "running": running,
+            "name": self.name,
+            "key": fingerprint(self.identity.public_key),
+            "broker": f"{self.host}:{self.port}",
+            "shown": self.shown,
+            "since": self.started_at,
+            "max_rooms": self.max_rooms,
+            "dealers": sorted(d.name for d in self.dealers.values() if d.online),
+            "rooms": rooms,
+            "refused": dict(self._floods.counts),
+        }
+
+    def _status_soon(self) -> None:
+        """The status file, written at once after a quiet while, else once
+        STATUS_INTERVAL has passed since the last write (changes meanwhile
+        are all in that one write)."""
+        if self.state_dir is None or self._status_pending:
+            return
+        if not loop_running():
+            self._write_status()
+            return
+        self._status_pending = True
+        wait = self._status_written_at + STATUS_INTERVAL - time.monotonic()
+        loop = asyncio.get_running_loop()
+        if wait > 0:
+            loop.call_later(wait, self._pending_status)
+        else:
+            loop.call_soon(self._pending_status)
+
+    def _pending_status(self) -> None:
+        self._status_pending = False
+        if not self._stopping:  # stop() writes the last one
+            self._write_status()
+
+    def _write_status(self, *, running: bool = True) -> None:
+        if self.state_dir is None:
+            return
+        self._status_written_at = time.monotonic()
+        with contextlib.suppress(OSError):
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            text = json.dumps(self.status(running=running), indent=1)
+            write_atomic(self.state_dir / STATUS_FILE, text, durable=False)
+
+
+def _someone_sat(authority: Authority) -> bool:
+    return any(slot.kind == HUMAN for slot in authority.seats)
+
+
+__all__ = ["DEFAULT_MAX_ROOMS", "STATUS_FILE", "Dealer", "DealtRoom", "HeldRoom"]

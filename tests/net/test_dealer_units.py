@@ -1,0 +1,264 @@
+"""A dealer in this process (net/dealer/service.py) on a real broker: what
+it spends on rooms nobody comes to, and on its status file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from net.dealer import service
+from net.dealer.client import ask_dealer
+from net.dealer.messages import Deal, Dealt
+from net.dealer.service import STATUS_FILE, Dealer
+from net.identity import Identity
+from tests.net.brokers import broker_at
+
+DEADLINE = 20.0
+
+
+class Events:
+    """A dealer's events as they come, and a wait for one."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, dict[str, Any]]] = []
+        self.changed = asyncio.Event()
+
+    def __call__(self, kind: str, **fields: Any) -> None:
+        self.seen.append((kind, fields))
+        self.changed.set()
+
+    async def until(self, kind: str, **fields: Any) -> dict[str, Any]:
+        async with asyncio.timeout(DEADLINE):
+            while True:
+                for seen_kind, seen in self.seen:
+                    if seen_kind == kind and all(seen.get(k) == v for k, v in fields.items()):
+                        return seen
+                self.changed.clear()
+                await self.changed.wait()
+
+
+async def test_a_room_nobody_sits_in_closes_long_before_the_lobby_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An asker that never takes its seat (it gave up, or never had the
+    answer): the room closes after FIRST_SEAT_WAIT, says why, and gives the
+    asker's lobby back, instead of holding its place for LOBBY_TIMEOUT."""
+    monkeypatch.setattr(service, "FIRST_SEAT_WAIT", 0.5)
+    events = Events()
+    async with broker_at("mosquitto") as (host, port):
+        dealer = Dealer(
+            Identity.generate(),
+            "D",
+            host,
+            port,
+            advertise=False,
+            state_dir=tmp_path,
+            on_event=events,
+        )
+        await dealer.start()
+        try:
+            asker = Identity.generate()
+            dealt = await ask_dealer(asker, host, port, Deal(1, "dominoes", 2, "Eve"))
+            closed = await events.until("closed", code=dealt.code)
+            assert closed["why"].startswith("nobody sat in ")
+            assert dealt.code not in dealer.rooms
+            assert dealer._lobbies == {}  # the asker may ask again
+        finally:
+            await dealer.stop()
+
+
+async def test_the_status_file_is_written_at_most_once_an_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thousand changes in a row (seats taken in many rooms at once): one
+    write at once, then one more with all of them, not a thousand writes of
+    a file that names every room."""
+    writes: list[float] = []
+    real_write = Dealer._write_status
+
+    def counted(self: Dealer, *, running: bool = True) -> None:
+        writes.append(asyncio.get_running_loop().time())
+        real_write(self, running=running)
+
+    monkeypatch.setattr(Dealer, "_write_status", counted)
+    dealer = Dealer(Identity.generate(), "D", "127.0.0.1", 1, advertise=False, state_dir=tmp_path)
+    for _ in range(1000):
+        dealer._status_soon()
+    await asyncio.sleep(0)  # the first write: at once, after a quiet while
+    assert len(writes) == 1
+    dealer.max_rooms = 7  # a change after that write
+    dealer._status_soon()
+    async with asyncio.timeout(DEADLINE):
+        while len(writes) < 2:
+            await asyncio.sleep(service.STATUS_INTERVAL / 5)
+    assert writes[1] - writes[0] >= service.STATUS_INTERVAL * 0.99
+    assert json.loads((tmp_path / STATUS_FILE).read_text())["max_rooms"] == 7
+    for _ in range(5):  # and nothing more is pending
+        await asyncio.sleep(service.STATUS_INTERVAL / 2)
+    assert len(writes) == 2
+
+
+async def crashed_with_a_lobby(tmp_path: Path, host: str, port: int) -> tuple[Dealer, Dealt]:
+    """A dealer with its files in ``tmp_path`` that dealt a room and went
+    away leaving it on disk, as a SIGKILL does (its room's file and record);
+    the dealer (stopped) and what it dealt."""
+    first = Dealer(Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path)
+    await first.start()
+    try:
+        dealt = await ask_dealer(Identity.generate(), host, port, Deal(1, "dominoes", 2, "Eve"))
+        room = first.rooms.pop(dealt.code)
+        assert room.hosted is not None and room.task is not None
+        room.task.cancel()
+        await room.hosted.close(keep=True)  # what a SIGKILL leaves on disk
+    finally:
+        await first.stop()
+    return first, dealt
+
+
+async def test_a_lobby_left_by_a_dealer_s_crash_is_closed_when_it_starts_again(
+    tmp_path: Path,
+) -> None:
+    """A dealer's process ended with a room in its lobby (its files left as
+    a crash leaves them): started again with the same files, it does not
+    run the lobby (its asker's wait is gone) but closes it, telling anyone
+    who sat, and removes its files; the room file was in the dealer's own
+    directory, never among the person's rooms."""
+    events = Events()
+    async with broker_at("mosquitto") as (host, port):
+        first, dealt = await crashed_with_a_lobby(tmp_path, host, port)
+        rooms = tmp_path / "rooms"
+        assert (rooms / f"{dealt.code}.room").exists() and (rooms / f"{dealt.code}.deal").exists()
+        again = Dealer(
+            first.identity, "D", host, port, advertise=False, state_dir=tmp_path, on_event=events
+        )
+        await again.start()
+        try:
+            await again.resume_kept()
+            closed = await events.until("closed", code=dealt.code)
+            assert "lobby" in closed["why"]
+            assert dealt.code not in again.rooms
+            async with asyncio.timeout(DEADLINE):
+                while list(rooms.glob(f"{dealt.code}.*")):
+                    await asyncio.sleep(0.05)  # the close tells those who sat, then removes
+        finally:
+            await again.stop()
+
+
+def test_a_damaged_or_foreign_kept_record_is_set_aside_with_a_reason(tmp_path: Path) -> None:
+    from net.dealer.kept import KEPT_VERSION, KeptRoom, keep, kept_rooms
+
+    keep(tmp_path, KeptRoom(KEPT_VERSION, "ABCDEF", "Eve", ["a" * 16], 30.0))
+    (tmp_path / "BROKEN.deal").write_bytes(b"\x00not json")
+    (tmp_path / "OTHER1.deal").write_text(
+        '{"version": 1, "code": "../../x", "asker": "M", "admit": [], "stand_in_after": 0}'
+    )
+    (tmp_path / "HUGE01.deal").write_bytes(b" " * (1 << 20))
+    (tmp_path / "FUTURE.deal").write_text(
+        '{"version": 9, "code": "FUTURE", "asker": "M", "admit": [], "stand_in_after": 0}'
+    )
+    rooms, problems = kept_rooms(tmp_path)
+    assert [room.code for room in rooms] == ["ABCDEF"] and rooms[0].admit == ["a" * 16]
+    assert len(problems) == 4, problems
+    assert any("names room '../../x'" in p for p in problems)
+    assert any("version 9" in p for p in problems)
+    assert sorted(path.name for path in tmp_path.glob("*.bad")) == [
+        "BROKEN.deal.bad",
+        "FUTURE.deal.bad",
+        "HUGE01.deal.bad",
+        "OTHER1.deal.bad",
+    ]
+
+
+async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_their_seat(
+    tmp_path: Path,
+) -> None:
+    """On screen, `passe host --dealer` names the person's player key as the
+    room's owner (issue 20; docs/protocol.md section 14): through a real
+    broker, the owner sits at once, a stranger knocks, the owner is told
+    and lets them in from their seat; the one they turn away never sits."""
+    from net.remote import JoinError, RemoteTable
+
+    async with broker_at("mosquitto") as (host, port):
+        dealer = Dealer(Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path)
+        await dealer.start()
+        ana, ben, eve = Identity.generate(), Identity.generate(), Identity.generate()
+        tables: list[RemoteTable] = []
+        try:
+            deal = Deal(1, "dominoes", 3, "Ana", owner=ana.public_key)
+            dealt = await ask_dealer(Identity.generate(), host, port, deal)
+            tables = [
+                RemoteTable(key, dealt.code, host, port, name)
+                for key, name in ((ana, "Ana"), (ben, "Ben"), (eve, "Eve"))
+            ]
+            owner, bens, eves = tables
+            assert await owner.join() == 0  # no knock for the owner
+            knocking: list[list[str]] = []
+            changed = asyncio.Event()
+
+            def told(knocks: list[Any]) -> None:
+                knocking.append([knock.name for knock in knocks])
+                changed.set()
+
+            owner.on_waiting(told)
+            ben_joins = asyncio.create_task(bens.join())
+            async with asyncio.timeout(DEADLINE):
+                while ["Ben"] not in knocking:
+                    changed.clear()
+                    await changed.wait()
+            owner.admit(ben.public_key, yes=True)
+            assert await asyncio.wait_for(ben_joins, DEADLINE) in (1, 2)
+            eve_joins = asyncio.create_task(eves.join())
+            async with asyncio.timeout(DEADLINE):
+                while not (knocking and knocking[-1] == ["Eve"]):
+                    changed.clear()
+                    await changed.wait()
+            owner.admit(eve.public_key, yes=False)
+            with pytest.raises(JoinError, match="did not let you in"):
+                await asyncio.wait_for(eve_joins, DEADLINE)
+            assert eve.public_key not in [
+                slot.key for slot in dealer.rooms[dealt.code].authority.seats
+            ]
+        finally:
+            for table in tables:
+                await table.close()
+            await dealer.stop()
+
+
+async def test_a_room_whose_voter_file_says_it_fails_over_is_never_resumed(
+    tmp_path: Path,
+) -> None:
+    """A dealer killed between its game's start (its voter file made: other
+    dealers hold the room) and its record saying so: started again, it
+    must not run that table a second time."""
+    import msgspec
+
+    from core.registry import get_game
+    from net.replication import maker_vote_path
+    from net.rooms import SavedSeat, load_room, write_room
+
+    events = Events()
+    async with broker_at("mosquitto") as (host, port):
+        first, dealt = await crashed_with_a_lobby(tmp_path, host, port)
+        rooms = tmp_path / "rooms"
+        path = rooms / f"{dealt.code}.room"
+        level = sorted(get_game("dominoes").bots)[0]
+        bots = [SavedSeat(f"Bot {n}", "bot", level, None) for n in (1, 2)]
+        write_room(path, msgspec.structs.replace(load_room(path), phase="playing", seats=bots))
+        vote = maker_vote_path(dealt.code, first.identity, rooms)
+        vote.write_bytes(b"a voter file")
+        again = Dealer(
+            first.identity, "D", host, port, advertise=False, state_dir=tmp_path, on_event=events
+        )
+        await again.start()
+        try:
+            await again.resume_kept()
+            closed = await events.until("closed", code=dealt.code)
+            assert "other dealers hold it" in closed["why"]
+            assert dealt.code not in again.rooms
+            assert not list(rooms.glob(f"{dealt.code}*"))
+        finally:
+            await again.stop()
