@@ -4,6 +4,7 @@ Mosquitto of the test's own; two Mosquittos for a list of brokers)."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import sys
 from collections.abc import AsyncIterator
 
@@ -25,6 +26,7 @@ DEADLINE = 10.0
 # Within the embedded broker's hold for one client: MAX_QUEUED_BYTES counted
 # MESSAGE_OVERHEAD a message (net/broker.py) is 256 messages.
 BURST = 200
+SOCKET_BUFFER = 65_536  # bytes: a stalled socket's buffers, fixed
 
 
 @pytest.fixture(params=["embedded", "mosquitto"])
@@ -297,10 +299,19 @@ async def test_a_broker_that_stops_reading_costs_a_link_a_bounded_queue(
         writers.append(writer)
         connected.set()  # and nothing is read from now on
 
-    server = await asyncio.start_server(stalled_broker, "127.0.0.1", 0)
+    # Fixed socket buffers at both ends: Linux grows them as a connection
+    # goes (autotuning), and the flood went on by what they took in, a few
+    # messages now and then (CI, Python 3.13, once).
+    listening = socket.create_server(("127.0.0.1", 0))
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_BUFFER)
+    server = await asyncio.start_server(stalled_broker, sock=listening)
     port = server.sockets[0].getsockname()[1]
     link = MqttLink("127.0.0.1", port, subscriptions=[], on_message=_ignore)
     await link.start()
+    assert link._client is not None
+    sending = link._client._client.socket()
+    assert isinstance(sending, socket.socket)
+    sending.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_BUFFER)
     big = bytes(60_000)  # a few fill the socket's buffers
     published = 0
 
@@ -326,7 +337,7 @@ async def test_a_broker_that_stops_reading_costs_a_link_a_bounded_queue(
         assert published == before  # waiting, not piling up
     finally:
         await stop_task(task)
-        await link.close(graceful=False)
-        for writer in writers:
+        for writer in writers:  # first: a DISCONNECT waits for room otherwise
             writer.close()
+        await link.close(graceful=False)
         server.close()
