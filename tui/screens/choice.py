@@ -11,10 +11,11 @@ from rich.console import RenderableType
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 
 from tui.plain import literal, plain
 from tui.screens.base import PasseModal
+from tui.widgets.footer import PasseFooter
 
 
 class ChoiceScreen(PasseModal[int | None]):
@@ -46,7 +47,7 @@ class ChoiceScreen(PasseModal[int | None]):
                 *[plain(f"{n}) {label}") for n, label in enumerate(self.options, start=1)],
                 id="options",
             )
-        yield Footer()
+        yield PasseFooter()
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -7,9 +7,10 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui.screens.base import PasseModal
+from tui.widgets.footer import PasseFooter
 
 DISCARD = "discard"
 CONTINUE = "continue"
@@ -39,7 +40,7 @@ class ConfirmDiscardScreen(PasseModal[str | None]):
                 "c  continue the saved game instead\n"
                 "n  back"
             )
-        yield Footer()
+        yield PasseFooter()
 
     def action_discard(self) -> None:
         self.dismiss(DISCARD)

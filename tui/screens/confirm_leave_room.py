@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui.screens.confirm_quit import ConfirmQuitScreen
+from tui.widgets.footer import PasseFooter
 
 HOST_TEXT = (
     "You host this room: leaving closes it for everyone\nin it, and a game in progress ends there."
@@ -35,4 +36,4 @@ class ConfirmLeaveRoomScreen(ConfirmQuitScreen):
             yield Static(
                 f"{self.text}\n\ny  leave to the home screen\nq  quit Passe\nn  keep playing"
             )
-        yield Footer()
+        yield PasseFooter()

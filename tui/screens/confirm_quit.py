@@ -7,9 +7,10 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui.screens.base import PasseModal
+from tui.widgets.footer import PasseFooter
 
 HOME = "home"
 QUIT = "quit"
@@ -34,7 +35,7 @@ class ConfirmQuitScreen(PasseModal[str | None]):
                 "q  quit Passe\n"
                 "n  keep playing"
             )
-        yield Footer()
+        yield PasseFooter()
 
     def action_leave(self) -> None:
         self.dismiss(HOME)

@@ -8,10 +8,11 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui.plain import plain
 from tui.screens.base import PasseModal
+from tui.widgets.footer import PasseFooter
 
 
 def removal_question(name: str, seat: int) -> str:
@@ -45,7 +46,7 @@ class ConfirmRemoveScreen(PasseModal[bool]):
                 "The seat is free again; to sit, they must be let in again.\n\n"
                 "y  remove them\nn  keep them"
             )
-        yield Footer()
+        yield PasseFooter()
 
     def action_remove(self) -> None:
         self.dismiss(True)

@@ -19,11 +19,12 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from core.engine import Result
 from tui.plain import literal, plain
 from tui.screens.base import PasseModal
+from tui.widgets.footer import PasseFooter
 
 AGAIN = "again"
 HOME = "home"
@@ -107,7 +108,7 @@ class GameOverScreen(PasseModal[str]):
                 yield Static(self.keys_hint, id="game-over-hint")
             with ScoresScroll(id="final-scroll"):
                 yield Static(literal(self.scores), id="final-scores")
-        yield Footer()
+        yield PasseFooter()
 
     def say_deal_check(self, text: str) -> None:
         """The check's outcome, once the final record has come."""

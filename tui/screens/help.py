@@ -10,10 +10,11 @@ from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui.plain import plain
 from tui.screens.base import PasseModal
+from tui.widgets.footer import PasseFooter
 
 
 def reflow(notes: str) -> str:
@@ -51,7 +52,7 @@ class HelpScreen(PasseModal[None]):
                     # As written, never markup: the guides name keys like
                     # [ and ] and tiles like [3|5], which markup would eat.
                     yield Static(plain(reflow(self.notes)))
-        yield Footer()
+        yield PasseFooter()
 
     def blocked(self, action: str) -> bool:
         # Closing help changes nothing in the game: it works even behind the

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from core.engine import GameInfo
 from core.registry import game_info
@@ -35,6 +35,7 @@ from tui.screens.base import PasseScreen
 from tui.session import BOT_NAMES, seat_names
 from tui.settings import BOT_LEVELS, BOT_SPEEDS, NAME_LENGTH, Settings, clean_name
 from tui.widgets.chooser import FOCUS_MARK, NO_MARK, Chooser
+from tui.widgets.footer import PasseFooter
 
 if TYPE_CHECKING:
     from net.rejoin import HeldSeat
@@ -163,7 +164,7 @@ class HomeScreen(PasseScreen):
                 yield Static("", id="team-line")
         # The palette (ctrl+p) is in the help: its footer entry would push
         # the keys that work now off the row.
-        yield Footer(compact=True, show_command_palette=False)
+        yield PasseFooter(compact=True, show_command_palette=False)
 
     def _bot_speed(self) -> float:
         """The remembered speed, or the nearest one offered."""

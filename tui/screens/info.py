@@ -10,10 +10,11 @@ from rich.console import RenderableType
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui.plain import literal, plain
 from tui.screens.base import PasseModal
+from tui.widgets.footer import PasseFooter
 
 
 class InfoScreen(PasseModal[None]):
@@ -32,7 +33,7 @@ class InfoScreen(PasseModal[None]):
             yield Static(plain(self.info_title), classes="dialog-title")  # names: as text
             yield Static(literal(self.body))
             yield Static(self.HINT, classes="hint")
-        yield Footer()
+        yield PasseFooter()
 
     def action_close(self) -> None:
         self.dismiss(None)

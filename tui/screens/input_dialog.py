@@ -9,9 +9,10 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from tui.screens.base import PasseModal
+from tui.widgets.footer import PasseFooter
 
 
 class InputDialog(PasseModal[str | None]):
@@ -41,7 +42,7 @@ class InputDialog(PasseModal[str | None]):
                 id="dialog-input",
             )
             yield Static("", id="dialog-problem")
-        yield Footer()
+        yield PasseFooter()
 
     def on_mount(self) -> object:
         self.query_one(Input).focus()

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.css.query import NoMatches
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.netplay import (
@@ -28,6 +28,7 @@ from tui.netplay import (
 from tui.plain import plain
 from tui.screens.base import PasseScreen
 from tui.widgets.fit import pad
+from tui.widgets.footer import PasseFooter
 
 if TYPE_CHECKING:
     from net.discovery import RoomAdvert
@@ -149,7 +150,7 @@ class JoinScreen(PasseScreen):
         with Vertical(id="join-rooms-box"):
             yield Static("", id="join-lan-note")
             yield OptionList(id="join-rooms")
-        yield Footer()
+        yield PasseFooter()
 
     def on_mount(self) -> None:
         self.query_one("#join-box").border_title = "Room code"

@@ -23,7 +23,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from core.engine import ConfigError, IllegalAction
 from core.registry import game_info, get_game
@@ -43,6 +43,7 @@ from tui.screens.confirm_leave_room import (
 )
 from tui.screens.confirm_quit import HOME, QUIT
 from tui.settings import BOT_LEVELS
+from tui.widgets.footer import PasseFooter
 from tui.widgets.net_status import away_names
 from tui.widgets.seat_list import SeatList
 
@@ -242,7 +243,7 @@ class LobbyScreen(PasseScreen):
         # Compact, and the palette (ctrl+p, in the help) left out: with a
         # knock's y and n, F1 Help fell under the palette's entry at 80
         # columns (issue 18: the footer shows every key that works now).
-        yield Footer(compact=True, show_command_palette=False)
+        yield PasseFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#lobby-code-box").border_title = "Room code"

@@ -10,12 +10,13 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 
 from tui.messages import ReplayRequested
 from tui.plain import plain
 from tui.records import PastGame, past_games
 from tui.screens.base import PasseScreen
+from tui.widgets.footer import PasseFooter
 
 EMPTY = (
     "No finished game yet. Every game played to its end, here or over the\n"
@@ -75,7 +76,7 @@ class PastGamesScreen(PasseScreen):
         with Vertical(id="past-main"):
             yield Static(EMPTY, id="past-empty")
             yield OptionList(id="past-list")
-        yield Footer()
+        yield PasseFooter()
 
     def on_mount(self) -> None:
         main = self.query_one("#past-main")

@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer
 
 from core.engine import Names
 from core.replay import Replay
@@ -30,6 +29,7 @@ from tui.messages import TableUpdated
 from tui.replay_client import ReplayClient
 from tui.screens.base import PasseScreen
 from tui.screens.read_only_table import ReadOnlyTableScreen, over_game_table
+from tui.widgets.footer import PasseFooter
 from tui.widgets.status_line import StatusLine
 
 # What acts in a replay: stepping, whose view, reading (rules, help, the
@@ -132,7 +132,7 @@ class ReplayTableScreen(ReadOnlyTableScreen):
         # Compact, and without the palette's entry (ctrl+p, in the help): at
         # 80 columns the replay's keys and a game's own (Pass Pass's t)
         # pushed F1 Help under it.
-        for footer in self.query(Footer):
+        for footer in self.query(PasseFooter):
             footer.compact = True
             footer.show_command_palette = False
 

@@ -7,10 +7,11 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Markdown, Static
 
 from core.registry import get_game
 from tui.screens.base import PasseScreen
+from tui.widgets.footer import PasseFooter
 
 
 def rules_markdown(game_id: str) -> str:
@@ -46,7 +47,7 @@ class RulesScreen(PasseScreen):
         yield Static("Rules", id="rules-title", classes="screen-title")
         with VerticalScroll(id="rules-scroll"):
             yield Markdown(rules_markdown(self.game_id))
-        yield Footer()
+        yield PasseFooter()
 
     def on_mount(self) -> None:
         scroll = self.query_one("#rules-scroll", VerticalScroll)

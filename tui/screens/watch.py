@@ -18,13 +18,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer
 
 from core.engine import View
 from core.registry import game_info
 from net.codes import format_code
 from tui.messages import GoHomeRequested, RoomChanged
 from tui.screens.read_only_table import ReadOnlyTableScreen, over_game_table
+from tui.widgets.footer import PasseFooter
 from tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class WatchTableScreen(ReadOnlyTableScreen):
     async def on_mount(self) -> None:
         # Textual calls the table screen's on_mount too (after this one):
         # it connects the watcher and follows the room.
-        for footer in self.query(Footer):
+        for footer in self.query(PasseFooter):
             footer.compact = True
             footer.show_command_palette = False
         self.say_status("", your_turn=False)

@@ -14,7 +14,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer
 
 from core.dominoes import DRAW, PASS, DominoesView, Place, Tile
 from core.dominoes.model import Drew, Passed, Placed, RoundEnded, RoundStarted, RoundSummary
@@ -35,6 +34,7 @@ from tui.messages import TileChosen
 from tui.plain import plain
 from tui.screens.choice import ChoiceScreen
 from tui.screens.table import TableScreen
+from tui.widgets.footer import PasseFooter
 from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
 
@@ -95,7 +95,7 @@ class DominoesTableScreen(TableScreen):
         # Compact, and the palette (ctrl+p, in the help) left out: with d
         # Draw, p Pass and the host's b Stand-in, F1 Help fell off the row
         # at 80 columns, under the palette's entry (issue 18).
-        yield Footer(compact=True, show_command_palette=False)
+        yield PasseFooter(compact=True, show_command_palette=False)
 
     # -- rendering ---------------------------------------------------------
 

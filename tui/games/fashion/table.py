@@ -19,7 +19,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer
 
 from core.engine import Action, Event, View, plural
 from core.fashion.model import (
@@ -68,6 +67,7 @@ from tui.messages import CardChosen
 from tui.plain import cells, plain
 from tui.screens.choice import ChoiceScreen
 from tui.screens.table import TableScreen, number_keys, points
+from tui.widgets.footer import PasseFooter
 from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
 
@@ -149,7 +149,7 @@ class FashionTableScreen(TableScreen):
             with Vertical(id="fa-right"):
                 yield FashionPlayers(id="players")
                 yield GameLog(id="log")
-        yield Footer(compact=True)  # five decision keys besides the frame's own
+        yield PasseFooter(compact=True)  # five decision keys besides the frame's own
 
     # -- the view ------------------------------------------------------------
 

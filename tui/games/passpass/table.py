@@ -14,7 +14,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer
 
 from core.engine import Action, Event, View, plural
 from core.passpass.model import (
@@ -44,6 +43,7 @@ from tui.screens.choice import ChoiceScreen
 from tui.screens.info import InfoScreen
 from tui.screens.table import TableScreen, number_keys
 from tui.widgets.fit import fit
+from tui.widgets.footer import PasseFooter
 from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
 
@@ -219,7 +219,7 @@ class PassPassTableScreen(TableScreen):
                 yield OpponentsPanel(id="players")
                 yield ScoreSheet(id="sheet")
                 yield WonCardsPanel(id="won")
-        yield Footer()
+        yield PasseFooter()
 
     # -- rendering ---------------------------------------------------------
 
