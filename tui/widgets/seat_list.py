@@ -31,7 +31,10 @@ def seat_line(seat: SeatState, *, mine: bool) -> tuple[str, str]:
         name = f"{seat.name} (you)" if mine else seat.name
         return name, "person · present" if seat.present else "person · AWAY"
     if seat.kind == BOT and seat.peer:  # a bot process elsewhere (passe join --bot)
-        return seat.name, f"bot · {seat.level}" if seat.present else "bot · AWAY"
+        # Not its level: a Hello says only that it is a bot, and the room's
+        # state names "heuristic" whatever it plays at (found by hand: "Bob
+        # bot · heuristic" for a `--bot normal`).
+        return seat.name, "bot, joined · present" if seat.present else "bot, joined · AWAY"
     if seat.kind == BOT:
         return seat.name, f"bot · {seat.level}"
     return "(empty)", "waiting for a person"
