@@ -40,6 +40,8 @@ from bench.common import fmt_ms, percentile, table
 if TYPE_CHECKING:
     import aiomqtt
 
+    from net.authority import Authority
+
 NODELAY = (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 WARMUP = 20
 _run_ids = itertools.count()
@@ -161,6 +163,46 @@ async def _measure(count: int, chunks: int) -> str:
     return table("bare aiomqtt request/reply round trip (loopback)", headers, rows)
 
 
+async def _bench_room(
+    game_id: str,
+    players: int,
+    host: str,
+    port: int,
+    room_number: int,
+    rooms_dir: Path,
+    *,
+    failover: bool,
+) -> Authority:
+    """Room ``room_number`` of a bench, started: kept on disk as `passe host`
+    keeps it (net/rooms.py), since the save before each update is part of a
+    move's cost."""
+    from core.registry import get_game
+    from net.authority import Authority
+    from net.codes import new_code
+    from net.identity import Identity
+    from net.rooms import BrokerChoice, RoomStore
+
+    authority = Authority(
+        Identity.generate(),
+        new_code(),
+        game_id,
+        get_game(game_id).make_config(players=players),
+        "bench",
+        host,
+        port,
+        seed=room_number,
+        bot_delay=0,
+        store=RoomStore(
+            rooms_dir / f"{room_number}.room",
+            BrokerChoice(embedded=False, host=host, port=port),
+        ),
+    )
+    authority.failover = failover
+    authority.voter_dir = rooms_dir
+    await authority.start()
+    return authority
+
+
 async def move_round_trips(
     host: str,
     port: int,
@@ -178,11 +220,8 @@ async def move_round_trips(
     authority and the three peers, all in this process, each voter's file
     synced on each change) before anything follows from it (issue 20)."""
     from core.registry import get_game
-    from net.authority import Authority
-    from net.codes import new_code
     from net.identity import Identity
     from net.remote import RemoteTable
-    from net.rooms import BrokerChoice, RoomStore
 
     game = get_game(game_id)
     times: list[float] = []
@@ -190,26 +229,9 @@ async def move_round_trips(
     rooms_dir = tempfile.mkdtemp(prefix="passe-bench-rooms-")
     while len(times) < count:
         room_number += 1
-        authority = Authority(
-            Identity.generate(),
-            new_code(),
-            game_id,
-            game.make_config(players=players),
-            "bench",
-            host,
-            port,
-            seed=room_number,
-            bot_delay=0,
-            # Kept on disk as `passe host` keeps it (net/rooms.py): the
-            # save before each update is part of a move's cost.
-            store=RoomStore(
-                Path(rooms_dir) / f"{room_number}.room",
-                BrokerChoice(embedded=False, host=host, port=port),
-            ),
+        authority = await _bench_room(
+            game_id, players, host, port, room_number, Path(rooms_dir), failover=failover
         )
-        authority.failover = failover
-        authority.voter_dir = Path(rooms_dir)
-        await authority.start()
         peers = [
             RemoteTable(Identity.generate(), authority.code, host, port, f"P{n}")
             for n in range(players)
@@ -271,36 +293,14 @@ async def move_round_trips_in_processes(
     import os
     import sys
 
-    from core.registry import get_game
-    from net.authority import Authority
-    from net.codes import new_code
-    from net.identity import Identity
-    from net.rooms import BrokerChoice, RoomStore
-
-    game = get_game(game_id)
     times: list[float] = []
     room_number = 0
     rooms_dir = tempfile.mkdtemp(prefix="passe-bench-rooms-")
     while len(times) < count:
         room_number += 1
-        authority = Authority(
-            Identity.generate(),
-            new_code(),
-            game_id,
-            game.make_config(players=players),
-            "bench",
-            host,
-            port,
-            seed=room_number,
-            bot_delay=0,
-            store=RoomStore(
-                Path(rooms_dir) / f"{room_number}.room",
-                BrokerChoice(embedded=False, host=host, port=port),
-            ),
+        authority = await _bench_room(
+            game_id, players, host, port, room_number, Path(rooms_dir), failover=failover
         )
-        authority.failover = failover
-        authority.voter_dir = Path(rooms_dir)
-        await authority.start()
         peers: list[asyncio.subprocess.Process] = []
         try:
             for number in range(players):
