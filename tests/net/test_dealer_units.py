@@ -4,7 +4,9 @@ it spends on rooms nobody comes to, and on its status file."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +121,23 @@ async def crashed_with_a_lobby(tmp_path: Path, host: str, port: int) -> tuple[De
     return first, dealt
 
 
+@contextlib.asynccontextmanager
+async def started_again(
+    first: Dealer, host: str, port: int, state_dir: Path, events: Events
+) -> AsyncIterator[Dealer]:
+    """``first``'s dealer started again on the files it left, its kept rooms
+    taken up (resume_kept); stopped at the end."""
+    again = Dealer(
+        first.identity, "D", host, port, advertise=False, state_dir=state_dir, on_event=events
+    )
+    await again.start()
+    try:
+        await again.resume_kept()
+        yield again
+    finally:
+        await again.stop()
+
+
 async def test_a_lobby_left_by_a_dealer_s_crash_is_closed_when_it_starts_again(
     tmp_path: Path,
 ) -> None:
@@ -132,20 +151,13 @@ async def test_a_lobby_left_by_a_dealer_s_crash_is_closed_when_it_starts_again(
         first, dealt = await crashed_with_a_lobby(tmp_path, host, port)
         rooms = tmp_path / "rooms"
         assert (rooms / f"{dealt.code}.room").exists() and (rooms / f"{dealt.code}.deal").exists()
-        again = Dealer(
-            first.identity, "D", host, port, advertise=False, state_dir=tmp_path, on_event=events
-        )
-        await again.start()
-        try:
-            await again.resume_kept()
+        async with started_again(first, host, port, tmp_path, events) as again:
             closed = await events.until("closed", code=dealt.code)
             assert "lobby" in closed["why"]
             assert dealt.code not in again.rooms
             async with asyncio.timeout(DEADLINE):
                 while list(rooms.glob(f"{dealt.code}.*")):
                     await asyncio.sleep(0.05)  # the close tells those who sat, then removes
-        finally:
-            await again.stop()
 
 
 def test_a_damaged_or_foreign_kept_record_is_set_aside_with_a_reason(tmp_path: Path) -> None:
@@ -250,15 +262,8 @@ async def test_a_room_whose_voter_file_says_it_fails_over_is_never_resumed(
         write_room(path, msgspec.structs.replace(load_room(path), phase="playing", seats=bots))
         vote = maker_vote_path(dealt.code, first.identity, rooms)
         vote.write_bytes(b"a voter file")
-        again = Dealer(
-            first.identity, "D", host, port, advertise=False, state_dir=tmp_path, on_event=events
-        )
-        await again.start()
-        try:
-            await again.resume_kept()
+        async with started_again(first, host, port, tmp_path, events) as again:
             closed = await events.until("closed", code=dealt.code)
             assert "other dealers hold it" in closed["why"]
             assert dealt.code not in again.rooms
             assert not list(rooms.glob(f"{dealt.code}*"))
-        finally:
-            await again.stop()
