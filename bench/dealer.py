@@ -58,8 +58,11 @@ their collections (60-140 ms at 400 peers) are switched off during a window
 pauses. The dealer's collections are left as they are: they are its own.
 
 Run alone: ``python -m bench dealer [--quick]``; ``BENCH_DEALER_WORKERS``,
-``BENCH_DEALER_PROFILE`` (a cProfile of the dealer over the windows) and
-``BENCH_DEALER_KEEP`` (a directory for the logs) are for studies.
+``BENCH_DEALER_PROFILE`` (a cProfile of the dealer over the windows),
+``BENCH_DEALER_CENSUS`` (a file where SIGUSR2 to the dealer appends the
+objects its garbage collector walks, by type), ``BENCH_DEALER_STEPS``
+(the ramp's steps, e.g. ``50,200``) and ``BENCH_DEALER_KEEP`` (a
+directory for the logs) are for studies.
 """
 
 from __future__ import annotations
@@ -123,6 +126,11 @@ WINDOWS = 3
 # For a study: a cProfile of the dealer over each window, written to this
 # file (the last window's stays).
 PROFILE = os.environ.get("BENCH_DEALER_PROFILE")
+# For a study: SIGUSR2 to the dealer appends a census of the objects its
+# collector walks (generation sizes, the commonest types) to this file.
+CENSUS = os.environ.get("BENCH_DEALER_CENSUS")
+# For a study: the steps of the ramp (rooms, comma-separated) instead of STEPS.
+STUDY_STEPS = tuple(int(n) for n in os.environ.get("BENCH_DEALER_STEPS", "").split(",") if n)
 SEED = 20
 # Seconds for a step's new rooms to start: per room, on top of a fixed part.
 START_WAIT_FIXED = 60.0
@@ -182,6 +190,32 @@ async def ticking(main):
         ticker.cancel()
 asyncio.run = lambda main, **options: run(ticking(main), **options)
 acts = open(sys.argv.pop(1), "a", buffering=1, encoding="ascii")
+census_to = sys.argv.pop(1)
+if census_to:  # SIGUSR2 appends what the collector walks, by type, there
+    import collections, signal
+    def census(signum, frame):
+        counts = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
+        with open(census_to, "a", encoding="utf-8") as out:
+            sizes = [len(gc.get_objects(g)) for g in range(3)]
+            took = []
+            for _ in range(2):  # the second finds no garbage: the walk alone
+                began = time.thread_time()
+                took.append((gc.collect(), (time.thread_time() - began) * 1e3))
+            out.write(f"generations {sizes} frozen {gc.get_freeze_count()}: full"
+                      f" collections then (found, CPU ms): {took}\\n")
+            for name, count in counts.most_common(40):
+                out.write(f"{count:9d} {name}\\n")
+            owners = {}  # who holds the commonest containers
+            for holder in gc.get_objects():
+                for held in gc.get_referents(holder):
+                    owners.setdefault(id(held), type(holder).__qualname__)
+            pairs = collections.Counter(
+                (type(o).__qualname__, owners.get(id(o), "?")) for o in gc.get_objects()
+            )
+            out.write("held by:\\n")
+            for (name, owner), count in pairs.most_common(40):
+                out.write(f"{count:9d} {name} in {owner}\\n")
+    signal.signal(signal.SIGUSR2, census)
 try:  # each Act's way through the dealer, for the moves' requests ("/a/")
     import aiomqtt.client, net.authority, net.transport
     arrived, handled = {}, {}
@@ -722,7 +756,7 @@ async def _start_dealer(host: str, port: int, home: Path, max_rooms: int) -> Dea
     env.setdefault("PASSE_LOG", "info")
     gc_log, lag_log, acts_log = (home / f"dealer-{name}.log" for name in ("gc", "lag", "acts"))
     command = [sys.executable, "-c", DEALER_BOOT, str(gc_log), PROFILE or "", str(lag_log)]
-    command.append(str(acts_log))
+    command += [str(acts_log), CENSUS or ""]
     command += ["dealer", "--broker", f"{host}:{port}", "--name", "D0"]
     command += ["--no-advertise", "--max-rooms", str(max_rooms)]
     log = home / "dealer.log"
@@ -990,7 +1024,7 @@ def _why(step: Step) -> str:
 async def _bench(quick: bool) -> tuple[list[Step], dict[str, str]]:
     from tests.net.brokers import start_mosquitto
 
-    steps = QUICK_STEPS if quick else STEPS
+    steps = STUDY_STEPS or (QUICK_STEPS if quick else STEPS)
     window = QUICK_WINDOW if quick else WINDOW
     settle = QUICK_SETTLE if quick else SETTLE
     facts: dict[str, str] = {}
@@ -1058,6 +1092,8 @@ async def _bench(quick: bool) -> tuple[list[Step], dict[str, str]]:
                 await asyncio.wait_for(follower, 10)  # to the end of its output
             facts["dealer_events"] = ", ".join(f"{k} {v}" for k, v in sorted(dealer.events.items()))
             facts["dealer_warnings"] = _warnings(dealer.log)
+            for trace in (dealer.gc_log, dealer.lag_log, dealer.acts_log):
+                _keep(trace)
             facts["worker_warnings"] = _worker_warnings([worker.log for worker in workers])
     facts["load_after"] = loadavg()
     return results, facts

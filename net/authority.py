@@ -319,7 +319,8 @@ class Authority:
     seq: int = 0
     on_change: list[Callable[[], None]] = field(default_factory=list)
     _peers: dict[bytes, _PeerRecord] = field(default_factory=dict)
-    _logs: dict[int, list[list[Any]]] = field(default_factory=dict)  # per seat, encoded
+    # Per seat, each event as msgpack (GameCodec.encode_event_raw).
+    _logs: dict[int, list[msgspec.Raw]] = field(default_factory=dict)
     _link: MqttLink | None = None
     _outbox: Outbox | None = None
     _outbox_ready: asyncio.Event = field(default_factory=asyncio.Event)
@@ -471,7 +472,7 @@ class Authority:
     # each came (monotonic); the public log (every event as a spectator
     # may see it, encoded), and the public view of the latest seq.
     watchers: dict[bytes, float] = field(default_factory=dict)
-    _public_log: list[list[Any]] = field(default_factory=list)
+    _public_log: list[msgspec.Raw] = field(default_factory=list)
     _public_view: tuple[int, dict[str, Any]] | None = None
     _watchers_published: bool = False  # a count went out (retained): cleared at the end
     _watch_timer: asyncio.TimerHandle | None = None
@@ -1441,9 +1442,9 @@ class Authority:
         )
         self._to_peer(key, Refused(room=self.code, reason=reason, code=code, n=n))
 
-    def _seat_events(self, seat: int | None, events: Sequence[Event]) -> list[list[Any]]:
+    def _seat_events(self, seat: int | None, events: Sequence[Event]) -> list[msgspec.Raw]:
         return [
-            self.codec.encode_event(shown)
+            self.codec.encode_event_raw(shown)
             for event in events
             if (shown := event.for_seat(seat)) is not None
         ]

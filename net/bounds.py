@@ -25,6 +25,14 @@ from dataclasses import dataclass, field
 from typing import Final
 
 
+def _refill(tokens: float, then: float, rate: float, burst: float, now: float) -> float:
+    """A token bucket's tokens at ``now``: ``tokens`` (negative: never used,
+    full at first use) counted at ``then``, ``rate`` a second up to ``burst``."""
+    if tokens < 0:
+        return burst
+    return min(burst, tokens + max(0.0, now - then) * rate)
+
+
 @dataclass
 class TokenBucket:
     """``rate`` tokens a second, up to ``burst`` saved up."""
@@ -32,19 +40,20 @@ class TokenBucket:
     rate: float
     burst: float
     tokens: float = -1.0  # full at first use
-    at: float | None = None
+    at: float = 0.0
 
     def take(self, now: float, cost: float = 1.0) -> bool:
         """Spend ``cost`` tokens if there are that many (then True)."""
-        if self.at is None or self.tokens < 0:
-            self.tokens, self.at = self.burst, now
-        elapsed = max(0.0, now - self.at)
-        self.tokens = min(self.burst, self.tokens + elapsed * self.rate)
-        self.at = now
+        self.tokens, self.at = _refill(self.tokens, self.at, self.rate, self.burst, now), now
         if self.tokens >= cost:
             self.tokens -= cost
             return True
         return False
+
+
+# A message bucket and a byte bucket, each (tokens, when counted), never used.
+Budget = tuple[float, float, float, float]
+FRESH: Final[Budget] = (-1.0, 0.0, -1.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -56,11 +65,17 @@ class Rate:
     bytes: float
     byte_burst: float
 
-    def buckets(self) -> tuple[TokenBucket, TokenBucket]:
-        return (
-            TokenBucket(self.messages, self.message_burst),
-            TokenBucket(self.bytes, self.byte_burst),
-        )
+    def take(self, budget: Budget, size: int, now: float) -> tuple[bool, Budget]:
+        """One message of ``size`` bytes from ``budget``: whether both of its
+        buckets had room, and the budget after (a message refused for its
+        bytes still spent its message token)."""
+        messages = _refill(budget[0], budget[1], self.messages, self.message_burst, now)
+        if messages < 1.0:
+            return False, (messages, now, budget[2], budget[3])
+        volume = _refill(budget[2], budget[3], self.bytes, self.byte_burst, now)
+        if volume < size:
+            return False, (messages - 1.0, now, volume, now)
+        return True, (messages - 1.0, now, volume - size, now)
 
 
 @dataclass
@@ -76,28 +91,30 @@ class SenderLimits:
     per_sender: Rate
     total: Rate
     max_senders: int = 1024
-    _senders: OrderedDict[Hashable, tuple[TokenBucket, TokenBucket]] = field(
-        default_factory=OrderedDict
-    )
-    _total: tuple[TokenBucket, TokenBucket] | None = None
+    # Each sender's budget as a tuple of four floats, which the garbage
+    # collector stops tracking at its first pass. A room keeps a few of
+    # these tables; as two TokenBuckets and a pair per sender they were a
+    # fifth of what a dealer's full collection walked per room
+    # (bench/dealer.py, BENCH_DEALER_CENSUS).
+    _senders: OrderedDict[Hashable, Budget] = field(default_factory=OrderedDict)
+    _total: Budget = FRESH
     refused: dict[str, int] = field(default_factory=dict)
 
     def allow(self, sender: Hashable, size: int, now: float) -> bool:
-        buckets = self._senders.get(sender)
-        if buckets is None:
-            buckets = self._senders[sender] = self.per_sender.buckets()
+        budget = self._senders.get(sender)
+        if budget is None:
+            budget = FRESH
+            self._senders[sender] = budget
             while len(self._senders) > self.max_senders:
                 self._senders.popitem(last=False)
         else:
             self._senders.move_to_end(sender)
-        if self._total is None:
-            self._total = self.total.buckets()
-        messages, volume = buckets
-        if not messages.take(now) or not volume.take(now, size):
+        allowed, self._senders[sender] = self.per_sender.take(budget, size, now)
+        if not allowed:
             self._count("sender")
             return False
-        total_messages, total_volume = self._total
-        if not total_messages.take(now) or not total_volume.take(now, size):
+        allowed, self._total = self.total.take(self._total, size, now)
+        if not allowed:
             self._count("total")
             return False
         return True

@@ -35,6 +35,9 @@ from core.engine import Action, AnyGame, Event, IllegalAction, View
 
 # Maps with sorted keys, tuples and lists alike: equal data, equal bytes.
 _canonical = msgspec.msgpack.Encoder(order="sorted")
+# Events kept as msgpack (encode_event_raw): written as a message's encoder
+# (net/wire.py) would write them.
+_event_encoder = msgspec.msgpack.Encoder()
 
 
 class CodecError(ValueError):
@@ -67,6 +70,14 @@ class GameCodec:
 
     def encode_event(self, event: Event) -> list[Any]:
         return [type(event).__name__, self._encode(event)]
+
+    def encode_event_raw(self, event: Event) -> msgspec.Raw:
+        """:meth:`encode_event` already written as msgpack: one object that
+        goes into a message as it is. An authority keeps every seat's log
+        for the whole game; as plain lists and maps each event was two or
+        more objects its garbage collector walked at every full collection,
+        and added to what starts the next one (bench/dealer.py)."""
+        return msgspec.Raw(_event_encoder.encode(self.encode_event(event)))
 
     def decode_event(self, data: Any) -> Event:
         if not isinstance(data, (list, tuple)) or len(data) != 2 or not isinstance(data[0], str):

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import time
@@ -37,6 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
+
+import msgspec
 
 from core.engine import ConfigError
 from core.registry import get_game
@@ -899,7 +900,11 @@ class Dealer:
         self._status_written_at = time.monotonic()
         with contextlib.suppress(OSError):
             self.state_dir.mkdir(parents=True, exist_ok=True)
-            text = json.dumps(self.status(running=running), indent=1)
+            # msgspec's encoder in C: json.dumps with an indent is the pure
+            # Python one, 1.7 ms a write at 100 rooms (0.08 ms here), on
+            # the loop every room's moves wait for (bench/dealer.py).
+            encoded = msgspec.json.encode(self.status(running=running))
+            text = msgspec.json.format(encoded, indent=1).decode()
             write_atomic(self.state_dir / STATUS_FILE, text, durable=False)
 
 

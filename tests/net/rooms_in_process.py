@@ -87,6 +87,11 @@ def holders(authority: Authority) -> list[bytes | None]:
     return [seat.key for seat in authority.seats]
 
 
+def as_sent(log: list[msgspec.Raw]) -> list[Any]:
+    """An authority's log (each event kept as msgpack) as its peer decodes it."""
+    return [msgspec.msgpack.decode(event) for event in log]
+
+
 def listen(authority: Authority) -> None:
     """Keep what the authority sends from now on (its outbox, never sent)."""
     authority._outbox = Outbox()

@@ -7,6 +7,7 @@ argument: these tests drive them with made-up clocks, so they are exact.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import time
 
@@ -56,6 +57,21 @@ def test_limits_per_sender_and_in_total() -> None:
     for n in range(1000):
         limits.allow(f"fresh{n}", 1, 2.0)
     assert limits.senders == 3
+
+
+def test_a_sender_s_budget_is_nothing_the_garbage_collector_walks() -> None:
+    """A dealer holds a few such tables per room, and every object in them
+    lengthened its full collections (bench/dealer.py): a sender's budget
+    adds no object the collector tracks."""
+    limits = SenderLimits(Rate(1, 2, 1000, 1000), Rate(10_000, 10_000, 2**40, 2**40))
+    limits.allow(-1, 10, 0.0)
+    gc.collect()
+    tracked = len(gc.get_objects())
+    for sender in range(500):
+        assert limits.allow(sender, 10, 0.0)
+    assert limits.senders == 501
+    gc.collect(0)  # a young collection's pass, as any process makes them
+    assert len(gc.get_objects()) - tracked < 50  # two buckets and a pair each: 1,500
 
 
 def test_a_gate_lets_one_through_per_interval() -> None:

@@ -221,7 +221,7 @@ async def a_finished_game(ana: Identity = ME, game: str = "passpass") -> Authori
 
 def seat_events(authority: Authority) -> list[object]:
     codec = codec_for(get_game(authority.game_id))
-    return [codec.decode_event(raw) for raw in authority._logs[0]]
+    return [codec.decode_event(msgspec.msgpack.decode(raw)) for raw in authority._logs[0]]
 
 
 async def test_the_end_comes_from_the_revealed_record_once_it_matches_the_deal() -> None:
