@@ -164,6 +164,15 @@ class MqttLink:
             return
         try:
             await asyncio.wait_for(self._connected.wait(), timeout)
+        except asyncio.CancelledError:
+            # Cancelled while connecting (a home screen closed as it looked
+            # for a seat to rejoin): the link goes with it. Left alone, its
+            # reconnection loop ran on, and on Python 3.11 a cancellation
+            # lost in aiomqtt's waits (see stop_task) kept it running when
+            # the loop ended, which waited for it for ever (a test's
+            # teardown, 300 s).
+            await self.close(graceful=False)
+            raise
         except TimeoutError:
             await self.close(graceful=False)
             where = ", ".join(f"{host}:{port}" for host, port in self.brokers)

@@ -183,6 +183,25 @@ async def test_a_link_none_of_whose_brokers_answers_names_them_all() -> None:
         assert f"127.0.0.1:{one}, 127.0.0.1:{other}" in str(error.value)
 
 
+async def test_a_link_cancelled_while_it_connects_leaves_nothing_running() -> None:
+    """A home screen that closes while it looks for a seat to rejoin
+    cancels its link's start (net/rejoin.py): the link's reconnection loop
+    ran on after it, and at the end of a loop that waits for every task, a
+    cancellation lost on Python 3.11 (see stop_task) waited for ever."""
+    with closed_port() as port:  # refused at once: the link keeps trying
+        link = MqttLink("127.0.0.1", port, subscriptions=[], on_message=_ignore)
+        starting = asyncio.get_running_loop().create_task(link.start(timeout=30.0))
+        others = {asyncio.current_task(), starting}
+        while not any(task not in others for task in asyncio.all_tasks()):
+            await asyncio.sleep(0)  # its reconnection loop is running
+        starting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await starting
+        assert link.closed
+        left = [task for task in asyncio.all_tasks() if task not in others and not task.done()]
+        assert left == []
+
+
 # Anonymous MQTT clients are this user, who may not subscribe under closed/.
 NATS_DENIAL = """
 authorization {

@@ -33,9 +33,13 @@ RecordingT = TypeVar("RecordingT", bound="RecordingClient")
 
 @pytest.fixture(autouse=True)
 def private_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Never read or write the real user's settings."""
+    """Never read or write the real user's settings, nor another test's
+    data: a home screen whose data directory held the pins of an earlier
+    networked test looked for a seat to rejoin on the network (the data
+    directory was one per test process)."""
     directory = tmp_path / "config"
     monkeypatch.setenv("PASSE_CONFIG_DIR", str(directory))
+    monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("NO_COLOR", raising=False)
     return directory / "settings.json"
 
