@@ -102,14 +102,26 @@ async def test_a_phone_sized_window_fits_80_columns_and_its_footer_keys_are_tapp
     overflow = await tab.page.evaluate("() => document.documentElement.scrollWidth")
     assert overflow <= 390
     await tab.focus()  # the first tap on the terminal: the footer shows the keys
-    await terminal.wait(lambda: "r Rules" in terminal.line(terminal.rows - 1), "the footer")
-    column = terminal.line(terminal.rows - 1).index("r Rules") + 2
-    x, y, width, height = await tab.page.evaluate(
-        "() => { const r = document.querySelector('.xterm-screen').getBoundingClientRect();"
-        " return [r.x, r.y, r.width, r.height]; }"
-    )
-    await tab.page.touchscreen.tap(
-        x + (column + 0.5) * width / terminal.columns,
-        y + (terminal.rows - 0.5) * height / terminal.rows,
-    )
-    await terminal.wait_for("Rules of Pass Pass")
+    # Up to three taps, each where the key is then: once in a CI run (3.13,
+    # 4 December, a machine 3x slower than usual) a tap did nothing for 30 s.
+    # The cause is not known; a tap that lands while the footer rebuilds its
+    # keys (at each change of bindings) is lost, as on any Textual screen,
+    # and a person taps again. Any tap may open the rules; none other may.
+    for tap in range(3):
+        await terminal.wait(lambda: "r Rules" in terminal.line(terminal.rows - 1), "the footer")
+        column = terminal.line(terminal.rows - 1).index("r Rules") + 2
+        x, y, width, height = await tab.page.evaluate(
+            "() => { const r = document.querySelector('.xterm-screen').getBoundingClientRect();"
+            " return [r.x, r.y, r.width, r.height]; }"
+        )
+        await tab.page.touchscreen.tap(
+            x + (column + 0.5) * width / terminal.columns,
+            y + (terminal.rows - 0.5) * height / terminal.rows,
+        )
+        try:
+            await terminal.wait_for("Rules of Pass Pass", timeout=10.0 if tap < 2 else 30.0)
+            break
+        except AssertionError:
+            if tap == 2:
+                raise
+            assert HOME in terminal.text()  # still home: nothing else happened
