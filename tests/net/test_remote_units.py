@@ -60,6 +60,7 @@ from tests.net.procs import need_mosquitto
 from tests.net.rooms_in_process import (
     CODE,
     MemoryLink,
+    as_sent,
     linked,
     listen,
     pump,
@@ -221,7 +222,7 @@ async def a_finished_game(ana: Identity = ME, game: str = "passpass") -> Authori
 
 def seat_events(authority: Authority) -> list[object]:
     codec = codec_for(get_game(authority.game_id))
-    return [codec.decode_event(msgspec.msgpack.decode(raw)) for raw in authority._logs[0]]
+    return [codec.decode_event(data) for data in as_sent(authority._logs[0])]
 
 
 async def test_the_end_comes_from_the_revealed_record_once_it_matches_the_deal() -> None:
