@@ -196,6 +196,9 @@ class RoomReplica:
         storage = self._storage(storage_path, config, maker)
         self.committed = 1
         self._commit_changed = asyncio.Event()
+        # Set once any term's authority is known here (heard from, or this
+        # voter elected): the room is alive (net/dealer/service.py).
+        self.authority_known = asyncio.Event()
         self._replicated_actions: int | None = None  # None: no base written yet
         self.driver = VoterDriver(
             identity,
@@ -314,6 +317,7 @@ class RoomReplica:
             self.on_stepped_down(term)
 
     def _on_authority(self, term: int, key: bytes) -> None:
+        self.authority_known.set()
         if key == self.identity.public_key and term > 1 and self.on_won is not None:
             self.on_won(term)
 

@@ -163,6 +163,7 @@ async def _serve(
     # What it ran when its process last ended goes on (after the line
     # above: a script reads the dealer's key first, then its events).
     await dealer.resume_kept()
+    await dealer.resume_held()
     await stop.wait()
     await dealer.stop()
     if embedded is not None:

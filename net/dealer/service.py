@@ -43,6 +43,7 @@ from core.engine import ConfigError
 from core.registry import get_game
 from net.authority import Authority
 from net.bounds import FloodLog, Rate, SenderLimits, TokenBucket
+from net.codes import ALPHABET, CODE_LENGTH
 from net.dealer.kept import KEPT_VERSION, KeptRoom, forget, keep, kept_rooms
 from net.dealer.messages import (
     MAX_DEALER_PAYLOAD,
@@ -59,7 +60,7 @@ from net.dealer.messages import (
 )
 from net.election.driver import announce_decoder, authority_topic, parse_broker
 from net.election.messages import Config
-from net.failover import SeatVoter
+from net.failover import SeatVoter, stored_election
 from net.files import write_atomic
 from net.headless import fill_and_start, over_or_stepped_down
 from net.host import HostedRoom, RoomMoved, close_interrupted_room, open_room, resume_room
@@ -97,6 +98,10 @@ FIRST_SEAT_WAIT: Final = 5 * 60.0
 # A handing-over dealer waits this long for the next one's log, then for
 # its election (seconds).
 HANDOVER_WAIT: Final = 10.0
+# A room held again after a restart is let go when no authority of it is
+# heard in this long (seconds): its game ended while this dealer was away.
+# Elections take a few election timeouts (1-2 s each): this is many.
+REHOLD_WAIT: Final = 60.0
 INBOX_RATE: Final = Rate(messages=20, message_burst=40, bytes=64 << 10, byte_burst=128 << 10)
 INBOX_TOTAL: Final = Rate(messages=400, message_burst=800, bytes=2 << 20, byte_burst=4 << 20)
 # Rooms dealt a second (all askers), and saved up.
@@ -130,7 +135,9 @@ class HeldRoom:
     code: str
     config: Config
     voter: SeatVoter
-    room_key: bytes  # the key that signs the room in the highest term announced
+    # The key that signs the room in the highest term announced (empty:
+    # not known yet, a room held again after a restart).
+    room_key: bytes
     term: int = 1
     released: bool = False
 
@@ -192,6 +199,13 @@ class Dealer:
         crash or a restart (None: the person's rooms directory, nothing
         resumed: in-process dealers of the tests)."""
         return self.state_dir / "rooms" if self.state_dir is not None else None
+
+    @property
+    def held_dir(self) -> Path | None:
+        """Where this dealer's voter files of the rooms it holds for others
+        are kept (None: the person's votes directory, nothing held again
+        after a restart: in-process dealers of the tests)."""
+        return self.state_dir / "held" if self.state_dir is not None else None
 
     @property
     def busy(self) -> int:
@@ -713,30 +727,104 @@ class Dealer:
             self._floods.note("hold-full", f"could not hold room {hold.code}: full", now)
             return
         broker = parse_broker(hold.broker) or (self.host, self.port)
+        self._hold(hold.code, config, hold.election, broker, hold.room_key)
+        log.info("room %s: holds it for dealer %s", hold.code, self._dealer_name(sender))
 
+    def _hold(
+        self,
+        code: str,
+        config: Config,
+        election: bytes,
+        broker: tuple[str, int],
+        room_key: bytes,
+    ) -> HeldRoom:
+        """Vote and stand in room ``code`` (its voter file in
+        ``held_dir``: a restart votes again from it)."""
         voter = SeatVoter(
             self.identity,
-            hold.code,
+            code,
             config,
-            hold.election,
+            election,
             *broker,
             seat_name=lambda: self.name,
-            room_key=lambda: self._held_key(hold.code),
-            over=lambda: self.held.get(hold.code) is None,
+            room_key=lambda: self._held_key(code),
+            over=lambda: self.held.get(code) is None,
             advertise=self.advertise,
-            on_table=lambda authority: self._took_over(hold.code, authority),
+            on_table=lambda authority: self._took_over(code, authority),
             cluster=((self.host, self.port), *self.alternates),
+            directory=self.held_dir,
         )
-        self.held[hold.code] = HeldRoom(hold.code, config, voter, hold.room_key)
+        held = self.held[code] = HeldRoom(code, config, voter, room_key)
         if self._link is not None:
-            self._link.subscribe(authority_topic(hold.code))
-        log.info("room %s: holds it for dealer %s", hold.code, self._dealer_name(sender))
-        spawn(voter.start(), f"the voter of room {hold.code}")
+            self._link.subscribe(authority_topic(code))
+        spawn(voter.start(), f"the voter of room {code}")
         self._changed()
+        return held
+
+    async def resume_held(self) -> None:
+        """The rooms this dealer held for other dealers when its process
+        ended: it votes and stands in each again from its voter file (its
+        log and its term as they were), so that the room keeps three
+        dealers that can take its table. A room in which no authority is
+        heard within ``REHOLD_WAIT`` (its game ended meanwhile, and its
+        release was sent while this dealer was away) is let go, its file
+        with it."""
+        directory = self.held_dir
+        if directory is None or not directory.is_dir():
+            return
+        suffix = f"-{self.identity.peer_id}.vote"
+        me = self.identity.public_key
+        for path in sorted(directory.glob(f"*{suffix}")):
+            code = path.name[: -len(suffix)]
+            if code in self.rooms or code in self.held:
+                continue
+            valid = set(code) <= set(ALPHABET) and len(code) == CODE_LENGTH
+            election = stored_election(code, self.identity, directory) if valid else None
+            config = decode_room_config(election) if election is not None else None
+            if (
+                election is None
+                or config is None
+                or config.sealer == me
+                or not any(voter.key == me and voter.dealer for voter in config.voters)
+            ):
+                log.warning("room %s: its voter file here is not one of a held room: removed", code)
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                continue
+            if self.busy >= self.max_rooms:
+                log.warning("room %s: not held again: this dealer is full", code)
+                continue
+            held = self._hold(code, config, election, (self.host, self.port), b"")
+            log.info(
+                "room %s: holds it again (term %d in its voter file)", code, held.voter.replica.term
+            )
+            self._event("holds_again", code=code, term=held.voter.replica.term)
+            spawn(self._until_heard(held), f"room {code}'s authority")
+
+    async def _until_heard(self, held: HeldRoom) -> None:
+        """``held`` let go unless its room's authority (another dealer, or
+        this one elected) is heard from within REHOLD_WAIT; once its log is
+        in step with the authority's (an entry committed here), said so."""
+        replica = held.voter.replica
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(REHOLD_WAIT):
+                await replica.authority_known.wait()
+        if self.held.get(held.code) is not held:
+            return
+        if not replica.authority_known.is_set():
+            why = f"no authority was heard in {REHOLD_WAIT:g} s: its game is over"
+            await self._let_go(held, why)
+            self._event("let_go", code=held.code, why=why)
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(REHOLD_WAIT):
+                await replica.wait_committed(2)  # the first entry after the config
+                log.info("room %s: this dealer's log is in step again", held.code)
+                self._event("in_step", code=held.code, term=replica.term)
 
     def _held_key(self, code: str) -> bytes | None:
         held = self.held.get(code)
-        return held.room_key if held is not None else None
+        return held.room_key if held is not None and held.room_key else None
 
     def _dealer_name(self, key: bytes) -> str:
         known = self.dealers.get(key)

@@ -267,3 +267,58 @@ async def test_a_room_whose_voter_file_says_it_fails_over_is_never_resumed(
             assert "other dealers hold it" in closed["why"]
             assert dealt.code not in again.rooms
             assert not list(rooms.glob(f"{dealt.code}*"))
+
+
+async def test_a_held_room_whose_game_ended_meanwhile_is_let_go_and_strange_files_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started again, a dealer votes again in the rooms it held for others
+    (its voter files in its own directory). One whose authority is never
+    heard (its game ended while this dealer was away, its release sent
+    then) is let go after REHOLD_WAIT, its file removed; a voter file that
+    is not one of a room held here (damaged, a bad code, a config that does
+    not name this dealer, or one this dealer made) is removed at once."""
+    from net.codes import new_code
+    from net.election.driver import FileStorage, first_persisted
+    from net.election.messages import Voter
+    from net.election.shares import make_config
+    from net.failover import voter_file
+
+    monkeypatch.setattr(service, "REHOLD_WAIT", 0.5)
+    me, maker, player = Identity.generate(), Identity.generate(), Identity.generate()
+    held_dir = tmp_path / "held"
+    held_dir.mkdir()
+
+    def voter_file_for(config_maker: Identity, voters: list[Voter]) -> Path:
+        config, _ = make_config(config_maker, voters)
+        path = voter_file(new_code(), me, held_dir)
+        FileStorage.create(path, first_persisted(config, config_maker.public_key))
+        return path
+
+    dealers = [Voter(me.public_key, True), Voter(maker.public_key, True)]
+    ended = voter_file_for(maker, [*dealers, Voter(player.public_key, False)])
+    not_named = voter_file_for(maker, [dealers[1], Voter(player.public_key, False)])
+    made_here = voter_file_for(me, dealers)
+    damaged = voter_file(new_code(), me, held_dir)
+    damaged.write_bytes(b"\x00not a voter file")
+    bad_code = held_dir / f"A+#B/C-{me.peer_id}.vote".replace("/", "")
+    bad_code.write_bytes(ended.read_bytes())
+    someone_else_s = voter_file(new_code(), player, held_dir)
+    someone_else_s.write_bytes(ended.read_bytes())
+    code = ended.name.split("-")[0]
+    events = Events()
+    async with broker_at("mosquitto") as (host, port):
+        dealer = Dealer(me, "D", host, port, advertise=False, state_dir=tmp_path, on_event=events)
+        await dealer.start()
+        try:
+            await dealer.resume_held()
+            assert set(dealer.held) == {code}
+            assert (await events.until("holds_again"))["code"] == code
+            for path in (not_named, made_here, damaged, bad_code):
+                assert not path.exists(), path
+            assert someone_else_s.exists()  # not this dealer's: not read
+            let_go = await events.until("let_go", code=code)
+            assert "no authority was heard" in let_go["why"]
+            assert dealer.held == {} and not ended.exists()
+        finally:
+            await dealer.stop()
