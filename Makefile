@@ -56,18 +56,19 @@ $(STAMP_BENCH): pyproject.toml $(STAMP_DEV)
 play: $(STAMP_APP)
 	@$(BIN)/passe
 
-# Three workers on two cores: the networked, SSH and process tests spend much
-# of their time waiting on brokers and child processes, which a third worker
-# fills (measured: 6:11 with -n 2, 5:00 with -n 3 on an idle 2-core machine,
-# when the suite was smaller). Four (3 December night, beside a benchmark:
-# 5:48 against 7:56) made a TUI test fail in CI (the lobby's on_mount found
-# no child yet): three until that is understood.
+# Four workers on two cores: the networked, SSH, browser and process tests
+# spend much of their time waiting on brokers and child processes, which
+# more workers fill. Measured on an idle 2-core machine (4 December, 1,454
+# tests): 6:00 and 6:12 with -n 3, 5:07 and 4:43 with -n 4 (earlier, with
+# a smaller suite: 6:11 with -n 2, 5:00 with -n 3). Four once made a TUI
+# test fail beside a benchmark (3 December: the lobby's on_mount found no
+# child yet); the timing-bound tests found since were made exact.
 # TESTS=... runs a part (CI's second Python: see .ci/run).
 TESTS ?=
 test: $(STAMP_DEV)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 3 -q --durations=12 $(TESTS)
+	$(BIN)/python -m pytest -n 4 -q --durations=12 $(TESTS)
 
 # Heavy tests left out of `make test` (e.g. twenty SSH sessions at once).
 # Long runs: the soak-marked tests, and every property test with all its games
