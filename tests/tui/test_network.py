@@ -843,6 +843,9 @@ async def test_hosting_on_an_unreachable_broker_says_so_within_seconds(
         status = text_of(lobby, "#lobby-status")
         assert status.startswith("Could not open the room: cannot reach the broker at 127.0.0.1:9")
         assert "\n" not in status
+        # Nothing to start: the footer offers leaving and help, not Start.
+        await pilot.pause()
+        assert [d for d, _ in footer_keys(app)] == ["Leave", "Help"], footer_keys(app)
         await pilot.press("q")  # nothing to leave: straight back home
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
 

@@ -704,8 +704,8 @@ class LobbyScreen(PasseScreen):
                 and seat < len(self.room.seats)
             )
         if action == "start":
-            if not self.hosting:
-                return False
+            if not self.hosting or (self.hosted is None and self.problem is not None):
+                return False  # a room that could not open never starts: no key for it
             if self.hosted is None or self.room is None or self.room.phase != "lobby":
                 return None
             return None if self.start_refusal() else super().check_action(action, parameters)
