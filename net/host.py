@@ -373,8 +373,7 @@ async def resume_room(
     for a room that failed over (:class:`RoomMoved`): it is removed.
     ``rooms``: the directory its file is in (as for :func:`open_room`)."""
     store = _claim(saved.code, rooms)
-    maker = Identity(SigningKey(saved.authority_key))
-    if saved.phase == "playing" and maker_vote_path(saved.code, maker).exists():
+    if table_moved(saved):
         # Its voters elected another authority when this process stopped
         # (issue 20): running this one again would be a second table.
         store.discard()
@@ -420,6 +419,24 @@ class ClosedRoom:
     told: tuple[str, ...] = ()
     untold: tuple[str, ...] = ()
     kept_for_them: bool = False
+
+
+def table_moved(saved: SavedRoom) -> bool:
+    """Whether the interrupted room ``saved`` went on without this machine:
+    a game in play whose host's process was a voter (its room failed over,
+    issue 20), so its players' machines elected one of them when it
+    stopped. It cannot be resumed here; its person rejoins it as a player."""
+    maker = Identity(SigningKey(saved.authority_key))
+    return saved.phase == "playing" and maker_vote_path(saved.code, maker).exists()
+
+
+def forget_moved_room(saved: SavedRoom) -> None:
+    """This machine's files of room ``saved``, whose table moved (see
+    :func:`table_moved`), removed: nobody is told anything (the game goes on
+    elsewhere). Raises ``RoomBusy`` if a running Passe holds them."""
+    store = _claim(saved.code)
+    store.discard()
+    store.release()
 
 
 async def close_interrupted_room(
@@ -651,8 +668,10 @@ __all__ = [
     "HostedRoom",
     "close_interrupted_room",
     "default_host_name",
+    "forget_moved_room",
     "lan_address",
     "open_next_room",
     "open_room",
     "resume_room",
+    "table_moved",
 ]

@@ -225,6 +225,29 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
     return room, table, notice
 
 
+def table_moved(room: SavedRoom) -> bool:
+    """Whether the interrupted hosted ``room`` went on without this machine
+    (its table moved to a player's: issue 20); its person rejoins it."""
+    from net.host import table_moved as moved
+
+    return moved(room)
+
+
+def forget_moved(room: SavedRoom) -> str:
+    """This machine's files of ``room``, whose table moved, removed; what
+    happened, in words. Raises :class:`NetplayError` (a running Passe holds
+    them)."""
+    from net.codes import format_code
+    from net.host import forget_moved_room
+
+    code = format_code(room.code)
+    try:
+        forget_moved_room(room)
+    except Exception as error:
+        raise NetplayError(_one_line(error, f"could not forget room {code}")) from None
+    return f"Room {code} is forgotten on this machine; its game goes on without it."
+
+
 async def close_for_good(room: SavedRoom) -> str:
     """Close an interrupted hosted room for good; what happened, in words.
     Raises :class:`NetplayError` (e.g. a running Passe hosts it)."""

@@ -1045,6 +1045,82 @@ async def test_the_home_screen_closes_an_interrupted_room_for_good_after_asking(
         await cleaner.publish(room_topic(code), b"", retain=True)
 
 
+async def test_an_interrupted_room_whose_table_moved_is_rejoined_or_forgotten_not_closed(
+    private_config: Path, mosquitto: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by hand (issue 20): the host's machine died, its players elected
+    one of them and played on. Back, the old host's home screen said "was
+    interrupted: u resumes it, x closes it for good"; u then said "Could
+    not open the room", and x would have said the room was closed. Now the
+    home screen says the room went on without this machine; x forgets it
+    here (after asking) and tells nobody anything; u forgets it and joins
+    it by its code, as a player."""
+    from nacl.signing import SigningKey
+
+    from net import host as host_module
+    from net.codes import format_code, new_code
+    from net.identity import load_identity
+    from net.replication import maker_vote_path
+    from net.rooms import BrokerChoice, room_path, write_room
+    from tests.net.test_room_files import a_room_in_play
+    from tests.tui.conftest import help_fits
+    from tui.screens.join import JoinScreen
+
+    async def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a moved room is never opened again to be closed")
+
+    monkeypatch.setattr(host_module, "close_interrupted_room", never)
+    monkeypatch.setattr(host_module, "resume_room", never)
+    where = BrokerChoice(embedded=False, host=mosquitto[0], port=mosquitto[1])
+
+    async def a_moved_room() -> str:
+        code = new_code()
+        authority = await a_room_in_play(code, ana=load_identity().identity.public_key)
+        saved = authority.snapshot(where)
+        write_room(room_path(code), saved)
+        vote = maker_vote_path(code, Identity(SigningKey(saved.authority_key)))
+        vote.parent.mkdir(parents=True, exist_ok=True)
+        vote.write_bytes(b"its voter file")  # the host's process was a voter
+        return code
+
+    code = await a_moved_room()
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen) and home.hosted is not None and home.hosted_moved
+        games = text_of(home, "#games")
+        assert f"Your room {format_code(code)} went on without" in games, games
+        assert "was interrupted" not in games
+        assert all(len(line) <= 38 for line in games.splitlines()), games
+        # Its keys say what they do now: nothing resumes or ends it here.
+        await wait_until(pilot, lambda: bool(footer_keys(app)), "the footer's keys")
+        shown = [d for d, _ in footer_keys(app)]
+        assert "Rejoin" in shown and "Del" in shown, shown
+        assert "Resume" not in shown and "End" not in shown, shown
+        assert help_fits(app), footer_keys(app)
+        await pilot.press("x")
+        assert isinstance(app.screen, ChoiceScreen)
+        assert app.screen.choice_title == f"Forget room {format_code(code)}?"
+        await pilot.press("2")  # no: kept
+        assert app.screen is home and room_path(code).exists()
+        await pilot.press("x", "1")
+        await wait_until(pilot, lambda: home.hosted is None, "home updated")
+        assert not room_path(code).exists()
+        forgotten = f"Room {format_code(code)} is forgotten on this machine"
+        assert any(str(n.message).startswith(forgotten) for n in app._notifications)
+        assert "went on without" not in text_of(home, "#games")
+
+    code = await a_moved_room()
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen) and home.hosted_moved
+        await pilot.press("u")
+        await wait_until(pilot, lambda: isinstance(app.screen, JoinScreen), "the join screen")
+        assert app.screen.initial_code == code  # joined by its code, as a player
+        assert not room_path(code).exists()
+
+
 async def test_a_room_being_closed_for_good_is_not_offered_to_rejoin(
     private_config: Path, mosquitto: tuple[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:

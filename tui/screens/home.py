@@ -74,6 +74,10 @@ class HomeScreen(PasseScreen):
         # Not h: the choosers take h and l as ← and →.
         Binding("u", "resume_hosted", "Resume", tooltip="Resume the interrupted hosted game"),
         Binding("x", "close_hosted", "End", tooltip="Close the interrupted hosted game for good"),
+        # The same keys for a hosted room whose table moved to a player's
+        # machine (issue 20): it goes on there, so nothing resumes or ends.
+        Binding("u", "rejoin_moved", "Rejoin", tooltip="Your seat back where it went on"),
+        Binding("x", "forget_moved", "Del", tooltip="Forget it here: it goes on"),
         # Named in the Seats panel's subtitle (the footer is full at 80 columns).
         Binding("p", "past_games", "Past games", show=False, tooltip="Replay a finished game"),
         # Not Escape: it is "back" on every other screen, and a person pressing
@@ -97,7 +101,9 @@ class HomeScreen(PasseScreen):
         "p lists the past games: every game played to its end is kept, to\n"
         "be replayed move by move from any seat.\n"
         "A hosted game whose host process died is kept: u resumes it,\n"
-        "x closes it for good (it asks first; the others are told).\n"
+        "x closes it for good (it asks first; the others are told). If its\n"
+        "table moved to a player's machine meanwhile, u rejoins it there\n"
+        "and x forgets it here.\n"
         "A room you were in whose seat is still yours (your connection or\n"
         "the SSH server went away) is named here too: j rejoins it.\n"
         "ctrl+p opens the command palette: pick a theme there (Passe, the\n"
@@ -117,6 +123,7 @@ class HomeScreen(PasseScreen):
         self.option_rows: list[tuple[str, GameOption, Chooser[Any]]] = []
         self.options_loaded = False
         self.hosted: SavedRoom | None = None  # an interrupted hosted room
+        self.hosted_moved = False  # ...whose table moved to a player's (issue 20)
         # A room joined earlier whose seat our key still holds (issue 18).
         self.rejoin: HeldSeat | None = None
         # The code of the interrupted room being closed for good (x), if any.
@@ -271,10 +278,14 @@ class HomeScreen(PasseScreen):
                 lines.append("")
             lines.append(f"Saved game: {saved}.\nPress c to continue it.")
         self.hosted = self._interrupted_room()
+        self.hosted_moved = False
         if self.hosted is not None:
+            from tui.netplay import table_moved
+
+            self.hosted_moved = table_moved(self.hosted)
             if lines:
                 lines.append("")
-            lines.append(self._describe_hosted(self.hosted))
+            lines.append(self._describe_hosted(self.hosted, moved=self.hosted_moved))
         if self.rejoin is not None:
             if lines:
                 lines.append("")
@@ -343,9 +354,17 @@ class HomeScreen(PasseScreen):
         return rooms[-1].room if rooms else None
 
     @staticmethod
-    def _describe_hosted(room: SavedRoom) -> str:
+    def _describe_hosted(room: SavedRoom, *, moved: bool = False) -> str:
         from net.codes import format_code
 
+        if moved:
+            # Found by hand: u said "could not open the room", and x "closed"
+            # a room that went on (issue 20: the table moved to a player's).
+            return (
+                f"Your room {format_code(room.code)} went on without\n"
+                "this machine (its table moved to a\n"
+                "player's): u rejoins, x forgets it."
+            )
         title = game_info(room.game).title
         # Short lines: the panel is 40 columns at 80x24 (issue 18: it was cut).
         return (
@@ -369,7 +388,9 @@ class HomeScreen(PasseScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("resume_hosted", "close_hosted"):
-            return self.hosted is not None
+            return self.hosted is not None and not self.hosted_moved
+        if action in ("rejoin_moved", "forget_moved"):
+            return self.hosted is not None and self.hosted_moved
         if action in ("quit", "leave_field"):
             # In a text field q is a letter: the footer offers Escape there.
             typing = isinstance(self.focused, Input)
@@ -388,6 +409,25 @@ class HomeScreen(PasseScreen):
     def action_resume_hosted(self) -> None:
         if self.hosted is not None:
             self.post_message(ResumeHostedRequested(self.hosted))
+
+    def action_rejoin_moved(self) -> None:
+        room = self.hosted
+        if room is None:
+            return
+        # Its game goes on on a player's machine: this person rejoins it
+        # there as a player (found on the LAN by its code); the files here
+        # resume nothing any more.
+        from tui.netplay import NetplayError, forget_moved
+
+        try:
+            forget_moved(room)
+        except NetplayError as error:
+            self.notify(str(error), title="Hosted game", severity="warning")
+            return
+        self.hosted, self.hosted_moved = None, False
+        self.query_one("#games", Static).update(plain(self._games_text()))
+        self.refresh_bindings()
+        self.post_message(JoinRequested(self.collect(), rejoin=room.code))
 
     def action_close_hosted(self) -> None:
         from net.codes import format_code
@@ -411,6 +451,36 @@ class HomeScreen(PasseScreen):
         self.app.push_screen(
             ChoiceScreen(f"Close room {code} for good?", body, options, kind="confirm"),
             decided,
+        )
+
+    def action_forget_moved(self) -> None:
+        from net.codes import format_code
+        from tui.netplay import NetplayError, forget_moved
+        from tui.screens.choice import ChoiceScreen
+
+        room = self.hosted
+        if room is None:
+            return
+        code = format_code(room.code)
+        body = (
+            f"The game in room {code} goes on on a player's machine: this removes it "
+            "from this machine only. You can still join it by its code."
+        )
+
+        def decided(index: int | None) -> None:
+            if index != 0:
+                return
+            try:
+                said = forget_moved(room)
+            except NetplayError as error:
+                self.notify(str(error), title="Hosted game", severity="warning")
+            else:
+                self.notify(said, title="Hosted game")
+            self.on_screen_resume()  # the list of what can be continued
+
+        options = [f"Yes, forget room {code}", "No, keep it"]
+        self.app.push_screen(
+            ChoiceScreen(f"Forget room {code}?", body, options, kind="confirm"), decided
         )
 
     async def _close_hosted(self, room: SavedRoom) -> None:
