@@ -131,7 +131,7 @@ async def test_a_closed_terminal_mid_game_saves_it_and_c_continues_it(
 
     again = PtyCommand([passe_binary()], environment(config))
     commands.append(again)
-    await again.wait_for("Press c to continue it")
+    await again.wait_for("c continues it")
     await again.send("c")
     await again.wait_for(HAND)
     # The same game, from where it was: its moves are all there.

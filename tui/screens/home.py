@@ -276,7 +276,10 @@ class HomeScreen(PasseScreen):
         if saved:
             if lines:
                 lines.append("")
-            lines.append(f"Saved game: {saved}.\nPress c to continue it.")
+            # Two lines, not three: at 80x24 the panel has six rows for this,
+            # a blank and a hosted room's three (found by hand: the hosted
+            # room's last line was cut off).
+            lines.append(f"Saved game: {saved}: c continues it.")
         self.hosted = self._interrupted_room()
         self.hosted_moved = False
         if self.hosted is not None:
