@@ -242,7 +242,7 @@ class Dealer:
             return_exceptions=True,
         )
         for held in list(self.held.values()):
-            await self._let_go(held, "this dealer stops")
+            await self._set_aside(held)
         if self._link is not None:
             # Gone, said now (the will is for a death): "offline", then the
             # retained record cleared, so that brokers do not keep one per
@@ -846,6 +846,27 @@ class Dealer:
         if not any(v.key == sender and v.dealer for v in held.config.voters):
             return
         spawn(self._let_go(held, "its game is over"), f"room {release.code}'s release")
+
+    async def _set_aside(self, held: HeldRoom) -> None:
+        """This dealer stops: ``held``'s voter closes and its file stays, so
+        that the dealer holds the room again when it starts again
+        (resume_held). Let go for good, its share would be lost to the room
+        until its end: with three dealers (threshold two), the death of the
+        one running the table would then leave a single share, and nobody
+        could take the table. Without a directory of its own (an in-process
+        dealer), let go."""
+        if self.held_dir is None:
+            await self._let_go(held, "this dealer stops")
+            return
+        if self.held.get(held.code) is not held:
+            return
+        if held.code not in self.rooms:
+            await held.voter.close()  # still in self.held: its file is kept
+        self.held.pop(held.code, None)
+        held.released = True
+        if self._link is not None:
+            self._link.unsubscribe(authority_topic(held.code))
+        log.info("room %s: held again when this dealer starts again", held.code)
 
     async def _let_go(self, held: HeldRoom, why: str) -> None:
         if self.held.pop(held.code, None) is None:

@@ -182,16 +182,18 @@ async def test_a_lone_dealer_s_game_outlives_its_process(tmp_path: Path) -> None
             assert not list((again.home / "data").glob("rooms/*.room"))
 
 
-async def test_a_holding_dealer_killed_and_started_again_holds_its_room_again(
-    tmp_path: Path,
+@pytest.mark.parametrize("stop", ["killed", "terminated"])
+async def test_a_holding_dealer_stopped_and_started_again_holds_its_room_again(
+    tmp_path: Path, stop: str
 ) -> None:
     """Two dealers: the one that holds the room for the other is SIGKILLed
-    and started again with the same data directory. It votes and stands in
-    the room again from its voter file (before, it forgot the room: when
-    the dealer running the table then died, no dealer was left to take it,
-    and the game waited for ever). Then the running dealer is killed: the
-    restarted one takes the table, and the game ends for every player with
-    the deal verified."""
+    (or stopped with SIGTERM) and started again with the same data
+    directory. It votes and stands in the room again from its voter file
+    (before, it forgot the room, or let it go on SIGTERM and its file with
+    it: when the dealer running the table then died, no dealer was left to
+    take it, and the game waited for ever). Then the running dealer is
+    killed: the restarted one takes the table, and the game ends for every
+    player with the deal verified."""
     async with broker_at("mosquitto") as (host, port):
         broker = f"{host}:{port}"
         runner, holder = await start_dealers(tmp_path, 2, broker)
@@ -200,9 +202,13 @@ async def test_a_holding_dealer_killed_and_started_again_holds_its_room_again(
         async with reported(runner, holder, again, *peers):
             room = await dealt_game(tmp_path, broker, runner, peers)
             await peers[0].expect("acted")
-            holder.kill()
             assert holder.process is not None
-            await holder.process.wait()
+            if stop == "killed":
+                holder.kill()
+                await holder.process.wait()
+            else:
+                holder.process.terminate()
+                assert await holder.finish() == 0
             await again.start("dealer", "--broker", broker, "--name", "D1", "--no-advertise")
             await again.expect("dealer")
             assert (await again.expect("holds_again"))["code"] == room["code"]
