@@ -1014,6 +1014,13 @@ class RemoteTable(TableClient):
         if len(key) == len(self.identity.public_key) and key != self.authority_key:
             self._repin(key)
 
+    @property
+    def moved(self) -> bool:
+        """Whether the table moved from its maker's machine to another (a
+        failover, issue 20): seen here, or announced with a term above the
+        first (a seat that joined after it, the old host's person above all)."""
+        return self._moves > 0 or self.term > 1
+
     def _repin(self, key: bytes) -> None:
         """The table moved to the authority signing with ``key``: accept
         only it from now on, and take our seat again there."""

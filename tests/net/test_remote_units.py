@@ -2304,3 +2304,29 @@ async def test_a_later_process_follows_the_table_by_the_voters_its_pins_kept(
     move = Announce(term=2, room_key=successor.public_key)
     await table._on_message(topic, seal(voter, topic, move))
     assert table.authority_key == successor.public_key and table.term == 2
+
+
+async def test_a_table_knows_it_moved_seen_or_announced_before_it_came(tmp_path: Path) -> None:
+    """RemoteTable.moved (the game-over screen's "the table moved: no next
+    game"): not for the maker's own term 1; yes once the seat followed a
+    move, and yes for a seat that came after it, pinned to the successor's
+    key already, by the announcement's term (the old host's person, found
+    by hand)."""
+    me, voter, host, successor = (Identity.generate() for _ in range(4))
+    topic = authority_topic("ABC123")
+
+    def a_table(first_key: bytes, name: str) -> RemoteTable:
+        pins = RoomPins(tmp_path / name)
+        pins.remember("ABC123", first_key)
+        pins.remember_voters("ABC123", frozenset({voter.public_key, me.public_key}))
+        return RemoteTable(me, "ABC123", "127.0.0.1", 1, "Ana", pins=RoomPins(tmp_path / name))
+
+    table = a_table(host.public_key, "seen.json")
+    await table._on_message(topic, seal(voter, topic, Announce(1, host.public_key)))
+    assert table.term == 1 and not table.moved
+    await table._on_message(topic, seal(voter, topic, Announce(2, successor.public_key)))
+    assert table.authority_key == successor.public_key and table.moved
+    later = a_table(successor.public_key, "later.json")
+    assert not later.moved
+    await later._on_message(topic, seal(voter, topic, Announce(2, successor.public_key)))
+    assert later.authority_key == successor.public_key and later.moved

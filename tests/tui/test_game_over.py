@@ -164,3 +164,28 @@ async def test_a_guest_quitting_as_the_host_leaves_or_invites_ends_cleanly(
         over.say_deal_check("Deal verified")
         await pilot.pause()
         assert over.host_gone and over.invited
+
+
+async def test_a_guest_whose_table_moved_is_not_told_the_host_may_open_a_next_game(
+    private_config: Path,
+) -> None:
+    """Found by hand (issue 20): after the table moved to a player's machine,
+    every game-over screen said "(the host may open a next game)"; no host
+    is left to open one. It says the table moved; an invitation (a headless
+    host that follows its moved table may still open one) says so instead."""
+    from core.engine import Result
+    from tui.screens.game_over import GUEST, GUEST_KEYS_HINT, INVITED_KEYS_HINT, MOVED_KEYS_HINT
+
+    names = ("You", "Ada")
+    result = Result(winners=(1,), shared=False, scores=(3, 9), reason="reached 9 points")
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        over = GameOverScreen(result, names, 0, "scores", table=GUEST, moved=True)
+        app.push_screen(over)
+        await pilot.pause()
+        hint = str(over.query_one("#game-over-hint", Static).render())
+        assert hint.startswith(MOVED_KEYS_HINT) and GUEST_KEYS_HINT not in hint, hint
+        over.invite()
+        await pilot.pause()
+        hint = str(over.query_one("#game-over-hint", Static).render())
+        assert hint.startswith(INVITED_KEYS_HINT), hint

@@ -37,6 +37,8 @@ HOST_KEYS_HINT = "a / Enter: next game, same table · h / Esc: home · q: quit"
 GUEST_KEYS_HINT = "h / Esc: home · q: quit (the host may open a next game)"
 INVITED_KEYS_HINT = "a / Enter: join the next game · h / Esc: home · q: quit"
 HOST_GONE_KEYS_HINT = "h / Esc: home · q: quit (the host has left the table)"
+# The table moved to a player's machine (issue 20): nobody there opens one.
+MOVED_KEYS_HINT = "h / Esc: home · q: quit (the table moved: no next game)"
 SCROLL_HINT = " · ↑↓ scroll"
 
 
@@ -82,6 +84,7 @@ class GameOverScreen(PasseModal[str]):
         *,
         table: str = LOCAL,
         invited: bool = False,
+        moved: bool = False,
         deal_check: str = "",
     ) -> None:
         super().__init__()
@@ -92,6 +95,9 @@ class GameOverScreen(PasseModal[str]):
         # A guest plays again once the host has opened the next game.
         self.invited = invited
         self.host_gone = False  # a guest's host left without opening one
+        # The table moved from its host's machine to a player's: no host is
+        # left to open a next game (found by hand: the screens said one may).
+        self.moved = moved
         self.result = result
         self.names = tuple(names)
         self.seat = seat
@@ -127,6 +133,8 @@ class GameOverScreen(PasseModal[str]):
         if self.table == GUEST:
             if self.invited:
                 return INVITED_KEYS_HINT
+            if self.moved:
+                return MOVED_KEYS_HINT
             return HOST_GONE_KEYS_HINT if self.host_gone else GUEST_KEYS_HINT
         return HOST_KEYS_HINT if self.table == HOSTING else KEYS_HINT
 

@@ -703,6 +703,7 @@ class TableScreen(PasseScreen):
             self.final_scores(view),
             table=table,
             invited=remote is not None and remote.next_code is not None,
+            moved=remote is not None and remote.moved,
             deal_check=self.deal_check_text(),
         )
         self.push_dialog(screen, self._after_game_over)
