@@ -529,8 +529,7 @@ class Dealer:
             log.info("room %s: not resumed (%s)", kept.code, why)
             self._event("closed", code=kept.code, why=why)
             self._discard(path, kept.code)
-            with contextlib.suppress(OSError):
-                vote.unlink()  # this voter is not run again here
+            self._hold_made(kept.code, vote)
             return
         if saved.phase != "playing":
             # A lobby's asker and its wait are gone with the process: it
@@ -566,6 +565,21 @@ class Dealer:
         self._event("resumed", code=room.code, moves=len(saved.actions), seq=saved.seq)
         self._changed()
         room.task = spawn(self._run_to_end(room), f"room {room.code}")
+
+    def _hold_made(self, code: str, vote: Path) -> None:
+        """The voter file of a room this dealer made, whose table moved to
+        another dealer: moved among the rooms it holds, so that it votes and
+        stands there again (resume_held): without it, the room lost this
+        dealer's vote and share for good, and with three dealers the death
+        of the next one running the table left a single share."""
+        held_dir = self.held_dir
+        if held_dir is None or not vote.exists():
+            return
+        try:
+            held_dir.mkdir(parents=True, exist_ok=True)
+            os.replace(vote, held_dir / vote.name)
+        except OSError as error:
+            log.warning("room %s: its voter file could not be kept: %s", code, error)
 
     async def _close_interrupted(self, saved: SavedRoom, directory: Path) -> None:
         with contextlib.suppress(Exception):  # nobody to tell: files removed anyway
@@ -763,9 +777,10 @@ class Dealer:
 
     async def resume_held(self) -> None:
         """The rooms this dealer held for other dealers when its process
-        ended: it votes and stands in each again from its voter file (its
-        log and its term as they were), so that the room keeps three
-        dealers that can take its table. A room in which no authority is
+        ended, and those it made whose tables moved to another dealer: it
+        votes and stands in each again from its voter file (its log and its
+        term as they were), so that the room keeps the dealers that can
+        take its table. A room in which no authority is
         heard within ``REHOLD_WAIT`` (its game ended meanwhile, and its
         release was sent while this dealer was away) is let go, its file
         with it."""
@@ -784,7 +799,6 @@ class Dealer:
             if (
                 election is None
                 or config is None
-                or config.sealer == me
                 or not any(voter.key == me and voter.dealer for voter in config.voters)
             ):
                 log.warning("room %s: its voter file here is not one of a held room: removed", code)
@@ -803,8 +817,8 @@ class Dealer:
 
     async def _until_heard(self, held: HeldRoom) -> None:
         """``held`` let go unless its room's authority (another dealer, or
-        this one elected) is heard from within REHOLD_WAIT; once its log is
-        in step with the authority's (an entry committed here), said so."""
+        this one elected) is heard from within REHOLD_WAIT; once its log
+        holds the authority's whole log, said so."""
         replica = held.voter.replica
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(REHOLD_WAIT):
@@ -818,7 +832,7 @@ class Dealer:
             return
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(REHOLD_WAIT):
-                await replica.wait_committed(2)  # the first entry after the config
+                await replica.driver.in_step.wait()
                 log.info("room %s: this dealer's log is in step again", held.code)
                 self._event("in_step", code=held.code, term=replica.term)
 

@@ -44,8 +44,10 @@ from nacl.secret import SecretBox
 
 from net.bounds import FloodLog, Rate, SenderLimits
 from net.election.messages import (
+    MAX_BATCH,
     MAX_ENTRY_DATA,
     Answer,
+    Append,
     Config,
     Entry,
     Message,
@@ -432,6 +434,8 @@ class VoterDriver:
         self._sending = False  # the send loop holds a message it took
         self._link: MqttLink | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        # Set once this voter held its authority's whole log (_note_in_step).
+        self.in_step = asyncio.Event()
         # The room key this voter's game signs with once it is the authority
         # (announced with its term: net/replication.py); empty: no game.
         self.room_key = b""
@@ -680,6 +684,24 @@ class VoterDriver:
                 return
             message = sealed
         self._carry_out(self.node.receive(envelope.sender, message, now))
+        if isinstance(message, Append) and not self.in_step.is_set():
+            self._note_in_step(envelope.sender, message)
+
+    def _note_in_step(self, sender: bytes, append: Append) -> None:
+        """``in_step`` once an Append of the authority that reached the end
+        of its log (fewer entries than a batch holds) matches this voter's
+        log here: it held the authority's whole log then (a dealer started
+        again says so: net/dealer/)."""
+        node = self.node
+        end = append.prev_index + len(append.entries)
+        end_term = append.entries[-1].term if append.entries else append.prev_term
+        if (
+            sender == node.authority
+            and append.term == node.term
+            and len(append.entries) < MAX_BATCH
+            and (end == 0 or (end <= node.last_index and node.log[end - 1].term == end_term))
+        ):
+            self.in_step.set()
 
     async def _tick_loop(self) -> None:
         down = False

@@ -267,17 +267,21 @@ async def test_a_room_whose_voter_file_says_it_fails_over_is_never_resumed(
             assert "other dealers hold it" in closed["why"]
             assert dealt.code not in again.rooms
             assert not list(rooms.glob(f"{dealt.code}*"))
+            # Its voter file is kept among the rooms it holds: it votes and
+            # stands there again (resume_held), never runs its old table.
+            assert (tmp_path / "held" / vote.name).read_bytes() == b"a voter file"
 
 
 async def test_a_held_room_whose_game_ended_meanwhile_is_let_go_and_strange_files_removed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Started again, a dealer votes again in the rooms it held for others
-    (its voter files in its own directory). One whose authority is never
-    heard (its game ended while this dealer was away, its release sent
-    then) is let go after REHOLD_WAIT, its file removed; a voter file that
-    is not one of a room held here (damaged, a bad code, a config that does
-    not name this dealer, or one this dealer made) is removed at once."""
+    and in those it made whose tables moved (its voter files in its own
+    directory). One whose authority is never heard (its game ended while
+    this dealer was away, its release sent then) is let go after
+    REHOLD_WAIT, its file removed; a voter file that is not one of a room
+    held here (damaged, a bad code, a config that does not name this
+    dealer) is removed at once."""
     from net.codes import new_code
     from net.election.driver import FileStorage, first_persisted
     from net.election.messages import Voter
@@ -305,20 +309,21 @@ async def test_a_held_room_whose_game_ended_meanwhile_is_let_go_and_strange_file
     bad_code.write_bytes(ended.read_bytes())
     someone_else_s = voter_file(new_code(), player, held_dir)
     someone_else_s.write_bytes(ended.read_bytes())
-    code = ended.name.split("-")[0]
+    code, made_code = ended.name.split("-")[0], made_here.name.split("-")[0]
     events = Events()
     async with broker_at("mosquitto") as (host, port):
         dealer = Dealer(me, "D", host, port, advertise=False, state_dir=tmp_path, on_event=events)
         await dealer.start()
         try:
             await dealer.resume_held()
-            assert set(dealer.held) == {code}
-            assert (await events.until("holds_again"))["code"] == code
-            for path in (not_named, made_here, damaged, bad_code):
+            assert set(dealer.held) == {code, made_code}
+            assert (await events.until("holds_again", code=code))["term"] == 1
+            for path in (not_named, damaged, bad_code):
                 assert not path.exists(), path
             assert someone_else_s.exists()  # not this dealer's: not read
             let_go = await events.until("let_go", code=code)
             assert "no authority was heard" in let_go["why"]
-            assert dealer.held == {} and not ended.exists()
+            await events.until("let_go", code=made_code)
+            assert dealer.held == {} and not ended.exists() and not made_here.exists()
         finally:
             await dealer.stop()

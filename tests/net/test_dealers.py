@@ -213,8 +213,41 @@ async def test_a_holding_dealer_stopped_and_started_again_holds_its_room_again(
             await again.expect("dealer")
             assert (await again.expect("holds_again"))["code"] == room["code"]
             assert (await again.expect("in_step"))["code"] == room["code"]
-            await peers[0].expect("acted")  # the game went on meanwhile
             runner.kill()
+            assert (await again.expect("took_over"))["code"] == room["code"]
+            await all_end_verified(peers)
+            assert (await again.expect("over"))["code"] == room["code"]
+
+
+async def test_a_dealer_killed_while_running_its_room_holds_it_again_when_started_again(
+    tmp_path: Path,
+) -> None:
+    """Two dealers: the one that dealt the room and runs its table is
+    SIGKILLed; the other takes the table. Started again, the first never
+    runs its old table, but votes and stands in the room again from its
+    voter file (before, it deleted that file: the room had lost a dealer,
+    and when the one running the table died next, nobody could take it).
+    Then the second is killed: the first takes the table back, and the game
+    ends for every player with the deal verified."""
+    async with broker_at("mosquitto") as (host, port):
+        broker = f"{host}:{port}"
+        maker, other = await start_dealers(tmp_path, 2, broker)
+        again = PasseProcess("dealer0", tmp_path)  # the same name: the same files
+        peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(3)]
+        async with reported(maker, other, again, *peers):
+            room = await dealt_game(tmp_path, broker, maker, peers)
+            await peers[0].expect("acted")
+            maker.kill()
+            assert maker.process is not None
+            await maker.process.wait()
+            assert (await other.expect("took_over"))["code"] == room["code"]
+            await again.start("dealer", "--broker", broker, "--name", "D0", "--no-advertise")
+            await again.expect("dealer")
+            closed = await again.expect("closed")
+            assert closed["code"] == room["code"] and "other dealers hold it" in closed["why"]
+            assert (await again.expect("holds_again"))["code"] == room["code"]
+            assert (await again.expect("in_step"))["code"] == room["code"]
+            other.kill()
             assert (await again.expect("took_over"))["code"] == room["code"]
             await all_end_verified(peers)
             assert (await again.expect("over"))["code"] == room["code"]

@@ -9,6 +9,7 @@ has room for two more lines)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -434,7 +435,6 @@ class HomeScreen(PasseScreen):
 
     def action_close_hosted(self) -> None:
         from net.codes import format_code
-        from tui.screens.choice import ChoiceScreen
 
         room = self.hosted
         if room is None:
@@ -445,21 +445,16 @@ class HomeScreen(PasseScreen):
             "waiting in it is told it is closed."
         )
 
-        def decided(index: int | None) -> None:
-            if index == 0:
-                self.closing = room.code
-                self.run_worker(self._close_hosted(room), exclusive=True)
+        def close() -> None:
+            self.closing = room.code
+            self.run_worker(self._close_hosted(room), exclusive=True)
 
         options = [f"Yes, close room {code}", "No, keep it to resume"]
-        self.app.push_screen(
-            ChoiceScreen(f"Close room {code} for good?", body, options, kind="confirm"),
-            decided,
-        )
+        self._confirm(f"Close room {code} for good?", body, options, close)
 
     def action_forget_moved(self) -> None:
         from net.codes import format_code
         from tui.netplay import NetplayError, forget_moved
-        from tui.screens.choice import ChoiceScreen
 
         room = self.hosted
         if room is None:
@@ -470,9 +465,7 @@ class HomeScreen(PasseScreen):
             "from this machine only. You can still join it by its code."
         )
 
-        def decided(index: int | None) -> None:
-            if index != 0:
-                return
+        def forget() -> None:
             try:
                 said = forget_moved(room)
             except NetplayError as error:
@@ -482,9 +475,19 @@ class HomeScreen(PasseScreen):
             self.on_screen_resume()  # the list of what can be continued
 
         options = [f"Yes, forget room {code}", "No, keep it"]
-        self.app.push_screen(
-            ChoiceScreen(f"Forget room {code}?", body, options, kind="confirm"), decided
-        )
+        self._confirm(f"Forget room {code}?", body, options, forget)
+
+    def _confirm(
+        self, title: str, body: str, options: list[str], on_yes: Callable[[], None]
+    ) -> None:
+        """Ask ``title`` (``options``: yes first, then no); ``on_yes`` if yes."""
+        from tui.screens.choice import ChoiceScreen
+
+        def decided(index: int | None) -> None:
+            if index == 0:
+                on_yes()
+
+        self.app.push_screen(ChoiceScreen(title, body, options, kind="confirm"), decided)
 
     async def _close_hosted(self, room: SavedRoom) -> None:
         from net.codes import format_code
