@@ -1,4 +1,4 @@
-"""The dealers' protocol (issue 20, "Dealers"; docs/protocol.md section 15).
+"""The dealers' protocol (issue 20, "Dealers"; docs/protocol.md section 14).
 
 A dealer (``passe dealer``) is a non-playing authority that serves rooms on
 request. Its messages travel in protocol v1's envelope (net/wire.py): signed

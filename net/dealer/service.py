@@ -1,5 +1,5 @@
 """``passe dealer``: a non-playing authority that serves rooms (issue 20,
-"Dealers"; docs/election.md section 11, docs/protocol.md section 15).
+"Dealers"; docs/election.md section 11, docs/protocol.md section 14).
 
 A dealer keeps one link on its broker: its presence (retained, public;
 its will says it is gone) and its inbox. Anyone may ask it for a room
