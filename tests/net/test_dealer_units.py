@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -293,14 +294,17 @@ async def test_a_held_room_whose_game_ended_meanwhile_is_let_go_and_strange_file
     held_dir = tmp_path / "held"
     held_dir.mkdir()
 
-    def voter_file_for(config_maker: Identity, voters: list[Voter]) -> Path:
+    def voter_file_for(config_maker: Identity, voters: list[Voter], term: int = 1) -> Path:
         config, _ = make_config(config_maker, voters)
         path = voter_file(new_code(), me, held_dir)
-        FileStorage.create(path, first_persisted(config, config_maker.public_key))
+        first = first_persisted(config, config_maker.public_key)
+        FileStorage.create(path, dataclasses.replace(first, term=term, voted_for=None))
         return path
 
     dealers = [Voter(me.public_key, True), Voter(maker.public_key, True)]
-    ended = voter_file_for(maker, [*dealers, Voter(player.public_key, False)])
+    # Its file's term (5): the voter runs on from that file, not a new one
+    # (a new one would forget its vote in the term: a second vote in it).
+    ended = voter_file_for(maker, [*dealers, Voter(player.public_key, False)], term=5)
     not_named = voter_file_for(maker, [dealers[1], Voter(player.public_key, False)])
     made_here = voter_file_for(me, dealers)
     damaged = voter_file(new_code(), me, held_dir)
@@ -317,7 +321,7 @@ async def test_a_held_room_whose_game_ended_meanwhile_is_let_go_and_strange_file
         try:
             await dealer.resume_held()
             assert set(dealer.held) == {code, made_code}
-            assert (await events.until("holds_again", code=code))["term"] == 1
+            assert (await events.until("holds_again", code=code))["term"] == 5
             for path in (not_named, damaged, bad_code):
                 assert not path.exists(), path
             assert someone_else_s.exists()  # not this dealer's: not read
