@@ -209,14 +209,8 @@ async def test_a_holding_dealer_stopped_and_started_again_holds_its_room_again(
             else:
                 holder.process.terminate()
                 assert await holder.finish() == 0
-            await again.start("dealer", "--broker", broker, "--name", "D1", "--no-advertise")
-            await again.expect("dealer")
-            assert (await again.expect("holds_again"))["code"] == room["code"]
-            assert (await again.expect("in_step"))["code"] == room["code"]
-            runner.kill()
-            assert (await again.expect("took_over"))["code"] == room["code"]
-            await all_end_verified(peers)
-            assert (await again.expect("over"))["code"] == room["code"]
+            await start_again(again, broker, "D1")
+            await holds_again_and_takes_over(again, room, runner, peers)
 
 
 async def test_a_dealer_killed_while_running_its_room_holds_it_again_when_started_again(
@@ -241,22 +235,35 @@ async def test_a_dealer_killed_while_running_its_room_holds_it_again_when_starte
             assert maker.process is not None
             await maker.process.wait()
             assert (await other.expect("took_over"))["code"] == room["code"]
-            await again.start("dealer", "--broker", broker, "--name", "D0", "--no-advertise")
-            await again.expect("dealer")
+            await start_again(again, broker, "D0")
             closed = await again.expect("closed")
             assert closed["code"] == room["code"] and "other dealers hold it" in closed["why"]
-            assert (await again.expect("holds_again"))["code"] == room["code"]
-            assert (await again.expect("in_step"))["code"] == room["code"]
-            other.kill()
-            assert (await again.expect("took_over"))["code"] == room["code"]
-            await all_end_verified(peers)
-            assert (await again.expect("over"))["code"] == room["code"]
+            await holds_again_and_takes_over(again, room, other, peers)
+
+
+async def holds_again_and_takes_over(
+    again: PasseProcess, room: dict[str, Any], runner: PasseProcess, peers: list[PasseProcess]
+) -> None:
+    """``again`` (a dealer started again) holds ``room`` again and its log
+    catches up; ``runner``, the dealer running its table, is killed: the
+    table moves to ``again``, and the game ends with every deal verified."""
+    assert (await again.expect("holds_again"))["code"] == room["code"]
+    assert (await again.expect("in_step"))["code"] == room["code"]
+    runner.kill()
+    assert (await again.expect("took_over"))["code"] == room["code"]
+    await all_end_verified(peers)
+    assert (await again.expect("over"))["code"] == room["code"]
+
+
+async def start_again(dealer: PasseProcess, broker: str, name: str = "D0") -> None:
+    """``dealer`` started (again) on ``broker`` as ``name``, up."""
+    await dealer.start("dealer", "--broker", broker, "--name", name, "--no-advertise")
+    await dealer.expect("dealer")
 
 
 async def restarted(dealer: PasseProcess, broker: str) -> dict[str, Any]:
     """``dealer`` started (again) on ``broker``: its "resumed" line."""
-    await dealer.start("dealer", "--broker", broker, "--name", "D0", "--no-advertise")
-    await dealer.expect("dealer")
+    await start_again(dealer, broker)
     return await dealer.expect("resumed")
 
 
