@@ -40,6 +40,7 @@ from tui.screens.home import HomeScreen
 from tui.screens.info import InfoScreen
 from tui.screens.past_games import PastGamesScreen
 from tui.screens.replay import REPLAY_GUIDE, ReplayTableScreen, replay_screen
+from tui.screens.table import SPECTATOR_HAND
 from tui.widgets.status_line import StatusLine
 
 PLAYERS = {"passpass": 4, "dominoes": 3, "fashion": 4}
@@ -149,7 +150,7 @@ async def test_the_replay_screen_steps_through_the_game(
             assert screen.view is not None and screen.view.seat == screen.viewer
             if screen.viewer is None:
                 assert "view: spectator" in status(app)
-                assert "spectator" in str(screen.query_one("#hand").border_title)
+                assert str(screen.query_one("#hand").border_title) == SPECTATOR_HAND
         assert seen == [1, 2, 3, None, 0]
 
         # The game's own keys play nothing.

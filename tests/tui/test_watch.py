@@ -30,6 +30,7 @@ from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.screens.info import InfoScreen
 from tui.screens.watch import WATCH_GUIDE, WatchTableScreen, watch_screen
+from tui.widgets.net_status import NetStatus
 from tui.widgets.status_line import StatusLine
 
 PLAYERS = {"passpass": 4, "dominoes": 3, "fashion": 4}
@@ -137,9 +138,11 @@ async def test_the_watch_screen_is_read_only_says_so_and_has_help(
         assert offered <= {"Rules", "Leave", "Help", "Last trick"}, offered
         # Names from the network, as text (the players panel is #players).
         assert "Ana [b]" in screen_text(app)
-        if game_id == "fashion":  # no "your hand" for a spectator (found by hand)
-            assert "Every hand is face down" in screen_text(app)
-            assert "Your hand" not in screen_text(app)
+        # No "your hand" for a spectator, in any game (found by hand: Pass
+        # Pass said "Your hand (spectator)", dominoes "0 tiles, 0 pips").
+        assert "Spectator: no hand" in screen_text(app)
+        assert "Every hand is face down" in screen_text(app)
+        assert "Your hand" not in screen_text(app)
         for key in KEYS:
             await pilot.press(key)  # each key handled before the next (Pilot)
             if isinstance(app.screen, InfoScreen):  # t: the last trick, a look
@@ -181,6 +184,13 @@ async def test_the_count_follows_the_room_and_the_lobby_is_said(private_config: 
         await pilot.pause()
         assert "lobby: 3/3 seated" in status(app)
         assert "1 watching" in status(app)
+        # In place of the table's empty panels (found by hand: "No cards in
+        # your hand", "nothing left to take"), a note that says why.
+        note = screen.query_one("#watch-lobby")
+        assert note.display and "Players (public)" not in screen_text(app)
+        assert "The game has not started yet" in screen_text(app)
+        assert "3 of 3 seats are taken" in screen_text(app)
+        assert "No tiles left" not in screen_text(app)
         watcher.watching = 3
         screen.post_message(RoomChanged(watcher.room))
         await pilot.pause()
@@ -191,6 +201,47 @@ async def test_the_count_follows_the_room_and_the_lobby_is_said(private_config: 
         await pilot.pause()
         assert "lobby" not in status(app)
         assert "3 watching" in str(screen.query_one("#players").border_title)
+        assert not note.display and "Players (public)" in screen_text(app)
+        # What the table keeps hidden stays so (found by hand: the link's
+        # state, shown by the note's going, blanked the top-left corner).
+        assert not screen.query_one(NetStatus).display
+        assert "The game has not started yet" not in screen_text(app)
+
+
+async def test_a_room_closed_before_its_game_started_is_said(private_config: Path) -> None:
+    watcher = watched("passpass", moves=0)
+    watcher.view = None
+    assert watcher.room is not None
+    watcher.room = RoomState(**{**_fields(watcher.room), "phase": "lobby"})
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = watch_screen(watcher)
+        app.push_screen(screen)
+        await pilot.pause()
+        await wait_until(pilot, lambda: "has not started" in screen_text(app), "the lobby note")
+        watcher.room = RoomState(**{**_fields(watcher.room), "phase": "closed"})
+        screen.post_message(RoomChanged(watcher.room))
+        await wait_until(pilot, lambda: "closed the room before" in screen_text(app), "closed")
+        assert screen.query_one("#watch-lobby").display
+
+
+@pytest.mark.parametrize("game_id", ["passpass", "dominoes", "fashion"])
+async def test_the_line_keeps_the_winner_once_the_game_is_over(
+    private_config: Path, game_id: str
+) -> None:
+    """The game-over note goes after a while; the line above the table
+    keeps who won (found by hand: it said only "game over")."""
+    watcher = watched(game_id, moves=100_000)
+    assert watcher.view is not None and watcher.view.result is not None
+    winners = [watcher.names[seat] for seat in watcher.view.result.winners]
+    app = make_app(private_config)
+    async with app.run_test(size=(200, 24)) as pilot:  # the whole line, uncut
+        app.push_screen(watch_screen(watcher))
+        await pilot.pause()
+        await wait_until(pilot, lambda: "game over: " in status(app), "the line")
+        line = status(app)
+        assert all(name in line for name in winners), line
+        assert "win" in line, line
 
 
 def _fields(room: RoomState) -> dict[str, Any]:

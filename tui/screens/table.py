@@ -77,6 +77,11 @@ NETWORK_NOTES = (
 )
 
 
+# The hand panel's title for a spectator's view (seat None: a watcher's, a
+# replay's), in every game: it holds no hand of its own.
+SPECTATOR_HAND = "Spectator: no hand"
+
+
 def points(count: int) -> str:
     """ "1 point", "3 points": never "1 pts" or "point(s)" (issue 18)."""
     return plural(count, "point")

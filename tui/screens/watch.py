@@ -11,20 +11,29 @@ revealed) and the public log, sealed to the watcher's own fresh key.
 Nothing is played: the game's keys are off (only the rules, help, the
 game's look-back keys and leaving act), no widget has the keys, and no
 dialog opens on its own. q or Escape leaves at once: nothing is lost.
+
+Watched from the lobby, the table is not shown until the game starts (its
+panels would be empty, the hand's saying "no cards"): a note says so and
+how many sit. At the game's end the line above the table keeps the winner.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.widget import Widget
+from textual.widgets import Static
 
 from core.engine import View
 from core.registry import game_info
 from net.codes import format_code
 from tui.messages import GoHomeRequested, RoomChanged
+from tui.screens.game_over import verdict
 from tui.screens.read_only_table import ReadOnlyTableScreen, over_game_table
 from tui.widgets.footer import PasseFooter
+from tui.widgets.net_status import NetStatus
 from tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -42,6 +51,22 @@ WATCH_GUIDE = (
 )
 
 
+CLOSED_BEFORE_START = "The host closed the room before the game started.\n\nq stops watching."
+
+
+def lobby_note(seated: int | None, seats: int) -> str:
+    """What a watcher sees before the game starts, in place of the table."""
+    if seated is None:
+        taken = "The room's seats are not known yet"
+    else:
+        taken = f"{seated} of {seats} seats are taken"
+    return (
+        "The game has not started yet.\n\n"
+        f"{taken}: the table appears here as soon as the host starts the game.\n\n"
+        "q stops watching (nothing is lost)."
+    )
+
+
 def watching_words(count: int) -> str:
     """ "1 watching", "2 watching" (players and watchers see it)."""
     return f"{count} watching"
@@ -50,6 +75,15 @@ def watching_words(count: int) -> str:
 class WatchTableScreen(ReadOnlyTableScreen):
     """Put before a game's table screen (see :func:`watch_screen`)."""
 
+    DEFAULT_CSS = """
+    WatchTableScreen #watch-lobby {
+        height: 1fr;
+        padding: 2 4;
+        border: round $primary 50%;
+        content-align: center middle;
+        text-align: center;
+    }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "leave", "Leave", key_display="q", tooltip="Stop watching"),
     ]
@@ -61,6 +95,11 @@ class WatchTableScreen(ReadOnlyTableScreen):
         # Opened by `passe watch CODE`: leaving ends Passe (as it began).
         self.exits = exits
         self._game_words = ""  # the game's own status words
+        self._hidden_for_lobby: list[Widget] = []  # the table, under the lobby's note
+
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        yield Static(id="watch-lobby", markup=False)
 
     async def on_mount(self) -> None:
         # Textual calls the table screen's on_mount too (after this one):
@@ -69,6 +108,35 @@ class WatchTableScreen(ReadOnlyTableScreen):
             footer.compact = True
             footer.show_command_palette = False
         self.say_status("", your_turn=False)
+
+    def _show_lobby(self) -> None:
+        """Before the first view (the game not started), the note in place
+        of the table's panels; the table from the first view on."""
+        if not self.is_mounted:
+            return
+        note = self.query_one("#watch-lobby", Static)
+        waiting = self.view is None
+        note.display = waiting
+        if not waiting:
+            # Only what the note hid: a widget the table keeps hidden (the
+            # link's state while it is up) stays so.
+            for child in self._hidden_for_lobby:
+                child.display = True
+            self._hidden_for_lobby = []
+            return
+        kept = (StatusLine, NetStatus, PasseFooter)  # the link's state shows too
+        for child in self.children:
+            if child.display and child is not note and not isinstance(child, kept):
+                child.display = False
+                self._hidden_for_lobby.append(child)
+        room = self.watcher.room
+        if self.room_closed:
+            note.update(CLOSED_BEFORE_START)
+        elif room is None:
+            note.update(lobby_note(None, 0))
+        else:
+            seated = sum(1 for seat in room.seats if seat.kind != "open")
+            note.update(lobby_note(seated, len(room.seats)))
 
     # -- what is shown ---------------------------------------------------------
 
@@ -83,7 +151,10 @@ class WatchTableScreen(ReadOnlyTableScreen):
             seated = sum(1 for seat in room.seats if seat.kind != "open")
             parts.append(f"lobby: {seated}/{len(room.seats)} seated")
         elif self.view is not None and self.view.is_over:
-            parts.append("game over")
+            result = self.view.result
+            # Kept on the line: the note below goes after a while.
+            winner = verdict(result, self.names, None).split("\n")[0] if result else ""
+            parts.append(f"game over: {winner}" if winner else "game over")
         elif self._game_words:
             parts.append(self._game_words)
         return " · ".join(parts)
@@ -91,6 +162,7 @@ class WatchTableScreen(ReadOnlyTableScreen):
     def say_status(self, text: str, *, your_turn: bool) -> None:
         # The game's words, behind the line that says we only watch.
         self._game_words = text
+        self._show_lobby()
         if self.room_closed:
             super().say_status(text, your_turn=False)
             return
@@ -100,6 +172,7 @@ class WatchTableScreen(ReadOnlyTableScreen):
         # Watched from the lobby, the names come as people sit.
         self.names = self.watcher.names
         super().on_room_changed(message)
+        self._show_lobby()
 
     def _show_network(self) -> None:
         super()._show_network()
@@ -144,4 +217,4 @@ def watch_screen(watcher: Watcher, *, exits: bool = False) -> WatchTableScreen:
     return screen_type(watcher, exits=exits)
 
 
-__all__ = ["WATCH_ACTIONS", "WatchTableScreen", "watch_screen", "watching_words"]
+__all__ = ["WATCH_ACTIONS", "WatchTableScreen", "lobby_note", "watch_screen", "watching_words"]

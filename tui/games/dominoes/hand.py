@@ -110,12 +110,14 @@ class DominoHand(Widget, can_focus=True):
         ],
     ]
 
+    EMPTY: ClassVar[str] = "No tiles left."
     active: reactive[bool] = reactive(False)
     cursor: reactive[int] = reactive(0)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.items: tuple[HandTile, ...] = ()
+        self.empty = self.EMPTY  # what the hand says with no tile (a spectator's: its own)
         self.leading = False
         self.pending: int | None = None  # the first digit of a two-digit number
 
@@ -170,7 +172,7 @@ class DominoHand(Widget, can_focus=True):
         dead = self.get_component_rich_style("hand--dead")
         cursor_style = self.get_component_rich_style("hand--cursor")
         if not self.items:
-            return Text("No tiles left.", style=label)
+            return Text(self.empty, style=label)
         per_row = self.per_row()
         lines: list[Text] = []
         for start in range(0, len(self.items), per_row):

@@ -33,7 +33,7 @@ from tui.games.dominoes.train import DominoTrain
 from tui.messages import TileChosen
 from tui.plain import plain
 from tui.screens.choice import ChoiceScreen
-from tui.screens.table import TableScreen
+from tui.screens.table import SPECTATOR_HAND, TableScreen
 from tui.widgets.footer import PasseFooter
 from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
@@ -116,9 +116,15 @@ class DominoesTableScreen(TableScreen):
         train.border_subtitle = plain(self.last_text)  # names: text (issue 19)
         train.show(view.train, view.ends, self._empty_text(view))
         hand = self.query_one(DominoHand)
-        who = self.names[view.seat] if view.seat is not None else "spectator"
-        counts = f"{plural(len(view.hand), 'tile')}, {plural(self._pips(view), 'pip')}"
-        hand.border_title = plain(f"Your hand ({who}): {counts}")
+        # A spectator's view (seat None: a watcher's, a replay's) has no hand
+        # of its own: every hand is face down, its size under Players (Tiles).
+        if view.seat is None:
+            hand.border_title = SPECTATOR_HAND
+            hand.empty = "Every hand is face down: their sizes are under Players (Tiles)."
+        else:
+            counts = f"{plural(len(view.hand), 'tile')}, {plural(self._pips(view), 'pip')}"
+            hand.border_title = plain(f"Your hand ({self.names[view.seat]}): {counts}")
+            hand.empty = DominoHand.EMPTY
         hand.set_items(tuple(HandTile(t, self._fits(view, t)) for t in view.hand), leading=leading)
         hand.active = mine and not self.choice_open
         self.query_one(DominoPlayers).show(view, self.panel_names(), self.last_moves)

@@ -66,7 +66,7 @@ from tui.games.fashion.slots import FashionSlots
 from tui.messages import CardChosen
 from tui.plain import cells, plain
 from tui.screens.choice import ChoiceScreen
-from tui.screens.table import TableScreen, number_keys, points
+from tui.screens.table import SPECTATOR_HAND, TableScreen, number_keys, points
 from tui.widgets.footer import PasseFooter
 from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
@@ -221,7 +221,7 @@ class FashionTableScreen(TableScreen):
         # A spectator's view (seat None: a watcher's, a replay's) has no hand
         # of its own: every hand is face down, its size under Designers.
         if view.seat is None:
-            hand.border_title = "Spectator: no hand"
+            hand.border_title = SPECTATOR_HAND
             hand.empty = "Every hand is face down: their sizes are under Designers (#)."
         else:
             hand.border_title = plain(

@@ -64,6 +64,7 @@ class CardRow(Widget, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.items: tuple[SlotData, ...] = ()
+        self.empty = ""  # what the row says with no card (a spectator's hand: its own)
 
     def set_items(self, items: tuple[SlotData, ...]) -> None:
         items = items[: self.SLOTS]
@@ -101,6 +102,8 @@ class CardRow(Widget, can_focus=True):
         return [above, top, bottom, below]
 
     def render(self) -> RenderableType:
+        if not self.items and self.empty:
+            return Text(self.empty, style=self.get_component_rich_style("card--label"))
         return Group(*self.render_cards())
 
     # -- keys --------------------------------------------------------------

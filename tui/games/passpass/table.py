@@ -41,7 +41,7 @@ from tui.messages import CardChosen
 from tui.plain import cells, plain
 from tui.screens.choice import ChoiceScreen
 from tui.screens.info import InfoScreen
-from tui.screens.table import TableScreen, number_keys
+from tui.screens.table import SPECTATOR_HAND, TableScreen, number_keys
 from tui.widgets.fit import fit
 from tui.widgets.footer import PasseFooter
 from tui.widgets.game_log import GameLog
@@ -258,9 +258,15 @@ class PassPassTableScreen(TableScreen):
 
     def _show_hand(self, view: PassPassView, mine: bool) -> None:
         hand = self.query_one(HandView)
-        # A spectator's view (seat None, e.g. a replay's) has no hand of its own.
-        who = self.names[view.seat] if view.seat is not None else "spectator"
-        hand.border_title = plain(f"Your hand ({who})")  # a name: text (issue 19)
+        # A spectator's view (seat None: a watcher's, a replay's) has no hand
+        # of its own: every hand is face down, its size under Players (#).
+        if view.seat is None:
+            hand.border_title = SPECTATOR_HAND
+            hand.empty = "Every hand is face down: their sizes are under Players (#)."
+        else:
+            # A name: text (issue 19).
+            hand.border_title = plain(f"Your hand ({self.names[view.seat]})")
+            hand.empty = ""
         # PP-2: the UI says the diamond table is the default assumption. Under
         # the hand, not in the side column: that room is the won cards' (issue 18).
         note = "◆ = 1 point"
