@@ -109,6 +109,7 @@ class SeatVoter:
         self.room_key = room_key  # the one the seat follows now
         self.over = over  # whether the room is over or closed (its file then goes)
         self.authority: Authority | None = None
+        self.former_host = ""  # the room's host before this voter took its table
         # A standby broker of our own when the room's dies with its host
         # (the embedded one): started with the voter, stopped with it.
         self.standby = standby
@@ -179,6 +180,9 @@ class SeatVoter:
             self.replica.driver.abdicate()
             return
         name = self.seat_name()
+        # Who hosted it until now: a dealer taking a dealer's table keeps
+        # the person who asked for the room as its host (net/dealer/).
+        self.former_host = saved.host_name
         room_key = Identity.generate()
         # Announced with the term (the driver publishes it after this call).
         self.replica.driver.room_key = room_key.public_key

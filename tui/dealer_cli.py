@@ -218,12 +218,17 @@ def print_status(as_json: bool) -> int:
         f"Broker {status.get('shown') or status.get('broker')}; other dealers online: "
         f"{', '.join(status.get('dealers') or []) or 'none'}"
     )
+    from core.engine import plural
+
     rooms = status.get("rooms") or []
-    print(f"{len(rooms)} room(s) of at most {status.get('max_rooms')}")
+    count = f"{plural(len(rooms), 'room')} of at most {status.get('max_rooms')}"
+    # Stopped or killed, its last status is what it did then, not now.
+    print(count if running else f"When it stopped: {count}")
     for room in rooms:
         seats = ", ".join(name or "(open)" for name in room.get("seats", []))
         term = f"term {room['term']}" if room.get("term") else "no failover"
-        what = f"{room.get('game', '')} for {room.get('for', '')}".strip()
+        asker = f"for {room['for']}" if room.get("for") else ""
+        what = " ".join(word for word in (room.get("game", ""), asker) if word)
         print(f"  {room.get('code')}  {room.get('role')}  {room.get('phase')}  {term}  {what}")
         if seats:
             print(f"          seats: {seats}")

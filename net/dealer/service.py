@@ -846,9 +846,13 @@ class Dealer:
 
     def _took_over(self, code: str, authority: Authority) -> None:
         authority.dealer_name = self.name
+        held = self.held.get(code)
+        # The person who asked for the room stays its host (they were
+        # "for DY" in the status, and the room "hosted by" its dealer).
+        if held is not None and held.voter.former_host:
+            authority.host_name = held.voter.former_host
         room = DealtRoom(code, authority.game_id, authority.host_name, authority, taken=True)
         self.rooms[code] = room
-        held = self.held.get(code)
         self._event("took_over", code=code, term=held.voter.replica.term if held else 0)
         self._changed()
         room.task = spawn(self._run_to_end(room), f"room {code}")
@@ -973,12 +977,18 @@ class Dealer:
             )
         for held in self.held.values():
             if held.code not in self.rooms:
+                sealer = held.config.sealer
+                maker = self.dealers.get(sealer)
+                name = self.name if sealer == self.identity.public_key else None
+                name = name or (maker.name if maker else fingerprint(sealer))
                 rooms.append(
                     {
                         "code": held.code,
                         "role": "holds",
                         "term": held.voter.replica.term,
                         "phase": "playing",
+                        # Whose table it stands ready to take: the dealer that made it.
+                        "for": f"dealer {name}",
                     }
                 )
         return {

@@ -129,6 +129,17 @@ async def _dealer_to_dealer(tmp_path: Path, broker: str) -> None:
         assert len(set(terms)) == 1 and terms[0] >= 2
         # One of the two others took the table over; stopped, it hands it on.
         runner = await _runner(dealers[1:], room["code"])
+        # Its status: the room it took, still for the person who asked for
+        # it (it said the dealer's own name), and no longer held.
+        asker = status["rooms"][0]["for"]
+        taken = await dealer_status(
+            tmp_path,
+            runner.name,
+            lambda s: [r["role"] for r in s["rooms"]] == ["runs (taken over)"],
+        )
+        assert [(r["code"], r["role"], r["for"]) for r in taken["rooms"]] == [
+            (room["code"], "runs (taken over)", asker)
+        ]
         runner.process.terminate()  # type: ignore[union-attr]
         handed = await runner.expect("handed")
         assert handed["code"] == room["code"] and handed["term"] > terms[0]
