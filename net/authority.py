@@ -1499,7 +1499,8 @@ class Authority:
         assert self.table is not None
         # On disk before any peer hears of it: what a peer saw is never lost.
         self._save(durable=False)
-        for seat, slot in enumerate(self.seats):
+        for seat in self._update_order():
+            slot = self.seats[seat]
             if slot.kind != HUMAN:
                 continue
             seat_log = self._logs.setdefault(seat, [])
@@ -1512,6 +1513,15 @@ class Authority:
         for key in list(self.watchers):
             self._send_watch_update(key, base=base)
         self._check_over()
+
+    def _update_order(self) -> list[int]:
+        """The seats in the order their updates go out: the one that just
+        acted first (it waits for its answer; the others learn of it a
+        seal later), then the others in seat order."""
+        assert self.table is not None
+        history = self.table.state.history
+        actor = history[-1][0] if history else -1
+        return sorted(range(len(self.seats)), key=lambda seat: seat != actor)
 
     def _check_over(self) -> None:
         if self.table is not None and self.table.state.is_over and self.phase == PLAYING:

@@ -3471,3 +3471,34 @@ async def test_oversized_messages_on_a_seated_key_s_topics_spend_nothing() -> No
     just_under = b"\x00" * authority_module.MAX_REQUEST_PAYLOAD
     await authority._on_message(topic, just_under)
     assert authority._floods.counts["oversize"] == 40  # not oversized: judged as usual
+
+
+async def test_the_seat_that_acted_gets_its_update_first() -> None:
+    """Each accepted action's updates go out with the actor's first: it
+    waits for its answer, the others only learn of the move (issue 20,
+    where a move's time goes: the mover's own update came after the
+    others' seals)."""
+    authority = room()
+    people = [Identity.generate() for _ in range(3)]
+    for key, name in zip(people, ("Ana", "Bo", "Cy"), strict=True):
+        seated(authority, key, name=name)
+    listen(authority)
+    authority.start_game()
+    table = authority.table
+    assert table is not None
+    by_seat = {holders(authority).index(key.public_key): key for key in people}
+    actors = []
+    for n in range(2, 8):
+        sent(authority, *people)  # what came before this move
+        seat = table.state.to_act[0]
+        view = table.state.view(seat)
+        request(
+            authority,
+            by_seat[seat],
+            Act(room=CODE, epoch=1, n=n, seat=seat, action=str(view.legal[0]), at=authority.seq),
+        )
+        updates = [who for who, message in sent(authority, *people) if isinstance(message, Update)]
+        assert sorted(updates) == sorted(key.peer_id for key in people), updates
+        assert updates[0] == by_seat[seat].peer_id, (seat, updates)
+        actors.append(seat)
+    assert len(set(actors)) > 1, actors  # not only the first seat in order
