@@ -1844,6 +1844,9 @@ async def test_a_started_game_whose_first_update_never_came_is_asked_for(
     for _ in range(5):
         await asyncio.sleep(0)
     assert requests_of(other_link, ME, authority) == []
+    other.view = None  # what it says on leaving is not this test's
+    for each in (table, other):
+        await each.close()
 
 
 async def test_the_watchers_count_is_the_hosts_newest_told_to_room_listeners(
