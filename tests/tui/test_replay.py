@@ -148,9 +148,14 @@ async def test_the_replay_screen_steps_through_the_game(
             await pilot.press("v")
             seen.append(screen.viewer)
             assert screen.view is not None and screen.view.seat == screen.viewer
+            title = str(screen.query_one("#hand").border_title)
             if screen.viewer is None:
                 assert "view: spectator" in status(app)
-                assert str(screen.query_one("#hand").border_title) == SPECTATOR_HAND
+                assert title == SPECTATOR_HAND
+            elif screen.viewer == 0:  # the record keeper's: "you" in the log too
+                assert title == "Your hand (Tess)"
+            else:  # another's: theirs, not "your" (found by hand)
+                assert title == f"{NAMES[screen.viewer]}'s hand", title
         assert seen == [1, 2, 3, None, 0]
 
         # The game's own keys play nothing.

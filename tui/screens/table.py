@@ -523,6 +523,11 @@ class TableScreen(PasseScreen):
         self._labels_shown = self.seat_labels
         return self._labels_shown
 
+    def hand_title(self, seat: int) -> str:
+        """The hand panel's title for ``seat``'s view (a name: made plain
+        by the caller)."""
+        return f"Your hand ({self.names[seat]})"
+
     @property
     def log_names(self) -> Names:
         """Seat names for event descriptions: this client's seat reads "you"."""

@@ -123,7 +123,7 @@ class DominoesTableScreen(TableScreen):
             hand.empty = "Every hand is face down: their sizes are under Players (Tiles)."
         else:
             counts = f"{plural(len(view.hand), 'tile')}, {plural(self._pips(view), 'pip')}"
-            hand.border_title = plain(f"Your hand ({self.names[view.seat]}): {counts}")
+            hand.border_title = plain(f"{self.hand_title(view.seat)}: {counts}")
             hand.empty = DominoHand.EMPTY
         hand.set_items(tuple(HandTile(t, self._fits(view, t)) for t in view.hand), leading=leading)
         hand.active = mine and not self.choice_open

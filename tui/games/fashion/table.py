@@ -225,7 +225,7 @@ class FashionTableScreen(TableScreen):
             hand.empty = "Every hand is face down: their sizes are under Designers (#)."
         else:
             hand.border_title = plain(
-                f"Your hand ({self.names[view.seat]}): {plural(len(view.hand), 'card')}"
+                f"{self.hand_title(view.seat)}: {plural(len(view.hand), 'card')}"
             )  # a name: text (issue 19)
             hand.empty = FashionHand.EMPTY
         items = []

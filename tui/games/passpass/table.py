@@ -265,7 +265,7 @@ class PassPassTableScreen(TableScreen):
             hand.empty = "Every hand is face down: their sizes are under Players (#)."
         else:
             # A name: text (issue 19).
-            hand.border_title = plain(f"Your hand ({self.names[view.seat]})")
+            hand.border_title = plain(self.hand_title(view.seat))
             hand.empty = ""
         # PP-2: the UI says the diamond table is the default assumption. Under
         # the hand, not in the side column: that room is the won cards' (issue 18).
