@@ -156,6 +156,8 @@ async def test_the_replay_screen_steps_through_the_game(
                 assert title == "Your hand (Tess)"
             else:  # another's: theirs, not "your" (found by hand)
                 assert title == f"{NAMES[screen.viewer]}'s hand", title
+                won = str(screen.query_one("#won").border_title)
+                assert won == f"{NAMES[screen.viewer]}'s won cards", won
         assert seen == [1, 2, 3, None, 0]
 
         # The game's own keys play nothing.

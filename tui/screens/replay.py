@@ -198,12 +198,10 @@ class ReplayTableScreen(ReadOnlyTableScreen):
         # shown: the person replaying their own game; nobody in anyone else's.
         return Names(self.names, you=self.replay.file.viewer)
 
-    def hand_title(self, seat: int) -> str:
+    def reads_own(self, seat: int) -> bool:
         # As the log: "your" hand is the record keeper's; another view's is
         # theirs (it said "Your hand (Cy)" beside "2nd: You take two" of Ana).
-        if seat == self.replay.file.viewer:
-            return super().hand_title(seat)
-        return f"{self.names[seat]}'s hand"
+        return seat == self.replay.file.viewer
 
     def show_game_over(self, view: Any) -> None:
         """Nothing opens: the last move's table shows the result."""

@@ -523,10 +523,16 @@ class TableScreen(PasseScreen):
         self._labels_shown = self.seat_labels
         return self._labels_shown
 
+    def reads_own(self, seat: int) -> bool:
+        """Whether ``seat``'s view is the reader's own ("your" hand): at a
+        table, always; a replay shows others' views too."""
+        return True
+
     def hand_title(self, seat: int) -> str:
         """The hand panel's title for ``seat``'s view (a name: made plain
         by the caller)."""
-        return f"Your hand ({self.names[seat]})"
+        name = self.names[seat]
+        return f"Your hand ({name})" if self.reads_own(seat) else f"{name}'s hand"
 
     @property
     def log_names(self) -> Names:

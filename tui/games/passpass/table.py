@@ -231,7 +231,11 @@ class PassPassTableScreen(TableScreen):
         self._show_trick(view, mine)
         self.query_one(OpponentsPanel).show(view, self.panel_names())
         self.query_one(ScoreSheet).show(view, self.names)
-        self.query_one(WonCardsPanel).show(view)
+        won = self.query_one(WonCardsPanel)
+        if view.seat is not None:  # a spectator's view has none (the panel hides)
+            owner = "Your" if self.reads_own(view.seat) else f"{self.names[view.seat]}'s"
+            won.border_title = plain(f"{owner} won cards")  # a name: text (issue 19)
+        won.show(view)
         self._say_status()
         self.refocus()
         scored = [event for event in events if isinstance(event, RoundScored)]
