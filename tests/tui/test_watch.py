@@ -191,6 +191,13 @@ async def test_the_count_follows_the_room_and_the_lobby_is_said(private_config: 
         assert "The game has not started yet" in screen_text(app)
         assert "3 of 3 seats are taken" in screen_text(app)
         assert "No tiles left" not in screen_text(app)
+        # Too small a terminal says so, note or not (the note once kept
+        # itself shown over the too-small message).
+        await pilot.resize_terminal(60, 20)
+        await wait_until(pilot, lambda: "Terminal too small" in screen_text(app), "too small")
+        assert not note.display and "has not started" not in screen_text(app)
+        await pilot.resize_terminal(*SIZE)
+        await wait_until(pilot, lambda: "has not started" in screen_text(app), "the note again")
         watcher.watching = 3
         screen.post_message(RoomChanged(watcher.room))
         await pilot.pause()
@@ -205,6 +212,9 @@ async def test_the_count_follows_the_room_and_the_lobby_is_said(private_config: 
         # What the table keeps hidden stays so (found by hand: the link's
         # state, shown by the note's going, blanked the top-left corner).
         assert not screen.query_one(NetStatus).display
+        await pilot.resize_terminal(60, 20)  # and too small still hides the table
+        await wait_until(pilot, lambda: "Terminal too small" in screen_text(app), "too small")
+        assert "Players (public)" not in screen_text(app)
         assert "The game has not started yet" not in screen_text(app)
 
 

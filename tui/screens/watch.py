@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widget import Widget
 from textual.widgets import Static
 
 from core.engine import View
@@ -33,7 +32,6 @@ from tui.messages import GoHomeRequested, RoomChanged
 from tui.screens.game_over import verdict
 from tui.screens.read_only_table import ReadOnlyTableScreen, over_game_table
 from tui.widgets.footer import PasseFooter
-from tui.widgets.net_status import NetStatus
 from tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -75,14 +73,22 @@ def watching_words(count: int) -> str:
 class WatchTableScreen(ReadOnlyTableScreen):
     """Put before a game's table screen (see :func:`watch_screen`)."""
 
+    # Before the first view, the note in place of the table's panels: by a
+    # class, not by each widget's display (that would override the
+    # too-small rule of app.tcss, which app CSS keeps over these).
     DEFAULT_CSS = """
     WatchTableScreen #watch-lobby {
+        display: none;
         height: 1fr;
         padding: 2 4;
         border: round $primary 50%;
         content-align: center middle;
         text-align: center;
     }
+    WatchTableScreen.-lobby > * { display: none; }
+    WatchTableScreen.-lobby > StatusLine { display: block; }
+    WatchTableScreen.-lobby > PasseFooter { display: block; }
+    WatchTableScreen.-lobby > #watch-lobby { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "leave", "Leave", key_display="q", tooltip="Stop watching"),
@@ -95,7 +101,6 @@ class WatchTableScreen(ReadOnlyTableScreen):
         # Opened by `passe watch CODE`: leaving ends Passe (as it began).
         self.exits = exits
         self._game_words = ""  # the game's own status words
-        self._hidden_for_lobby: list[Widget] = []  # the table, under the lobby's note
 
     def compose(self) -> ComposeResult:
         yield from super().compose()
@@ -114,21 +119,11 @@ class WatchTableScreen(ReadOnlyTableScreen):
         of the table's panels; the table from the first view on."""
         if not self.is_mounted:
             return
-        note = self.query_one("#watch-lobby", Static)
         waiting = self.view is None
-        note.display = waiting
+        self.set_class(waiting, "-lobby")
         if not waiting:
-            # Only what the note hid: a widget the table keeps hidden (the
-            # link's state while it is up) stays so.
-            for child in self._hidden_for_lobby:
-                child.display = True
-            self._hidden_for_lobby = []
             return
-        kept = (StatusLine, NetStatus, PasseFooter)  # the link's state shows too
-        for child in self.children:
-            if child.display and child is not note and not isinstance(child, kept):
-                child.display = False
-                self._hidden_for_lobby.append(child)
+        note = self.query_one("#watch-lobby", Static)
         room = self.watcher.room
         if self.room_closed:
             note.update(CLOSED_BEFORE_START)
