@@ -30,6 +30,7 @@ from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.screens.info import InfoScreen
 from tui.screens.watch import WATCH_GUIDE, WatchTableScreen, watch_screen
+from tui.widgets.game_log import GameLog
 from tui.widgets.net_status import NetStatus
 from tui.widgets.status_line import StatusLine
 
@@ -109,6 +110,12 @@ def screen_text(app: PasseApp) -> str:
     import html
 
     return html.unescape(app.export_screenshot()).replace("\xa0", " ")
+
+
+def log_lines(app: PasseApp) -> list[str]:
+    """The log's lines as drawn (each wrapped line one item)."""
+    log = app.screen.query_one(GameLog)
+    return [strip.text for strip in log.lines]
 
 
 def status(app: PasseApp) -> str:
@@ -216,6 +223,32 @@ async def test_the_count_follows_the_room_and_the_lobby_is_said(private_config: 
         await wait_until(pilot, lambda: "Terminal too small" in screen_text(app), "too small")
         assert "Players (public)" not in screen_text(app)
         assert "The game has not started yet" not in screen_text(app)
+
+
+async def test_the_log_written_under_the_lobby_s_note_is_wrapped_at_its_width(
+    private_config: Path,
+) -> None:
+    """Found by hand: a watcher's log, hidden under the lobby's note when
+    the first update came, kept that update's lines wrapped at 20 columns
+    ("Round 1 is dealt;" then "Ana leads.") once the table appeared."""
+    watcher = watched("dominoes", moves=0, watching=1)
+    watcher.view = None
+    assert watcher.room is not None
+    watcher.room = RoomState(**{**_fields(watcher.room), "phase": "lobby"})
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = watch_screen(watcher)
+        app.push_screen(screen)
+        await pilot.pause()
+        game = get_game("dominoes")
+        state = game.new_game(game.make_config(players=3), 3)
+        opening = tuple(seen for e in state.opening_events if (seen := e.for_seat(None)))
+        screen._receive(TableUpdate(state.view(None), opening))
+        await wait_until(
+            pilot,
+            lambda: any("is dealt; Ana" in line for line in log_lines(app)),
+            "the first log line whole",
+        )
 
 
 async def test_a_room_closed_before_its_game_started_is_said(private_config: Path) -> None:

@@ -41,7 +41,15 @@ class GameLog(RichLog):
         if self._batch is not None:
             self._batch.append(line)
         else:
-            self.write(line)
+            self._write_wrapped(line)
+
+    def _write_wrapped(self, content: str | Text) -> None:
+        # Written while hidden (no width: wrapped at min_width), the lines
+        # are written again once the log has a width (on_resize): a
+        # watcher's log, hidden under the lobby's note, kept its first lines
+        # wrapped at 20 columns when the table appeared.
+        self.write(content)
+        self._wrapped_at = self.region.width  # as a Resize's size: 0 while hidden
 
     @contextlib.contextmanager
     def in_one_write(self) -> Iterator[None]:
@@ -54,7 +62,7 @@ class GameLog(RichLog):
         finally:
             lines, self._batch = self._batch, None
             if lines:
-                self.write(Text("\n".join(lines)))
+                self._write_wrapped(Text("\n".join(lines)))
 
     def on_resize(self, event: events.Resize) -> None:
         """Lines are wrapped when written: after a change of width they are
