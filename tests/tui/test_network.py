@@ -1453,7 +1453,7 @@ async def test_the_host_lets_a_bot_play_for_someone_away(
         status = table.query_one(NetStatus)
         assert "Stand-in" not in [d for d, _ in footer_keys(app)]
         await ana.close()
-        await wait_until(pilot, lambda: "the game waits" in status.text, "Ana away")
+        await wait_until(pilot, lambda: "Ana is away (disconnected)" in status.text, "Ana away")
         await wait_until(pilot, lambda: "Stand-in" in [d for d, _ in footer_keys(app)], "b")
         from tests.tui.conftest import help_fits
 
@@ -1773,7 +1773,34 @@ def network_problem_for(names: list[str]) -> str:
         seq=1,
         stamp=1,
     )
-    return network_problem(room, True, 0)
+    return network_problem(room, True, 0, to_act=(1,))  # the first one away is to act
+
+
+def test_the_away_bar_says_the_game_waits_only_at_their_turn() -> None:
+    """Found by hand: "the game waits for them to come back" while the
+    others played on; until their turn it says the game will wait then."""
+    from net.wire import RoomState, SeatState
+    from tui.widgets.net_status import network_problem
+
+    seats = [SeatState("Me", "human", present=True), SeatState("Ana", "human", present=False)]
+    seats.append(SeatState("Bo", "human", present=True))
+    room = RoomState(
+        room="ABC123",
+        game="passpass",
+        config={},
+        host="H",
+        phase="playing",
+        seats=seats,
+        seq=1,
+        stamp=1,
+    )
+    assert network_problem(room, True, 0, to_act=(1,)) == (
+        "⚠ Ana is away (disconnected): the game waits for them to come back"
+    )
+    for others in ((0,), (2,), ()):
+        assert network_problem(room, True, 0, to_act=others) == (
+            "⚠ Ana is away (disconnected): the game will wait at their turn"
+        )
 
 
 async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_the_lobby(

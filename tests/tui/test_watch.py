@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from textual.pilot import Pilot
 
@@ -487,3 +488,34 @@ async def test_w_in_the_lan_list_watches_that_room(
             assert all(seat.kind == "open" for seat in hosted.authority.seats)
     finally:
         await hosted.close()
+
+
+async def test_the_away_bar_follows_whose_turn_it_is(private_config: Path) -> None:
+    """Someone away: the bar says the game waits for them only once it is
+    their turn (found by hand: it said so while the others played on), and
+    goes back when the turn moves on; updated by the views, not only by
+    the room's changes."""
+    watcher = watched("dominoes", moves=0)
+    assert watcher.room is not None
+    seats = list(watcher.room.seats)
+    seats[1] = msgspec.structs.replace(seats[1], present=False)  # Bo is away
+    watcher.room = RoomState(**{**_fields(watcher.room), "seats": seats})
+    game = get_game("dominoes")
+    state = game.new_game(game.make_config(players=3), 3)
+    chooser = random.Random(3)
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = watch_screen(watcher)
+        app.push_screen(screen)
+        await pilot.pause()
+        seen = set()
+        for _ in range(8):
+            screen._receive(TableUpdate(state.view(None), ()))
+            bo_to_act = 1 in state.to_act
+            words = "waits for them to come back" if bo_to_act else "will wait at their turn"
+            bar = screen.query_one(NetStatus)
+            await wait_until(pilot, lambda w=words, b=bar: w in str(b.render()), words)
+            seen.add(bo_to_act)
+            seat = state.to_act[0]
+            state.apply(seat, chooser.choice(state.legal_actions(seat)))
+        assert seen == {True, False}

@@ -142,6 +142,7 @@ class TableScreen(PasseScreen):
         self._check_move_in_doubt = False
         self._labels_shown: tuple[str, ...] = ()
         self._players_title: str | None = None  # the players panel's own title
+        self._to_act_shown: tuple[int, ...] = ()  # what the network bar last knew
         self._record_kept = False  # the finished game's record went to the app
 
     # -- subclasses --------------------------------------------------------
@@ -476,7 +477,9 @@ class TableScreen(PasseScreen):
         status = next(iter(self.query(NetStatus)), None)
         if status is None:
             return  # the screen is going away (a message that was on its way)
-        status.say(network_problem(room, self._link_up, self.client.seat, self._host_up))
+        to_act = () if self.view is None else tuple(self.view.to_act)
+        self._to_act_shown = to_act
+        status.say(network_problem(room, self._link_up, self.client.seat, self._host_up, to_act))
         # Also beside the seats: every game's players panel is #players.
         panel = next(iter(self.query("#players")), None)
         if panel is None:
@@ -565,6 +568,8 @@ class TableScreen(PasseScreen):
         for event in update.events:
             self.game_log.add(self.describe(event))
         self.view = update.view
+        if self._room is not None and tuple(update.view.to_act) != self._to_act_shown:
+            self._show_network()  # "the game waits for them" when their turn comes
         if update.rejected:
             self.notify(self.refusal(update.rejected), title="Not allowed", severity="warning")
         # The first update tells the story so far (a resumed or re-joined

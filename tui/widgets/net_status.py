@@ -4,7 +4,7 @@ host closed the room. Words, not colour, carry the meaning (NO_COLOR)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from textual.content import Content
 from textual.widgets import Static
@@ -13,9 +13,15 @@ from net.wire import RoomState, SeatState
 
 
 def network_problem(
-    room: RoomState | None, link_up: bool, mine: int | None, host_up: bool = True
+    room: RoomState | None,
+    link_up: bool,
+    mine: int | None,
+    host_up: bool = True,
+    to_act: Collection[int] = (),
 ) -> str:
-    """What the bar says, or "" when all is well."""
+    """What the bar says, or "" when all is well. ``to_act``: the seats the
+    game waits for now (a person away while others play is not yet what
+    the game waits for)."""
     # A dealer's room (issue 20) is run by that dealer, not by a player.
     host = f"The dealer ({room.dealer})" if room is not None and room.dealer else "The host"
     if room is not None and room.phase == "closed":
@@ -31,7 +37,9 @@ def network_problem(
         return ""
     waiting = away_names(room.seats, mine, covered=False)
     if waiting:
-        return f"⚠ {_are(waiting)} away (disconnected): the game waits for them to come back"
+        if any(away in to_act for away in away_seats(room.seats, mine, covered=False)):
+            return f"⚠ {_are(waiting)} away (disconnected): the game waits for them to come back"
+        return f"⚠ {_are(waiting)} away (disconnected): the game will wait at their turn"
     covered = away_names(room.seats, mine, covered=True)
     if covered:
         return f"⚠ {_are(covered)} away: a bot plays for them until they are back"
@@ -47,8 +55,15 @@ def away_names(
 ) -> list[str]:
     """Names of the people (not bots) whose connection is down; ``covered``
     True or False: only those a bot plays for (a stand-in level), or not."""
+    return [seats[n].name for n in away_seats(seats, mine, covered=covered)]
+
+
+def away_seats(
+    seats: Sequence[SeatState], mine: int | None, *, covered: bool | None = None
+) -> list[int]:
+    """The seats of :func:`away_names`."""
     return [
-        seat.name
+        n
         for n, seat in enumerate(seats)
         if seat.kind == "human"
         and n != mine
