@@ -249,6 +249,14 @@ async def test_a_name_is_asked_once_before_hosting_where_none_is_known(
         await pilot.press("ctrl+u", "enter")  # no name: refused in words
         await pilot.pause()
         assert isinstance(app.screen, AskNameScreen) and app.hosted_as == []
+        # A room code typed here (found by hand: someone going to join typed
+        # it at once, and was named "ZZZ-999@127.0.0."): refused in words.
+        for code in ("ZZZ-999@127.0.0.1:1884", "K3F-9QX"):
+            await pilot.press(*code, "enter")
+            await pilot.pause()
+            assert isinstance(app.screen, AskNameScreen) and app.hosted_as == []
+            assert "That is a room code" in str(app.screen.query_one("#dialog-problem").render())
+            await pilot.press("ctrl+u")
         await pilot.press(*"Dana", "enter")
         await pilot.pause()
         assert app.hosted_as == ["Dana"]
@@ -282,3 +290,19 @@ def test_host_and_join_on_screen_pass_their_name_to_the_app(
     monkeypatch.setattr(tui.app, "run", lambda **options: given.append(options["name"]) or 0)
     assert main(["host", "passpass", "--name", "cy"]) == 0
     assert given == ["cy"]
+
+
+def test_what_is_a_room_code_and_what_is_a_name() -> None:
+    from tui.screens.ask_name import looks_like_a_code
+
+    for code in (
+        "K3F-9QX",
+        "k3f-9qx",
+        "ZZZ-999@127.0.0.1:1884",
+        "ZZZ-999@127.0.0.",
+        "K3F9QX@host",
+        " ABC-123 ",
+    ):
+        assert looks_like_a_code(code), code
+    for name in ("Dana", "Max-Leo", "Joanna", "ana@home", "Ana 2", "K3F-9QXY", "a@b@c"):
+        assert not looks_like_a_code(name), name
