@@ -148,7 +148,14 @@ class PasseApp(App[None]):
         """Every notification is plain text, whoever asks for it (screens and
         widgets pass ``markup=True`` by default): they quote names, notices
         and reasons from the network, and "[/]" in one crashed the screen
-        (issue 19, item 1). Passe writes no markup in notifications."""
+        (issue 19, item 1). Passe writes no markup in notifications.
+
+        The same note again (a key pressed again at the wrong moment)
+        replaces the one shown instead of stacking a copy over the table
+        (found by hand: four "Take two cards" covered half the screen)."""
+        for shown in list(self._notifications):
+            if (shown.message, shown.title, shown.severity) == (message, title, severity):
+                self._unnotify(shown, refresh=False)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:

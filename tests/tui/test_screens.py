@@ -566,3 +566,25 @@ async def test_a_round_summary_closed_twice_leaves_the_table_open(private_config
         await pilot.pause()
         assert app.screen is table
         assert table.round_end_title == ""  # its callback ran, once
+
+
+async def test_the_same_notice_again_replaces_the_one_shown(private_config: Path) -> None:
+    """A key pressed again at the wrong moment says the same thing again:
+    one note, not a stack of copies over the table (found by hand: four
+    "Take two cards" covered half the screen). Another note, or the same
+    words as a warning, is its own."""
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(4):
+            app.notify("Select two offer cards first.", title="Take two cards")
+            await pilot.pause()
+        app.notify("Select two offer cards first.", title="Take two cards", severity="warning")
+        app.notify("Another note.", title="Take two cards")
+        await pilot.pause()
+        shown = [(n.message, n.severity) for n in app._notifications]
+        assert shown == [
+            ("Select two offer cards first.", "information"),
+            ("Select two offer cards first.", "warning"),
+            ("Another note.", "information"),
+        ], shown
