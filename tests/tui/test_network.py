@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from textual import events
 from textual.pilot import Pilot
@@ -1801,6 +1802,26 @@ def test_the_away_bar_says_the_game_waits_only_at_their_turn() -> None:
         assert network_problem(room, True, 0, to_act=others) == (
             "⚠ Ana is away (disconnected): the game will wait at their turn"
         )
+
+
+def test_a_lost_link_in_a_room_that_cannot_move_says_the_game_waits() -> None:
+    """Found by hand (two people, the host's machine killed): the bar said
+    only "reconnecting…" and the line blamed the player's own connection.
+    A room that cannot move its table (no election config) says that if
+    the host's machine is gone, the game waits for it; one that can, no."""
+    from net.wire import RoomState, SeatState
+    from tui.widgets.net_status import network_problem
+
+    seats = [SeatState("Me", "human", present=True), SeatState("Ana", "human", present=True)]
+    room = RoomState(
+        room="ABC123", game="passpass", config={}, host="Ana", phase="playing", seats=seats,
+        seq=1, stamp=1,
+    )  # fmt: skip
+    waits = "If the host's machine is gone, the game waits for it to come back."
+    assert network_problem(room, False, 0).endswith(waits)
+    moves = msgspec.structs.replace(room, election=b"a config")
+    assert network_problem(moves, False, 0) == "⚠ Connection to the table lost: reconnecting…"
+    assert network_problem(None, False, 0) == "⚠ Connection to the table lost: reconnecting…"
 
 
 async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_the_lobby(

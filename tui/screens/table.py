@@ -627,7 +627,9 @@ class TableScreen(PasseScreen):
         if not self.networked or self.room_closed:
             return ""
         if not self._link_up:
-            return "your connection is down"
+            # Ours or the table's end: this machine cannot tell which (the
+            # host's machine, with the broker in it, may be the one gone).
+            return "the connection to it is down"
         if not self._host_up:
             dealer = self._room.dealer if self._room is not None else ""
             return f"the dealer ({dealer}) is away" if dealer else "the host is away"

@@ -28,7 +28,12 @@ def network_problem(
         # First: once the room is closed, a lost link is no news.
         return f"⚠ {host} closed the room: this game cannot go on. q: home"
     if not link_up:
-        return "⚠ Connection to the table lost: reconnecting…"
+        lost = "⚠ Connection to the table lost: reconnecting…"
+        if room is not None and room.phase == "playing" and not room.election and not room.dealer:
+            # Rooms that cannot elect say so (issue 20): if it is the host's
+            # machine that is gone, nobody else can take the table.
+            return f"{lost} If the host's machine is gone, the game waits for it to come back."
+        return lost
     if not host_up and (room is None or room.phase != "over"):
         return f"⚠ {host} is away (disconnected): the game waits for it to come back"
     if room is None:
