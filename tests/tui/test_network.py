@@ -1757,14 +1757,11 @@ async def test_the_away_bar_wraps_long_names_rather_than_cutting_them() -> None:
         assert " ".join(shown.split()).endswith("the game waits for them to come back")
 
 
-def network_problem_for(names: list[str]) -> str:
-    from net.wire import RoomState, SeatState
-    from tui.widgets.net_status import network_problem
+def playing_room(seats: list[Any]) -> Any:
+    """A Pass Pass room state in play with ``seats`` (net.wire.SeatState)."""
+    from net.wire import RoomState
 
-    seats = [SeatState("Me", "human", present=True)] + [
-        SeatState(name, "human", present=False) for name in names
-    ]
-    room = RoomState(
+    return RoomState(
         room="ABC123",
         game="passpass",
         config={},
@@ -1774,27 +1771,28 @@ def network_problem_for(names: list[str]) -> str:
         seq=1,
         stamp=1,
     )
+
+
+def network_problem_for(names: list[str]) -> str:
+    from net.wire import SeatState
+    from tui.widgets.net_status import network_problem
+
+    seats = [SeatState("Me", "human", present=True)] + [
+        SeatState(name, "human", present=False) for name in names
+    ]
+    room = playing_room(seats)
     return network_problem(room, True, 0, to_act=(1,))  # the first one away is to act
 
 
 def test_the_away_bar_says_the_game_waits_only_at_their_turn() -> None:
     """Found by hand: "the game waits for them to come back" while the
     others played on; until their turn it says the game will wait then."""
-    from net.wire import RoomState, SeatState
+    from net.wire import SeatState
     from tui.widgets.net_status import network_problem
 
     seats = [SeatState("Me", "human", present=True), SeatState("Ana", "human", present=False)]
     seats.append(SeatState("Bo", "human", present=True))
-    room = RoomState(
-        room="ABC123",
-        game="passpass",
-        config={},
-        host="H",
-        phase="playing",
-        seats=seats,
-        seq=1,
-        stamp=1,
-    )
+    room = playing_room(seats)
     assert network_problem(room, True, 0, to_act=(1,)) == (
         "⚠ Ana is away (disconnected): the game waits for them to come back"
     )
@@ -1809,14 +1807,11 @@ def test_a_lost_link_in_a_room_that_cannot_move_says_the_game_waits() -> None:
     only "reconnecting…" and the line blamed the player's own connection.
     A room that cannot move its table (no election config) says that if
     the host's machine is gone, the game waits for it; one that can, no."""
-    from net.wire import RoomState, SeatState
+    from net.wire import SeatState
     from tui.widgets.net_status import network_problem
 
     seats = [SeatState("Me", "human", present=True), SeatState("Ana", "human", present=True)]
-    room = RoomState(
-        room="ABC123", game="passpass", config={}, host="Ana", phase="playing", seats=seats,
-        seq=1, stamp=1,
-    )  # fmt: skip
+    room = playing_room(seats)
     waits = "If the host's machine is gone, the game waits for it to come back."
     assert network_problem(room, False, 0).endswith(waits)
     moves = msgspec.structs.replace(room, election=b"a config")

@@ -180,11 +180,7 @@ async def test_the_watch_screen_is_read_only_says_so_and_has_help(
 async def test_the_count_follows_the_room_and_the_lobby_is_said(private_config: Path) -> None:
     """Watched from the lobby: no view yet, the line says how many sit; the
     count changes as watchers come and go, on the line and beside the players."""
-    watcher = watched("dominoes", moves=0, watching=1)
-    watcher.view = None
-    assert watcher.room is not None
-    lobby = watcher.room
-    watcher.room = RoomState(**{**_fields(lobby), "phase": "lobby"})
+    watcher = in_the_lobby("dominoes", watching=1)
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
         screen = watch_screen(watcher)
@@ -232,10 +228,7 @@ async def test_the_log_written_under_the_lobby_s_note_is_wrapped_at_its_width(
     """Found by hand: a watcher's log, hidden under the lobby's note when
     the first update came, kept that update's lines wrapped at 20 columns
     ("Round 1 is dealt;" then "Ana leads.") once the table appeared."""
-    watcher = watched("dominoes", moves=0, watching=1)
-    watcher.view = None
-    assert watcher.room is not None
-    watcher.room = RoomState(**{**_fields(watcher.room), "phase": "lobby"})
+    watcher = in_the_lobby("dominoes", watching=1)
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
         screen = watch_screen(watcher)
@@ -253,10 +246,7 @@ async def test_the_log_written_under_the_lobby_s_note_is_wrapped_at_its_width(
 
 
 async def test_a_room_closed_before_its_game_started_is_said(private_config: Path) -> None:
-    watcher = watched("passpass", moves=0)
-    watcher.view = None
-    assert watcher.room is not None
-    watcher.room = RoomState(**{**_fields(watcher.room), "phase": "lobby"})
+    watcher = in_the_lobby("passpass")
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
         screen = watch_screen(watcher)
@@ -286,6 +276,15 @@ async def test_the_line_keeps_the_winner_once_the_game_is_over(
         line = status(app)
         assert all(name in line for name in winners), line
         assert "win" in line, line
+
+
+def in_the_lobby(game_id: str, watching: int = 2) -> SpyWatcher:
+    """A watcher of a ``game_id`` room whose game has not started."""
+    watcher = watched(game_id, moves=0, watching=watching)
+    watcher.view = None
+    assert watcher.room is not None
+    watcher.room = RoomState(**{**_fields(watcher.room), "phase": "lobby"})
+    return watcher
 
 
 def _fields(room: RoomState) -> dict[str, Any]:
