@@ -432,3 +432,48 @@ def test_commits_wait_for_a_live_successor_and_not_for_a_silent_one() -> None:
     assert dealer.tick(1.2) and dealer.commit < second
     dealer.tick(1.31)  # silent for the shortest election timeout: not waited for
     assert dealer.commit == second
+
+
+def test_a_successor_gets_each_new_entry_at_once_even_while_its_reply_is_on_its_way() -> None:
+    """A dealer's room (two dealers, three players). The other dealer's
+    reply to the last entry is still on its way when the next entry comes:
+    it gets the new entry at once all the same (a batch from its next
+    index), not only the players. Else, the authority killed then, the
+    players hold an entry it lacks and refuse it their votes, and nobody
+    else stands: the table waited for ever (CI, 4 December: a restarted
+    dealer in step 7 ms before the runner was killed)."""
+    identities = _identities(5)
+    voters = [Voter(i.public_key, dealer=n < 2) for n, i in enumerate(identities)]
+    config, secret = shares.make_config(identities[0], voters)
+    stored = first_persisted(config, identities[0].public_key)
+    nodes = [
+        Node(identity, stored, now=0.0, rng=random.Random(n))
+        for n, identity in enumerate(identities)
+    ]
+    dealer, other, *players = nodes
+    by_key = {node.key: node for node in nodes}
+    client = _identities(1, seed=9)[0].public_key
+
+    def deliver(sender: bytes, effects: list[object], now: float, held: bytes | None) -> None:
+        """Every message to its end (in order), but none from ``held`` to
+        the dealer (its replies on their way) and none to a dead dealer."""
+        queue = [(sender, send) for send in _sends(effects)]
+        while queue:
+            source, send = queue.pop(0)
+            if send.to not in by_key or (source == held and send.to == dealer.key):
+                continue
+            replies = by_key[send.to].receive(source, send.message, now)
+            queue += [(send.to, reply) for reply in _sends(replies)]
+
+    deliver(dealer.key, dealer.lead_first_term(secret, 0.0), 0.0, held=None)
+    for nonce in (1, 2, 3):  # the last two while the other dealer's replies are on their way
+        held = other.key if nonce > 1 else None
+        deliver(dealer.key, dealer.receive(client, Request(nonce, b"x"), 0.1 * nonce), 0.3, held)
+    assert all(player.last_index == dealer.last_index for player in players)
+    assert other.last_index == dealer.last_index  # it has the newest entry too
+    # The dealer dies; its will reaches everyone; the other dealer stands.
+    del by_key[dealer.key]
+    for player in players:
+        player.authority_gone(5.0)
+    deliver(other.key, other.suspect(5.0, current=True), 5.0, held=None)
+    assert other.role == "authority" and other.term == 2
