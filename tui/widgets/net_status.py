@@ -40,11 +40,12 @@ def network_problem(
         return ""
     if room.phase != "playing":
         return ""
-    waiting = away_names(room.seats, mine, covered=False)
+    waiting = away_seats(room.seats, mine, covered=False)
     if waiting:
-        if any(away in to_act for away in away_seats(room.seats, mine, covered=False)):
-            return f"⚠ {_are(waiting)} away (disconnected): the game waits for them to come back"
-        return f"⚠ {_are(waiting)} away (disconnected): the game will wait at their turn"
+        who = _are([room.seats[seat].name for seat in waiting])
+        if any(seat in to_act for seat in waiting):
+            return f"⚠ {who} away (disconnected): the game waits for them to come back"
+        return f"⚠ {who} away (disconnected): the game will wait at their turn"
     covered = away_names(room.seats, mine, covered=True)
     if covered:
         return f"⚠ {_are(covered)} away: a bot plays for them until they are back"
