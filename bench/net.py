@@ -283,13 +283,17 @@ async def move_round_trips_in_processes(
     game_id: str = "passpass",
     players: int = 3,
     failover: bool = True,
+    bots: int = 0,
 ) -> list[float]:
     """As :func:`move_round_trips`, but each seat in a process of its own
     (bench/net_peer.py, its voter with it), as on players' machines: the
     authority here, every voter's work (open, persist, reply) on its own
     loop. In one process, the voters' work on a replicated move was done
     one voter after the other on the authority's loop, which no real table
-    does. The peers time their own moves (submission to their update)."""
+    does. The peers time their own moves (submission to their update).
+    ``bots``: the last seats are the authority's bots (no voters): with one
+    of three, the room has three voters, as a hosted room of three people
+    has (the host's person's key is the authority's)."""
     import os
     import sys
 
@@ -301,9 +305,11 @@ async def move_round_trips_in_processes(
         authority = await _bench_room(
             game_id, players, host, port, room_number, Path(rooms_dir), failover=failover
         )
+        for seat in range(players - bots, players):
+            authority.set_bot(seat, "random")
         peers: list[asyncio.subprocess.Process] = []
         try:
-            for number in range(players):
+            for number in range(players - bots):
                 home = Path(rooms_dir) / f"{room_number}-peer{number}"
                 env = {
                     **os.environ,
@@ -333,7 +339,7 @@ async def move_round_trips_in_processes(
 
             readers = [asyncio.create_task(_read_lines(peer, lines)) for peer in peers]
             ended = 0
-            while len(times) < count and ended < players:
+            while len(times) < count and ended < players - bots:
                 line = await asyncio.wait_for(lines.get(), 60)
                 if not line:
                     ended += 1

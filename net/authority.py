@@ -51,6 +51,7 @@ from net.wire import (
     MAX_PAYLOAD,
     Act,
     Admit,
+    EntryAt,
     Envelope,
     Hello,
     Knocking,
@@ -145,6 +146,10 @@ MAX_FORMER = 16
 # An update whose body is larger than this is sent in pages (same seq and
 # view, consecutive bases), each within the 256 KiB payload limit.
 PAGE_BYTES = 160 * 1024
+# The seat that acted gets its update before the change commits, and counts
+# the voters that hold it itself (docs/election.md section 12); "0": only
+# once committed, a broker hop later (bench/net.py's A/B).
+EARLY_UPDATES = os.environ.get("PASSE_EARLY_UPDATES", "1") != "0"
 
 # Who sits is the host's decision (issue 19 item 2; docs/protocol.md, "Who
 # sits"): "ask" (a new key knocks, the host lets it in or not: a host with a
@@ -658,11 +663,13 @@ class Authority:
 
     # -- on disk (net/rooms.py) ---------------------------------------------
 
-    def _save(self, *, durable: bool = True) -> None:
+    def _save(self, *, durable: bool = True, notify: bytes | None = None) -> None:
         """Keep the room's file current (synchronously: before anything
         that follows from the change is sent); remove it once it is over.
         ``durable=False`` (each move, each request's nonce): kept through a
-        crash of this process, not flushed to the disk (net/rooms.py)."""
+        crash of this process, not flushed to the disk (net/rooms.py).
+        ``notify``: the voter key of the seat whose action this save holds
+        (RoomReplica.record)."""
         self._unsaved = False
         # One snapshot for both (it copies the whole record: two made a
         # tenth of a replicated move's work at the authority, profiled).
@@ -670,7 +677,7 @@ class Authority:
         keep = self.store is not None and self._live and self.phase not in (OVER, CLOSED)
         snapshot = self.snapshot(self._broker_choice()) if replicate or keep else None
         if self.replica is not None and snapshot is not None and replicate:
-            index = self.replica.record(snapshot)
+            index = self.replica.record(snapshot, notify=notify)
             self._barrier = max(self._barrier, index)
         if self.store is None or not self._live:
             return
@@ -1450,12 +1457,22 @@ class Authority:
         ]
 
     def _send_update(
-        self, seat: int, *, base: int, rejected: str | None = None, answer: bool = False
+        self,
+        seat: int,
+        *,
+        base: int,
+        rejected: str | None = None,
+        answer: bool = False,
+        uncommitted: EntryAt | None = None,
     ) -> None:
         """Send ``seat`` its view and its log from ``base``. ``answer``: in
         answer to a request (a Sync, a Hello, a stale or wrong request): one
         carrying much of the log goes to a key at most once per
-        LOG_ANSWER_INTERVAL (issue 19 items 4, 8); its peer asks again."""
+        LOG_ANSWER_INTERVAL (issue 19 items 4, 8); its peer asks again.
+        ``uncommitted``: the change's entry, on this process's disk and not
+        yet committed: the update goes at once too, so marked, in one page
+        or not at all, before its committed copy (docs/election.md
+        section 12)."""
         slot = self.seats[seat]
         if self.table is None or slot.key is None or slot.kind != HUMAN:
             return
@@ -1489,16 +1506,54 @@ class Authority:
             len(update.events),
             update.ack,
         )
+        if uncommitted is not None:
+            self._send_at_once(slot.key, msgspec.structs.replace(update, uncommitted=uncommitted))
         for page in paged(update, PAGE_BYTES):
             self._to_peer(slot.key, page)
+
+    def _send_at_once(self, key: bytes, update: Update) -> None:
+        """``update`` written to the broker now, ahead of what waits in the
+        outbox for the log; not at all if it needs more than one page or
+        the link cannot take it now (its committed copy follows anyway)."""
+        link = self._link
+        if link is None or self.stepped_down is not None or len(paged(update, PAGE_BYTES)) > 1:
+            return
+        topic = to_peer_topic(self.code, peer_id(key))
+        link.publish_now(topic, seal(self.identity, topic, update, key))
+
+    def _early_seat(self) -> int | None:
+        """The seat that just acted, when it may be sent its update before
+        the change commits (docs/election.md section 12): a person whose
+        process votes in this replicated room, not this process's own."""
+        if self.replica is None or not self._replicating or not EARLY_UPDATES:
+            return None
+        assert self.table is not None
+        history = self.table.state.history
+        if not history:
+            return None
+        seat = history[-1][0]
+        if not 0 <= seat < len(self.seats):
+            return None
+        slot = self.seats[seat]
+        voters = self.replica.driver.node.voters
+        if slot.kind != HUMAN or slot.key is None or slot.key == self._voter.public_key:
+            return None
+        return seat if slot.key in voters else None
 
     def _on_table_change(self, events: Sequence[Event]) -> None:
         """Once per accepted action (a person's or a bot's): every seated
         person gets the change, as that seat may see it."""
         self.seq += 1
         assert self.table is not None
+        early = self._early_seat()
+        barrier = self._barrier
         # On disk before any peer hears of it: what a peer saw is never lost.
-        self._save(durable=False)
+        self._save(durable=False, notify=None if early is None else self.seats[early].key)
+        uncommitted = None
+        if early is not None and self._barrier > barrier and self.replica is not None:
+            # The entry is on this disk now (the voter's write is done when
+            # the save returns); the seat that acted counts the rest.
+            uncommitted = EntryAt(self.replica.term, self._barrier)
         for seat in self._update_order():
             slot = self.seats[seat]
             if slot.kind != HUMAN:
@@ -1506,7 +1561,7 @@ class Authority:
             seat_log = self._logs.setdefault(seat, [])
             base = len(seat_log)
             seat_log.extend(self._seat_events(seat, events))
-            self._send_update(seat, base=base)
+            self._send_update(seat, base=base, uncommitted=uncommitted if seat == early else None)
         # Watchers after the players (issue 21): the public view, sealed to each.
         base = len(self._public_log)
         self._public_log.extend(self._seat_events(None, events))

@@ -236,6 +236,12 @@ class RemoteTable(TableClient):
         # come before its announcement; at most MAX_FOREIGN_ROOMS kept).
         self.term = 0
         self.voter: SeatVoter | None = None
+        # Our latest action's update, sent before its change committed,
+        # until this seat knows a majority of the voters holds it; and the
+        # last one shown so, until its committed copy comes (docs/election.md
+        # section 12).
+        self._uncommitted: Update | None = None
+        self._shown_uncommitted: Update | None = None
         self._election = b""  # the config followed (encoded, as the room state has it)
         # Known from an earlier process that sat here (net/pins.py): a
         # table that moved meanwhile is followed by its announcement.
@@ -973,6 +979,7 @@ class RemoteTable(TableClient):
                 on_brokers=self._follow_brokers,
                 cluster=self.cluster,
             )
+            self.voter.replica.driver.on_held = self._show_uncommitted
             spawn(self.voter.start(), "this seat's voter")
 
     def _follow_brokers(self, succession: list[tuple[str, int]]) -> None:
@@ -1027,6 +1034,8 @@ class RemoteTable(TableClient):
         log.info("the table moved: room %s is signed by %s now", self.code, fingerprint(key))
         self.authority_key = key
         self._moves += 1
+        # Its updates are its own: none of them is a copy of one shown early.
+        self._uncommitted = self._shown_uncommitted = None
         self.pinned = True
         self._pin()
         self._foreign_keys.discard(key)
@@ -1199,6 +1208,49 @@ class RemoteTable(TableClient):
         assert self.codec is not None
         if update.seq < self.seq:
             return  # an older picture than the one shown
+        if update.uncommitted is not None:
+            # Before its change committed: shown once this seat knows a
+            # majority of the voters holds it, else its committed copy is.
+            if self._uncommitted is None or update.seq > self._uncommitted.seq:
+                self._uncommitted = update
+            self._show_uncommitted()
+            return
+        shown = self._shown_uncommitted
+        if shown is not None and update.seq >= shown.seq:
+            self._shown_uncommitted = None
+            if msgspec.structs.replace(update, uncommitted=shown.uncommitted) == shown:
+                return  # its committed copy: shown already
+        self._apply_update(update)
+        self._show_uncommitted()
+
+    def _show_uncommitted(self) -> None:
+        """Show the update held back (``_uncommitted``) once it is known
+        committed: its entry is on the authority's disk (it wrote before it
+        sent it), on this seat's voter's and on those of the voters that
+        told us (Held), a majority with a share holder other than the
+        authority (VoterDriver.majority_holds). Dropped once something as
+        new was shown. It never asks for the log (its committed copy may)."""
+        update = self._uncommitted
+        if update is None:
+            return
+        if update.seq <= self.seq:
+            self._uncommitted = None  # shown already, or older than what is
+            return
+        voter, entry = self.voter, update.uncommitted
+        if (
+            entry is None
+            or voter is None
+            or entry.term != self.term
+            or update.base > len(self.log)
+            or not voter.replica.driver.majority_holds(entry.term, entry.index)
+        ):
+            return
+        self._uncommitted = None
+        self._shown_uncommitted = update
+        self._apply_update(update)
+
+    def _apply_update(self, update: Update) -> None:
+        assert self.codec is not None
         if update.base > len(self.log):
             # Something was missed: ask for the log from where ours ends,
             # once (a burst of updates sent before our Hello was answered

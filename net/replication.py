@@ -257,9 +257,11 @@ class RoomReplica:
 
     # -- at the authority: the room's saves as entries ----------------------
 
-    def record(self, room: SavedRoom) -> int:
+    def record(self, room: SavedRoom, *, notify: bytes | None = None) -> int:
         """Replicate ``room`` (the authority's save): the index of the entry
-        that holds it (0: not the authority, nothing to replicate)."""
+        that holds it (0: not the authority, nothing to replicate).
+        ``notify``: the voter of the seat whose action the save holds, told
+        by the others when they hold it (docs/election.md section 12)."""
         if not self.is_authority:
             return 0
         index = 0
@@ -273,21 +275,21 @@ class RoomReplica:
             # more when many actions came at once.
             upto = min(len(room.actions), first + ACTIONS_PER_ENTRY)
             part = msgspec.structs.replace(room, actions=room.actions[:upto])
-            index = self._append(DeltaEntry(journal_entry(part, first))) or index
+            index = self._append(DeltaEntry(journal_entry(part, first)), notify) or index
             first = upto
             if first >= len(room.actions):
                 break
         self._replicated_actions = len(room.actions)
         return index
 
-    def _append(self, entry: BaseEntry | DeltaEntry) -> int:
+    def _append(self, entry: BaseEntry | DeltaEntry, notify: bytes | None = None) -> int:
         plaintext = _entry_encoder.encode(entry)
         if len(plaintext) > PLAINTEXT_LIMIT:
             log.error(
                 "a save of room %s is too large to replicate (%d bytes)", self.code, len(plaintext)
             )
             return 0
-        return self.driver.append(plaintext)
+        return self.driver.append(plaintext, notify=notify)
 
     async def wait_committed(self, index: int) -> None:
         while self.committed < index:

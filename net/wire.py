@@ -332,8 +332,22 @@ class Refused(Reply, tag="refused"):
     n: Count = 0  # the refused request's n
 
 
+class EntryAt(Struct, array_like=True, forbid_unknown_fields=True):
+    """Entry ``index`` of ``term`` in a room's replicated log (protocol
+    version 2, docs/election.md)."""
+
+    term: Count
+    index: Count
+
+
 class Update(Reply, tag="update"):
-    """The seat's view at ``seq`` and its log's events from index ``base``."""
+    """The seat's view at ``seq`` and its log's events from index ``base``.
+
+    ``uncommitted``: sent to the seat that acted before the change is
+    committed, once the authority holds log entry ``uncommitted`` on its
+    own disk; the seat shows it only when it knows a majority of the
+    room's voters holds that entry (docs/election.md section 12). The
+    committed copy follows, as for every other seat."""
 
     seq: Count
     view: dict[str, Any]
@@ -341,6 +355,7 @@ class Update(Reply, tag="update"):
     events: Annotated[list[Any], Meta(max_length=100_000)]
     rejected: ShortText | None = None
     ack: Count = 0  # the n of this peer's latest request handled before it
+    uncommitted: EntryAt | None = None
 
 
 class Watched(Reply, tag="watched"):

@@ -50,7 +50,9 @@ from net.election.messages import (
     Append,
     Config,
     Entry,
+    Held,
     Message,
+    Notify,
     PreVote,
     Request,
     RequestVote,
@@ -63,9 +65,11 @@ from net.election.node import (
     Effect,
     Node,
     Persisted,
+    PersistEntries,
     Send,
     SteppedDown,
     Timing,
+    majority,
     persist,
 )
 from net.files import write_atomic
@@ -102,7 +106,8 @@ MAX_STORAGE_BYTES = 64 * 1024 * 1024
 # other voter's heartbeat replies and votes, and the seats' requests.
 TOPIC_RATE = Rate(messages=400, message_burst=800, bytes=4 << 20, byte_burst=8 << 20)
 
-_message_decoder = msgspec.msgpack.Decoder(Message)
+# The core's messages, and what the drivers tell each other beside them.
+_message_decoder = msgspec.msgpack.Decoder(Message | Held)
 
 # (index, entry, its plaintext: an action's, read with the room secret by
 # the authority; None elsewhere, where the log is ciphertext)
@@ -439,6 +444,16 @@ class VoterDriver:
         # The room key this voter's game signs with once it is the authority
         # (announced with its term: net/replication.py); empty: no game.
         self.room_key = b""
+        # How much of the log is on disk (synced): the in-memory log may be
+        # ahead of it only while a persist effect is being carried out.
+        self._durable = self.node.last_index
+        # At the authority: who waits for which new entry (Append.notify).
+        self._notify: Notify | None = None
+        # Other voters' latest Held (term, index) to this voter, and who
+        # wants to hear of each Held and each write (the seat's peer:
+        # docs/election.md section 12).
+        self.held_by: dict[bytes, tuple[int, int]] = {}
+        self.on_held: Callable[[], None] | None = None
         # Its own entries' nonces: above any of its own in the log already.
         self._own_nonce = max(
             (entry.nonce for entry in self.node.log if entry.sender == identity.public_key),
@@ -482,15 +497,17 @@ class VoterDriver:
         storage made with :func:`first_persisted`)."""
         self._carry_out(self.node.lead_first_term(secret, self.clock()))
 
-    def append(self, plaintext: bytes) -> int:
+    def append(self, plaintext: bytes, *, notify: bytes | None = None) -> int:
         """At the authority, one entry of its own, under the room secret: its
         index in the log (committed once a majority holds it: ``on_apply``
         says when); 0 when this voter is not the authority, or the entry
-        would not fit."""
+        would not fit. ``notify``: the voter of the seat whose action this
+        entry holds, told by each other voter that writes it (``Held``)."""
         secret = self.node.secret
         limit = MAX_ENTRY_DATA - SecretBox.NONCE_SIZE - SecretBox.MACBYTES
         if self.node.role != "authority" or secret is None or len(plaintext) > limit:
             return 0
+        self._notify = None if notify is None else Notify(notify, self.node.last_index + 1)
         self._own_nonce += 1
         data = bytes(SecretBox(secret).encrypt(plaintext))
         index, effects = self.node.append_own(self._own_nonce, data)
@@ -514,10 +531,18 @@ class VoterDriver:
         """The authority's will was seen: the core may start an election."""
         self._carry_out(self.node.suspect(self.clock()))
 
-    def send(self, to: bytes, message: Message) -> None:
+    def send(self, to: bytes, message: Message | Held) -> None:
         """Send ``message`` to the voter or seat of key ``to`` (a seat's
         process sends its ``Request`` so)."""
         topic = election_topic(self.code, peer_id(to))
+        notify = self._notify
+        if (
+            isinstance(message, Append)
+            and notify is not None
+            and notify.key != to
+            and message.prev_index < notify.index <= message.prev_index + len(message.entries)
+        ):
+            message = msgspec.structs.replace(message, notify=notify)
         payload = seal(self.identity, topic, message, to)
         if SEND_AT_ONCE and self._outbox.empty() and not self._sending:
             # Nothing of ours is waiting or being written: this one may go
@@ -533,7 +558,15 @@ class VoterDriver:
     def _carry_out(self, effects: list[Effect]) -> None:
         """In order: a persist effect is durable (synced) before the next
         starts, so nothing is sent or acknowledged before it is on disk."""
+        wrote = False
         for effect in effects:
+            if isinstance(effect, PersistEntries):
+                # From ``first`` on, the disk's log is being replaced.
+                self._durable = min(self._durable, effect.first - 1)
+                persist(self.storage, effect)
+                self._durable = effect.first - 1 + len(effect.entries)
+                wrote = True
+                continue
             if persist(self.storage, effect):
                 continue
             if isinstance(effect, Send):
@@ -559,6 +592,58 @@ class VoterDriver:
                 log.info("stepped down: term %d is another's", effect.term)
                 if self.on_stepped_down is not None:
                     self.on_stepped_down(effect.term)
+        if wrote and self.on_held is not None:
+            self.on_held()
+
+    # -- the seat that acted counts its own majority (section 12) -----------
+
+    def holds(self, term: int, index: int) -> bool:
+        """Whether this voter's log holds entry ``index`` of ``term`` on disk."""
+        return 0 < index <= self._durable and self.node.log[index - 1].term == term
+
+    def majority_holds(self, term: int, index: int) -> bool:
+        """Whether entry ``index`` of ``term`` is on the disks of a majority
+        of the voters, given that the authority of ``term`` holds it (its
+        ``uncommitted`` update says so: it writes before it sends one):
+        the authority, this voter and those whose ``Held`` say so. That is
+        Raft's condition for committed; the rule that a commit waits for
+        another share holder (``Node._successor_holds``) is kept too, more
+        strictly (a silent holder holds it up: the authority's own commit
+        then shows it, a hop later)."""
+        node = self.node
+        if node.term != term or node.role != "follower" or node.authority is None:
+            return False
+        if not self.holds(term, index):
+            return False
+        holding = {node.authority, self.identity.public_key}
+        holding.update(
+            voter
+            for voter, (held_term, held_index) in self.held_by.items()
+            if held_term == term and held_index >= index
+        )
+        if len(holding) < majority(len(node.voters)):
+            return False
+        others = {share.holder for share in node.config.shares} - {node.authority}
+        return not others or not others.isdisjoint(holding)
+
+    def _tell_held(self, sender: bytes, append: Append) -> None:
+        """After an Append is written: tell the voter it names (the seat
+        that acted) that this one holds its entry."""
+        notify, node = append.notify, self.node
+        if notify is None or notify.key in (self.identity.public_key, sender):
+            return
+        if sender != node.authority or append.term != node.term or notify.key not in node.voters:
+            return
+        if self.holds(append.term, notify.index):
+            self.send(notify.key, Held(append.term, notify.index))
+
+    def _on_held(self, sender: bytes, held: Held) -> None:
+        if sender not in self.node.voters or sender == self.identity.public_key:
+            return
+        if (held.term, held.index) > self.held_by.get(sender, (0, 0)):
+            self.held_by[sender] = (held.term, held.index)
+            if self.on_held is not None:
+                self.on_held()
 
     def read(self, entry: Entry) -> bytes | None:
         """An action entry's plaintext, when this process holds the room
@@ -677,6 +762,9 @@ class VoterDriver:
         except WireError as error:
             self._floods.note("election-bad", f"dropped an election message: {error}", now)
             return
+        if isinstance(message, Held):
+            self._on_held(envelope.sender, message)
+            return
         if isinstance(message, Request):
             sealed = self._sealed_request(envelope.sender, message)
             if sealed is None:
@@ -684,8 +772,10 @@ class VoterDriver:
                 return
             message = sealed
         self._carry_out(self.node.receive(envelope.sender, message, now))
-        if isinstance(message, Append) and not self.in_step.is_set():
-            self._note_in_step(envelope.sender, message)
+        if isinstance(message, Append):
+            self._tell_held(envelope.sender, message)
+            if not self.in_step.is_set():
+                self._note_in_step(envelope.sender, message)
 
     def _note_in_step(self, sender: bytes, append: Append) -> None:
         """``in_step`` once an Append of the authority that reached the end

@@ -122,14 +122,36 @@ class Vote(Struct, frozen=True, forbid_unknown_fields=True, tag="vote"):
     share: ShareForCandidate | None = None
 
 
+class Notify(Struct, frozen=True, forbid_unknown_fields=True):
+    """Who waits for entry ``index``: the voter of the seat whose action it
+    holds (docs/election.md section 12). A voter that holds the entry tells
+    it so (:class:`Held`)."""
+
+    key: Key
+    index: Index
+
+
 class Append(Struct, frozen=True, forbid_unknown_fields=True, tag="append"):
-    """Raft's AppendEntries: also the authority's heartbeat (no entries)."""
+    """Raft's AppendEntries: also the authority's heartbeat (no entries).
+    ``notify`` is added by the authority's driver, never by the core."""
 
     term: Term
     prev_index: Index
     prev_term: Term
     entries: Annotated[list[Entry], Meta(max_length=MAX_BATCH)]
     commit: Index
+    notify: Notify | None = None
+
+
+class Held(Struct, frozen=True, forbid_unknown_fields=True, tag="held"):
+    """ "My log holds entry ``index`` of ``term``, on disk": from a voter to
+    the voter named by an ``Append``'s ``notify``, so that the seat that
+    acted counts a majority itself, a broker hop before the authority's
+    commit could reach it (docs/election.md section 12). Never for the core:
+    the drivers carry it."""
+
+    term: Term
+    index: Index
 
 
 class AppendReply(Struct, frozen=True, forbid_unknown_fields=True, tag="append_reply"):

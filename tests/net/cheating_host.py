@@ -54,9 +54,7 @@ class DealingAuthority(Authority):
 
     _dealt = False
 
-    def _send_update(
-        self, seat: int, *, base: int, rejected: str | None = None, answer: bool = False
-    ) -> None:
+    def _send_update(self, seat: int, *, base: int, **options: Any) -> None:
         # The first update goes out at the deal (start_game), before any move.
         if not self._dealt and self.table is not None and self.seq == 0:
             self._dealt = True
@@ -64,7 +62,7 @@ class DealingAuthority(Authority):
             bot = next(n for n, slot in enumerate(self.seats) if slot.kind == BOT)
             exchange(self.table.state, person, bot)
             print('{"event": "cheated", "how": "deal"}', flush=True)
-        super()._send_update(seat, base=base, rejected=rejected, answer=answer)
+        super()._send_update(seat, base=base, **options)
 
 
 CHEATS: dict[str, type[Authority]] = {"swap": SwappingAuthority, "deal": DealingAuthority}

@@ -19,7 +19,14 @@ same nonce until answered. After every step the invariants are checked:
   only, a process applies indices in order once each, and a re-sent request
   gets the original answer;
 - the secret: a process holds it only as the authority of its term, after a
-  majority of the voters sent it granted votes, and it is the room's secret.
+  majority of the voters sent it granted votes, and it is the room's secret;
+- what a seat shows before the commit (docs/election.md section 12): an
+  entry of term *t* that the authority of *t* and enough voters have each
+  had on disk at some moment to make a majority, another share holder
+  among them if there is one, is "counted" (a seat that hears of each of
+  them by its ``Held`` shows the change); every authority of a term at or
+  after *t* holds every counted entry, and no index is counted or
+  committed as two entries.
 
 Each schedule ends with a calm phase (the network heals, every node
 restarts, nothing is lost): every action sent must then be acknowledged, so
@@ -45,6 +52,12 @@ with ``python -m tests.net.test_election_model NAME LIMIT``:
   "committed index N contradicted" (a successor without the entry committed
   another there). (9 of 150 before the other share holders got each new
   entry at once, 4 December: the schedules changed with the messages.)
+
+- ``VoteIgnoresLog``: a voter grants its vote whatever the candidate's log
+  (Raft's election restriction gone). Seeds 2, 20, 28, 62 and 30 more of
+  0-399: "counted entry N missing at the term-T authority" (a winner
+  without an entry a seat counted and showed), before any commit was
+  contradicted (5 December).
 
 Since pre-vote (3 December, later) elections are rarer (a voter stands only
 once a majority would vote for it), and so are the schedules that catch the
@@ -102,6 +115,11 @@ class CommitBeforeMajority(Node):
         return True
 
 
+class VoteIgnoresLog(Node):
+    def _log_is_current(self, last_index: int, last_term: int) -> bool:
+        return True
+
+
 @dataclass(frozen=True)
 class InjectedBug:
     node_class: type[Node]
@@ -120,6 +138,7 @@ INJECTED_BUGS = {
     "commit before majority": InjectedBug(
         CommitBeforeMajority, True, (26, 34, 53, 132), "contradicted"
     ),
+    "vote ignores the log": InjectedBug(VoteIgnoresLog, True, (2, 20, 28, 62), "counted entry"),
 }
 
 
@@ -200,6 +219,11 @@ class World:
         self.committed: dict[int, Entry] = {}
         self.committed_request: dict[tuple[bytes, int], int] = {}
         self.acknowledged: list[tuple[bytes, int, int, int]] = []  # client, nonce, index, term
+        # Who has ever had each (index, entry) on disk, and the entries a
+        # seat may show as counted from that (section 12).
+        self.ever_held: dict[tuple[int, Entry], set[bytes]] = {}
+        self.counted: dict[int, Entry] = {}
+        self.holders = {share.holder for share in config.shares}
         self.stats = {"authorities": 0, "acknowledged": 0}
 
     # ---------------------------------------------------------------- nodes
@@ -229,6 +253,8 @@ class World:
             storage.save_state(effect.term, effect.voted_for)
         elif isinstance(effect, PersistEntries):
             storage.save_entries(effect.first, effect.entries)
+            for offset, entry in enumerate(effect.entries):
+                self._held_on_disk(key, effect.first + offset, entry)
         elif isinstance(effect, Send):
             message = effect.message
             if isinstance(message, messages.Vote) and message.granted:
@@ -253,11 +279,32 @@ class World:
             self._require(votes >= majority(len(self.keys)), "an authority without a majority")
             self.stats["authorities"] += 1
 
+    def _held_on_disk(self, key: bytes, index: int, entry: Entry) -> None:
+        """``key`` has ``entry`` at ``index`` on disk: counted once the
+        authority of its term and enough others have had it (a seat's rule,
+        VoterDriver.majority_holds: a Held says what was on a disk then)."""
+        holding = self.ever_held.setdefault((index, entry), set())
+        holding.add(key)
+        authority = self.authorities.get(entry.term)
+        others = self.holders - {authority}
+        if (
+            index in self.counted
+            or authority not in holding
+            or len(holding) < majority(len(self.keys))
+            or (others and not others & holding)
+        ):
+            return
+        self.counted[index] = entry
+        known = self.committed.get(index, entry)
+        self._require(known == entry, f"index {index} counted as another than committed")
+
     def _on_apply(self, key: bytes, effect: Apply) -> None:
         self._require(effect.index == self.applied[key] + 1, "applied out of order or twice")
         self.applied[key] = effect.index
         entry = self.committed.setdefault(effect.index, effect.entry)
         self._require(entry == effect.entry, f"committed index {effect.index} contradicted")
+        counted = self.counted.get(effect.index, entry)
+        self._require(counted == entry, f"index {effect.index} committed as another than counted")
         if entry.kind == "action":
             where = self.committed_request.setdefault((entry.sender, entry.nonce), effect.index)
             self._require(where == effect.index, "one request committed at two indices")
@@ -421,6 +468,13 @@ class World:
             if node.role != "authority":
                 continue
             self._require(node.can_stand, "a player authority in a room with dealers")
+            for index, entry in self.counted.items():
+                if node.term >= entry.term:
+                    held = node.log[index - 1] if index <= node.last_index else None
+                    self._require(
+                        held == entry,
+                        f"counted entry {index} missing at the term-{node.term} authority",
+                    )
             for client, nonce, index, term in self.acknowledged:
                 if node.term >= term:
                     held = node.log[index - 1] if index <= node.last_index else None

@@ -1,0 +1,74 @@
+"""A/B of the seat's early update (docs/election.md section 12) in one run.
+
+    python -m bench.net_ab [--slices 6] [--moves 100]
+
+Replicated moves with each seat in a process of its own
+(``bench.net.move_round_trips_in_processes``), the authority in this
+process with ``net.authority.EARLY_UPDATES`` off and on in alternate
+slices (each pair of slices in both orders), on both brokers, in rooms of
+three voters (two people and a bot: as a hosted room of three people,
+whose host's person shares the authority's key) and of four (three people
+and a host with no seat). Bare round trips go between the pairs, and the
+ratios are the medians of the per-slice ratios (bench/net.py). Only the
+authority reads the flag: the seats show an early update whenever one comes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+
+from bench.common import fmt_ms, percentile, table
+from bench.net import bare_round_trips, brokers, move_round_trips_in_processes
+
+ROOMS = {"3 voters (2 people, 1 bot)": 1, "4 voters (3 people)": 0}
+
+
+async def _measure(slices: int, moves: int) -> str:
+    import net.authority
+
+    rows: list[list[str]] = []
+    async with brokers() as running:
+        for broker, (host, port) in running.items():
+            for room, bots in ROOMS.items():
+                times: dict[bool, list[float]] = {False: [], True: []}
+                ratios: dict[bool, list[float]] = {False: [], True: []}
+                for number in range(slices):
+                    bare = percentile(await bare_round_trips(host, port, 100, qos=0), 0.5)
+                    for early in (False, True) if number % 2 == 0 else (True, False):
+                        net.authority.EARLY_UPDATES = early
+                        got = await move_round_trips_in_processes(host, port, moves, bots=bots)
+                        times[early] += got
+                        ratios[early].append(percentile(got, 0.5) / bare)
+                for early in (False, True):
+                    rows.append(
+                        [
+                            broker,
+                            room,
+                            "on" if early else "off",
+                            f"{len(times[early]):,}",
+                            fmt_ms(percentile(times[early], 0.5)),
+                            fmt_ms(percentile(times[early], 0.99)),
+                            f"{statistics.median(ratios[early]):.2f}x",
+                        ]
+                    )
+    net.authority.EARLY_UPDATES = True
+    headers = ["broker", "room", "early update", "moves", "p50 ms", "p99 ms", "p50 / bare p50"]
+    return table(
+        "replicated move, seats in own processes: early update off/on (interleaved)",
+        headers,
+        rows,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="bench.net_ab")
+    parser.add_argument("--slices", type=int, default=6)
+    parser.add_argument("--moves", type=int, default=100)
+    args = parser.parse_args()
+    print(asyncio.run(_measure(args.slices, args.moves)))
+
+
+if __name__ == "__main__":
+    main()

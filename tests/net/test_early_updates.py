@@ -1,0 +1,255 @@
+"""The seat that acted counts its own majority (issue 20; docs/election.md
+section 12): its update leaves the authority once the authority holds the
+change's entry on disk, marked uncommitted, and the seat shows it only when
+its own voter holds the entry on disk and enough others said they do
+(``Held``) to make a majority with the authority, a share holder other
+than the authority among them. First the drivers' rule, with real sealed
+messages carried by hand; then a room on a real broker (Mosquitto, the
+authority and three seats in this process) whose authority never commits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from core.registry import get_game
+from net.election import shares
+from net.election.driver import FileStorage, VoterDriver, election_topic, first_persisted
+from net.election.messages import Held, Voter
+from net.identity import Identity
+from net.wire import seal
+from tests.net.peers import WatchedTable, open_test_room, until
+from tests.net.procs import need_mosquitto
+
+CODE = "EAR123"
+BROKER = ("127.0.0.1", 1883)
+
+
+def _drivers(tmp_path: Path, count: int, dealers: int = 0) -> list[VoterDriver]:
+    """A room's voters, the first (a dealer if there are any) its maker and
+    authority of term 1; no links: what they send waits in their outboxes."""
+    identities = [Identity.generate() for _ in range(count)]
+    voters = [
+        Voter(identity.public_key, dealer=n < dealers) for n, identity in enumerate(identities)
+    ]
+    config, secret = shares.make_config(identities[0], voters)
+    drivers = [
+        VoterDriver(
+            identity,
+            CODE,
+            FileStorage.create(
+                tmp_path / f"{n}.voter", first_persisted(config, identities[0].public_key)
+            ),
+            "127.0.0.1",
+            1,
+        )
+        for n, identity in enumerate(identities)
+    ]
+    drivers[0].lead_first_term(secret)
+    return drivers
+
+
+class _Network:
+    """Carries what the drivers send, by hand: to some of them, the rest
+    held back until a later call lets it through."""
+
+    def __init__(self, drivers: list[VoterDriver]) -> None:
+        self.drivers = drivers
+        self.waiting: list[tuple[str, bytes]] = []
+
+    def _to(self, topic: str) -> int | None:
+        return next((n for n, d in enumerate(self.drivers) if d.topic == topic), None)
+
+    async def carry(self, only: set[int] | None = None) -> None:
+        while True:
+            for driver in self.drivers:
+                while not driver._outbox.empty():
+                    topic, payload, _ = driver._outbox.get_nowait()
+                    if self._to(topic) is not None:  # not the announcement
+                        self.waiting.append((topic, payload))
+            going = [m for m in self.waiting if only is None or self._to(m[0]) in only]
+            if not going:
+                return
+            self.waiting = [m for m in self.waiting if m not in going]
+            for topic, payload in going:
+                number = self._to(topic)
+                assert number is not None
+                await self.drivers[number]._on_message(topic, payload)
+
+
+async def test_a_seat_counts_a_majority_from_its_disk_the_authority_and_held(
+    tmp_path: Path,
+) -> None:
+    """Four voters: a majority is three. The authority and the seat that
+    acted are two, a third voter's Held makes it; but only once the entry
+    is on the seat's own disk. Mutations: counting the seat without its
+    own copy, or a majority of two."""
+    drivers = _drivers(tmp_path, 4)
+    network = _Network(drivers)
+    await network.carry()  # term 1's first entry, everywhere
+    authority, mover = drivers[0], drivers[1]
+    index = authority.append(b"a move", notify=mover.identity.public_key)
+    assert index > 0 and authority.holds(1, index)
+    await network.carry(only={2})  # voter 2 writes it and says so to the mover
+    held = [message for message in network.waiting if message[0] == mover.topic][-1]
+    network.waiting.remove(held)
+    await mover._on_message(*held)  # which hears that before the entry itself
+    assert mover.held_by[drivers[2].identity.public_key] == (1, index)
+    assert not mover.holds(1, index)
+    assert not mover.majority_holds(1, index)  # three of four, but not on its disk
+    await network.carry(only={1})
+    assert mover.holds(1, index)
+    assert mover.majority_holds(1, index)
+    assert not mover.majority_holds(2, index)  # not another term's entry
+    # Voter 3 was told nothing and says nothing; voter 2 tells no one else.
+    assert drivers[3].identity.public_key not in mover.held_by
+    assert authority.held_by == {} and drivers[2].held_by == {}
+
+
+async def test_a_held_from_outside_the_voters_counts_for_nothing(tmp_path: Path) -> None:
+    """Anyone with the room code can seal a message to a voter: a Held from
+    a key that does not vote, or a voter's own key sent by someone else, is
+    dropped. Mutation: ``_on_held`` without its voter check."""
+    drivers = _drivers(tmp_path, 4)
+    network = _Network(drivers)
+    await network.carry()
+    authority, mover = drivers[0], drivers[1]
+    index = authority.append(b"a move", notify=mover.identity.public_key)
+    await network.carry(only={1})
+    stranger = Identity.generate()
+    topic = election_topic(CODE, mover.identity.peer_id)
+    await mover._on_message(topic, seal(stranger, topic, Held(1, index), mover.identity.public_key))
+    assert mover.held_by == {} and not mover.majority_holds(1, index)
+
+
+async def test_in_a_dealers_room_the_other_dealer_must_hold_it_too(tmp_path: Path) -> None:
+    """Two dealers and three players: a majority is three, but the other
+    dealer (the only voter that could take the table next) must be among
+    them, as the authority's commit rule has it (Node._successor_holds).
+    The players' Helds alone do not do."""
+    drivers = _drivers(tmp_path, 5, dealers=2)
+    network = _Network(drivers)
+    await network.carry()
+    authority, other_dealer, mover = drivers[0], drivers[1], drivers[3]
+    index = authority.append(b"a move", notify=mover.identity.public_key)
+    await network.carry(only={0, 2, 3, 4})  # every player, not the other dealer
+    assert len(mover.held_by) == 2
+    assert not mover.majority_holds(1, index)  # three of five, no successor
+    await network.carry()  # then the other dealer
+    assert mover.held_by[other_dealer.identity.public_key] == (1, index)
+    assert mover.majority_holds(1, index)
+
+
+# -- on a real broker --------------------------------------------------------
+
+
+async def _three_people(seed: int) -> tuple[object, list[WatchedTable]]:
+    """A room of three people's seats in this process, playing, each
+    seat's voter in step with the authority's log (four voters)."""
+    room = await open_test_room("passpass", 3, BROKER, seed=seed)
+    people = [await WatchedTable.join(room.code, *BROKER, name) for name in ("Ana", "Bob", "Cy")]
+    room.authority.start_game()
+    replica = room.authority.replica
+    assert replica is not None, "three people's machines: the room fails over"
+    await until(
+        lambda: all(
+            p.table.voter is not None and p.table.voter.replica.driver.in_step.is_set()
+            for p in people
+        )
+    )
+    return room, people
+
+
+async def _to_act(people: list[WatchedTable]) -> WatchedTable:
+    await until(lambda: all(p.table.view is not None for p in people))
+    view = people[0].table.view
+    assert view is not None
+    seat = view.to_act[0]
+    mover = next(p for p in people if p.table.seat == seat)
+    await until(lambda: mover.table.view is not None and bool(mover.table.view.legal))
+    return mover
+
+
+async def test_the_seat_that_acted_sees_its_move_before_the_authority_commits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The authority's commits are held back: the others see nothing of the
+    move, and the seat that made it sees it, a majority of the voters
+    holding it. Then commits resume and everyone has it. Mutation: the
+    authority sending no uncommitted update (PASSE_EARLY_UPDATES=0): the
+    mover waits as the others do and the test times out; the committed
+    copy shown again."""
+    need_mosquitto()
+    room, people = await _three_people(seed=7)
+    authority = room.authority  # type: ignore[attr-defined]
+    try:
+        node = authority.replica.driver.node
+        mover = await _to_act(people)
+        others = [p for p in people if p is not mover]
+        before = [p.table.seq for p in people]
+        committed = authority.replica.committed
+        monkeypatch.setattr(node, "_advance_commit", lambda: [])
+        assert mover.table.view is not None
+        action = get_game("passpass").parse_action(str(mover.table.view.legal[0]))
+        mark = mover.mark()
+        await mover.table.submit(action)
+        await until(lambda: mover.table.seq > before[people.index(mover)])
+        assert not mover.table.action_pending
+        assert authority.replica.committed == committed < authority._barrier
+        assert [p.table.seq for p in others] == [before[people.index(p)] for p in others]
+        monkeypatch.undo()  # commits resume at the next replies (heartbeats)
+        await until(lambda: all(p.table.seq >= mover.table.seq for p in others))
+        # The committed copy came too, and was not shown a second time.
+        await until(lambda: mover.table._shown_uncommitted is None)
+        assert len(mover.updates) - mark == 1
+    finally:
+        for person in people:
+            await person.table.close()
+        await room.close()  # type: ignore[attr-defined]
+
+
+async def test_without_a_majority_on_disk_the_seat_waits_for_the_commit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Four voters (the host's process and three seats); the two other
+    seats' voters say nothing: the seat that acted holds the entry, and
+    so does the authority, two of four. Its update waits until the
+    authority commits and sends the committed copy. Mutation: counting a
+    majority of the voters wrongly (two of four), or showing an
+    uncommitted update without counting."""
+    need_mosquitto()
+    room, people = await _three_people(seed=8)
+    authority = room.authority  # type: ignore[attr-defined]
+    try:
+        node = authority.replica.driver.node
+        mover = await _to_act(people)
+        for other in people:
+            if other is not mover:
+                assert other.table.voter is not None
+                monkeypatch.setattr(other.table.voter.replica.driver, "_tell_held", lambda *_: None)
+        monkeypatch.setattr(node, "_advance_commit", lambda: [])
+        seq = mover.table.seq
+        assert mover.table.view is not None and mover.table.voter is not None
+        driver = mover.table.voter.replica.driver
+        action = get_game("passpass").parse_action(str(mover.table.view.legal[0]))
+        await mover.table.submit(action)
+        await until(lambda: mover.table._uncommitted is not None or mover.table.seq > seq)
+        assert mover.table.seq == seq, "shown before a majority held it"
+        held_back = mover.table._uncommitted
+        assert held_back is not None and held_back.uncommitted is not None
+        entry = held_back.uncommitted
+        await until(lambda: driver.holds(entry.term, entry.index))
+        await asyncio.sleep(0)  # what its voter's write set off has run
+        assert mover.table.seq == seq and mover.table.action_pending
+        assert not driver.majority_holds(entry.term, entry.index)
+        monkeypatch.undo()
+        await until(lambda: mover.table.seq > seq)  # the committed copy
+        assert authority.replica.committed >= entry.index
+        assert mover.table._uncommitted is None
+    finally:
+        for person in people:
+            await person.table.close()
+        await room.close()  # type: ignore[attr-defined]
