@@ -458,9 +458,12 @@ def run(*, quick: bool) -> str:
     count, chunks = (200, 4) if quick else (1000, 10)
     bare = asyncio.run(_measure(count, chunks))
     moves = asyncio.run(_measure_moves(count, chunks))
-    from bench import floods  # an honest game beside each flood of issue 19
+    from bench import (
+        floods,  # an honest game beside each flood of issue 19
+        net_ab,  # the seat's early update off and on (issue 20)
+    )
 
-    return bare + "\n\n" + moves + "\n\n" + floods.run(quick=quick)
+    return "\n\n".join((bare, moves, net_ab.run(quick=quick), floods.run(quick=quick)))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
     python -m bench.net_ab [--slices 6] [--moves 100]
 
+(part of ``make bench BENCH_ARGS=net``).
+
 Replicated moves with each seat in a process of its own
 (``bench.net.move_round_trips_in_processes``), the authority in this
 process with ``net.authority.EARLY_UPDATES`` off and on in alternate
@@ -60,6 +62,11 @@ async def _measure(slices: int, moves: int) -> str:
         headers,
         rows,
     )
+
+
+def run(*, quick: bool) -> str:
+    """The A/B as `make bench BENCH_ARGS=net` runs it (bench/net.py)."""
+    return asyncio.run(_measure(2, 40) if quick else _measure(6, 100))
 
 
 def main() -> None:
