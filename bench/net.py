@@ -293,7 +293,7 @@ async def move_round_trips_in_processes(
     does. The peers time their own moves (submission to their update).
     ``bots``: the last seats are the authority's bots (no voters): with one
     of three, the room has three voters, as a hosted room of three people
-    has (the host's person's key is the authority's)."""
+    has (the host's person does not vote; the authority does)."""
     import os
     import sys
 

@@ -9,7 +9,7 @@ Replicated moves with each seat in a process of its own
 process with ``net.authority.EARLY_UPDATES`` off and on in alternate
 slices (each pair of slices in both orders), on both brokers, in rooms of
 three voters (two people and a bot: as a hosted room of three people,
-whose host's person shares the authority's key) and of four (three people
+whose host's person does not vote) and of four (three people
 and a host with no seat). Bare round trips go between the pairs, and the
 ratios are the medians of the per-slice ratios (bench/net.py). Only the
 authority reads the flag: the seats show an early update whenever one comes.

@@ -1521,10 +1521,13 @@ class Authority:
         topic = to_peer_topic(self.code, peer_id(key))
         link.publish_now(topic, seal(self.identity, topic, update, key))
 
-    def _early_seat(self) -> int | None:
+    def _early_seat(self) -> tuple[int, bytes | None] | None:
         """The seat that just acted, when it may be sent its update before
-        the change commits (docs/election.md section 12): a person whose
-        process votes in this replicated room, not this process's own."""
+        the change commits (docs/election.md section 12), and the voter key
+        the other voters tell they hold it (``Held``): a person whose
+        process votes in this replicated room; or this process's own person
+        (the host's, told here; a successor's own seat), who learns of the
+        commit here and is told nothing."""
         if self.replica is None or not self._replicating or not EARLY_UPDATES:
             return None
         assert self.table is not None
@@ -1535,10 +1538,11 @@ class Authority:
         if not 0 <= seat < len(self.seats):
             return None
         slot = self.seats[seat]
-        voters = self.replica.driver.node.voters
-        if slot.kind != HUMAN or slot.key is None or slot.key == self._voter.public_key:
+        if slot.kind != HUMAN or slot.key is None:
             return None
-        return seat if slot.key in voters else None
+        if slot.key == self.replica.identity.public_key or slot.key in self.told_keys:
+            return seat, None
+        return (seat, slot.key) if slot.key in self.replica.driver.node.voters else None
 
     def _on_table_change(self, events: Sequence[Event]) -> None:
         """Once per accepted action (a person's or a bot's): every seated
@@ -1548,7 +1552,7 @@ class Authority:
         early = self._early_seat()
         barrier = self._barrier
         # On disk before any peer hears of it: what a peer saw is never lost.
-        self._save(durable=False, notify=None if early is None else self.seats[early].key)
+        self._save(durable=False, notify=None if early is None else early[1])
         uncommitted = None
         if early is not None and self._barrier > barrier and self.replica is not None:
             # The entry is on this disk now (the voter's write is done when
@@ -1561,7 +1565,8 @@ class Authority:
             seat_log = self._logs.setdefault(seat, [])
             base = len(seat_log)
             seat_log.extend(self._seat_events(seat, events))
-            self._send_update(seat, base=base, uncommitted=uncommitted if seat == early else None)
+            mover = early is not None and seat == early[0]
+            self._send_update(seat, base=base, uncommitted=uncommitted if mover else None)
         # Watchers after the players (issue 21): the public view, sealed to each.
         base = len(self._public_log)
         self._public_log.extend(self._seat_events(None, events))

@@ -40,7 +40,7 @@ from net.election.driver import announce_decoder, authority_topic
 from net.failover import SeatVoter, stored_election
 from net.identity import Identity, fingerprint, peer_id
 from net.pins import RoomPins
-from net.replication import decode_room_config, spawn
+from net.replication import RoomReplica, decode_room_config, spawn
 from net.table import Listener, TableUpdate
 from net.text import clean_name, clean_text, clean_tree
 from net.transport import BrokerUnreachable, LastWill, MqttLink, stop_task
@@ -242,6 +242,13 @@ class RemoteTable(TableClient):
         # section 12).
         self._uncommitted: Update | None = None
         self._shown_uncommitted: Update | None = None
+        # The replica of the table this process runs, when it runs this
+        # room's (set by whoever hosts it here: the host's person's seat);
+        # a successor's is its voter's. The seat's own early update shows
+        # once the change commits here, a broker hop before its committed
+        # copy could come (waited for by ``_commit_wait``).
+        self.hosted_replica: Callable[[], RoomReplica | None] = lambda: None
+        self._commit_wait: asyncio.Task[object] | None = None
         self._election = b""  # the config followed (encoded, as the room state has it)
         # Known from an earlier process that sat here (net/pins.py): a
         # table that moved meanwhile is followed by its announcement.
@@ -1237,17 +1244,38 @@ class RemoteTable(TableClient):
             self._uncommitted = None  # shown already, or older than what is
             return
         voter, entry = self.voter, update.uncommitted
-        if (
-            entry is None
-            or voter is None
-            or entry.term != self.term
-            or update.base > len(self.log)
-            or not voter.replica.driver.majority_holds(entry.term, entry.index)
-        ):
+        if entry is None or entry.term != self.term or update.base > len(self.log):
+            return
+        local = self._local_replica()
+        if local is not None:
+            # This process runs the table: committed is known here.
+            if local.term != entry.term:
+                return
+            if local.committed < entry.index:
+                self._show_once_committed(local, entry.index)
+                return
+        elif voter is None or not voter.replica.driver.majority_holds(entry.term, entry.index):
             return
         self._uncommitted = None
         self._shown_uncommitted = update
         self._apply_update(update)
+
+    def _local_replica(self) -> RoomReplica | None:
+        """The replica of this room's table when this process runs it."""
+        voter = self.voter
+        replica = voter.replica if voter is not None else self.hosted_replica()
+        return replica if replica is not None and replica.is_authority else None
+
+    def _show_once_committed(self, replica: RoomReplica, index: int) -> None:
+        if self._commit_wait is not None:
+            self._commit_wait.cancel()
+
+        async def wait() -> None:
+            await replica.wait_committed(index)
+            self._commit_wait = None
+            self._show_uncommitted()
+
+        self._commit_wait = spawn(wait(), "an early update's commit")
 
     def _apply_update(self, update: Update) -> None:
         assert self.codec is not None
@@ -1360,6 +1388,8 @@ class RemoteTable(TableClient):
             return
         self._closed = True
         self._listener = None
+        if self._commit_wait is not None:
+            self._commit_wait.cancel()
         if self.voter is not None:
             await self.voter.close()
         await self._abandon()

@@ -209,6 +209,8 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
     table = RemoteTable(
         identity, room.code, room.broker_host, room.broker_port, plan.name, pins=_pins()
     )
+    # Its own actions' early updates show once they commit here (issue 20).
+    table.hosted_replica = lambda: room.authority.replica
     try:
         # A resumed room knows the person's key: it gives back their seat.
         await table.join(None if resumed is not None else 0)
@@ -346,6 +348,7 @@ async def open_next_hosted_room(
         authority_key=following.authority.identity.public_key,
         pins=table.pins,
     )
+    again.hosted_replica = lambda: following.authority.replica
     try:
         await again.join()
     except BaseException as error:

@@ -36,7 +36,7 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Final
+from typing import Annotated, Final, cast
 
 import msgspec
 from nacl.exceptions import CryptoError
@@ -511,7 +511,7 @@ class VoterDriver:
         self._own_nonce += 1
         data = bytes(SecretBox(secret).encrypt(plaintext))
         index, effects = self.node.append_own(self._own_nonce, data)
-        self._carry_out(effects)
+        self._carry_out(_waiting_voter_first(effects, notify))
         return index
 
     def read_log(self) -> list[bytes]:
@@ -982,6 +982,19 @@ def _log_election(send: Send) -> None:
     elif isinstance(message, Vote):
         answer = "granted" if message.granted else "refused"
         log.debug("term %d: vote %s to %s", message.term, answer, peer_id(send.to))
+
+
+def _waiting_voter_first(effects: list[Effect], waiting: bytes | None) -> list[Effect]:
+    """The Append to ``waiting`` (the voter of the seat whose action the
+    entry holds: it waits for its own copy) moved to the front of the sends
+    that open the list; no send moves past anything else."""
+    leading = next(
+        (n for n, effect in enumerate(effects) if not isinstance(effect, Send)), len(effects)
+    )
+    first = [n for n, effect in enumerate(effects[:leading]) if cast(Send, effect).to == waiting]
+    if waiting is None or not first:
+        return effects
+    return [effects[first[0]], *effects[: first[0]], *effects[first[0] + 1 :]]
 
 
 def first_persisted(config: Config, maker: bytes) -> Persisted:

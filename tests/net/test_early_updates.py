@@ -20,7 +20,7 @@ from net.election import shares
 from net.election.driver import FileStorage, VoterDriver, election_topic, first_persisted
 from net.election.messages import Held, Voter
 from net.identity import Identity
-from net.wire import seal
+from net.wire import Update, seal
 from tests.net.peers import WatchedTable, open_test_room, until
 from tests.net.procs import need_mosquitto
 
@@ -109,6 +109,20 @@ async def test_a_seat_counts_a_majority_from_its_disk_the_authority_and_held(
     assert authority.held_by == {} and drivers[2].held_by == {}
 
 
+async def test_the_voter_that_waits_gets_its_append_first(tmp_path: Path) -> None:
+    """The authority's Appends of a seat's action go to that seat's voter
+    before the others' (its copy is on the seat's path; the others' only
+    one of them is). Mutation: the core's order (the config's)."""
+    drivers = _drivers(tmp_path, 5)
+    network = _Network(drivers)
+    await network.carry()
+    authority, mover = drivers[0], drivers[4]
+    authority.append(b"a move", notify=mover.identity.public_key)
+    sent = [authority._outbox.get_nowait()[0] for _ in range(authority._outbox.qsize())]
+    assert sent[0] == mover.topic
+    assert sorted(sent) == sorted(driver.topic for driver in drivers[1:])
+
+
 async def test_a_held_from_outside_the_voters_counts_for_nothing(tmp_path: Path) -> None:
     """Anyone with the room code can seal a message to a voter: a Held from
     a key that does not vote, or a voter's own key sent by someone else, is
@@ -164,7 +178,13 @@ async def _three_people(seed: int) -> tuple[object, list[WatchedTable]]:
 
 
 async def _to_act(people: list[WatchedTable]) -> WatchedTable:
-    await until(lambda: all(p.table.view is not None for p in people))
+    # Every seat shows the same moment (the last move reached everyone).
+    await until(
+        lambda: (
+            all(p.table.view is not None for p in people)
+            and len({p.table.seq for p in people}) == 1
+        )
+    )
     view = people[0].table.view
     assert view is not None
     seat = view.to_act[0]
@@ -253,3 +273,54 @@ async def test_without_a_majority_on_disk_the_seat_waits_for_the_commit(
         for person in people:
             await person.table.close()
         await room.close()  # type: ignore[attr-defined]
+
+
+async def test_the_hosts_person_sees_their_move_once_it_commits_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The host's person's seat runs in the authority's process, with a key
+    of its own that does not vote (told there: net/host.py, tui/netplay.py):
+    its early update shows when the change commits in that process. Here
+    every committed copy to that seat is lost on the way, and the host's
+    person still sees each of their moves. Mutation: no ``hosted_replica``
+    (the seat then waits for a copy that never comes)."""
+    need_mosquitto()
+    room = await open_test_room("passpass", 3, BROKER, seed=9)
+    authority = room.authority
+    hostess = Identity.generate()
+    authority.told_keys.add(hostess.public_key)
+    authority.admitted.add(hostess.public_key)
+    host = await WatchedTable.join(room.code, *BROKER, "Hostess", hostess)
+    host.table.hosted_replica = lambda: authority.replica
+    people = [host, *[await WatchedTable.join(room.code, *BROKER, n) for n in ("Bob", "Cy")]]
+    try:
+        authority.start_game()
+        assert authority.replica is not None
+        assert hostess.public_key not in authority.replica.driver.node.voters
+        send_at_once, send_update = authority._send_at_once, authority._to_peer
+        early: set[int] = set()
+
+        def note_early(key: bytes, update: Update) -> None:
+            if key == hostess.public_key:
+                early.add(update.seq)
+            send_at_once(key, update)
+
+        def lose_copies(key: bytes, message: object) -> None:
+            if key == hostess.public_key and isinstance(message, Update) and message.seq in early:
+                return  # the committed copy of an early update: lost
+            send_update(key, message)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(authority, "_send_at_once", note_early)
+        monkeypatch.setattr(authority, "_to_peer", lose_copies)
+        game = get_game("passpass")
+        for _ in range(6):  # whoever acts: the host's person among them
+            mover = await _to_act(people)
+            assert mover.table.view is not None
+            seq = mover.table.seq
+            await mover.table.submit(game.parse_action(str(mover.table.view.legal[0])))
+            await until(lambda table=mover.table, seq=seq: table.seq > seq, timeout=10)
+        assert early and not host.table.action_pending
+    finally:
+        for person in people:
+            await person.table.close()
+        await room.close()
