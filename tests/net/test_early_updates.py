@@ -11,6 +11,8 @@ authority and three seats in this process) whose authority never commits.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ from core.registry import get_game
 from net.election import shares
 from net.election.driver import FileStorage, VoterDriver, election_topic, first_persisted
 from net.election.messages import Held, Voter
+from net.host import HostedRoom
 from net.identity import Identity
 from net.wire import Update, seal
 from tests.net.peers import WatchedTable, open_test_room, until
@@ -160,21 +163,39 @@ async def test_in_a_dealers_room_the_other_dealer_must_hold_it_too(tmp_path: Pat
 # -- on a real broker --------------------------------------------------------
 
 
-async def _three_people(seed: int) -> tuple[object, list[WatchedTable]]:
+@contextlib.asynccontextmanager
+async def _closing(
+    room: HostedRoom, people: list[WatchedTable]
+) -> AsyncIterator[tuple[HostedRoom, list[WatchedTable]]]:
+    try:
+        yield room, people
+    finally:
+        for person in people:
+            await person.table.close()
+        await room.close()
+
+
+@contextlib.asynccontextmanager
+async def _three_people(seed: int) -> AsyncIterator[tuple[HostedRoom, list[WatchedTable]]]:
     """A room of three people's seats in this process, playing, each
     seat's voter in step with the authority's log (four voters)."""
     room = await open_test_room("passpass", 3, BROKER, seed=seed)
     people = [await WatchedTable.join(room.code, *BROKER, name) for name in ("Ana", "Bob", "Cy")]
-    room.authority.start_game()
-    replica = room.authority.replica
-    assert replica is not None, "three people's machines: the room fails over"
-    await until(
-        lambda: all(
-            p.table.voter is not None and p.table.voter.replica.driver.in_step.is_set()
-            for p in people
+    async with _closing(room, people):
+        room.authority.start_game()
+        assert room.authority.replica is not None, "three people's machines: it fails over"
+        await until(
+            lambda: all(
+                p.table.voter is not None and p.table.voter.replica.driver.in_step.is_set()
+                for p in people
+            )
         )
-    )
-    return room, people
+        yield room, people
+
+
+async def _beyond(person: WatchedTable, seq: int) -> None:
+    """Until ``person`` shows a moment after ``seq``."""
+    await until(lambda: person.table.seq > seq, timeout=10)
 
 
 async def _to_act(people: list[WatchedTable]) -> WatchedTable:
@@ -203,9 +224,9 @@ async def test_the_seat_that_acted_sees_its_move_before_the_authority_commits(
     mover waits as the others do and the test times out; the committed
     copy shown again."""
     need_mosquitto()
-    room, people = await _three_people(seed=7)
-    authority = room.authority  # type: ignore[attr-defined]
-    try:
+    async with _three_people(seed=7) as (room, people):
+        authority = room.authority
+        assert authority.replica is not None
         node = authority.replica.driver.node
         mover = await _to_act(people)
         others = [p for p in people if p is not mover]
@@ -225,10 +246,6 @@ async def test_the_seat_that_acted_sees_its_move_before_the_authority_commits(
         # The committed copy came too, and was not shown a second time.
         await until(lambda: mover.table._shown_uncommitted is None)
         assert len(mover.updates) - mark == 1
-    finally:
-        for person in people:
-            await person.table.close()
-        await room.close()  # type: ignore[attr-defined]
 
 
 async def test_without_a_majority_on_disk_the_seat_waits_for_the_commit(
@@ -241,9 +258,9 @@ async def test_without_a_majority_on_disk_the_seat_waits_for_the_commit(
     majority of the voters wrongly (two of four), or showing an
     uncommitted update without counting."""
     need_mosquitto()
-    room, people = await _three_people(seed=8)
-    authority = room.authority  # type: ignore[attr-defined]
-    try:
+    async with _three_people(seed=8) as (room, people):
+        authority = room.authority
+        assert authority.replica is not None
         node = authority.replica.driver.node
         mover = await _to_act(people)
         for other in people:
@@ -269,10 +286,6 @@ async def test_without_a_majority_on_disk_the_seat_waits_for_the_commit(
         await until(lambda: mover.table.seq > seq)  # the committed copy
         assert authority.replica.committed >= entry.index
         assert mover.table._uncommitted is None
-    finally:
-        for person in people:
-            await person.table.close()
-        await room.close()  # type: ignore[attr-defined]
 
 
 async def test_the_hosts_person_sees_their_move_once_it_commits_here(
@@ -293,7 +306,7 @@ async def test_the_hosts_person_sees_their_move_once_it_commits_here(
     host = await WatchedTable.join(room.code, *BROKER, "Hostess", hostess)
     host.table.hosted_replica = lambda: authority.replica
     people = [host, *[await WatchedTable.join(room.code, *BROKER, n) for n in ("Bob", "Cy")]]
-    try:
+    async with _closing(room, people):
         authority.start_game()
         assert authority.replica is not None
         assert hostess.public_key not in authority.replica.driver.node.voters
@@ -318,9 +331,5 @@ async def test_the_hosts_person_sees_their_move_once_it_commits_here(
             assert mover.table.view is not None
             seq = mover.table.seq
             await mover.table.submit(game.parse_action(str(mover.table.view.legal[0])))
-            await until(lambda table=mover.table, seq=seq: table.seq > seq, timeout=10)
+            await _beyond(mover, seq)
         assert early and not host.table.action_pending
-    finally:
-        for person in people:
-            await person.table.close()
-        await room.close()
