@@ -18,11 +18,13 @@ from pathlib import Path
 import pytest
 
 from core.registry import get_game
+from net.authority import Authority
 from net.election import shares
 from net.election.driver import FileStorage, VoterDriver, election_topic, first_persisted
 from net.election.messages import Held, Voter
 from net.host import HostedRoom
 from net.identity import Identity
+from net.replication import RoomReplica
 from net.wire import Update, seal
 from tests.net.peers import WatchedTable, open_test_room, until
 from tests.net.procs import need_mosquitto
@@ -176,9 +178,12 @@ async def _closing(
 
 
 @contextlib.asynccontextmanager
-async def _three_people(seed: int) -> AsyncIterator[tuple[HostedRoom, list[WatchedTable]]]:
+async def _three_people(
+    seed: int,
+) -> AsyncIterator[tuple[Authority, list[WatchedTable], WatchedTable]]:
     """A room of three people's seats in this process, playing, each
-    seat's voter in step with the authority's log (four voters)."""
+    seat's voter in step with the authority's log (four voters); its
+    authority, the seats, and the one to act."""
     room = await open_test_room("passpass", 3, BROKER, seed=seed)
     people = [await WatchedTable.join(room.code, *BROKER, name) for name in ("Ana", "Bob", "Cy")]
     async with _closing(room, people):
@@ -190,7 +195,14 @@ async def _three_people(seed: int) -> AsyncIterator[tuple[HostedRoom, list[Watch
                 for p in people
             )
         )
-        yield room, people
+        yield room.authority, people, await _to_act(people)
+
+
+def _hold_commits(monkeypatch: pytest.MonkeyPatch, authority: Authority) -> RoomReplica:
+    """The authority commits nothing more (until ``monkeypatch.undo()``)."""
+    assert authority.replica is not None
+    monkeypatch.setattr(authority.replica.driver.node, "_advance_commit", lambda: [])
+    return authority.replica
 
 
 async def _beyond(person: WatchedTable, seq: int) -> None:
@@ -224,22 +236,18 @@ async def test_the_seat_that_acted_sees_its_move_before_the_authority_commits(
     mover waits as the others do and the test times out; the committed
     copy shown again."""
     need_mosquitto()
-    async with _three_people(seed=7) as (room, people):
-        authority = room.authority
-        assert authority.replica is not None
-        node = authority.replica.driver.node
-        mover = await _to_act(people)
+    async with _three_people(seed=7) as (authority, people, mover):
         others = [p for p in people if p is not mover]
         before = [p.table.seq for p in people]
-        committed = authority.replica.committed
-        monkeypatch.setattr(node, "_advance_commit", lambda: [])
+        replica = _hold_commits(monkeypatch, authority)
+        committed = replica.committed
         assert mover.table.view is not None
         action = get_game("passpass").parse_action(str(mover.table.view.legal[0]))
         mark = mover.mark()
         await mover.table.submit(action)
         await until(lambda: mover.table.seq > before[people.index(mover)])
         assert not mover.table.action_pending
-        assert authority.replica.committed == committed < authority._barrier
+        assert replica.committed == committed < authority._barrier
         assert [p.table.seq for p in others] == [before[people.index(p)] for p in others]
         monkeypatch.undo()  # commits resume at the next replies (heartbeats)
         await until(lambda: all(p.table.seq >= mover.table.seq for p in others))
@@ -258,16 +266,12 @@ async def test_without_a_majority_on_disk_the_seat_waits_for_the_commit(
     majority of the voters wrongly (two of four), or showing an
     uncommitted update without counting."""
     need_mosquitto()
-    async with _three_people(seed=8) as (room, people):
-        authority = room.authority
-        assert authority.replica is not None
-        node = authority.replica.driver.node
-        mover = await _to_act(people)
+    async with _three_people(seed=8) as (authority, people, mover):
         for other in people:
             if other is not mover:
                 assert other.table.voter is not None
                 monkeypatch.setattr(other.table.voter.replica.driver, "_tell_held", lambda *_: None)
-        monkeypatch.setattr(node, "_advance_commit", lambda: [])
+        replica = _hold_commits(monkeypatch, authority)
         seq = mover.table.seq
         assert mover.table.view is not None and mover.table.voter is not None
         driver = mover.table.voter.replica.driver
@@ -284,7 +288,7 @@ async def test_without_a_majority_on_disk_the_seat_waits_for_the_commit(
         assert not driver.majority_holds(entry.term, entry.index)
         monkeypatch.undo()
         await until(lambda: mover.table.seq > seq)  # the committed copy
-        assert authority.replica.committed >= entry.index
+        assert replica.committed >= entry.index
         assert mover.table._uncommitted is None
 
 
