@@ -31,6 +31,7 @@ from core.registry import get_game
 from net.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits
 from net.codec import GameCodec, codec_for
 from net.codes import normalize_code
+from net.election.driver import broker_text
 from net.identity import Identity, fingerprint, peer_id
 from net.replication import (
     RoomReplica,
@@ -65,6 +66,7 @@ from net.wire import (
     SeatState,
     Sync,
     Update,
+    VoterBroker,
     Watch,
     Watched,
     Watchers,
@@ -1123,6 +1125,7 @@ class Authority:
             self.broker_port,
             maker=self._voter.public_key,
             on_stepped_down=self.step_down,
+            on_brokers=lambda _: self.voter_brokers_changed(),
             cluster=self.cluster,
         )
         replica.lead(secret, self.identity.public_key)
@@ -1326,8 +1329,27 @@ class Authority:
             notice=self._notice,
             election=self._election,
             standby=self.standby and bool(self._election),
+            brokers=self._voter_brokers(),
             dealer=clean_name(self.dealer_name, "")[:40] if self.dealer_name else "",
         )
+
+    def _voter_brokers(self) -> list[VoterBroker]:
+        """The voters' standby brokers known here, in the config's order."""
+        if not self.standby or self.replica is None:
+            return []
+        known = self.replica.driver.brokers()
+        return [
+            VoterBroker(voter, broker_text(known[voter]))
+            for voter in self.replica.driver.node.voters
+            if voter in known
+        ]
+
+    def voter_brokers_changed(self) -> None:
+        """A voter's standby broker became known: the room's state says so
+        (retained: a seat whose voter has not reached this broker yet
+        learns where everyone goes if it dies)."""
+        if self.phase == PLAYING and self.standby and self.stepped_down is None:
+            self._publish_room()
 
     def _next_stamp(self) -> int:
         self._stamp = max(self._stamp + 1, time.time_ns() // 1_000_000)

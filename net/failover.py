@@ -11,6 +11,7 @@ seat again there.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
@@ -38,6 +39,9 @@ log = logging.getLogger("passe.failover")
 STAND_IN_AFTER = 30.0
 # Seconds a seated key may go unheard and still count as present.
 PRESENCE_TIMEOUT = 60.0
+# Seconds a closing voter waits for its standby broker's start to end (the
+# broker is then stopped, not left running).
+STANDBY_START_WAIT = 10.0
 
 
 def votes_dir() -> Path:
@@ -114,6 +118,7 @@ class SeatVoter:
         # (the embedded one): started with the voter, stopped with it.
         self.standby = standby
         self.broker: EmbeddedBroker | None = None
+        self._standby: asyncio.Task[object] | None = None  # its start
         self.on_brokers = on_brokers
         # Told of the table this voter runs once it won a term (a dealer
         # serves it to its end: net/dealer/).
@@ -138,10 +143,20 @@ class SeatVoter:
         )
 
     async def start(self) -> None:
+        # The room's broker first, the standby broker beside it: a voter
+        # that waited for its standby broker (a process to start, 0.1-0.5 s)
+        # before it connected missed a host killed in the game's first
+        # second, knew no other voter's standby broker, and went to its own
+        # alone; the others lacked its vote for good (the chaos soak's seed
+        # 27, 5 December). Its broker is announced once it is up.
         if self.standby:
-            self.broker, address = await start_standby_broker()
-            self.replica.driver.broker = (address, self.broker.port)
+            self._standby = spawn(self._start_standby(), "this voter's standby broker")
         await self.replica.start()
+
+    async def _start_standby(self) -> None:
+        broker, address = await start_standby_broker()
+        self.broker = broker
+        self.replica.driver.set_standby((address, broker.port))
 
     async def close(self) -> None:
         authority = self.authority
@@ -150,6 +165,10 @@ class SeatVoter:
             # next authority); at the end it closes the room as any host does.
             await authority.close(keep=authority.phase != "over")  # the replica too
         await close_quietly(self.replica)
+        if self._standby is not None:
+            # Not cancelled mid-start (its process would be left behind).
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._standby), STANDBY_START_WAIT)
         if self.over():
             self.replica.discard()
         if self.advertiser is not None:
@@ -163,6 +182,7 @@ class SeatVoter:
         authority = self.authority
         if authority is not None:
             authority.follow_brokers(succession)
+            authority.voter_brokers_changed()
         if self.on_brokers is not None:
             self.on_brokers(succession)
 

@@ -36,7 +36,7 @@ from net.client import TableClient
 from net.codec import CodecError, GameCodec, codec_for
 from net.codes import CodeError, normalize_code
 from net.dealcheck import ShownLog, check_shown
-from net.election.driver import announce_decoder, authority_topic
+from net.election.driver import announce_decoder, authority_topic, parse_broker
 from net.failover import SeatVoter, stored_election
 from net.identity import Identity, fingerprint, peer_id
 from net.pins import RoomPins
@@ -927,9 +927,17 @@ class RemoteTable(TableClient):
 
     def _follow_election(self, room: RoomState) -> None:
         """The room fails over (its state carries the election config): know
-        its voters, and vote if this seat's key is one of them."""
+        its voters, and vote if this seat's key is one of them; and where
+        their standby brokers are, as the authority heard them."""
         if room.election:
             self._follow_config(room.election, vote=room.phase == "playing", standby=room.standby)
+        brokers = {
+            entry.key: where
+            for entry in room.brokers
+            if (where := parse_broker(entry.broker)) is not None
+        }
+        if brokers and self.voter is not None:
+            self.voter.replica.driver.learn_brokers(brokers)
 
     def _resume_voter(self) -> None:
         """A process restarted from its files (its key, its pins, its voter
@@ -994,7 +1002,7 @@ class RemoteTable(TableClient):
         order, when the room's broker is gone."""
         self.broker_alternates = tuple(dict.fromkeys([*self.cluster, *succession]))
         if self._link is not None:
-            self._link.set_alternates(list(self.broker_alternates))
+            self._link.set_alternates(list(self.broker_alternates), rejoin_earlier=True)
 
     def _own_name(self) -> str:
         if self.room is not None and self.seat is not None and self.seat < len(self.room.seats):

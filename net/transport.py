@@ -131,6 +131,10 @@ class MqttLink:
         self._client: aiomqtt.Client | None = None
         self._connected = asyncio.Event()
         self._closing = False
+        # Set when set_alternates(rejoin_earlier=True) changed the list while
+        # the link was not up: its reconnection loop starts from the top.
+        self._new_list = False
+        self._tried: list[tuple[str, int]] = []  # the list of the current pass
         # Set by close(): a wait for the link to come back ends there too.
         self._closed = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
@@ -144,11 +148,46 @@ class MqttLink:
         # (a bot's "gone" presence then never reached its host).
         self._subscribing = asyncio.Lock()
 
-    def set_alternates(self, alternates: Sequence[tuple[str, int]]) -> None:
+    def set_alternates(
+        self, alternates: Sequence[tuple[str, int]], *, rejoin_earlier: bool = False
+    ) -> None:
         """Where to go, after the first broker, from the next reconnection
-        on (a room's standby brokers, learnt once the game starts)."""
-        first = self.brokers[0]
+        on (a room's standby brokers, learnt once the game starts).
+        ``rejoin_earlier``: on an alternate now, and one new to the list
+        comes before it: go down the list again at once (a voter that knew
+        only its own standby broker when the room's died, and learnt the
+        others' later, went where nobody else was: issue 20, the chaos
+        soak's seed 27). The session ends without its will: nobody is
+        told this link died."""
+        first, before = self.brokers[0], self.brokers
         self.brokers = [first, *dict.fromkeys(b for b in alternates if b != first)]
+        if not rejoin_earlier or self.brokers == before:
+            return
+        if not self.connected:
+            self._new_list = True  # tried from its top (_run), even mid-pass
+            return
+        if self._after_a_new_one(before):
+            self.rejoin()
+
+    def _after_a_new_one(self, before: Sequence[tuple[str, int]]) -> bool:
+        """Whether this link is on an alternate that comes after one not in
+        ``before`` (a broker learnt since this session began)."""
+        here = (self.host, self.port)
+        if here == self.brokers[0] or here not in self.brokers:
+            return False
+        earlier = self.brokers[1 : self.brokers.index(here)]
+        if any(broker not in before for broker in earlier):
+            log.info("a broker before %s:%s in the list: going down it again", *here)
+            return True
+        return False
+
+    def rejoin(self) -> None:
+        """End the session now (a clean disconnection: no will), and go down
+        the list of brokers from its first again."""
+        client = self._client
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client._client.disconnect()
 
     # -- life cycle ----------------------------------------------------------
 
@@ -332,7 +371,10 @@ class MqttLink:
             # Down the list of brokers, at once from one to the next, until
             # one is up (issue 20): a cluster's next node when one is dead.
             was_up = False
-            for host, port in self.brokers:
+            self._new_list = False
+            tried = list(self.brokers)
+            self._tried = tried
+            for host, port in tried:
                 self.host, self.port = host, port
                 if self._id_used_at not in (None, (host, port)):
                     # A new session on another node: NATS keeps the session
@@ -343,8 +385,10 @@ class MqttLink:
                 was_up = await self._attempt()
                 if self._closing:
                     return
-                if was_up:
+                if was_up or self._new_list:
                     break
+            if self._new_list and not was_up:
+                continue  # a new list came during the pass: from its top, at once
             if was_up:
                 delay = BACKOFF_FIRST  # it was up: start again quickly
             # Jitter spreads the reconnections of a whole table after a restart.
@@ -402,6 +446,12 @@ class MqttLink:
             for pattern in self.subscriptions:
                 await _subscribed(client, pattern)
             self._connected.set()
+            if self._new_list:
+                # The list changed while this connection was made: a broker
+                # learnt meanwhile may come before this one.
+                self._new_list = False
+                if self._after_a_new_one(self._tried):
+                    self.rejoin()
             log.debug("connected to %s:%s as %s", self.host, self.port, self.client_id)
             if self.on_connect is not None:
                 await self.on_connect()

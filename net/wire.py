@@ -397,6 +397,13 @@ class SeatState(Struct, array_like=True, forbid_unknown_fields=True):
     present: bool = False
 
 
+class VoterBroker(Struct, array_like=True, forbid_unknown_fields=True):
+    """A voter's standby broker ("host:port"), as its presence announced it."""
+
+    key: Annotated[bytes, Meta(min_length=32, max_length=32)]
+    broker: Annotated[str, Meta(max_length=64)]
+
+
 class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True):
     """The room in public, retained. ``phase``: lobby, playing, over, closed.
     ``stamp`` grows with every publication (ms), so an older copy is ignored."""
@@ -422,6 +429,11 @@ class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True):
     # each voter runs a standby broker, announced in its voter presence, and
     # everyone's links go down the list (docs/election.md section 10).
     standby: bool = False
+    # The voters' standby brokers the authority knows, in the config's order
+    # (the succession): a voter whose link never reached the room's broker
+    # before it died knows where the others went (docs/election.md
+    # section 10).
+    brokers: Annotated[list[VoterBroker], Meta(max_length=24)] = []
     # A dealer's room (`passe dealer`, docs/protocol.md section 14): the
     # dealer's name. No player's machine holds its deck, nor stands.
     dealer: Annotated[str, Meta(max_length=40)] = ""

@@ -334,6 +334,12 @@ def parse_broker(text: str) -> tuple[str, int] | None:
     return address, int(port)
 
 
+def broker_text(broker: tuple[str, int]) -> str:
+    """``(address, port)`` as :func:`parse_broker` reads it back."""
+    address, port = broker
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+
+
 class VoterPresences:
     """The voters' presence records, each signed by its voter: which
     connection of each is the newest (its epoch), and whose current
@@ -677,20 +683,57 @@ class VoterDriver:
 
     def succession(self) -> list[tuple[str, int]]:
         """The voters' standby brokers known, in the config's order."""
+        brokers = self.brokers()
+        return [brokers[voter] for voter in self.node.voters if voter in brokers]
+
+    def brokers(self) -> dict[bytes, tuple[str, int]]:
+        """Each voter's standby broker known here (its own included)."""
         brokers = dict(self._presences.brokers)
         if self.broker is not None:
             brokers[self.identity.public_key] = self.broker
-        return [brokers[voter] for voter in self.node.voters if voter in brokers]
+        return brokers
+
+    def set_standby(self, broker: tuple[str, int]) -> None:
+        """This voter's standby broker is up (started beside its first
+        connection, not before it): in its presence from now on, published
+        again at once if it is connected."""
+        self.broker = broker
+        self._follow_succession()
+        link = self._link
+        if link is not None and link.connected:
+            topic = voter_presence_topic(self.code, self.identity.peer_id)
+            self._outbox.put_nowait((topic, self._presence(online=True), True))
+
+    def learn_brokers(self, brokers: dict[bytes, tuple[str, int]]) -> None:
+        """Standby brokers told by the room's state (signed by its
+        authority, who heard the voters' presences): for voters whose own
+        presence this voter has not read. A voter whose link never reached
+        the room's broker before it died (its host killed in the game's
+        first second: the chaos soak, 5 December) otherwise knew only its
+        own, went there alone, and the others lacked its vote for good."""
+        known = self._presences.brokers
+        for voter, broker in brokers.items():
+            if voter in self.node.voters and voter != self.identity.public_key:
+                known.setdefault(voter, broker)
+        # On a standby broker that comes after one just learnt: there first
+        # (not the authority: its link stays where its voters are).
+        self._follow_succession(rejoin_earlier=self.node.role != "authority")
+
+    def _follow_succession(self, *, rejoin_earlier: bool = False) -> None:
+        succession = self.succession()
+        if succession != self._succession:
+            self._succession = succession
+            if self._link is not None:
+                self._link.set_alternates(self._alternates(), rejoin_earlier=rejoin_earlier)
+            if self.on_brokers is not None:
+                self.on_brokers(succession)
 
     def _alternates(self) -> list[tuple[str, int]]:
         return list(dict.fromkeys([*self.cluster, *self.succession()]))
 
     def _presence(self, *, online: bool) -> bytes:
         topic = voter_presence_topic(self.code, self.identity.peer_id)
-        where = ""
-        if self.broker is not None:
-            address, port = self.broker
-            where = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+        where = "" if self.broker is None else broker_text(self.broker)
         presence = Presence(room=self.code, epoch=self._epoch, online=online, broker=where)
         return seal(self.identity, topic, presence)
 
@@ -710,13 +753,7 @@ class VoterDriver:
 
     def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
         voter = self._presences.gone(topic, payload, now)
-        succession = self.succession()
-        if succession != self._succession:
-            self._succession = succession
-            if self._link is not None:
-                self._link.set_alternates(self._alternates())
-            if self.on_brokers is not None:
-                self.on_brokers(succession)
+        self._follow_succession()
         if voter is None or voter != self.node.authority:
             return  # alive, a late will, or not the authority's
         # The authority's connection died. Every voter hears this will at

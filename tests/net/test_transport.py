@@ -169,6 +169,98 @@ async def test_a_link_starts_on_the_first_broker_of_its_list_that_answers() -> N
             await link.close(graceful=False)
 
 
+async def test_a_link_on_an_alternate_goes_to_one_learnt_before_it() -> None:
+    """The first broker is dead and the link is on the only alternate it
+    knew (a voter's own standby broker); an alternate learnt later comes
+    before it in the list: the link goes there at once, without its will
+    (a clean disconnection). A list that only grows after it, or a link on
+    its first broker, stays. Mutation: ``rejoin_earlier`` ignored (the link
+    stays where nobody else is: the chaos soak's seed 27)."""
+    require_mosquitto()
+    wills: list[bytes] = []
+    with closed_port() as dead, start_mosquitto() as early, start_mosquitto() as late:
+        watcher = MqttLink(
+            late.host,
+            late.port,
+            subscriptions=["t/will", "t/mark"],
+            on_message=lambda _topic, payload: _noted(wills, payload),
+        )
+        await watcher.start()
+        link = MqttLink(
+            "127.0.0.1",
+            dead,
+            alternates=[(late.host, late.port)],
+            subscriptions=[],
+            on_message=_ignore,
+            will=transport.LastWill("t/will", b"gone", retain=False),
+        )
+        await link.start()
+        try:
+            assert link.port == late.port
+            link.set_alternates([(late.host, late.port), ("127.0.0.1", 1)], rejoin_earlier=True)
+            assert link.connected and link.port == late.port  # only after it: stays
+            both = [(early.host, early.port), (late.host, late.port)]
+            link.set_alternates(both, rejoin_earlier=True)
+            async with asyncio.timeout(DEADLINE):
+                while not (link.connected and link.port == early.port):
+                    await asyncio.sleep(0.02)
+            # A will would have reached the old broker before this mark.
+            await watcher.publish("t/mark", b"mark")
+            async with asyncio.timeout(DEADLINE):
+                while not wills:
+                    await asyncio.sleep(0.02)
+            assert wills == [b"mark"]  # nobody was told it died
+        finally:
+            await link.close(graceful=False)
+            await watcher.close(graceful=False)
+
+
+async def test_a_list_learnt_while_the_link_is_down_is_tried_from_its_top(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The link is down its list, waiting on a broker that never answers;
+    a broker learnt meanwhile comes before the last one it knew: once the
+    silent one gives up, the link goes down the new list from its top and
+    is on the new broker, not on the last of the old list. Mutation: the
+    pass going on over the list it started with (a voter whose host died
+    before it ever connected went to its own standby broker alone, though
+    its seat had learnt where the others were: the chaos soak's seed 27)."""
+    require_mosquitto()
+    monkeypatch.setattr(transport, "CLIENT_TIMEOUT", 1)
+    with (
+        closed_port() as dead,
+        socket.socket() as silent,
+        start_mosquitto() as early,
+        start_mosquitto() as late,
+    ):
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()  # connections wait in its backlog, never answered
+        silent_port = silent.getsockname()[1]
+        link = MqttLink(
+            "127.0.0.1",
+            dead,
+            alternates=[("127.0.0.1", silent_port), (late.host, late.port)],
+            subscriptions=[],
+            on_message=_ignore,
+        )
+        starting = asyncio.create_task(link.start(timeout=None))
+        try:
+            async with asyncio.timeout(DEADLINE):
+                while link.port != silent_port:
+                    await asyncio.sleep(0.01)
+            learnt = [(early.host, early.port), ("127.0.0.1", silent_port), (late.host, late.port)]
+            link.set_alternates(learnt, rejoin_earlier=True)
+            async with asyncio.timeout(DEADLINE):
+                await starting
+            assert link.port == early.port
+        finally:
+            await link.close(graceful=False)
+
+
+async def _noted(into: list[bytes], payload: bytes) -> None:
+    into.append(payload)
+
+
 async def test_a_link_none_of_whose_brokers_answers_names_them_all() -> None:
     with closed_port() as one, closed_port() as other:
         link = MqttLink(
