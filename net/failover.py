@@ -105,11 +105,15 @@ class SeatVoter:
         on_table: Callable[[Authority], None] | None = None,
         cluster: Sequence[tuple[str, int]] = (),
         directory: Path | None = None,
+        dealer: bool = False,
     ) -> None:
         self.code = code
         self.election = election
         self.host, self.port = host, port
         self.seat_name = seat_name
+        # A dealer's voter (net/dealer/): it has no seat, and its table's
+        # notice names the dealer rather than a person's machine.
+        self.dealer = dealer
         self.room_key = room_key  # the one the seat follows now
         self.over = over  # whether the room is over or closed (its file then goes)
         self.authority: Authority | None = None
@@ -215,7 +219,8 @@ class SeatVoter:
         former = self.room_key()
         if former is not None:
             authority.predecessors.add(former)
-        authority.say(f"The table moved to {name}'s machine (it holds the deck now)")
+        holder = f"dealer {name}" if self.dealer else f"{name}'s machine"
+        authority.say(f"The table moved to {holder} (it holds the deck now)")
         authority.presence_timeout = PRESENCE_TIMEOUT
         authority.adopt_replica(self.replica, self.election)
         self.authority = authority

@@ -23,6 +23,7 @@ from net.authority import Authority
 from net.host import HostedRoom
 from net.remote import RemoteTable
 from net.table import TableUpdate
+from net.wire import RoomState
 
 
 def emit(event: str, **fields: Any) -> None:
@@ -50,6 +51,16 @@ async def play_with_bot(
 
     # The table moved to another machine (issue 20): scripts and tests see it.
     table.on_moved(lambda term: emit("moved", term=term, here=table.runs_the_table))
+    # What the table screen shows of each new room notice ("The table moved
+    # to Bob's machine ..."), each once.
+    notices: list[str] = []
+
+    def on_room(room: RoomState) -> None:
+        if room.notice and room.notice not in notices[-1:]:
+            notices.append(room.notice)
+            emit("notice", text=room.notice)
+
+    table.on_room(on_room)
     await table.connect(on_update)
     # What a (re)started peer got back: its view and its log so far.
     emit("synced", seq=table.seq, events=len(table.log))

@@ -761,6 +761,7 @@ class Dealer:
             election,
             *broker,
             seat_name=lambda: self.name,
+            dealer=True,
             room_key=lambda: self._held_key(code),
             over=lambda: self.held.get(code) is None,
             advertise=self.advertise,

@@ -26,7 +26,7 @@ from net.election.messages import decode_config
 from net.identity import Identity
 from tests.net.brokers import broker_at
 from tests.net.procs import PasseProcess, join_bots, reported, run_passe
-from tests.net.test_failover import all_end_verified
+from tests.net.test_failover import all_end_verified, moved_notice
 
 
 async def start_dealers(tmp_path: Path, count: int, broker: str) -> list[PasseProcess]:
@@ -130,6 +130,13 @@ async def _dealer_to_dealer(tmp_path: Path, broker: str) -> None:
         assert len(set(terms)) == 1 and terms[0] >= 2
         # One of the two others took the table over; stopped, it hands it on.
         runner = await _runner(dealers[1:], room["code"])
+        # Everyone is told which dealer holds the deck now (a dealer has no
+        # seat: its name, not a person's machine).
+        runner_name = f"D{dealers.index(runner)}"
+        for peer in peers:
+            assert await moved_notice(peer) == (
+                f"The table moved to dealer {runner_name} (it holds the deck now)"
+            )
         # Its status: the room it took, still for the person who asked for
         # it (it said the dealer's own name), and no longer held.
         asker = status["rooms"][0]["for"]

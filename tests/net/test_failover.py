@@ -42,6 +42,14 @@ async def start_failover_game(
     return room
 
 
+async def moved_notice(peer: PasseProcess) -> str:
+    """The first room notice ``peer`` shows that says the table moved."""
+    while True:
+        text: str = (await peer.expect("notice"))["text"]
+        if text.startswith("The table moved"):
+            return text
+
+
 async def all_end_verified(peers: Sequence[PasseProcess]) -> None:
     """Every peer sees the same end, checks the deal against all it was
     shown (by every authority), and exits cleanly."""
@@ -74,6 +82,12 @@ async def test_a_killed_host_s_table_moves_to_a_player_and_the_game_ends(
         # Both see the table move, to the same term (an election's).
         moves = [await peer.expect("moved") for peer in peers]
         assert moves[0]["term"] == moves[1]["term"] >= 2
+        # Each says where it went, by the winner's name (issue 20).
+        (runner,) = [n for n, move in enumerate(moves) if move["here"]]
+        for peer in peers:
+            assert await moved_notice(peer) == (
+                f"The table moved to Peer {runner}'s machine (it holds the deck now)"
+            )
         await all_end_verified(peers)
     except BaseException:
         print(await host.report(), *[await peer.report() for peer in peers])
