@@ -417,12 +417,7 @@ async def _measure_moves(count: int, slices: int) -> str:
                     [
                         name + what,
                         f"{len(values):,} in {slices}",
-                        fmt_ms(percentile(values, 0.5)),
-                        fmt_ms(percentile(values, 0.99)),
-                        fmt_ms(percentile(bare, 0.5)),
-                        fmt_ms(percentile(bare, 0.99)),
-                        f"{statistics.median(p50s):.2f}x",
-                        f"{statistics.median(p99s):.2f}x",
+                        *against_bare(values, bare, p50s, p99s),
                     ]
                 )
     headers = [
@@ -440,6 +435,24 @@ async def _measure_moves(count: int, slices: int) -> str:
         headers,
         rows,
     )
+
+
+def against_bare(
+    moves: Sequence[float],
+    bare: Sequence[float],
+    p50_ratios: Sequence[float],
+    p99_ratios: Sequence[float],
+) -> list[str]:
+    """Table cells: the moves' p50 and p99, the bare round trips', and the
+    medians of the per-slice ratios (p50, p99)."""
+    return [
+        fmt_ms(percentile(moves, 0.5)),
+        fmt_ms(percentile(moves, 0.99)),
+        fmt_ms(percentile(bare, 0.5)),
+        fmt_ms(percentile(bare, 0.99)),
+        f"{statistics.median(p50_ratios):.2f}x",
+        f"{statistics.median(p99_ratios):.2f}x",
+    ]
 
 
 def _row(name: str, qos: int, nodelay: str, values: Sequence[float]) -> list[str]:
@@ -461,9 +474,12 @@ def run(*, quick: bool) -> str:
     from bench import (
         floods,  # an honest game beside each flood of issue 19
         net_ab,  # the seat's early update off and on (issue 20)
+        net_lan,  # the same on links with a LAN's latency (issue 20)
     )
 
-    return "\n\n".join((bare, moves, net_ab.run(quick=quick), floods.run(quick=quick)))
+    return "\n\n".join(
+        (bare, moves, net_ab.run(quick=quick), net_lan.run(quick=quick), floods.run(quick=quick))
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """A/B of the seat's early update (docs/election.md section 12) in one run.
 
-    python -m bench.net_ab [--slices 6] [--moves 100]
+    python -m bench.net_ab [--slices 6] [--moves 100] [--link-delay MS]
 
 (part of ``make bench BENCH_ARGS=net``).
 
@@ -19,20 +19,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 
 from bench.common import fmt_ms, percentile, table
+from bench.link_delay import delayed
 from bench.net import bare_round_trips, brokers, move_round_trips_in_processes
 
 ROOMS = {"3 voters (2 people, 1 bot)": 1, "4 voters (3 people)": 0}
 
 
-async def _measure(slices: int, moves: int) -> str:
+async def _measure(slices: int, moves: int, link_delay_ms: float | None = None) -> str:
     import net.authority
 
     rows: list[list[str]] = []
-    async with brokers() as running:
-        for broker, (host, port) in running.items():
+    async with brokers() as running, contextlib.AsyncExitStack() as relays:
+        for broker, (broker_host, broker_port) in running.items():
+            host, port = broker_host, broker_port
+            if link_delay_ms is not None:
+                # Every link through a relay holding each byte that long
+                # each way (bench/net_lan.py): a LAN's hops, not loopback's.
+                relay = delayed(broker_host, broker_port, link_delay_ms)
+                host, port = relays.enter_context(relay)
             for room, bots in ROOMS.items():
                 times: dict[bool, list[float]] = {False: [], True: []}
                 ratios: dict[bool, list[float]] = {False: [], True: []}
@@ -57,8 +65,9 @@ async def _measure(slices: int, moves: int) -> str:
                     )
     net.authority.EARLY_UPDATES = True
     headers = ["broker", "room", "early update", "moves", "p50 ms", "p99 ms", "p50 / bare p50"]
+    links = "" if link_delay_ms is None else f", links delayed {link_delay_ms:g} ms each way"
     return table(
-        "replicated move, seats in own processes: early update off/on (interleaved)",
+        f"replicated move, seats in own processes{links}: early update off/on (interleaved)",
         headers,
         rows,
     )
@@ -73,8 +82,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="bench.net_ab")
     parser.add_argument("--slices", type=int, default=6)
     parser.add_argument("--moves", type=int, default=100)
+    parser.add_argument(
+        "--link-delay", type=float, default=None, help="ms each way on every link (a LAN's)"
+    )
     args = parser.parse_args()
-    print(asyncio.run(_measure(args.slices, args.moves)))
+    print(asyncio.run(_measure(args.slices, args.moves, args.link_delay)))
 
 
 if __name__ == "__main__":
