@@ -124,6 +124,7 @@ class MqttLink:
         # Where client_id last connected: moving to another node of a
         # cluster takes a new one (see _run).
         self._id_used_at: tuple[str, int] | None = None
+        self._ever_up = False  # connected and subscribed at least once
         self.keepalive = keepalive
         # Topics whose empty message (a retained one cleared) is passed on:
         # the authority answers one on its own room topic (issue 19 item 5).
@@ -404,7 +405,11 @@ class MqttLink:
             raise
         except (aiomqtt.MqttError, OSError, TimeoutError) as error:
             self._last_error = str(error) or type(error).__name__
-            log.debug("broker %s:%s: %s", self.host, self.port, self._last_error)
+            # Said at info once the link had been up: why it is not back
+            # (PASSE_LOG=info); at most one line per broker of the list per
+            # pass, and passes wait a backoff (at least BACKOFF_FIRST).
+            level = logging.INFO if self._ever_up else logging.DEBUG
+            log.log(level, "broker %s:%s: %s", self.host, self.port, self._last_error)
         except Exception as error:  # a bug must not end the reconnections
             self._last_error = str(error) or type(error).__name__
             log.warning("link to %s:%s failed: %r", self.host, self.port, error)
@@ -446,6 +451,7 @@ class MqttLink:
             for pattern in self.subscriptions:
                 await _subscribed(client, pattern)
             self._connected.set()
+            self._ever_up = True
             if self._new_list:
                 # The list changed while this connection was made: a broker
                 # learnt meanwhile may come before this one.
@@ -502,10 +508,17 @@ def _new_client_id() -> str:
 async def _subscribed(client: aiomqtt.Client, pattern: str) -> None:
     """Subscribe to ``pattern``; raises ``MqttError`` when the broker refuses
     (SUBACK 0x80). Unchecked, a refused subscription left the link deaf on that
-    topic for the whole connection: NATS refuses one whose JetStream consumer
-    it cannot create while its cluster elects new leaders after losing a node
-    (issue 20; a peer's Hello was then never answered)."""
-    granted = await client.subscribe(pattern, qos=1)
+    topic for the whole connection: NATS refused one whose JetStream consumer
+    it could not create while its cluster elected new leaders after losing a
+    node (issue 20; a peer's Hello was then never answered).
+
+    At QoS 0: NATS makes a replicated JetStream consumer for each QoS 1
+    subscription, and a cluster that lost a node refused them for minutes
+    (a peer whose node died came back 20-240 s later, or not within the
+    soak's deadline); with none, within seconds (docs/scale.md). Sessions
+    are clean, so a QoS 1 delivery gained nothing: what a connection had
+    unacknowledged went with it, and the re-synchronisation covers it."""
+    granted = await client.subscribe(pattern, qos=0)
     if any((code if isinstance(code, int) else code.value) >= 0x80 for code in granted):
         raise aiomqtt.MqttError(f"the broker refused the subscription to {pattern}")
 

@@ -395,6 +395,17 @@ class NatsNode:
             routes: int = json.load(answer)["num_routes"]
             return routes
 
+    def consumers(self) -> int:
+        """How many JetStream consumers it holds now (its monitor's /jsz):
+        NATS makes one for each QoS 1 MQTT subscription."""
+        import json
+        import urllib.request
+
+        url = f"http://127.0.0.1:{self.monitor_port}/jsz"
+        with urllib.request.urlopen(url, timeout=2) as answer:  # loopback only
+            consumers: int = json.load(answer)["consumers"]
+            return consumers
+
     def mqtt_ready(self) -> bool:
         """Whether its MQTT gateway accepts a CONNECT now (CONNACK 0: NATS
         answers so once JetStream, which keeps MQTT's sessions, is up)."""

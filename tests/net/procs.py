@@ -84,6 +84,7 @@ class PasseProcess:
         self.name = name
         self.wrap = wrap  # e.g. ("ip", "netns", "exec", NAME): run it elsewhere
         self.drop_env = drop_env  # variables it must not inherit
+        self.extra_env: dict[str, str] = {}  # and its own (e.g. PASSE_LOG)
         self.home = home / name
         self.home.mkdir(parents=True, exist_ok=True)
         self.process: asyncio.subprocess.Process | None = None
@@ -104,6 +105,7 @@ class PasseProcess:
             "PASSE_DATA_DIR": str(self.home / "data"),
             "PASSE_CONFIG_DIR": str(self.home / "config"),
             "PYTHONUNBUFFERED": "1",
+            **self.extra_env,
         }
 
     async def start(self, *args: str, module: str = "tui.cli") -> PasseProcess:
