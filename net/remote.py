@@ -1091,6 +1091,17 @@ class RemoteTable(TableClient):
         voter = self.voter
         return voter is not None and voter.authority is not None and voter.replica.is_authority
 
+    def stand_in(self, seat: int) -> None:
+        """A bot plays for the person of ``seat``, who is away, until they
+        come back: the host's ``b`` at the table, here where this process
+        runs the table since it moved (issue 20: its host's person, gone
+        for good, would have held the game at their turn for ever).
+        :class:`IllegalAction` where the table runs elsewhere."""
+        voter = self.voter
+        if voter is None or voter.authority is None or not self.runs_the_table:
+            raise IllegalAction("the table runs on another machine")
+        voter.authority.stand_in(seat)
+
     def on_moved(self, listener: Callable[[int], None]) -> Callable[[], None]:
         """Call ``listener(term)`` when the table moves to another machine
         (an election's winner, announced for ``term``)."""

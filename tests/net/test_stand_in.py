@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.engine import IllegalAction
+from core.registry import get_game
 from net.authority import Authority
 from net.headless import play_with_bot
 from net.host import HostedRoom
@@ -148,3 +149,67 @@ async def test_someone_away_at_the_end_gets_it_from_the_record(room: HostedRoom)
         assert len(back.log) == final_log
     finally:
         await back.close()
+
+
+@pytest.mark.long
+async def test_where_the_table_moved_a_bot_can_play_for_the_hosts_person_gone_with_it() -> None:
+    """Found by hand (issue 20): the host's machine died mid-game, and the
+    host's person with it; the table moved to a player's machine, but only
+    the host's lobby could put a bot in for someone away, so the game
+    waited at the host's person's turn for ever. The process that runs the
+    table now can (``RemoteTable.stand_in``, the table screen's b there);
+    another player's process cannot. Three voters: the authority, Bob's
+    process and Cy's; the host's person's seat is told there and does not
+    vote."""
+    need_mosquitto()
+    room = await open_test_room("passpass", 3, BROKER, seed=9)
+    authority = room.authority
+    hostess_key = Identity.generate()
+    authority.told_keys.add(hostess_key.public_key)
+    authority.admitted.add(hostess_key.public_key)
+    hostess = RemoteTable(hostess_key, room.code, *BROKER, "Hostess")
+    hostess.hosted_replica = lambda: authority.replica
+    bob = RemoteTable(Identity.generate(), room.code, *BROKER, "Bob")
+    cy = RemoteTable(Identity.generate(), room.code, *BROKER, "Cy")
+    tables = [hostess, bob, cy]
+    changed = asyncio.Event()
+    try:
+        for table in tables:
+            await table.join()
+            await table.connect(lambda update: changed.set())
+        authority.start_game()
+        assert authority.replica is not None, "three voters: it fails over"
+        await until(
+            lambda: all(
+                t.voter is not None and t.voter.replica.driver.in_step.is_set() for t in (bob, cy)
+            )
+        )
+        seat = hostess.seat
+        assert seat is not None
+        # The host's machine dies: its table and its person's seat with it.
+        await room.close(keep=True)
+        await hostess.close()
+        await until(lambda: bob.runs_the_table or cy.runs_the_table, timeout=DEADLINE)
+        runner, other = (bob, cy) if bob.runs_the_table else (cy, bob)
+        voter = runner.voter
+        assert voter is not None and voter.authority is not None
+        successor = voter.authority
+        await until(lambda: not successor.seats[seat].present)
+        with pytest.raises(IllegalAction, match="runs on another machine"):
+            other.stand_in(seat)
+        runner.stand_in(seat)
+        assert successor.seats[seat].level
+        # The others play on to the end: the host's person's turns are the bot's.
+        bot = get_game("passpass").make_bot("random", 1)
+        async with asyncio.timeout(DEADLINE):
+            while not all(t.view is not None and t.view.is_over for t in (bob, cy)):
+                changed.clear()
+                for table in (bob, cy):
+                    view = table.view
+                    if view is not None and view.legal and not table.action_pending:
+                        await table.submit(bot.choose(view))
+                await changed.wait()
+    finally:
+        for table in tables:
+            await table.close()
+        await room.close()

@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.screen import Screen
 
-from core.engine import Action, Event, IllegalAction, Names, View, acts, plural
+from core.engine import Action, ConfigError, Event, IllegalAction, Names, View, acts, plural
 from net.client import TableClient
 from net.table import TableUpdate
 from tui.messages import (
@@ -58,6 +58,21 @@ class HostControls(Protocol):
 
     def stand_in(self, seat: int) -> None:
         """A bot plays for the person of ``seat``, who is away."""
+
+
+class _TakenOver:
+    """The host's controls where the table moved to this machine (issue
+    20): a bot for someone away, as the host's lobby does it."""
+
+    def __init__(self, remote: RemoteTable, screen: TableScreen) -> None:
+        self.remote = remote
+        self.screen = screen
+
+    def stand_in(self, seat: int) -> None:
+        try:
+            self.remote.stand_in(seat)
+        except (IllegalAction, ConfigError) as error:
+            self.screen.notify(str(error), title="Not now", severity="warning")
 
 
 # What still acts at the table of a room its host closed (issue 18 item 4).
@@ -220,7 +235,7 @@ class TableScreen(PasseScreen):
             and not state.level
             and seat != self.client.seat
         ]
-        return away if away and self.hosting else []
+        return away if away and self._controls() is not None else []
 
     def action_stand_in(self) -> None:
         seats = self.waiting_for()
@@ -235,8 +250,9 @@ class TableScreen(PasseScreen):
         options = [f"A bot plays for {name}" for name in names] + ["No, keep waiting"]
 
         def decided(index: int | None) -> None:
-            if index is not None and index < len(seats) and self.host_controls is not None:
-                self.host_controls.stand_in(seats[index])
+            controls = self._controls()
+            if index is not None and index < len(seats) and controls is not None:
+                controls.stand_in(seats[index])
 
         self.push_dialog(
             ChoiceScreen("A bot for someone away?", body, options, kind=CONFIRM_CHOICE), decided
@@ -331,6 +347,18 @@ class TableScreen(PasseScreen):
     def hosting(self) -> bool:
         """Whether this person hosts the networked room (its lobby is ours)."""
         return self.host_controls is not None
+
+    def _controls(self) -> HostControls | None:
+        """Who puts a bot in for someone away: our lobby where we host the
+        room, or the table this process runs since it moved here (issue
+        20: otherwise nobody could, and a host's person gone for good
+        with their machine held the game at their turn for ever)."""
+        if self.host_controls is not None:
+            return self.host_controls
+        remote = remote_table(self.client)
+        if remote is not None and remote.runs_the_table:
+            return _TakenOver(remote, self)
+        return None
 
     def on_link_changed(self, message: LinkChanged) -> None:
         self._link_up = message.up
