@@ -68,6 +68,19 @@ def forged(claimed: bytes, topic: str, message: msgspec.Struct) -> bytes:
     return msgspec.msgpack.encode(msgspec.structs.replace(signed, sender=claimed))
 
 
+def hosts_person(room: HostedRoom, broker: tuple[str, int], name: str = "Hostess") -> RemoteTable:
+    """The seat of the host's own person, not yet joined: a key of its own,
+    told and let in by the authority of this process, which does not vote
+    and learns of each commit here (tui/netplay.py does the same)."""
+    authority = room.authority
+    key = Identity.generate()
+    authority.told_keys.add(key.public_key)
+    authority.admitted.add(key.public_key)
+    table = RemoteTable(key, room.code, *broker, name)
+    table.hosted_replica = lambda: authority.replica
+    return table
+
+
 class WatchedTable:
     """A seat whose updates are recorded; ``until`` waits on them."""
 
@@ -80,7 +93,11 @@ class WatchedTable:
     async def join(
         cls, code: str, host: str, port: int, name: str, identity: Identity | None = None
     ) -> WatchedTable:
-        table = RemoteTable(identity or Identity.generate(), code, host, port, name)
+        return await cls.seat(RemoteTable(identity or Identity.generate(), code, host, port, name))
+
+    @classmethod
+    async def seat(cls, table: RemoteTable) -> WatchedTable:
+        """``table`` joined and watched."""
         await table.join()
         watched = cls(table)
         await table.connect(watched._receive)

@@ -26,7 +26,7 @@ from net.host import HostedRoom
 from net.identity import Identity
 from net.replication import RoomReplica
 from net.wire import Update, seal
-from tests.net.peers import WatchedTable, open_test_room, until
+from tests.net.peers import WatchedTable, hosts_person, open_test_room, until
 from tests.net.procs import need_mosquitto
 
 CODE = "EAR123"
@@ -304,11 +304,8 @@ async def test_the_hosts_person_sees_their_move_once_it_commits_here(
     need_mosquitto()
     room = await open_test_room("passpass", 3, BROKER, seed=9)
     authority = room.authority
-    hostess = Identity.generate()
-    authority.told_keys.add(hostess.public_key)
-    authority.admitted.add(hostess.public_key)
-    host = await WatchedTable.join(room.code, *BROKER, "Hostess", hostess)
-    host.table.hosted_replica = lambda: authority.replica
+    host = await WatchedTable.seat(hosts_person(room, BROKER))
+    hostess = host.table.identity
     people = [host, *[await WatchedTable.join(room.code, *BROKER, n) for n in ("Bob", "Cy")]]
     async with _closing(room, people):
         authority.start_game()

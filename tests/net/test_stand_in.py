@@ -19,7 +19,7 @@ from net.host import HostedRoom
 from net.identity import Identity
 from net.remote import RemoteTable
 from net.rooms import BrokerChoice
-from tests.net.peers import DEADLINE, open_test_room, until
+from tests.net.peers import DEADLINE, hosts_person, open_test_room, until
 from tests.net.procs import PasseProcess, host_args, need_mosquitto
 
 BROKER = ("127.0.0.1", 1883)
@@ -164,11 +164,7 @@ async def test_where_the_table_moved_a_bot_can_play_for_the_hosts_person_gone_wi
     need_mosquitto()
     room = await open_test_room("passpass", 3, BROKER, seed=9)
     authority = room.authority
-    hostess_key = Identity.generate()
-    authority.told_keys.add(hostess_key.public_key)
-    authority.admitted.add(hostess_key.public_key)
-    hostess = RemoteTable(hostess_key, room.code, *BROKER, "Hostess")
-    hostess.hosted_replica = lambda: authority.replica
+    hostess = hosts_person(room, BROKER)
     bob = RemoteTable(Identity.generate(), room.code, *BROKER, "Bob")
     cy = RemoteTable(Identity.generate(), room.code, *BROKER, "Cy")
     tables = [hostess, bob, cy]
