@@ -28,7 +28,7 @@ from net.headless import play_with_bot
 from net.host import HostedRoom, open_next_room
 from net.identity import Identity
 from net.remote import RemoteTable
-from tests.net.peers import open_test_room
+from tests.net.peers import hosts_person, open_test_room
 from tests.net.procs import PasseProcess, need_mosquitto
 from tests.tui.conftest import SIZE, footer_keys, play_to_end
 from tests.tui.conftest import write_settings as write_any_settings
@@ -1430,6 +1430,65 @@ async def test_a_guest_is_invited_to_the_next_game_and_joins_it(
             )
         finally:
             await following.close()
+
+
+async def test_where_the_table_moved_its_new_machine_lets_a_bot_play_for_the_host(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Found by hand (issue 20): the host's machine dies with its person
+    mid-game; the table moves to this person's machine, whose table now
+    offers b for the host's person, gone for good with their machine (only
+    the host's lobby could, and the game waited at their turn for ever).
+    Bob votes but does not stand, so the table comes here."""
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    room = await open_test_room("passpass", 3, mosquitto, seed=4)
+    hostess = hosts_person(room, mosquitto)
+    bob = RemoteTable(Identity.generate(), room.code, *mosquitto, "Bob")
+    app = network_app(private_config, mosquitto)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await hostess.join()
+            await hostess.connect(lambda update: None)
+            await bob.join()
+            await bob.connect(lambda update: None)
+            lobby = await join_from_home(pilot, room.code)
+            assert lobby.table is not None
+            remote = lobby.table
+            await wait_until(pilot, lambda: remote.seat is not None, "a seat")
+            room.authority.start_game()
+            await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "table")
+            table = app.screen
+            assert isinstance(table, PassPassTableScreen)
+            voters = [t.voter for t in (remote, bob)]
+            await wait_until(
+                pilot,
+                lambda: all(v is not None and v.replica.driver.in_step.is_set() for v in voters),
+                "both voters in step",
+            )
+            assert bob.voter is not None
+            bob.voter.replica.driver.node.retire()  # votes, never stands
+            assert "Stand-in" not in [d for d, _ in footer_keys(app)]
+            # The host's machine dies, its person's seat with it.
+            await room.close(keep=True)
+            await hostess.close()
+            await wait_until(pilot, lambda: remote.runs_the_table, "the table moved here")
+            await wait_until(pilot, lambda: "Stand-in" in [d for d, _ in footer_keys(app)], "b")
+            await pilot.press("b")
+            choice = app.screen
+            assert isinstance(choice, ChoiceScreen)
+            assert choice.options[0] == "A bot plays for Hostess"
+            await pilot.press("1")
+            assert remote.voter is not None and remote.voter.authority is not None
+            successor = remote.voter.authority
+            seat = hostess.seat
+            assert seat is not None
+            await wait_until(pilot, lambda: bool(successor.seats[seat].level), "the stand-in")
+            status = table.query_one(NetStatus)
+            await wait_until(pilot, lambda: "a bot plays for them" in status.text, "said")
+    finally:
+        await bob.close()
+        await hostess.close()
+        await room.close()
 
 
 async def test_the_host_lets_a_bot_play_for_someone_away(
