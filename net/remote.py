@@ -1094,8 +1094,9 @@ class RemoteTable(TableClient):
     def stand_in(self, seat: int) -> None:
         """A bot plays for the person of ``seat``, who is away, until they
         come back: the host's ``b`` at the table, here where this process
-        runs the table since it moved (issue 20: its host's person, gone
-        for good, would have held the game at their turn for ever).
+        runs the table since it moved (issue 20: there a bot came only by
+        itself, ``failover.STAND_IN_AFTER`` seconds after the host's person
+        went with their machine, and nobody could choose it sooner).
         :class:`IllegalAction` where the table runs elsewhere."""
         voter = self.voter
         if voter is None or voter.authority is None or not self.runs_the_table:

@@ -156,7 +156,8 @@ async def test_where_the_table_moved_a_bot_can_play_for_the_hosts_person_gone_wi
     """Found by hand (issue 20): the host's machine died mid-game, and the
     host's person with it; the table moved to a player's machine, but only
     the host's lobby could put a bot in for someone away, so the game
-    waited at the host's person's turn for ever. The process that runs the
+    waited at the host's person's turn until a bot came by itself
+    (``failover.STAND_IN_AFTER``, 30 s). The process that runs the
     table now can (``RemoteTable.stand_in``, the table screen's b there);
     another player's process cannot. Three voters: the authority, Bob's
     process and Cy's; the host's person's seat is told there and does not
@@ -193,6 +194,7 @@ async def test_where_the_table_moved_a_bot_can_play_for_the_hosts_person_gone_wi
         await until(lambda: not successor.seats[seat].present)
         with pytest.raises(IllegalAction, match="runs on another machine"):
             other.stand_in(seat)
+        assert not successor.seats[seat].level  # not yet the bot that comes by itself
         runner.stand_in(seat)
         assert successor.seats[seat].level
         # The others play on to the end: the host's person's turns are the bot's.

@@ -1437,8 +1437,9 @@ async def test_where_the_table_moved_its_new_machine_lets_a_bot_play_for_the_hos
 ) -> None:
     """Found by hand (issue 20): the host's machine dies with its person
     mid-game; the table moves to this person's machine, whose table now
-    offers b for the host's person, gone for good with their machine (only
-    the host's lobby could, and the game waited at their turn for ever).
+    offers b for the host's person, gone with their machine (only the
+    host's lobby could: the game waited at their turn until a bot came by
+    itself, 30 s later).
     Bob votes but does not stand, so the table comes here."""
     write_settings(private_config, name="Zed", players={"passpass": 3})
     room = await open_test_room("passpass", 3, mosquitto, seed=4)

@@ -351,8 +351,8 @@ class TableScreen(PasseScreen):
     def _controls(self) -> HostControls | None:
         """Who puts a bot in for someone away: our lobby where we host the
         room, or the table this process runs since it moved here (issue
-        20: otherwise nobody could, and a host's person gone for good
-        with their machine held the game at their turn for ever)."""
+        20: there a bot came only by itself, half a minute after the
+        host's person went with their machine; nobody could choose it)."""
         if self.host_controls is not None:
             return self.host_controls
         remote = remote_table(self.client)
