@@ -21,6 +21,7 @@ from tests.net.brokers import (
     start_mosquitto,
     start_nats_cluster,
 )
+from tests.net.peers import until
 
 DEADLINE = 10.0
 # Within the embedded broker's hold for one client: MAX_QUEUED_BYTES counted
@@ -201,14 +202,10 @@ async def test_a_link_on_an_alternate_goes_to_one_learnt_before_it() -> None:
             assert link.connected and link.port == late.port  # only after it: stays
             both = [(early.host, early.port), (late.host, late.port)]
             link.set_alternates(both, rejoin_earlier=True)
-            async with asyncio.timeout(DEADLINE):
-                while not (link.connected and link.port == early.port):
-                    await asyncio.sleep(0.02)
+            await until(lambda: link.connected and link.port == early.port, DEADLINE)
             # A will would have reached the old broker before this mark.
             await watcher.publish("t/mark", b"mark")
-            async with asyncio.timeout(DEADLINE):
-                while not wills:
-                    await asyncio.sleep(0.02)
+            await until(lambda: bool(wills), DEADLINE)
             assert wills == [b"mark"]  # nobody was told it died
         finally:
             await link.close(graceful=False)
@@ -245,9 +242,7 @@ async def test_a_list_learnt_while_the_link_is_down_is_tried_from_its_top(
         )
         starting = asyncio.create_task(link.start(timeout=None))
         try:
-            async with asyncio.timeout(DEADLINE):
-                while link.port != silent_port:
-                    await asyncio.sleep(0.01)
+            await until(lambda: link.port == silent_port, DEADLINE)
             learnt = [(early.host, early.port), ("127.0.0.1", silent_port), (late.host, late.port)]
             link.set_alternates(learnt, rejoin_earlier=True)
             async with asyncio.timeout(DEADLINE):

@@ -60,21 +60,6 @@ class HostControls(Protocol):
         """A bot plays for the person of ``seat``, who is away."""
 
 
-class _TakenOver:
-    """The host's controls where the table moved to this machine (issue
-    20): a bot for someone away, as the host's lobby does it."""
-
-    def __init__(self, remote: RemoteTable, screen: TableScreen) -> None:
-        self.remote = remote
-        self.screen = screen
-
-    def stand_in(self, seat: int) -> None:
-        try:
-            self.remote.stand_in(seat)
-        except (IllegalAction, ConfigError) as error:
-            self.screen.notify(str(error), title="Not now", severity="warning")
-
-
 # What still acts at the table of a room its host closed (issue 18 item 4).
 CLOSED_ACTIONS = frozenset({"leave", "rules", "help", "app.help", "quit", "app.quit"})
 CLOSED_STATUS = "The host closed the room: this game cannot go on. q: home (↑↓ scroll the log)"
@@ -235,7 +220,7 @@ class TableScreen(PasseScreen):
             and not state.level
             and seat != self.client.seat
         ]
-        return away if away and self._controls() is not None else []
+        return away if away and (self.hosting or self._runs_the_table()) else []
 
     def action_stand_in(self) -> None:
         seats = self.waiting_for()
@@ -250,9 +235,17 @@ class TableScreen(PasseScreen):
         options = [f"A bot plays for {name}" for name in names] + ["No, keep waiting"]
 
         def decided(index: int | None) -> None:
-            controls = self._controls()
-            if index is not None and index < len(seats) and controls is not None:
-                controls.stand_in(seats[index])
+            if index is None or index >= len(seats):
+                return
+            if self.host_controls is not None:
+                self.host_controls.stand_in(seats[index])
+                return
+            remote = remote_table(self.client)
+            try:
+                if remote is not None:
+                    remote.stand_in(seats[index])
+            except (IllegalAction, ConfigError) as error:
+                self.notify(str(error), title="Not now", severity="warning")
 
         self.push_dialog(
             ChoiceScreen("A bot for someone away?", body, options, kind=CONFIRM_CHOICE), decided
@@ -348,17 +341,13 @@ class TableScreen(PasseScreen):
         """Whether this person hosts the networked room (its lobby is ours)."""
         return self.host_controls is not None
 
-    def _controls(self) -> HostControls | None:
-        """Who puts a bot in for someone away: our lobby where we host the
-        room, or the table this process runs since it moved here (issue
-        20: there a bot came only by itself, half a minute after the
-        host's person went with their machine; nobody could choose it)."""
-        if self.host_controls is not None:
-            return self.host_controls
+    def _runs_the_table(self) -> bool:
+        """Whether the table moved to this machine (issue 20): its person
+        then puts a bot in for someone away as the host would (there a bot
+        came only by itself, half a minute after the host's person went
+        with their machine; nobody could choose it)."""
         remote = remote_table(self.client)
-        if remote is not None and remote.runs_the_table:
-            return _TakenOver(remote, self)
-        return None
+        return remote is not None and remote.runs_the_table
 
     def on_link_changed(self, message: LinkChanged) -> None:
         self._link_up = message.up
