@@ -445,6 +445,7 @@ class MqttLink:
         # may not await it when its task is cancelled; retrieving it here
         # keeps "Future exception was never retrieved" off the user's terminal.
         client._disconnected.add_done_callback(_retrieve)
+        _watch_writes_safely(client)
         async with client:
             self._id_used_at = (self.host, self.port)
             self._client = client
@@ -521,6 +522,36 @@ async def _subscribed(client: aiomqtt.Client, pattern: str) -> None:
     granted = await client.subscribe(pattern, qos=0)
     if any((code if isinstance(code, int) else code.value) >= 0x80 for code in granted):
         raise aiomqtt.MqttError(f"the broker refused the subscription to {pattern}")
+
+
+def _watch_writes_safely(client: aiomqtt.Client) -> None:
+    """aiomqtt has the loop watch paho's socket for writing at its next turn,
+    with the descriptor read now: a socket closed in between (the session
+    ending as paho queued a packet) made that turn fail with EBADF, a
+    traceback on the person's terminal (CI, a peer at its game's end), and
+    a descriptor reused meanwhile would be watched for another file. Here
+    the descriptor is read when the watch is added, and none is added for a
+    socket that is closed or no longer paho's."""
+    loop = client._loop
+    paho_client = client._client
+
+    def register(_paho: paho.Client, _userdata: object, sock: object) -> None:
+        def write() -> None:
+            # As aiomqtt's: a failed write is the connection breaking.
+            try:
+                paho_client.loop_write()
+            except Exception as error:
+                if not client._disconnected.done():
+                    client._disconnected.set_exception(error)
+
+        def watch() -> None:
+            fileno = sock.fileno()  # type: ignore[attr-defined]
+            if fileno >= 0 and paho_client.socket() is sock:
+                loop.add_writer(fileno, write)
+
+        loop.call_soon_threadsafe(watch)
+
+    paho_client.on_socket_register_write = register
 
 
 def _retrieve(future: asyncio.Future[None]) -> None:

@@ -447,3 +447,31 @@ async def test_a_broker_that_stops_reading_costs_a_link_a_bounded_queue(
             writer.close()
         await link.close(graceful=False)
         server.close()
+
+
+async def test_a_write_watch_for_a_socket_closed_meanwhile_is_not_added() -> None:
+    """paho asks for its socket to be watched for writing; the session ends
+    before the loop's next turn closes the socket. aiomqtt added the watch
+    with the descriptor read when asked, and the turn failed with EBADF (a
+    traceback on a peer's terminal at its game's end: CI). Mutation: the
+    hook aiomqtt sets (the loop's exception handler is then called)."""
+    require_mosquitto()
+    loop = asyncio.get_running_loop()
+    errors: list[dict[str, object]] = []
+    loop.set_exception_handler(lambda _loop, context: errors.append(context))
+    link = MqttLink("127.0.0.1", 1883, subscriptions=[], on_message=_ignore)
+    await link.start()
+    try:
+        client = link._client
+        assert client is not None
+        paho_client = client._client
+        sock = paho_client.socket()
+        assert sock is not None
+        paho_client.on_socket_register_write(paho_client, None, sock)  # the watch asked for
+        sock.close()  # the session ends first
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert errors == []
+    finally:
+        loop.set_exception_handler(None)
+        await link.close(graceful=False)
