@@ -31,7 +31,7 @@ from core.registry import get_game
 from net.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits
 from net.codec import GameCodec, codec_for
 from net.codes import normalize_code
-from net.election.driver import broker_text
+from net.election.driver import broker_text, parse_broker
 from net.identity import Identity, fingerprint, peer_id
 from net.replication import (
     RoomReplica,
@@ -105,6 +105,9 @@ REPLACEMENT_BOT = "heuristic"
 # publish the result before it closes (at most: the wait ends as soon as the
 # link is up, or closed for good, as by an earlier close of the same room).
 FINAL_WAIT = 15.0
+# Seconds a game's start waits for the seated people's standby brokers (an
+# embedded broker's process each: 0.1-0.5 s; an earlier Passe names none).
+STANDBY_WAIT = 5.0
 
 # What a sender can make the authority spend (issue 19 items 3, 4, 8;
 # docs/protocol.md, "Bounds"). Before any decoding or signature check, by
@@ -281,6 +284,10 @@ class _PeerRecord:
     name: str = ""
     ever_online: bool = False  # a live presence was seen once
     heard: float = float("-inf")  # when a presence or request of it last came (monotonic)
+    # The standby broker its presence names (a seat in a lobby whose room
+    # says ``standby``): in the game's first state, so that everyone knows
+    # where to go if the host's machine dies in the game's first second.
+    broker: tuple[str, int] | None = None
 
 
 @dataclass
@@ -472,6 +479,7 @@ class Authority:
     # The voters run standby brokers (this room's broker dies with its
     # host: the embedded one); said in the room state.
     standby: bool = False
+    _standby_news: asyncio.Event = field(default_factory=asyncio.Event)
     # Room keys of the authorities this one took over from: their retained
     # state is replaced without a warning (it is no squatter's).
     predecessors: set[bytes] = field(default_factory=set)
@@ -1132,6 +1140,12 @@ class Authority:
         # Not replicating yet: the first state of the game, which names the
         # voters, goes out first (start_game).
         self.replica, self._election = replica, encode_room_config(config)
+        if self.standby:
+            # The standby brokers the seats announced in the lobby: in the
+            # game's first state (a host killed before the voters' own
+            # presences went round left each voter alone on its own: CI,
+            # a clean clone, 5 December).
+            replica.driver.learn_brokers(self._seat_brokers())
         if loop_running():
             spawn(replica.start(), "the room's voter")
 
@@ -1328,7 +1342,9 @@ class Authority:
             salt=self._salt if over else b"",
             notice=self._notice,
             election=self._election,
-            standby=self.standby and bool(self._election),
+            # In the lobby too: each seated person's process starts its
+            # standby broker then, so the game's first state names them all.
+            standby=self.standby and (bool(self._election) or self._standby_lobby()),
             brokers=self._voter_brokers(),
             dealer=clean_name(self.dealer_name, "")[:40] if self.dealer_name else "",
         )
@@ -1344,11 +1360,59 @@ class Authority:
             if voter in known
         ]
 
+    def _seat_brokers(self) -> dict[bytes, tuple[str, int]]:
+        """The standby brokers seated people's presences named, by key."""
+        brokers: dict[bytes, tuple[str, int]] = {}
+        for slot in self.seats:
+            record = self._peers.get(slot.key) if slot.key is not None else None
+            if record is not None and record.broker is not None:
+                brokers[slot.key] = record.broker  # type: ignore[index]
+        return brokers
+
+    def _standby_lobby(self) -> bool:
+        """A lobby whose game would fail over: its seats start standby
+        brokers (a dealer's room has its dealers' brokers instead)."""
+        return self.phase == LOBBY and self.failover and self.dealers is None
+
+    def standby_missing(self) -> list[str]:
+        """The names of seated people whose standby broker is not known yet
+        (their process starts it when seated in a room that says
+        ``standby``): the game waits a little for them (wait_standby)."""
+        if not (self.standby and self._standby_lobby()):
+            return []
+        voters, _ = self.failover_voters()
+        known = self._seat_brokers()
+        return [
+            slot.name
+            for slot in self.seats
+            if slot.key is not None and slot.key in voters[1:] and slot.key not in known
+        ]
+
+    async def wait_standby(self, timeout: float = STANDBY_WAIT) -> None:
+        """Until every seated person's standby broker is known, or
+        ``timeout`` seconds (an earlier Passe never names one): started
+        before, a game whose host died in its first second found no voter
+        knowing where the others went, and waited for ever."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while missing := self.standby_missing():
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                self._log.info("no standby broker known for %s: the game starts", missing)
+                return
+            self._standby_news.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._standby_news.wait(), left)
+
     def voter_brokers_changed(self) -> None:
         """A voter's standby broker became known: the room's state says so
         (retained: a seat whose voter has not reached this broker yet
         learns where everyone goes if it dies)."""
-        if self.phase == PLAYING and self.standby and self.stepped_down is None:
+        if (
+            self.phase == PLAYING
+            and self.standby
+            and self._replicating  # not before the game's first state
+            and self.stepped_down is None
+        ):
             self._publish_room()
 
     def _next_stamp(self) -> int:
@@ -2388,6 +2452,10 @@ class Authority:
         record.ever_online = record.ever_online or presence.online
         if presence.online:
             record.heard = self.clock()  # alive now (issue 19 seats item 5)
+            broker = parse_broker(presence.broker)
+            if broker is not None and broker != record.broker:
+                record.broker = broker
+                self._standby_news.set()
         key = envelope.sender
         if not presence.online:
             if self.watchers.pop(key, None) is not None:

@@ -16,7 +16,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 import msgspec
 
@@ -59,6 +59,26 @@ async def start_standby_broker() -> tuple[EmbeddedBroker, str]:
     broker = await start_embedded_broker(bind=binds, port=0)
     shown = next((address for address in binds if not address.startswith("127.")), binds[0])
     return broker, shown
+
+
+# A standby broker's start, under way or done: its broker and the address
+# others reach it at.
+StandbyStart: TypeAlias = "asyncio.Task[tuple[EmbeddedBroker, str]]"
+
+
+def start_standby(code: str) -> StandbyStart:
+    """A standby broker's start, under way (stop it with stop_standby)."""
+    return asyncio.get_running_loop().create_task(
+        start_standby_broker(), name=f"room {code}: a standby broker"
+    )
+
+
+async def stop_standby(start: StandbyStart) -> None:
+    """The standby broker of ``start`` stopped, once started: not cancelled
+    mid-start (its process would be left behind)."""
+    with contextlib.suppress(Exception):
+        broker, _ = await asyncio.wait_for(asyncio.shield(start), STANDBY_START_WAIT)
+        await broker.stop()
 
 
 def voter_file(code: str, identity: Identity, directory: Path | None = None) -> Path:
@@ -106,6 +126,7 @@ class SeatVoter:
         cluster: Sequence[tuple[str, int]] = (),
         directory: Path | None = None,
         dealer: bool = False,
+        standby_start: StandbyStart | None = None,
     ) -> None:
         self.code = code
         self.election = election
@@ -122,7 +143,8 @@ class SeatVoter:
         # (the embedded one): started with the voter, stopped with it.
         self.standby = standby
         self.broker: EmbeddedBroker | None = None
-        self._standby: asyncio.Task[object] | None = None  # its start
+        self._standby: StandbyStart | None = None  # its start
+        self._standby_start = standby_start  # begun by the seat's process
         self.on_brokers = on_brokers
         # Told of the table this voter runs once it won a term (a dealer
         # serves it to its end: net/dealer/).
@@ -152,13 +174,15 @@ class SeatVoter:
         # before it connected missed a host killed in the game's first
         # second, knew no other voter's standby broker, and went to its own
         # alone; the others lacked its vote for good (the chaos soak's seed
-        # 27, 5 December). Its broker is announced once it is up.
+        # 27, 5 December). Its broker is announced once it is up; a seat's
+        # process usually started it in the lobby already (standby_start).
         if self.standby:
-            self._standby = spawn(self._start_standby(), "this voter's standby broker")
+            self._standby = self._standby_start or start_standby(self.code)
+            spawn(self._announce_standby(self._standby), "this voter's standby broker")
         await self.replica.start()
 
-    async def _start_standby(self) -> None:
-        broker, address = await start_standby_broker()
+    async def _announce_standby(self, start: StandbyStart) -> None:
+        broker, address = await start
         self.broker = broker
         self.replica.driver.set_standby((address, broker.port))
 
@@ -169,18 +193,14 @@ class SeatVoter:
             # next authority); at the end it closes the room as any host does.
             await authority.close(keep=authority.phase != "over")  # the replica too
         await close_quietly(self.replica)
-        if self._standby is not None:
-            # Not cancelled mid-start (its process would be left behind).
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(self._standby), STANDBY_START_WAIT)
         if self.over():
             self.replica.discard()
         if self.advertiser is not None:
             with contextlib.suppress(Exception):
                 await self.advertiser.close()
-        if self.broker is not None:
-            with contextlib.suppress(Exception):
-                await self.broker.stop()
+        standby = self._standby or self._standby_start
+        if standby is not None:
+            await stop_standby(standby)
 
     def _brokers_changed(self, succession: list[tuple[str, int]]) -> None:
         authority = self.authority

@@ -126,7 +126,13 @@ async def fill_and_start(
     # It stays: who leaves and comes back mid-game is said too.
     authority.on_change.append(on_change)
     on_change()
-    await joined.wait()
+    while True:
+        await joined.wait()
+        # Everyone's standby broker first (Authority.wait_standby), unless
+        # someone left meanwhile.
+        await authority.wait_standby()
+        if joined.is_set():
+            break
     authority.free_absent()  # seats held by nobody present get bots instead
     for seat, slot in enumerate(authority.seats):
         if slot.kind == "open":

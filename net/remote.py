@@ -36,8 +36,8 @@ from net.client import TableClient
 from net.codec import CodecError, GameCodec, codec_for
 from net.codes import CodeError, normalize_code
 from net.dealcheck import ShownLog, check_shown
-from net.election.driver import announce_decoder, authority_topic, parse_broker
-from net.failover import SeatVoter, stored_election
+from net.election.driver import announce_decoder, authority_topic, broker_text, parse_broker
+from net.failover import SeatVoter, StandbyStart, start_standby, stop_standby, stored_election
 from net.identity import Identity, fingerprint, peer_id
 from net.pins import RoomPins
 from net.replication import RoomReplica, decode_room_config, spawn
@@ -248,6 +248,15 @@ class RemoteTable(TableClient):
         # once the change commits here, a broker hop before its committed
         # copy could come (waited for by ``_commit_wait``).
         self.hosted_replica: Callable[[], RoomReplica | None] = lambda: None
+        # The host's own seat (its machine runs the room): no voter, so no
+        # standby broker of its own either.
+        self.runs_the_room = False
+        # This seat's standby broker, started in the lobby of a room whose
+        # broker dies with its host (its state says ``standby``) and named
+        # in its presence, so that the game's first state names everyone's;
+        # this seat's voter takes it over when the game starts.
+        self._standby: StandbyStart | None = None
+        self._standby_address = ""
         self._commit_wait: asyncio.Task[object] | None = None
         self._election = b""  # the config followed (encoded, as the room state has it)
         # Known from an earlier process that sat here (net/pins.py): a
@@ -541,7 +550,11 @@ class RemoteTable(TableClient):
             self.identity,
             topic,
             Presence(
-                room=self.code, epoch=self._presence_epoch, online=online, name=self.name[:40]
+                room=self.code,
+                epoch=self._presence_epoch,
+                online=online,
+                name=self.name[:40],
+                broker=self._standby_address,
             ),
         )
 
@@ -886,6 +899,7 @@ class RemoteTable(TableClient):
             self._finish_from_record(room)
         self._room_seen.set()
         self._follow_election(room)
+        self._prepare_standby(room)
         self._ask_for_the_table(room)
         for listener in list(self._room_listeners):
             listener(room)
@@ -938,6 +952,35 @@ class RemoteTable(TableClient):
         }
         if brokers and self.voter is not None:
             self.voter.replica.driver.learn_brokers(brokers)
+
+    def _prepare_standby(self, room: RoomState) -> None:
+        """In a lobby whose room's broker dies with its host: this seat's
+        standby broker, started now and named in its presence once up (the
+        host waits a little for everyone's before it deals). Once the game
+        started without this seat's voter taking it, stopped."""
+        wanted = room.standby and self.seat is not None and not self.runs_the_room
+        if room.phase == "lobby":
+            if wanted and self._standby is None and not self._closed:
+                self._standby = start_standby(self.code)
+                spawn(self._name_standby(self._standby), "this seat's standby broker")
+        elif self._standby is not None and self.voter is None:
+            start, self._standby = self._standby, None
+            spawn(stop_standby(start), "an unused standby broker's stop")
+
+    async def _name_standby(self, start: StandbyStart) -> None:
+        broker, address = await start
+        if start is not self._standby and (self.voter is None or self._closed):
+            return  # stopped already
+        self._standby_address = broker_text((address, broker.port))
+        link = self._link
+        if link is not None and link.connected and not self._closed:
+            topic = presence_topic(self.code, self.identity.peer_id)
+            await link.publish(topic, self._presence_payload(online=True), retain=True)
+
+    def _hand_over_standby(self) -> StandbyStart | None:
+        """This seat's standby broker, for its voter to keep (and stop)."""
+        start, self._standby = self._standby, None
+        return start
 
     def _resume_voter(self) -> None:
         """A process restarted from its files (its key, its pins, its voter
@@ -993,6 +1036,7 @@ class RemoteTable(TableClient):
                 standby=standby,
                 on_brokers=self._follow_brokers,
                 cluster=self.cluster,
+                standby_start=self._hand_over_standby() if standby else None,
             )
             self.voter.replica.driver.on_held = self._show_uncommitted
             spawn(self.voter.start(), "this seat's voter")
@@ -1412,6 +1456,9 @@ class RemoteTable(TableClient):
             self._commit_wait.cancel()
         if self.voter is not None:
             await self.voter.close()
+        standby = self._hand_over_standby()
+        if standby is not None:
+            await stop_standby(standby)
         await self._abandon()
 
     def record(self) -> GameRecord | None:

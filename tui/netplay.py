@@ -211,6 +211,7 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
     )
     # Its own actions' early updates show once they commit here (issue 20).
     table.hosted_replica = lambda: room.authority.replica
+    table.runs_the_room = True
     try:
         # A resumed room knows the person's key: it gives back their seat.
         await table.join(None if resumed is not None else 0)
@@ -349,6 +350,7 @@ async def open_next_hosted_room(
         pins=table.pins,
     )
     again.hosted_replica = lambda: following.authority.replica
+    again.runs_the_room = True
     try:
         await again.join()
     except BaseException as error:

@@ -150,6 +150,7 @@ class MemoryLink:
         self.published: list[tuple[str, bytes, bool]] = []
         self.subscriptions: list[str] = []
         self.final: list[tuple[str, bytes]] | None = None
+        self.alternates: list[tuple[str, int]] = []  # where it would go next
 
     async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
         self.published.append((topic, payload, retain))
@@ -160,6 +161,11 @@ class MemoryLink:
 
     def unsubscribe(self, topic: str) -> None:
         self.subscriptions.remove(topic)
+
+    def set_alternates(
+        self, alternates: list[tuple[str, int]], *, rejoin_earlier: bool = False
+    ) -> None:
+        self.alternates = list(alternates)
 
     async def close(self, *, final: list[tuple[str, bytes]] | None = None) -> None:
         self.final = list(final or [])

@@ -3331,13 +3331,20 @@ def test_room_state_stamps_follow_the_wall_clock_and_each_other_by_one() -> None
     assert authority.room_state().stamp == first + 1
 
 
-def test_a_room_state_says_standby_only_with_an_election() -> None:
-    """``standby`` (the voters run standby brokers) is said only where the
-    room has an election config (kills room_state__mutmut_34, _47, _48)."""
+def test_a_room_state_says_standby_with_an_election_or_in_a_lobby_that_fails_over() -> None:
+    """``standby`` (the voters run standby brokers) is said where the room
+    has an election config, and in the lobby of a room that would fail over
+    (its seats start theirs there); never where its broker outlives hosts
+    (kills room_state__mutmut_34, _47, _48)."""
     both = room(standby=True)
     both._election = b"config"
     assert both.room_state().standby is True
-    assert room(standby=True).room_state().standby is False
+    assert room(standby=True).room_state().standby is True  # its lobby
+    assert room(standby=True, failover=False).room_state().standby is False
+    assert room(standby=True, dealers=()).room_state().standby is False  # a dealer's
+    playing = room(standby=True)
+    playing.phase = "playing"  # too few people's processes: no election
+    assert playing.room_state().standby is False
     elected = room()
     elected._election = b"config"
     assert elected.room_state().standby is False

@@ -97,6 +97,32 @@ async def test_a_killed_host_s_table_moves_to_a_player_and_the_game_ends(
             await process.stop()
 
 
+async def test_a_host_killed_as_its_game_starts_loses_no_game(tmp_path: Path) -> None:
+    """The embedded broker, the host killed as soon as both players hold
+    their first view: each seat's process started its standby broker in
+    the lobby and named it in its presence, and the game's first state
+    named them all, so both voters go to the same one and elect there.
+    When the voters' standby brokers only started with the game, a host
+    killed in its first second left each voter knowing no other's, alone
+    on its own for good (CI, 5 December; 2 runs of 23 under load)."""
+    host = PasseProcess("host", tmp_path)
+    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
+    try:
+        await start_failover_game(host, peers, seed=11, broker=("--port", "0"))
+        for peer in peers:
+            await peer.expect("synced")
+        host.kill()
+        moves = [await peer.expect("moved") for peer in peers]
+        assert moves[0]["term"] == moves[1]["term"] >= 2
+        await all_end_verified(peers)
+    except BaseException:
+        print(await host.report(), *[await peer.report() for peer in peers])
+        raise
+    finally:
+        for process in (host, *peers):
+            await process.stop()
+
+
 async def test_a_runner_killed_before_it_showed_anything_finds_the_table_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

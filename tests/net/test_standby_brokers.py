@@ -20,9 +20,18 @@ from net.failover import SeatVoter
 from net.identity import Identity
 from net.remote import RemoteTable
 from net.replication import decode_room_config
-from net.wire import RoomState, VoterBroker, room_state_decoder
+from net.wire import (
+    Presence,
+    RoomState,
+    VoterBroker,
+    presence_topic,
+    room_state_decoder,
+    room_topic,
+    seal,
+    to_peer_topic,
+)
 from tests.net.procs import need_mosquitto
-from tests.net.rooms_in_process import CODE, listen, room, seated, sent
+from tests.net.rooms_in_process import CODE, linked, listen, room, seated, sent, within_turns
 
 BROKER = ("127.0.0.1", 1883)
 
@@ -205,3 +214,165 @@ class _Stopped:
 
     async def stop(self) -> None:
         return None
+
+
+class _Standby:
+    """A standby broker's stand-in of its own port, counting its stops."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.stops = 0
+
+    async def stop(self) -> None:
+        self.stops += 1
+
+
+def _fake_standby_brokers(monkeypatch: pytest.MonkeyPatch) -> list[_Standby]:
+    """Every standby broker started from now on is a stand-in, in order
+    (ports 7001, 7002, ...)."""
+    started: list[_Standby] = []
+
+    async def start() -> tuple[_Standby, str]:
+        started.append(_Standby(7001 + len(started)))
+        return started[-1], "127.0.0.1"
+
+    monkeypatch.setattr("net.failover.start_standby_broker", start)
+    return started
+
+
+async def _deliver(authority: Authority, tables: list[RemoteTable]) -> None:
+    """Until nothing moves: what each table published to ``authority``,
+    and what the authority sent to every table (the room's state to all)."""
+    while True:
+        moved = False
+        for table in tables:
+            link = table._link
+            assert link is not None
+            published, link.published = link.published, []  # type: ignore[attr-defined]
+            for topic, payload, _ in published:
+                moved = True
+                await authority._on_message(topic, payload)
+        outbox = authority._outbox
+        assert outbox is not None
+        while (message := outbox.pop()) is not None:
+            moved = True
+            for table in tables:
+                if message[0] in (room_topic(CODE), to_peer_topic(CODE, table.identity.peer_id)):
+                    await table._on_message(message[0], message[1])
+        for _ in range(5):  # the tasks a message started (a standby broker's start)
+            await asyncio.sleep(0)
+        if not moved:
+            return
+
+
+async def test_seats_start_standby_brokers_in_the_lobby_and_the_game_s_first_state_names_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lobby whose broker dies with its host says ``standby``; each seat's
+    process starts its standby broker there and names it in its presence;
+    the game's first state names them all, in the config's order, and each
+    seat's voter takes its own over (none started twice). Before, they
+    started with the game, and a host killed in its first second left each
+    voter knowing no other's (CI, a clean clone, 5 December). Mutation:
+    the lobby's state without ``standby``, the presence without its broker,
+    the first state without the brokers, a voter starting a second one."""
+    started = _fake_standby_brokers(monkeypatch)
+    authority = room(players=3, failover=True, voter_dir=tmp_path)
+    authority.standby = True
+    listen(authority)
+    assert authority.room_state().standby
+    people = [Identity.generate() for _ in range(3)]
+    tables = [RemoteTable(person, CODE, "127.0.0.1", 1, f"P{n}") for n, person in enumerate(people)]
+    for table in tables:
+        link = linked(table, authority)
+        await authority._on_message(
+            presence_topic(CODE, table.identity.peer_id), table._presence_payload(online=True)
+        )
+        table._send(table._hello(None, have=0))
+        await within_turns(lambda link=link: bool(link.published))
+    await _deliver(authority, tables)
+    assert [table.seat for table in tables] == [0, 1, 2]
+    assert len(started) == 3
+    assert authority.standby_missing() == []
+    await asyncio.wait_for(authority.wait_standby(), 1)  # nobody to wait for
+    authority.start_game()
+    assert authority.table is not None
+    await authority.table.stop()
+    (first, *_) = [message for who, message in sent(authority) if who == "room"]
+    by_key = {table.identity.public_key: table._standby_address for table in tables}
+    assert first.phase == "playing" and first.election
+    assert [(entry.key, entry.broker) for entry in first.brokers] == [
+        (person.public_key, by_key[person.public_key]) for person in people
+    ]
+    assert sorted(by_key.values()) == ["127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"]
+    for table in tables:
+        await table._on_message(room_topic(CODE), authority._room_payload())
+        voter = table.voter
+        assert voter is not None and table._standby is None
+        await within_turns(lambda voter=voter: voter.broker is not None)
+        # Its link knows where everyone goes: the others' brokers and its own.
+        assert sorted(table._link.alternates) == [  # type: ignore[union-attr]
+            ("127.0.0.1", 7001),
+            ("127.0.0.1", 7002),
+            ("127.0.0.1", 7003),
+        ]
+    assert len(started) == 3  # the voters took the lobby's over
+    for table in tables:
+        await table.close()
+    assert [broker.stops for broker in started] == [1, 1, 1]
+    await authority.close(keep=True)
+
+
+async def test_a_game_waits_for_a_seat_s_standby_broker_a_little(
+    tmp_path: Path,
+) -> None:
+    """Authority.wait_standby: until each seated person's standby broker is
+    named (woken by the presence that names it), or its timeout (an earlier
+    Passe names none). Mutation: no wait, or not woken."""
+    authority = room(players=3, failover=True, voter_dir=tmp_path)
+    authority.standby = True
+    people = [Identity.generate() for _ in range(3)]
+    for number, person in enumerate(people):
+        seated(authority, person, name=f"P{number}", seat=number)
+    assert authority.standby_missing() == ["P0", "P1", "P2"]
+    await asyncio.wait_for(authority.wait_standby(timeout=0.01), 5)  # gives up
+    waiting = asyncio.create_task(authority.wait_standby(timeout=600))
+    for number, person in enumerate(people):
+        for _ in range(10):  # a few turns of the loop: it waits, for someone
+            await asyncio.sleep(0)
+        assert not waiting.done()
+        topic = presence_topic(CODE, person.peer_id)
+        named = Presence(room=CODE, epoch=5, online=True, name="x", broker=f"10.0.0.{number}:1")
+        authority._on_presence(topic, person.peer_id, seal(person, topic, named))
+    await within_turns(waiting.done)
+    assert authority.standby_missing() == []
+    authority.failover = False  # a room that does not fail over waits for nobody
+    assert authority.room_state().standby is False
+
+
+async def test_a_seat_s_standby_broker_is_stopped_when_it_has_no_vote(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A seat that does not vote once the game started (its room did not
+    fail over after all: too few people) stops the standby broker it
+    started in the lobby; the host's own seat never starts one (its
+    machine is the room's). Mutation: left running for the whole game."""
+    started = _fake_standby_brokers(monkeypatch)
+    authority = room(players=3, failover=True)
+    authority.standby = True
+    person = Identity.generate()
+    seated(authority, person, seat=0)
+    lobby = authority.room_state()
+    hosts = RemoteTable(Identity.generate(), CODE, "127.0.0.1", 1, "Host")
+    hosts.runs_the_room, hosts.seat = True, 1
+    hosts._prepare_standby(lobby)
+    table = RemoteTable(person, CODE, "127.0.0.1", 1, "Ana")
+    table.seat = 0
+    table._prepare_standby(lobby)
+    await within_turns(lambda: table._standby_address != "")
+    assert len(started) == 1 and table._standby_address == "127.0.0.1:7001"
+    table._prepare_standby(msgspec.structs.replace(lobby, phase="playing", standby=False))
+    await within_turns(lambda: started[0].stops == 1)
+    await table.close()
+    await hosts.close()
+    assert started[0].stops == 1

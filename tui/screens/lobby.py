@@ -48,7 +48,7 @@ from tui.widgets.net_status import away_names
 from tui.widgets.seat_list import SeatList
 
 if TYPE_CHECKING:
-    from net.authority import Knock
+    from net.authority import Authority, Knock
     from net.host import HostedRoom
     from net.remote import RemoteTable
     from net.wire import Knocking, RoomState
@@ -730,8 +730,23 @@ class LobbyScreen(PasseScreen):
     def action_start(self) -> None:
         if self.hosted is None:
             return
+        authority = self.hosted.authority
+        reason = authority.can_start()
+        if reason is not None:
+            self._say(f"Cannot start yet: {reason}", problem=True)
+            return
+        self.run_worker(self._start(authority), group="start", exclusive=True)
+
+    async def _start(self, authority: Authority) -> None:
+        """The game starts once each seated person's machine can hold the
+        table if this one stops (their standby brokers: a second at most,
+        usually ready long before)."""
+        missing = authority.standby_missing()
+        if missing:
+            self._say(f"Starting: waiting for {', '.join(missing)}'s machine to get ready…")
+        await authority.wait_standby()
         try:
-            self.hosted.authority.start_game()
+            authority.start_game()
         except IllegalAction as error:
             self._say(f"Cannot start yet: {error.reason}", problem=True)
 
