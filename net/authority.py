@@ -31,7 +31,12 @@ from core.registry import get_game
 from net.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits
 from net.codec import GameCodec, codec_for
 from net.codes import normalize_code
-from net.election.driver import broker_text, parse_broker
+from net.election.driver import (
+    authority_topic,
+    broker_text,
+    parse_broker,
+    voter_presence_topic,
+)
 from net.identity import Identity, fingerprint, peer_id
 from net.replication import (
     RoomReplica,
@@ -663,7 +668,27 @@ class Authority:
         ids = dict.fromkeys([self.identity.peer_id, *map(peer_id, keys), *map(peer_id, heard)])
         presences = [presence_topic(self.code, each) for each in list(ids)[: 1 + 16 + 64]]
         watching = [watchers_topic(self.code)] if self._watchers_published else []
-        return [room_topic(self.code), next_topic(self.code), *watching, *presences]
+        return [
+            room_topic(self.code),
+            next_topic(self.code),
+            *watching,
+            *presences,
+            *self._election_topics(),
+        ]
+
+    def _election_topics(self) -> list[str]:
+        """A room that failed over (or could): its authority's announcement
+        and its voters' presences, retained too. Left behind, a host back
+        after its table moved and the game ended there found an
+        announcement and no room, and waited MOVE_WAIT (20 s) for a state
+        that never came (net/remote.py, _between_authorities)."""
+        if self.replica is None:
+            return []
+        voters = self.replica.driver.node.voters
+        return [
+            authority_topic(self.code),
+            *(voter_presence_topic(self.code, peer_id(voter)) for voter in voters),
+        ]
 
     def clears(self) -> list[str]:
         """What closing for good clears now: this room's retained messages
@@ -1380,7 +1405,9 @@ class Authority:
         ``standby``): the game waits a little for them (wait_standby)."""
         if not (self.standby and self._standby_lobby()):
             return []
-        voters, _ = self.failover_voters()
+        voters, standing = self.failover_voters()
+        if not can_fail_over(len(voters), standing):
+            return []  # the game would wait for its host: no standby needed
         known = self._seat_brokers()
         return [
             slot.name
@@ -1388,12 +1415,13 @@ class Authority:
             if slot.key is not None and slot.key in voters[1:] and slot.key not in known
         ]
 
-    async def wait_standby(self, timeout: float = STANDBY_WAIT) -> None:
+    async def wait_standby(self, timeout: float | None = None) -> None:
         """Until every seated person's standby broker is known, or
-        ``timeout`` seconds (an earlier Passe never names one): started
+        ``timeout`` seconds (STANDBY_WAIT: an earlier Passe never names one): started
         before, a game whose host died in its first second found no voter
         knowing where the others went, and waited for ever."""
-        deadline = asyncio.get_running_loop().time() + timeout
+        wait = STANDBY_WAIT if timeout is None else timeout
+        deadline = asyncio.get_running_loop().time() + wait
         while missing := self.standby_missing():
             left = deadline - asyncio.get_running_loop().time()
             if left <= 0:

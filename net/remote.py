@@ -81,10 +81,11 @@ from net.wire import (
 log = logging.getLogger("passe.peer")
 
 ROOM_WAIT = 3.0  # seconds to find the room's retained state on the broker
-# Seconds a seat that votes in its room (restarted from its voter file) waits
-# for a state it can trust: the table may be between authorities, the next
-# one elected (with this seat's vote) and showing nothing before its term's
-# first entry commits (docs/election.md, section 10).
+# Seconds a seat that votes in its room (restarted from its voter file), or
+# that sees a trace of a next authority, waits for a state it can trust: the
+# table may be between authorities, the next one elected (with this seat's
+# vote) and showing nothing before its term's first entry commits
+# (docs/election.md, section 10). See RemoteTable._between_authorities.
 MOVE_WAIT = 20.0
 REPLY_WAIT = 5.0  # seconds for the authority to answer a join
 CONNECT_WAIT = 5.0  # seconds to reach the broker, retrying with backoff
@@ -334,10 +335,13 @@ class RemoteTable(TableClient):
             await self._link.start(timeout=CONNECT_WAIT * (1 + len(self.broker_alternates)))
         except BrokerUnreachable as error:
             raise JoinError(str(error), "unreachable") from None
-        if self._voters:
-            timeout = max(timeout, MOVE_WAIT)
         try:
-            await asyncio.wait_for(self._room_seen.wait(), timeout)
+            try:
+                await asyncio.wait_for(self._room_seen.wait(), timeout)
+            except TimeoutError:
+                if not self._between_authorities():
+                    raise
+                await asyncio.wait_for(self._room_seen.wait(), max(0.0, MOVE_WAIT - timeout))
         except TimeoutError:
             await self._abandon()
             if self._foreign_version is not None:
@@ -905,6 +909,17 @@ class RemoteTable(TableClient):
             listener(room)
         if self._next_payload is not None:
             self._on_next(*self._next_payload)  # it came first: refused unless over
+
+    def _between_authorities(self) -> bool:
+        """Whether the room may be between authorities, its next one's state
+        still to come (wait MOVE_WAIT for it): this process votes in it (its
+        vote may be the one the election lacks), or a voter's announcement or
+        another key's room state is there. With neither, nothing says the
+        room goes on: a host back after its table moved and the game ended
+        there (the room cleared) waited 20 s to learn so (a test's 34 s)."""
+        if not self._voters:
+            return False
+        return self.voter is not None or self._announcement is not None or bool(self._foreign_rooms)
 
     def _ask_for_the_table(self, room: RoomState) -> None:
         """The game started and our seat's first update never came (the

@@ -21,7 +21,7 @@ from core.registry import get_game
 from net import authority as authority_module
 from net.authority import Authority, SeatSlot
 from net.codes import new_code
-from net.identity import Identity, fingerprint
+from net.identity import Identity, fingerprint, peer_id
 from net.rooms import BrokerChoice, RoomStore
 from net.table import Table
 from net.transport import BrokerUnreachable
@@ -633,6 +633,34 @@ def test_retained_topics_are_the_rooms_the_hosts_and_each_key_heard() -> None:
     topics = authority.retained_topics()
     assert len(topics) == 2 + 1 + 16 + 64
     assert topics[-1] == presence_topic(CODE, many[64 + 16 - 3].peer_id)
+
+
+async def test_a_failover_room_clears_its_announcement_and_voters_presences_too(
+    tmp_path: Path,
+) -> None:
+    """A room whose game fails over also retains its authority's
+    announcement and each voter's presence (net/election/driver.py): they
+    are cleared with the rest. Left behind, a host back after its table
+    moved and the game ended there found an announcement and no room, and
+    waited MOVE_WAIT (20 s: tests/net/test_recovery.py's slow mode); and a
+    shared Mosquitto kept them for ever."""
+    from net.election.driver import authority_topic, voter_presence_topic
+
+    authority = room(players=3, failover=True, voter_dir=tmp_path)
+    people = [Identity.generate() for _ in range(3)]
+    for number, person in enumerate(people):
+        seated(authority, person, name=f"P{number}", seat=number)
+    assert authority_topic(CODE) not in authority.retained_topics()  # no election yet
+    authority.start_game()
+    assert authority.replica is not None and authority.table is not None
+    await authority.table.stop()
+    voters = authority.replica.driver.node.voters
+    assert len(voters) == 4
+    assert authority.retained_topics()[-5:] == [
+        authority_topic(CODE),
+        *(voter_presence_topic(CODE, peer_id(voter)) for voter in voters),
+    ]
+    await authority.close(keep=True)
 
 
 def test_each_refusal_is_logged_by_its_code_and_words(caplog: pytest.LogCaptureFixture) -> None:

@@ -2207,21 +2207,49 @@ async def test_only_the_latest_unanswered_action_is_sent_again_and_it_is_said(
     ]
 
 
-async def test_a_seat_that_votes_waits_for_its_room_at_least_move_wait_and_not_for_ever(
+async def test_a_room_between_authorities_is_waited_for_move_wait_and_not_for_ever(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """_find_room with the room's voters known (a seat restarted from its
-    voter file: the next authority may need its vote first) waits
-    MOVE_WAIT at least, and no longer: no room by then is "no-room". Kills
-    its mutants 42-46 (the wait None, for ever, or a max of None)."""
+    """_find_room with the room's voters known waits MOVE_WAIT in all, and
+    no longer ("no-room" then), where the room may be between authorities:
+    this process votes in it (a seat restarted from its voter file: the
+    next authority may need its vote first), or a voter's announcement or
+    another key's state is there. With no such trace, the caller's wait
+    only: a host back after its table moved and its game ended there (the
+    room cleared) waited 20 s to learn so. Kills its mutants 42-46 (the
+    wait None, for ever, or a max of None) and the extension's."""
     joining_on(monkeypatch, {})
-    monkeypatch.setattr(remote_module, "MOVE_WAIT", 0.05)
-    table = remote()
-    table._voters = frozenset({ME.public_key})
-    with pytest.raises(JoinError) as error:
-        async with asyncio.timeout(2.0):  # a wait without its bound fails here
-            await table._find_room(0.0)
-    assert error.value.code == "no-room"
+    monkeypatch.setattr(remote_module, "MOVE_WAIT", 30.0)
+    loop = asyncio.get_running_loop()
+
+    async def gives_up_after(table: RemoteTable) -> float:
+        started = loop.time()
+        with pytest.raises(JoinError) as error:
+            async with asyncio.timeout(60.0):  # a wait without its bound fails here
+                await table._find_room(0.05)
+        assert error.value.code == "no-room"
+        return loop.time() - started
+
+    traceless = remote()
+    traceless._voters = frozenset({ME.public_key})
+    assert await gives_up_after(traceless) < 5.0  # not MOVE_WAIT
+    monkeypatch.setattr(remote_module, "MOVE_WAIT", 0.3)
+    announced = remote()
+    announced._voters = frozenset({ME.public_key})
+    announced._announcement = b"an announcement"
+    assert await gives_up_after(announced) >= 0.3
+    foreign = remote()
+    foreign._voters = frozenset({ME.public_key})
+    foreign._foreign_rooms[b"k" * 32] = ("topic", b"state")
+    assert await gives_up_after(foreign) >= 0.3
+    voting = remote()
+    voting._voters = frozenset({ME.public_key})
+    voting.voter = object()  # type: ignore[assignment]
+    assert await gives_up_after(voting) >= 0.3
+    voting.voter = None
+    nobody = remote()  # no voters known: the caller's wait, a trace or not
+    nobody._announcement = b"an announcement"
+    assert await gives_up_after(nobody) < 0.3
 
 
 async def test_the_first_room_state_names_the_host_whose_presence_is_then_followed() -> None:

@@ -1930,3 +1930,67 @@ async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_the_lobby(
         if ben_table is not None:
             await ben_table.close()
         await dealer.stop()
+
+
+async def test_the_host_s_start_waits_for_the_players_machines_and_says_so(
+    private_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the embedded broker (it dies with the host's machine), each
+    seated person's process starts a standby broker in the lobby and names
+    it; s starts the game once the host knows them all, and says whose it
+    waits for meanwhile. Ana's process here names none until the test says
+    (as an earlier Passe, which never does: the start then waits
+    STANDBY_WAIT at most); Bea's starts a real one."""
+    monkeypatch.setattr("net.authority.STANDBY_WAIT", 600.0)  # only Ana's broker starts it
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    app = PasseApp(
+        config_path=private_config,
+        bot_delay=0,
+        seed=3,
+        network=NetworkOptions(broker=None, port=0, advertise=False, bind=("127.0.0.1",)),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        lobby, hosted = await host_from_home(pilot)
+        assert hosted.authority.standby and hosted.authority.room_state().standby
+        where = (hosted.broker_host, hosted.broker_port)
+        ana = RemoteTable(Identity.generate(), hosted.code, *where, "Ana")
+        ana.runs_the_room = True  # names no standby broker
+        bea = RemoteTable(Identity.generate(), hosted.code, *where, "Bea")
+        try:
+            await knock_and_sit(pilot, lobby, ana)
+            await knock_and_sit(pilot, lobby, bea)
+            await wait_until(pilot, lambda: hosted.authority.standby_missing() == ["Ana"], "Bea's")
+            await wait_until(pilot, lambda: start_enabled(app), "every seat taken")
+            said: list[str] = []
+            say = lobby._say
+            monkeypatch.setattr(
+                lobby, "_say", lambda text, **kw: (said.append(text), say(text, **kw))
+            )
+            await pilot.press("s")
+            await wait_until(
+                pilot,
+                lambda: "waiting for Ana's machine" in text_of(lobby, "#lobby-status"),
+                "the wait said",
+            )
+            lobby._render_room()  # a change in the room meanwhile: still said
+            assert "waiting for Ana" in text_of(lobby, "#lobby-status")
+            assert text_of(lobby, "#lobby-status") == (
+                "Starting: waiting for Ana's machine to get ready…"
+            )
+            assert hosted.authority.phase == "lobby"
+            ana._standby_address = "127.0.0.1:9"  # as once its broker is up
+            assert ana._link is not None
+            from net.wire import presence_topic
+
+            topic = presence_topic(hosted.code, ana.identity.peer_id)
+            await ana._link.publish(topic, ana._presence_payload(online=True), retain=True)
+            await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the game")
+            first = hosted.authority.room_state()
+            assert {entry.broker for entry in first.brokers} >= {"127.0.0.1:9"}
+            # Never "Cannot start yet: the game has already started", which
+            # flashed once the host's authority had started and its room
+            # state had not come back yet (found by hand).
+            assert not [text for text in said if "Cannot" in text], said
+        finally:
+            await ana.close()
+            await bea.close()

@@ -217,6 +217,7 @@ class LobbyScreen(PasseScreen):
         self.table_shown = False
         self._notice = ""
         self._closing_room = False
+        self._starting = False  # s pressed: the start waits for standby brokers
         self.room_closed = False  # left, and closed if hosted
         # Set when the app ends on a signal (the terminal or SSH link hung
         # up, SIGTERM): a hosted room then only goes away, as a host that
@@ -439,8 +440,13 @@ class LobbyScreen(PasseScreen):
             self._say("The host closed the room. q: back home", problem=True)
         elif not self.link_up:
             self._say("Connection to the room lost: reconnecting…", problem=True)
-        elif room.phase != "lobby":
+        elif room.phase != "lobby" or self._started_here():
+            # The host's own authority started it before its room state
+            # came back over the broker: "Cannot start yet: the game has
+            # already started" flashed here (found by hand).
             self._say("The game has started.")
+        elif self._starting and self.hosted is not None:
+            self._say_starting(self.hosted.authority.standby_missing())
         elif self.hosting:
             reason = self.start_refusal()
             if reason:
@@ -741,14 +747,25 @@ class LobbyScreen(PasseScreen):
         """The game starts once each seated person's machine can hold the
         table if this one stops (their standby brokers: a second at most,
         usually ready long before)."""
-        missing = authority.standby_missing()
-        if missing:
-            self._say(f"Starting: waiting for {', '.join(missing)}'s machine to get ready…")
-        await authority.wait_standby()
+        self._starting = True
+        try:
+            self._say_starting(authority.standby_missing())
+            await authority.wait_standby()
+        finally:
+            self._starting = False
         try:
             authority.start_game()
         except IllegalAction as error:
             self._say(f"Cannot start yet: {error.reason}", problem=True)
+
+    def _say_starting(self, missing: list[str]) -> None:
+        if missing:
+            whose = f"{' and '.join(missing)}'s machine" if len(missing) < 3 else "the machines"
+            self._say(f"Starting: waiting for {whose} to get ready…")
+
+    def _started_here(self) -> bool:
+        """Whether the room this screen hosts has started its game."""
+        return self.hosted is not None and self.hosted.authority.phase != "lobby"
 
     def stand_in(self, seat: int) -> None:
         """During the game: a bot plays for the person of ``seat``, who is
