@@ -1395,9 +1395,18 @@ class Authority:
         return brokers
 
     def _standby_lobby(self) -> bool:
-        """A lobby whose game would fail over: its seats start standby
-        brokers (a dealer's room has its dealers' brokers instead)."""
-        return self.phase == LOBBY and self.failover and self.dealers is None
+        """A lobby whose game could fail over (were its open seats taken by
+        people who stand): its seats start standby brokers. Not a dealer's
+        room (its dealers' brokers instead), nor one that never could: two
+        people's, or mostly bots' (no process started for nothing)."""
+        if self.phase != LOBBY or not self.failover or self.dealers is not None:
+            return False
+        people = sum(
+            1
+            for slot in self.seats
+            if slot.kind != BOT and (slot.key is None or slot.key not in self.told_keys)
+        )
+        return can_fail_over(1 + people, people)
 
     def standby_missing(self) -> list[str]:
         """The names of seated people whose standby broker is not known yet

@@ -3368,6 +3368,19 @@ def test_a_room_state_says_standby_with_an_election_or_in_a_lobby_that_fails_ove
     both._election = b"config"
     assert both.room_state().standby is True
     assert room(standby=True).room_state().standby is True  # its lobby
+    # A lobby whose game never could: the host's own person and one other
+    # (told keys are no voters), or one person and bots.
+    hosts_own = room(players=3, standby=True)
+    own = Identity.generate()
+    hosts_own.told_keys.add(own.public_key)
+    seated(hosts_own, own, name="Host", seat=0)
+    hosts_own.set_bot(1, "heuristic")
+    assert hosts_own.room_state().standby is False
+    with_bots = room(players=3, standby=True)
+    with_bots.set_bot(1, "heuristic")
+    assert with_bots.room_state().standby is True  # the host's process and two people
+    with_bots.set_bot(2, "heuristic")
+    assert with_bots.room_state().standby is False
     assert room(standby=True, failover=False).room_state().standby is False
     assert room(standby=True, dealers=()).room_state().standby is False  # a dealer's
     playing = room(standby=True)
