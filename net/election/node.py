@@ -580,8 +580,11 @@ class Node:
         sends: list[Effect] = [
             self._append_to(voter)
             for voter, next_index in self._leading.next_index.items()
-            if next_index == self.last_index  # caught up: send the new entry now
-            or (voter in self._other_holders and self.last_index - next_index < MAX_BATCH)
+            if next_index <= self._sendable(voter)
+            and (
+                next_index == self.last_index  # caught up: send the new entry now
+                or (voter in self._other_holders and self.last_index - next_index < MAX_BATCH)
+            )
         ]
         return sends + persist + self._advance_commit()
 
@@ -604,8 +607,20 @@ class Node:
         next_index = self._leading.next_index[voter]
         prev_index = next_index - 1
         prev_term = self.log[prev_index - 1].term if prev_index else 0
-        batch = self.log[prev_index : prev_index + MAX_BATCH]
+        batch = self.log[prev_index : min(prev_index + MAX_BATCH, self._sendable(voter))]
         return Send(voter, Append(self.term, prev_index, prev_term, batch, self.commit))
+
+    def _sendable(self, voter: bytes) -> int:
+        """The last index ``voter`` may be sent: the whole log to one that
+        could take the table next (a share holder); to one that never
+        stands, no further than a live holder holds. Were such voters
+        ahead of every holder when this authority died, they would refuse
+        each holder their votes (Raft's up-to-date rule) and none of them
+        may stand: the table waited for good (a dealer killed 90 ms into
+        its game while the other dealer's voter was still subscribing:
+        the NATS cluster soak, 5 December). Only the order of delivery
+        changes, which Raft leaves free: safety is untouched."""
+        return self.last_index if voter in self._other_holders else self._gate()
 
     def _broadcast(self, now: float) -> list[Effect]:
         assert self._leading is not None
@@ -656,16 +671,40 @@ class Node:
         match = leading.match[sender]
         leading.heard[sender] = now
         if reply.success:
+            gate = self._gate()
             # Never past its own log, whatever a reply claims (hostile bytes).
             leading.match[sender] = max(match, min(reply.match, self.last_index))
             leading.next_index[sender] = leading.match[sender] + 1
             effects = self._advance_commit()
-            if leading.next_index[sender] <= self.last_index:
+            if leading.next_index[sender] <= self._sendable(sender):
                 effects.append(self._append_to(sender))
+            if sender in self._other_holders:
+                effects += self._through_the_gate(gate)
             return effects
         back = min(leading.next_index[sender] - 1, reply.match + 1)
         leading.next_index[sender] = max(match + 1, back, 1)
         return [self._append_to(sender)]
+
+    def _gate(self) -> int:
+        """What a voter that never stands may be sent now (_sendable): as
+        far as a live holder holds; everything when none is live (nobody
+        else could stand: nothing to wait for)."""
+        live = self._live_holders()
+        assert self._leading is not None
+        return max((self._leading.match[holder] for holder in live), default=self.last_index)
+
+    def _through_the_gate(self, before: int) -> list[Effect]:
+        """A holder's reply moved the gate from ``before``: the voters that
+        never stand and were waiting at it (they hold all it let through)
+        get what it lets through now; the others get it with their reply."""
+        leading = self._leading
+        assert leading is not None
+        now_open = self._gate()
+        return [
+            self._append_to(voter)
+            for voter, next_index in leading.next_index.items()
+            if voter not in self._other_holders and before < next_index <= now_open
+        ]
 
     def _replicated_on_majority(self, index: int) -> bool:
         assert self._leading is not None
@@ -685,6 +724,15 @@ class Node:
         safe; a holder silent that long holds nothing up."""
         leading = self._leading
         assert leading is not None
+        live = self._live_holders()
+        return not live or any(leading.match[holder] >= index for holder in live)
+
+    def _live_holders(self) -> list[bytes]:
+        """The other share holders heard within the shortest election
+        timeout (or, in the room's first term, not heard yet within
+        START_GRACE): those that could take the table next."""
+        leading = self._leading
+        assert leading is not None
         now = self._now
         live = []
         for holder in self._other_holders:
@@ -694,7 +742,7 @@ class Node:
                     live.append(holder)
             elif now - heard < self.timing.election[0]:
                 live.append(holder)
-        return not live or any(leading.match[holder] >= index for holder in live)
+        return live
 
     def _advance_commit(self) -> list[Effect]:
         """Commit the newest entry of this term held by a majority (only

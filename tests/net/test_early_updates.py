@@ -148,17 +148,19 @@ async def test_in_a_dealers_room_the_other_dealer_must_hold_it_too(tmp_path: Pat
     """Two dealers and three players: a majority is three, but the other
     dealer (the only voter that could take the table next) must be among
     them, as the authority's commit rule has it (Node._successor_holds).
-    The players' Helds alone do not do."""
+    The players get the entry only once the other dealer holds it
+    (Node._sendable), so no Held of theirs comes before."""
     drivers = _drivers(tmp_path, 5, dealers=2)
     network = _Network(drivers)
     await network.carry()
     authority, other_dealer, mover = drivers[0], drivers[1], drivers[3]
     index = authority.append(b"a move", notify=mover.identity.public_key)
     await network.carry(only={0, 2, 3, 4})  # every player, not the other dealer
-    assert len(mover.held_by) == 2
-    assert not mover.majority_holds(1, index)  # three of five, no successor
-    await network.carry()  # then the other dealer
+    assert not mover.held_by
+    assert not mover.majority_holds(1, index)  # held by nobody but the authority
+    await network.carry()  # the other dealer, then the players
     assert mover.held_by[other_dealer.identity.public_key] == (1, index)
+    assert len(mover.held_by) == 3
     assert mover.majority_holds(1, index)
 
 

@@ -136,7 +136,7 @@ INJECTED_BUGS = {
         VoteSentBeforePersisted, False, (1943,), "two authorities in term 2"
     ),
     "commit before majority": InjectedBug(
-        CommitBeforeMajority, True, (26, 34, 53, 132), "contradicted"
+        CommitBeforeMajority, True, (26, 53, 132, 140), "contradicted"
     ),
     "vote ignores the log": InjectedBug(VoteIgnoresLog, True, (2, 20, 28, 62), "counted entry"),
 }

@@ -469,11 +469,68 @@ def test_a_successor_gets_each_new_entry_at_once_even_while_its_reply_is_on_its_
     for nonce in (1, 2, 3):  # the last two while the other dealer's replies are on their way
         held = other.key if nonce > 1 else None
         deliver(dealer.key, dealer.receive(client, Request(nonce, b"x"), 0.1 * nonce), 0.3, held)
-    assert all(player.last_index == dealer.last_index for player in players)
     assert other.last_index == dealer.last_index  # it has the newest entry too
+    # The players get no further than the other dealer is known to hold
+    # (Node._sendable): its replies held, the last two wait for it.
+    assert all(player.last_index == dealer.last_index - 2 for player in players)
     # The dealer dies; its will reaches everyone; the other dealer stands.
     del by_key[dealer.key]
     for player in players:
         player.authority_gone(5.0)
     deliver(other.key, other.suspect(5.0, current=True), 5.0, held=None)
+    assert other.role == "authority" and other.term == 2
+
+
+def test_voters_that_never_stand_are_never_ahead_of_every_one_that_could() -> None:
+    """A dealer's room (two dealers, two players). The other dealer's
+    voter misses the game's first entries (still subscribing, at QoS 0):
+    the players get no entry it is not known to hold (Node._sendable), so
+    that when the dealer dies the players still grant it their votes and
+    it takes the table. Before, the players held entries it lacked,
+    refused it (Raft's up-to-date rule), and nobody else stands: the table
+    waited for good (a dealer killed 90 ms into its game: the NATS cluster
+    soak, 5 December). Once it is back, what it acknowledges is let
+    through to the players at once."""
+    identities = _identities(4)
+    voters = [Voter(i.public_key, dealer=n < 2) for n, i in enumerate(identities)]
+    config, secret = shares.make_config(identities[0], voters)
+    stored = first_persisted(config, identities[0].public_key)
+    nodes = [
+        Node(identity, stored, now=0.0, rng=random.Random(n))
+        for n, identity in enumerate(identities)
+    ]
+    dealer, other, *players = nodes
+    by_key = {node.key: node for node in nodes}
+    client = _identities(1, seed=9)[0].public_key
+    deaf = [True]  # the other dealer hears nothing yet
+
+    def deliver(sender: bytes, effects: list[object], now: float) -> None:
+        queue = [(sender, send) for send in _sends(effects)]
+        while queue:
+            source, send = queue.pop(0)
+            if send.to not in by_key or (deaf[0] and send.to == other.key):
+                continue
+            replies = by_key[send.to].receive(source, send.message, now)
+            queue += [(send.to, reply) for reply in _sends(replies)]
+
+    deliver(dealer.key, dealer.lead_first_term(secret, 0.0), 0.0)
+    for nonce in (1, 2):
+        deliver(dealer.key, dealer.receive(client, Request(nonce, b"x"), 0.1 * nonce), 0.3)
+    assert other.last_index == 1  # the config alone
+    assert all(player.last_index == 1 for player in players)  # held back for it
+    assert dealer.commit == 1  # and nothing commits without it (_successor_holds)
+    # It hears the next heartbeat: it catches up, and the players with it.
+    deaf[0] = False
+    deliver(dealer.key, dealer.tick(1.0), 1.0)
+    assert other.last_index == dealer.last_index
+    assert all(player.last_index == dealer.last_index for player in players)
+    # Deaf again for one more entry; the dealer dies; the other dealer stands.
+    deaf[0] = True
+    deliver(dealer.key, dealer.receive(client, Request(3, b"x"), 1.1), 1.1)
+    assert all(player.last_index == other.last_index for player in players)
+    deaf[0] = False
+    del by_key[dealer.key]
+    for player in players:
+        player.authority_gone(5.0)
+    deliver(other.key, other.suspect(5.0, current=True), 5.0)
     assert other.role == "authority" and other.term == 2
