@@ -4,6 +4,7 @@ checked by tests/net/test_election_model.py)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import msgspec
 import pytest
@@ -434,6 +435,40 @@ def test_commits_wait_for_a_live_successor_and_not_for_a_silent_one() -> None:
     assert dealer.commit == second
 
 
+def _dealers_room(*, people: int) -> tuple[list[Node], bytes, bytes]:
+    """A dealer's room of two dealers and ``people`` players: its nodes
+    (the dealer that leads first, the other dealer, the players), the room
+    secret, and a client's key."""
+    identities = _identities(2 + people)
+    voters = [Voter(i.public_key, dealer=n < 2) for n, i in enumerate(identities)]
+    config, secret = shares.make_config(identities[0], voters)
+    stored = first_persisted(config, identities[0].public_key)
+    nodes = [
+        Node(identity, stored, now=0.0, rng=random.Random(n))
+        for n, identity in enumerate(identities)
+    ]
+    return nodes, secret, _identities(1, seed=9)[0].public_key
+
+
+def _carry(
+    by_key: dict[bytes, Node],
+    sender: bytes,
+    effects: list[object],
+    now: float,
+    dropped: Callable[[bytes, bytes], bool],
+) -> None:
+    """Every message of ``effects``, and of the replies they bring, to its
+    end in order; lost: those ``dropped(source, to)`` says, and those to a
+    node no longer in ``by_key`` (a dead one)."""
+    queue = [(sender, send) for send in _sends(effects)]
+    while queue:
+        source, send = queue.pop(0)
+        if send.to not in by_key or dropped(source, send.to):
+            continue
+        replies = by_key[send.to].receive(source, send.message, now)
+        queue += [(send.to, reply) for reply in _sends(replies)]
+
+
 def test_a_successor_gets_each_new_entry_at_once_even_while_its_reply_is_on_its_way() -> None:
     """A dealer's room (two dealers, three players). The other dealer's
     reply to the last entry is still on its way when the next entry comes:
@@ -442,28 +477,14 @@ def test_a_successor_gets_each_new_entry_at_once_even_while_its_reply_is_on_its_
     players hold an entry it lacks and refuse it their votes, and nobody
     else stands: the table waited for ever (CI, 4 December: a restarted
     dealer in step 7 ms before the runner was killed)."""
-    identities = _identities(5)
-    voters = [Voter(i.public_key, dealer=n < 2) for n, i in enumerate(identities)]
-    config, secret = shares.make_config(identities[0], voters)
-    stored = first_persisted(config, identities[0].public_key)
-    nodes = [
-        Node(identity, stored, now=0.0, rng=random.Random(n))
-        for n, identity in enumerate(identities)
-    ]
+    nodes, secret, client = _dealers_room(people=3)
     dealer, other, *players = nodes
     by_key = {node.key: node for node in nodes}
-    client = _identities(1, seed=9)[0].public_key
 
     def deliver(sender: bytes, effects: list[object], now: float, held: bytes | None) -> None:
         """Every message to its end (in order), but none from ``held`` to
         the dealer (its replies on their way) and none to a dead dealer."""
-        queue = [(sender, send) for send in _sends(effects)]
-        while queue:
-            source, send = queue.pop(0)
-            if send.to not in by_key or (source == held and send.to == dealer.key):
-                continue
-            replies = by_key[send.to].receive(source, send.message, now)
-            queue += [(send.to, reply) for reply in _sends(replies)]
+        _carry(by_key, sender, effects, now, lambda source, to: source == held and to == dealer.key)
 
     deliver(dealer.key, dealer.lead_first_term(secret, 0.0), 0.0, held=None)
     for nonce in (1, 2, 3):  # the last two while the other dealer's replies are on their way
@@ -491,27 +512,13 @@ def test_voters_that_never_stand_are_never_ahead_of_every_one_that_could() -> No
     waited for good (a dealer killed 90 ms into its game: the NATS cluster
     soak, 5 December). Once it is back, what it acknowledges is let
     through to the players at once."""
-    identities = _identities(4)
-    voters = [Voter(i.public_key, dealer=n < 2) for n, i in enumerate(identities)]
-    config, secret = shares.make_config(identities[0], voters)
-    stored = first_persisted(config, identities[0].public_key)
-    nodes = [
-        Node(identity, stored, now=0.0, rng=random.Random(n))
-        for n, identity in enumerate(identities)
-    ]
+    nodes, secret, client = _dealers_room(people=2)
     dealer, other, *players = nodes
     by_key = {node.key: node for node in nodes}
-    client = _identities(1, seed=9)[0].public_key
     deaf = [True]  # the other dealer hears nothing yet
 
     def deliver(sender: bytes, effects: list[object], now: float) -> None:
-        queue = [(sender, send) for send in _sends(effects)]
-        while queue:
-            source, send = queue.pop(0)
-            if send.to not in by_key or (deaf[0] and send.to == other.key):
-                continue
-            replies = by_key[send.to].receive(source, send.message, now)
-            queue += [(send.to, reply) for reply in _sends(replies)]
+        _carry(by_key, sender, effects, now, lambda source, to: deaf[0] and to == other.key)
 
     deliver(dealer.key, dealer.lead_first_term(secret, 0.0), 0.0)
     for nonce in (1, 2):
