@@ -11,6 +11,7 @@ from weakref import WeakSet
 from textual.widgets._footer import FooterKey
 
 from tests.tui.conftest import SIZE, make_app, play_to_end
+from tests.tui.test_network import wait_until
 from tui.games.passpass.table import PassPassTableScreen
 from tui.widgets.footer import PasseFooter
 
@@ -24,14 +25,15 @@ def _watchers(footer: PasseFooter) -> int:
 async def test_the_key_bar_forgets_the_keys_it_rebuilt(private_config: Path) -> None:
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
         footer = app.screen.query_one(PasseFooter)
+        # Once composed: one pause was not always enough on a loaded machine
+        # (CI, a clean clone: no key yet).
+        await wait_until(pilot, lambda: len(footer.query(FooterKey)) > 0, "the keys")
         shown = len(footer.query(FooterKey))
-        assert shown > 0
         for _ in range(ROUNDS_OF_KEYS):  # as a table's keys change at each view
             app.screen.refresh_bindings()
             await pilot.pause()
-        assert len(footer.query(FooterKey)) == shown
+        await wait_until(pilot, lambda: len(footer.query(FooterKey)) == shown, "the same keys")
         # One watcher per key shown, and not one per key ever built (there
         # were ROUNDS_OF_KEYS times as many).
         assert _watchers(footer) <= 2 * shown, _watchers(footer)
