@@ -1387,12 +1387,13 @@ class Authority:
 
     def _seat_brokers(self) -> dict[bytes, tuple[str, int]]:
         """The standby brokers seated people's presences named, by key."""
-        brokers: dict[bytes, tuple[str, int]] = {}
-        for slot in self.seats:
-            record = self._peers.get(slot.key) if slot.key is not None else None
-            if record is not None and record.broker is not None:
-                brokers[slot.key] = record.broker  # type: ignore[index]
-        return brokers
+        seated = [slot.key for slot in self.seats if slot.key is not None]
+        records = {key: self._peers.get(key) for key in seated}
+        return {
+            key: record.broker
+            for key, record in records.items()
+            if record is not None and record.broker is not None
+        }
 
     def _standby_lobby(self) -> bool:
         """A lobby whose game could fail over (were its open seats taken by

@@ -984,8 +984,8 @@ class RemoteTable(TableClient):
 
     async def _name_standby(self, start: StandbyStart) -> None:
         broker, address = await start
-        if start is not self._standby and (self.voter is None or self._closed):
-            return  # stopped already
+        if self._closed or (start is not self._standby and self.voter is None):
+            return  # stopped already (closed, or the game started without a vote here)
         self._standby_address = broker_text((address, broker.port))
         link = self._link
         if link is not None and link.connected and not self._closed:
