@@ -122,7 +122,7 @@ lock: $(STAMP_DEV)
 # authority, remote and each game's scoring, then the score per module and
 # the survivors not judged equivalent. Long (tens of minutes per module on a
 # busy machine); never part of `make test`.
-# make mutation MUTATION_ARGS="net/wire.py net/codec.py" for some modules,
+# make mutation MUTATION_ARGS="net/protocol/wire.py net/protocol/codec.py" for some modules,
 # MUTATION_WORKERS=2 for two at once.
 MUTATION_ARGS ?=
 MUTATION_WORKERS ?= 1

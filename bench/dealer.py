@@ -10,7 +10,7 @@ bench.dealer worker``), each one asyncio loop running its share of the
 rooms. For each room a worker asks the dealer with a fresh asker key
 (``net.dealer.client.ask_dealer``; asks paced at ``ASK_RATE`` a second in
 all, under the dealer's 5 a second), seats four in-process
-:class:`net.remote.RemoteTable` peers, each with its own key, and plays
+:class:`net.peer.remote.RemoteTable` peers, each with its own key, and plays
 dominoes for 4: on its turn a peer waits a random 1-2 s (seeded), then
 submits a random legal action. When a game ends its slot asks for a new
 room, so the count holds. A single dealer's room does not replicate (there
@@ -92,8 +92,8 @@ from bench.common import fmt_ms, percentile, table
 
 if TYPE_CHECKING:
     from core.engine import Bot
-    from net.remote import RemoteTable
-    from net.table import TableUpdate
+    from net.authority.table import TableUpdate
+    from net.peer.remote import RemoteTable
 
 GAME = "dominoes"
 PLAYERS = 4
@@ -217,14 +217,14 @@ if census_to:  # SIGUSR2 appends what the collector walks, by type, there
                 out.write(f"{count:9d} {name} in {owner}\\n")
     signal.signal(signal.SIGUSR2, census)
 try:  # each Act's way through the dealer, for the moves' requests ("/a/")
-    import aiomqtt.client, net.authority, net.transport
+    import aiomqtt.client, net.authority.authority, net.lan.transport
     arrived, handled = {}, {}
     received = aiomqtt.client.Client._on_message
     def on_message(self, client, userdata, message):
         if "/a/" in message.topic:
             arrived[message.topic] = time.monotonic()
         return received(self, client, userdata, message)
-    handle = net.authority.Authority._on_message
+    handle = net.authority.authority.Authority._on_message
     async def on_request(self, topic, payload):
         times = None
         read = arrived.pop(topic, None)
@@ -234,7 +234,7 @@ try:  # each Act's way through the dealer, for the moves' requests ("/a/")
         if times is not None:
             times[2] = time.monotonic()
         return result
-    publish = net.transport.MqttLink.publish
+    publish = net.lan.transport.MqttLink.publish
     async def publishing(self, topic, payload, *, retain=False):
         times = handled.pop(topic.replace("/p/", "/a/"), None) if "/p/" in topic else None
         start = time.monotonic()
@@ -243,8 +243,8 @@ try:  # each Act's way through the dealer, for the moves' requests ("/a/")
             acts.write(" ".join(f"{t:.6f}" for t in (*times, start, time.monotonic())) + "\\n")
         return result
     aiomqtt.client.Client._on_message = on_message
-    net.authority.Authority._on_message = on_request
-    net.transport.MqttLink.publish = publishing
+    net.authority.authority.Authority._on_message = on_request
+    net.lan.transport.MqttLink.publish = publishing
 except (ImportError, AttributeError) as error:
     print(f"bench: no trace of the Acts ({error!r})", file=sys.stderr)
 sys.argv[0] = "passe"
@@ -448,7 +448,7 @@ class Fleet:
     async def _slot(self, number: int) -> None:
         from core.registry import get_game
         from net.identity import Identity
-        from net.remote import RemoteTable
+        from net.peer.remote import RemoteTable
 
         game = get_game(GAME)
         rng = random.Random(f"{self.seed}-{self.index}-{number}")

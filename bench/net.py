@@ -7,7 +7,7 @@ reply's arrival. Both clients set TCP_NODELAY (aiomqtt 2.5's public
 figure is over at least 1,000 round trips, taken in interleaved chunks so
 every broker sees the same machine noise:
 
-- the embedded broker (``net.broker``: amqtt in its own process);
+- the embedded broker (``net.lan.broker``: amqtt in its own process);
 - a Mosquitto this benchmark starts on a free port with ``set_tcp_nodelay
   true`` (``tests.net.brokers.start_mosquitto``; the machine's own Mosquitto
   does not set it).
@@ -40,7 +40,7 @@ from bench.common import fmt_ms, percentile, table
 if TYPE_CHECKING:
     import aiomqtt
 
-    from net.authority import Authority
+    from net.authority.authority import Authority
 
 NODELAY = (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 WARMUP = 20
@@ -125,7 +125,7 @@ async def bare_round_trips(
 @contextlib.asynccontextmanager
 async def brokers() -> AsyncIterator[dict[str, tuple[str, int]]]:
     """The brokers to compare, running: name -> (host, port)."""
-    from net.broker import start_embedded_broker
+    from net.lan.broker import start_embedded_broker
     from tests.net.brokers import start_mosquitto
 
     embedded = await start_embedded_broker("127.0.0.1", 0)
@@ -174,13 +174,13 @@ async def _bench_room(
     failover: bool,
 ) -> Authority:
     """Room ``room_number`` of a bench, started: kept on disk as `passe host`
-    keeps it (net/rooms.py), since the save before each update is part of a
+    keeps it (net/authority/rooms.py), since the save before each update is part of a
     move's cost."""
     from core.registry import get_game
-    from net.authority import Authority
-    from net.codes import new_code
+    from net.authority.authority import Authority
+    from net.authority.rooms import BrokerChoice, RoomStore
     from net.identity import Identity
-    from net.rooms import BrokerChoice, RoomStore
+    from net.protocol.codes import new_code
 
     authority = Authority(
         Identity.generate(),
@@ -221,7 +221,7 @@ async def move_round_trips(
     synced on each change) before anything follows from it (issue 20)."""
     from core.registry import get_game
     from net.identity import Identity
-    from net.remote import RemoteTable
+    from net.peer.remote import RemoteTable
 
     game = get_game(game_id)
     times: list[float] = []

@@ -6,7 +6,7 @@
 
 Replicated moves with each seat in a process of its own
 (``bench.net.move_round_trips_in_processes``), the authority in this
-process with ``net.authority.EARLY_UPDATES`` off and on in alternate
+process with ``net.authority.authority.EARLY_UPDATES`` off and on in alternate
 slices (each pair of slices in both orders), on both brokers, in rooms of
 three voters (two people and a bot: as a hosted room of three people,
 whose host's person does not vote) and of four (three people
@@ -30,7 +30,7 @@ ROOMS = {"3 voters (2 people, 1 bot)": 1, "4 voters (3 people)": 0}
 
 
 async def _measure(slices: int, moves: int, link_delay_ms: float | None = None) -> str:
-    import net.authority
+    import net.authority.authority
 
     rows: list[list[str]] = []
     async with brokers() as running, contextlib.AsyncExitStack() as relays:
@@ -47,7 +47,7 @@ async def _measure(slices: int, moves: int, link_delay_ms: float | None = None) 
                 for number in range(slices):
                     bare = percentile(await bare_round_trips(host, port, 100, qos=0), 0.5)
                     for early in (False, True) if number % 2 == 0 else (True, False):
-                        net.authority.EARLY_UPDATES = early
+                        net.authority.authority.EARLY_UPDATES = early
                         got = await move_round_trips_in_processes(host, port, moves, bots=bots)
                         times[early] += got
                         ratios[early].append(percentile(got, 0.5) / bare)
@@ -63,7 +63,7 @@ async def _measure(slices: int, moves: int, link_delay_ms: float | None = None) 
                             f"{statistics.median(ratios[early]):.2f}x",
                         ]
                     )
-    net.authority.EARLY_UPDATES = True
+    net.authority.authority.EARLY_UPDATES = True
     headers = ["broker", "room", "early update", "moves", "p50 ms", "p99 ms", "p50 / bare p50"]
     links = "" if link_delay_ms is None else f", links delayed {link_delay_ms:g} ms each way"
     return table(

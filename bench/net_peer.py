@@ -24,7 +24,7 @@ import time
 async def _play(args: argparse.Namespace) -> None:
     from core.registry import get_game
     from net.identity import Identity
-    from net.remote import RemoteTable
+    from net.peer.remote import RemoteTable
 
     table = RemoteTable(Identity.generate(), args.code, args.host, args.port, f"P{args.seed}")
     changed = asyncio.Event()

@@ -39,7 +39,7 @@ def write_atomic(path: Path, data: bytes | str, *, durable: bool = True) -> None
     itself is on the disk. ``durable=False`` survives a crash of the process
     (the kernel keeps what was written) but not of the machine; the room
     files use it for each move, where two syncs would add ~10 ms to every
-    move's latency (net/rooms.py, docs/protocol.md)."""
+    move's latency (net/authority/rooms.py, docs/protocol.md)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 from platformdirs import user_data_path
 
 DATA_DIR_VARIABLE = "PASSE_DATA_DIR"
-ROOM_SUFFIX = ".room"  # a hosted room's file (net/rooms.py), in rooms_dir()
+ROOM_SUFFIX = ".room"  # a hosted room's file (net/authority/rooms.py), in rooms_dir()
 
 
 def data_dir() -> Path:
@@ -27,7 +27,7 @@ def data_dir() -> Path:
 
 
 def rooms_dir() -> Path:
-    """Where hosted rooms are kept, to be resumed after a crash (net/rooms.py)."""
+    """Where hosted rooms are kept, to be resumed after a crash (net/authority/rooms.py)."""
     return data_dir() / "rooms"
 
 

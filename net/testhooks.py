@@ -39,7 +39,7 @@ def install(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def _report() -> None:
-    from net.headless import emit
+    from net.peer.headless import emit
 
     emit("holds", pid=os.getpid(), **holdings())
 
@@ -47,10 +47,10 @@ def _report() -> None:
 def holdings() -> dict[str, Any]:
     """The salts, seeds, room secrets and own shares this process's live
     objects hold (hex; seeds as numbers)."""
-    from net.authority import Authority
+    from net.authority.authority import Authority
     from net.election.node import Node
     from net.election.shares import own_share
-    from net.remote import RemoteTable
+    from net.peer.remote import RemoteTable
 
     salts: set[str] = set()
     seeds: set[int] = set()

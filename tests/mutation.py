@@ -43,11 +43,11 @@ def _functions(module: str, *names: str) -> list[str]:
 # net/, and only the scoring of each game's state (its rules are the
 # property tests' business, see docs/testing.md).
 MODULES: dict[str, list[str]] = {
-    "net/wire.py": ["net.wire.*"],
-    "net/codec.py": ["net.codec.*"],
-    "net/rooms.py": ["net.rooms.*"],
-    "net/authority.py": ["net.authority.*"],
-    "net/remote.py": ["net.remote.*"],
+    "net/protocol/wire.py": ["net.protocol.wire.*"],
+    "net/protocol/codec.py": ["net.protocol.codec.*"],
+    "net/authority/rooms.py": ["net.authority.rooms.*"],
+    "net/authority/authority.py": ["net.authority.authority.*"],
+    "net/peer/remote.py": ["net.peer.remote.*"],
     "core/passpass/state.py": _methods(
         "core.passpass.state",
         "PassPassState",

@@ -103,3 +103,39 @@ def test_a_circle_is_found() -> None:
     """The check itself: a circle of three, and one of two beside a tree."""
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"e"}, "e": {"d", "f"}, "f": set()}
     assert circles(edges) == [["a", "b", "c"], ["d", "e"]]
+
+
+# net's sub-packages, lowest first: each may import its own and those before
+# it (net's basics, the modules directly in net/, come first; the test hook
+# reads every layer). A peer's process becomes the authority when it wins an
+# election, so the peer builds on the authority, never the reverse.
+NET_LAYERS = (
+    "net",
+    "net.protocol",
+    "net.lan",
+    "net.election",
+    "net.authority",
+    "net.peer",
+    "net.dealer",
+)
+NET_ANYTHING = {"net.testhooks"}
+
+
+def net_package(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 2 else "net"
+
+
+def test_net_s_layers_only_point_down() -> None:
+    net = {name: others for name, others in graph().items() if name.startswith("net.")}
+    # every module of net/ is in a layer: a new sub-package is placed, not ignored
+    assert sorted({net_package(name) for name in net} - set(NET_LAYERS)) == []
+    wrong = [
+        f"{name} imports {other}"
+        for name, others in net.items()
+        if name not in NET_ANYTHING
+        for other in sorted(others)
+        if other.startswith("net.")
+        and NET_LAYERS.index(net_package(other)) > NET_LAYERS.index(net_package(name))
+    ]
+    assert wrong == []

@@ -1,7 +1,7 @@
 """The Passe app: home screen, a table screen per game, help, rules, themes.
 
 ``passe`` / ``passe play`` calls :func:`run`. The table screens talk only to a
-:class:`~net.client.TableClient` and render views, never state.
+:class:`~net.peer.client.TableClient` and render views, never state.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from core.engine import ConfigError, RecordError
-from net.client import LocalClient, TableClient
+from net.authority.table import SavedTable, Table
 from net.paths import records_dir
-from net.table import SavedTable, Table
-from net.text import clean_text, safe_last_resort
+from net.peer.client import LocalClient, TableClient
+from net.protocol.text import clean_text, safe_last_resort
 from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES, themes_for
 from tui.games import load_table_screen
 from tui.messages import (
@@ -57,7 +57,7 @@ from tui.settings import (
 )
 
 if TYPE_CHECKING:
-    from net.rooms import SavedRoom
+    from net.authority.rooms import SavedRoom
     from tui.netplay import NetworkOptions
 
 __all__ = ["DEFAULT_BOT_DELAY", "PasseApp", "run"]

@@ -210,7 +210,7 @@ def _play(args: argparse.Namespace) -> int:
         # The screen owns the terminal: what a headless process says on
         # stderr (PASSE_LOG, docs/protocol.md), the app on screen appends
         # to this file (for finding out why a table did not move).
-        from net.text import safe_logging
+        from net.protocol.text import safe_logging
 
         wanted = os.environ.get("PASSE_LOG", "info").strip().upper()
         level = logging.getLevelNamesMapping().get(wanted, logging.INFO)

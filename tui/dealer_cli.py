@@ -85,7 +85,7 @@ def run_dealer(args: argparse.Namespace) -> int:
 
     shutdown = Shutdown()
     guard_standard_streams(shutdown)
-    from net.text import safe_logging
+    from net.protocol.text import safe_logging
 
     # One line per event, with the time: a dealer's log is read later.
     safe_logging(_level(), "%(asctime)s passe dealer: %(message)s")
@@ -101,8 +101,8 @@ async def _serve(
     max_rooms: int,
     shutdown: Any,
 ) -> int:
+    from net.authority.host import DEFAULT_PORT, default_host_name, lan_address
     from net.dealer.service import Dealer
-    from net.host import DEFAULT_PORT, default_host_name, lan_address
     from net.identity import load_identity
 
     directory = dealer_dir()
@@ -114,8 +114,8 @@ async def _serve(
         print(f"passe: {loaded.notice}", file=sys.stderr)
     embedded = None
     if not brokers:
-        from net.broker import start_embedded_broker
-        from net.host import broker_binds
+        from net.authority.host import broker_binds
+        from net.lan.broker import start_embedded_broker
         from tui.netplay import bind_from_env
 
         try:
@@ -188,7 +188,7 @@ def _freeze_what_lasts() -> None:
 
 
 def _emit(event: str, **fields: Any) -> None:
-    from net.headless import emit
+    from net.peer.headless import emit
 
     emit(event, **fields)
 
@@ -246,7 +246,7 @@ def _kept_games(directory: Path) -> list[dict[str, str]]:
     """The games a stopped dealer keeps in ``directory`` (read only: a
     record that cannot be read is left for the dealer to set aside)."""
     from net.dealer.kept import kept_rooms
-    from net.text import clean_text
+    from net.protocol.text import clean_text
 
     records, _ = kept_rooms(directory, set_aside=False)
     return [

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from core.engine import GameRecord, Result
-from net.table import TableUpdate
+from net.authority.table import TableUpdate
 
 if TYPE_CHECKING:
-    from net.rooms import SavedRoom
-    from net.wire import RoomState
+    from net.authority.rooms import SavedRoom
+    from net.protocol.wire import RoomState
     from tui.settings import Settings
 
 

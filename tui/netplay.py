@@ -2,7 +2,7 @@
 typed code becomes a joined seat. Every failure is one line for a person
 (:class:`NetplayError`), never a traceback.
 
-The network layer (``net.remote``, ``net.host``: aiomqtt, PyNaCl) is imported
+The network layer (``net.peer.remote``, ``net.authority.host``: aiomqtt, PyNaCl) is imported
 only when networked play is used, so a local game starts as fast as before.
 """
 
@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 from core.engine import ConfigError
 
 if TYPE_CHECKING:
-    from net.client import TableClient
-    from net.discovery import RoomAdvert
-    from net.host import ClosedRoom, HostedRoom
+    from net.authority.host import ClosedRoom, HostedRoom
+    from net.authority.rooms import SavedRoom
     from net.identity import Identity
-    from net.pins import RoomPins
-    from net.rejoin import HeldSeat
-    from net.remote import RemoteTable
-    from net.rooms import SavedRoom
-    from net.watch import Watcher
+    from net.lan.discovery import RoomAdvert
+    from net.peer.client import TableClient
+    from net.peer.pins import RoomPins
+    from net.peer.rejoin import HeldSeat
+    from net.peer.remote import RemoteTable
+    from net.peer.watch import Watcher
 
 BROKER_ENV = "PASSE_BROKER"  # HOST[:PORT] of an MQTT broker to use instead of the embedded one
 # Addresses (comma-separated) the embedded broker listens on; `passe serve
@@ -46,7 +46,7 @@ DEFAULT_PORT = 1883
 # re-publish every 15 s, and no request) is away: on a host at a screen, and
 # on a headless one that admits any key (issue 19 seats item 5).
 PRESENCE_TIMEOUT = 60.0
-ADMIT_ASK = "ask"  # net.authority's rule for a host with a screen: each new key knocks
+ADMIT_ASK = "ask"  # net.authority.authority's rule for a host with a screen: each new key knocks
 
 
 class NetplayError(Exception):
@@ -62,7 +62,7 @@ class NetworkOptions:
     port: int = DEFAULT_PORT
     advertise: bool = True
     # Where the embedded broker listens (None: the LAN interfaces the room
-    # is advertised on, and loopback; net.host.broker_binds).
+    # is advertised on, and loopback; net.authority.host.broker_binds).
     bind: tuple[str, ...] | None = None
 
     @classmethod
@@ -82,7 +82,7 @@ def bind_from_env() -> tuple[str, ...] | None:
 
 def parse_broker(text: str) -> tuple[str, int]:
     """``HOST[:PORT]`` (port 1883 by default); raises :class:`NetplayError`."""
-    from net.codes import CodeError, parse_join_target
+    from net.protocol.codes import CodeError, parse_join_target
 
     try:
         target = parse_join_target(f"000000@{text}")
@@ -141,14 +141,14 @@ def table_name(name: str) -> str:
 def discovery_available() -> bool:
     """Whether this Passe can find and announce rooms on the LAN (mDNS)."""
     try:
-        return importlib.util.find_spec("net.discovery") is not None
+        return importlib.util.find_spec("net.lan.discovery") is not None
     except (ImportError, ValueError):
         return False
 
 
 def embedded_broker_available() -> bool:
     try:
-        return importlib.util.find_spec("net.broker") is not None
+        return importlib.util.find_spec("net.lan.broker") is not None
     except (ImportError, ValueError):
         return False
 
@@ -158,7 +158,7 @@ def remote_table(client: TableClient) -> RemoteTable | None:
     the network layer for a local game: if it is not loaded, it is not one)."""
     import sys
 
-    module = sys.modules.get("net.remote")
+    module = sys.modules.get("net.peer.remote")
     remote_type: type[RemoteTable] | None = getattr(module, "RemoteTable", None)
     return client if remote_type is not None and isinstance(client, remote_type) else None
 
@@ -175,7 +175,7 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
     """Open the room and seat the host's person in it, through the broker like
     any other peer (one code path). Returns the room, the host's seat and a
     notice about the key (made or replaced), if any."""
-    from net.remote import JoinError, RemoteTable
+    from net.peer.remote import JoinError, RemoteTable
 
     network = plan.network
     if network.broker is None and not embedded_broker_available():
@@ -231,7 +231,7 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
 def table_moved(room: SavedRoom) -> bool:
     """Whether the interrupted hosted ``room`` went on without this machine
     (its table moved to a player's: issue 20); its person rejoins it."""
-    from net.host import table_moved as moved
+    from net.authority.host import table_moved as moved
 
     return moved(room)
 
@@ -240,8 +240,8 @@ def forget_moved(room: SavedRoom) -> str:
     """This machine's files of ``room``, whose table moved, removed; what
     happened, in words. Raises :class:`NetplayError` (a running Passe holds
     them)."""
-    from net.codes import format_code
-    from net.host import forget_moved_room
+    from net.authority.host import forget_moved_room
+    from net.protocol.codes import format_code
 
     code = format_code(room.code)
     try:
@@ -254,8 +254,8 @@ def forget_moved(room: SavedRoom) -> str:
 async def close_for_good(room: SavedRoom) -> str:
     """Close an interrupted hosted room for good; what happened, in words.
     Raises :class:`NetplayError` (e.g. a running Passe hosts it)."""
-    from net.codes import format_code
-    from net.host import close_interrupted_room
+    from net.authority.host import close_interrupted_room
+    from net.protocol.codes import format_code
 
     code = format_code(room.code)
     identity, _ = _user_identity()
@@ -286,7 +286,7 @@ def _names(names: Sequence[str]) -> str:
 
 async def _open(plan: HostPlan, advertise: bool) -> HostedRoom:
     from core.registry import get_game
-    from net.host import open_room, resume_room
+    from net.authority.host import open_room, resume_room
     from net.identity import Identity as AuthorityIdentity
 
     network = plan.network
@@ -331,8 +331,8 @@ async def open_next_hosted_room(
     """The next game at the table of ``room`` (hosted here, its game over),
     with the host's person seated again by their key; raises
     :class:`NetplayError`. The old room is closed either way."""
-    from net.host import open_next_room
-    from net.remote import JoinError, RemoteTable
+    from net.authority.host import open_next_room
+    from net.peer.remote import JoinError, RemoteTable
 
     try:
         following = await open_next_room(room)
@@ -367,7 +367,7 @@ async def open_next_hosted_room(
 async def join_next_game(table: RemoteTable) -> RemoteTable:
     """Our seat at the next game of ``table``'s room (its host opened it);
     raises :class:`NetplayError`. ``table`` is closed once seated."""
-    from net.remote import JoinError
+    from net.peer.remote import JoinError
 
     again = table.next_table()
     try:
@@ -393,7 +393,7 @@ class Target:
 async def resolve_target(text: str, network: NetworkOptions) -> Target:
     """Where the room ``text`` (``CODE`` or ``CODE@HOST[:PORT]``) is: the
     address typed, else the configured broker, else the LAN (mDNS)."""
-    from net.codes import CodeError, parse_join_target
+    from net.protocol.codes import CodeError, parse_join_target
 
     try:
         target = parse_join_target(text)
@@ -408,7 +408,7 @@ async def resolve_target(text: str, network: NetworkOptions) -> Target:
             "LAN discovery unavailable: type CODE@HOST:PORT (the host's lobby shows it)"
         )
     try:
-        from net.discovery import find_room
+        from net.lan.discovery import find_room
 
         advert = await find_room(target.code, timeout=3.0)
     except Exception as error:
@@ -455,7 +455,7 @@ def pins_kept() -> bool:
     directory keeps the rooms' keys): only then is a room to rejoin looked
     for, so a local player's home never loads the network layer."""
     from net.paths import data_dir
-    from net.pins import PINS_FILE
+    from net.peer.pins import PINS_FILE
 
     try:
         return (data_dir() / PINS_FILE).is_file()
@@ -469,9 +469,9 @@ async def room_to_rejoin() -> HeldSeat | None:
     machine hosted whose host process died is ``u``'s to resume, not this
     (one a live process hosts here is a room like any other). Never
     raises: None then."""
+    from net.authority.rooms import is_hosted
     from net.paths import ROOM_SUFFIX, rooms_dir
-    from net.rejoin import seat_to_rejoin
-    from net.rooms import is_hosted
+    from net.peer.rejoin import seat_to_rejoin
 
     try:
         paths = list(rooms_dir().glob(f"*{ROOM_SUFFIX}"))
@@ -486,7 +486,7 @@ async def room_to_rejoin() -> HeldSeat | None:
 
 
 def _pins() -> RoomPins:
-    from net.pins import RoomPins
+    from net.peer.pins import RoomPins
 
     return RoomPins()
 
@@ -496,7 +496,7 @@ async def join_target(
 ) -> tuple[RemoteTable, str | None]:
     """Take a seat in the room at ``target``; raises :class:`NetplayError`.
     ``on_knock(text)``: the host is being asked to let us in."""
-    from net.remote import JoinError, RemoteTable
+    from net.peer.remote import JoinError, RemoteTable
 
     identity, notice = _user_identity()
     table = RemoteTable(identity, target.code, target.host, target.port, name, pins=_pins())
@@ -517,8 +517,8 @@ async def join_target(
 async def watch_target(target: Target) -> Watcher:
     """Watch the room at ``target`` (issue 21): no seat, a fresh key (never
     this person's); raises :class:`NetplayError`."""
-    from net.remote import JoinError
-    from net.watch import Watcher
+    from net.peer.remote import JoinError
+    from net.peer.watch import Watcher
 
     watcher = Watcher(target.code, target.host, target.port, pins=_pins())
     try:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from tui.netplay import PRESENCE_TIMEOUT, NetworkOptions
 
 if TYPE_CHECKING:
-    from net.host import HostedRoom
+    from net.authority.host import HostedRoom
     from tui.netplay import HostPlan
     from tui.terminal import Shutdown
 
@@ -40,7 +40,7 @@ FREE_AFTER = 15.0
 def _brokers(text: str) -> tuple[tuple[str, int], ...]:
     """``HOST[:PORT]``, or several comma-separated: the nodes of one
     clustered broker, tried in this order (issue 20, docs/scale.md)."""
-    from net.codes import CodeError, parse_join_target
+    from net.protocol.codes import CodeError, parse_join_target
 
     brokers: list[tuple[str, int]] = []
     for part in text.split(","):
@@ -395,7 +395,7 @@ def _run_headless(args: argparse.Namespace) -> int:
 
     shutdown = Shutdown()
     guard_standard_streams(shutdown)  # before logging takes sys.stderr
-    from net.text import safe_logging
+    from net.protocol.text import safe_logging
 
     # Log lines quote names and topics from the network: no escapes (issue 19).
     safe_logging(_log_level(), "passe: %(message)s")
@@ -445,8 +445,8 @@ def _resume_clash(args: argparse.Namespace) -> str:
 def _interrupted_room(wanted: str) -> Any:
     """The saved room to resume (an ``Interrupted``), or an exit code after
     saying why not: none, not that one, or several and none named."""
-    from net.codes import CodeError, normalize_code
-    from net.rooms import interrupted_rooms, rooms_dir
+    from net.authority.rooms import interrupted_rooms, rooms_dir
+    from net.protocol.codes import CodeError, normalize_code
 
     code = ""
     if wanted:
@@ -479,9 +479,9 @@ def _hosted_here(code: str) -> str:
     """ "room CODE is already hosted here, by process N" for the room of
     ``code`` (any room, when ``code`` is empty) that another running Passe
     hosts on this machine now, its lock held; "" when none is."""
-    from net.codes import CodeError, format_code
+    from net.authority.rooms import hosting_pid, room_path
     from net.paths import ROOM_SUFFIX, rooms_dir
-    from net.rooms import hosting_pid, room_path
+    from net.protocol.codes import CodeError, format_code
 
     if code:
         paths = [room_path(code)]
@@ -646,7 +646,7 @@ def _given_code(args: argparse.Namespace) -> str | int | None:
     line) the exit status of a code that is not one."""
     if args.code is None:
         return None
-    from net.codes import CodeError, normalize_code
+    from net.protocol.codes import CodeError, normalize_code
 
     try:
         return normalize_code(args.code)
@@ -667,7 +667,7 @@ def _fail(message: str) -> int:
 
 
 def _emit(event: str, **fields: Any) -> None:
-    from net.headless import emit
+    from net.peer.headless import emit
 
     emit(event, **fields)
 
@@ -760,7 +760,7 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
                 file=sys.stderr,
             )
         if authority.phase == "lobby":
-            from net.headless import fill_and_start
+            from net.peer.headless import fill_and_start
 
             players = len(authority.seats)
             wanted = players if args.wait_for is None else args.wait_for
@@ -768,14 +768,14 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
         else:
             assert authority.table is not None
             _emit("resumed", seq=authority.seq, actions=len(authority.table.state.history))
-        from net.headless import over_or_stepped_down
+        from net.peer.headless import over_or_stepped_down
 
         if await over_or_stepped_down(authority):
             # Another machine runs the table now (issue 20): this process
             # keeps its vote (the room's majority may need it) and follows
             # the game to its end there, as a spectator.
             _emit("stepped_down", term=authority.stepped_down)
-            from net.headless import follow_to_end
+            from net.peer.headless import follow_to_end
 
             followed = await follow_to_end(authority)
             if followed is None:
@@ -827,7 +827,7 @@ def _game_settings(args: argparse.Namespace) -> tuple[Any, Any] | int:
 
 
 async def _open_headless(args: argparse.Namespace) -> HostedRoom | int:
-    from net.host import default_host_name, open_room
+    from net.authority.host import default_host_name, open_room
     from net.identity import Identity
 
     settings = _game_settings(args)
@@ -860,7 +860,7 @@ async def _open_headless(args: argparse.Namespace) -> HostedRoom | int:
 
 
 async def _resume_headless(args: argparse.Namespace) -> HostedRoom | int:
-    from net.host import resume_room
+    from net.authority.host import resume_room
 
     chosen = _interrupted_room(args.resume)
     if isinstance(chosen, int):
@@ -882,7 +882,7 @@ async def _resume_headless(args: argparse.Namespace) -> HostedRoom | int:
 
 
 async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
-    from net.codes import CodeError, parse_join_target
+    from net.protocol.codes import CodeError, parse_join_target
 
     try:
         target = parse_join_target(args.code)
@@ -895,7 +895,7 @@ async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
         host, port = args.broker
         return target.code, host, port
     try:
-        from net.discovery import find_room
+        from net.lan.discovery import find_room
 
         # About a second on a quiet LAN; a busy machine or a lost packet needs more.
         advert = await find_room(target.code, timeout=DISCOVERY_WAIT)
@@ -921,9 +921,9 @@ async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
 
 
 async def _join(args: argparse.Namespace) -> int:
-    from net.headless import play_with_bot
     from net.identity import load_identity
-    from net.remote import JoinError, RemoteTable
+    from net.peer.headless import play_with_bot
+    from net.peer.remote import JoinError, RemoteTable
 
     resolved = await _resolve(args)
     if isinstance(resolved, int):
@@ -933,7 +933,7 @@ async def _join(args: argparse.Namespace) -> int:
         return _fail(f"--seat {args.seat}: seats are numbered from 1")
     if not 0 <= args.bot_delay <= 60:  # NaN fails this too
         return _fail(f"--bot-delay {args.bot_delay:g}: seconds from 0 to 60")
-    from net.pins import RoomPins
+    from net.peer.pins import RoomPins
 
     identity = load_identity().identity
     table = RemoteTable(
@@ -982,11 +982,11 @@ async def _watch(args: argparse.Namespace) -> int:
     """``passe watch CODE --headless``: each update as received (decrypted,
     its text cleaned), the watchers' count as it changes, then the end and
     the spectator's deal check, as JSON lines."""
-    from net.pins import RoomPins
-    from net.remote import JoinError
-    from net.text import clean_tree
-    from net.watch import Watcher
-    from net.wire import RoomState, Update
+    from net.peer.pins import RoomPins
+    from net.peer.remote import JoinError
+    from net.peer.watch import Watcher
+    from net.protocol.text import clean_tree
+    from net.protocol.wire import RoomState, Update
 
     resolved = await _resolve(args)
     if isinstance(resolved, int):

@@ -1,7 +1,7 @@
 """Text shown as text, never as markup (issue 19, item 1).
 
 Names, notices and reasons come from the network (cleaned of escapes by
-``net/text.py``) and may read ``[/]`` or ``[bold red]x``: a Rich table cell,
+``net/protocol/text.py``) and may read ``[/]`` or ``[bold red]x``: a Rich table cell,
 a Textual ``Static``, a border title or a notification given a plain ``str``
 parses it as markup (a ``MarkupError`` crashed screens). Passe itself writes
 no markup, so every such place gets a ``Text``/``Content`` instead, through

@@ -31,7 +31,7 @@ from core.registry import game_info
 from core.replay import Replay
 from net.files import write_atomic
 from net.paths import records_dir
-from net.text import clean_name, clean_text
+from net.protocol.text import clean_name, clean_text
 
 MAX_RECORDS = 300
 
@@ -134,7 +134,7 @@ def load_replay(path: Path) -> Replay:
 
 def shown_names(game: GameFile) -> tuple[str, ...]:
     """The players' names as screens show them: text from a file is
-    cleaned like text from the network (net/text.py)."""
+    cleaned like text from the network (net/protocol/text.py)."""
     return tuple(clean_name(name) for name in names_or_seats(game))
 
 

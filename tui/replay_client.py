@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from core.engine import Action, GameRecord, IllegalAction
 from core.replay import Replay
-from net.client import TableClient
-from net.table import Listener
+from net.authority.table import Listener
+from net.peer.client import TableClient
 
 
 class ReplayClient(TableClient):

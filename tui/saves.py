@@ -10,8 +10,8 @@ from pathlib import Path
 
 from core.engine import ConfigError, RecordError
 from core.registry import get_game
+from net.authority.table import SavedTable
 from net.files import write_atomic
-from net.table import SavedTable
 
 SAVE_FILE = "saved-game.json"
 

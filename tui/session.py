@@ -1,6 +1,6 @@
 """Starting a local table: people and bots around an in-process authority.
 
-The TUI only ever talks to the :class:`~net.client.TableClient` this returns.
+The TUI only ever talks to the :class:`~net.peer.client.TableClient` this returns.
 """
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from core.registry import get_game
-from net.client import LocalClient, TableClient
-from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
-from net.text import name_key
+from net.authority.table import BOT_NAMES, HUMAN, SeatSpec, Table
+from net.peer.client import LocalClient, TableClient
+from net.protocol.text import name_key
 
 __all__ = ["BOT_NAMES", "HUMAN_SEAT", "seat_names", "start_local"]
 

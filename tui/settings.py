@@ -16,8 +16,8 @@ from msgspec import UnsetType
 from platformdirs import user_config_path
 
 from net.files import validation_message, write_atomic
-from net.text import NAME_CELLS
-from net.text import clean_name as _clean_name
+from net.protocol.text import NAME_CELLS
+from net.protocol.text import clean_name as _clean_name
 from themes import DEFAULT_THEME
 
 SETTINGS_FILE = "settings.json"
@@ -35,7 +35,7 @@ BOT_SPEEDS: tuple[tuple[str, float], ...] = (
 DEFAULT_BOT_DELAY = BOT_SPEEDS[0][1]
 MAX_BOT_DELAY = 60.0
 MAX_SEATS = 8
-# The name field takes as many characters as a name may have cells (net/text.py).
+# The name field takes as many characters as a name may have cells (net/protocol/text.py).
 NAME_LENGTH = NAME_CELLS
 
 
@@ -124,7 +124,7 @@ def login_name() -> str:
 
 
 def clean_name(name: str) -> str:
-    """The one name cleaner (net.text.clean_name); an empty name is "You"."""
+    """The one name cleaner (net.protocol.text.clean_name); an empty name is "You"."""
     return _clean_name(name, default="You")
 
 

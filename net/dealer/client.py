@@ -26,9 +26,9 @@ from net.dealer.messages import (
     presence_topic,
 )
 from net.identity import Identity, peer_id
-from net.text import clean_name, clean_text
-from net.transport import MqttLink
-from net.wire import WireError, open_body, open_envelope, seal
+from net.lan.transport import MqttLink
+from net.protocol.text import clean_name, clean_text
+from net.protocol.wire import WireError, open_body, open_envelope, seal
 
 # Retained presences come at once after the subscription; more than one
 # dealer's within this much of the first. None within FIRST: no dealer.

@@ -3,7 +3,7 @@ that a room no other dealer holds outlives the dealer's process (issue 20:
 "nothing lost on a crash"; docs/protocol.md section 14, "Restarting a
 dealer").
 
-The room's file (net/rooms.py, in the dealer's ``rooms`` directory) holds
+The room's file (net/authority/rooms.py, in the dealer's ``rooms`` directory) holds
 the game, as a host's does; this record holds what the dealer was asked
 (who may sit, after how long a stand-in plays for someone away) and
 whether other dealers hold the room (then its table moves to one of them

@@ -1,7 +1,7 @@
 """The dealers' protocol (issue 20, "Dealers"; docs/protocol.md section 14).
 
 A dealer (``passe dealer``) is a non-playing authority that serves rooms on
-request. Its messages travel in protocol v1's envelope (net/wire.py): signed
+request. Its messages travel in protocol v1's envelope (net/protocol/wire.py): signed
 by the sender over the topic, and sealed to the one recipient except the
 dealer's presence, which is public. Every field is bounded here, decoded in
 one pass by msgspec: nothing unchecked reaches a dealer.
@@ -20,7 +20,7 @@ from typing import Annotated, Final
 import msgspec
 from msgspec import Meta, Struct
 
-from net.wire import TOPIC_ROOT, Code, Count, Name, ShortText
+from net.protocol.wire import TOPIC_ROOT, Code, Count, Name, ShortText
 
 DEALERS_ROOT: Final = f"{TOPIC_ROOT}/dealers"
 # A Deal's options are a game's few settings; a Hold's config is a room's

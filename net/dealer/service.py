@@ -20,7 +20,7 @@ in their lobby per asker, and a lobby closes when nobody has sat in it after
 ``FIRST_SEAT_WAIT`` or nobody fills it in ``LOBBY_TIMEOUT``. It writes one
 log line per event (a room dealt, a person seated, a game started or over,
 a table taken over or handed on, a refusal: repeated ones summed up by
-:class:`~net.bounds.FloodLog`), and its rooms to a status file that ``passe
+:class:`~net.protocol.bounds.FloodLog`), and its rooms to a status file that ``passe
 dealer --status`` reads, at most once every STATUS_INTERVAL.
 """
 
@@ -41,9 +41,19 @@ import msgspec
 
 from core.engine import ConfigError
 from core.registry import get_game
-from net.authority import Authority
-from net.bounds import FloodLog, Rate, SenderLimits, TokenBucket
-from net.codes import ALPHABET, CODE_LENGTH
+from net.authority.authority import Authority
+from net.authority.host import HostedRoom, RoomMoved, close_interrupted_room, open_room, resume_room
+from net.authority.replication import decode_room_config, loop_running, maker_vote_path, spawn
+from net.authority.rooms import (
+    BrokerChoice,
+    RoomBusy,
+    RoomFileError,
+    RoomStore,
+    SavedRoom,
+    load_room,
+    room_path,
+)
+from net.authority.table import HUMAN
 from net.dealer.kept import KEPT_VERSION, KeptRoom, forget, keep, kept_rooms
 from net.dealer.messages import (
     MAX_DEALER_PAYLOAD,
@@ -60,25 +70,15 @@ from net.dealer.messages import (
 )
 from net.election.driver import announce_decoder, authority_topic, parse_broker
 from net.election.messages import Config
-from net.failover import SeatVoter, stored_election
 from net.files import write_atomic
-from net.headless import fill_and_start, over_or_stepped_down
-from net.host import HostedRoom, RoomMoved, close_interrupted_room, open_room, resume_room
 from net.identity import Identity, fingerprint, peer_id
-from net.replication import decode_room_config, loop_running, maker_vote_path, spawn
-from net.rooms import (
-    BrokerChoice,
-    RoomBusy,
-    RoomFileError,
-    RoomStore,
-    SavedRoom,
-    load_room,
-    room_path,
-)
-from net.table import HUMAN
-from net.text import clean_name, clean_text
-from net.transport import LastWill, MqttLink, stop_task
-from net.wire import WireError, open_body, open_envelope, seal
+from net.lan.transport import LastWill, MqttLink, stop_task
+from net.peer.failover import SeatVoter, stored_election
+from net.peer.headless import fill_and_start, over_or_stepped_down
+from net.protocol.bounds import FloodLog, Rate, SenderLimits, TokenBucket
+from net.protocol.codes import ALPHABET, CODE_LENGTH
+from net.protocol.text import clean_name, clean_text
+from net.protocol.wire import WireError, open_body, open_envelope, seal
 
 log = logging.getLogger("passe.dealer")
 

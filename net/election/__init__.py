@@ -7,6 +7,7 @@ socket, no file and no clock. :mod:`net.election.messages` is its wire format
 (bounded msgspec Structs), :mod:`net.election.shares` the room secret under
 Shamir's threshold scheme. docs/election.md states the protocol and its
 safety argument; tests/net/test_election_model.py checks it over simulated
-hostile networks. Nothing imports this package yet: the authority and peer
-processes will drive it (protocol version 2).
+hostile networks. :mod:`net.election.driver` is the MQTT shell that the
+authority (net/authority), a seat's voter (net/peer/failover.py) and a dealer
+(net/dealer) each run.
 """

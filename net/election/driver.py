@@ -9,7 +9,7 @@ feeds it what the broker brings (docs/election.md, "Roles and terms"):
   counts it. The whole file is rewritten per change: a game's log is a few
   hundred short entries (a journal is the next step if that shows in the
   move benchmark).
-- **Messages** travel in protocol v1's envelopes (net/wire.py), signed by
+- **Messages** travel in protocol v1's envelopes (net/protocol/wire.py), signed by
   their sender and sealed to their one recipient, on the recipient's topic
   ``passe/v1/CODE/e/PEER``; a voter subscribes to its own. What arrives is
   bounded before any signature check (a rate per topic, as the authority's
@@ -42,7 +42,6 @@ import msgspec
 from nacl.exceptions import CryptoError
 from nacl.secret import SecretBox
 
-from net.bounds import FloodLog, Rate, SenderLimits
 from net.election.messages import (
     MAX_BATCH,
     MAX_ENTRY_DATA,
@@ -74,8 +73,9 @@ from net.election.node import (
 )
 from net.files import write_atomic
 from net.identity import Identity, peer_id
-from net.transport import BACKOFF_MAX, BrokerUnreachable, LastWill, MqttLink, stop_task
-from net.wire import (
+from net.lan.transport import BACKOFF_MAX, BrokerUnreachable, LastWill, MqttLink, stop_task
+from net.protocol.bounds import FloodLog, Rate, SenderLimits
+from net.protocol.wire import (
     Presence,
     WireError,
     open_body,
@@ -124,7 +124,7 @@ class Announce(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="ann
 
     term: Annotated[int, msgspec.Meta(ge=1, le=2**53)]
     # The key that signs the room's state and updates in this term (a game's
-    # authority makes a fresh one when it takes over: net/replication.py);
+    # authority makes a fresh one when it takes over: net/authority/replication.py);
     # empty when the voter runs no game.
     room_key: Annotated[bytes, msgspec.Meta(max_length=32)] = b""
 
@@ -448,7 +448,7 @@ class VoterDriver:
         # Set once this voter held its authority's whole log (_note_in_step).
         self.in_step = asyncio.Event()
         # The room key this voter's game signs with once it is the authority
-        # (announced with its term: net/replication.py); empty: no game.
+        # (announced with its term: net/authority/replication.py); empty: no game.
         self.room_key = b""
         # How much of the log is on disk (synced): the in-memory log may be
         # ahead of it only while a persist effect is being carried out.

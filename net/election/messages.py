@@ -18,7 +18,7 @@ from net.identity import PUBLIC_KEY_SIZE
 
 # Bounds: a room has at most 16 seats plus a few dealers; one Append carries
 # at most MAX_BATCH entries of at most MAX_ENTRY_DATA bytes, so a message
-# stays well under protocol v1's 256 KiB payload limit (net/wire.py).
+# stays well under protocol v1's 256 KiB payload limit (net/protocol/wire.py).
 MAX_VOTERS: Final = 24
 MAX_BATCH: Final = 16
 MAX_ENTRY_DATA: Final = 8 * 1024

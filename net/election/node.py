@@ -55,7 +55,7 @@ class Persisted:
 
 class Storage(Protocol):
     """Durable storage the driver writes effects through (fsync'd, like
-    net/rooms.py's journal). A node is rebuilt from :meth:`load` alone."""
+    net/authority/rooms.py's journal). A node is rebuilt from :meth:`load` alone."""
 
     def load(self) -> Persisted: ...
     def save_state(self, term: int, voted_for: bytes | None) -> None: ...
@@ -310,7 +310,7 @@ class Node:
             self._reset_election_timer(now)
 
     def receive(self, sender: bytes, message: Message, now: float) -> list[Effect]:
-        """``sender`` is the envelope's verified key (net/wire.py)."""
+        """``sender`` is the envelope's verified key (net/protocol/wire.py)."""
         self._now = now
         if isinstance(message, Request):
             return self._on_request(sender, message)
@@ -590,7 +590,7 @@ class Node:
 
     def append_own(self, nonce: int, data: bytes) -> tuple[int, list[Effect]]:
         """The authority's own entry (its game's state, under the secret:
-        net/replication.py): its index, and the effects of appending it;
+        net/authority/replication.py): its index, and the effects of appending it;
         index 0 when this node is not the authority."""
         if self.role != "authority":
             return 0, []

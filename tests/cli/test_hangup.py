@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from net.wire import RoomState, SeatState, room_topic
+from net.protocol.wire import RoomState, SeatState, room_topic
 from tests.cli.ptys import (
     HOME_TEXT,
     PtyCommand,

@@ -12,8 +12,8 @@ import signal
 import subprocess
 from pathlib import Path
 
-from net.rooms import interrupted_rooms
-from net.wire import room_topic
+from net.authority.rooms import interrupted_rooms
+from net.protocol.wire import room_topic
 from tests.cli.ptys import PtyCommand, environment, passe_binary
 from tests.cli.test_hangup import (
     BACKGROUND_CPU_LIMIT,

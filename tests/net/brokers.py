@@ -540,11 +540,11 @@ def start_nats_cluster(size: int = 3, *, extra: str = "") -> Iterator[NatsCluste
 
 @contextlib.asynccontextmanager
 async def broker_at(kind: str) -> AsyncIterator[tuple[str, int]]:
-    """A broker of the test's own, running: ``embedded`` (net/broker.py, in
+    """A broker of the test's own, running: ``embedded`` (net/lan/broker.py, in
     its child process) or ``mosquitto`` (skipped without one, failing in
     CI); its host and port."""
     if kind == "embedded":
-        from net.broker import start_embedded_broker
+        from net.lan.broker import start_embedded_broker
 
         embedded = await start_embedded_broker("127.0.0.1", 0)
         try:

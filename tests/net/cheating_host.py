@@ -3,7 +3,7 @@ acceptance, "Cheating authority"; tests/net/test_cheating_authority.py).
 
 Run as ``python -m tests.net.cheating_host CHEAT passe-arguments…``: the
 same command line as ``passe host …``, its room run by a subclass of the
-real :class:`~net.authority.Authority` that cheats in one way, the seed, its
+real :class:`~net.authority.authority.Authority` that cheats in one way, the seed, its
 commitment and the revealed record all honest:
 
 * ``swap``: after move SWAP_AT, the first two people's hands exchange a
@@ -12,7 +12,7 @@ commitment and the revealed record all honest:
   (and the bot one of theirs), and the game is played with that deal.
 
 Nothing in the product reads any of this: the subclass replaces the class
-:mod:`net.host` opens rooms with, in this process only.
+:mod:`net.authority.host` opens rooms with, in this process only.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.engine import Event
-from net import host
-from net.authority import BOT, Authority
-from net.table import HUMAN
+from net.authority import host
+from net.authority.authority import BOT, Authority
+from net.authority.table import HUMAN
 
 SWAP_AT = 4  # the move after which ``swap`` cheats
 

@@ -12,11 +12,11 @@ import aiomqtt
 import msgspec
 
 from core.registry import get_game
-from net.host import HostedRoom, open_room
+from net.authority.host import HostedRoom, open_room
+from net.authority.table import TableUpdate
 from net.identity import Identity
-from net.remote import RemoteTable
-from net.table import TableUpdate
-from net.wire import (
+from net.peer.remote import RemoteTable
+from net.protocol.wire import (
     Envelope,
     RoomState,
     open_body,

@@ -1,7 +1,7 @@
 """An authority driven in-process (no broker, no network): real keys, real
-signed envelopes (net/wire.py seal, open_envelope, open_body), and what the
+signed envelopes (net/protocol/wire.py seal, open_envelope, open_body), and what the
 authority sends read back from its outbox, opened as its recipient would.
-Shared by the fast in-process tests of net/authority.py (issue 23: the
+Shared by the fast in-process tests of net/authority/authority.py (issue 23: the
 mutation score needs tests mutmut can map to the authority's functions)."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any
 import msgspec
 
 from core.registry import get_game
-from net.authority import Authority
-from net.bounds import Outbox
+from net.authority.authority import Authority
 from net.identity import Identity
-from net.remote import RemoteTable
-from net.wire import (
+from net.peer.remote import RemoteTable
+from net.protocol.bounds import Outbox
+from net.protocol.wire import (
     Hello,
     NextRoom,
     Presence,

@@ -14,7 +14,7 @@ import pytest
 
 from core.registry import get_game
 from net.identity import Identity
-from net.wire import (
+from net.protocol.wire import (
     Hello,
     RoomState,
     open_body,

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from core.engine import IllegalAction
-from net import authority as authority_module
+from net.authority import authority as authority_module
 from net.identity import Identity, fingerprint
-from net.pins import RoomPins
-from net.wire import presence_topic
+from net.peer.pins import RoomPins
+from net.protocol.wire import presence_topic
 from tests.net.rooms_in_process import CODE, hello, holders, presence, room
 from tui.network_cli import _admission
 
@@ -195,7 +195,7 @@ def test_pins_remember_a_rooms_key_and_survive_a_damaged_file(tmp_path: Path) ->
 
 def test_pins_keep_where_each_rooms_broker_was_newest_first(tmp_path: Path) -> None:
     """Issue 18: the rooms sat in, with their brokers, for the home screen's
-    offer to rejoin one (net/rejoin.py). An older file's entries (no broker)
+    offer to rejoin one (net/peer/rejoin.py). An older file's entries (no broker)
     are pins still; a broker that is not one makes the file damaged."""
     path = tmp_path / "room_keys.json"
     old_key, key = Identity.generate().public_key, Identity.generate().public_key
@@ -257,8 +257,8 @@ def test_a_key_read_aloud_gets_in_past_a_knock_queue_strangers_filled() -> None:
     the person the host waited for was refused "too many people are waiting"
     for five minutes. Their refusal names their key; the host types its start
     (i in the lobby, Authority.expect) and their next Hello is let in."""
-    from net.authority import MAX_KNOCKS, key_prefix
-    from net.wire import Refused
+    from net.authority.authority import MAX_KNOCKS, key_prefix
+    from net.protocol.wire import Refused
 
     authority = room(admission="ask")
     said: list[tuple[bytes, Refused]] = []
@@ -344,7 +344,7 @@ def test_a_dealer_s_room_owner_decides_who_sits_from_their_seat() -> None:
     owner, sits without asking, is told who knocks (sealed to them alone),
     and lets in or turns away by an Admit from their seat; nobody else's
     Admit counts."""
-    from net.wire import Admit, Knocking, Knocks, Refused, Welcome
+    from net.protocol.wire import Admit, Knocking, Knocks, Refused, Welcome
     from tests.net.rooms_in_process import listen, request, sent
 
     authority = room(admission="ask")

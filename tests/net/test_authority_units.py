@@ -2,7 +2,7 @@
 ``make mutation``): real keys and signed envelopes, no broker; each test
 reads exactly what was refused (code, whole sentence, the request's n),
 the seats after each step, and what was sent to whom. Each docstring names
-the mutations of net/authority.py it kills. The last tests start it on the
+the mutations of net/authority/authority.py it kills. The last tests start it on the
 machine's Mosquitto (what ``start`` puts there and listens to), in the
 test's process, so that mutmut sees them."""
 
@@ -18,14 +18,14 @@ import pytest
 
 from core.engine import IllegalAction
 from core.registry import get_game
-from net import authority as authority_module
-from net.authority import Authority, SeatSlot
-from net.codes import new_code
+from net.authority import authority as authority_module
+from net.authority.authority import Authority, SeatSlot
+from net.authority.rooms import BrokerChoice, RoomStore
+from net.authority.table import Table
 from net.identity import Identity, fingerprint, peer_id
-from net.rooms import BrokerChoice, RoomStore
-from net.table import Table
-from net.transport import BrokerUnreachable
-from net.wire import (
+from net.lan.transport import BrokerUnreachable
+from net.protocol.codes import new_code
+from net.protocol.wire import (
     Act,
     Leave,
     NextRoom,
@@ -67,7 +67,7 @@ from tests.net.rooms_in_process import (
 
 def unroomed(message: str) -> str:
     """An authority's log line without the room code it starts with (a
-    dealer's log mixes many rooms: net/authority.py RoomLog)."""
+    dealer's log mixes many rooms: net/authority/authority.py RoomLog)."""
     assert message.startswith("room "), message
     return message.split(": ", 1)[1]
 
@@ -612,7 +612,7 @@ def test_retained_topics_are_the_rooms_the_hosts_and_each_key_heard() -> None:
     presences of the host, the seated keys and the keys whose presence was
     heard (not those only heard from by requests), each once, at most
     1 + 16 + 64."""
-    from net.wire import next_topic, presence_topic, room_topic
+    from net.protocol.wire import next_topic, presence_topic, room_topic
 
     authority = room()
     ana, eve, bob = Identity.generate(), Identity.generate(), Identity.generate()
@@ -863,7 +863,7 @@ def test_a_key_the_host_expected_stays_let_in_after_leaving() -> None:
 async def test_a_room_restored_keeps_its_delay_unless_told_and_its_version() -> None:
     """Kills restore's mutants of the bot delay (the saved one by default,
     the one given otherwise, also the table's) and of the version given."""
-    from net.rooms import BrokerChoice
+    from net.authority.rooms import BrokerChoice
 
     authority = room(bot_delay=0.25)
     ana = Identity.generate()
@@ -887,7 +887,7 @@ async def test_a_restored_room_has_its_store_phase_epoch_marks_observer_and_logs
     epoch (never below the saved one), the nonce marks (a former key's kept
     among the former, a seated key's not), the table observed, each
     person's log as that seat sees it."""
-    from net.rooms import BrokerChoice, RoomStore
+    from net.authority.rooms import BrokerChoice, RoomStore
 
     authority = room("dominoes")
     ana, bob = Identity.generate(), Identity.generate()
@@ -983,7 +983,7 @@ async def test_each_move_is_kept_through_a_crash_and_sent_to_each_person(
 ) -> None:
     """Kills _on_table_change's mutants: the save of each move not flushed
     (durable=False), and every person's seat updated past a bot's seat."""
-    from net.rooms import BrokerChoice, RoomStore
+    from net.authority.rooms import BrokerChoice, RoomStore
 
     authority = room("dominoes")  # a draw is shown only to its seat
     ana = Identity.generate()
@@ -1030,8 +1030,8 @@ def move(authority: Authority) -> None:
 def test_nonce_marks_from_epoch_0_and_n_0_are_saved() -> None:
     """Kills snapshot's mutants of the saved marks' bound (a request of
     epoch 0 and n 0 is one; only the default (-1, -1) is none)."""
-    from net.rooms import BrokerChoice, NonceMark
-    from net.wire import Hello
+    from net.authority.rooms import BrokerChoice, NonceMark
+    from net.protocol.wire import Hello
 
     authority = room()
     ana = Identity.generate()
@@ -1071,7 +1071,7 @@ def test_a_request_for_another_room_or_an_old_one_is_refused_in_words() -> None:
     both codes, code "bad", n); a replayed or older one refused (words,
     "stale", n) and its seated sender re-synchronised; a fresh one taken
     (its nonce kept)."""
-    from net.wire import Hello
+    from net.protocol.wire import Hello
 
     authority = room()
     now = [100.0]
@@ -1166,7 +1166,7 @@ async def test_a_stale_answer_does_not_use_up_the_answer_to_the_latest_request()
 def test_requests_past_the_rate_are_dropped_unanswered_and_counted() -> None:
     """Kills handle's mutants of the request and Hello budgets (each
     request costs one, a Hello one more of its own)."""
-    from net.wire import Hello
+    from net.protocol.wire import Hello
 
     authority = room()
     now = [100.0]
@@ -1857,7 +1857,7 @@ def test_a_hello_that_waited_too_long_for_its_presence_is_dropped() -> None:
     CANDIDATE_WAIT."""
     import time
 
-    from net.wire import Hello
+    from net.protocol.wire import Hello
 
     authority = room()
     ana = Identity.generate()
@@ -2029,7 +2029,7 @@ async def test_what_comes_in_is_bounded_opened_and_answered_by_its_topic() -> No
     one signed by another key dropped (noted by its code); one sealed for
     someone else refused with the reason and code of its error; a presence
     read; the room's own topics read; other topics ignored."""
-    from net.wire import Hello, WireError, peer_message_decoder, to_authority_topic
+    from net.protocol.wire import Hello, WireError, peer_message_decoder, to_authority_topic
 
     authority = room()
     listen(authority)
@@ -2084,7 +2084,7 @@ def test_a_long_update_is_cut_into_pages_exactly_at_the_budget() -> None:
     (an exact fit is one page), each new page counted from nothing, an
     event larger than a page alone and never after an empty page, two
     events too large for one page split, ``rejected`` on the last page only."""
-    from net.authority import paged
+    from net.authority.authority import paged
 
     def update(events: list[object], rejected: str | None = "no") -> Update:
         return Update(room=CODE, seq=1, view={}, base=10, events=events, rejected=rejected)
@@ -2260,7 +2260,7 @@ async def test_floods_on_each_topic_are_bounded_by_kind_and_sender(
     requests (noted as "request", by sender); seated keys each their own
     budget; a bot's seat bound to a key is no seated key's; a forged
     request dropped and logged in words."""
-    from net.wire import Hello, to_authority_topic
+    from net.protocol.wire import Hello, to_authority_topic
 
     authority = room(admission="ask")
     now = [100.0]
@@ -2398,7 +2398,7 @@ async def test_the_send_loop_publishes_in_order_survives_a_failure_and_drains_on
     _drain's (closing waits until the queue is out)."""
     import asyncio
 
-    from net.bounds import Outbox
+    from net.protocol.bounds import Outbox
 
     class Failing(MemoryLink):
         async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
@@ -2495,7 +2495,7 @@ def test_the_broker_a_replicated_save_names() -> None:
 def test_the_brokers_to_follow_reach_the_link() -> None:
     """The standby brokers, in order, kept for a link made later and handed
     to the link there is (kills follow_brokers__mutmut_1 to _4)."""
-    from net.transport import MqttLink
+    from net.lan.transport import MqttLink
 
     succession = [("10.0.0.2", 1883), ("10.0.0.3", 1884)]
     authority = room()
@@ -2602,8 +2602,8 @@ async def test_a_failover_game_s_voters_are_the_host_and_each_other_person(
     asked, leading term 1 for this room key, its step-down ours, its
     failure to start logged in words; the game's first save replicated.
     Kills _make_replica__mutmut_1 to _50, start_game__mutmut_27 to _29."""
+    from net.authority.replication import MIN_VOTERS, RoomReplica, decode_room_config
     from net.election.driver import FileStorage, first_persisted
-    from net.replication import MIN_VOTERS, RoomReplica, decode_room_config
 
     async def no_broker(self: RoomReplica) -> None:
         del self
@@ -2704,7 +2704,7 @@ async def test_a_failover_room_reconnected_waits_for_its_log_then_knows_its_echo
     and presence; the state's echo from the broker is known as its own, so
     a burst of echoes past a stranger's budget is neither a flood nor a
     reason to publish again (kills _on_connect__mutmut_3 and _7)."""
-    from net.replication import RoomReplica
+    from net.authority.replication import RoomReplica
 
     async def no_broker(self: RoomReplica) -> None:
         del self
@@ -2765,7 +2765,7 @@ async def test_closing_a_finished_room_waits_a_while_for_its_link(
     """A room over, its link down: closing waits for the link to come back
     (the result must reach the peers), for FINAL_WAIT at most; a room not
     over does not wait (kills close__mutmut_6, _9 to _16)."""
-    from net.authority import OVER
+    from net.authority.authority import OVER
 
     monkeypatch.setattr(authority_module, "FINAL_WAIT", 30.0)
     over = room()
@@ -2804,7 +2804,7 @@ async def test_closing_says_gone_then_clears_only_when_closed_for_good() -> None
     then every retained topic cleared; only going away (keep): "gone" alone.
     Those who missed a game's end stay named when it closes (kills
     close__mutmut_20, _32 to _34, _37, _38, _42, _43)."""
-    from net.authority import OVER
+    from net.authority.authority import OVER
 
     authority = room(also_clear=[room_topic("OLD123")])
     ana = Identity.generate()
@@ -2866,7 +2866,7 @@ async def test_a_failover_room_sends_each_message_once_its_log_holds_it(
     """The send loop lets out what needs no commit (the game's first room
     state), holds each update until the log has committed its save, then
     sends it (kills _send_loop__mutmut_3, _6 to _8)."""
-    from net.replication import RoomReplica
+    from net.authority.replication import RoomReplica
 
     async def no_broker(self: RoomReplica) -> None:
         del self
@@ -2907,7 +2907,7 @@ async def test_a_long_log_is_answered_to_a_hello_or_a_stale_request_once_per_int
     answers too: a long log goes to a key at most once per
     LOG_ANSWER_INTERVAL (kills _on_hello__mutmut_37, _40, _41 and
     handle__mutmut_60, _63, _65)."""
-    from net.wire import Hello
+    from net.protocol.wire import Hello
 
     authority = room()
     now = [100.0]
@@ -3002,7 +3002,7 @@ async def test_a_room_taken_over_starts_while_its_log_has_not_committed(
     """A table taken over publishes nothing before its log commits (its
     _on_connect waits): start still returns after its timeout, live,
     rather than raising or waiting for ever (kills start__mutmut_26, _28)."""
-    from net.replication import RoomReplica
+    from net.authority.replication import RoomReplica
 
     async def no_broker(self: RoomReplica) -> None:
         del self
@@ -3173,8 +3173,8 @@ async def test_a_failover_room_s_final_state_waits_for_the_log_and_its_voter_fil
     every action in it; closing for good removes this process's voter
     file, going away keeps it; a state in play waits for nothing (kills
     _publish_room__mutmut_2, _3 and close__mutmut_58, _61)."""
-    from net.authority import OVER
-    from net.replication import RoomReplica
+    from net.authority.authority import OVER
+    from net.authority.replication import RoomReplica
 
     async def no_broker(self: RoomReplica) -> None:
         del self
@@ -3222,7 +3222,7 @@ def test_a_request_that_seats_a_key_is_saved_and_a_stranger_s_is_not(tmp_path: P
     """A Hello that seats a key: its nonce mark is on disk at once (a replay
     after a crash is refused); a key without a seat writes nothing (kills
     handle__mutmut_127 to _130)."""
-    from net.rooms import load_room, room_path
+    from net.authority.rooms import load_room, room_path
 
     authority = room()
     store = RoomStore(room_path(CODE, tmp_path), BrokerChoice(False, "127.0.0.1", 1))
@@ -3301,7 +3301,7 @@ def test_a_message_past_a_full_outbox_is_dropped_and_logged_once(
     """The outbox full (the broker slow): a private message past it is
     dropped, counted and logged in words with its topic and the queue's
     length (kills _enqueue__mutmut_17 to _26)."""
-    from net.bounds import Outbox
+    from net.protocol.bounds import Outbox
 
     authority = room()
     authority.clock = lambda: 100.0
@@ -3320,7 +3320,7 @@ def test_a_message_past_a_full_outbox_is_dropped_and_logged_once(
 def test_a_lobby_change_is_saved_as_a_durable_snapshot(tmp_path: Path) -> None:
     """A save by default is a snapshot flushed to the disk, not a journal
     entry (kills _save__mutmut_1)."""
-    from net.rooms import room_path
+    from net.authority.rooms import room_path
 
     authority = room()
     store = RoomStore(room_path(CODE, tmp_path), BrokerChoice(False, "127.0.0.1", 1))

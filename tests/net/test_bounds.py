@@ -1,4 +1,4 @@
-"""net.bounds and the decoding bounds of net.wire, in memory (issue 19 items 4, 8).
+"""net.protocol.bounds and net.protocol.wire's decoding bounds, in memory (issue 19 items 4, 8).
 
 The limiter, the gate, the flood log and the outbox take the time as an
 argument: these tests drive them with made-up clocks, so they are exact.
@@ -15,10 +15,10 @@ import msgspec
 import pytest
 
 from core.registry import get_game
-from net.authority import PAGE_BYTES, Authority, paged
-from net.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits, TokenBucket
+from net.authority.authority import PAGE_BYTES, Authority, paged
 from net.identity import Identity
-from net.wire import (
+from net.protocol.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits, TokenBucket
+from net.protocol.wire import (
     MAX_PAYLOAD,
     Hello,
     Update,
@@ -189,7 +189,7 @@ def test_deep_nesting_is_refused_not_raised() -> None:
 
 
 def _raw_envelope(identity: Identity, topic: str, body: bytes) -> bytes:
-    from net.wire import PROTOCOL_VERSION, Envelope, _signed_bytes
+    from net.protocol.wire import PROTOCOL_VERSION, Envelope, _signed_bytes
 
     signature = identity.sign(_signed_bytes(topic, False, body))
     return msgspec.msgpack.encode(
@@ -257,7 +257,7 @@ def test_an_authority_keeps_nonce_marks_of_seated_keys_only() -> None:
     seated = Identity.generate().public_key
     authority.seats[0].kind, authority.seats[0].key = "human", seated
     authority._peer_record(seated).last_nonce = (1, 1)
-    from net.rooms import BrokerChoice
+    from net.authority.rooms import BrokerChoice
 
     snapshot = authority.snapshot(BrokerChoice(False, "x", 1))
     assert [mark.key for mark in snapshot.nonces] == [seated]
@@ -276,7 +276,7 @@ def _authority(now: list[float]) -> Authority:
 def test_a_seated_peers_hello_flood_makes_a_bounded_number_of_broadcasts() -> None:
     """Issue 19 item 4: a seated peer sending 400 Hellos a second once made a
     room-state broadcast and a flushed save each."""
-    from net.wire import Envelope
+    from net.protocol.wire import Envelope
 
     now = [100.0]
     authority = _authority(now)
@@ -298,7 +298,7 @@ def test_a_seated_peers_hello_flood_makes_a_bounded_number_of_broadcasts() -> No
 
 
 def test_a_replay_flood_is_answered_once_a_second() -> None:
-    from net.wire import Envelope
+    from net.protocol.wire import Envelope
 
     now = [100.0]
     authority = _authority(now)
@@ -322,8 +322,8 @@ async def test_the_authoritys_own_room_states_come_back_without_a_budget() -> No
     limit (room ...; latest on own-topics)" in the move benchmark). The
     authority knows its own recent retained messages by their digest: fails
     without it."""
-    from net.broker import start_embedded_broker
-    from net.wire import room_topic
+    from net.lan.broker import start_embedded_broker
+    from net.protocol.wire import room_topic
 
     broker = await start_embedded_broker("127.0.0.1", 0)
     game = get_game("passpass")

@@ -18,7 +18,7 @@ from typing import Any
 import aiomqtt
 import pytest
 
-from net.broker import (
+from net.lan.broker import (
     BrokerError,
     EmbeddedBroker,
     MqttFraming,
@@ -231,7 +231,7 @@ def test_never_outlives_a_host_killed_with_sigkill() -> None:
     host_script = textwrap.dedent(
         """
         import asyncio
-        from net.broker import start_embedded_broker
+        from net.lan.broker import start_embedded_broker
 
         async def main():
             broker = await start_embedded_broker("127.0.0.1", 0)
@@ -373,7 +373,7 @@ async def test_port_zero_on_several_addresses_tries_another_port_when_one_is_tak
     host never opened its room). Another pick is tried."""
     import errno
 
-    from net import broker as broker_module
+    from net.lan import broker as broker_module
 
     start_server = asyncio.start_server
     refused: list[int] = []
@@ -403,7 +403,7 @@ async def test_payloads_reach_amqtt_as_bytes_shown_by_their_size() -> None:
     debug is on: a payload's repr must be its size, not 1 MiB of text for a
     256 KiB bomb (issue 19, the mixed flood's broker CPU). Fails without
     ``_payloads_shown_by_size``."""
-    from net.broker import _payloads_shown_by_size
+    from net.lan.broker import _payloads_shown_by_size
 
     got: list[tuple[object, ...]] = []
 

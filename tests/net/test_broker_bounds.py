@@ -19,7 +19,7 @@ import aiomqtt
 import psutil
 import pytest
 
-from net.broker import (
+from net.lan.broker import (
     IDENTIFIER_REJECTED,
     SERVER_UNAVAILABLE,
     ConnectInfo,

@@ -49,7 +49,7 @@ from typing import Any
 import pytest
 
 from core.registry import get_game
-from net.rooms import room_path
+from net.authority.rooms import room_path
 from tests.core.sampler_checks import skip_unless_soak
 from tests.net.brokers import Mosquitto, require_mosquitto, start_mosquitto
 from tests.net.procs import PasseProcess, host_args

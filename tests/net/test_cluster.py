@@ -21,8 +21,14 @@ import aiomqtt
 import pytest
 
 from net.identity import KEY_FILE, load_identity
-from net.transport import MqttLink
-from net.wire import open_body, open_envelope, presence_decoder, presence_topic, room_prefix
+from net.lan.transport import MqttLink
+from net.protocol.wire import (
+    open_body,
+    open_envelope,
+    presence_decoder,
+    presence_topic,
+    room_prefix,
+)
 from tests.core.sampler_checks import skip_unless_soak
 from tests.net.brokers import NatsCluster, NatsNode, require_nats, start_nats_cluster
 from tests.net.procs import DEADLINE, PasseProcess, host_args, reported

@@ -1,4 +1,4 @@
-"""net.codec: every view and event survives the trip to plain data and back,
+"""net.protocol.codec: every view and event survives the trip to plain data and back,
 and hostile plain data is refused with CodecError, never anything else."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from core.engine import Event, IllegalAction
 from core.passpass.model import Play, RoundStarted
 from core.registry import get_game
-from net.codec import CodecError, _action_fields, _event_types, _view_type, codec_for
+from net.protocol.codec import CodecError, _action_fields, _event_types, _view_type, codec_for
 
 TABLES = [
     ("passpass", {"players": 3}),

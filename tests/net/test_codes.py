@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from net.codes import (
+from net.protocol.codes import (
     ALPHABET,
     CODE_LENGTH,
     CodeError,

@@ -1,10 +1,10 @@
 """The fair deal, checked for real (issue 20): in memory, for each game.
 
-A faithful authority is simulated here as net/authority.py sends: after each
+A faithful authority is simulated here as net/authority/authority.py sends: after each
 move (``seq``), the seat's view and the events it may see, encoded by the
-game's codec and decoded as net/remote.py decodes them. A cheating one swaps a
+game's codec and decoded as net/peer/remote.py decodes them. A cheating one swaps a
 card between two hands mid-game, or shows a seat a hand the deal did not give
-it. :func:`net.dealcheck.check_shown` must pass the honest game (no false
+it. :func:`net.peer.dealcheck.check_shown` must pass the honest game (no false
 alarm) and name the first mismatch of each cheat. Before issue 20 the peer
 checked only the seed against its commitment, which every one of these
 cheats passes (the revealed seed is the committed one, the record the
@@ -27,15 +27,15 @@ import pytest
 
 from core.engine import AnyGame, AnyState, Event, GameRecord, View
 from core.registry import get_game
-from net import dealcheck
-from net.authority import paged
-from net.codec import codec_for
-from net.codes import new_code
-from net.dealcheck import ShownLog, check_shown
+from net.authority.authority import paged
 from net.identity import Identity
-from net.remote import RemoteTable
-from net.text import clean_tree
-from net.wire import RoomState, Update
+from net.peer import dealcheck
+from net.peer.dealcheck import ShownLog, check_shown
+from net.peer.remote import RemoteTable
+from net.protocol.codec import codec_for
+from net.protocol.codes import new_code
+from net.protocol.text import clean_tree
+from net.protocol.wire import RoomState, Update
 
 GAMES = [("passpass", 3), ("dominoes", 3), ("fashion", 3)]
 NAMES = ("Ana", "Ben", "Cleo")
@@ -308,7 +308,7 @@ def updates_for_seat(
     game_id: str, players: int, seat: int, lie: Lie | None = None
 ) -> tuple[GameRecord, list[Update]]:
     """Every update a faithful authority sends ``seat`` in a whole game,
-    in pages when long (net/authority.py ``paged``), as it sends them."""
+    in pages when long (net/authority/authority.py ``paged``), as it sends them."""
     game = get_game(game_id)
     codec = codec_for(game)
     state = game.new_game(game.make_config(players=players), SEED)

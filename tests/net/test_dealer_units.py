@@ -193,7 +193,7 @@ async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_their_seat(
     room's owner (issue 20; docs/protocol.md section 14): through a real
     broker, the owner sits at once, a stranger knocks, the owner is told
     and lets them in from their seat; the one they turn away never sits."""
-    from net.remote import JoinError, RemoteTable
+    from net.peer.remote import JoinError, RemoteTable
 
     async with broker_at("mosquitto") as (host, port):
         dealer = Dealer(Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path)
@@ -250,8 +250,8 @@ async def test_a_room_whose_voter_file_says_it_fails_over_is_never_resumed(
     import msgspec
 
     from core.registry import get_game
-    from net.replication import maker_vote_path
-    from net.rooms import SavedSeat, load_room, write_room
+    from net.authority.replication import maker_vote_path
+    from net.authority.rooms import SavedSeat, load_room, write_room
 
     events = Events()
     async with broker_at("mosquitto") as (host, port):
@@ -283,11 +283,11 @@ async def test_a_held_room_whose_game_ended_meanwhile_is_let_go_and_strange_file
     REHOLD_WAIT, its file removed; a voter file that is not one of a room
     held here (damaged, a bad code, a config that does not name this
     dealer) is removed at once."""
-    from net.codes import new_code
     from net.election.driver import FileStorage, first_persisted
     from net.election.messages import Voter
     from net.election.shares import make_config
-    from net.failover import voter_file
+    from net.peer.failover import voter_file
+    from net.protocol.codes import new_code
 
     monkeypatch.setattr(service, "REHOLD_WAIT", 0.5)
     me, maker, player = Identity.generate(), Identity.generate(), Identity.generate()

@@ -15,8 +15,7 @@ import pytest
 from zeroconf import ServiceInfo
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
-from net.codes import new_code
-from net.discovery import (
+from net.lan.discovery import (
     INTERFACES_ENV,
     SERVICE_TYPE,
     Advertiser,
@@ -27,6 +26,7 @@ from net.discovery import (
     find_room,
     local_addresses,
 )
+from net.protocol.codes import new_code
 
 LOOPBACK = "127.0.0.1"
 
@@ -175,12 +175,12 @@ def test_local_addresses_end_with_loopback() -> None:
 
 @pytest.fixture
 async def advertised_elsewhere() -> AsyncIterator[RoomAdvert]:
-    """A room advertised by another process (``python -m net.discovery``)."""
+    """A room advertised by another process (``python -m net.lan.discovery``)."""
     code = new_code()
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "net.discovery",
+        "net.lan.discovery",
         "advertise",
         code,
         "--game",

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 
 from core.registry import get_game
-from net.authority import Authority
+from net.authority.authority import Authority
+from net.authority.host import HostedRoom
+from net.authority.replication import RoomReplica
 from net.election import shares
 from net.election.driver import FileStorage, VoterDriver, election_topic, first_persisted
 from net.election.messages import Held, Voter
-from net.host import HostedRoom
 from net.identity import Identity
-from net.replication import RoomReplica
-from net.wire import Update, seal
+from net.protocol.wire import Update, seal
 from tests.net.peers import WatchedTable, hosts_person, open_test_room, until
 from tests.net.procs import need_mosquitto
 
@@ -298,7 +298,7 @@ async def test_the_hosts_person_sees_their_move_once_it_commits_here(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The host's person's seat runs in the authority's process, with a key
-    of its own that does not vote (told there: net/host.py, tui/netplay.py):
+    of its own that does not vote (told there: net/authority/host.py, tui/netplay.py):
     its early update shows when the change commits in that process. Here
     every committed copy to that seat is lost on the way, and the host's
     person still sees each of their moves. Mutation: no ``hosted_replica``

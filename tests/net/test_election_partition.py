@@ -45,7 +45,7 @@ async def _broker_in_first_namespace(lan: Lan) -> tuple[asyncio.subprocess.Proce
     where = lan.namespaces[0].address
     broker = await lan.spawn_async(
         0,
-        [sys.executable, "-m", "net.broker", "--bind", where, "--port", "1883"],
+        [sys.executable, "-m", "net.lan.broker", "--bind", where, "--port", "1883"],
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,

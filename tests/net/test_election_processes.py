@@ -28,8 +28,8 @@ from net.election import messages
 from net.election.driver import election_topic
 from net.election.messages import Answer, Request
 from net.identity import Identity, peer_id
-from net.transport import MqttLink
-from net.wire import WireError, open_body, open_envelope, seal
+from net.lan.transport import MqttLink
+from net.protocol.wire import WireError, open_body, open_envelope, seal
 from tests.net.brokers import broker_at
 from tests.net.election_procs import (
     CODE,

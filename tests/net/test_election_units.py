@@ -379,7 +379,7 @@ def test_a_voter_whose_link_just_came_back_refuses_pre_votes_for_its_grace() -> 
 
 def test_a_winner_that_cannot_run_the_table_stands_aside_and_another_is_elected() -> None:
     """A voter elected whose owner cannot rebuild the game from its log
-    (net/failover.py) abdicates: no longer the authority, it sends nothing
+    (net/peer/failover.py) abdicates: no longer the authority, it sends nothing
     more and never stands again; the others, unheard from, elect another,
     with its vote."""
     _, nodes, _ = _room(3)

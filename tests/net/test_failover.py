@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from net.wire import room_topic
+from net.protocol.wire import room_topic
 from tests.core.sampler_checks import skip_unless_soak
 from tests.net.peers import RawClient, clear_room
 from tests.net.procs import PasseProcess, host_args, join_bots, need_mosquitto

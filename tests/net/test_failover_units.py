@@ -11,21 +11,21 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from net import remote as remote_module
-from net.authority import Authority
-from net.election.driver import Announce, authority_topic
-from net.election.messages import RequestVote
-from net.failover import SeatVoter
-from net.identity import Identity
-from net.pins import RoomPins
-from net.remote import JoinError, RemoteTable
-from net.replication import (
+from net.authority.authority import Authority
+from net.authority.replication import (
     ReplicaError,
     decode_room_config,
     encode_room_config,
     make_room_config,
 )
-from net.wire import (
+from net.election.driver import Announce, authority_topic
+from net.election.messages import RequestVote
+from net.identity import Identity
+from net.peer import remote as remote_module
+from net.peer.failover import SeatVoter
+from net.peer.pins import RoomPins
+from net.peer.remote import JoinError, RemoteTable
+from net.protocol.wire import (
     RoomState,
     Welcome,
     WireError,
@@ -288,7 +288,7 @@ def test_a_room_fails_over_only_with_three_voters_and_two_who_stand(
     """With one person standing besides the maker, the holders are two and
     the survivor holds half the shares: no successor can rebuild the
     secret, so such a room does not replicate (it waits for its host)."""
-    from net.replication import can_fail_over
+    from net.authority.replication import can_fail_over
 
     assert can_fail_over(voters, standing) is can
 
@@ -451,8 +451,8 @@ async def test_a_successor_whose_log_holds_the_end_publishes_the_end() -> None:
     from the record, finds the same end and publishes it (the record and
     the salt), rather than abdicating ("a room in phase 'over' does not go
     on"), which left every seat waiting for an end nobody would send."""
-    from net.replication import NO_KEY, BaseEntry, _entry_encoder, rebuild
-    from net.rooms import BrokerChoice
+    from net.authority.replication import NO_KEY, BaseEntry, _entry_encoder, rebuild
+    from net.authority.rooms import BrokerChoice
 
     ended = room(game="dominoes", players=2, bot_delay=0.0)
     ended.set_bot(0, "random")
@@ -490,8 +490,8 @@ async def test_a_voter_whose_broker_is_not_up_yet_waits_for_it(
     connection wait, and its room was one vote short for good: with the
     host gone, two of three voters could not elect. Now it waits, however
     long, and comes up with the broker; closed meanwhile, it ends quietly."""
-    from net import transport
-    from net.replication import RoomReplica
+    from net.authority.replication import RoomReplica
+    from net.lan import transport
     from tests.net.brokers import free_port, require_mosquitto, start_mosquitto
 
     require_mosquitto()

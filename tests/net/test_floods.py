@@ -40,9 +40,9 @@ import msgspec
 import psutil
 import pytest
 
+from net.authority.rooms import load_room
 from net.identity import Identity
-from net.rooms import load_room
-from net.wire import (
+from net.protocol.wire import (
     MAX_PAYLOAD,
     Hello,
     Presence,
@@ -245,7 +245,7 @@ async def authority_key(game: Game, spy: RawClient) -> bytes:
     from tests.net.peers import room_state_of
 
     topic, payload = await spy.until(lambda t, p: room_state_of(t, p) is not None)
-    from net.wire import open_envelope
+    from net.protocol.wire import open_envelope
 
     return open_envelope(topic, payload).sender
 
@@ -365,7 +365,7 @@ async def mixed_flood(
 def broker_pid(game: Game) -> int | None:
     """The embedded broker's process (the host's child), if any."""
     for child in psutil.Process(game.pid).children():
-        if "net.broker" in " ".join(child.cmdline()):
+        if "net.lan.broker" in " ".join(child.cmdline()):
             return int(child.pid)
     return None
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import msgspec
 
 from net.identity import peer_id
-from net.remote import RemoteTable
-from net.wire import (
+from net.peer.remote import RemoteTable
+from net.protocol.wire import (
     NextRoom,
     Presence,
     RoomState,

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from net.codes import new_code
-from net.host import HostedRoom
+from net.authority.host import HostedRoom
 from net.identity import Identity
-from net.remote import RemoteTable
-from net.text import name_key
-from net.wire import RoomState, SeatState, room_topic, seal
+from net.peer.remote import RemoteTable
+from net.protocol.codes import new_code
+from net.protocol.text import name_key
+from net.protocol.wire import RoomState, SeatState, room_topic, seal
 from tests.net.peers import RawClient, open_test_room, until
 from tests.net.procs import need_mosquitto
 
@@ -131,8 +131,8 @@ def test_the_lan_advert_carries_the_host_name_cleaned() -> None:
     receiver would drop the advert (the room would not be found on the LAN)."""
     from types import SimpleNamespace
 
-    from net.discovery import check_advert
-    from net.host import room_advert
+    from net.authority.host import room_advert
+    from net.lan.discovery import check_advert
 
     room: Any = SimpleNamespace(
         code="ABC123",

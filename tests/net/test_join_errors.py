@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from core.registry import get_game
-from net.authority import Authority, SeatSlot
-from net.codes import new_code
+from net.authority.authority import Authority, SeatSlot
+from net.authority.table import HUMAN
 from net.identity import Identity
-from net.remote import RemoteTable
-from net.table import HUMAN
-from net.wire import Presence, RoomState, presence_topic, room_topic, seal
+from net.peer.remote import RemoteTable
+from net.protocol.codes import new_code
+from net.protocol.wire import Presence, RoomState, presence_topic, room_topic, seal
 from tests.net.brokers import closed_port
 from tests.net.peers import RawClient, clear_room
 from tests.net.procs import PasseProcess, host_args, need_mosquitto, run_passe

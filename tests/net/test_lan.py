@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 
-from net.codes import new_code
-from net.discovery import RoomAdvert
+from net.lan.discovery import RoomAdvert
+from net.protocol.codes import new_code
 from tests.net.netns import Lan, lan_fixture, lan_or_skip  # noqa: F401  (the `lan` fixture)
 
 PY = sys.executable
@@ -23,7 +23,7 @@ PEER_SCRIPT = textwrap.dedent(
     """
     import asyncio, json, sys, time
     import aiomqtt
-    from net.discovery import find_room
+    from net.lan.discovery import find_room
 
     async def main(code):
         start = time.monotonic()
@@ -56,7 +56,7 @@ async def test_find_a_room_by_code_and_use_its_broker_from_another_machine(lan: 
     code = new_code()
     pipes = {"stdin": asyncio.subprocess.PIPE, "stdout": asyncio.subprocess.PIPE}
     broker = await lan.spawn_async(
-        0, [PY, "-m", "net.broker", "--bind", "0.0.0.0", "--port", "1883"], **pipes
+        0, [PY, "-m", "net.lan.broker", "--bind", "0.0.0.0", "--port", "1883"], **pipes
     )
     port = int(await start_line(broker, b"ready "))
     advertiser = await lan.spawn_async(
@@ -64,7 +64,7 @@ async def test_find_a_room_by_code_and_use_its_broker_from_another_machine(lan: 
         [
             PY,
             "-m",
-            "net.discovery",
+            "net.lan.discovery",
             "advertise",
             code,
             "--host-name",
@@ -98,13 +98,13 @@ async def test_a_code_already_advertised_on_the_lan_is_refused(lan: Lan) -> None
     code = new_code()
     first = await lan.spawn_async(
         0,
-        [PY, "-m", "net.discovery", "advertise", code],
+        [PY, "-m", "net.lan.discovery", "advertise", code],
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
     )
     await start_line(first, b"advertising ")
     rival = await asyncio.to_thread(
-        lan.run, 2, [PY, "-m", "net.discovery", "advertise", code], timeout=30
+        lan.run, 2, [PY, "-m", "net.lan.discovery", "advertise", code], timeout=30
     )
     assert rival.returncode == 2
     assert f"room code {code[:3]}-{code[3:]} is already in use on this network" in rival.stderr

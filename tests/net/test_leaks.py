@@ -22,7 +22,7 @@ from nacl.public import Box
 from core.engine import GameRecord, plain
 from core.registry import get_game
 from net.identity import Identity, box_public_key, load_identity
-from net.wire import (
+from net.protocol.wire import (
     Envelope,
     RoomState,
     Update,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import net.remote
+import net.peer.remote
 from core.registry import get_game
 from tests.net.peers import WatchedTable
 from tests.net.procs import PasseProcess, host_args, need_mosquitto
@@ -21,7 +21,7 @@ async def test_an_unanswered_action_is_followed_by_a_sync(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     need_mosquitto()
-    monkeypatch.setattr(net.remote, "ACT_WAIT", 0.2)
+    monkeypatch.setattr(net.peer.remote, "ACT_WAIT", 0.2)
     host = PasseProcess("host", tmp_path)
     await host.start(
         *host_args("passpass", 3, wait_for=1, bot_delay=0, seed=5, broker="127.0.0.1:1883")
@@ -66,10 +66,10 @@ def test_a_burst_of_updates_past_a_gap_asks_for_the_log_once(
     """A restarted peer receives the updates already on their way to its key
     before its Hello is answered: each starts past its empty log. It asks for
     the log once, not once per update (each answer is the whole log)."""
-    from net.codec import codec_for
     from net.identity import Identity
-    from net.remote import RemoteTable
-    from net.wire import Sync, Update
+    from net.peer.remote import RemoteTable
+    from net.protocol.codec import codec_for
+    from net.protocol.wire import Sync, Update
 
     table = RemoteTable(Identity.generate(), "ABC234", "127.0.0.1", 1, "Ana")
     table.codec = codec_for(get_game("passpass"))
@@ -80,6 +80,6 @@ def test_a_burst_of_updates_past_a_gap_asks_for_the_log_once(
         update = Update(room="ABC234", seq=seq, view=[], base=40 + seq, events=[], ack=0)
         table._on_update(update)
     assert [type(message) for message in sent] == [Sync]
-    monkeypatch.setattr(net.remote, "RESYNC_WAIT", 0.0)  # unanswered a while: ask again
+    monkeypatch.setattr(net.peer.remote, "RESYNC_WAIT", 0.0)  # unanswered a while: ask again
     table._on_update(Update(room="ABC234", seq=21, view=[], base=61, events=[], ack=0))
     assert [type(message) for message in sent] == [Sync, Sync]

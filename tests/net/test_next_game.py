@@ -11,11 +11,11 @@ from collections.abc import AsyncIterator
 import pytest
 
 from core.engine import IllegalAction
-from net.headless import play_with_bot
-from net.host import HostedRoom, open_next_room
+from net.authority.host import HostedRoom, open_next_room
 from net.identity import Identity
-from net.remote import JoinError, RemoteTable
-from net.wire import NextRoom, next_topic, seal
+from net.peer.headless import play_with_bot
+from net.peer.remote import JoinError, RemoteTable
+from net.protocol.wire import NextRoom, next_topic, seal
 from tests.net.peers import DEADLINE, RawClient, open_test_room, until
 from tests.net.procs import need_mosquitto
 

@@ -16,15 +16,15 @@ import asyncio
 import msgspec
 import pytest
 
-import net.authority
+import net.authority.authority
 from core.registry import get_game
-from net.authority import Authority, SeatSlot
-from net.codes import new_code
-from net.headless import play_with_bot
+from net.authority.authority import Authority, SeatSlot
+from net.authority.table import HUMAN
 from net.identity import Identity
-from net.remote import RemoteTable
-from net.table import HUMAN
-from net.wire import MAX_PAYLOAD, Update
+from net.peer.headless import play_with_bot
+from net.peer.remote import RemoteTable
+from net.protocol.codes import new_code
+from net.protocol.wire import MAX_PAYLOAD, Update
 from tests.net.brokers import broker_at
 from tests.net.peers import DEADLINE, until
 
@@ -35,15 +35,15 @@ MEASURE_EVERY = 50
 @pytest.mark.parametrize("kind", ["embedded", "mosquitto"])
 async def test_a_whole_game_in_pages(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     pages: list[int] = []
-    real = net.authority.paged
+    real = net.authority.authority.paged
 
     def counted(update: Update, budget: int) -> list[Update]:
         result = real(update, budget)
         pages.append(len(result))
         return result
 
-    monkeypatch.setattr(net.authority, "PAGE_BYTES", 1)  # one event per page
-    monkeypatch.setattr(net.authority, "paged", counted)
+    monkeypatch.setattr(net.authority.authority, "PAGE_BYTES", 1)  # one event per page
+    monkeypatch.setattr(net.authority.authority, "paged", counted)
     async with broker_at(kind) as (host, port):
         authority = Authority(
             Identity.generate(),

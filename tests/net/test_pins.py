@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from net.pins import RoomPins
+from net.peer.pins import RoomPins
 
 
 def test_the_voters_of_a_pinned_room_are_kept_across_processes(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 from net.identity import Identity
-from net.wire import (
+from net.protocol.wire import (
     Presence,
     presence_topic,
     room_topic,
@@ -124,7 +124,7 @@ def test_the_table_bar_names_an_absent_host() -> None:
 def test_a_dealer_s_room_names_its_dealer_when_it_is_away() -> None:
     """In a dealer's room (issue 20) nobody hosts: the bar names the dealer
     (a name from the network, shown as text)."""
-    from net.wire import RoomState
+    from net.protocol.wire import RoomState
     from tui.widgets.net_status import network_problem
 
     def room(phase: str, dealer: str) -> RoomState:

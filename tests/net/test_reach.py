@@ -11,9 +11,9 @@ import psutil
 import pytest
 
 from core.registry import get_game
-from net.discovery import INTERFACES_ENV, local_addresses
-from net.host import broker_binds, open_room
+from net.authority.host import broker_binds, open_room
 from net.identity import Identity
+from net.lan.discovery import INTERFACES_ENV, local_addresses
 from tests.net.brokers import require_mosquitto, start_mosquitto
 from tests.net.procs import PasseProcess, host_args
 

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from net.wire import RoomState, open_body, open_envelope, room_state_decoder, room_topic
+from net.protocol.wire import RoomState, open_body, open_envelope, room_state_decoder, room_topic
 from tests.net.brokers import require_mosquitto, start_mosquitto
 from tests.net.peers import RawClient
 from tests.net.procs import PasseProcess, host_args

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from core.registry import get_game
 from net.identity import Identity
-from net.wire import (
+from net.protocol.wire import (
     Act,
     Refused,
     Sync,

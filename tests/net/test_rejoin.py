@@ -1,4 +1,4 @@
-"""Rooms to rejoin (issue 18, net/rejoin.py), over the machine's Mosquitto: a
+"""Rooms to rejoin (issue 18, net/peer/rejoin.py), over the machine's Mosquitto: a
 room is offered only while it is open with a person's seat bound to our key,
 signed by the key pinned for its code, and its host present."""
 
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from net.host import HostedRoom
+from net.authority.host import HostedRoom
 from net.identity import Identity
-from net.pins import RoomPins, SatIn
-from net.rejoin import held_seat, seat_to_rejoin
-from net.remote import RemoteTable
-from net.wire import room_topic
+from net.peer.pins import RoomPins, SatIn
+from net.peer.rejoin import held_seat, seat_to_rejoin
+from net.peer.remote import RemoteTable
+from net.protocol.wire import room_topic
 from tests.net.brokers import closed_port
 from tests.net.peers import RawClient, open_test_room, room_state_of
 from tests.net.procs import need_mosquitto

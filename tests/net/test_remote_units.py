@@ -1,8 +1,8 @@
-"""A seat's side of a networked table (net/remote.py), in-process (issue
+"""A seat's side of a networked table (net/peer/remote.py), in-process (issue
 23: found by ``make mutation``): a RemoteTable fed what a real authority
 (in-process, real keys and signed envelopes) sends, its requests read back
 from a link that keeps them. Each docstring names the mutations of
-net/remote.py it kills."""
+net/peer/remote.py it kills."""
 
 from __future__ import annotations
 
@@ -18,18 +18,18 @@ import pytest
 
 from core.engine import IllegalAction
 from core.registry import get_game
-from net import remote as remote_module
-from net.authority import Authority, SeatSlot
-from net.codec import CodecError, codec_for
-from net.codes import new_code
+from net.authority.authority import Authority, SeatSlot
+from net.authority.replication import encode_room_config, make_room_config
+from net.authority.table import TableUpdate
 from net.election.driver import Announce, authority_topic
 from net.identity import Identity, fingerprint
-from net.pins import RoomPins
-from net.remote import JoinError, RemoteTable, _refusal
-from net.replication import encode_room_config, make_room_config
-from net.table import TableUpdate
-from net.transport import BrokerUnreachable
-from net.wire import (
+from net.lan.transport import BrokerUnreachable
+from net.peer import remote as remote_module
+from net.peer.pins import RoomPins
+from net.peer.remote import JoinError, RemoteTable, _refusal
+from net.protocol.codec import CodecError, codec_for
+from net.protocol.codes import new_code
+from net.protocol.wire import (
     Act,
     Hello,
     Leave,
@@ -1945,7 +1945,7 @@ def test_the_name_a_voter_gives_is_our_seats_in_the_room_or_ours() -> None:
 
 
 def test_a_table_that_moves_tells_its_listeners_the_term_until_they_stop() -> None:
-    """on_moved (net/headless.py reports "moved"): each listener hears the
+    """on_moved (net/peer/headless.py reports "moved"): each listener hears the
     term of the authority the table moved to; the function it returns stops
     that listener only. Kills on_moved's mutants 1-3."""
     table = remote()
@@ -2119,7 +2119,7 @@ async def test_the_states_of_the_last_four_other_keys_are_kept_for_a_move() -> N
 
 
 def _successor(authority: Authority) -> Authority:
-    """The room as an elected successor runs it (net/failover.py's
+    """The room as an elected successor runs it (net/peer/failover.py's
     _take_over): the same saved room, signed with a fresh key."""
     saved = authority.snapshot(authority._broker_choice())
     fresh = Identity.generate()

@@ -1,4 +1,4 @@
-"""A Hello that nobody receives is sent again (net/remote.py RESEAT_WAIT).
+"""A Hello that nobody receives is sent again (net/peer/remote.py RESEAT_WAIT).
 
 A peer takes its seat again with a Hello after its link comes back, or when
 the host's presence comes back. A Hello published while the authority is not
@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 
 from core.registry import get_game
-from net.authority import Authority
-from net.codes import new_code
+from net.authority.authority import Authority
 from net.identity import Identity
-from net.remote import RESEAT_WAIT
-from net.wire import to_authority_topic
+from net.peer.remote import RESEAT_WAIT
+from net.protocol.codes import new_code
+from net.protocol.wire import to_authority_topic
 from tests.net.peers import RawClient, WatchedTable
 from tests.net.procs import need_mosquitto
 

@@ -19,7 +19,7 @@ import pytest
 from core.engine import GameRecord
 from core.registry import get_game
 from net.identity import Identity
-from net.wire import (
+from net.protocol.wire import (
     Refused,
     authority_message_decoder,
     open_body,
@@ -34,7 +34,7 @@ from tests.net.procs import PasseProcess, host_args, need_mosquitto
 
 # The embedded-broker case once stalled in about 1 run in 6: the killed
 # host's broker child hung in amqtt's shutdown with the peer still connected
-# to it (net/broker.py, tests/net/test_broker.py). It runs in `make test`.
+# to it (net/lan/broker.py, tests/net/test_broker.py). It runs in `make test`.
 @pytest.mark.parametrize("broker", ["embedded", "mosquitto"])
 async def test_a_killed_host_resumes_its_game(tmp_path: Path, broker: str) -> None:
     if broker == "mosquitto":

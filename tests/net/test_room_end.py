@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from net.authority import passe_version
-from net.host import close_interrupted_room
-from net.rooms import load_room, room_path
-from net.wire import room_topic
+from net.authority.authority import passe_version
+from net.authority.host import close_interrupted_room
+from net.authority.rooms import load_room, room_path
+from net.protocol.wire import room_topic
 from tests.net.brokers import Mosquitto, require_mosquitto, start_mosquitto
 from tests.net.peers import RawClient, WatchedTable, room_state_of, until
 from tests.net.procs import PasseProcess, host_args
@@ -54,7 +54,7 @@ async def opened_on_a_port_of_its_own(host: PasseProcess) -> tuple[str, int]:
     port itself (issue 23: a port probed here could be taken by another
     test's process before the child binds it, under -n 3). Closing the
     room for good opens it again on that same port, where its people keep
-    reconnecting (net/host.py waits PORT_WAIT for the dead broker to let it
+    reconnecting (net/authority/host.py waits PORT_WAIT for the dead broker to let it
     go); nothing else is told the port in between."""
     room = await host.expect("room")
     return room["code"], int(room["broker"].rsplit(":", 1)[1])
@@ -212,10 +212,10 @@ async def test_a_table_that_played_on_clears_each_of_its_rooms_at_the_end(
     """A finished room followed by a next game keeps its notice and final
     state while the next room is open (they are how people follow), and
     both rooms' retained messages go when the table's last room closes."""
-    from net.headless import play_with_bot
-    from net.host import open_next_room
+    from net.authority.host import open_next_room
     from net.identity import Identity
-    from net.remote import RemoteTable
+    from net.peer.headless import play_with_bot
+    from net.peer.remote import RemoteTable
     from tests.net.peers import open_test_room
 
     broker = (mosquitto.host, mosquitto.port)
@@ -249,10 +249,10 @@ async def test_closing_a_finished_room_again_ends_at_once(
     its owner closes it again): the second close found the link closed and
     waited out FINAL_WAIT (15 s) for a connection that never comes. Made
     an hour here: only the closed link may end the wait."""
-    import net.authority
+    import net.authority.authority
     from tests.net.peers import open_test_room
 
-    monkeypatch.setattr(net.authority, "FINAL_WAIT", 3600.0)
+    monkeypatch.setattr(net.authority.authority, "FINAL_WAIT", 3600.0)
     room = await open_test_room("passpass", 3, (mosquitto.host, mosquitto.port), seed=8)
     closed = False
     try:

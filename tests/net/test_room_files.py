@@ -1,4 +1,4 @@
-"""A hosted room's file (net/rooms.py): it gives the room back exactly, and a
+"""A hosted room's file (net/authority/rooms.py): it gives the room back exactly, and a
 file that is truncated, corrupt, of another version or inconsistent is
 refused in one sentence and set aside, never half-restored."""
 
@@ -13,9 +13,8 @@ import msgspec
 import pytest
 
 from core.registry import get_game
-from net.authority import Authority, SeatSlot
-from net.identity import Identity
-from net.rooms import (
+from net.authority.authority import Authority, SeatSlot
+from net.authority.rooms import (
     _JOURNALED,
     BrokerChoice,
     Interrupted,
@@ -34,8 +33,9 @@ from net.rooms import (
     room_path,
     write_room,
 )
-from net.table import HUMAN
-from net.wire import Sync, open_envelope, seal, to_authority_topic
+from net.authority.table import HUMAN
+from net.identity import Identity
+from net.protocol.wire import Sync, open_envelope, seal, to_authority_topic
 from tests.net.procs import run_passe
 
 WHERE = BrokerChoice(embedded=True, host="127.0.0.1", port=1883)
@@ -364,8 +364,8 @@ async def test_a_room_whose_broker_is_gone_is_still_closed_for_good(
 ) -> None:
     """Closing an interrupted room for good when its broker no longer
     answers: nobody can be told, and the files go all the same."""
-    from net.host import close_interrupted_room
-    from net.rooms import BrokerChoice, room_path, write_room
+    from net.authority.host import close_interrupted_room
+    from net.authority.rooms import BrokerChoice, room_path, write_room
     from tests.net.brokers import closed_port
 
     monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path))
@@ -410,7 +410,7 @@ async def test_interrupted_rooms_are_listed_oldest_first_past_the_unusable(
 async def test_a_journal_over_the_limit_is_refused_in_words(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import net.rooms
+    import net.authority.rooms
 
     room = (await a_room_in_play(moves=4)).snapshot(WHERE)
     path = room_path(room.code, tmp_path)
@@ -419,9 +419,9 @@ async def test_a_journal_over_the_limit_is_refused_in_words(
     store.save(room, durable=False)
     store.release()
     size = store.journal_path.stat().st_size
-    monkeypatch.setattr(net.rooms, "MAX_JOURNAL_SIZE", size)  # at the limit: read
+    monkeypatch.setattr(net.authority.rooms, "MAX_JOURNAL_SIZE", size)  # at the limit: read
     assert load_room(path).actions == room.actions
-    monkeypatch.setattr(net.rooms, "MAX_JOURNAL_SIZE", size - 1)
+    monkeypatch.setattr(net.authority.rooms, "MAX_JOURNAL_SIZE", size - 1)
     with pytest.raises(RoomFileError) as refused:
         load_room(path)
     assert str(refused.value) == "WB1VJ7.journal is too large to be a room's journal"
@@ -474,14 +474,14 @@ async def test_an_interrupted_room_is_described_on_one_line(tmp_path: Path) -> N
 async def test_saving_writes_a_snapshot_when_it_must_and_says_once_when_it_cannot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    import net.rooms
+    import net.authority.rooms
 
     room = (await a_room_in_play(moves=6)).snapshot(WHERE)
     path = room_path(room.code, tmp_path)
     store = RoomStore(path, WHERE)
     synced: list[int] = []
     fsync = os.fsync
-    monkeypatch.setattr(net.rooms.os, "fsync", lambda fd: synced.append(fd) or fsync(fd))
+    monkeypatch.setattr(net.authority.rooms.os, "fsync", lambda fd: synced.append(fd) or fsync(fd))
     # No journal yet: even a move's save (not durable) is a snapshot, unsynced.
     store.save(_prefix(room, 3), durable=False)
     assert msgspec.structs.replace(load_room(path), journal=b"") == _prefix(room, 3)
@@ -498,7 +498,7 @@ async def test_saving_writes_a_snapshot_when_it_must_and_says_once_when_it_canno
     assert len(load_room(path).actions) == 2
     caplog.set_level("WARNING", logger="passe.host")
     with monkeypatch.context() as full:  # a disk that takes one byte of the entry
-        full.setattr(net.rooms.os, "write", lambda fd, data: 1)
+        full.setattr(net.authority.rooms.os, "write", lambda fd, data: 1)
         store.save(_prefix(room, 3), durable=False)
     [said] = [record.getMessage() for record in caplog.records]
     assert said.endswith("(short write to WB1VJ7.journal): it cannot be resumed after a crash")
@@ -530,7 +530,7 @@ async def test_saving_writes_a_snapshot_when_it_must_and_says_once_when_it_canno
 def test_the_hosting_pid_is_read_only_while_the_lock_is_held(tmp_path: Path) -> None:
     """Issue 18: "already hosted here, by process N". The pid in a lock is a
     word for people; the lock decides, and a lock file's text is not trusted."""
-    from net.rooms import hosting_pid
+    from net.authority.rooms import hosting_pid
 
     store = RoomStore(tmp_path / "WB1VJ7.room", WHERE)
     assert hosting_pid(store.path) is None
@@ -549,14 +549,14 @@ def test_the_hosting_pid_is_one_to_ten_digits_and_anything_else_is_no_pid(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What a held lock may say, at each edge (found by make mutation, each
-    a mutant of net.rooms.x_hosting_pid that survived): one digit and ten
+    a mutant of net.authority.rooms.x_hosting_pid that survived): one digit and ten
     are pids (mutmut_17 `1 < len`, mutmut_19 `< MAX_PID_DIGITS`, mutmut_12
     reading 9 bytes); letters (mutmut_16 `or` for `and`: int() raised) and
     bytes that are no text (mutmut_6, the file opened as text: decoding
     raised) are no pid; a lock gone between the check and the read is no
     pid (mutmut_14: 1 for 0)."""
-    from net import rooms
-    from net.rooms import hosting_pid
+    from net.authority import rooms
+    from net.authority.rooms import hosting_pid
 
     store = RoomStore(tmp_path / "WB1VJ7.room", WHERE)
     store.claim()
@@ -582,10 +582,10 @@ def test_a_lock_whose_pid_cannot_be_written_is_still_held(
 ) -> None:
     """The pid is only a word for people (issue 18): a disk that refuses it
     (full) does not stop the claim, and the room is hosted with no pid
-    said. Kills net.rooms.xǁRoomStoreǁclaim__mutmut_27 (the OSError not
+    said. Kills net.authority.rooms.xǁRoomStoreǁclaim__mutmut_27 (the OSError not
     suppressed: the claim raised)."""
-    from net import rooms
-    from net.rooms import hosting_pid
+    from net.authority import rooms
+    from net.authority.rooms import hosting_pid
 
     def full(fd: int, data: bytes, offset: int) -> int:
         raise OSError(28, "No space left on device")
@@ -600,8 +600,8 @@ def test_a_lock_whose_pid_cannot_be_written_is_still_held(
 
 async def test_a_change_applied_to_the_room_before_it_gives_the_room_back() -> None:
     """journal_entry and extended are inverse (a journal's entries, and the
-    failover log's deltas: net/replication.py), and an entry names its
-    journal only when given one. Kills net.rooms.x_journal_entry__mutmut_1
+    failover log's deltas: net/authority/replication.py), and an entry names its
+    journal only when given one. Kills net.authority.rooms.x_journal_entry__mutmut_1
     (b"XXXX" for no journal by default: each replicated delta carried it)."""
     room = (await a_room_in_play(moves=4)).snapshot(WHERE)
     before = msgspec.structs.replace(room, actions=room.actions[:2], seq=0)
@@ -781,7 +781,7 @@ def test_a_room_file_that_cannot_be_read_or_is_too_large_is_refused_in_words(
     """The words of the two refusals before any decoding, and the size
     bound at its edge (found by make mutation once the real-process resume
     test left the selection: these were only checked through its output)."""
-    from net.rooms import MAX_FILE_SIZE
+    from net.authority.rooms import MAX_FILE_SIZE
 
     path = room_path("WB1VJ7", tmp_path)
     path.mkdir(parents=True)

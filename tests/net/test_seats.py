@@ -15,11 +15,11 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from net import authority as authority_module
-from net import remote as remote_module
+from net.authority import authority as authority_module
 from net.identity import Identity
-from net.remote import RemoteTable
-from net.wire import Hello, Presence, presence_topic, seal, to_authority_topic
+from net.peer import remote as remote_module
+from net.peer.remote import RemoteTable
+from net.protocol.wire import Hello, Presence, presence_topic, seal, to_authority_topic
 from tests.net.peers import RawClient, clear_room, open_test_room, room_state_of, until
 from tests.net.procs import PasseProcess, host_args
 from tests.net.test_admission import broker_args, brokers, room_state, split, spy
@@ -27,7 +27,7 @@ from tests.net.test_admission import broker_args, brokers, room_state, split, sp
 # The flood of item 1: fresh keys, one Hello each, as test_floods sends them
 # (a key made and a Hello sealed per message), paced per broker: on
 # Mosquitto at 15 times the strangers' total budget of 40 a second
-# (net/authority.py), 3 times the issue's 200 a second; on the embedded
+# (net/authority/authority.py), 3 times the issue's 200 a second; on the embedded
 # amqtt broker (a Python process on the same two cores) at the issue's
 # rate: at 250 and 600 a second the joiner did not sit within 12 s, amqtt
 # answering the host's subscription to the joiner's presence (and sending

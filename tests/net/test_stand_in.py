@@ -13,12 +13,12 @@ import pytest
 
 from core.engine import IllegalAction
 from core.registry import get_game
-from net.authority import Authority
-from net.headless import play_with_bot
-from net.host import HostedRoom
+from net.authority.authority import Authority
+from net.authority.host import HostedRoom
+from net.authority.rooms import BrokerChoice
 from net.identity import Identity
-from net.remote import RemoteTable
-from net.rooms import BrokerChoice
+from net.peer.headless import play_with_bot
+from net.peer.remote import RemoteTable
 from tests.net.peers import DEADLINE, hosts_person, open_test_room, until
 from tests.net.procs import PasseProcess, host_args, need_mosquitto
 

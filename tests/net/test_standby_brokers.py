@@ -15,12 +15,12 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from net.authority import Authority
-from net.failover import SeatVoter
+from net.authority.authority import Authority
+from net.authority.replication import decode_room_config
 from net.identity import Identity
-from net.remote import RemoteTable
-from net.replication import decode_room_config
-from net.wire import (
+from net.peer.failover import SeatVoter
+from net.peer.remote import RemoteTable
+from net.protocol.wire import (
     Presence,
     RoomState,
     VoterBroker,
@@ -177,7 +177,7 @@ async def test_a_seat_s_voter_connects_before_its_standby_broker_is_up(
         await release.wait()
         return _Stopped(), "127.0.0.1"
 
-    monkeypatch.setattr("net.failover.start_standby_broker", slow_standby)
+    monkeypatch.setattr("net.peer.failover.start_standby_broker", slow_standby)
     voter = SeatVoter(
         people[0],
         CODE,
@@ -236,7 +236,7 @@ def _fake_standby_brokers(monkeypatch: pytest.MonkeyPatch) -> list[_Standby]:
         started.append(_Standby(7001 + len(started)))
         return started[-1], "127.0.0.1"
 
-    monkeypatch.setattr("net.failover.start_standby_broker", start)
+    monkeypatch.setattr("net.peer.failover.start_standby_broker", start)
     return started
 
 

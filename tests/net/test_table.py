@@ -9,8 +9,8 @@ import pytest
 from core.engine import IllegalAction
 from core.passpass.model import RoundStarted
 from core.registry import get_game
-from net.client import LocalClient
-from net.table import SeatSpec, Table, TableUpdate
+from net.authority.table import SeatSpec, Table, TableUpdate
+from net.peer.client import LocalClient
 from tests.passpass.rig import play, rig
 
 

@@ -7,7 +7,7 @@ import threading
 
 from core.engine import Action, Bot, View
 from core.registry import get_game
-from net.table import SeatSpec, Table
+from net.authority.table import SeatSpec, Table
 
 
 class ThinkingBot(Bot):

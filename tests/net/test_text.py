@@ -1,4 +1,4 @@
-"""net/text.py: text from the network is shown as text (issue 19, item 1)."""
+"""net/protocol/text.py: text from the network is shown as text (issue 19, item 1)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from rich.cells import cell_len
 from rich.markup import escape
 from rich.text import Text
 
-from net.text import (
+from net.protocol.text import (
     NAME_CELLS,
     SafeFormatter,
     clean_name,

@@ -1,4 +1,4 @@
-"""net/transport.py's MqttLink against real brokers (the embedded one and a
+"""net/lan/transport.py's MqttLink against real brokers (the embedded one and a
 Mosquitto of the test's own; two Mosquittos for a list of brokers)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 import aiomqtt
 import pytest
 
-from net import transport
-from net.transport import BrokerUnreachable, MqttLink, stop_task
+from net.lan import transport
+from net.lan.transport import BrokerUnreachable, MqttLink, stop_task
 from tests.net.brokers import (
     broker_at,
     closed_port,
@@ -25,7 +25,7 @@ from tests.net.peers import until
 
 DEADLINE = 10.0
 # Within the embedded broker's hold for one client: MAX_QUEUED_BYTES counted
-# MESSAGE_OVERHEAD a message (net/broker.py) is 256 messages.
+# MESSAGE_OVERHEAD a message (net/lan/broker.py) is 256 messages.
 BURST = 200
 SOCKET_BUFFER = 65_536  # bytes: a stalled socket's buffers, fixed
 
@@ -272,7 +272,7 @@ async def test_a_link_none_of_whose_brokers_answers_names_them_all() -> None:
 
 async def test_a_link_cancelled_while_it_connects_leaves_nothing_running() -> None:
     """A home screen that closes while it looks for a seat to rejoin
-    cancels its link's start (net/rejoin.py): the link's reconnection loop
+    cancels its link's start (net/peer/rejoin.py): the link's reconnection loop
     ran on after it, and at the end of a loop that waits for every task, a
     cancellation lost on Python 3.11 (see stop_task) waited for ever."""
     with closed_port() as port:  # refused at once: the link keeps trying

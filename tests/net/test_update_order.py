@@ -1,4 +1,4 @@
-"""An older update never replaces a newer picture (net/remote.py _on_update).
+"""An older update never replaces a newer picture (net/peer/remote.py _on_update).
 
 The authority's updates to a seat carry a growing ``seq``. One can arrive
 late (a QoS 1 redelivery after a reconnection) or be replayed by anyone on
@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from core.registry import get_game
 from net.identity import Identity
-from net.wire import Update, authority_message_decoder, open_body, open_envelope, to_peer_topic
+from net.protocol.wire import (
+    Update,
+    authority_message_decoder,
+    open_body,
+    open_envelope,
+    to_peer_topic,
+)
 from tests.net.peers import RawClient, WatchedTable, open_test_room
 from tests.net.procs import need_mosquitto
 

@@ -24,13 +24,13 @@ import pytest
 
 from core.engine import GameRecord
 from core.registry import get_game
-from net import authority as authority_module
-from net.codec import codec_for
+from net.authority import authority as authority_module
 from net.identity import Identity
-from net.remote import JoinError
-from net.text import clean_tree
-from net.watch import Watcher
-from net.wire import Watch, seal, to_authority_topic
+from net.peer.remote import JoinError
+from net.peer.watch import Watcher
+from net.protocol.codec import codec_for
+from net.protocol.text import clean_tree
+from net.protocol.wire import Watch, seal, to_authority_topic
 from tests.net.peers import RawClient, WatchedTable, clear_room, until
 from tests.net.procs import PasseProcess, host_args, need_mosquitto
 from tests.net.test_admission import broker_args, room_state, split

@@ -16,13 +16,13 @@ import msgspec
 import pytest
 
 from core.registry import get_game
-from net import authority as authority_module
-from net.authority import CLOSED, MAX_WATCHERS, WATCH_LEASE, Authority
+from net.authority import authority as authority_module
+from net.authority.authority import CLOSED, MAX_WATCHERS, WATCH_LEASE, Authority
+from net.authority.rooms import BrokerChoice
 from net.identity import Identity, fingerprint
-from net.remote import JoinError
-from net.rooms import BrokerChoice
-from net.watch import Watcher
-from net.wire import (
+from net.peer.remote import JoinError
+from net.peer.watch import Watcher
+from net.protocol.wire import (
     Act,
     Hello,
     Leave,
@@ -54,7 +54,7 @@ from tests.net.rooms_in_process import (
 
 def unroomed(message: str) -> str:
     """An authority's log line without the room code it starts with (a
-    dealer's log mixes many rooms: net/authority.py RoomLog)."""
+    dealer's log mixes many rooms: net/authority/authority.py RoomLog)."""
     assert message.startswith("room "), message
     return message.split(": ", 1)[1]
 
@@ -285,9 +285,9 @@ async def test_a_watcher_follows_the_voters_standby_brokers_and_never_votes() ->
     watcher follows the voters' presences, which name those brokers, so its
     link goes down the same succession list as the seats'. Found by hand:
     a watcher said "reconnecting" for good once the table moved."""
+    from net.authority.replication import encode_room_config, make_room_config
     from net.election.driver import voter_presence_topic
-    from net.replication import encode_room_config, make_room_config
-    from net.wire import Presence, seal
+    from net.protocol.wire import Presence, seal
 
     voters = [Identity.generate() for _ in range(3)]
     config, _ = make_room_config(voters[0], [voter.public_key for voter in voters])
@@ -314,7 +314,7 @@ async def test_a_watcher_follows_the_voters_standby_brokers_and_never_votes() ->
 
 
 # Found by make mutation (issue 23): each test below names the mutants of
-# net/authority.py it kills.
+# net/authority/authority.py it kills.
 
 
 def test_a_closed_room_refuses_a_watch_in_words() -> None:

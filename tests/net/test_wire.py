@@ -1,4 +1,4 @@
-"""net.wire: what a peer or the authority accepts from the network.
+"""net.protocol.wire: what a peer or the authority accepts from the network.
 
 Everything that is not a well-formed, correctly signed message of this
 protocol version, on the topic it was signed for, sealed to the reader when it
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from nacl.public import Box
 
 from net.identity import Identity, box_public_key, verify
-from net.wire import (
+from net.protocol.wire import (
     MAX_PAYLOAD,
     Act,
     Envelope,
@@ -299,7 +299,7 @@ def test_the_signature_covers_exactly_the_documented_bytes() -> None:
 
 def test_the_watchers_topic_is_the_documented_one() -> None:
     """docs/protocol.md's topic of how many watch (issue 21), written out.
-    Kills net.wire.x_watchers_topic__mutmut_1 (the room's prefix of None:
+    Kills net.protocol.wire.x_watchers_topic__mutmut_1 (the room's prefix of None:
     the tests that subscribe compared it with itself)."""
     assert watchers_topic("ABC123") == "passe/v1/ABC123/watchers"
 
@@ -341,7 +341,7 @@ def test_the_version_is_read_from_any_envelope_header(header: bytes) -> None:
     every encoding msgpack has, and nothing past it (found by make
     mutation: 44 changes to its bounds, widths and signs passed, as the
     tests only read version 1 and 2 in a fixarray)."""
-    from net.wire import _version_of
+    from net.protocol.wire import _version_of
 
     for version in VERSIONS:
         encoded = msgspec.msgpack.encode(version)
@@ -355,7 +355,7 @@ def test_the_version_is_read_from_any_envelope_header(header: bytes) -> None:
 
 
 def test_an_empty_array_or_no_array_has_no_version() -> None:
-    from net.wire import _version_of
+    from net.protocol.wire import _version_of
 
     for payload in (b"", b"\x90", b"\xdc\x00\x00\x01", b"\xdd\x00\x00\x00\x00\x01", b"\xdc\x00"):
         assert _version_of(payload) is None, payload

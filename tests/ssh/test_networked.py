@@ -118,7 +118,7 @@ async def test_two_ssh_guests_and_a_local_host_play_one_networked_game(
         if winners == [bot_seat]:
             (bot_verdict,) = set(verdicts.values())  # the same news on both screens
             bot_name = re.fullmatch(r"(\S+) wins\.", bot_verdict)
-            # The bot's name is not a guest's, whatever its case (net.authority).
+            # The bot's name is not a guest's, whatever its case (net.authority.authority).
             assert bot_name and bot_name[1].casefold() not in ("ada", "bruno"), bot_verdict
         elif bot_seat in winners:  # a victory shared with the bot (PP-19)
             assert all(shown.startswith("Shared victory: ") for shown in verdicts.values())

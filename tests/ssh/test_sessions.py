@@ -12,7 +12,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from net.codes import format_code
+from net.protocol.codes import format_code
 from tests.ssh.conftest import (
     DEADLINE,
     HOME,

@@ -15,8 +15,8 @@ from textual.pilot import Pilot
 from core.engine import View
 from core.passpass.state import PassPassView
 from core.registry import get_game
-from net.client import LocalClient, TableClient
-from net.table import HUMAN, Listener, SavedTable, SeatSpec, Table, TableUpdate
+from net.authority.table import HUMAN, Listener, SavedTable, SeatSpec, Table, TableUpdate
+from net.peer.client import LocalClient, TableClient
 from tui.app import PasseApp
 from tui.games.passpass.table import PassPassTableScreen
 from tui.saves import save_path, write_save

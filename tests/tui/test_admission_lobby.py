@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from net.identity import Identity, fingerprint
-from net.remote import JoinError, RemoteTable
-from net.wire import room_topic, seal
+from net.peer.remote import JoinError, RemoteTable
+from net.protocol.wire import room_topic, seal
 from tests.net.peers import RawClient
 from tests.tui.conftest import SIZE, footer_keys, write_settings
 from tests.tui.test_network import (  # the lobby helpers those tests share
@@ -245,7 +245,7 @@ async def test_a_ghost_the_host_let_in_is_away_once_unheard(
     waited with nothing to do (b is offered only for someone away). The host
     on screen bounds presences like a headless one; its own seat, beating,
     stays present."""
-    from net import remote as remote_module
+    from net.peer import remote as remote_module
     from tests.net.peers import clear_room
     from tests.net.test_seats import fake_presence, ghost_hello
     from tui import netplay

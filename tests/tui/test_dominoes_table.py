@@ -19,8 +19,8 @@ from textual.pilot import Pilot
 from core.dominoes import DominoesView, Place
 from core.dominoes.model import TILES, Drew, Placed, RoundEnded, RoundStarted
 from core.engine import View, plain
-from net.client import LocalClient, TableClient
-from net.table import SeatSpec, Table
+from net.authority.table import SeatSpec, Table
+from net.peer.client import LocalClient, TableClient
 from tests.dominoes.rig import REST, rig
 from tests.tui.conftest import (
     SIZE,

@@ -34,8 +34,8 @@ from core.fashion.model import (
     parse_card,
 )
 from core.fashion.state import FashionConfig, FashionState, FashionView, collection_problem
-from net.client import LocalClient, TableClient
-from net.table import Listener, SeatSpec, Table, TableUpdate
+from net.authority.table import Listener, SeatSpec, Table, TableUpdate
+from net.peer.client import LocalClient, TableClient
 from tests.tui.conftest import (
     SIZE,
     SpyApp,

@@ -13,7 +13,7 @@ import pytest
 from textual.widgets import Footer, Input, Label, Static
 
 from core.registry import game_ids, game_info, get_game
-from net.client import LocalClient
+from net.peer.client import LocalClient
 from tests.tui.conftest import SIZE, make_app, write_settings
 from tui.app import PasseApp
 from tui.cli import main

@@ -21,9 +21,9 @@ from textual.content import Content
 from textual.widgets import Static
 
 from core.engine import Result
-from net.remote import shown_room
-from net.text import clean_text
-from net.wire import RoomState, SeatState
+from net.peer.remote import shown_room
+from net.protocol.text import clean_text
+from net.protocol.wire import RoomState, SeatState
 from tests.tui import conftest
 from tests.tui.conftest import SIZE, continue_game, make_app, play_to_end, save_when
 from tests.tui.test_dominoes_table import Driver
@@ -39,7 +39,7 @@ from tui.session import seat_names
 from tui.widgets.fit import fit, pad
 from tui.widgets.net_status import NetStatus
 
-# Names as they reach the screens: cleaned by net/text.py, markup left as text.
+# Names as they reach the screens: cleaned by net/protocol/text.py, markup left as text.
 MARKUP_NAMES = ("Me", "[/]", "[bold red]x", "[$accent]y")
 # And as a hostile room state carries them (cleaned on the way in).
 RAW_NAMES = ("Me", "\x1b]0;PWNED\x07[/]", "\x1b[2J[bold red]x", "\u202e[$accent]y")
@@ -94,7 +94,7 @@ async def test_a_hostile_room_state_shows_as_text_in_the_lobby(private_config: P
     the joiner's terminal title, and a seat ``\\x1b[2J`` blanked the lobby:
     as a joiner's lobby gets it (through RemoteTable, which cleans it)."""
     from net.identity import Identity
-    from net.remote import RemoteTable
+    from net.peer.remote import RemoteTable
     from tui.screens.lobby import LobbyScreen
     from tui.widgets.seat_list import SeatList
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from net.authority import MAX_KNOCKS
+from net.authority.authority import MAX_KNOCKS
 from net.identity import Identity
-from net.wire import Envelope, Hello, Presence, presence_topic, seal
+from net.protocol.wire import Envelope, Hello, Presence, presence_topic, seal
 from tests.tui.conftest import footer_keys, help_fits
 from tests.tui.test_network import (  # the lobby helpers those tests share
     SIZE,

@@ -24,10 +24,10 @@ from textual.widgets import Input, OptionList
 from core.dominoes import PASS, Place
 from core.passpass.state import PassPassView
 from core.replay import Replay
-from net.headless import play_with_bot
-from net.host import HostedRoom, open_next_room
+from net.authority.host import HostedRoom, open_next_room
 from net.identity import Identity
-from net.remote import RemoteTable
+from net.peer.headless import play_with_bot
+from net.peer.remote import RemoteTable
 from tests.net.peers import hosts_person, open_test_room
 from tests.net.procs import PasseProcess, need_mosquitto
 from tests.tui.conftest import SIZE, footer_keys, play_to_end
@@ -313,7 +313,7 @@ async def test_a_joiner_is_told_the_room_closed_though_its_broker_went_with_it(
     to the room lost: reconnecting…" for ever, never that the room was
     closed (the lost link was said before the closed room)."""
     from core.registry import get_game
-    from net.host import open_room
+    from net.authority.host import open_room
 
     write_settings(private_config, name="Zed")
     room = await open_room(
@@ -578,13 +578,13 @@ async def test_a_room_found_on_the_lan_is_joined_from_the_list(
     async def browse_rooms(timeout: float) -> list[Advert]:
         return [advert]
 
-    class Advertiser:  # what net.host closes a room with
+    class Advertiser:  # what net.authority.host closes a room with
         pass
 
-    lan = types.ModuleType("net.discovery")
+    lan = types.ModuleType("net.lan.discovery")
     lan.browse_rooms = browse_rooms  # type: ignore[attr-defined]
     lan.Advertiser = Advertiser  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "net.discovery", lan)
+    monkeypatch.setitem(sys.modules, "net.lan.discovery", lan)
     for module in (tui.netplay, tui.screens.join):
         monkeypatch.setattr(module, "discovery_available", lambda: True)
     # No broker configured: only the list says where the room is.
@@ -610,7 +610,7 @@ async def test_a_started_game_is_in_play_on_the_lan_list_and_refused_in_words(
     process advertises its room over mDNS (loopback only, tests/conftest.py)
     with its phase: once its game starts, the list says "in play", and
     picking it says the game has already started."""
-    from net.discovery import find_room
+    from net.lan.discovery import find_room
     from tests.net.procs import host_args
 
     host = PasseProcess("host", tmp_path)
@@ -690,7 +690,7 @@ async def test_home_offers_the_room_whose_seat_is_still_yours_and_j_rejoins_it(
     Home names it, for a room still open there with its host present, and j
     sits there again; a room left since (its seat a bot's now) is not named."""
     from net.identity import load_identity
-    from net.pins import RoomPins
+    from net.peer.pins import RoomPins
 
     identity = load_identity().identity  # the app's own key (PASSE_DATA_DIR)
     authority = hosted.authority
@@ -792,12 +792,12 @@ def test_cli_takes_a_list_of_brokers_headless_only(
     """Issue 20: ``--broker A,B`` (a cluster's nodes) is tried in order by a
     bot or a headless host; on screen it is refused with a reason, and a bad
     address in the list is named."""
-    import net.remote
+    import net.peer.remote
     from tests.net.brokers import closed_port
     from tui.cli import main
 
     # Both ports refuse at once; the join keeps trying, CONNECT_WAIT per node.
-    monkeypatch.setattr(net.remote, "CONNECT_WAIT", 1.0)
+    monkeypatch.setattr(net.peer.remote, "CONNECT_WAIT", 1.0)
 
     with closed_port() as one, closed_port() as other:
         brokers = f"127.0.0.1:{one},127.0.0.1:{other}"
@@ -965,9 +965,9 @@ async def test_a_joiner_declines_to_stand_with_f_and_the_host_hears_it(
 async def test_the_home_screen_resumes_an_interrupted_hosted_room(
     private_config: Path, mosquitto: tuple[str, int]
 ) -> None:
-    from net.codes import format_code, new_code
+    from net.authority.rooms import BrokerChoice, room_path, write_room
     from net.identity import load_identity
-    from net.rooms import BrokerChoice, room_path, write_room
+    from net.protocol.codes import format_code, new_code
     from tests.net.test_room_files import a_room_in_play
 
     me = load_identity().identity
@@ -1010,10 +1010,10 @@ async def test_the_home_screen_closes_an_interrupted_room_for_good_after_asking(
 ) -> None:
     """A game nobody will finish: x asks, then tells whoever still waits in
     the room that it is closed, and removes it; home no longer offers it."""
-    from net.codes import format_code, new_code
+    from net.authority.rooms import BrokerChoice, room_path, write_room
     from net.identity import load_identity
-    from net.rooms import BrokerChoice, room_path, write_room
-    from net.wire import room_topic
+    from net.protocol.codes import format_code, new_code
+    from net.protocol.wire import room_topic
     from tests.net.peers import RawClient, room_state_of
     from tests.net.test_room_files import a_room_in_play
 
@@ -1058,11 +1058,11 @@ async def test_an_interrupted_room_whose_table_moved_is_rejoined_or_forgotten_no
     it by its code, as a player."""
     from nacl.signing import SigningKey
 
-    from net import host as host_module
-    from net.codes import format_code, new_code
+    from net.authority import host as host_module
+    from net.authority.replication import maker_vote_path
+    from net.authority.rooms import BrokerChoice, room_path, write_room
     from net.identity import load_identity
-    from net.replication import maker_vote_path
-    from net.rooms import BrokerChoice, room_path, write_room
+    from net.protocol.codes import format_code, new_code
     from tests.net.test_room_files import a_room_in_play
     from tests.tui.conftest import help_fits
     from tui.screens.join import JoinScreen
@@ -1131,13 +1131,13 @@ async def test_a_room_being_closed_for_good_is_not_offered_to_rejoin(
     rejoin" for the room being closed. Bob, the other person, comes back
     only once that lookup is done: then the room closes."""
     from core.registry import get_game
-    from net import host as host_module
-    from net.authority import HUMAN, Authority, SeatSlot
-    from net.codes import new_code
+    from net.authority import host as host_module
+    from net.authority.authority import HUMAN, Authority, SeatSlot
+    from net.authority.rooms import BrokerChoice, room_path, write_room
     from net.identity import load_identity
-    from net.pins import RoomPins
-    from net.rooms import BrokerChoice, room_path, write_room
-    from net.wire import Presence, presence_topic, seal
+    from net.peer.pins import RoomPins
+    from net.protocol.codes import new_code
+    from net.protocol.wire import Presence, presence_topic, seal
     from tests.net.peers import RawClient, clear_room
 
     me, bob = load_identity().identity, Identity.generate()
@@ -1200,8 +1200,8 @@ async def test_a_room_being_closed_for_good_is_not_offered_to_rejoin(
 async def test_resuming_on_screen_a_room_one_holds_no_seat_in_says_how() -> None:
     """A room hosted headless, resumed from the screen: refused in words
     before anything opens (the file stays for the headless resume)."""
-    from net.codes import new_code
-    from net.rooms import BrokerChoice
+    from net.authority.rooms import BrokerChoice
+    from net.protocol.codes import new_code
     from tests.net.test_room_files import a_room_in_play
     from tui.netplay import HostPlan, NetplayError, open_hosted_room
 
@@ -1223,7 +1223,7 @@ async def test_a_hang_up_keeps_the_hosted_game_for_the_others_and_to_resume(
     import asyncio
     import signal
 
-    from net.rooms import room_path
+    from net.authority.rooms import room_path
     from tests.net.peers import WatchedTable
 
     write_settings(private_config, name="Zed", players={"passpass": 3})
@@ -1546,8 +1546,8 @@ async def test_a_move_while_the_host_is_away_is_not_sent_and_says_so(
     (the cursor went, the status still said "Your turn", and after the
     resume the person had to play again, untold). Now it is not sent, the
     person is told at once, and the same key plays it once the host is back."""
-    from net.host import resume_room
-    from net.rooms import load_room, room_path
+    from net.authority.host import resume_room
+    from net.authority.rooms import load_room, room_path
     from tui.widgets.status_line import StatusLine
 
     room = await open_test_room("dominoes", 2, mosquitto, seed=4)
@@ -1617,7 +1617,7 @@ async def test_the_host_leaving_mid_game_closes_the_room_with_one_notice(
     """Issue 18 item 4: the host's q mid-game sent "The host closed the room"
     and "Zed left the game; a bot plays for them" (kept in the final room
     state). Now only the closing is said."""
-    from net.wire import RoomState
+    from net.protocol.wire import RoomState
     from tests.net.peers import WatchedTable
 
     write_settings(private_config, name="Zed", players={"passpass": 3})
@@ -1699,8 +1699,8 @@ async def test_a_move_unanswered_when_the_host_goes_is_said_to_be_in_doubt(
     died (before its absence was known) gets no answer. The person is told
     it is in doubt when the host goes, and once it is back that it did not
     arrive and it is still their turn."""
-    from net.host import resume_room
-    from net.rooms import load_room, room_path
+    from net.authority.host import resume_room
+    from net.authority.rooms import load_room, room_path
 
     room = await open_test_room("dominoes", 2, mosquitto, seed=4)
     resumed: HostedRoom | None = None
@@ -1818,8 +1818,8 @@ async def test_the_away_bar_wraps_long_names_rather_than_cutting_them() -> None:
 
 
 def playing_room(seats: list[Any]) -> Any:
-    """A Pass Pass room state in play with ``seats`` (net.wire.SeatState)."""
-    from net.wire import RoomState
+    """A Pass Pass room state in play with ``seats`` (net.protocol.wire.SeatState)."""
+    from net.protocol.wire import RoomState
 
     return RoomState(
         room="ABC123",
@@ -1834,7 +1834,7 @@ def playing_room(seats: list[Any]) -> Any:
 
 
 def network_problem_for(names: list[str]) -> str:
-    from net.wire import SeatState
+    from net.protocol.wire import SeatState
     from tui.widgets.net_status import network_problem
 
     seats = [SeatState("Me", "human", present=True)] + [
@@ -1847,7 +1847,7 @@ def network_problem_for(names: list[str]) -> str:
 def test_the_away_bar_says_the_game_waits_only_at_their_turn() -> None:
     """Found by hand: "the game waits for them to come back" while the
     others played on; until their turn it says the game will wait then."""
-    from net.wire import SeatState
+    from net.protocol.wire import SeatState
     from tui.widgets.net_status import network_problem
 
     seats = [SeatState("Me", "human", present=True), SeatState("Ana", "human", present=False)]
@@ -1867,7 +1867,7 @@ def test_a_lost_link_in_a_room_that_cannot_move_says_the_game_waits() -> None:
     only "reconnecting…" and the line blamed the player's own connection.
     A room that cannot move its table (no election config) says that if
     the host's machine is gone, the game waits for it; one that can, no."""
-    from net.wire import SeatState
+    from net.protocol.wire import SeatState
     from tui.widgets.net_status import network_problem
 
     seats = [SeatState("Me", "human", present=True), SeatState("Ana", "human", present=True)]
@@ -1941,7 +1941,9 @@ async def test_the_host_s_start_waits_for_the_players_machines_and_says_so(
     waits for meanwhile. Ana's process here names none until the test says
     (as an earlier Passe, which never does: the start then waits
     STANDBY_WAIT at most); Bea's starts a real one."""
-    monkeypatch.setattr("net.authority.STANDBY_WAIT", 600.0)  # only Ana's broker starts it
+    monkeypatch.setattr(
+        "net.authority.authority.STANDBY_WAIT", 600.0
+    )  # only Ana's broker starts it
     write_settings(private_config, name="Zed", players={"passpass": 3})
     app = PasseApp(
         config_path=private_config,
@@ -1980,7 +1982,7 @@ async def test_the_host_s_start_waits_for_the_players_machines_and_says_so(
             assert hosted.authority.phase == "lobby"
             ana._standby_address = "127.0.0.1:9"  # as once its broker is up
             assert ana._link is not None
-            from net.wire import presence_topic
+            from net.protocol.wire import presence_topic
 
             topic = presence_topic(hosted.code, ana.identity.peer_id)
             await ana._link.publish(topic, ana._presence_payload(online=True), retain=True)

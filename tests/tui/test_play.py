@@ -12,8 +12,8 @@ import pytest
 
 from core.engine import View
 from core.passpass.state import PassPassView
-from net.client import LocalClient, TableClient
-from net.table import SeatSpec, Table
+from net.authority.table import SeatSpec, Table
+from net.peer.client import LocalClient, TableClient
 from tests.passpass.rig import rig
 from tests.tui.conftest import (
     SIZE,

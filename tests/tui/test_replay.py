@@ -16,8 +16,8 @@ from textual.widgets import Static
 
 from core.notation import MAX_FILE_BYTES, Outcome, parse, write
 from core.registry import get_game
-from net.client import LocalClient
-from net.table import HUMAN, SeatSpec, Table
+from net.authority.table import HUMAN, SeatSpec, Table
+from net.peer.client import LocalClient
 from tests.core.notation_checks import played
 from tests.tui.conftest import SIZE, footer_fits, make_app, play_to_end, shown_keys
 from tests.tui.test_network import wait_until

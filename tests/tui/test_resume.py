@@ -13,7 +13,7 @@ from rich.console import Console
 
 from core.engine import View
 from core.registry import get_game
-from net.table import SavedTable
+from net.authority.table import SavedTable
 from tests.tui.conftest import NAMES, SIZE, continue_game, make_app, save_when
 from tui.games.dominoes.table import DominoesTableScreen
 from tui.games.fashion.hand import FashionHand

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from net.wire import SeatState
+from net.protocol.wire import SeatState
 from tui.widgets.seat_list import seat_line
 
 

@@ -18,11 +18,11 @@ from textual.pilot import Pilot
 
 from core.engine import Action
 from core.registry import get_game
-from net.codec import codec_for
-from net.codes import format_code
-from net.table import TableUpdate
-from net.watch import Watcher
-from net.wire import RoomState, SeatState
+from net.authority.table import TableUpdate
+from net.peer.watch import Watcher
+from net.protocol.codec import codec_for
+from net.protocol.codes import format_code
+from net.protocol.wire import RoomState, SeatState
 from tests.tui.conftest import SIZE, help_fits, make_app, shown_keys
 from tests.tui.test_network import wait_until
 from tui.app import PasseApp
@@ -357,7 +357,7 @@ async def test_f3_watches_the_typed_room_and_players_see_the_count(
     seat; the host counts one watcher and a player's lobby says "1 watching";
     q leaves, the watcher's place is freed and the count goes back to none."""
     from net.identity import Identity
-    from net.remote import RemoteTable
+    from net.peer.remote import RemoteTable
     from tests.net.peers import open_test_room, until
     from tests.tui.test_network import network_app
     from tui.screens.join import JoinScreen
@@ -462,10 +462,10 @@ async def test_w_in_the_lan_list_watches_that_room(
     async def browse_rooms(timeout: float) -> list[Advert]:
         return [advert]
 
-    lan = types.ModuleType("net.discovery")
+    lan = types.ModuleType("net.lan.discovery")
     lan.browse_rooms = browse_rooms  # type: ignore[attr-defined]
     lan.Advertiser = type("Advertiser", (), {})  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "net.discovery", lan)
+    monkeypatch.setitem(sys.modules, "net.lan.discovery", lan)
     for module in (tui.netplay, tui.screens.join):
         monkeypatch.setattr(module, "discovery_available", lambda: True)
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from net.codes import CodeError, normalize_code
+from net.protocol.codes import CodeError, normalize_code
 from tui.screens.input_dialog import InputDialog
 from tui.settings import NAME_LENGTH, clean_name
 

@@ -6,7 +6,7 @@ and the room lets that key in when it knocks (Authority.expect)."""
 
 from __future__ import annotations
 
-from net.authority import EXPECT_DIGITS, key_prefix
+from net.authority.authority import EXPECT_DIGITS, key_prefix
 from tui.screens.input_dialog import InputDialog
 
 

@@ -39,8 +39,8 @@ from tui.widgets.chooser import FOCUS_MARK, NO_MARK, Chooser
 from tui.widgets.footer import PasseFooter
 
 if TYPE_CHECKING:
-    from net.rejoin import HeldSeat
-    from net.rooms import SavedRoom
+    from net.authority.rooms import SavedRoom
+    from net.peer.rejoin import HeldSeat
     from tui.options import GameOption
 
 MAX_BOT_SEATS = len(BOT_NAMES)
@@ -312,7 +312,7 @@ class HomeScreen(PasseScreen):
         from tui.netplay import room_to_rejoin
 
         # The network layer takes ~0.2 s to import: not on the screen's loop.
-        await asyncio.to_thread(importlib.import_module, "net.rejoin")
+        await asyncio.to_thread(importlib.import_module, "net.peer.rejoin")
         held = await room_to_rejoin()
         if held is not None and held.code == self.closing:
             # Opened again only to be closed (x), this process hosts it: our
@@ -327,13 +327,13 @@ class HomeScreen(PasseScreen):
     @staticmethod
     def _describe_rejoin(held: HeldSeat) -> str:
         from core.engine import ConfigError
-        from net.codes import format_code
+        from net.protocol.codes import format_code
 
         try:
             title = game_info(held.game).title
         except ConfigError:
             title = held.game
-        # The host's name is network text, cleaned (net/rejoin.py) and shown
+        # The host's name is network text, cleaned (net/peer/rejoin.py) and shown
         # as text (plain). Short lines: the panel is 40 columns at 80x24.
         return (
             f"You were in room {format_code(held.code)}\n"
@@ -350,7 +350,7 @@ class HomeScreen(PasseScreen):
                 return None
         except OSError:
             return None
-        from net.rooms import interrupted_rooms
+        from net.authority.rooms import interrupted_rooms
 
         rooms, notices = interrupted_rooms()
         for notice in notices:
@@ -359,7 +359,7 @@ class HomeScreen(PasseScreen):
 
     @staticmethod
     def _describe_hosted(room: SavedRoom, *, moved: bool = False) -> str:
-        from net.codes import format_code
+        from net.protocol.codes import format_code
 
         if moved:
             # Found by hand: u said "could not open the room", and x "closed"
@@ -434,7 +434,7 @@ class HomeScreen(PasseScreen):
         self.post_message(JoinRequested(self.collect(), rejoin=room.code))
 
     def action_close_hosted(self) -> None:
-        from net.codes import format_code
+        from net.protocol.codes import format_code
 
         room = self.hosted
         if room is None:
@@ -453,7 +453,7 @@ class HomeScreen(PasseScreen):
         self._confirm(f"Close room {code} for good?", body, options, close)
 
     def action_forget_moved(self) -> None:
-        from net.codes import format_code
+        from net.protocol.codes import format_code
         from tui.netplay import NetplayError, forget_moved
 
         room = self.hosted
@@ -490,7 +490,7 @@ class HomeScreen(PasseScreen):
         self.app.push_screen(ChoiceScreen(title, body, options, kind="confirm"), decided)
 
     async def _close_hosted(self, room: SavedRoom) -> None:
-        from net.codes import format_code
+        from net.protocol.codes import format_code
         from tui.netplay import NetplayError, close_for_good
 
         # It waits (seconds) for the others to be back on its broker to be told.

@@ -31,7 +31,7 @@ from tui.widgets.fit import pad
 from tui.widgets.footer import PasseFooter
 
 if TYPE_CHECKING:
-    from net.discovery import RoomAdvert
+    from net.lan.discovery import RoomAdvert
 
 BROWSE_SECONDS = 2.0
 UNAVAILABLE = "LAN discovery unavailable: type the code with @HOST:PORT, as the host's lobby shows"
@@ -46,7 +46,7 @@ def room_line(advert: RoomAdvert) -> str:
     whether its game is in play or over)."""
     from core.engine import ConfigError
     from core.registry import game_info
-    from net.codes import CodeError, format_code
+    from net.protocol.codes import CodeError, format_code
 
     try:
         code = format_code(advert.code)
@@ -174,7 +174,7 @@ class JoinScreen(PasseScreen):
 
     async def _browse(self) -> None:
         try:
-            from net.discovery import browse_rooms
+            from net.lan.discovery import browse_rooms
 
             adverts = await browse_rooms(timeout=BROWSE_SECONDS)
         except Exception as error:  # multicast blocked, no interface…

@@ -6,7 +6,7 @@ discovery fails, the game and its settings, and every seat: who sits there,
 connected or away, the team. The host fills empty seats with bots (←/→) and
 starts the game (s) once every seat is taken. A joiner sees the same room,
 read-only, until the host starts. Then the game's own table screen opens on
-top, with the room's :class:`~net.remote.RemoteTable` as its client.
+top, with the room's :class:`~net.peer.remote.RemoteTable` as its client.
 
 The lobby owns the room: it stays under the table screen, and closing it
 (leaving, going home, quitting) leaves the room, and for the host closes it.
@@ -27,10 +27,10 @@ from textual.widgets import Static
 
 from core.engine import ConfigError, IllegalAction
 from core.registry import game_info, get_game
-from net.authority import MAX_KNOCKS
-from net.codes import format_code
+from net.authority.authority import MAX_KNOCKS
+from net.authority.replication import MIN_STANDING, MIN_VOTERS
 from net.identity import fingerprint
-from net.replication import MIN_STANDING, MIN_VOTERS
+from net.protocol.codes import format_code
 from tui.games import load_table_screen
 from tui.messages import KnocksChanged, LinkChanged, RoomChanged, SeatLevelChosen
 from tui.netplay import HostPlan, NetplayError, open_hosted_room
@@ -48,10 +48,10 @@ from tui.widgets.net_status import away_names
 from tui.widgets.seat_list import SeatList
 
 if TYPE_CHECKING:
-    from net.authority import Authority, Knock
-    from net.host import HostedRoom
-    from net.remote import RemoteTable
-    from net.wire import Knocking, RoomState
+    from net.authority.authority import Authority, Knock
+    from net.authority.host import HostedRoom
+    from net.peer.remote import RemoteTable
+    from net.protocol.wire import Knocking, RoomState
 
 SETTING_NAMES = {"players", "teams"}  # shown in words; other options as key=value
 KNOCK_TOAST_GAP = 10.0  # seconds between two "Someone knocks" toasts
@@ -726,7 +726,7 @@ class LobbyScreen(PasseScreen):
         self.run_worker(self._sit(self.table, seat), group="sit", exclusive=True)
 
     async def _sit(self, table: RemoteTable, seat: int) -> None:
-        from net.remote import JoinError
+        from net.peer.remote import JoinError
 
         try:
             await table.change_seat(seat)

@@ -24,7 +24,7 @@ from textual.binding import Binding, BindingType
 
 from core.engine import Names
 from core.replay import Replay
-from net.table import TableUpdate
+from net.authority.table import TableUpdate
 from tui.messages import TableUpdated
 from tui.replay_client import ReplayClient
 from tui.screens.base import PasseScreen

@@ -23,8 +23,8 @@ from textual.content import Content
 from textual.screen import Screen
 
 from core.engine import Action, ConfigError, Event, IllegalAction, Names, View, acts, plural
-from net.client import TableClient
-from net.table import TableUpdate
+from net.authority.table import TableUpdate
+from net.peer.client import TableClient
 from tui.messages import (
     GameRecorded,
     GoHomeRequested,
@@ -48,8 +48,8 @@ from tui.widgets.status_line import StatusLine
 Dialog = tuple[Screen[Any], Callable[[Any], None] | None]
 
 if TYPE_CHECKING:
-    from net.remote import RemoteTable
-    from net.wire import RoomState
+    from net.peer.remote import RemoteTable
+    from net.protocol.wire import RoomState
 
 
 class HostControls(Protocol):
@@ -432,7 +432,7 @@ class TableScreen(PasseScreen):
     def deal_check_text(self) -> str:
         """The fair-deal check in one line for the game-over screen ("" for
         a local game): each guest replays the revealed deal and compares it
-        with all it was shown (issue 20, net/dealcheck.py)."""
+        with all it was shown (issue 20, net/peer/dealcheck.py)."""
         remote = remote_table(self.client)
         if remote is None:
             return ""

@@ -4,7 +4,7 @@ The watch screen *is* the game's table screen (tui/games/<game>/table.py),
 read-only: for each game a class ``Watch<GameTableScreen>`` (made once, by
 :func:`watch_screen`) puts :class:`WatchTableScreen` before it, as the
 replay screen does (tui/screens/replay.py). Its client is a
-:class:`~net.watch.Watcher`: the updates are the spectator's view
+:class:`~net.peer.watch.Watcher`: the updates are the spectator's view
 (``view(None)``: hands face down with their sizes, bids hidden until
 revealed) and the public log, sealed to the watcher's own fresh key.
 
@@ -27,7 +27,7 @@ from textual.widgets import Static
 
 from core.engine import View
 from core.registry import game_info
-from net.codes import format_code
+from net.protocol.codes import format_code
 from tui.messages import GoHomeRequested, RoomChanged
 from tui.screens.game_over import verdict
 from tui.screens.read_only_table import ReadOnlyTableScreen, over_game_table
@@ -35,7 +35,7 @@ from tui.widgets.footer import PasseFooter
 from tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from net.watch import Watcher
+    from net.peer.watch import Watcher
 
 # What acts while watching: reading (rules, help, the last trick) and leaving.
 WATCH_ACTIONS = frozenset({"leave", "rules", "help", "app.help", "quit", "app.quit", "last_trick"})

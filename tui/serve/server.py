@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import asyncssh
 
 from net.paths import data_dir
-from net.text import safe_logging
+from net.protocol.text import safe_logging
 from tui.netplay import BIND_ENV, SERVED_ENV, SSH_PORT_ENV
 from tui.serve.host_key import fingerprint, load_or_create_host_key
 from tui.serve.identity import Identity, player_name, shown

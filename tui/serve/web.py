@@ -40,7 +40,7 @@ import aiohttp_jinja2
 from aiohttp import WSMsgType, web
 from textual_serve.server import Server
 
-from net.text import safe_logging
+from net.protocol.text import safe_logging
 from tui.netplay import WEB_ENV
 from tui.serve.identity import Identity, shown
 from tui.serve.server import Hub, ServeOptions, exit_status, wait_for_stop

@@ -9,7 +9,7 @@ from collections.abc import Collection, Sequence
 from textual.content import Content
 from textual.widgets import Static
 
-from net.wire import RoomState, SeatState
+from net.protocol.wire import RoomState, SeatState
 
 
 def network_problem(

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from net.wire import RoomState, SeatState
+from net.protocol.wire import RoomState, SeatState
 from tui.messages import SeatLevelChosen
 from tui.plain import cells
 

@@ -39,11 +39,11 @@ import msgspec
 
 from core.engine import ConfigError, GameRecord, RecordError
 from core.registry import get_game
-from net.codes import CodeError, normalize_code
 from net.files import write_atomic
 from net.identity import PUBLIC_KEY_SIZE
 from net.paths import ROOM_SUFFIX as SUFFIX
 from net.paths import rooms_dir
+from net.protocol.codes import CodeError, normalize_code
 
 FORMAT_VERSION = 1
 SET_ASIDE = ".bad"
@@ -404,7 +404,7 @@ def _inconsistency(room: SavedRoom, path: Path) -> str | None:
 def room_problem(room: SavedRoom) -> str | None:
     """What makes ``room`` (its code checked by the caller) impossible to
     go on with exactly, or ``None``: a saved room, or one rebuilt from the
-    replicated log by a successor (net/replication.py)."""
+    replicated log by a successor (net/authority/replication.py)."""
     try:
         game = get_game(room.game)
     except Exception:  # an unknown game id, whatever the registry raises
@@ -448,7 +448,7 @@ def _seat_problem(seats: Sequence[SavedSeat], bots: Any, *, playing: bool) -> st
             return f"seat {number} is of an unknown kind"
         # Names as any version's clean_name wrote them (this one bounds them
         # in cells, an older one in characters: a room saved by it still
-        # resumes); nothing a terminal would act on (net/text.py).
+        # resumes); nothing a terminal would act on (net/protocol/text.py).
         if not 0 < len(seat.name) <= MAX_NAME or not seat.name.isprintable():
             return f"seat {number}'s name is not a name"
         if seat.kind == "human" and (seat.key is None or len(seat.key) != PUBLIC_KEY_SIZE):

@@ -4,7 +4,7 @@ A person whose process ended without leaving (an SSH server restarted, a
 terminal closed) still holds their seat: their key is bound to it, a bot
 plays for them meanwhile. The home screen offers such a room, as ``u`` does
 a host's interrupted one, but only while it is really there. For each of the
-latest rooms sat in (net/pins.py: the code, the room's key, where its broker
+latest rooms sat in (net/peer/pins.py: the code, the room's key, where its broker
 was), :func:`held_seat` asks that broker for two retained messages, and sends
 nothing (no presence, no Hello: the room sees nobody come and go):
 
@@ -15,7 +15,7 @@ nothing (no presence, no Hello: the room sees nobody come and go):
   state on a broker that outlived it, but nobody can sit there until it is
   resumed).
 
-Everything read is network text: names are cleaned (net/text.py) before
+Everything read is network text: names are cleaned (net/protocol/text.py) before
 they reach a screen, and every wait is bounded.
 """
 
@@ -29,10 +29,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from net.identity import Identity, peer_id
-from net.pins import RoomPins, SatIn
-from net.text import clean_name, clean_text
-from net.transport import BrokerUnreachable, MqttLink
-from net.wire import (
+from net.lan.transport import BrokerUnreachable, MqttLink
+from net.peer.pins import RoomPins, SatIn
+from net.protocol.text import clean_name, clean_text
+from net.protocol.wire import (
     RoomState,
     WireError,
     open_body,

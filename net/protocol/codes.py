@@ -19,7 +19,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from net.text import quote
+from net.protocol.text import quote
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 6

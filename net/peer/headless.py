@@ -19,11 +19,11 @@ from typing import Any
 
 from core.engine import Bot
 from core.registry import get_game
-from net.authority import Authority
-from net.host import HostedRoom
-from net.remote import RemoteTable
-from net.table import TableUpdate
-from net.wire import RoomState
+from net.authority.authority import Authority
+from net.authority.host import HostedRoom
+from net.authority.table import TableUpdate
+from net.peer.remote import RemoteTable
+from net.protocol.wire import RoomState
 
 
 def emit(event: str, **fields: Any) -> None:
@@ -171,12 +171,12 @@ async def follow_to_end(authority: Authority) -> dict[str, Any] | None:
     stopped).
 
     The spectator believes only this room's key and, after it, a key that
-    one of the room's voters announces for a higher term (net/pins.py), as
+    one of the room's voters announces for a higher term (net/peer/pins.py), as
     a seat that sat here would: a stranger on the code cannot end it."""
-    from net.pins import RoomPins
-    from net.remote import JoinError
-    from net.replication import decode_room_config
-    from net.watch import Watcher
+    from net.authority.replication import decode_room_config
+    from net.peer.pins import RoomPins
+    from net.peer.remote import JoinError
+    from net.peer.watch import Watcher
 
     config = decode_room_config(authority.election) if authority.election else None
     if config is None:

@@ -33,7 +33,7 @@ right after the room was announced) can take up to ~1 s more.
 those interfaces, e.g. ``127.0.0.1`` in tests so that nothing is multicast
 on the machine's real networks.
 
-Manual testing: ``python -m net.discovery advertise|find|browse --help``.
+Manual testing: ``python -m net.lan.discovery advertise|find|browse --help``.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ from zeroconf import (
 )
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-from net.codes import CODE_LENGTH, CodeError, format_code, normalize_code
-from net.lifeline import stop_signal
+from net.lan.lifeline import stop_signal
+from net.protocol.codes import CODE_LENGTH, CodeError, format_code, normalize_code
 
 SERVICE_TYPE: Final = "_passe._tcp.local."
 INTERFACES_ENV: Final = "PASSE_MDNS_INTERFACES"
@@ -74,7 +74,7 @@ MAX_HOST_NAME = 40
 MAX_FREE_SEATS = 99
 MAX_VERSION = 9999
 MAX_ADDRESSES = 16
-# The phases a room is advertised in (net.authority's names; a closed room is
+# The phases a room is advertised in (net.authority.authority's names; a closed room is
 # withdrawn). Any other value makes the record unusable.
 PHASES: Final = ("lobby", "playing", "over")
 LOBBY: Final = "lobby"
@@ -359,7 +359,7 @@ async def find_room(
 ) -> RoomAdvert | None:
     """The room advertised with this code on the LAN, as soon as it answers;
     None after ``timeout`` seconds, or if its record is malformed. Raises
-    :class:`~net.codes.CodeError` for a code that cannot be one and
+    :class:`~net.protocol.codes.CodeError` for a code that cannot be one and
     :class:`DiscoveryError` where mDNS cannot be used at all."""
     name = service_name(code)
     async with _open_zeroconf(mdns_interfaces(interfaces)) as zeroconf:
@@ -415,7 +415,7 @@ async def _advertise(advert: RoomAdvert, interfaces: Sequence[str] | None) -> No
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m net.discovery", description="Passe rooms on the LAN (mDNS)."
+        prog="python -m net.lan.discovery", description="Passe rooms on the LAN (mDNS)."
     )
     parser.add_argument(
         "--interface",

@@ -1,11 +1,11 @@
 """A peer's side of a networked room: join by code, wait in the lobby, play.
 
 :class:`RemoteTable` is the MQTT implementation of
-:class:`~net.client.TableClient`: the table screens use it exactly as they use
+:class:`~net.peer.client.TableClient`: the table screens use it exactly as they use
 the in-process client. It trusts nothing it receives: the room's state must be
 signed by the authority key it first saw, private messages must be sealed to
 this peer by that key, views and events are decoded field by field
-(:mod:`net.codec`), and a gap in the log makes it ask for the rest.
+(:mod:`net.protocol.codec`), and a gap in the log makes it ask for the rest.
 """
 
 from __future__ import annotations
@@ -31,20 +31,20 @@ from core.engine import (
     View,
 )
 from core.registry import get_game
-from net.bounds import FloodLog
-from net.client import TableClient
-from net.codec import CodecError, GameCodec, codec_for
-from net.codes import CodeError, normalize_code
-from net.dealcheck import ShownLog, check_shown
+from net.authority.replication import RoomReplica, decode_room_config, spawn
+from net.authority.table import Listener, TableUpdate
 from net.election.driver import announce_decoder, authority_topic, broker_text, parse_broker
-from net.failover import SeatVoter, StandbyStart, start_standby, stop_standby, stored_election
 from net.identity import Identity, fingerprint, peer_id
-from net.pins import RoomPins
-from net.replication import RoomReplica, decode_room_config, spawn
-from net.table import Listener, TableUpdate
-from net.text import clean_name, clean_text, clean_tree
-from net.transport import BrokerUnreachable, LastWill, MqttLink, stop_task
-from net.wire import (
+from net.lan.transport import BrokerUnreachable, LastWill, MqttLink, stop_task
+from net.peer.client import TableClient
+from net.peer.dealcheck import ShownLog, check_shown
+from net.peer.failover import SeatVoter, StandbyStart, start_standby, stop_standby, stored_election
+from net.peer.pins import RoomPins
+from net.protocol.bounds import FloodLog
+from net.protocol.codec import CodecError, GameCodec, codec_for
+from net.protocol.codes import CodeError, normalize_code
+from net.protocol.text import clean_name, clean_text, clean_tree
+from net.protocol.wire import (
     PROTOCOL_VERSION,
     TOPIC_ROOT,
     Act,
@@ -154,7 +154,7 @@ class RemoteTable(TableClient):
         self.broker_host = broker_host
         self.broker_port = broker_port
         # The other nodes of the broker's cluster, tried in order when it
-        # cannot be reached (issue 20; net/transport.py).
+        # cannot be reached (issue 20; net/lan/transport.py).
         self.broker_alternates = tuple(alternates)
         self.cluster = tuple(alternates)  # kept when standby brokers are added
         self.name = name
@@ -165,7 +165,7 @@ class RemoteTable(TableClient):
         # Pinned when following a table to its next game (the same host's
         # key); else trusted on first use (docs/protocol.md, section 5).
         self.authority_key: bytes | None = authority_key
-        # The keys of rooms sat in (net/pins.py): one remembered for this
+        # The keys of rooms sat in (net/peer/pins.py): one remembered for this
         # code is the only one accepted (issue 19 item 5).
         self.pins = pins
         if authority_key is None and pins is not None:
@@ -214,7 +214,7 @@ class RemoteTable(TableClient):
         self._started = asyncio.Event()
         self._closed = False
         # The deal checked at the end (issue 20): against its commitment, and
-        # the record replayed against all this seat was shown (net/dealcheck.py).
+        # the record replayed against all this seat was shown (net/peer/dealcheck.py).
         self.verified: bool | None = None
         self.deal_report = ""  # that check in one line for a person
         self._shown = ShownLog()  # the views and events received, to check
@@ -230,7 +230,7 @@ class RemoteTable(TableClient):
         self.acked = 0  # the n of our latest request the authority has handled
         self.last_action_n = 0  # the n of our latest action
         self._last_act: Act | None = None  # and the action itself, to send again
-        # The elected authority (issue 20; net/failover.py): the room's
+        # The elected authority (issue 20; net/peer/failover.py): the room's
         # voters (its config, from the room state), the highest term
         # announced by one of them, this process's voter if it is one, and
         # the latest room state of each other key (a new authority's may
@@ -260,7 +260,7 @@ class RemoteTable(TableClient):
         self._standby_address = ""
         self._commit_wait: asyncio.Task[object] | None = None
         self._election = b""  # the config followed (encoded, as the room state has it)
-        # Known from an earlier process that sat here (net/pins.py): a
+        # Known from an earlier process that sat here (net/peer/pins.py): a
         # table that moved meanwhile is followed by its announcement.
         self._voters: frozenset[bytes] = pins.voters(code) if pins is not None else frozenset()
         self._announcement: bytes | None = None  # the latest (read again if the voters change)
@@ -422,10 +422,10 @@ class RemoteTable(TableClient):
         return lambda: self._knock_listeners.remove(listener)
 
     def _pin(self) -> None:
-        """We sit in this room: remember its key (net/pins.py)."""
+        """We sit in this room: remember its key (net/peer/pins.py)."""
         if self.pins is not None and self.authority_key is not None:
             # With the broker: the room can be offered again after this
-            # process ends, while our key holds its seat (net/rejoin.py).
+            # process ends, while our key holds its seat (net/peer/rejoin.py).
             self.pins.remember(self.code, self.authority_key, (self.broker_host, self.broker_port))
 
     async def change_seat(self, seat: int) -> int:
@@ -464,7 +464,7 @@ class RemoteTable(TableClient):
 
     def _presence_needed(self) -> bool:
         """Whether our presence record is still of use once we leave: not
-        in a room that is over or closed (a watcher's never: net/watch.py)."""
+        in a room that is over or closed (a watcher's never: net/peer/watch.py)."""
         return self.room is None or self.room.phase not in ("over", "closed")
 
     async def _request(
@@ -602,7 +602,7 @@ class RemoteTable(TableClient):
 
     def _rejoin(self) -> None:
         """Back (our link, or the host's): take our seat again, if we hold
-        one (a watcher watches again: net/watch.py)."""
+        one (a watcher watches again: net/peer/watch.py)."""
         if self.seat is not None:
             self._take_seat_again()
 
@@ -765,7 +765,7 @@ class RemoteTable(TableClient):
         self._set_watching(count.count)
 
     def _on_watched(self, message: Watched) -> None:
-        """The answer to a watch (net/watch.py): how many watch."""
+        """The answer to a watch (net/peer/watch.py): how many watch."""
         self._set_watching(message.watchers)
 
     def _set_watching(self, count: int) -> None:
@@ -1458,7 +1458,7 @@ class RemoteTable(TableClient):
             await self._link.publish(topic, payload)
         if self.pins is not None:
             # Given up: never offered to rejoin, even before the host's next
-            # room state says so (net/rejoin.py).
+            # room state says so (net/peer/rejoin.py).
             self.pins.forget_broker(self.code)
         await self.close()
 
@@ -1486,7 +1486,7 @@ class RemoteTable(TableClient):
 
 
 def shown_room(room: RoomState) -> RoomState:
-    """``room`` with every text in it made safe to show (net/text.py): a
+    """``room`` with every text in it made safe to show (net/protocol/text.py): a
     squatter's or an old host's room state may carry escapes or bidi
     overrides in its names, host or notice (issue 19, item 1)."""
     seats = [

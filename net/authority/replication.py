@@ -1,7 +1,7 @@
 """A game's room on the elected authority (issue 20; docs/election.md,
 section 10): the room's saves, replicated through the election layer.
 
-The authority keeps its room as it always has (net/rooms.py: a snapshot,
+The authority keeps its room as it always has (net/authority/rooms.py: a snapshot,
 then one journal entry per change); with failover on, each save is also an
 entry of the replicated log, under the room secret: the room as it started
 (:class:`BaseEntry`, without the authority's private key), then what changed
@@ -28,11 +28,11 @@ from typing import Any, Final
 
 import msgspec
 
+from net.authority.rooms import JournalEntry, SavedRoom, extended, journal_entry, room_problem
 from net.election import shares
 from net.election.driver import FileStorage, StorageError, VoterDriver, first_persisted
 from net.election.messages import MAX_ENTRY_DATA, Config, Entry, Voter, decode_config, encode
 from net.identity import Identity
-from net.rooms import JournalEntry, SavedRoom, extended, journal_entry, room_problem
 
 log = logging.getLogger("passe.replication")
 
@@ -60,7 +60,7 @@ class BaseEntry(msgspec.Struct, tag="base", forbid_unknown_fields=True):
 
 
 class DeltaEntry(msgspec.Struct, tag="delta", forbid_unknown_fields=True):
-    """What changed since the entry before (net/rooms.py's journal entry)."""
+    """What changed since the entry before (net/authority/rooms.py's journal entry)."""
 
     change: JournalEntry
 

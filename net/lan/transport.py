@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import aiomqtt
 import paho.mqtt.client as paho
 
-from net.bounds import FloodLog
-from net.wire import MAX_PAYLOAD
+from net.protocol.bounds import FloodLog
+from net.protocol.wire import MAX_PAYLOAD
 
 log = logging.getLogger("passe.net")
 

@@ -2,7 +2,7 @@
 
 Two implementations: :class:`LocalClient` (in-process: the table runs here,
 no network at all) and the MQTT client of the networked play. The TUI only
-ever receives :class:`~net.table.TableUpdate`\\ s: views, never state.
+ever receives :class:`~net.authority.table.TableUpdate`\\ s: views, never state.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 
 from core.engine import Action, GameRecord, IllegalAction
-from net.table import Listener, SavedTable, Table, TableUpdate
+from net.authority.table import Listener, SavedTable, Table, TableUpdate
 
 
 class TableClient(ABC):

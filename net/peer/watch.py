@@ -1,6 +1,6 @@
 """A spectator's side of a networked room (issue 21): ``passe watch CODE``.
 
-A :class:`Watcher` is a :class:`~net.remote.RemoteTable` that holds no seat:
+A :class:`Watcher` is a :class:`~net.peer.remote.RemoteTable` that holds no seat:
 it sends ``watch`` where a player sends ``hello``, and receives, sealed to
 its own key like any update, the table's public view (``view(None)``: hands
 face down with their sizes, bids hidden until revealed) and the public log.
@@ -9,8 +9,8 @@ Nothing it shows comes from the broker in clear but the room state.
 Watching binds no key to the room: each watch uses a fresh key (never the
 person's identity key, so the room learns nothing linking it to them), is
 never seated and never knocks. The authority bounds the watchers per room
-(net/authority.py ``MAX_WATCHERS``); a watcher keeps its place while its
-presence is online and beats (net/remote.py ``PRESENCE_BEAT``).
+(net/authority/authority.py ``MAX_WATCHERS``); a watcher keeps its place while its
+presence is online and beats (net/peer/remote.py ``PRESENCE_BEAT``).
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import time
 from collections.abc import Callable, Sequence
 
 from core.engine import Action, GameRecord, IllegalAction, PasseError, RecordError
-from net.dealcheck import check_shown
+from net.authority.replication import decode_room_config
 from net.election.driver import VoterPresences
 from net.identity import Identity
-from net.pins import RoomPins
-from net.remote import RESEAT_WAIT, ROOM_WAIT, JoinError, RemoteTable
-from net.replication import decode_room_config
-from net.text import clean_text
-from net.wire import RoomState, Update, Watch, Watched, Welcome
+from net.peer.dealcheck import check_shown
+from net.peer.pins import RoomPins
+from net.peer.remote import RESEAT_WAIT, ROOM_WAIT, JoinError, RemoteTable
+from net.protocol.text import clean_text
+from net.protocol.wire import RoomState, Update, Watch, Watched, Welcome
 
 WATCHER_NAME = "Watcher"  # the name in a watcher's presence: no person's name
 
@@ -62,7 +62,7 @@ class Watcher(RemoteTable):
         if pins is not None:
             # And the voters of that room, if it fails over: a table that
             # moved is believed where one of them announces it (a host whose
-            # table moved follows its own room so: net/headless.py).
+            # table moved follows its own room so: net/peer/headless.py).
             self._voters = pins.voters(code)
         self.watching_room = False  # the host has let us watch
         self._watched_at = -1.0  # when the host last answered a watch (monotonic)
@@ -172,7 +172,7 @@ class Watcher(RemoteTable):
         await self.close()
 
     def _pin(self) -> None:
-        """Nothing is remembered of a room watched (net/pins.py is for rooms
+        """Nothing is remembered of a room watched (net/peer/pins.py is for rooms
         sat in: a watcher never comes back with this key)."""
         return
 

@@ -3,7 +3,7 @@
 A :class:`Table` validates every action against the core engine and fans out
 per-seat :class:`TableUpdate`\\ s (a view and the events that seat may see).
 Bots act from their own view, at a pace people can follow. The same table runs
-under the in-process client (:mod:`net.client`) and, later, the MQTT authority.
+under the in-process client (:mod:`net.peer.client`) and, later, the MQTT authority.
 """
 
 from __future__ import annotations

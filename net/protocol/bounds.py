@@ -2,7 +2,7 @@
 
 Plain classes, no I/O and no clock of their own: every method takes ``now``
 (seconds, any monotonic origin), so the tests drive them with made-up times
-and the MQTT shell (net/authority.py, net/remote.py, net/transport.py) only
+and the MQTT shell (net/authority/authority.py, net/peer/remote.py, net/lan/transport.py) only
 passes ``time.monotonic()``. ``docs/protocol.md`` ("Bounds") lists every
 limit and what happens past it.
 
@@ -219,7 +219,7 @@ class Outbox:
     max_messages: int = 2048
     max_bytes: int = 32 * 1024 * 1024
     # (topic, payload, retain, barrier): a message may not leave before the
-    # replicated log has committed its ``barrier`` index (net/replication.py).
+    # replicated log has committed its ``barrier`` index (net/authority/replication.py).
     _queue: deque[tuple[str, bytes, bool, int]] = field(default_factory=deque)
     _bytes: int = 0
     dropped: int = 0
@@ -236,7 +236,7 @@ class Outbox:
                 # committed: replaced, it would wait for it too, and what it
                 # says may be what that commit needs (the first room state of
                 # a failover game names the voters who must hold the entry
-                # that the next state waits for: net/authority.py's
+                # that the next state waits for: net/authority/authority.py's
                 # start_game). It stays; any later one is replaced.
                 waiting = waiting[1:]
             if waiting and any(later[3] > barrier for later in list(self._queue)[waiting[0] + 1 :]):

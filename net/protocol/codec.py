@@ -36,7 +36,7 @@ from core.engine import Action, AnyGame, Event, IllegalAction, View
 # Maps with sorted keys, tuples and lists alike: equal data, equal bytes.
 _canonical = msgspec.msgpack.Encoder(order="sorted")
 # Events kept as msgpack (encode_event_raw): written as a message's encoder
-# (net/wire.py) would write them.
+# (net/protocol/wire.py) would write them.
 _event_encoder = msgspec.msgpack.Encoder()
 
 

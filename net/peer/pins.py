@@ -14,7 +14,7 @@ never fatal: the peer then trusts on first use again.
 Each entry also keeps where the room's broker was (``broker``: host and
 port, as this peer reached it) and when it last sat there: after its process
 ended (an SSH server's restart, a closed terminal), the home screen offers
-the latest rooms whose seat its key still holds (net/rejoin.py, issue 18).
+the latest rooms whose seat its key still holds (net/peer/rejoin.py, issue 18).
 An entry of an older Passe has no broker: it is only a pin.
 """
 

@@ -28,17 +28,7 @@ from nacl.signing import SigningKey
 
 from core.engine import Config, Event, IllegalAction
 from core.registry import get_game
-from net.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits
-from net.codec import GameCodec, codec_for
-from net.codes import normalize_code
-from net.election.driver import (
-    authority_topic,
-    broker_text,
-    parse_broker,
-    voter_presence_topic,
-)
-from net.identity import Identity, fingerprint, peer_id
-from net.replication import (
+from net.authority.replication import (
     RoomReplica,
     can_fail_over,
     close_quietly,
@@ -49,11 +39,28 @@ from net.replication import (
     maker_vote_path,
     spawn,
 )
-from net.rooms import FORMAT_VERSION, BrokerChoice, NonceMark, RoomStore, SavedRoom, SavedSeat
-from net.table import BOT_NAMES, HUMAN, SeatSpec, Table
-from net.text import NAME_CELLS, clean_name, clean_text, name_key
-from net.transport import LastWill, MqttLink, stop_task
-from net.wire import (
+from net.authority.rooms import (
+    FORMAT_VERSION,
+    BrokerChoice,
+    NonceMark,
+    RoomStore,
+    SavedRoom,
+    SavedSeat,
+)
+from net.authority.table import BOT_NAMES, HUMAN, SeatSpec, Table
+from net.election.driver import (
+    authority_topic,
+    broker_text,
+    parse_broker,
+    voter_presence_topic,
+)
+from net.identity import Identity, fingerprint, peer_id
+from net.lan.transport import LastWill, MqttLink, stop_task
+from net.protocol.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits
+from net.protocol.codec import GameCodec, codec_for
+from net.protocol.codes import normalize_code
+from net.protocol.text import NAME_CELLS, clean_name, clean_text, name_key
+from net.protocol.wire import (
     MAX_PAYLOAD,
     Act,
     Admit,
@@ -192,7 +199,7 @@ MAX_CANDIDATES = 32
 CANDIDATE_WAIT = 10.0
 # Keys heard once (a flood's fresh keys are) become candidates at most this
 # often, a subscription and an unsubscription each; a key that asked again
-# (an honest joiner does, net/remote.py) is not held to it. Measured: with
+# (an honest joiner does, net/peer/remote.py) is not held to it. Measured: with
 # one subscription per fresh key, 40 a second, the host's subscriptions
 # waited behind hundreds of others for seconds (issue 19 seats item 1).
 NEW_CANDIDATES = Rate(messages=10, message_burst=20, bytes=2**40, byte_burst=2**40)
@@ -215,7 +222,7 @@ REPUBLISH_GAP = 1.0  # seconds between two republications after a foreign state
 # 9th is refused in words.
 MAX_WATCHERS = 8
 # A watcher keeps its place while its presence is online and it was heard
-# (its presence beats every 15 s, net/remote.py, or a request) within this
+# (its presence beats every 15 s, net/peer/remote.py, or a request) within this
 # many seconds; a will, a "gone" or silence frees the place.
 WATCH_LEASE = 45.0
 # Watchers are keys without a seat: each gets a stranger's budget, and all
@@ -324,7 +331,7 @@ class Authority:
     broker_host: str
     broker_port: int
     # The other nodes of the broker's cluster, tried in order when it cannot
-    # be reached (issue 20; net/transport.py).
+    # be reached (issue 20; net/lan/transport.py).
     broker_alternates: tuple[tuple[str, int], ...] = ()
     # The other nodes of the broker's cluster (given: docs/scale.md), kept
     # in ``broker_alternates`` before the room's standby brokers.
@@ -366,7 +373,7 @@ class Authority:
     # Keys told by other means (the person at the host's own machine).
     told_keys: set[bytes] = field(default_factory=set)
     # Whether closing for good clears this room's retained messages when
-    # nobody needs them; the next game's room does it instead (net/host.py).
+    # nobody needs them; the next game's room does it instead (net/authority/host.py).
     clear_on_close: bool = True
     # Retained topics of earlier rooms at this table, cleared when this one
     # closes for good (their ends were had by everyone).
@@ -436,7 +443,7 @@ class Authority:
     # and still be present (None: its presence record alone says): a
     # retained "online" with no will, from a process gone, would look
     # present for ever (issue 19 seats item 5; docs/protocol.md section 12). Peers
-    # re-publish their presence every PRESENCE_BEAT seconds (net/remote.py);
+    # re-publish their presence every PRESENCE_BEAT seconds (net/peer/remote.py);
     # a headless host that admits any key sets it (watch_presence).
     presence_timeout: float | None = None
     _presence_watch: asyncio.TimerHandle | None = None
@@ -457,7 +464,7 @@ class Authority:
     _stepped_down_event: asyncio.Event = field(default_factory=asyncio.Event)
     _next_code: str | None = None
     _announced: asyncio.Event = field(default_factory=asyncio.Event)
-    # Failover (issue 20; net/replication.py): when on and the game starts
+    # Failover (issue 20; net/authority/replication.py): when on and the game starts
     # with MIN_VOTERS processes or more (this one and each seated person's),
     # every save is replicated to them, and nothing that follows from it
     # leaves before a majority holds it. ``voter_dir`` keeps this process's
@@ -681,7 +688,7 @@ class Authority:
         and its voters' presences, retained too. Left behind, a host back
         after its table moved and the game ended there found an
         announcement and no room, and waited MOVE_WAIT (20 s) for a state
-        that never came (net/remote.py, _between_authorities)."""
+        that never came (net/peer/remote.py, _between_authorities)."""
         if self.replica is None:
             return []
         voters = self.replica.driver.node.voters
@@ -696,13 +703,13 @@ class Authority:
         own = self.retained_topics() if self.clear_on_close and not self._missed else []
         return list(dict.fromkeys([*own, *self.also_clear]))
 
-    # -- on disk (net/rooms.py) ---------------------------------------------
+    # -- on disk (net/authority/rooms.py) ---------------------------------------------
 
     def _save(self, *, durable: bool = True, notify: bytes | None = None) -> None:
         """Keep the room's file current (synchronously: before anything
         that follows from the change is sent); remove it once it is over.
         ``durable=False`` (each move, each request's nonce): kept through a
-        crash of this process, not flushed to the disk (net/rooms.py).
+        crash of this process, not flushed to the disk (net/authority/rooms.py).
         ``notify``: the voter key of the seat whose action this save holds
         (RoomReplica.record)."""
         self._unsaved = False
@@ -767,7 +774,7 @@ class Authority:
         bot_delay: float | None = None,
         app_version: str = "",
     ) -> Authority:
-        """The room ``saved`` (checked by :func:`net.rooms.load_room`), as it
+        """The room ``saved`` (checked by :func:`net.authority.rooms.load_room`), as it
         was: same key, seed, commitment, seats, record, counters and nonce
         marks, so that peers see it carry on with nothing new to learn."""
         game = get_game(saved.game)
@@ -1059,7 +1066,7 @@ class Authority:
                 self._on_hello(key, hello)
         # After the Hello: a key it seated stays followed without an
         # unsubscription and a subscription in a row (which brokers may
-        # reorder; net/transport.py).
+        # reorder; net/lan/transport.py).
         self._follow_presences()
 
     def can_start(self) -> str | None:
@@ -1096,7 +1103,7 @@ class Authority:
         self._make_replica()
         # The first state of the game carries the election config: it goes
         # out before the game's first entry, which the voters it names must
-        # hold before anything else does (net/replication.py).
+        # hold before anything else does (net/authority/replication.py).
         self._publish_room()
         if self.replica is not None:
             self._replicating = True

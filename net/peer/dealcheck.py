@@ -37,8 +37,8 @@ from core.engine import (
     View,
     seat_name,
 )
-from net.codec import CodecError, GameCodec
-from net.text import clean_tree
+from net.protocol.codec import CodecError, GameCodec
+from net.protocol.text import clean_tree
 
 # The most bytes of received views kept whole (a long game of dominoes to a
 # high target is ~1000 moves of ~1.5 KiB views): past it, a view is kept as
@@ -52,7 +52,7 @@ SAME_SEQ_KEPT = 2
 # The longest value quoted in a mismatch (a whole hand, a train of tiles).
 WORDS_MOST = 120
 
-# Maps with sorted keys: equal data, equal bytes (as net/codec.py compares).
+# Maps with sorted keys: equal data, equal bytes (as net/protocol/codec.py compares).
 _canonical = msgspec.msgpack.Encoder(order="sorted")
 _plain = msgspec.msgpack.Decoder()
 
@@ -81,7 +81,7 @@ class ShownLog:
         Sync's answer) is kept once."""
         data = _canonical.encode(view_data)
         digest = hashlib.sha256(data).digest()
-        # Accepted updates never go back in seq (net/remote.py): the views
+        # Accepted updates never go back in seq (net/peer/remote.py): the views
         # kept for this seq are the last ones.
         same = [shown for shown in self.views[-SAME_SEQ_KEPT:] if shown.seq == seq]
         if any(shown.digest == digest for shown in same) or len(same) >= SAME_SEQ_KEPT:
@@ -222,7 +222,7 @@ def _where(move: int, record: GameRecord, names: Sequence[str]) -> str:
 
 
 def _event_data(codec: GameCodec, event: Event) -> bytes:
-    # A received event was cleaned before it was decoded (net/remote.py):
+    # A received event was cleaned before it was decoded (net/peer/remote.py):
     # the faithful one is cleaned alike, so an honest text is equal.
     return _canonical.encode(clean_tree(codec.encode_event(event)))
 

@@ -4,7 +4,7 @@
 game" do: start the embedded broker in its own process unless a broker is
 given, pick a room code, run the authority, and advertise the room on the LAN
 (mDNS) so that others can join by the code alone. The authority keeps the
-room on disk (:mod:`net.rooms`); :func:`resume_room` (``passe host
+room on disk (:mod:`net.authority.rooms`); :func:`resume_room` (``passe host
 --resume``) opens it again after the host's process died, on the same broker
 (the embedded one on the same port, where the peers keep reconnecting).
 """
@@ -26,17 +26,17 @@ from typing import TYPE_CHECKING
 from nacl.signing import SigningKey
 
 from core.engine import Config, IllegalAction
-from net.authority import Authority
-from net.codes import format_code, new_code
+from net.authority.authority import Authority
+from net.authority.replication import maker_vote_path
+from net.authority.rooms import BrokerChoice, RoomBusy, RoomStore, SavedRoom, room_path
 from net.identity import Identity
-from net.replication import maker_vote_path
-from net.rooms import BrokerChoice, RoomBusy, RoomStore, SavedRoom, room_path
-from net.text import clean_text
-from net.wire import PROTOCOL_VERSION
+from net.protocol.codes import format_code, new_code
+from net.protocol.text import clean_text
+from net.protocol.wire import PROTOCOL_VERSION
 
 if TYPE_CHECKING:
-    from net.broker import EmbeddedBroker
-    from net.discovery import Advertiser, RoomAdvert
+    from net.lan.broker import EmbeddedBroker
+    from net.lan.discovery import Advertiser, RoomAdvert
 
 log = logging.getLogger("passe.host")
 
@@ -131,7 +131,7 @@ class HostedRoom:
 def lan_address() -> str:
     """This machine's first non-loopback IPv4 address (as discovery orders
     them), or 127.0.0.1."""
-    from net.discovery import local_addresses
+    from net.lan.discovery import local_addresses
 
     return local_addresses()[0]
 
@@ -148,10 +148,10 @@ def broker_binds(bind: Bind) -> tuple[str, ...]:
     """Where the embedded broker listens: ``bind`` (an address or several),
     or by default (None) the interfaces the room is advertised on (issue
     19.7): this machine's LAN addresses and loopback, as
-    :func:`net.discovery.local_addresses` lists them for the interfaces mDNS
+    :func:`net.lan.discovery.local_addresses` lists them for the interfaces mDNS
     uses (``PASSE_MDNS_INTERFACES``), never every interface."""
     if bind is None:
-        from net.discovery import local_addresses, mdns_interfaces
+        from net.lan.discovery import local_addresses, mdns_interfaces
 
         # An interface listed but not usable now (going down) would make the
         # whole broker fail to start: only those a socket can bind to.
@@ -197,7 +197,7 @@ async def reachable_addresses(
     loopback last: what it is advertised and shown at. For a broker on
     loopback (embedded or given), this machine's LAN addresses are tried
     too: a broker listening on every interface answers there as well."""
-    from net.discovery import local_addresses
+    from net.lan.discovery import local_addresses
 
     if embedded is not None and not any(bind in ALL_INTERFACES for bind in embedded.binds):
         candidates: Sequence[str] = embedded.binds
@@ -365,7 +365,7 @@ async def resume_room(
     alternates: Sequence[tuple[str, int]] = (),
     rooms: Path | None = None,
 ) -> HostedRoom:
-    """Open the room ``saved`` again (see :func:`net.rooms.load_room`), on
+    """Open the room ``saved`` again (see :func:`net.authority.rooms.load_room`), on
     ``broker`` if given (``alternates``: the other nodes of its cluster, as
     for :func:`open_room`), else where it was: the embedded broker on its old
     port when it is free again, or the broker it was given. Raises as
@@ -534,7 +534,7 @@ async def _broker(
     broker, where this process reaches it, and the address others use (a
     first guess: :func:`_run` checks where the broker answers)."""
     if broker is None:
-        from net.broker import DEFAULT_TRIES, start_embedded_broker
+        from net.lan.broker import DEFAULT_TRIES, start_embedded_broker
 
         binds = broker_binds(bind)
         embedded = await start_embedded_broker(
@@ -604,9 +604,9 @@ async def _run(room: HostedRoom, advertise: bool) -> HostedRoom:
 
 def room_advert(room: HostedRoom, game_id: str, host_name: str) -> RoomAdvert:
     """The room's LAN advert. The host's name as the room state carries it
-    (net/text.py): raw, an escape in ``--name`` would make every receiver
+    (net/protocol/text.py): raw, an escape in ``--name`` would make every receiver
     drop the advert (discovery.check_advert)."""
-    from net.discovery import MAX_HOST_NAME, RoomAdvert
+    from net.lan.discovery import MAX_HOST_NAME, RoomAdvert
 
     return RoomAdvert(
         code=room.code,
@@ -623,13 +623,13 @@ def room_advert(room: HostedRoom, game_id: str, host_name: str) -> RoomAdvert:
 def advert_phase(phase: str) -> str:
     """The authority's phase as a LAN advert says it: a closed room is
     withdrawn, not advertised, and reads as over until it is."""
-    from net.discovery import PHASES
+    from net.lan.discovery import PHASES
 
     return phase if phase in PHASES else "over"
 
 
 async def _advertise(room: HostedRoom, game_id: str, host_name: str) -> Advertiser | None:
-    from net.discovery import Advertiser
+    from net.lan.discovery import Advertiser
 
     if not room.addresses:
         log.warning("not advertised on the LAN: the broker answers at no IPv4 address")
@@ -649,7 +649,7 @@ async def _advertise(room: HostedRoom, game_id: str, host_name: str) -> Advertis
 async def advertise_taken_over(
     authority: Authority, embedded: EmbeddedBroker | None
 ) -> Advertiser | None:
-    """A room this process took over (issue 20; net/failover.py), on the
+    """A room this process took over (issue 20; net/peer/failover.py), on the
     LAN where its authority's link is now: so that a person who comes back
     (the old host's, above all) finds it by its code."""
     host, port = authority.link_address

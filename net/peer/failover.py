@@ -1,9 +1,9 @@
 """A seat's process as a voter of its room, and the room's next authority
 when it wins an election (issue 20; docs/election.md, section 10).
 
-The seat's process keeps playing through its :class:`~net.remote.RemoteTable`
+The seat's process keeps playing through its :class:`~net.peer.remote.RemoteTable`
 whatever happens here: when this voter wins, it rebuilds the room from the
-replicated log (net/replication.py), signs it with a fresh room key that its
+replicated log (net/authority/replication.py), signs it with a fresh room key that its
 announcement names, and runs it as the authority in this process; the
 table, like every other seat's, re-pins to the announced key and takes its
 seat again there.
@@ -20,17 +20,17 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import msgspec
 
-from net.authority import Authority
+from net.authority.authority import Authority
+from net.authority.host import advertise_taken_over, broker_binds
+from net.authority.replication import ReplicaError, RoomReplica, close_quietly, spawn
 from net.election.driver import FileStorage, StorageError
 from net.election.messages import Config
-from net.host import advertise_taken_over, broker_binds
 from net.identity import Identity
 from net.paths import data_dir
-from net.replication import ReplicaError, RoomReplica, close_quietly, spawn
 
 if TYPE_CHECKING:
-    from net.broker import EmbeddedBroker
-    from net.discovery import Advertiser
+    from net.lan.broker import EmbeddedBroker
+    from net.lan.discovery import Advertiser
 
 log = logging.getLogger("passe.failover")
 
@@ -53,7 +53,7 @@ async def start_standby_broker() -> tuple[EmbeddedBroker, str]:
     """An embedded broker on a free port, on the addresses the room's own
     would listen on (this machine's LAN addresses and loopback), and the
     address others reach it at (the first that is not loopback)."""
-    from net.broker import start_embedded_broker
+    from net.lan.broker import start_embedded_broker
 
     binds = broker_binds(None)
     broker = await start_embedded_broker(bind=binds, port=0)

@@ -5,7 +5,7 @@ game needs nothing installed. It runs in a child process, not in the host's
 event loop, so the table's work never delays message delivery and a crash of
 one does not take the other down::
 
-    python -m net.broker --bind ADDR [--bind ADDR ...] --port 1883 [--tries 20]
+    python -m net.lan.broker --bind ADDR [--bind ADDR ...] --port 1883 [--tries 20]
 
 prints exactly one line, ``ready <port>``, on stdout once it accepts
 connections (the first free port from ``--port`` upward), and exits when its
@@ -73,7 +73,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
 
-from net.lifeline import stop_signal
+from net.lan.lifeline import stop_signal
 
 DEFAULT_PORT = 1883
 # How many ports from the requested one upward are tried before giving up.
@@ -130,7 +130,7 @@ class BrokerError(Exception):
     one line, followed by the end of the broker's own error output."""
 
 
-# -- the child: python -m net.broker ----------------------------------------
+# -- the child: python -m net.lan.broker ----------------------------------------
 
 
 class PacketTooLarge(ConnectionResetError):
@@ -848,7 +848,7 @@ async def _flush(broker: Any, timeout: float) -> None:
 
 
 def _quiet_logging(verbose: bool) -> None:
-    from net.text import safe_logging
+    from net.protocol.text import safe_logging
 
     # Log lines quote client ids and topics from the network (issue 19).
     safe_logging(
@@ -901,7 +901,7 @@ def _more_files() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m net.broker",
+        prog="python -m net.lan.broker",
         description="Passe's embedded MQTT broker. Prints 'ready PORT' once it "
         "accepts connections; exits when standard input closes.",
     )
@@ -1040,7 +1040,7 @@ async def start_embedded_broker(
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "net.broker",
+        "net.lan.broker",
         *(word for address in binds for word in ("--bind", address)),
         "--port",
         str(port),
