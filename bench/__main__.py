@@ -24,6 +24,7 @@ REGISTRY: dict[str, tuple[str, str]] = {
     "ui": ("bench.ui", "key press to updated table in a Pilot session"),
     "net": ("bench.net", "MQTT request/reply round trip via the embedded broker and Mosquitto"),
     "election": ("bench.election", "elected authority: SIGKILL to the next acknowledged request"),
+    "failover": ("bench.failover", "a game's host SIGKILLed to its next acknowledged action"),
     "ssh": ("bench.ssh", "SSH connect to first screen and memory per session vs sshd"),
     "web": ("bench.web", "browser connect to first screen and memory per session vs SSH"),
     "dealer": ("bench.dealer", "rooms one dealer holds: move p99, dealer CPU and RSS per room"),

@@ -439,6 +439,10 @@ class VoterDriver:
         self._presences = VoterPresences(code, others, self._floods)
         self._epoch = time.time_ns() // 1_000_000  # of presence: grows across restarts
         self._connected_to: tuple[str, int] | None = None  # the broker of the last connection
+        # The authority's will seen while our link was up: (term, authority,
+        # its connection's epoch). Its broker was alive then and saw the
+        # authority's connection die (``_came_back``).
+        self._will_seen: tuple[int, bytes, int] | None = None
         self._rng = rng or random.Random()
         self._limits = SenderLimits(per_sender=TOPIC_RATE, total=TOPIC_RATE, max_senders=64)
         self._outbox: asyncio.Queue[tuple[str, bytes, bool]] = asyncio.Queue()
@@ -767,8 +771,15 @@ class VoterDriver:
             # From now on this voter says yes to whoever asks first
             # (pre-vote); a broker that stops sends this will too, but then
             # our link goes down and ``came_up`` gives the authority its
-            # time again once we are back.
+            # time again once we are back (on that broker: ``_came_back``).
             self.node.authority_gone(now)
+            self._will_seen = (term, voter, epoch)
+        self._stand_soon(term, voter, epoch)
+
+    def _stand_soon(self, term: int, voter: bytes, epoch: int) -> None:
+        """Stand after a short random delay, so that the first voter usually
+        wins before the others stand (a split vote costs an election
+        timeout), unless an election began meanwhile."""
 
         def stand() -> None:
             # Not if it came back meanwhile (a newer connection said
@@ -854,11 +865,31 @@ class VoterDriver:
         to reach us from here, and on the broker we were on before, the
         longest reconnection backoff too: its link comes back on its own
         schedule. On another broker (ours went down the succession list:
-        the room's died with its host), none."""
+        the room's died with its host), none.
+
+        And none at all on a standby broker when the authority's will came
+        first, while our link was up: the room's broker was alive then and
+        saw the authority's connection die, and an embedded broker lives and
+        dies with its host's machine (the host killed: its broker sends the
+        will, then goes as its stdin closes). The authority is gone; waiting
+        a whole election timeout there for it only delayed the table's move
+        by a second (bench/failover.py: 1.7 s at p50). A cluster's other
+        node (NATS) is not this case: a node that stops may send every
+        client's will while the authority lives on. Safety never rests on
+        this (docs/election.md section 4): a needless election costs a term."""
         where = (link.host, link.port)
         same = where == self._connected_to
         self._connected_to = where
-        self.node.came_up(self.clock(), grace=BACKOFF_MAX if same else 0.0)
+        now = self.clock()
+        self.node.came_up(now, grace=BACKOFF_MAX if same else 0.0)
+        seen, self._will_seen = self._will_seen, None
+        if same or seen is None or where not in self.succession() or where in self.cluster:
+            return
+        term, voter, epoch = seen
+        back = self._presences.newest(voter) > epoch  # a newer connection said "online"
+        if self.node.term == term and self.node.authority == voter and not back:
+            self.node.authority_gone(now)
+            self._stand_soon(term, voter, epoch)
 
     async def _send_loop(self) -> None:
         while True:

@@ -21,40 +21,15 @@ from core.registry import get_game
 from net.authority.authority import Authority
 from net.authority.host import HostedRoom
 from net.authority.replication import RoomReplica
-from net.election import shares
-from net.election.driver import FileStorage, VoterDriver, election_topic, first_persisted
-from net.election.messages import Held, Voter
+from net.election.driver import VoterDriver, election_topic
+from net.election.messages import Held
 from net.identity import Identity
 from net.protocol.wire import Update, seal
 from tests.net.peers import WatchedTable, hosts_person, open_test_room, until
 from tests.net.procs import need_mosquitto
+from tests.net.voter_drivers import CODE, voter_drivers
 
-CODE = "EAR123"
 BROKER = ("127.0.0.1", 1883)
-
-
-def _drivers(tmp_path: Path, count: int, dealers: int = 0) -> list[VoterDriver]:
-    """A room's voters, the first (a dealer if there are any) its maker and
-    authority of term 1; no links: what they send waits in their outboxes."""
-    identities = [Identity.generate() for _ in range(count)]
-    voters = [
-        Voter(identity.public_key, dealer=n < dealers) for n, identity in enumerate(identities)
-    ]
-    config, secret = shares.make_config(identities[0], voters)
-    drivers = [
-        VoterDriver(
-            identity,
-            CODE,
-            FileStorage.create(
-                tmp_path / f"{n}.voter", first_persisted(config, identities[0].public_key)
-            ),
-            "127.0.0.1",
-            1,
-        )
-        for n, identity in enumerate(identities)
-    ]
-    drivers[0].lead_first_term(secret)
-    return drivers
 
 
 class _Network:
@@ -92,7 +67,7 @@ async def test_a_seat_counts_a_majority_from_its_disk_the_authority_and_held(
     acted are two, a third voter's Held makes it; but only once the entry
     is on the seat's own disk. Mutations: counting the seat without its
     own copy, or a majority of two."""
-    drivers = _drivers(tmp_path, 4)
+    drivers = voter_drivers(tmp_path, 4)
     network = _Network(drivers)
     await network.carry()  # term 1's first entry, everywhere
     authority, mover = drivers[0], drivers[1]
@@ -118,7 +93,7 @@ async def test_the_voter_that_waits_gets_its_append_first(tmp_path: Path) -> Non
     """The authority's Appends of a seat's action go to that seat's voter
     before the others' (its copy is on the seat's path; the others' only
     one of them is). Mutation: the core's order (the config's)."""
-    drivers = _drivers(tmp_path, 5)
+    drivers = voter_drivers(tmp_path, 5)
     network = _Network(drivers)
     await network.carry()
     authority, mover = drivers[0], drivers[4]
@@ -132,7 +107,7 @@ async def test_a_held_from_outside_the_voters_counts_for_nothing(tmp_path: Path)
     """Anyone with the room code can seal a message to a voter: a Held from
     a key that does not vote, or a voter's own key sent by someone else, is
     dropped. Mutation: ``_on_held`` without its voter check."""
-    drivers = _drivers(tmp_path, 4)
+    drivers = voter_drivers(tmp_path, 4)
     network = _Network(drivers)
     await network.carry()
     authority, mover = drivers[0], drivers[1]
@@ -150,7 +125,7 @@ async def test_in_a_dealers_room_the_other_dealer_must_hold_it_too(tmp_path: Pat
     them, as the authority's commit rule has it (Node._successor_holds).
     The players get the entry only once the other dealer holds it
     (Node._sendable), so no Held of theirs comes before."""
-    drivers = _drivers(tmp_path, 5, dealers=2)
+    drivers = voter_drivers(tmp_path, 5, dealers=2)
     network = _Network(drivers)
     await network.carry()
     authority, other_dealer, mover = drivers[0], drivers[1], drivers[3]

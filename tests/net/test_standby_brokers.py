@@ -17,6 +17,8 @@ import pytest
 
 from net.authority.authority import Authority
 from net.authority.replication import decode_room_config
+from net.election import driver as driver_module
+from net.election.driver import voter_presence_topic
 from net.identity import Identity
 from net.peer.failover import SeatVoter
 from net.peer.remote import RemoteTable
@@ -32,6 +34,7 @@ from net.protocol.wire import (
 )
 from tests.net.procs import need_mosquitto
 from tests.net.rooms_in_process import CODE, linked, listen, room, seated, sent, within_turns
+from tests.net.voter_drivers import voter_drivers
 
 BROKER = ("127.0.0.1", 1883)
 
@@ -376,3 +379,75 @@ async def test_a_seat_s_standby_broker_is_stopped_when_it_has_no_vote(
     await table.close()
     await hosts.close()
     assert started[0].stops == 1
+
+
+class _Link:
+    """What a driver reads of its link: where it is, and whether it is up."""
+
+    def __init__(self, where: tuple[str, int]) -> None:
+        self.host, self.port = where
+        self.connected = True
+        self.sent: list[str] = []  # the topics of what the driver wrote to it
+
+    def publish_now(self, topic: str, payload: bytes) -> bool:
+        self.sent.append(topic)
+        return True
+
+
+async def _turns(count: int = 5) -> None:
+    """A few turns of the event loop: callbacks due now run (no wall clock)."""
+    for _ in range(count):
+        await asyncio.sleep(0)
+
+
+@pytest.mark.parametrize(
+    ("back_on", "stands"), [("standby", True), ("same", False), ("cluster", False)]
+)
+async def test_a_voter_that_heard_the_authority_s_will_stands_at_once_on_a_standby_broker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, back_on: str, stands: bool
+) -> None:
+    """Bob, a follower on the room's embedded broker, hears the authority's
+    current will (its broker saw its connection die: the host was killed),
+    then that broker goes with its host's machine, before Bob's stand was
+    due. His link comes back on Carol's standby broker, next in succession:
+    the authority is gone, and he stands at once and grants pre-votes,
+    instead of a whole election timeout's wait for it there (1.7 s at p50,
+    bench/failover.py). Back on the same broker (restarted), or on another
+    node of the broker's cluster (a node that stops may send every client's
+    will while the authority lives), he gives the authority its time
+    (docs/election.md section 10). Mutation: no stand on a standby broker,
+    or one on the same broker or a cluster node."""
+    monkeypatch.setattr(driver_module, "WILL_SETTLE", 0.0)
+    monkeypatch.setattr(driver_module, "WILL_SPREAD", 0.0)
+    node = ("127.0.0.7", 1883)
+    authority, bob, carol = voter_drivers(tmp_path, 3, cluster=[node])
+    room_broker, standby = ("127.0.0.1", 1), ("127.0.0.9", 1999)
+    carol.broker = standby
+    wills = {}
+    for voter in (authority, carol):
+        wills[voter] = voter._will()  # its connection (epoch 1): "online", and its will
+        topic = voter_presence_topic(bob.code, voter.identity.peer_id)
+        await bob._on_message(topic, voter._presence(online=True))
+    assert bob.succession() == [standby]
+    while not authority._outbox.empty():  # term 1's first entry: Bob follows the authority
+        topic, payload, _ = authority._outbox.get_nowait()
+        if topic == bob.topic:
+            await bob._on_message(topic, payload)
+    assert bob.node.authority == authority.identity.public_key
+    while not bob._outbox.empty():  # his reply: not what this test looks at
+        bob._outbox.get_nowait()
+    link = _Link(room_broker)
+    bob._link, bob._connected_to = link, room_broker  # type: ignore[assignment]
+    await bob._on_message(wills[authority].topic, wills[authority].payload)
+    link.connected = False  # the broker went with its host before Bob's stand was due
+    await _turns()
+    assert bob._outbox.empty() and link.sent == []
+    link.host, link.port = {"standby": standby, "same": room_broker, "cluster": node}[back_on]
+    link.connected = True
+    bob._came_back(link)  # type: ignore[arg-type]
+    assert bob.node._in_lease(bob.clock()) is not stands
+    await _turns()
+    asked = set(link.sent)
+    while not bob._outbox.empty():
+        asked.add(bob._outbox.get_nowait()[0])
+    assert asked == ({authority.topic, carol.topic} if stands else set())
