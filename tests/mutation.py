@@ -48,6 +48,7 @@ MODULES: dict[str, list[str]] = {
     "net/authority/rooms.py": ["net.authority.rooms.*"],
     "net/authority/authority.py": ["net.authority.authority.*"],
     "net/peer/remote.py": ["net.peer.remote.*"],
+    "net/election/node.py": ["net.election.node.*"],
     "core/passpass/state.py": _methods(
         "core.passpass.state",
         "PassPassState",
