@@ -49,6 +49,7 @@ MODULES: dict[str, list[str]] = {
     "net/authority/authority.py": ["net.authority.authority.*"],
     "net/peer/remote.py": ["net.peer.remote.*"],
     "net/election/node.py": ["net.election.node.*"],
+    "net/peer/dealcheck.py": ["net.peer.dealcheck.*"],
     "core/passpass/state.py": _methods(
         "core.passpass.state",
         "PassPassState",

@@ -428,3 +428,255 @@ def test_a_hostile_record_fails_the_check_without_an_error() -> None:
     assert check("passpass", bad_config, 0, received[0]).text.startswith(
         "Deal check FAILED: the revealed record's settings are not valid"
     )
+
+
+# -- what each verdict says (the mutation run of net/peer/dealcheck.py,
+# 5 December: docs/testing.md). A peer reads these words on its game-over
+# screen; each test pins them, and each fails on the mutants it names.
+
+
+def test_a_watcher_checks_the_public_game() -> None:
+    """A watcher (no seat) checks every public view and event: an honest
+    game verifies, and the verdict counts what it compared. Mutants: the
+    seat test turned so that no seat crashes, the event count lost."""
+    record, _, _ = play("passpass", 3)
+    game = get_game("passpass")
+    codec = codec_for(game)
+    state = game.new_game(game.config_from_data(record.config), record.seed)
+    watcher = Received()
+    send(codec, watcher, None, 0, state.view(None), list(state.opening_events))  # type: ignore[arg-type]
+    for move, (actor, notation) in enumerate(record.actions, start=1):
+        events = list(state.apply(actor, game.parse_action(notation)))
+        send(codec, watcher, None, move, state.view(None), events)  # type: ignore[arg-type]
+    verdict = check_shown(game, codec, record, None, watcher.shown, watcher.log, NAMES)
+    assert verdict.ok and verdict.complete, verdict.text
+    assert verdict.events_compared == len(watcher.log) > 0
+
+
+def test_a_record_that_is_not_this_game_s_says_what_it_is() -> None:
+    """Another game's record (its id quoted, cut at 20 characters: network
+    text), a seat the record has not (seats are said from 1), settings the
+    game refuses: each is one line, with no place in the game. Mutants:
+    the words or the place changed, the bound one off."""
+    record, received, _ = play("passpass", 3)
+    other = dataclasses.replace(record, game="x" * 30)
+    assert check("passpass", other, 0, received[0]).text == (
+        f"Deal check FAILED: the revealed record is of {'x' * 20!r}, not passpass."
+    )
+    for seat in (3, 7):
+        assert check("passpass", record, seat, received[0]).text == (
+            f"Deal check FAILED: the revealed record has no seat {seat + 1}."
+        )
+    bad = dataclasses.replace(record, config={**record.config, "players": 99})
+    assert check("passpass", bad, 0, received[0]).text.startswith(
+        "Deal check FAILED: the revealed record's settings are not valid ("
+    )
+
+
+def test_a_move_that_does_not_replay_is_named_by_its_place_and_words() -> None:
+    """A notation longer than 40 characters is quoted cut at 40 in the
+    place it is named by. Mutants: the cut one off, the reason lost."""
+    record, received, _ = play("passpass", 3)
+    long = "n" * 50
+    garbled = dataclasses.replace(record, actions=((0, long), *record.actions[1:]))
+    text = check("passpass", garbled, 0, received[0]).text
+    assert text.startswith(
+        f"Deal check FAILED after move 1 (Ana: {'n' * 40}): that move does not replay "
+        "on the revealed deal (“"
+    )
+
+
+def test_views_after_the_record_s_end_or_before_the_deal_fail_in_words() -> None:
+    """A view for a move the record never reaches, or for a move before
+    the deal (hostile numbers), fails; the words name the furthest and the
+    record's end. Mutants: either bound dropped, the words lost."""
+    record, received, _ = play("dominoes", 2)
+    moves = len(record.actions)
+    shorter = dataclasses.replace(record, actions=record.actions[:-1])
+    assert check("dominoes", shorter, 0, received[0]).text == (
+        f"Deal check FAILED: you were shown the table after move {moves}, "
+        f"but the revealed record ends at move {moves - 1}."
+    )
+    before = Received(log=received[0].log)
+    before.shown.views = [*received[0].shown.views]
+    before.shown.events = received[0].shown.events
+    before.shown.views.append(dataclasses.replace(received[0].shown.views[0], seq=-1))
+    assert check("dominoes", record, 0, before).text == (
+        f"Deal check FAILED: you were shown the table after move -1, "
+        f"but the revealed record ends at move {moves}."
+    )
+
+
+def test_more_events_than_the_deal_makes_fail_in_words() -> None:
+    """Mutants: the words or their place lost."""
+    record, received, _ = play("passpass", 3)
+    extra = Received(log=[*received[0].log, received[0].log[-1]])
+    extra.shown.views = received[0].shown.views
+    extra.shown.saw_events(len(extra.log))
+    made = len(received[0].log)
+    assert check("passpass", record, 0, extra).text == (
+        f"Deal check FAILED: you were shown {made + 1} events, "
+        f"but the revealed deal makes only {made}."
+    )
+
+
+def test_a_record_that_does_not_finish_the_game_fails_in_words() -> None:
+    """A seat shown nothing (it came after the end) still checks that the
+    revealed record finishes the game. Mutants: the words or place lost."""
+    record, _, _ = play("passpass", 3)
+    shorter = dataclasses.replace(record, actions=record.actions[:-1])
+    assert check("passpass", shorter, 0, Received()).text == (
+        "Deal check FAILED: the revealed record does not finish the game "
+        f"(it ends at move {len(record.actions) - 1})."
+    )
+
+
+def test_the_first_event_is_compared_and_named_at_the_deal() -> None:
+    """The deal's own events (the first of the log) are compared like any
+    other, and a lie there is placed "at the deal". Mutants: the count
+    started at 1 (the first event never compared), the deal's events
+    placed after move 1, or placed nowhere."""
+    record, received, _ = play("passpass", 3)
+    lied = Received(log=[*received[0].log])
+    lied.shown.views = received[0].shown.views
+    lied.shown.events = received[0].shown.events
+    first = lied.log[0]
+    lied.log[0] = next(e for e in lied.log if type(e) is not type(first))
+    text = check("passpass", record, 0, lied).text
+    assert text.startswith("Deal check FAILED at the deal: you were shown “"), text
+
+
+def test_what_reached_a_peer_in_part_is_said_in_part() -> None:
+    """Views but no event (a log that never came), events but no view, or
+    nothing: each verdict says what was compared, from which moment.
+    Mutants: the "shown nothing" words for a peer shown views, the first
+    moment taken from no view (a crash), "the deal" said of move 1."""
+    record, received, _ = play("passpass", 3)
+    moves = len(record.actions)
+    views_only = Received()
+    views_only.shown.views = received[0].shown.views
+    text = check("passpass", record, 0, views_only).text
+    assert text.startswith(
+        f"Deal verified for what reached you: your view at {moves + 1} of {moves + 1} "
+        f"moments (from the deal on) and 0 of {len(received[0].log)} events"
+    ), text
+    events_only = Received(log=received[0].log)
+    events_only.shown.events = received[0].shown.events
+    text = check("passpass", record, 0, events_only).text
+    assert text.startswith(
+        f"Deal verified for what reached you: your view at 0 of {moves + 1} moments "
+        f"(from move {moves} on)"
+    ), text
+    from_one = Received()
+    from_one.shown.views = [v for v in received[0].shown.views if v.seq >= 1]
+    assert "(from move 1 on)" in check("passpass", record, 0, from_one).text
+    assert check("passpass", record, 0, Received()).text == (
+        "Deal matched the host's commitment; this seat was shown nothing of the game "
+        "to check it against."
+    )
+
+
+def test_the_views_kept_are_bounded_per_move_and_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two distinct views for one move at most (a second already proves a
+    lie), and whole bytes kept while they fit the budget exactly, the
+    budget counting every view kept. Mutants: a third kept, the budget's
+    last byte refused, the count replaced or lowered."""
+    shown = ShownLog()
+    for value in range(3):
+        shown.saw_view(4, {"value": value})
+    assert [view.seq for view in shown.views] == [4, 4]
+    size = len(msgspec.msgpack.Encoder(order="sorted").encode({"value": 10}))
+    monkeypatch.setattr(dealcheck, "VIEW_BYTES_KEPT", size * 5 // 2)
+    kept = ShownLog()
+    for seq in range(3):
+        kept.saw_view(seq, {"value": 10 + seq})
+    assert [view.data is not None for view in kept.views] == [True, True, False]
+    assert kept.kept_bytes == 2 * size
+    monkeypatch.setattr(dealcheck, "VIEW_BYTES_KEPT", size)
+    exact = ShownLog()
+    exact.saw_view(0, {"value": 10})
+    assert exact.views[0].data is not None
+
+
+def _lied_at_the_deal(change: Callable[[View], View]) -> str:
+    """Ana (seat 0) shown, at the deal only, her view changed by
+    ``change``: her verdict's words."""
+
+    def lie(state: AnyState, move: int, view: View) -> View:
+        return change(view) if move == 0 else view
+
+    record, received, _ = play("passpass", 3, lie=(0, lie))
+    return str(check("passpass", record, 0, received[0]).text)
+
+
+def test_a_field_other_than_the_hand_is_named_by_its_words_and_item() -> None:
+    """The first field that differs, in words (underscores as spaces); in a
+    list of the same length, the first item that differs, counted from 1;
+    a list of another length whole, an empty one as "none". Mutants: the
+    label, the item, the values, or the search stopped at the first field
+    that agrees."""
+    sizes = _lied_at_the_deal(lambda v: dataclasses.replace(v, hand_sizes=(8, 9, 8)))  # type: ignore[call-arg]
+    assert sizes == (
+        "Deal check FAILED at the deal: your view's hand sizes (item 2) showed 9 "
+        "where the revealed deal has 8."
+    )
+    aside = _lied_at_the_deal(lambda v: dataclasses.replace(v, set_aside=23))  # type: ignore[call-arg]
+    assert aside == (
+        "Deal check FAILED at the deal: your view's set aside showed 23 "
+        "where the revealed deal has 24."
+    )
+    sheet = _lied_at_the_deal(lambda v: dataclasses.replace(v, discarded=(v.hand[0],)))  # type: ignore[attr-defined,call-arg]
+    assert sheet.endswith("where the revealed deal has none.")
+    over = _lied_at_the_deal(lambda v: dataclasses.replace(v, default_diamonds=False))  # type: ignore[call-arg]
+    assert over.endswith("your view's default diamonds showed no where the revealed deal has yes.")
+
+
+def test_a_hand_is_named_by_what_it_has_too_many_of_too_few_of_or_its_order() -> None:
+    """Mutants: each of the four sentences' values or words."""
+    extra = _lied_at_the_deal(lambda v: dataclasses.replace(v, hand=(*v.hand, v.hand[0])))  # type: ignore[attr-defined,call-arg]
+    fewer = _lied_at_the_deal(lambda v: dataclasses.replace(v, hand=v.hand[1:]))  # type: ignore[attr-defined,call-arg]
+    order = _lied_at_the_deal(lambda v: dataclasses.replace(v, hand=v.hand[::-1]))  # type: ignore[attr-defined,call-arg]
+    _, _, views = play("passpass", 3)
+    first = hand_of(views[0][0][1])[0]
+    assert extra == (
+        f"Deal check FAILED at the deal: your hand showed {first}, which the revealed "
+        "deal does not give you."
+    )
+    assert fewer == (
+        f"Deal check FAILED at the deal: your hand lacked {first}, "
+        "which the revealed deal gives you."
+    )
+    assert order == (
+        "Deal check FAILED at the deal: your hand was shown in another order than the "
+        "revealed deal's."
+    )
+    assert dealcheck._hand_difference(None, (first,)) == (
+        f"your hand showed nothing where the revealed deal has {first}"
+    )
+    assert dealcheck._hand_difference((first,), None) == (
+        f"your hand showed {first} where the revealed deal has nothing"
+    )
+
+
+@dataclass(frozen=True)
+class _Seen:
+    first_card: Any
+    how_many: int
+
+
+def test_values_are_put_in_few_words_and_cut_at_words_most() -> None:
+    """Nothing, yes and no, lists joined (an empty one "none"), a record's
+    fields by name (underscores as spaces), anything else as text; past
+    WORDS_MOST characters, cut with an ellipsis at exactly that length.
+    Mutants: each word, the joins, the cut's bound and length."""
+    words_of = dealcheck._words
+    assert words_of(None) == "nothing"
+    assert (words_of(True), words_of(False)) == ("yes", "no")
+    assert words_of((1, (2, 3), ())) == "1, 2, 3, none"
+    assert words_of(_Seen(first_card="V3", how_many=2)) == "first card V3; how many 2"
+    assert words_of(_Seen) == str(_Seen)  # a class is not a record
+    assert words_of(2.5) == "2.5"
+    most = dealcheck.WORDS_MOST
+    assert words_of("x" * most) == "x" * most
+    cut = words_of("x" * (most + 1))
+    assert cut == "x" * (most - 1) + "…" and len(cut) == most
