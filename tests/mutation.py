@@ -50,6 +50,8 @@ MODULES: dict[str, list[str]] = {
     "net/peer/remote.py": ["net.peer.remote.*"],
     "net/election/node.py": ["net.election.node.*"],
     "net/peer/dealcheck.py": ["net.peer.dealcheck.*"],
+    "net/peer/failover.py": ["net.peer.failover.*"],
+    "net/authority/replication.py": ["net.authority.replication.*"],
     "core/passpass/state.py": _methods(
         "core.passpass.state",
         "PassPassState",

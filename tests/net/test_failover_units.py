@@ -521,3 +521,68 @@ async def test_a_voter_whose_broker_is_not_up_yet_waits_for_it(
     await until(lambda: closing.driver._link is not None)
     await closing.close()
     await asyncio.wait_for(starting, 5)  # no error: nothing to run
+
+
+@pytest.mark.parametrize(
+    ("voters", "dealers", "can"), [(2, 2, False), (3, 2, True), (3, 1, False), (5, 3, True)]
+)
+def test_a_dealer_s_room_fails_over_with_three_voters_and_another_dealer(
+    voters: int, dealers: int, can: bool
+) -> None:
+    """Mutants: the bounds one off, ``or`` for ``and``."""
+    from net.authority.replication import dealers_can_fail_over
+
+    assert dealers_can_fail_over(voters, dealers) is can
+
+
+def test_two_voters_never_fail_over_however_many_stand() -> None:
+    """Mutant: the voters' bound joined by ``or``."""
+    from net.authority.replication import can_fail_over
+
+    assert not can_fail_over(2, 2)
+
+
+async def test_a_log_that_holds_no_room_that_can_go_on_is_refused_in_words() -> None:
+    """The successor's log is data it must check like a saved room: no
+    entry, a change before any room, a change that skips actions, an entry
+    that does not decode, a room that cannot go on; each is refused in
+    words naming the save (counted from 1), never an error of another kind.
+    Mutants: the words, the count's start, the room's check skipped."""
+    from net.authority.replication import (
+        NO_KEY,
+        BaseEntry,
+        DeltaEntry,
+        ReplicaError,
+        _entry_encoder,
+        rebuild,
+    )
+    from net.authority.rooms import BrokerChoice, journal_entry
+
+    authority = room(game="dominoes", players=2, bot_delay=0.0)
+    authority.set_bot(0, "random")
+    authority.set_bot(1, "random")
+    listen(authority)
+    authority.start_game()
+    saved = authority.snapshot(BrokerChoice(False, "127.0.0.1", 1))
+    base = _entry_encoder.encode(
+        BaseEntry(msgspec.structs.replace(saved, authority_key=NO_KEY, actions=[]))
+    )
+    change = journal_entry(saved, 0)
+    skipping = _entry_encoder.encode(DeltaEntry(msgspec.structs.replace(change, first=5)))
+    nowhere = _entry_encoder.encode(
+        BaseEntry(msgspec.structs.replace(saved, authority_key=NO_KEY, game="x" * 30))
+    )
+    for log, words in (
+        ([], "the log holds no game"),
+        (
+            [_entry_encoder.encode(DeltaEntry(change))],
+            "save 1 changes a room the log never started",
+        ),
+        ([base, skipping], "save 2 skips actions"),
+        ([base, b"\xc1"], "save 2 of the log is not readable ("),
+        ([nowhere], f"the log's room cannot go on: there is no game {'x' * 20!r}"),
+    ):
+        with pytest.raises(ReplicaError) as refused:
+            rebuild(log)
+        assert str(refused.value).startswith(words), str(refused.value)
+    assert rebuild([base, _entry_encoder.encode(DeltaEntry(change))]).actions == saved.actions
