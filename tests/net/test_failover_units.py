@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from pathlib import Path
 
 import msgspec
@@ -415,7 +416,7 @@ async def test_a_failover_game_ends_for_its_host_once_a_majority_holds_the_end(
 
 
 async def test_a_seat_voter_that_won_but_cannot_rebuild_the_game_stands_aside(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Elected, but no game rebuilds from its log (a damaged entry): the
     voter says why and abdicates (never stands again), so that another
@@ -440,7 +441,11 @@ async def test_a_seat_voter_that_won_but_cannot_rebuild_the_game_stands_aside(
 
     monkeypatch.setattr(voter.replica, "rebuild", damaged)
     assert voter.replica.driver.node.can_stand
-    voter._take_over(2)
+    with caplog.at_level(logging.ERROR, logger="passe.failover"):
+        voter._take_over(2)
+    assert caplog.messages == [
+        f"room {CODE}: won term 2 but cannot run the table: entry 3 does not decode"
+    ]
     assert voter.authority is None and voter.failed == "entry 3 does not decode"
     assert not voter.replica.driver.node.can_stand
 
@@ -586,3 +591,169 @@ async def test_a_log_that_holds_no_room_that_can_go_on_is_refused_in_words() -> 
             rebuild(log)
         assert str(refused.value).startswith(words), str(refused.value)
     assert rebuild([base, _entry_encoder.encode(DeltaEntry(change))]).actions == saved.actions
+
+
+async def test_the_replicated_log_never_holds_the_authority_s_private_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The room's saves go to every voter (under the room secret, which a
+    majority can rebuild): the authority's private key must not be among
+    them (docs/protocol.md, "what each process can learn"). The base is the
+    room without its key and without actions; the actions follow in
+    changes; a later save that lost actions (a table rebuilt) starts a new
+    base; many actions at once go in changes of ACTIONS_PER_ENTRY at most.
+    Mutants: the key left in the base, the actions left in it, the count of
+    actions replicated lost or its comparison loosened, one change for all."""
+    from net.authority.replication import NO_KEY, BaseEntry, DeltaEntry, RoomReplica, _entry_decoder
+    from net.authority.rooms import BrokerChoice
+
+    async def no_broker(self: RoomReplica) -> None:
+        del self
+
+    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    authority = room(players=3, failover=True, voter_dir=tmp_path)
+    for seat, name in enumerate(("Ana", "Bo", "Cy")):
+        seated(authority, Identity.generate(), name=name, seat=seat)
+    listen(authority)
+    authority.start_game()
+    replica = authority.replica
+    assert replica is not None and authority.table is not None
+    await authority.table.stop()
+    saved = authority.snapshot(BrokerChoice(False, "127.0.0.1", 1))
+    key = bytes(authority.identity.signing_key)
+    assert saved.authority_key == key
+    with_actions = msgspec.structs.replace(saved, actions=[(0, "x"), (1, "y")])
+    one_action = msgspec.structs.replace(saved, actions=[(0, "x")])
+    many = msgspec.structs.replace(saved, actions=[(n % 3, "x") for n in range(70)])
+    for save in (with_actions, with_actions, one_action, many):
+        # more actions: changes; as many: a change with none; fewer: a new
+        # base, then its change; 70 at once: changes of 64 at most
+        assert replica.record(save) > 0
+    plaintexts = replica.driver.read_log()
+    assert all(key not in plaintext for plaintext in plaintexts)
+    entries = [_entry_decoder.decode(plaintext) for plaintext in plaintexts]
+    bases = [entry.room for entry in entries if isinstance(entry, BaseEntry)]
+    assert len(bases) == 2
+    assert all(base.authority_key == NO_KEY and base.actions == [] for base in bases)
+    changes = [entry.change for entry in entries if isinstance(entry, DeltaEntry)]
+    assert [(change.first, change.actions) for change in changes[-5:]] == [
+        (0, [(0, "x"), (1, "y")]),
+        (2, []),
+        (0, [(0, "x")]),
+        (1, many.actions[1:65]),
+        (65, many.actions[65:]),
+    ]
+    await authority.close(keep=True)
+
+
+async def test_a_seat_voter_that_won_takes_the_table_over_as_the_log_has_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Elected, Ana's voter runs the table from the log: the game as the
+    log has it, signed by a fresh room key (announced with the term; the
+    old one only a predecessor's), hosted under her name, its brokers the
+    succession's after the cluster's, waiting for people longer, saying
+    where the table moved, replicating through her voter, and handed to
+    whoever asked (a dealer). A dealer's voter says "dealer" instead.
+    Mutants of _take_over: each of these dropped or changed."""
+    from net.authority.replication import NO_KEY, BaseEntry, _entry_encoder, rebuild
+    from net.authority.rooms import BrokerChoice
+    from net.peer.failover import PRESENCE_TIMEOUT
+
+    game = room(players=3, bot_delay=0.0)
+    for seat, name in enumerate(("Host", "Ana", "Bo")):
+        seated(game, Identity.generate(), name=name, seat=seat)
+    listen(game)
+    game.start_game()
+    assert game.table is not None
+    await game.table.stop()
+    saved = game.snapshot(BrokerChoice(False, "127.0.0.1", 1))
+    logged = rebuild(
+        [_entry_encoder.encode(BaseEntry(msgspec.structs.replace(saved, authority_key=NO_KEY)))]
+    )
+    me, maker = Identity.generate(), Identity.generate()
+    keys = [maker.public_key, me.public_key, Identity.generate().public_key]
+    config, _ = make_room_config(maker, keys)
+    tables: list[Authority] = []
+    old_key = Identity.generate().public_key
+
+    def voter(dealer: bool) -> SeatVoter:
+        made = SeatVoter(
+            me,
+            CODE,
+            config,
+            encode_room_config(config),
+            "127.0.0.1",
+            1,
+            seat_name=lambda: "Ana",
+            room_key=lambda: old_key,
+            directory=tmp_path / str(dealer),
+            cluster=[("10.0.0.9", 1883)],
+            standby=True,
+            advertise=False,
+            on_table=tables.append,
+            dealer=dealer,
+        )  # never started: only its take-over is run
+        monkeypatch.setattr(made.replica, "rebuild", lambda: logged)
+        monkeypatch.setattr(made.replica.driver, "succession", lambda: [("10.0.0.7", 1999)])
+        return made
+
+    ana = voter(dealer=False)
+    with caplog.at_level(logging.INFO, logger="passe.failover"):
+        ana._take_over(2)
+    assert f"room {CODE}: term 2: the table runs here now" in caplog.messages
+    table = ana.authority
+    assert table is not None and tables == [table] and ana.failed is None
+    assert ana.former_host == "Host" and table.host_name == "Ana"
+    assert table.table is not None and table.table.state.record() == game.table.state.record()
+    new_key = ana.replica.driver.room_key
+    assert new_key == table.identity.public_key not in (old_key, game.identity.public_key)
+    assert table.predecessors == {old_key}
+    assert table.broker_alternates == (("10.0.0.9", 1883), ("10.0.0.7", 1999))
+    assert table.standby and table.cluster == (("10.0.0.9", 1883),)
+    assert table.presence_timeout == PRESENCE_TIMEOUT
+    assert table._notice == "The table moved to Ana's machine (it holds the deck now)"
+    assert table.replica is ana.replica and table._election == encode_room_config(config)
+    assert (table.broker_host, table.broker_port) == ("127.0.0.1", 1)
+    await ana.close()
+    dealer = voter(dealer=True)
+    dealer._take_over(3)
+    assert dealer.authority is not None
+    assert dealer.authority._notice == "The table moved to dealer Ana (it holds the deck now)"
+    await dealer.close()
+
+
+def test_a_replica_tells_its_owner_only_of_its_own_later_terms(tmp_path: Path) -> None:
+    """``on_won``: this voter became the authority of a term after the
+    first (the maker's first term is no win to act on), with that term;
+    another's term, or none to tell, nothing. And a voter that is not the
+    authority replicates nothing (index 0). Mutants: each condition."""
+    from net.authority.replication import RoomReplica
+
+    me, other = Identity.generate(), Identity.generate()
+    config, _ = make_room_config(
+        me, [me.public_key, other.public_key, Identity.generate().public_key]
+    )
+    won: list[int] = []
+    replica = RoomReplica(
+        me,
+        CODE,
+        config,
+        tmp_path / "me.vote",
+        "127.0.0.1",
+        1,
+        maker=me.public_key,
+        on_won=won.append,
+    )
+    replica._on_authority(1, me.public_key)
+    replica._on_authority(3, other.public_key)
+    assert won == [] and replica.authority_known.is_set()
+    replica._on_authority(2, me.public_key)
+    assert won == [2]
+    quiet = RoomReplica(
+        me, CODE, config, tmp_path / "quiet.vote", "127.0.0.1", 1, maker=me.public_key
+    )
+    quiet._on_authority(2, me.public_key)  # nobody to tell: no error
+    assert not replica.is_authority
+    saved_room = None  # a follower returns before it reads the save
+    assert replica.record(saved_room) == 0  # type: ignore[arg-type]
