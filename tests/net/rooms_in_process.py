@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
+import pytest
 
 from core.registry import get_game
 from net.authority.authority import Authority
@@ -54,6 +55,18 @@ def room(game: str = "passpass", players: int = 3, **options: object) -> Authori
         1,
         **options,  # type: ignore[arg-type]
     )
+
+
+def replicas_reach_no_broker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A room's voters (its RoomReplica) start no link: what they would
+    send waits in their outboxes (the in-process tests of what the
+    authority replicates)."""
+    from net.authority.replication import RoomReplica
+
+    async def no_broker(self: RoomReplica) -> None:
+        del self
+
+    monkeypatch.setattr(RoomReplica, "start", no_broker)
 
 
 def request(authority: Authority, key: Identity, message: Request) -> None:

@@ -56,6 +56,7 @@ from tests.net.rooms_in_process import (
     holders,
     listen,
     presence,
+    replicas_reach_no_broker,
     request,
     room,
     seated,
@@ -2704,12 +2705,8 @@ async def test_a_failover_room_reconnected_waits_for_its_log_then_knows_its_echo
     and presence; the state's echo from the broker is known as its own, so
     a burst of echoes past a stranger's budget is neither a flood nor a
     reason to publish again (kills _on_connect__mutmut_3 and _7)."""
-    from net.authority.replication import RoomReplica
 
-    async def no_broker(self: RoomReplica) -> None:
-        del self
-
-    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    replicas_reach_no_broker(monkeypatch)
     authority = room(players=4, failover=True, voter_dir=tmp_path)
     for seat, name in enumerate(("Ana", "Bo", "Cy")):
         seated(authority, Identity.generate(), name=name, seat=seat)
@@ -2866,12 +2863,8 @@ async def test_a_failover_room_sends_each_message_once_its_log_holds_it(
     """The send loop lets out what needs no commit (the game's first room
     state), holds each update until the log has committed its save, then
     sends it (kills _send_loop__mutmut_3, _6 to _8)."""
-    from net.authority.replication import RoomReplica
 
-    async def no_broker(self: RoomReplica) -> None:
-        del self
-
-    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    replicas_reach_no_broker(monkeypatch)
     authority = room(players=4, failover=True, voter_dir=tmp_path)
     people = [Identity.generate() for _ in range(3)]
     for seat, (person, name) in enumerate(zip(people, ("Ana", "Bo", "Cy"), strict=True)):
@@ -3002,13 +2995,9 @@ async def test_a_room_taken_over_starts_while_its_log_has_not_committed(
     """A table taken over publishes nothing before its log commits (its
     _on_connect waits): start still returns after its timeout, live,
     rather than raising or waiting for ever (kills start__mutmut_26, _28)."""
-    from net.authority.replication import RoomReplica
-
-    async def no_broker(self: RoomReplica) -> None:
-        del self
 
     need_mosquitto()
-    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    replicas_reach_no_broker(monkeypatch)
     maker = room(players=4, failover=True, voter_dir=tmp_path)
     for seat, name in enumerate(("Ana", "Bo", "Cy")):
         seated(maker, Identity.generate(), name=name, seat=seat)
@@ -3176,10 +3165,7 @@ async def test_a_failover_room_s_final_state_waits_for_the_log_and_its_voter_fil
     from net.authority.authority import OVER
     from net.authority.replication import RoomReplica
 
-    async def no_broker(self: RoomReplica) -> None:
-        del self
-
-    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    replicas_reach_no_broker(monkeypatch)
     closed: list[RoomReplica] = []
     close = RoomReplica.close
 

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -44,6 +45,7 @@ from tests.net.rooms_in_process import (
     hello,
     linked,
     listen,
+    replicas_reach_no_broker,
     room,
     seated,
     sent,
@@ -415,6 +417,22 @@ async def test_a_failover_game_ends_for_its_host_once_a_majority_holds_the_end(
     await authority.close(keep=True)
 
 
+def _seat_voter(identity: Identity, config: Any, directory: Path, **options: Any) -> SeatVoter:
+    """Ana's voter in room CODE on a broker nobody runs, never started: its
+    take-over is run by hand."""
+    return SeatVoter(
+        identity,
+        CODE,
+        config,
+        encode_room_config(config),
+        "127.0.0.1",
+        1,
+        seat_name=lambda: "Ana",
+        directory=directory,
+        **{"room_key": lambda: None, **options},
+    )
+
+
 async def test_a_seat_voter_that_won_but_cannot_rebuild_the_game_stands_aside(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -424,17 +442,7 @@ async def test_a_seat_voter_that_won_but_cannot_rebuild_the_game_stands_aside(
     me, maker = Identity.generate(), Identity.generate()
     keys = [maker.public_key, me.public_key, Identity.generate().public_key]
     config, _ = make_room_config(maker, keys)
-    voter = SeatVoter(
-        me,
-        CODE,
-        config,
-        encode_room_config(config),
-        "127.0.0.1",
-        1,
-        seat_name=lambda: "Ana",
-        room_key=lambda: None,
-        directory=tmp_path,
-    )  # never started: only its take-over is run
+    voter = _seat_voter(me, config, tmp_path)
 
     def damaged() -> None:
         raise ReplicaError("entry 3 does not decode")
@@ -604,13 +612,10 @@ async def test_the_replicated_log_never_holds_the_authority_s_private_key(
     base; many actions at once go in changes of ACTIONS_PER_ENTRY at most.
     Mutants: the key left in the base, the actions left in it, the count of
     actions replicated lost or its comparison loosened, one change for all."""
-    from net.authority.replication import NO_KEY, BaseEntry, DeltaEntry, RoomReplica, _entry_decoder
+    from net.authority.replication import NO_KEY, BaseEntry, DeltaEntry, _entry_decoder
     from net.authority.rooms import BrokerChoice
 
-    async def no_broker(self: RoomReplica) -> None:
-        del self
-
-    monkeypatch.setattr(RoomReplica, "start", no_broker)
+    replicas_reach_no_broker(monkeypatch)
     authority = room(players=3, failover=True, voter_dir=tmp_path)
     for seat, name in enumerate(("Ana", "Bo", "Cy")):
         seated(authority, Identity.generate(), name=name, seat=seat)
@@ -678,22 +683,17 @@ async def test_a_seat_voter_that_won_takes_the_table_over_as_the_log_has_it(
     old_key = Identity.generate().public_key
 
     def voter(dealer: bool) -> SeatVoter:
-        made = SeatVoter(
+        made = _seat_voter(
             me,
-            CODE,
             config,
-            encode_room_config(config),
-            "127.0.0.1",
-            1,
-            seat_name=lambda: "Ana",
+            tmp_path / str(dealer),
             room_key=lambda: old_key,
-            directory=tmp_path / str(dealer),
             cluster=[("10.0.0.9", 1883)],
             standby=True,
             advertise=False,
             on_table=tables.append,
             dealer=dealer,
-        )  # never started: only its take-over is run
+        )
         monkeypatch.setattr(made.replica, "rebuild", lambda: logged)
         monkeypatch.setattr(made.replica.driver, "succession", lambda: [("10.0.0.7", 1999)])
         return made
