@@ -118,9 +118,12 @@ async def knock_and_sit(pilot: Pilot[None], lobby: LobbyScreen, table: RemoteTab
 
 
 async def wait_until(pilot: Pilot[None], condition: Callable[[], object], what: str) -> None:
-    """Let the app and the network run until ``condition`` holds."""
+    """Let the app and the network run until ``condition`` holds, asked
+    only while the screen on top has its widgets: a screen is on top from
+    the switch, before its compose has run (under load a lobby was queried
+    then and had no seat list: CI, 5 December)."""
     deadline = time.monotonic() + WAIT
-    while not condition():
+    while not (pilot.app.screen.is_mounted and condition()):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await pilot.pause(0.01)
@@ -392,6 +395,30 @@ async def wait_for_answer(pilot: Pilot[None]) -> str:
     await wait_until(pilot, lambda: not screen.joining, "the join attempt to end")
     await pilot.pause()
     return screen.message_text
+
+
+async def test_waiting_never_asks_a_screen_that_has_not_composed_yet() -> None:
+    """``wait_until``: a screen is on top from the moment it is switched
+    to, before its compose has run; a condition that queries its widgets
+    is asked only once it has them (the CI flake of 5 December, reproduced
+    by a lobby slow to mount: its seat list was not there yet)."""
+    from textual.app import App, ComposeResult
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+    class SlowScreen(Screen[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("seats", id="seats")
+
+        async def _pre_process(self) -> bool:
+            await asyncio.sleep(0.2)  # a loaded machine's late turn
+            return await super()._pre_process()
+
+    slow = SlowScreen()
+    async with App[None]().run_test() as pilot:
+        pilot.app.push_screen(slow)
+        assert pilot.app.screen is slow and not slow.is_mounted
+        await wait_until(pilot, lambda: bool(slow.query_one("#seats", Static)), "the seats")
 
 
 async def test_join_errors_are_one_line_on_the_join_screen(
