@@ -72,7 +72,6 @@ from net.protocol.wire import (
     Leave,
     NextRoom,
     PeerMessage,
-    Presence,
     Refused,
     RoomState,
     SeatState,
@@ -84,6 +83,7 @@ from net.protocol.wire import (
     Watchers,
     Welcome,
     WireError,
+    next_presence_epoch,
     next_topic,
     open_body,
     open_envelope,
@@ -93,6 +93,7 @@ from net.protocol.wire import (
     room_prefix,
     room_topic,
     seal,
+    sealed_presence,
     to_peer_topic,
     topic_peer,
     watchers_topic,
@@ -1470,16 +1471,14 @@ class Authority:
     def _will(self) -> LastWill:
         """Each connection is a new presence epoch (Sparkplug's STATE rule):
         its will says "gone" for that connection only."""
-        self._epoch = max(self._epoch + 1, time.time_ns() // 1_000_000)
+        self._epoch = next_presence_epoch(self._epoch)
         topic = presence_topic(self.code, self.identity.peer_id)
         return LastWill(topic, self._presence_payload(online=False))
 
     def _presence_payload(self, *, online: bool) -> bytes:
         topic = presence_topic(self.code, self.identity.peer_id)
-        return seal(
-            self.identity,
-            topic,
-            Presence(room=self.code, epoch=self._epoch, online=online, name="host"),
+        return sealed_presence(
+            self.identity, topic, self.code, self._epoch, online=online, name="host"
         )
 
     def _presence_topics(self) -> list[str]:

@@ -76,13 +76,13 @@ from net.identity import Identity, peer_id
 from net.lan.transport import BACKOFF_MAX, BrokerUnreachable, LastWill, MqttLink, stop_task
 from net.protocol.bounds import FloodLog, Rate, SenderLimits
 from net.protocol.wire import (
-    Presence,
     WireError,
     open_body,
     open_envelope,
     presence_decoder,
     room_prefix,
     seal,
+    sealed_presence,
 )
 
 log = logging.getLogger("passe.election")
@@ -738,8 +738,9 @@ class VoterDriver:
     def _presence(self, *, online: bool) -> bytes:
         topic = voter_presence_topic(self.code, self.identity.peer_id)
         where = "" if self.broker is None else broker_text(self.broker)
-        presence = Presence(room=self.code, epoch=self._epoch, online=online, broker=where)
-        return seal(self.identity, topic, presence)
+        return sealed_presence(
+            self.identity, topic, self.code, self._epoch, online=online, broker=where
+        )
 
     def _will(self) -> LastWill:
         """This connection's "gone", signed now, sent by the broker if the

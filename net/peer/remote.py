@@ -53,7 +53,6 @@ from net.protocol.wire import (
     Knocking,
     Knocks,
     Leave,
-    Presence,
     Refused,
     RoomState,
     Sync,
@@ -63,6 +62,7 @@ from net.protocol.wire import (
     Welcome,
     WireError,
     authority_message_decoder,
+    next_presence_epoch,
     next_room_decoder,
     next_topic,
     open_body,
@@ -72,6 +72,7 @@ from net.protocol.wire import (
     room_prefix,
     room_state_decoder,
     seal,
+    sealed_presence,
     to_authority_topic,
     to_peer_topic,
     watchers_decoder,
@@ -544,22 +545,20 @@ class RemoteTable(TableClient):
     def _will(self) -> LastWill:
         """Each connection is a new presence epoch: its will says "gone" for
         that connection only, so a late will never hides a newer one."""
-        self._presence_epoch = max(self._presence_epoch + 1, time.time_ns() // 1_000_000)
+        self._presence_epoch = next_presence_epoch(self._presence_epoch)
         topic = presence_topic(self.code, self.identity.peer_id)
         return LastWill(topic, self._presence_payload(online=False))
 
     def _presence_payload(self, *, online: bool) -> bytes:
         topic = presence_topic(self.code, self.identity.peer_id)
-        return seal(
+        return sealed_presence(
             self.identity,
             topic,
-            Presence(
-                room=self.code,
-                epoch=self._presence_epoch,
-                online=online,
-                name=self.name[:40],
-                broker=self._standby_address,
-            ),
+            self.code,
+            self._presence_epoch,
+            online=online,
+            name=self.name,
+            broker=self._standby_address,
         )
 
     # -- room and link state, for the lobby and the table screens ------------

@@ -16,6 +16,7 @@ decryptable.
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any, Final, TypeVar
 
 import msgspec
@@ -455,6 +456,30 @@ class Presence(Struct, tag_field="t", tag="presence", forbid_unknown_fields=True
 
 
 presence_decoder: Final = msgspec.msgpack.Decoder(Presence)
+
+
+def next_presence_epoch(previous: int) -> int:
+    """A new connection's presence epoch: above the last, and at least the
+    clock's milliseconds, so it also grows across restarts (Sparkplug's
+    STATE rule: a late will of an earlier connection never hides a newer
+    "online")."""
+    return max(previous + 1, time.time_ns() // 1_000_000)
+
+
+def sealed_presence(
+    identity: Identity,
+    topic: str,
+    code: str,
+    epoch: int,
+    *,
+    online: bool,
+    name: str = "",
+    broker: str = "",
+) -> bytes:
+    """The signed :class:`Presence` of ``identity`` on ``topic`` (its own
+    presence topic): online, or gone (its will, same epoch)."""
+    presence = Presence(room=code, epoch=epoch, online=online, name=name[:40], broker=broker)
+    return seal(identity, topic, presence)
 
 
 class NextRoom(Struct, tag_field="t", tag="next", forbid_unknown_fields=True):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from nacl.public import Box
 
 from net.identity import Identity, box_public_key, verify
+from net.protocol import wire
 from net.protocol.wire import (
     MAX_PAYLOAD,
     Act,
@@ -23,6 +24,7 @@ from net.protocol.wire import (
     RoomState,
     SeatState,
     WireError,
+    next_presence_epoch,
     next_room_decoder,
     next_topic,
     open_body,
@@ -33,6 +35,7 @@ from net.protocol.wire import (
     room_state_decoder,
     room_topic,
     seal,
+    sealed_presence,
     sender_id,
     to_authority_topic,
     to_peer_topic,
@@ -392,3 +395,30 @@ def test_a_message_from_another_sender_is_refused_naming_the_claimed_key() -> No
     # The expected sender passes both checks.
     assert open_envelope(TOPIC, seal(PEER, TOPIC, act()), expect_id=PEER.peer_id)
     assert open_envelope(TOPIC, seal(HOST, TOPIC, act()), expect_key=HOST.public_key)
+
+
+def test_a_presence_epoch_grows_past_the_last_and_the_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each connection's epoch is above the one before, even when the clock
+    went back (a late will never hides a newer "online"), and at least the
+    clock's milliseconds, so it grows across restarts too."""
+    monkeypatch.setattr(wire.time, "time_ns", lambda: 5_000_000_000)
+    assert next_presence_epoch(0) == 5_000
+    assert next_presence_epoch(4_999) == 5_000
+    assert next_presence_epoch(5_000) == 5_001
+    assert next_presence_epoch(9_000) == 9_001  # the clock went back
+
+
+def test_a_sealed_presence_is_signed_on_its_topic_with_a_bounded_name() -> None:
+    topic = presence_topic("ABC123", PEER.peer_id)
+    payload = sealed_presence(
+        PEER, topic, "ABC123", 7, online=False, name="N" * 50, broker="10.0.0.2:1884"
+    )
+    envelope = open_envelope(topic, payload, expect_id=PEER.peer_id)
+    presence = open_body(envelope, presence_decoder)
+    assert presence == Presence(
+        room="ABC123", epoch=7, online=False, name="N" * 40, broker="10.0.0.2:1884"
+    )
+    with pytest.raises(WireError):
+        open_envelope(presence_topic("ABC123", HOST.peer_id), payload)
