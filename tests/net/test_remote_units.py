@@ -27,6 +27,7 @@ from net.lan.transport import BrokerUnreachable
 from net.peer import remote as remote_module
 from net.peer.pins import RoomPins
 from net.peer.remote import JoinError, RemoteTable, _refusal
+from net.protocol import wire
 from net.protocol.codec import CodecError, codec_for
 from net.protocol.codes import new_code
 from net.protocol.wire import (
@@ -1370,7 +1371,7 @@ def test_each_connection_is_a_newer_presence_epoch_with_its_own_will(
     table._will()
     assert table._presence_epoch == 2**60 + 1
     later = before + 3_600_000  # ms
-    monkeypatch.setattr(remote_module, "time", SimpleNamespace(time_ns=lambda: later * 10**6))
+    monkeypatch.setattr(wire, "time", SimpleNamespace(time_ns=lambda: later * 10**6))
     table._presence_epoch = before
     table._will()
     assert table._presence_epoch == later
