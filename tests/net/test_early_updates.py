@@ -21,43 +21,15 @@ from core.registry import get_game
 from net.authority.authority import Authority
 from net.authority.host import HostedRoom
 from net.authority.replication import RoomReplica
-from net.election.driver import VoterDriver, election_topic
+from net.election.driver import election_topic
 from net.election.messages import Held
 from net.identity import Identity
 from net.protocol.wire import Update, seal
 from tests.net.peers import WatchedTable, hosts_person, open_test_room, until
 from tests.net.procs import need_mosquitto
-from tests.net.voter_drivers import CODE, voter_drivers
+from tests.net.voter_drivers import CODE, Network, voter_drivers
 
 BROKER = ("127.0.0.1", 1883)
-
-
-class _Network:
-    """Carries what the drivers send, by hand: to some of them, the rest
-    held back until a later call lets it through."""
-
-    def __init__(self, drivers: list[VoterDriver]) -> None:
-        self.drivers = drivers
-        self.waiting: list[tuple[str, bytes]] = []
-
-    def _to(self, topic: str) -> int | None:
-        return next((n for n, d in enumerate(self.drivers) if d.topic == topic), None)
-
-    async def carry(self, only: set[int] | None = None) -> None:
-        while True:
-            for driver in self.drivers:
-                while not driver._outbox.empty():
-                    topic, payload, _ = driver._outbox.get_nowait()
-                    if self._to(topic) is not None:  # not the announcement
-                        self.waiting.append((topic, payload))
-            going = [m for m in self.waiting if only is None or self._to(m[0]) in only]
-            if not going:
-                return
-            self.waiting = [m for m in self.waiting if m not in going]
-            for topic, payload in going:
-                number = self._to(topic)
-                assert number is not None
-                await self.drivers[number]._on_message(topic, payload)
 
 
 async def test_a_seat_counts_a_majority_from_its_disk_the_authority_and_held(
@@ -68,7 +40,7 @@ async def test_a_seat_counts_a_majority_from_its_disk_the_authority_and_held(
     is on the seat's own disk. Mutations: counting the seat without its
     own copy, or a majority of two."""
     drivers = voter_drivers(tmp_path, 4)
-    network = _Network(drivers)
+    network = Network(drivers)
     await network.carry()  # term 1's first entry, everywhere
     authority, mover = drivers[0], drivers[1]
     index = authority.append(b"a move", notify=mover.identity.public_key)
@@ -94,7 +66,7 @@ async def test_the_voter_that_waits_gets_its_append_first(tmp_path: Path) -> Non
     before the others' (its copy is on the seat's path; the others' only
     one of them is). Mutation: the core's order (the config's)."""
     drivers = voter_drivers(tmp_path, 5)
-    network = _Network(drivers)
+    network = Network(drivers)
     await network.carry()
     authority, mover = drivers[0], drivers[4]
     authority.append(b"a move", notify=mover.identity.public_key)
@@ -108,7 +80,7 @@ async def test_a_held_from_outside_the_voters_counts_for_nothing(tmp_path: Path)
     a key that does not vote, or a voter's own key sent by someone else, is
     dropped. Mutation: ``_on_held`` without its voter check."""
     drivers = voter_drivers(tmp_path, 4)
-    network = _Network(drivers)
+    network = Network(drivers)
     await network.carry()
     authority, mover = drivers[0], drivers[1]
     index = authority.append(b"a move", notify=mover.identity.public_key)
@@ -126,7 +98,7 @@ async def test_in_a_dealers_room_the_other_dealer_must_hold_it_too(tmp_path: Pat
     The players get the entry only once the other dealer holds it
     (Node._sendable), so no Held of theirs comes before."""
     drivers = voter_drivers(tmp_path, 5, dealers=2)
-    network = _Network(drivers)
+    network = Network(drivers)
     await network.carry()
     authority, other_dealer, mover = drivers[0], drivers[1], drivers[3]
     index = authority.append(b"a move", notify=mover.identity.public_key)

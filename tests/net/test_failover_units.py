@@ -15,13 +15,24 @@ import pytest
 
 from net.authority.authority import Authority
 from net.authority.replication import (
+    NO_KEY,
+    PLAINTEXT_LIMIT,
+    BaseEntry,
+    DeltaEntry,
     ReplicaError,
+    RoomReplica,
+    _entry_decoder,
+    _entry_encoder,
+    close_quietly,
     decode_room_config,
     encode_room_config,
     make_room_config,
+    rebuild,
+    spawn,
 )
-from net.election.driver import Announce, authority_topic
-from net.election.messages import RequestVote
+from net.authority.rooms import BrokerChoice, SavedRoom, journal_entry
+from net.election.driver import Announce, FileStorage, StorageError, authority_topic
+from net.election.messages import Config, RequestVote
 from net.identity import Identity
 from net.peer import remote as remote_module
 from net.peer.failover import SeatVoter
@@ -51,6 +62,7 @@ from tests.net.rooms_in_process import (
     sent,
     within_turns,
 )
+from tests.net.voter_drivers import Network
 
 
 def _free_to_leave(authority: Authority) -> list[tuple[str, bytes, bool]]:
@@ -757,3 +769,311 @@ def test_a_replica_tells_its_owner_only_of_its_own_later_terms(tmp_path: Path) -
     assert not replica.is_authority
     saved_room = None  # a follower returns before it reads the save
     assert replica.record(saved_room) == 0  # type: ignore[arg-type]
+
+
+# -- net/authority/replication.py: the voter's file, the log's entries -------
+
+
+def _room_of(*people: Identity) -> tuple[Config, bytes]:
+    """A room's config and secret, the first of ``people`` its maker."""
+    return make_room_config(people[0], [person.public_key for person in people])
+
+
+def _replica(identity: Identity, config: Config, path: Path, **options: Any) -> RoomReplica:
+    """``identity``'s voter in room CODE on a broker nobody runs, never
+    started (the maker's key is the config's sealer: it split the secret)."""
+    return RoomReplica(identity, CODE, config, path, "127.0.0.1", 1, maker=config.sealer, **options)
+
+
+async def _a_played_game() -> SavedRoom:
+    """The save of a two-bot dominoes game played to its end (146 actions
+    with room()'s seed)."""
+    ended = room(game="dominoes", players=2, bot_delay=0.0)
+    ended.set_bot(0, "random")
+    ended.set_bot(1, "random")
+    listen(ended)
+    ended.start_game()
+    await asyncio.wait_for(ended._over.wait(), 30)
+    saved = ended.snapshot(BrokerChoice(False, "127.0.0.1", 1))
+    await ended.close(keep=True)
+    return saved
+
+
+def _partway(game: SavedRoom, actions: int) -> SavedRoom:
+    """``game`` as it was saved ``actions`` actions in."""
+    return msgspec.structs.replace(game, actions=game.actions[:actions], phase="playing")
+
+
+def test_only_the_dealers_named_hold_shares_and_without_any_every_voter_does() -> None:
+    """make_room_config marks as dealers exactly the keys in ``dealers``:
+    with none, no voter is a dealer, every one holds a share and the
+    threshold is a majority of them (3 of 4: the dealers' rule would say
+    2, and any two players could rebuild the deck); with two dealers, only
+    they hold shares, either alone enough. Kills make_room_config's
+    mutants: ``not in dealers``."""
+    maker, ana, bea, cy = (Identity.generate() for _ in range(4))
+    keys = [maker.public_key, ana.public_key, bea.public_key, cy.public_key]
+    config, _ = make_room_config(maker, keys)
+    assert [voter.dealer for voter in config.voters] == [False] * 4
+    assert [share.holder for share in config.shares] == keys and config.threshold == 3
+    dealt, _ = make_room_config(maker, keys, dealers=[maker.public_key, bea.public_key])
+    assert [voter.dealer for voter in dealt.voters] == [True, False, True, False]
+    assert [share.holder for share in dealt.shares] == [maker.public_key, bea.public_key]
+    assert dealt.threshold == 1
+
+
+async def test_the_log_s_key_is_a_placeholder_that_a_successor_never_checks() -> None:
+    """A successor signs with a key of its own (SeatVoter._take_over), so
+    rebuild checks the log's room as it will run, whatever key its base
+    holds: NO_KEY as record writes it, or an empty one (a writer that left
+    it out) alike; the rest of the room is checked as ever. Kills
+    rebuild's mutants: the room checked with the log's own key."""
+    saved = await _a_played_game()
+    for placeholder in (NO_KEY, b""):
+        base = BaseEntry(msgspec.structs.replace(saved, authority_key=placeholder))
+        rebuilt = rebuild([_entry_encoder.encode(base)])
+        assert rebuilt.actions == saved.actions and rebuilt.phase == "playing"
+
+
+async def test_a_background_task_s_failure_is_logged_in_words_and_its_success_is_not(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """spawn: a task that fails says so in one warning naming it (never
+    lost silently); one that ends well, or is cancelled, says nothing.
+    Kills spawn's mutants: ``or`` for ``and`` (a success logged as
+    "failed: None")."""
+
+    async def fails() -> None:
+        raise OSError("the broker refused the connection")
+
+    async def ends_well() -> None:
+        return None
+
+    async def waits() -> None:
+        await asyncio.Event().wait()
+
+    with caplog.at_level(logging.INFO, logger="passe.replication"):
+        for task in (spawn(ends_well(), "a quiet task"), spawn(fails(), "the room's voter")):
+            with contextlib.suppress(OSError):
+                await task  # its own callback ran first: it was added first
+        cancelled = spawn(waits(), "a cancelled task")
+        cancelled.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await cancelled
+    assert caplog.messages == ["the room's voter failed: the broker refused the connection"]
+
+
+async def test_a_replica_closed_and_discarded_twice_at_the_end_says_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a game's end the table's close closes and discards its voter,
+    then the seat's voter does both again (SeatVoter.close): the file is
+    gone the first time, and neither the second discard nor a close that
+    fails raises (close_quietly: the process is on its way out). Kills
+    discard's and close_quietly's mutants: ``suppress(None)``, which
+    raises TypeError on the error it should swallow."""
+    maker, ana, bo = (Identity.generate() for _ in range(3))
+    config, _ = _room_of(maker, ana, bo)
+    path = tmp_path / "ana.vote"
+    replica = _replica(ana, config, path)
+    assert path.exists()
+    replica.discard()
+    assert not path.exists()
+    replica.discard()  # the file already gone: nothing to say
+
+    async def broken() -> None:
+        raise OSError("the broker's socket is gone")
+
+    monkeypatch.setattr(replica.driver, "close", broken)
+    await close_quietly(replica)
+    await close_quietly(None)
+
+
+def test_a_restarted_voter_keeps_its_file_and_another_room_s_is_replaced(
+    tmp_path: Path,
+) -> None:
+    """RoomReplica's file: a process restarted in the same room takes its
+    file back (its term, vote and log: the maker's term-1 entry here); a
+    file left by another room of the same code, under the same name, is
+    replaced by a fresh one of this room's config. Kills _storage's
+    mutants: ``!=`` for ``==``."""
+    maker, ana, bo = (Identity.generate() for _ in range(3))
+    config, secret = _room_of(maker, ana, bo)
+    path = tmp_path / "maker.vote"
+    first = _replica(maker, config, path)
+    first.lead(secret, Identity.generate().public_key)
+    assert first.driver.node.last_index == 2
+    restarted = _replica(maker, config, path)
+    assert restarted.driver.node.last_index == 2 and restarted.term == 1
+    other, _ = _room_of(maker, ana, Identity.generate())
+    replaced = _replica(maker, other, path)
+    assert replaced.driver.node.last_index == 1
+    assert replaced.driver.node.config == other != config
+
+
+def test_a_damaged_voter_file_is_replaced_and_the_log_says_why(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A voter file that does not load (damaged, cut short) is replaced by
+    a new one of the room's config, and the operator reads why in one
+    warning: the file and what is wrong with it. Kills _storage's
+    mutants: the warning's words, its argument, or its format string
+    left out."""
+    maker, ana, bo = (Identity.generate() for _ in range(3))
+    config, _ = _room_of(maker, ana, bo)
+    path = tmp_path / "ana.vote"
+    path.write_bytes(b"not a voter's file")
+    with pytest.raises(StorageError) as damaged:
+        FileStorage(path).load()
+    with caplog.at_level(logging.INFO, logger="passe.replication"):
+        replica = _replica(ana, config, path)
+    assert caplog.messages == [f"starting a new voter file: {damaged.value}"]
+    assert str(path) in caplog.messages[0]
+    assert replica.driver.node.last_index == 1
+    assert FileStorage(path).load().log[0].kind == "config"
+
+
+def test_a_voter_file_s_directory_is_made_with_its_parents(tmp_path: Path) -> None:
+    """The rooms' directory may not exist yet (a first run, a new
+    PASSE_DATA_DIR): the voter file's directory is made, its parents too.
+    Kills _storage's mutants: mkdir without ``parents``."""
+    maker, ana, bo = (Identity.generate() for _ in range(3))
+    config, _ = _room_of(maker, ana, bo)
+    path = tmp_path / "data" / "rooms" / "ana.vote"
+    replica = _replica(ana, config, path)
+    assert path.is_file() and replica.driver.storage.path == path
+
+
+def _with_action(save: SavedRoom, length: int) -> SavedRoom:
+    """``save`` with one action of ``length`` characters."""
+    return msgspec.structs.replace(save, actions=[(0, "x" * length)])
+
+
+def _change_size(save: SavedRoom) -> int:
+    """The bytes of the entry that holds ``save``'s actions, from the first."""
+    return len(_entry_encoder.encode(DeltaEntry(journal_entry(save, 0))))
+
+
+def _leading_replica(path: Path) -> tuple[RoomReplica, SavedRoom]:
+    """The room's maker's voter, authority of term 1 (no broker: nothing
+    commits), having replicated a lobby's save (its base and change)."""
+    maker, ana, bo = (Identity.generate() for _ in range(3))
+    config, secret = _room_of(maker, ana, bo)
+    replica = _replica(maker, config, path)
+    replica.lead(secret, Identity.generate().public_key)
+    save = room().snapshot(BrokerChoice(False, "127.0.0.1", 1))
+    assert replica.record(save) > 0
+    return replica, save
+
+
+def test_a_save_that_fills_an_entry_exactly_is_replicated(tmp_path: Path) -> None:
+    """PLAINTEXT_LIMIT is the largest save an entry holds under the room
+    secret (MAX_ENTRY_DATA with the secret box's 40 bytes): a change of
+    exactly that size is replicated whole. Kills _append's mutants:
+    ``>=`` for ``>``."""
+    replica, save = _leading_replica(tmp_path / "maker.vote")
+    exact = _with_action(save, 1000 + PLAINTEXT_LIMIT - _change_size(_with_action(save, 1000)))
+    assert _change_size(exact) == PLAINTEXT_LIMIT
+    index = replica.record(exact)
+    assert index == replica.driver.node.last_index > 0
+    assert _entry_decoder.decode(replica.driver.read_log()[-1]) == DeltaEntry(
+        journal_entry(exact, 0)
+    )
+
+
+def test_a_save_too_large_to_replicate_is_held_by_no_entry_and_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A change one byte over PLAINTEXT_LIMIT goes in no entry: record
+    returns 0, as documented when nothing is replicated (Authority._save
+    takes max(barrier, index): None would raise there, and 1 names the
+    config's entry, which holds no save), the log is as it was, and the
+    operator reads one error naming the room and the size. Kills record's
+    mutants (``index`` starting at None or 1) and _append's (1 returned;
+    the error's words, its room or size left out or None)."""
+    replica, save = _leading_replica(tmp_path / "maker.vote")
+    before = replica.driver.read_log()
+    over = _with_action(save, 1001 + PLAINTEXT_LIMIT - _change_size(_with_action(save, 1000)))
+    assert _change_size(over) == PLAINTEXT_LIMIT + 1
+    with caplog.at_level(logging.INFO, logger="passe.replication"):
+        assert replica.record(over) == 0
+    assert caplog.messages == [
+        f"a save of room {CODE} is too large to replicate ({PLAINTEXT_LIMIT + 1} bytes)"
+    ]
+    assert replica.driver.read_log() == before
+
+
+def test_a_save_that_could_not_be_replicated_leaves_no_gap_in_the_log(tmp_path: Path) -> None:
+    """An action whose change went in no entry is not counted as
+    replicated: the next save's change starts where the log stops, so the
+    log never skips an action and a successor always rebuilds it (before,
+    the next change began after the lost action and rebuild refused the
+    log: "skips actions"). A base that went in no entry is tried again."""
+    replica, save = _leading_replica(tmp_path / "maker.vote")
+    over = _with_action(save, PLAINTEXT_LIMIT)
+    assert replica.record(over) == 0
+    later = msgspec.structs.replace(over, actions=[*over.actions, (1, "y")])
+    assert replica.record(later) == 0  # the lost action is still not in an entry
+    assert rebuild(replica.driver.read_log()).actions == []  # the lobby, whole
+    fresh, lobby = _leading_replica(tmp_path / "fresh.vote")
+    fresh._replicated_actions = None  # a new authority's first save: a base
+    too_large = msgspec.structs.replace(lobby, host_name="h" * PLAINTEXT_LIMIT)
+    assert fresh.record(too_large) == 0 and fresh._replicated_actions is None
+    entries = len(fresh.driver.read_log())
+    assert fresh.record(lobby) > 0 and len(fresh.driver.read_log()) == entries + 2
+
+
+def test_a_voter_tries_the_nodes_of_its_broker_s_cluster_first(tmp_path: Path) -> None:
+    """The room's broker gone, a voter's link goes to the other nodes of
+    that broker's cluster before any standby broker (docs/scale.md).
+    Kills RoomReplica.__init__'s mutants: ``cluster`` not handed on."""
+    maker, ana, bo = (Identity.generate() for _ in range(3))
+    config, _ = _room_of(maker, ana, bo)
+    node = ("10.0.0.9", 1883)
+    replica = _replica(ana, config, tmp_path / "ana.vote", cluster=[node])
+    assert replica.driver.cluster == (node,)
+    assert replica.driver._alternates() == [node]
+
+
+async def test_a_voter_elected_after_the_maker_goes_on_from_the_room_it_rebuilt(
+    tmp_path: Path,
+) -> None:
+    """Three voters, real sealed messages carried by hand: the maker leads
+    term 1 and replicates a game two actions in; its machine goes (Bo saw
+    its will, Ana stands). Ana's replica wins term 2: it tells its owner
+    (on_won, the take-over) and knows the room is alive (authority_known,
+    as its followers did in term 1); it rebuilds the game from its log
+    and replicates the next save as a change from there, not a new base
+    with every action again. Kills RoomReplica.__init__'s mutants
+    (``on_authority`` not wired) and RoomReplica.rebuild's (the count of
+    actions replicated forgotten)."""
+    people = maker, ana, bo = tuple(Identity.generate() for _ in range(3))
+    config, secret = _room_of(*people)
+    won: dict[str, list[int]] = {person.peer_id: [] for person in people}
+    first, successor, other = (
+        _replica(
+            person, config, tmp_path / f"{person.peer_id}.vote", on_won=won[person.peer_id].append
+        )
+        for person in people
+    )
+    network = Network([first.driver, successor.driver, other.driver])
+    first.lead(secret, Identity.generate().public_key)
+    assert first.authority_known.is_set() and not successor.authority_known.is_set()
+    game = await _a_played_game()
+    assert first.record(_partway(game, 2)) > 0
+    await network.carry()
+    assert successor.authority_known.is_set() and other.authority_known.is_set()
+    now = other.driver.clock()
+    other.driver.node.authority_gone(now)  # as its driver does on the maker's will
+    successor.driver._carry_out(successor.driver.node.suspect(now, current=True))
+    await network.carry(only={1, 2})  # the maker hears nothing more
+    assert successor.is_authority and successor.term == 2
+    assert won == {maker.peer_id: [], ana.peer_id: [2], bo.peer_id: []}
+    rebuilt = successor.rebuild()
+    assert rebuilt == msgspec.structs.replace(_partway(game, 2), authority_key=NO_KEY)
+    log_before = len(successor.driver.read_log())
+    assert successor.record(_partway(game, 3)) > 0
+    added = [_entry_decoder.decode(plain) for plain in successor.driver.read_log()[log_before:]]
+    assert added == [DeltaEntry(journal_entry(_partway(game, 3), 2))]
+    for replica in (first, successor, other):
+        await replica.close()

@@ -1,7 +1,8 @@
 """A room's voters as drivers in this process, with no link: what they send
 waits in their outboxes, for a test to carry by hand (tests that look at the
 driver's own rules: the seat's early update, where a voter goes when the
-room's broker dies)."""
+room's broker dies; an election that moves a room's replica), and a
+network that carries it (:class:`Network`)."""
 
 from __future__ import annotations
 
@@ -42,3 +43,32 @@ def voter_drivers(
     ]
     drivers[0].lead_first_term(secret)
     return drivers
+
+
+class Network:
+    """Carries what the drivers send, by hand: to some of them, the rest
+    held back until a later call lets it through (the announcement, for
+    no voter, is dropped)."""
+
+    def __init__(self, drivers: list[VoterDriver]) -> None:
+        self.drivers = drivers
+        self.waiting: list[tuple[str, bytes]] = []
+
+    def _to(self, topic: str) -> int | None:
+        return next((n for n, d in enumerate(self.drivers) if d.topic == topic), None)
+
+    async def carry(self, only: set[int] | None = None) -> None:
+        while True:
+            for driver in self.drivers:
+                while not driver._outbox.empty():
+                    topic, payload, _ = driver._outbox.get_nowait()
+                    if self._to(topic) is not None:  # not the announcement
+                        self.waiting.append((topic, payload))
+            going = [m for m in self.waiting if only is None or self._to(m[0]) in only]
+            if not going:
+                return
+            self.waiting = [m for m in self.waiting if m not in going]
+            for topic, payload in going:
+                number = self._to(topic)
+                assert number is not None
+                await self.drivers[number]._on_message(topic, payload)
