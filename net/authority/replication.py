@@ -268,6 +268,8 @@ class RoomReplica:
         if self._replicated_actions is None or len(room.actions) < self._replicated_actions:
             base = msgspec.structs.replace(room, authority_key=NO_KEY, actions=[])
             index = self._append(BaseEntry(base))
+            if not index:
+                return 0  # no base in the log: the next save tries one again
             self._replicated_actions = 0
         first = self._replicated_actions
         while True:
@@ -275,11 +277,16 @@ class RoomReplica:
             # more when many actions came at once.
             upto = min(len(room.actions), first + ACTIONS_PER_ENTRY)
             part = msgspec.structs.replace(room, actions=room.actions[:upto])
-            index = self._append(DeltaEntry(journal_entry(part, first)), notify) or index
-            first = upto
+            appended = self._append(DeltaEntry(journal_entry(part, first)), notify)
+            if not appended:
+                # Counted as replicated only once in an entry: the next save's
+                # change starts where the log stops, so the log never skips an
+                # action (a successor could not rebuild a log that did).
+                break
+            index, first = appended, upto
+            self._replicated_actions = upto
             if first >= len(room.actions):
                 break
-        self._replicated_actions = len(room.actions)
         return index
 
     def _append(self, entry: BaseEntry | DeltaEntry, notify: bytes | None = None) -> int:
