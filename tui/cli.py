@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from core.engine import ConfigError
+from tui import arguments
 
 USAGE_ERROR = 2
 
@@ -56,16 +57,6 @@ def _bot_list(text: str) -> list[str]:
     return names
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"{text} seconds: choose between 0 and 60")
-    return value
-
-
 def _value(raw: str) -> object:
     """A value as JSON when it parses (numbers, true/false, [lists]), else text."""
     try:
@@ -101,12 +92,12 @@ def _build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="open the game table (the default)")
     play.add_argument(
         "--bot-delay",
-        type=_seconds,
+        type=arguments.seconds,
         default=None,
         help="seconds between bot moves for this run (default: the home screen's bot speed)",
     )
     play.add_argument(
-        "--seed", type=int, default=None, help="seed of the first game (default: random)"
+        "--seed", type=arguments.seed, default=None, help="seed of the first game (default: random)"
     )
     play.add_argument("--name", default=None, help="your player name (default: the saved one)")
 
@@ -115,7 +106,9 @@ def _build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--players", type=int, required=True, help="number of players")
     sim.add_argument("--teams", action="store_true", help="play in teams (where allowed)")
     sim.add_argument("--games", type=int, default=100, help="number of games (default 100)")
-    sim.add_argument("--seed", type=int, default=0, help="seed of the whole run (default 0)")
+    sim.add_argument(
+        "--seed", type=arguments.seed, default=0, help="seed of the whole run (default 0)"
+    )
     sim.add_argument(
         "--option",
         action="append",
@@ -179,7 +172,13 @@ def _simulate(args: argparse.Namespace) -> int:
         return USAGE_ERROR
     data = summary.to_data()
     data["seconds"] = round(time.perf_counter() - started, 3)
-    print(json.dumps(data))
+    try:
+        print(json.dumps(data), flush=True)
+    except BrokenPipeError:
+        # `passe simulate ... | head -c 100`: the reader left, which is no
+        # error of ours (Python's own advice: stdout to devnull, no traceback
+        # at exit).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
@@ -327,9 +326,11 @@ def _add_serve(commands: Any) -> None:
         help="web: ask browsers for no token (a trusted LAN only)",
     )
     serve.add_argument(
-        "--bot-delay", type=_seconds, default=None, help="passed to every guest's game"
+        "--bot-delay", type=arguments.seconds, default=None, help="passed to every guest's game"
     )
-    serve.add_argument("--seed", type=int, default=None, help="passed to every guest's game")
+    serve.add_argument(
+        "--seed", type=arguments.seed, default=None, help="passed to every guest's game"
+    )
 
 
 def command_names() -> list[str]:

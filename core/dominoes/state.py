@@ -60,6 +60,12 @@ _LEFT, _RIGHT, _FIRST = 0, 1, 2
 _END_NAME: tuple[End | None, ...] = ("L", "R", None)
 
 
+# [interpretation] The largest target a table may set (DO-13 gives 101 and
+# 61): ten times the rules' own, and a game that ends within the engine's
+# bound on actions (a target of 100,000 never did) and the wire's integers.
+MAX_TARGET = 1000
+
+
 @dataclass(frozen=True, kw_only=True)
 class DominoesConfig(Config):
     """2 to 4 players (DO-2); ``teams`` (partnerships 0+2 v 1+3) only at 4.
@@ -80,10 +86,13 @@ class DominoesConfig(Config):
                 "seats 1 and 3 play against seats 2 and 4"
             )
         if self.target is not None and (
-            isinstance(self.target, bool) or not isinstance(self.target, int) or self.target < 1
+            isinstance(self.target, bool)
+            or not isinstance(self.target, int)
+            or not 1 <= self.target <= MAX_TARGET
         ):
             raise ConfigError(
-                f"the target must be a whole number of points >= 1, not {self.target!r}"
+                f"the target must be a whole number of points from 1 to {MAX_TARGET}, "
+                f"not {self.target!r}"
             )
 
     @property
