@@ -158,6 +158,16 @@ class PasseApp(App[None]):
                 self._unnotify(shown, refresh=False)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def action_help_quit(self) -> None:
+        """ctrl+c does not quit (it copies in a text field): say which key
+        does. Textual's own note writes the key in markup, which every
+        notification here shows as text ("Press [b]ctrl+q[/b]": found by
+        a play-test)."""
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {key} to quit Passe", title="Do you want to quit?")
+                return
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Card colours for themes that do not define them (Textual's own)."""
         return {**super().get_theme_variable_defaults(), **CARD_VARIABLES}
@@ -235,6 +245,12 @@ class PasseApp(App[None]):
         from tui.screens.table import TableScreen  # on demand: start-up time
 
         screen = self.screen
+        if isinstance(screen, HomeScreen):
+            # What was chosen there is remembered, as a game's start does
+            # (found by a play-test: the game, the bots and the name chosen,
+            # then q, came back as they were before).
+            self.settings = screen.collect()
+            self._save()
         if isinstance(screen, SizeGuard) and screen.too_small:
             self.exit()
             return

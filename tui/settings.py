@@ -131,15 +131,21 @@ def clean_name(name: str) -> str:
 def load_settings(path: Path) -> tuple[Settings, str | None]:
     """The saved settings, or the defaults and a notice saying why not."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return Settings(), None
-    except (OSError, UnicodeDecodeError) as error:
+    except OSError as error:
         return Settings(), f"Could not read {path} ({error}); using default settings."
     try:
-        return Settings.from_data(json.loads(text)), None
-    except (ValueError, RecursionError) as error:
-        return Settings(), f"Ignored corrupt settings file {path} ({error}); using defaults."
+        return Settings.from_data(json.loads(data.decode("utf-8"))), None
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
+        # Kept for a look, as a damaged save is (README): the next save
+        # would otherwise overwrite it without a trace.
+        from tui.saves import set_aside
+
+        aside = set_aside(path)
+        kept = f"; it was kept as {aside.name}" if aside != path else ""
+        return Settings(), f"Ignored corrupt settings file {path} ({error}){kept}; using defaults."
 
 
 def save_settings(path: Path, settings: Settings) -> str | None:

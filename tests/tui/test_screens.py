@@ -43,6 +43,9 @@ async def test_corrupt_settings_file_is_ignored_with_a_notice(private_config: Pa
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
         assert any("Ignored corrupt settings file" in text for text in notices(app))
+        assert any("it was kept as settings.corrupt" in text for text in notices(app))
+        aside = private_config.with_suffix(".corrupt")
+        assert aside.read_text(encoding="utf-8") == "{not json at all"  # kept for a look
         await pilot.press("enter")  # and a game still starts
         await pilot.pause()
         assert isinstance(app.screen, PassPassTableScreen)
@@ -53,9 +56,11 @@ def test_settings_with_wrong_types_or_unreadable_are_ignored(tmp_path: Path) -> 
     path.write_text(json.dumps({"players": {"passpass": "four"}}), encoding="utf-8")
     settings, notice = load_settings(path)
     assert settings == Settings() and notice and "players" in notice
+    assert not path.exists() and path.with_suffix(".corrupt").exists()  # set aside
     path.write_bytes(b"\xff\xfe\x00garbage")
     settings, notice = load_settings(path)
-    assert settings == Settings() and notice
+    assert settings == Settings() and notice and "kept as settings.corrupt" in notice
+    assert path.with_suffix(".corrupt").read_bytes() == b"\xff\xfe\x00garbage"
     directory = tmp_path / "a-directory"
     directory.mkdir()
     settings, notice = load_settings(directory)
@@ -588,3 +593,35 @@ async def test_the_same_notice_again_replaces_the_one_shown(private_config: Path
             ("Select two offer cards first.", "warning"),
             ("Another note.", "information"),
         ], shown
+
+
+async def test_settings_chosen_on_the_home_screen_are_remembered_when_quitting(
+    private_config: Path,
+) -> None:
+    """The game, its players and the name chosen, then q (or ctrl+q): the
+    next start shows them (found by a play-test: only a game's start
+    saved them)."""
+    for quit_key in ("q", "ctrl+q"):
+        app = make_app(private_config)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("right")  # Pass Pass -> dominoes
+            await pilot.pause()
+            await pilot.press("down", "right")  # its players
+            await pilot.pause()
+            players = app.screen.query_one("#players").value  # type: ignore[attr-defined]
+            await pilot.press(quit_key)
+            await pilot.pause()
+        saved = json.loads(private_config.read_text(encoding="utf-8"))
+        assert saved["game"] == "dominoes" and saved["players"]["dominoes"] == players, quit_key
+        private_config.unlink()
+
+
+async def test_ctrl_c_says_which_key_quits_in_plain_words(private_config: Path) -> None:
+    """ctrl+c does not quit (it copies in a text field): the note says
+    which key does, without markup shown as text (found by a play-test:
+    "Press [b]ctrl+q[/b] to quit the app")."""
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert notices(app) == ["Press q to quit Passe"]  # home: q quits
