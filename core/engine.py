@@ -90,7 +90,14 @@ class Piece:
 class Names(tuple[str, ...]):
     """Seat names for :meth:`Event.describe`, knowing which seat reads the
     log: that seat is "you", and its verbs agree ("You play", "Ada plays").
-    Indexing gives "you" for that seat; iterating gives the names as seated."""
+    Indexing gives "you" for that seat; iterating gives the names as seated.
+
+    The reader (``you``) is always the seat whose view the log belongs to
+    (the events it was shown, ``Event.for_seat``): the player at their own
+    table, the seat a replay shows, and nobody (``None``) for a spectator
+    or a watcher. Never whoever happens to be looking at the screen or
+    kept the record: a replay of Ada's view read "You play" for Zed's moves.
+    """
 
     you: int | None
 

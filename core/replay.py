@@ -222,7 +222,9 @@ def moment_text(replay: Replay, step: int, seat: int | None) -> str:
     view (plain data, one per line)."""
     moment = replay.moment(step, seat)
     view = moment.view
-    names = Names(replay.names, you=replay.file.viewer)  # "you": who kept the record
+    # "you" is the seat whose view this is (nobody for the spectator), as
+    # on every screen (core.engine.Names): not the record's keeper.
+    names = Names(replay.names, you=moment.seat)
     who = "the spectator" if seat is None else f"seat {seat + 1} ({replay.names[seat]})"
     round_number = replay.round_at(moment.step)
     where = f" · round {round_number}" if round_number is not None else ""

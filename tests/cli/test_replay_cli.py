@@ -4,13 +4,14 @@ exit code 2, never a traceback."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from core.notation import GameFile, write
+from core.notation import GameFile, parse, write
 from core.replay import Replay
 from tests.core.notation_checks import played
 from tui.cli import main
@@ -26,6 +27,28 @@ def record(tmp_path: Path) -> Path:
     path = tmp_path / "game.passe"
     path.write_text(write(kept), encoding="utf-8")
     return path
+
+
+# A local game kept by Zed at seat 1 (its Viewer), as the play-tester's.
+KEPT_BY_ZED = ("Zed", "Ada", "Bruno", "Cleo")
+# "you", "You", "your": any word that speaks to the reader.
+YOU = re.compile(r"\b(you|your)\b", re.IGNORECASE)
+
+
+def kept_by_zed(tmp_path: Path, game_id: str, players: int) -> Path:
+    """A finished ``game_id`` game whose record Zed (seat 1) kept."""
+    state = played(game_id, players, False, 5)
+    kept = game_file(state.record(), KEPT_BY_ZED[:players], viewer=0, result=state.result())
+    path = tmp_path / f"{game_id}.passe"
+    path.write_text(write(kept), encoding="utf-8")
+    return path
+
+
+def printed_log(capsys: pytest.CaptureFixture[str], path: Path, seat: str, step: int) -> str:
+    """The "Log:" part of ``passe replay PATH --seat SEAT --step STEP``."""
+    assert main(["replay", str(path), "--seat", seat, "--step", str(step)]) == 0
+    text = capsys.readouterr().out
+    return text.split("\nLog:\n", 1)[1].split("\n\nView:\n", 1)[0]
 
 
 def refused(capsys: pytest.CaptureFixture[str], *args: str) -> str:
@@ -50,6 +73,32 @@ def test_a_moment_is_printed_as_text(record: Path, capsys: pytest.CaptureFixture
     # Only --step: the spectator's view at that step.
     assert main(["replay", str(record), "--step", "0"]) == 0
     assert "Last move: none (the deal)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("game_id", "players"), [("passpass", 4), ("dominoes", 3), ("fashion", 4)])
+def test_the_log_is_printed_as_the_seat_shown_read_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], game_id: str, players: int
+) -> None:
+    """The rule: the log reads "you" for the seat shown and names every
+    other seat, the record's keeper included; the spectator's log speaks
+    to nobody ("you" nowhere). A play-tester's: seat 2's view of Zed's
+    game read "You play 3-6 on the left." for Zed's move, and the
+    spectator's "You placed a bid." and "Game over. Scores: you 5"."""
+    path = kept_by_zed(tmp_path, game_id, players)
+    steps = Replay(parse(path.read_text(encoding="utf-8"))).steps
+    names = KEPT_BY_ZED[:players]
+    for step in (steps // 2, steps):
+        for seat in range(players):
+            log = printed_log(capsys, path, str(seat + 1), step)
+            # That seat read itself as "you", never by its name...
+            assert YOU.search(log) and names[seat] not in log, (step, seat, log)
+            # ...and everyone else by name: Zed too, in the others' views.
+            for other in range(players):
+                if other != seat:
+                    assert names[other] in log, (step, seat, names[other], log)
+        log = printed_log(capsys, path, "spectator", step)
+        assert YOU.search(log) is None, (step, log)
+        assert all(name in log for name in names), (step, log)
 
 
 def test_bad_arguments_and_bad_files_are_one_line_and_exit_2(

@@ -152,12 +152,10 @@ async def test_the_replay_screen_steps_through_the_game(
             if screen.viewer is None:
                 assert "view: spectator" in status(app)
                 assert title == SPECTATOR_HAND
-            elif screen.viewer == 0:  # the record keeper's: "you" in the log too
-                assert title == "Your hand (Tess)"
-            else:  # another's: theirs, not "your" (found by hand)
-                assert title == f"{NAMES[screen.viewer]}'s hand", title
+            else:  # the seat shown is "you", as in its log (test_each_view_s_log_...)
+                assert title == f"Your hand ({NAMES[screen.viewer]})", title
                 won = str(screen.query_one("#won").border_title)
-                assert won == f"{NAMES[screen.viewer]}'s won cards", won
+                assert won == "Your won cards", won
         assert seen == [1, 2, 3, None, 0]
 
         # The game's own keys play nothing.
@@ -176,6 +174,42 @@ async def test_the_replay_screen_steps_through_the_game(
         await same_as_opened_there(pilot, screen)
         await pilot.press("q")
         assert isinstance(app.screen, HomeScreen)
+
+
+# "you", "You", "your": any word that speaks to the reader.
+YOU = re.compile(r"\b(you|your)\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("game_id", ["passpass", "dominoes", "fashion"])
+async def test_each_view_s_log_reads_you_for_the_seat_shown_only(
+    private_config: Path, private_data: Path, game_id: str
+) -> None:
+    """The rule (README: the log "as that seat read it"): each seat's view
+    reads "you" for that seat and names every other, the record's keeper
+    (Tess, seat 1) included; the spectator's reads "you" for nobody. The
+    hand's title agrees with the log. A play-tester's: Ada's view said
+    "Ada (you)" in the players panel and "You play 3-6 on the left." for
+    Tess's move in the log."""
+    path = keep(private_data, game_id, 5)
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_replay(pilot, path)
+        names = NAMES[: screen.replay.players]
+        await pilot.press("end")
+        # v from the keeper's view: each other seat's, then the spectator's.
+        for seat in (*range(1, len(names)), None):
+            await pilot.press("v")
+            assert screen.viewer == seat and screen.step == screen.replay.steps
+            log = "\n".join(screen.game_log.lines_written)
+            assert log, "an empty log proves nothing"
+            if seat is None:
+                assert YOU.search(log) is None, log
+                assert all(name in log for name in names), log
+                continue
+            assert YOU.search(log) and names[seat] not in log, (seat, log)
+            assert all(name in log for name in names if name != names[seat]), (seat, log)
+            title = str(screen.query_one("#hand").border_title)
+            assert title.startswith(f"Your hand ({names[seat]})"), title
 
 
 async def same_as_opened_there(pilot: Pilot[None], screen: ReplayTableScreen) -> ReplayTableScreen:

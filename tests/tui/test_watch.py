@@ -9,6 +9,7 @@ shown as text. Snapshots in the default and colour-blind themes."""
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -276,6 +277,24 @@ async def test_the_line_keeps_the_winner_once_the_game_is_over(
         line = status(app)
         assert all(name in line for name in winners), line
         assert "win" in line, line
+
+
+@pytest.mark.parametrize("game_id", ["passpass", "dominoes", "fashion"])
+async def test_a_watcher_s_log_reads_you_for_nobody(private_config: Path, game_id: str) -> None:
+    """A watcher has no seat: its log names every player and never says
+    "you" (the log's names make "you" of the client's seat only, and a
+    watcher's is None: TableScreen.log_names). A whole game, to the scores:
+    a replay's spectator view once read "Game over. Scores: you 5"."""
+    watcher = watched(game_id, moves=100_000)
+    assert watcher.view is not None and watcher.view.is_over
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = watch_screen(watcher)
+        app.push_screen(screen)
+        await wait_until(pilot, lambda: screen.view is not None, "the watched table")
+        log = "\n".join(screen.game_log.lines_written)
+        assert re.search(r"\b(you|your)\b", log, re.IGNORECASE) is None, log
+        assert all(name in log for name in watcher.names), log
 
 
 def in_the_lobby(game_id: str, watching: int = 2) -> SpyWatcher:

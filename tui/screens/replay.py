@@ -22,7 +22,6 @@ from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 
-from core.engine import Names
 from core.replay import Replay
 from net.authority.table import TableUpdate
 from tui.messages import TableUpdated
@@ -139,6 +138,9 @@ class ReplayTableScreen(ReadOnlyTableScreen):
     def show_moment(self) -> None:
         """The table after :attr:`step` moves, from :attr:`viewer`'s seat."""
         moment = self.replay.moment(self.step, self.viewer)
+        # The client's seat is whose view is shown: the table screen's log
+        # names (TableScreen.log_names) make it "you", as that seat read the
+        # log; the spectator's has no "you". The record's keeper is named.
         self.client.seat = self.viewer
         self._forget()
         log = self.game_log
@@ -191,17 +193,6 @@ class ReplayTableScreen(ReadOnlyTableScreen):
         # The game's words speak to the player at its seat ("Your turn: play
         # a card"): in a replay the line says where the replay is instead.
         self.query_one(StatusLine).say(self.status_text(), your_turn=False)
-
-    @property
-    def log_names(self) -> Names:
-        # "You" is whoever kept the record (its Viewer), whichever view is
-        # shown: the person replaying their own game; nobody in anyone else's.
-        return Names(self.names, you=self.replay.file.viewer)
-
-    def reads_own(self, seat: int) -> bool:
-        # As the log: "your" hand is the record keeper's; another view's is
-        # theirs (it said "Your hand (Cy)" beside "2nd: You take two" of Ana).
-        return seat == self.replay.file.viewer
 
     def show_game_over(self, view: Any) -> None:
         """Nothing opens: the last move's table shows the result."""

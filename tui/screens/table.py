@@ -544,9 +544,10 @@ class TableScreen(PasseScreen):
         return self._labels_shown
 
     def reads_own(self, seat: int) -> bool:
-        """Whether ``seat``'s view is the reader's own ("your" hand): at a
-        table, always; a replay shows others' views too."""
-        return True
+        """Whether ``seat``'s view is the reader's own ("your" hand): the
+        seat that reads "you" in the log (:attr:`log_names`), so that the
+        hand, the won cards and the log never disagree about who "you" is."""
+        return seat == self.log_names.you
 
     def hand_title(self, seat: int) -> str:
         """The hand panel's title for ``seat``'s view (a name: made plain
@@ -556,7 +557,10 @@ class TableScreen(PasseScreen):
 
     @property
     def log_names(self) -> Names:
-        """Seat names for event descriptions: this client's seat reads "you"."""
+        """Seat names for event descriptions, the one place every table
+        screen gets them: the seat whose view this client is given reads
+        "you" (a player's own seat, the seat a replay shows), and nobody
+        does for a spectator or a watcher (their client has no seat)."""
         return Names(self.names, you=self.client.seat)
 
     def acts(self, seat: int, verb: str, *, start: bool = True) -> str:
