@@ -28,6 +28,7 @@ from net.protocol.text import clean_text, safe_last_resort
 from themes import CARD_VARIABLES, DEFAULT_THEME, THEME_DESCRIPTIONS, THEMES, themes_for
 from tui.games import load_table_screen
 from tui.messages import (
+    BotSpeedChosen,
     GameRecorded,
     GoHomeRequested,
     HostRequested,
@@ -200,7 +201,7 @@ class PasseApp(App[None]):
     # -- screens -----------------------------------------------------------
 
     def get_default_screen(self) -> Screen[Any]:
-        return HomeScreen(self.settings, self.save_path)
+        return HomeScreen(self.settings, self.save_path, bot_delay_for_run=self.bot_delay_override)
 
     def on_mount(self) -> None:
         self.watch(self, "theme", self._theme_changed, init=False)
@@ -530,6 +531,9 @@ class PasseApp(App[None]):
         self.push_screen(JoinScreen(name, network, code=rejoin, join_now=bool(rejoin)))
 
     # -- what screens ask (messages up: they never import the app) ----------
+
+    def on_bot_speed_chosen(self, message: BotSpeedChosen) -> None:
+        self.bot_delay_override = None  # the speed chosen on home, from now on
 
     def on_new_game_requested(self, message: NewGameRequested) -> None:
         self.request_new_game(message.settings)

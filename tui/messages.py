@@ -111,6 +111,14 @@ class JoinRequested(Message):
 
 
 @dataclass
+class BotSpeedChosen(Message):
+    """A bot speed was chosen on the home screen: it replaces, from now on,
+    the one ``passe play --bot-delay`` gave for this run."""
+
+    seconds: float
+
+
+@dataclass
 class NewGameRequested(Message):
     """Home asks for a local game with these settings (the app asks first
     when that would replace the saved game)."""

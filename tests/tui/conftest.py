@@ -172,7 +172,7 @@ def passpass_seed(*, you_lead: bool) -> int:
     )
 
 
-def make_app(config: Path, *, seed: int = 7, bot_delay: float = 0.0) -> PasseApp:
+def make_app(config: Path, *, seed: int = 7, bot_delay: float | None = 0.0) -> PasseApp:
     return PasseApp(config_path=config, bot_delay=bot_delay, seed=seed)
 
 

@@ -40,7 +40,10 @@ def test_a_wrong_setting_is_named_and_the_defaults_are_used(
     path.write_text(json.dumps(content), encoding="utf-8")
     settings, notice = load_settings(path)
     assert settings == Settings()
-    assert notice == f"Ignored corrupt settings file {path} ({named}); using defaults."
+    assert notice == (
+        f"Ignored corrupt settings file {path} ({named}); "
+        "it was kept as settings.corrupt; using defaults."
+    )
 
 
 def test_good_settings_keep_their_meaning(tmp_path: Path) -> None:

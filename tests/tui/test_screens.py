@@ -625,3 +625,34 @@ async def test_ctrl_c_says_which_key_quits_in_plain_words(private_config: Path) 
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert notices(app) == ["Press q to quit Passe"]  # home: q quits
+
+
+async def test_the_bot_delay_given_for_a_run_is_the_speed_shown_until_another_is_chosen(
+    private_config: Path,
+) -> None:
+    """``passe play --bot-delay 3``: home shows "3 s (this run)" (found by a
+    play-test: it said "normal (0.8 s)" while the bots waited 3 s), and
+    does not remember it for later runs; a speed chosen there replaces it,
+    for this run and the next."""
+    from tui.widgets.chooser import Chooser
+
+    app = make_app(private_config, bot_delay=3.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        speed = app.screen.query_one("#bot-speed", Chooser)
+        assert speed.options[speed.index] == ("3 s (this run)", 3.0) and app.bot_delay == 3.0
+        await pilot.press("q")
+    assert json.loads(private_config.read_text(encoding="utf-8"))["bot_delay"] == 0.8
+    app = make_app(private_config, bot_delay=3.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        speed = app.screen.query_one("#bot-speed", Chooser)
+        speed.focus()
+        await pilot.press("right")  # the next speed: normal (0.8 s)
+        await pilot.pause()
+        assert speed.value == 0.8 and app.bot_delay == 0.8
+        await pilot.press("right")  # slow (1.5 s)
+        await pilot.pause()
+        assert app.bot_delay == 1.5
+        await pilot.press("q")
+    assert json.loads(private_config.read_text(encoding="utf-8"))["bot_delay"] == 1.5

@@ -70,7 +70,8 @@ async def press_rules(pilot: Pilot[Any]) -> None:
 
 @pytest.mark.parametrize("theme", THEMES)
 def test_home(snap_compare: Any, private_config: Path, theme: str) -> None:
-    app = make_app(private_config, seed=SEED)
+    # No --bot-delay for this run: the home screen as a person opens it.
+    app = make_app(private_config, seed=SEED, bot_delay=None)
     assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme))
 
 

@@ -23,6 +23,7 @@ from core.engine import GameInfo
 from core.registry import game_info
 from tui.games import GameEntry, game_entries
 from tui.messages import (
+    BotSpeedChosen,
     HostRequested,
     JoinRequested,
     NewGameRequested,
@@ -111,9 +112,19 @@ class HomeScreen(PasseScreen):
         "colour-blind safe Okabe-Ito one, or high-contrast monochrome)."
     )
 
-    def __init__(self, settings: Settings, save_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        save_path: Path | None = None,
+        *,
+        bot_delay_for_run: float | None = None,
+    ) -> None:
         super().__init__()
         self.settings = settings
+        # ``passe play --bot-delay``: the bots' pause for this run, shown as
+        # the bot speed until another is chosen (found by a play-test: the
+        # screen said "normal (0.8 s)" while the bots waited 3 s).
+        self.bot_delay_for_run = bot_delay_for_run
         # Where the saved local game is (none: nothing is offered to continue).
         self.save_path = save_path
         self.entries = game_entries()
@@ -154,7 +165,7 @@ class HomeScreen(PasseScreen):
                 # The game's options are added after the first paint (they
                 # import the game's engine); the bot speed is every game's.
                 yield Vertical(id="options")
-                yield Chooser("Bot speed", BOT_SPEEDS, self._bot_speed(), id="bot-speed")
+                yield Chooser("Bot speed", self._bot_speeds(), self._bot_speed(), id="bot-speed")
                 # No undo at the tables: the help there points here (issue 18 item 8).
                 yield Chooser(
                     CONFIRM_LABEL, CONFIRM_CHOICES, self.settings.confirm_plays, id="confirm-plays"
@@ -174,10 +185,26 @@ class HomeScreen(PasseScreen):
         # the keys that work now off the row.
         yield PasseFooter(compact=True, show_command_palette=False)
 
+    def _bot_speeds(self) -> list[tuple[str, float]]:
+        """The speeds offered: this run's own first, when it is none of them."""
+        run = self.bot_delay_for_run
+        if run is None or run in (value for _, value in BOT_SPEEDS):
+            return list(BOT_SPEEDS)
+        return [(f"{run:g} s (this run)", run), *BOT_SPEEDS]
+
     def _bot_speed(self) -> float:
-        """The remembered speed, or the nearest one offered."""
+        """This run's speed, else the remembered one (or the nearest offered)."""
+        if self.bot_delay_for_run is not None:
+            return self.bot_delay_for_run
         delay = self.settings.bot_delay
         return min((value for _, value in BOT_SPEEDS), key=lambda value: abs(value - delay))
+
+    def _chosen_bot_delay(self) -> float:
+        """The speed to remember: the one chosen, unless it is still this
+        run's own (``--bot-delay`` is for this run), which leaves the
+        remembered one."""
+        value = float(self.query_one("#bot-speed", Chooser).value)
+        return self.settings.bot_delay if value == self.bot_delay_for_run else value
 
     def on_mount(self) -> None:
         self.query_one("#home-game").border_title = "New game"
@@ -531,7 +558,11 @@ class HomeScreen(PasseScreen):
         elif chooser_id == "teams":
             self._refresh_seats()
         elif chooser_id == "bot-speed":
-            self.settings.bot_delay = self.query_one("#bot-speed", Chooser).value
+            seconds = float(self.query_one("#bot-speed", Chooser).value)
+            if seconds != self.bot_delay_for_run:
+                self.bot_delay_for_run = None  # a speed chosen here from now on
+                self.post_message(BotSpeedChosen(seconds))
+            self.settings.bot_delay = self._chosen_bot_delay()
 
     def _game_changed(self) -> None:
         game = self.game
@@ -622,7 +653,7 @@ class HomeScreen(PasseScreen):
                 settings.options[game.id] = chosen_options(
                     [option for option, _ in rows], {o.name: c.value for o, c in rows}
                 )
-        settings.bot_delay = self.query_one("#bot-speed", Chooser).value
+        settings.bot_delay = self._chosen_bot_delay()
         settings.confirm_plays = bool(self.query_one("#confirm-plays", Chooser).value)
         settings.name = clean_name(self.query_one("#name", Input).value)
         settings.bots = [
