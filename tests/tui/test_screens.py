@@ -136,6 +136,9 @@ async def test_quitting_a_game_asks_first(private_config: Path) -> None:
         assert isinstance(table, PassPassTableScreen)
         await pilot.press("q")
         assert isinstance(app.screen, ConfirmQuitScreen)
+        await pilot.press("enter")  # a stray Enter (it plays at the table) leaves nothing
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmQuitScreen)
         await pilot.press("n")  # keep playing
         assert app.screen is table  # type: ignore[comparison-overlap]
         await pilot.press("escape")

@@ -20,7 +20,10 @@ class ConfirmQuitScreen(PasseModal[str | None]):
     """Dismisses with ``"home"``, ``"quit"`` or ``None`` (keep playing)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,enter", "leave", "Leave to home", key_display="y"),
+        # y only: Enter plays at the table behind, and a second Enter left
+        # the game (found by a play-test); in a hosted room it closes the
+        # room for everyone (ConfirmLeaveRoomScreen has these keys).
+        Binding("y", "leave", "Leave to home"),
         Binding("q,ctrl+q", "quit_app", "Quit Passe", key_display="q"),
         Binding("n,escape", "stay", "Keep playing", key_display="n"),
     ]
