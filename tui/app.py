@@ -176,10 +176,14 @@ class PasseApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # Textual's own theme picker offers its many built-in themes; Passe
         # offers its three (readable cards, colour-blind safe, monochrome).
+        # Of Textual's others only Quit: Maximize left a hatched screen that
+        # nothing said how to leave (found by a play-test), Keys repeats F1,
+        # and Screenshot writes a file where Passe runs (an SSH guest's on
+        # the host's disk).
         yield from (
             command
             for command in super().get_system_commands(screen)
-            if command.callback != self.action_change_theme
+            if command.callback == self.action_quit
         )
         for theme in THEMES:
             yield SystemCommand(
