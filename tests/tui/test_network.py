@@ -421,6 +421,31 @@ async def test_waiting_never_asks_a_screen_that_has_not_composed_yet() -> None:
         await wait_until(pilot, lambda: bool(slow.query_one("#seats", Static)), "the seats")
 
 
+async def test_the_join_screen_names_the_room_as_people_read_its_code(
+    private_config: Path, mosquitto: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typed in lower case and without its hyphen, the code is said back as
+    everywhere else, "K6K-KWS" (found by a play-test: "room K6KKWS")."""
+    import tui.screens.join as join_module
+
+    answered = asyncio.Event()
+
+    async def joining(*args: object, **kwargs: object) -> tuple[RemoteTable, str]:
+        await answered.wait()  # the attempt under way for as long as the test looks
+        raise AssertionError("not reached")
+
+    monkeypatch.setattr(join_module, "join_target", joining)
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        await type_code(pilot, f"k6kkws@{mosquitto[0]}:{mosquitto[1]}")
+        screen = app.screen
+        assert isinstance(screen, JoinScreen)
+        await wait_until(pilot, lambda: "Joining" in screen.message_text, "the attempt")
+        assert screen.message_text == f"Joining room K6K-KWS at {mosquitto[0]}:{mosquitto[1]}…"
+        screen.workers.cancel_all()
+
+
 async def test_join_errors_are_one_line_on_the_join_screen(
     private_config: Path, mosquitto: tuple[str, int]
 ) -> None:

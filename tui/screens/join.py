@@ -41,17 +41,24 @@ ROOM_COLUMNS = "{code:<9}{game:<16}{host:<22}{seats}"
 ROOM_HEADER = " " + ROOM_COLUMNS.format(code="code", game="game", host="host", seats="seats")
 
 
+def shown_code(code: str) -> str:
+    """A room's code as people read it everywhere else (``K6K-KWS``); what
+    is not a code, cut short (it came from the network)."""
+    from net.protocol.codes import CodeError, format_code
+
+    try:
+        return format_code(code)
+    except CodeError:
+        return code[:8]
+
+
 def room_line(advert: RoomAdvert) -> str:
     """One room of the LAN list: code, game, host's name, free seats (or
     whether its game is in play or over)."""
     from core.engine import ConfigError
     from core.registry import game_info
-    from net.protocol.codes import CodeError, format_code
 
-    try:
-        code = format_code(advert.code)
-    except CodeError:
-        code = advert.code[:8]
+    code = shown_code(advert.code)
     try:
         game = game_info(advert.game).title
     except ConfigError:
@@ -253,7 +260,7 @@ class JoinScreen(PasseScreen):
                 target = await advert_target(advert)
             else:
                 target = await resolve_target(text, self.network)
-            self._say(f"Watching room {target.code} at {target.host}:{target.port}…")
+            self._say(f"Watching room {shown_code(target.code)} at {target.host}:{target.port}…")
             watcher = await watch_target(target)
         except NetplayError as error:
             self._say(str(error), problem=True)
@@ -264,7 +271,8 @@ class JoinScreen(PasseScreen):
             screen = watch_screen(watcher, exits=self.watch_now)
         except (LookupError, ImportError):
             await watcher.close()
-            self._say(f"room {watcher.code} plays a game this Passe cannot show", problem=True)
+            code = shown_code(watcher.code)
+            self._say(f"room {code} plays a game this Passe cannot show", problem=True)
             return
         self.app.switch_screen(screen)
 
@@ -276,7 +284,7 @@ class JoinScreen(PasseScreen):
                 target = await advert_target(advert)
             else:
                 target = await resolve_target(text, self.network)
-            self._say(f"Joining room {target.code} at {target.host}:{target.port}…")
+            self._say(f"Joining room {shown_code(target.code)} at {target.host}:{target.port}…")
             # A host with a screen is asked about a new key: say we wait for it.
             table, notice = await join_target(target, self.player_name, on_knock=self._say)
         except NetplayError as error:
