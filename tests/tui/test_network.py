@@ -988,6 +988,31 @@ async def test_a_joiner_moves_to_another_free_seat(
         assert lobby.table.seat == free
 
 
+async def test_a_joiner_s_seat_keys_leave_the_footer_while_no_seat_is_free(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    """The footer shows the keys that work now: with every other seat taken
+    "1-3 Sit in seat" only refused (found by a play-test); it comes back
+    when a seat is free again."""
+    write_settings(private_config, name="Zed")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby = await join_from_home(pilot, hosted.code)
+        await wait_until(pilot, lambda: lobby.table is not None and lobby.room, "the room")
+        assert lobby.table is not None
+
+        def sit_shown() -> bool:
+            return "Sit in seat" in [shown for shown, _ in footer_keys(app)]
+
+        await wait_until(pilot, sit_shown, "1-3 while seats are free")
+        others = [n for n in range(3) if n != lobby.table.seat]
+        for seat in others:
+            hosted.authority.set_bot(seat, "random")
+        await wait_until(pilot, lambda: not sit_shown(), "no seat key once all are taken")
+        hosted.authority.set_bot(others[0], None)
+        await wait_until(pilot, sit_shown, "the keys back for a free seat")
+
+
 async def test_a_joiner_declines_to_stand_with_f_and_the_host_hears_it(
     private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
 ) -> None:

@@ -708,6 +708,11 @@ class LobbyScreen(PasseScreen):
                 # Only the room's seats: the footer and help say "1-3", not "1-8".
                 and isinstance(seat, int)
                 and seat < len(self.room.seats)
+                # While a seat is free to move to: with every other seat
+                # taken the footer offered "1-4 Sit in seat", which only
+                # refused (found by a play-test). Every seat's key then, as
+                # one range: a seat taken meanwhile is refused in words.
+                and any(other.kind == "open" for other in self.room.seats)
             )
         if action == "start":
             if not self.hosting or (self.hosted is None and self.problem is not None):
