@@ -245,31 +245,6 @@ class _ServeHelpAction(argparse.Action):
         parser.exit()
 
 
-def _count(text: str) -> int:
-    return _whole_number(text, 1, "a whole number", "choose 1 or more")
-
-
-def _whole_number(text: str, least: int, what: str, range_words: str) -> int:
-    """``text`` as an int of at least ``least``, or argparse's refusal in words."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
-    if value < least:
-        raise argparse.ArgumentTypeError(f"{text}: {range_words}")
-    return value
-
-
-def _timeout(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value < 10**9:  # NaN and infinity too
-        raise argparse.ArgumentTypeError(f"{text}: choose 0 (never) or more seconds")
-    return value
-
-
 def _port(text: str) -> int:
     try:
         value = int(text)
@@ -304,11 +279,11 @@ def _add_serve(commands: Any) -> None:
     )
     serve.add_argument("--bind", default="", help="address to listen on (default: all)")
     serve.add_argument(
-        "--max-sessions", type=_count, default=32, help="sessions at once (default 32)"
+        "--max-sessions", type=arguments.count, default=32, help="sessions at once (default 32)"
     )
     serve.add_argument(
         "--idle-timeout",
-        type=_timeout,
+        type=arguments.timeout,
         default=1800.0,
         metavar="S",
         help="end a session after S seconds without a key press (default 1800; 0: never)",
@@ -379,10 +354,6 @@ def _serve(args: argparse.Namespace) -> int:
 # -- passe replay FILE (issue 21, docs/notation.md) ----------------------------
 
 
-def _step(text: str) -> int:
-    return _whole_number(text, 0, "a whole number of moves", "0 (the deal) or more moves")
-
-
 def _add_replay(commands: Any) -> None:
     replay = commands.add_parser(
         "replay",
@@ -402,7 +373,7 @@ def _add_replay(commands: Any) -> None:
     )
     replay.add_argument(
         "--step",
-        type=_step,
+        type=arguments.step,
         default=None,
         metavar="K",
         help="after K moves: 0 is the deal (default: the end)",

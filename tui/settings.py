@@ -19,6 +19,7 @@ from net.files import validation_message, write_atomic
 from net.protocol.text import NAME_CELLS
 from net.protocol.text import clean_name as _clean_name
 from themes import DEFAULT_THEME
+from tui.arguments import MAX_BOT_DELAY
 
 SETTINGS_FILE = "settings.json"
 # Every game's bot levels (core registers them all), strongest search last but
@@ -33,7 +34,6 @@ BOT_SPEEDS: tuple[tuple[str, float], ...] = (
     ("instant", 0.0),
 )
 DEFAULT_BOT_DELAY = BOT_SPEEDS[0][1]
-MAX_BOT_DELAY = 60.0
 MAX_SEATS = 8
 # The name field takes as many characters as a name may have cells (net/protocol/text.py).
 NAME_LENGTH = NAME_CELLS
