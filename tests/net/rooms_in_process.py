@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -15,7 +16,9 @@ import pytest
 
 from core.registry import get_game
 from net.authority.authority import Authority
+from net.authority.replication import encode_room_config
 from net.identity import Identity
+from net.peer.failover import SeatVoter
 from net.peer.remote import RemoteTable
 from net.protocol.bounds import Outbox
 from net.protocol.wire import (
@@ -224,3 +227,19 @@ def linked(table: RemoteTable, authority: Authority) -> MemoryLink:
     table._link = link  # type: ignore[assignment]
     table.authority_key = authority.identity.public_key
     return link
+
+
+def seat_voter(identity: Identity, config: Any, directory: Path, **options: Any) -> SeatVoter:
+    """Ana's voter in room CODE on a broker nobody runs, never started: its
+    take-over is run by hand."""
+    return SeatVoter(
+        identity,
+        CODE,
+        config,
+        encode_room_config(config),
+        "127.0.0.1",
+        1,
+        seat_name=lambda: "Ana",
+        directory=directory,
+        **{"room_key": lambda: None, **options},
+    )

@@ -58,6 +58,7 @@ from tests.net.rooms_in_process import (
     listen,
     replicas_reach_no_broker,
     room,
+    seat_voter,
     seated,
     sent,
     within_turns,
@@ -429,22 +430,6 @@ async def test_a_failover_game_ends_for_its_host_once_a_majority_holds_the_end(
     await authority.close(keep=True)
 
 
-def _seat_voter(identity: Identity, config: Any, directory: Path, **options: Any) -> SeatVoter:
-    """Ana's voter in room CODE on a broker nobody runs, never started: its
-    take-over is run by hand."""
-    return SeatVoter(
-        identity,
-        CODE,
-        config,
-        encode_room_config(config),
-        "127.0.0.1",
-        1,
-        seat_name=lambda: "Ana",
-        directory=directory,
-        **{"room_key": lambda: None, **options},
-    )
-
-
 async def test_a_seat_voter_that_won_but_cannot_rebuild_the_game_stands_aside(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -454,7 +439,7 @@ async def test_a_seat_voter_that_won_but_cannot_rebuild_the_game_stands_aside(
     me, maker = Identity.generate(), Identity.generate()
     keys = [maker.public_key, me.public_key, Identity.generate().public_key]
     config, _ = make_room_config(maker, keys)
-    voter = _seat_voter(me, config, tmp_path)
+    voter = seat_voter(me, config, tmp_path)
 
     def damaged() -> None:
         raise ReplicaError("entry 3 does not decode")
@@ -477,15 +462,8 @@ async def test_a_successor_whose_log_holds_the_end_publishes_the_end() -> None:
     the salt), rather than abdicating ("a room in phase 'over' does not go
     on"), which left every seat waiting for an end nobody would send."""
     from net.authority.replication import NO_KEY, BaseEntry, _entry_encoder, rebuild
-    from net.authority.rooms import BrokerChoice
 
-    ended = room(game="dominoes", players=2, bot_delay=0.0)
-    ended.set_bot(0, "random")
-    ended.set_bot(1, "random")
-    listen(ended)
-    ended.start_game()
-    await asyncio.wait_for(ended._over.wait(), 30)
-    saved = ended.snapshot(BrokerChoice(False, "127.0.0.1", 1))
+    ended, saved = await _an_ended_game()
     assert saved.phase == "over"
     log = [_entry_encoder.encode(BaseEntry(msgspec.structs.replace(saved, authority_key=NO_KEY)))]
 
@@ -695,7 +673,7 @@ async def test_a_seat_voter_that_won_takes_the_table_over_as_the_log_has_it(
     old_key = Identity.generate().public_key
 
     def voter(dealer: bool) -> SeatVoter:
-        made = _seat_voter(
+        made = seat_voter(
             me,
             config,
             tmp_path / str(dealer),
@@ -785,16 +763,21 @@ def _replica(identity: Identity, config: Config, path: Path, **options: Any) -> 
     return RoomReplica(identity, CODE, config, path, "127.0.0.1", 1, maker=config.sealer, **options)
 
 
-async def _a_played_game() -> SavedRoom:
-    """The save of a two-bot dominoes game played to its end (146 actions
-    with room()'s seed)."""
+async def _an_ended_game() -> tuple[Authority, SavedRoom]:
+    """A two-bot dominoes game played to its end (146 actions with room()'s
+    seed): its authority (still open: the caller closes it) and its save."""
     ended = room(game="dominoes", players=2, bot_delay=0.0)
     ended.set_bot(0, "random")
     ended.set_bot(1, "random")
     listen(ended)
     ended.start_game()
     await asyncio.wait_for(ended._over.wait(), 30)
-    saved = ended.snapshot(BrokerChoice(False, "127.0.0.1", 1))
+    return ended, ended.snapshot(BrokerChoice(False, "127.0.0.1", 1))
+
+
+async def _a_played_game() -> SavedRoom:
+    """The save of a two-bot dominoes game played to its end."""
+    ended, saved = await _an_ended_game()
     await ended.close(keep=True)
     return saved
 

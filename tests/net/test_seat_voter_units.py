@@ -40,8 +40,7 @@ from net.peer.failover import (
     voter_file,
     votes_dir,
 )
-from tests.net.rooms_in_process import CODE, listen, room, seated
-from tests.net.test_failover_units import _seat_voter
+from tests.net.rooms_in_process import CODE, listen, room, seat_voter, seated
 
 LAN = ("127.0.0.1", "192.168.1.5", "10.0.0.2")
 
@@ -107,7 +106,7 @@ def config_with(me: Identity) -> Config:
 
 def a_voter(tmp_path: Path, **options: Any) -> tuple[SeatVoter, Identity]:
     me = Identity.generate()
-    return _seat_voter(me, config_with(me), tmp_path, **options), me
+    return seat_voter(me, config_with(me), tmp_path, **options), me
 
 
 def run_here(voter: SeatVoter, table: TableRunHere) -> None:
@@ -214,7 +213,7 @@ def test_a_restarted_seat_reads_the_election_of_its_own_voter_file_or_says_why_n
     monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path / "elsewhere"))
     me = Identity.generate()
     config = config_with(me)
-    _seat_voter(me, config, tmp_path)  # makes its voter file
+    seat_voter(me, config, tmp_path)  # makes its voter file
     assert stored_election(CODE, me, tmp_path) == encode_room_config(config)
     assert stored_election(CODE, me) is None  # not in the default folder
     path = voter_file(CODE, me, tmp_path)
