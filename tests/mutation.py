@@ -52,6 +52,7 @@ MODULES: dict[str, list[str]] = {
     "net/peer/dealcheck.py": ["net.peer.dealcheck.*"],
     "net/peer/failover.py": ["net.peer.failover.*"],
     "net/authority/replication.py": ["net.authority.replication.*"],
+    "net/election/driver.py": ["net.election.driver.*"],
     "core/passpass/state.py": _methods(
         "core.passpass.state",
         "PassPassState",
