@@ -2,17 +2,22 @@
 
 Each card is drawn in its theme colour with its letter, value and diamonds, a
 label above (a key number or a player's name) and one below (the cursor mark
-or a tag). Left/right (or h/l) move the cursor, Enter/space choose the card
-under it, digits choose the Nth card. The row is ``active`` only when its
+or a tag). A card's slot is as wide as its labels need where the row has the
+room ("3 Bruno", "→Bruno" whole over a five-column card); where it has not,
+the longest labels are shortened with "…" first; a slot is never narrower
+than the card. Left/right (or h/l) move the cursor, Enter/space choose the
+card under it, digits choose the Nth card. The row is ``active`` only when its
 choice is yours; otherwise its keys are hidden and fall through to the screen,
 which explains why nothing can be chosen now.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
@@ -26,6 +31,40 @@ from tui.widgets.fit import pad
 
 CURSOR_MARK = "▲"
 GAP = " "
+
+
+def slot_widths(needs: Sequence[int], room: int, *, gap: int = len(GAP)) -> list[int]:
+    """The width of each card's slot in a row ``room`` columns wide, where
+    slot ``i``'s labels need ``needs[i]`` columns; slots are ``gap`` apart.
+
+    Every slot is at least a card wide (``CARD_WIDTH``). Where the widest
+    label fits in every slot, all slots take its width (the cards stay evenly
+    spaced; with short labels the row is as before, a card wide each). Else
+    the longest labels give up columns first: the slots share the room as
+    evenly as the needs allow, so that every label that can be whole is.
+    ``room`` 0 (not laid out yet) gives every label its whole width."""
+    if not needs:
+        return []
+    wants = [max(CARD_WIDTH, need) for need in needs]
+    free = room - gap * (len(wants) - 1)
+    widest = max(wants)
+    if room <= 0 or widest * len(wants) <= free:
+        return [widest] * len(wants)
+    # The largest cap under which the slots fit; narrower than a card, they
+    # cannot fit: each slot a card wide, and the row is cropped as before.
+    cap = next(
+        (c for c in range(widest, CARD_WIDTH - 1, -1) if sum(min(w, c) for w in wants) <= free),
+        CARD_WIDTH,
+    )
+    widths = [min(want, cap) for want in wants]
+    spare = free - sum(widths)
+    for index, want in enumerate(wants):  # what the cap leaves, to the cut ones
+        if spare <= 0:
+            break
+        if want > widths[index]:
+            widths[index] += 1
+            spare -= 1
+    return widths
 
 
 @dataclass(frozen=True)
@@ -80,12 +119,21 @@ class CardRow(Widget, can_focus=True):
 
     # -- drawing -----------------------------------------------------------
 
+    def slot_widths(self) -> list[int]:
+        """Each card's slot width (:func:`slot_widths`) in this row's width.
+        While the row is active the cursor mark may stand before any tag
+        below: its column is counted for every card, so that the cards do
+        not move as the cursor does."""
+        mark = cell_len(CURSOR_MARK) if self.active else 0
+        needs = [max(cell_len(item.above), cell_len(item.below) + mark) for item in self.items]
+        return slot_widths(needs, self.content_size.width)
+
     def render_cards(self) -> list[Text]:
         above, top, bottom, below = (Text(no_wrap=True, overflow="crop") for _ in range(4))
         label = self.get_component_rich_style("card--label")
         mark = self.get_component_rich_style("card--mark")
         cursor_style = self.get_component_rich_style("card--cursor")
-        for index, item in enumerate(self.items):
+        for index, (item, width) in enumerate(zip(self.items, self.slot_widths(), strict=True)):
             if index:
                 for line in (above, top, bottom, below):
                     line.append(GAP)
@@ -93,12 +141,17 @@ class CardRow(Widget, can_focus=True):
             style: Style = self.get_component_rich_style(colour_component(item.card))
             if cursor:
                 style = style + cursor_style
+            # The face centred in its slot, the margins unstyled (not card).
+            left = (width - CARD_WIDTH) // 2
+            right = width - CARD_WIDTH - left
             face_top, face_bottom = card_face(item.card, item.diamonds)
-            above.append(pad(item.above, CARD_WIDTH, "^"), label)
-            top.append(face_top, style)
-            bottom.append(face_bottom, style)
+            above.append(pad(item.above, width, "^"), label)
+            for line, face in ((top, face_top), (bottom, face_bottom)):
+                line.append(" " * left)
+                line.append(face, style)
+                line.append(" " * right)
             tag = f"{CURSOR_MARK}{item.below}" if cursor else item.below
-            below.append(pad(tag, CARD_WIDTH, "^"), mark if cursor else label)
+            below.append(pad(tag, width, "^"), mark if cursor else label)
         return [above, top, bottom, below]
 
     def render(self) -> RenderableType:

@@ -30,7 +30,7 @@ from core.passpass.model import (
     TrickResolved,
 )
 from core.passpass.state import PassPassView, TrickSummary
-from tui.games.passpass.card import CARD_WIDTH, diamond_marks
+from tui.games.passpass.card import diamond_marks
 from tui.games.passpass.card_row import SlotData
 from tui.games.passpass.hand import HandView
 from tui.games.passpass.opponents import OpponentsPanel
@@ -42,13 +42,13 @@ from tui.plain import cells, plain
 from tui.screens.choice import ChoiceScreen
 from tui.screens.info import InfoScreen
 from tui.screens.table import SPECTATOR_HAND, TableScreen, number_keys
-from tui.widgets.fit import fit
 from tui.widgets.footer import PasseFooter
 from tui.widgets.game_log import GameLog
 from tui.widgets.status_line import StatusLine
 
 PLAY, PICK, TAKE, REPRESENT, OVER = "play", "pick", "take", "represent", "over"
 TRICK_SUMMARY_LINES = 2  # under the trick's cards (TrickView's height)
+NOBODY = "—"  # under a card nobody got: the game ended first (PP-19)
 
 
 def cards_text(cards: Sequence[Card]) -> str:
@@ -128,6 +128,21 @@ def majority_text(
     label = "sum" if len(strengths) == 1 else "sums"
     text = f"{majority} wins ({label}: {sums})"
     return f"{text}: {tie}" if tie else text
+
+
+def ended_before_taking(res: TrickSummary) -> bool:
+    """Whether a resolved trick ended the game at the first winner's pick:
+    the card kept made a third Pass Pass, which wins the game at once
+    (PP-19; a team's, PP-24), before the second winner takes (PP-14). Its
+    other cards went to nobody, and were not put out either (PP-15 comes
+    after the take). Only for a trick whose sharing is over: one still
+    being shared has taken nothing yet."""
+    return res.picked is not None and not res.taken
+
+
+def won_at_once_rule(teams: bool) -> str:
+    """The rule of the immediate victory: a player's (PP-19), a team's (PP-24)."""
+    return "PP-24" if teams else "PP-19"
 
 
 def second_place_text(res: TrickSummary) -> str:
@@ -293,7 +308,11 @@ class PassPassTableScreen(TableScreen):
         resolving = view.phase in (PICK, TAKE) and res is not None
         if res is not None and not resolving:
             self.last_trick = res  # kept for t while the next one is resolved
-        if view.trick:
+        # PP-19/PP-24: a game won at the first winner's pick ends with the
+        # rest of its trick on the table: the whole trick is shown as
+        # resolved, the kept card with the others, not as a trick in play.
+        ended = view.is_over and res is not None and ended_before_taking(res)
+        if view.trick and not ended:
             newest = len(view.trick) - 1
             for index, (seat, card) in enumerate(view.trick):
                 tag = ""
@@ -318,7 +337,7 @@ class PassPassTableScreen(TableScreen):
             for seat, card in res.plays:
                 tag = self._went_to(res, card)
                 items.append(SlotData(card, diamonds[card.value - 1], self.names[seat], tag))
-            summary = "Last trick: " + self._resolved_text(res)
+            summary = self._last_trick_text(res, teams=view.teams)
         elif view.is_over:
             summary = "The game is over."
         else:
@@ -329,15 +348,20 @@ class PassPassTableScreen(TableScreen):
         trick.active = mine and view.phase == PICK
 
     def _went_to(self, res: TrickSummary, card: Card) -> str:
-        """Under a resolved trick's card: who got it ("→Ada", "→you") or
-        "out" when it was discarded, within the card's width."""
+        """Under a resolved trick's card: who got it ("→Ada", "→you"),
+        "out" when it was discarded (PP-15), or "—" (nobody) when the game
+        ended at the first winner's pick, before the second winner took
+        (PP-19). The whole name: the card row shortens it only where the
+        row has no room for it."""
         if card == res.picked:
             seat = res.first_winner
         elif card in res.taken:
             seat = res.second_winner
+        elif ended_before_taking(res):
+            return NOBODY
         else:
             return "out"
-        return "→" + fit(self.log_names[seat], CARD_WIDTH - 1)
+        return "→" + self.log_names[seat]
 
     def _majority_text(self, res: TrickSummary, *, brief: bool = False) -> str:
         return majority_text(res.strengths, res.plays, brief=brief)
@@ -357,17 +381,69 @@ class PassPassTableScreen(TableScreen):
                 f"{self.acts(second, 'chooses', start=False)} among the tied lowest cards."
             )
         brief = f"{self._majority_text(res, brief=True)}. {rest}"
-        width = self.query_one(TrickView).content_size.width
-        if not width or len(Text(brief).wrap(self.app.console, width)) <= TRICK_SUMMARY_LINES:
+        if self._fits_under_trick(brief):
             return brief
         return f"{res.majority.label.capitalize()} wins. {rest}"
 
-    def _resolved_text(self, res: TrickSummary, *, said_who_won: bool = False) -> str:
+    def _fits_under_trick(self, text: str) -> bool:
+        """Whether ``text`` fits the trick panel's lines under the cards
+        (yes while the panel has no width yet)."""
+        width = self.query_one(TrickView).content_size.width
+        return not width or len(Text(text).wrap(self.app.console, width)) <= TRICK_SUMMARY_LINES
+
+    def _last_trick_text(self, res: TrickSummary, *, teams: bool = False) -> str:
+        """The trick panel's words under a resolved trick: "Last trick: "
+        and :meth:`_resolved_text`. A game won at the first winner's pick
+        (PP-19, PP-24) also says why the second winner took nothing, as
+        fully as the panel's two lines allow: without "Last trick: ", then
+        without who won the trick, then in the fewest words (t tells it
+        all)."""
+        whole = "Last trick: " + self._resolved_text(res, teams=teams)
+        if not ended_before_taking(res) or self._fits_under_trick(whole):
+            return whole
+        shorter = [
+            "Last trick: " + self._resolved_text(res, teams=teams, brief=True),
+            self._resolved_text(res, teams=teams, brief=True),
+            self._resolved_text(res, teams=teams, brief=True, said_who_won=True),
+        ]
+        fewest = (
+            f"{self.acts(res.first_winner, 'kept')} {res.picked}: "
+            f"a third Pass Pass, won at once ({won_at_once_rule(teams)})."
+        )
+        return next((text for text in shorter if self._fits_under_trick(text)), fewest)
+
+    def _resolved_text(
+        self,
+        res: TrickSummary,
+        *,
+        said_who_won: bool = False,
+        teams: bool = False,
+        brief: bool = False,
+    ) -> str:
         """ "Blue won. Ada kept B9; you took V2 G3; out: Y4." Without "Blue
-        won." where the sentence before said it (the t dialog)."""
+        won." where the sentence before said it (the t dialog).
+
+        A game won at the first winner's pick (:func:`ended_before_taking`)
+        ended before the second winner took (PP-19: the third Pass Pass wins
+        the game at once; PP-24 in teams): "Ada kept V1, a third Pass Pass,
+        which wins the game at once (PP-19): the game ended before Bruno
+        took any card." ``brief`` (the trick panel's two lines): "Ada kept
+        V1; Bruno took nothing: a third Pass Pass won the game at once
+        (PP-19)." """
         first = self.acts(res.first_winner, "kept")
         second = self.acts(res.second_winner, "took", start=False)
         won = "" if said_who_won else f"{res.majority.label.capitalize()} won. "
+        if ended_before_taking(res):  # PP-19, PP-24
+            rule = won_at_once_rule(teams)
+            if brief:
+                return (
+                    f"{won}{first} {res.picked}; {second} nothing: "
+                    f"a third Pass Pass won the game at once ({rule})."
+                )
+            return (
+                f"{won}{first} {res.picked}, a third Pass Pass, which wins the game at once "
+                f"({rule}): the game ended before {second} any card."
+            )
         text = f"{won}{first} {res.picked}; {second} "
         text += cards_text(res.taken)
         if res.discarded:
@@ -509,18 +585,21 @@ class PassPassTableScreen(TableScreen):
             name = self.log_names[seat]
             return name[:1].upper() + name[1:]
 
+        rule = won_at_once_rule(view.teams)
         for seat, card in res.plays:
             if card == res.picked:
                 went = who(res.first_winner) + " (1st winner's pick)"
             elif card in res.taken:
                 went = who(res.second_winner) + " (2nd winner)"
+            elif ended_before_taking(res):
+                went = f"nobody: the game ended first ({rule})"
             else:
                 went = "out for the round (PP-15)"
             table.add_row(*cells(who(seat), self._card_label(view, card), went))
         # Issue 18: "Yellow wins (sums: yellow 11, violet 11). Yellow won."
         # said who won twice and never why: the tie-break is said instead.
         words = [f"{self._majority_text(res)}.", second_place_text(res)]
-        words.append(self._resolved_text(res, said_who_won=True))
+        words.append(self._resolved_text(res, said_who_won=True, teams=view.teams))
         body = Group(table, Text("\n" + " ".join(word for word in words if word)))
         self.push_dialog(InfoScreen("The last trick", body))
 
