@@ -5,7 +5,9 @@ scoring example's wording. Each at 80x24, through the screen."""
 
 from __future__ import annotations
 
+import contextlib
 import io
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +65,19 @@ async def continued(pilot: Pilot[Any]) -> PassPassTableScreen:
     return table
 
 
+@contextlib.asynccontextmanager
+async def at_the_saved_table(
+    config: Path, wanted: Callable[[View], bool], **save: Any
+) -> AsyncIterator[tuple[Pilot[Any], PassPassTableScreen]]:
+    """A Pass Pass game saved at the first moment ``wanted`` holds
+    (save_when), continued on screen at 80x24, its bots slow enough that
+    nothing moves while the test looks."""
+    save_when(config, "passpass", wanted, **save)
+    app = make_app(config, bot_delay=30)
+    async with app.run_test(size=SIZE) as pilot:
+        yield pilot, await continued(pilot)
+
+
 def mid_round_with_cards(view: View) -> bool:
     """Your turn mid-round, some of your won cards in two colours at least."""
     assert isinstance(view, PassPassView)
@@ -81,10 +96,9 @@ async def test_your_won_cards_show_by_colour_with_what_the_next_pass_pass_needs(
 ) -> None:
     monkeypatch.setattr(conftest, "NAMES", SIX_NAMES)
     options = {"teams": True} if teams else None
-    save_when(private_config, "passpass", mid_round_with_cards, players=players, options=options)
-    app = make_app(private_config, bot_delay=30)
-    async with app.run_test(size=SIZE) as pilot:
-        table = await continued(pilot)
+    async with at_the_saved_table(
+        private_config, mid_round_with_cards, players=players, options=options
+    ) as (pilot, table):
         view = table.pp_view
         assert view is not None
         won = view.won[0]
@@ -167,10 +181,7 @@ def points_in_round_1(view: View) -> bool:
 async def test_the_sheet_counts_the_round_in_progress_so_far(private_config: Path) -> None:
     # Issue 18: "Tot" stayed 0/0 all through round 1. PP-18: Pass Pass are
     # checked at once; the points are what the won cards are worth now.
-    save_when(private_config, "passpass", points_in_round_1)
-    app = make_app(private_config, bot_delay=30)
-    async with app.run_test(size=SIZE) as pilot:
-        table = await continued(pilot)
+    async with at_the_saved_table(private_config, points_in_round_1) as (pilot, table):
         view = table.pp_view
         assert view is not None and not view.sheet
         sheet = seen_in(pilot, table.query_one(ScoreSheet))
@@ -188,10 +199,10 @@ def team_round_2(view: View) -> bool:
 
 async def test_a_teams_total_so_far_waits_for_who_scores(private_config: Path) -> None:
     # PP-23: the round's figures are the team's once it chooses who scores.
-    save_when(private_config, "passpass", team_round_2, options={"teams": True})
-    app = make_app(private_config, bot_delay=30)
-    async with app.run_test(size=SIZE) as pilot:
-        table = await continued(pilot)
+    async with at_the_saved_table(private_config, team_round_2, options={"teams": True}) as (
+        pilot,
+        table,
+    ):
         view = table.pp_view
         assert view is not None
         sheet = seen_in(pilot, table.query_one(ScoreSheet))
@@ -257,10 +268,7 @@ async def test_the_trick_panel_says_the_tie_break_when_it_fits_and_is_never_cut(
     # The panel has two lines under the cards: the brief tie-break where
     # it fits; with long names only who won (t tells the rest).
     monkeypatch.setattr(conftest, "NAMES", names)
-    save_when(private_config, "passpass", picking_after_a_tie)
-    app = make_app(private_config, bot_delay=30)
-    async with app.run_test(size=SIZE) as pilot:
-        table = await continued(pilot)
+    async with at_the_saved_table(private_config, picking_after_a_tie) as (pilot, table):
         trick = table.query_one(TrickView)
         seen = seen_in(pilot, trick)[-2:]  # the two lines under the cards
         words = " ".join(" ".join(seen).split())
@@ -316,10 +324,7 @@ def you_checked_a_pass_pass(view: View) -> bool:
 async def test_a_pass_pass_checked_is_said_in_a_sentence(private_config: Path) -> None:
     # Issue 18: "Pass Pass! you check one" read as an order to check
     # something. The table checks it (PP-18); say so, and how near the win.
-    save_when(private_config, "passpass", you_checked_a_pass_pass)
-    app = make_app(private_config, bot_delay=30)
-    async with app.run_test(size=SIZE) as pilot:
-        table = await continued(pilot)
+    async with at_the_saved_table(private_config, you_checked_a_pass_pass) as (_, table):
         lines = table.query_one(GameLog).lines_written
         assert not any("check one" in line for line in lines)
         assert (

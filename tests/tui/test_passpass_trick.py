@@ -25,7 +25,13 @@ from core.passpass.state import PassPassView
 from tests.core.notation_checks import played
 from tests.tui import conftest
 from tests.tui.conftest import SIZE, make_app, save_when
-from tests.tui.test_passpass_progress import SHORT_NAMES, continued, seen_in, text_of
+from tests.tui.test_passpass_progress import (
+    SHORT_NAMES,
+    at_the_saved_table,
+    continued,
+    seen_in,
+    text_of,
+)
 from tui.app import PasseApp
 from tui.games.passpass.card import CARD_WIDTH
 from tui.games.passpass.card_row import CURSOR_MARK, slot_widths
@@ -103,10 +109,7 @@ async def test_the_names_over_a_trick_to_pick_from_are_whole_at_80_columns(
 ) -> None:
     # Found at 80x24: "3 Br… 4 Cl…" with about thirty columns free.
     monkeypatch.setattr(conftest, "NAMES", SHORT_NAMES)
-    save_when(private_config, "passpass", you_pick_from_the_trick)
-    app = make_app(private_config, bot_delay=30)
-    async with app.run_test(size=SIZE) as pilot:
-        table = await continued(pilot)
+    async with at_the_saved_table(private_config, you_pick_from_the_trick) as (pilot, table):
         view = table.pp_view
         trick = table.query_one(TrickView)
         assert view is not None and trick.active
@@ -126,10 +129,7 @@ async def test_who_got_each_card_is_said_with_the_whole_name_at_80_columns(
 ) -> None:
     # Found at 80x24: "→Bru…".
     monkeypatch.setattr(conftest, "NAMES", SHORT_NAMES)
-    save_when(private_config, "passpass", after_brunos_trick)
-    app = make_app(private_config, bot_delay=30)
-    async with app.run_test(size=SIZE) as pilot:
-        table = await continued(pilot)
+    async with at_the_saved_table(private_config, after_brunos_trick) as (pilot, table):
         res = table.last_trick
         assert res is not None and len(table.query_one(TrickView).items) == 4
         tags = trick_lines(pilot, table)[3]
@@ -145,10 +145,7 @@ async def test_names_that_do_not_fit_are_shortened_with_an_ellipsis(
     # Jean" and the others cannot all be whole in 47 columns. They share the
     # row, shortened visibly; "1 You" stays whole; every card shows whole.
     monkeypatch.setattr(conftest, "NAMES", LONGEST_NAMES)
-    save_when(private_config, "passpass", you_pick_from_the_trick)
-    app = make_app(private_config, bot_delay=30)
-    async with app.run_test(size=SIZE) as pilot:
-        table = await continued(pilot)
+    async with at_the_saved_table(private_config, you_pick_from_the_trick) as (pilot, table):
         trick = table.query_one(TrickView)
         names, tops, _, tags = trick_lines(pilot, table)[:4]
         widths = trick.slot_widths()
