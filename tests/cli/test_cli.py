@@ -126,11 +126,11 @@ def test_simulate_into_a_reader_that_left_ends_without_a_traceback() -> None:
         (["join", "ABC-DEF@127.0.0.1:1", "--bot", "random", "--seed", "x"], "'x' is not a whole"),
         (
             ["simulate", "dominoes", "--players", "2", "--option", "target=100000"],
-            "the target must be a whole number of points from 1 to 1000, not 100000",
+            "the target must be a whole number of points from 1 to 10000, not 100000",
         ),
         (
             ["host", "dominoes", "--headless", "--option", "target=" + "9" * 23],
-            "the target must be a whole number of points from 1 to 1000",
+            "the target must be a whole number of points from 1 to 10000",
         ),
     ],
 )
