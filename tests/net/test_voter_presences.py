@@ -1,0 +1,145 @@
+"""The voters' presence records as a voter reads them (net/election/driver.py,
+``VoterPresences``): only a voter's own signed record counts, only its
+newest connection's will starts anything (Sparkplug's rule: a late will
+says nothing), and a standby broker is taken from the newest "online".
+
+A will only starts an election, never decides one (issue 20); these are
+the rules that keep a forged, stale or foreign will from even starting one.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from net.election.driver import VoterPresences, voter_presence_topic
+from net.identity import Identity
+from net.protocol.bounds import FloodLog
+from net.protocol.wire import sealed_presence
+
+CODE = "VPR123"
+OTHER_ROOM = "VPR456"
+
+
+class Room:
+    """Two voters, Ana and Bo, as a third reads their presences."""
+
+    def __init__(self) -> None:
+        self.ana, self.bo = Identity.generate(), Identity.generate()
+        self.floods = FloodLog(logging.getLogger("passe.election"))
+        self.presences = VoterPresences(
+            CODE, [self.ana.public_key, self.bo.public_key], self.floods
+        )
+
+    def topic(self, voter: Identity) -> str:
+        return voter_presence_topic(CODE, voter.peer_id)
+
+    def record(
+        self,
+        voter: Identity,
+        epoch: int,
+        *,
+        online: bool,
+        broker: str = "",
+        signer: Identity | None = None,
+        code: str = CODE,
+    ) -> bytes | None:
+        """What reading ``voter``'s record (signed by ``signer``) says."""
+        topic = self.topic(voter)
+        payload = sealed_presence(signer or voter, topic, code, epoch, online=online, broker=broker)
+        return self.presences.gone(topic, payload, now=0.0)
+
+
+def test_each_voter_s_record_is_read_on_its_own_topic() -> None:
+    room = Room()
+    assert set(room.presences.topics) == {room.topic(room.ana), room.topic(room.bo)}
+    assert room.presences.topics[room.topic(room.ana)] == room.ana.public_key
+
+
+def test_the_will_of_a_voter_s_newest_connection_says_it_is_gone() -> None:
+    room = Room()
+    assert room.record(room.ana, 5, online=True) is None  # alive
+    assert room.presences.newest(room.ana.public_key) == 5
+    assert room.record(room.ana, 5, online=False) == room.ana.public_key
+    assert room.presences.newest(room.bo.public_key) == 0  # none known
+    # No connection of Bo's known yet: his will is of his newest, whatever
+    # its epoch (0 included: the smallest the wire allows).
+    assert room.record(room.bo, 0, online=False) == room.bo.public_key
+
+
+def test_a_late_will_of_an_older_connection_says_nothing() -> None:
+    """Ana reconnected (epoch 7): the broker's will of her connection 6,
+    arriving late, must not start an election."""
+    room = Room()
+    room.record(room.ana, 7, online=True)
+    assert room.record(room.ana, 6, online=False) is None
+    room.record(room.ana, 6, online=True)  # a late "online" lowers nothing
+    assert room.presences.newest(room.ana.public_key) == 7
+    assert room.record(room.ana, 8, online=False) == room.ana.public_key
+
+
+def test_a_record_signed_by_another_key_is_dropped_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A forged will (Bo's key signing Ana's record, or a stranger's) starts
+    nothing and changes nothing; the drop is logged (bounded: FloodLog)."""
+    room = Room()
+    room.record(room.ana, 3, online=True)
+    with caplog.at_level(logging.WARNING, logger="passe.election"):
+        assert room.record(room.ana, 9, online=False, signer=room.bo) is None
+        assert room.record(room.ana, 9, online=True, signer=Identity.generate()) is None
+    assert room.presences.newest(room.ana.public_key) == 3
+    assert room.floods.counts == {"election-bad": 2}
+    assert caplog.messages and caplog.messages[0].startswith("dropped a voter's presence: ")
+
+
+def test_a_record_of_another_room_says_nothing() -> None:
+    """Ana's key, her topic here, but signed for another room's presence:
+    replayed from there, it neither kills nor revives her here."""
+    room = Room()
+    room.record(room.ana, 3, online=True)
+    assert room.record(room.ana, 9, online=False, code=OTHER_ROOM) is None
+    assert room.record(room.ana, 9, online=True, code=OTHER_ROOM, broker="10.0.0.5:1884") is None
+    assert room.presences.newest(room.ana.public_key) == 3
+    assert room.presences.brokers == {}
+
+
+def test_a_standby_broker_is_taken_from_the_newest_online_record_only() -> None:
+    room = Room()
+    room.record(room.ana, 4, online=True, broker="10.0.0.4:1884")
+    assert room.presences.brokers == {room.ana.public_key: ("10.0.0.4", 1884)}
+    room.record(room.ana, 3, online=True, broker="10.0.0.3:1884")  # older: not taken
+    assert room.presences.brokers[room.ana.public_key] == ("10.0.0.4", 1884)
+    room.record(room.ana, 4, online=True, broker="[fe80::1]:1885")  # the same connection
+    assert room.presences.brokers[room.ana.public_key] == ("fe80::1", 1885)
+    room.record(room.ana, 5, online=True, broker="not an address")  # none: the last kept
+    assert room.presences.brokers[room.ana.public_key] == ("fe80::1", 1885)
+    room.record(room.bo, 1, online=False, broker="10.0.0.9:1884")  # a will names none
+    assert room.bo.public_key not in room.presences.brokers
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["broker.lan:1884", "10.0.0.1", "10.0.0.1:0", "10.0.0.1:65536", "10.0.0.1:18x4", ":1884", ""],
+)
+def test_a_standby_broker_is_an_ip_address_and_a_port_or_nothing(text: str) -> None:
+    """A presence names its broker by address (no name to resolve: a
+    voter's machine goes there when the room's broker dies), 1-65535."""
+    from net.election.driver import parse_broker
+
+    assert parse_broker(text) is None
+
+
+@pytest.mark.parametrize(
+    ("broker", "text"),
+    [
+        (("10.0.0.1", 1), "10.0.0.1:1"),
+        (("10.0.0.1", 65535), "10.0.0.1:65535"),
+        (("fe80::1", 1884), "[fe80::1]:1884"),
+    ],
+)
+def test_a_broker_is_written_as_it_is_read_back(broker: tuple[str, int], text: str) -> None:
+    from net.election.driver import broker_text, parse_broker
+
+    assert broker_text(broker) == text and parse_broker(text) == broker
