@@ -111,6 +111,58 @@ async def test_in_a_dealers_room_the_other_dealer_must_hold_it_too(tmp_path: Pat
     assert mover.majority_holds(1, index)
 
 
+async def test_only_a_follower_counts_a_majority_of_its_own(tmp_path: Path) -> None:
+    """The authority commits by its own rule (the core's): Helds that reach
+    it (anyone with the room code can seal one, and a voter may) never make
+    it count a majority here. Mutations: the role check weakened."""
+    drivers = voter_drivers(tmp_path, 4)
+    network = Network(drivers)
+    await network.carry()
+    authority = drivers[0]
+    index = authority.append(b"a move", notify=drivers[1].identity.public_key)
+    for voter in drivers[1:3]:
+        authority._on_held(voter.identity.public_key, Held(1, index))
+    assert authority.holds(1, index) and len(authority.held_by) == 2
+    assert not authority.majority_holds(1, index)
+
+
+async def test_a_held_of_another_term_counts_for_nothing(tmp_path: Path) -> None:
+    """A Held says what was on a disk in its term: one of another term
+    counts for nothing here, however far its index. Mutation: the term or
+    the index enough."""
+    drivers = voter_drivers(tmp_path, 4)
+    network = Network(drivers)
+    await network.carry()
+    authority, mover = drivers[0], drivers[1]
+    index = authority.append(b"a move", notify=mover.identity.public_key)
+    await network.carry(only={1})
+    assert mover.holds(1, index) and not mover.majority_holds(1, index)
+    mover._on_held(drivers[2].identity.public_key, Held(2, index + 5))
+    assert not mover.majority_holds(1, index)
+    mover._on_held(drivers[3].identity.public_key, Held(1, index))
+    assert mover.majority_holds(1, index)
+
+
+async def test_a_majority_without_the_other_dealer_is_not_enough(tmp_path: Path) -> None:
+    """Two dealers, three players: the authority, the mover and another
+    player are a majority, but the other dealer (the only voter that could
+    take the table next, holding a share) is not among them: the update
+    waits for its Held. Mutations: the share holders' rule dropped."""
+    drivers = voter_drivers(tmp_path, 5, dealers=2)
+    network = Network(drivers)
+    await network.carry()
+    authority, other_dealer, mover = drivers[0], drivers[1], drivers[3]
+    index = authority.append(b"a move", notify=mover.identity.public_key)
+    await network.carry(only={0, 1, 2, 4})  # the entry everywhere but at the mover
+    await network.carry(only={3})  # ...and there, with every Held to it
+    dealers_held = (1, index)
+    assert mover.held_by.pop(other_dealer.identity.public_key) == dealers_held
+    assert mover.holds(1, index) and len(mover.held_by) == 2  # the two other players
+    assert not mover.majority_holds(1, index)  # a majority, but no share holder
+    mover._on_held(other_dealer.identity.public_key, Held(*dealers_held))
+    assert mover.majority_holds(1, index)
+
+
 # -- on a real broker --------------------------------------------------------
 
 

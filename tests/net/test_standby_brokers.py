@@ -10,6 +10,7 @@ standby broker, and the other two one vote short of a majority for good.
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import msgspec
@@ -393,6 +394,9 @@ class _Link:
         self.sent.append(topic)
         return True
 
+    def set_alternates(self, alternates: list[tuple[str, int]], *, rejoin_earlier: bool) -> None:
+        self.alternates = alternates
+
 
 async def _turns(count: int = 5) -> None:
     """A few turns of the event loop: callbacks due now run (no wall clock)."""
@@ -400,11 +404,74 @@ async def _turns(count: int = 5) -> None:
         await asyncio.sleep(0)
 
 
+ROOM_BROKER, STANDBY, CLUSTER_NODE = ("127.0.0.1", 1), ("127.0.0.9", 1999), ("127.0.0.7", 1883)
+
+
+class WillHeard:
+    """Bob, a follower on the room's broker, with the authority and Carol
+    (whose standby broker is next in succession) online; ``hear_will``
+    gives him the authority's current will while his link is up, then takes
+    his link down (the broker went with its host before his stand was due).
+    No stand waits on the wall clock (WILL_SETTLE, WILL_SPREAD: 0)."""
+
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(driver_module, "WILL_SETTLE", 0.0)
+        monkeypatch.setattr(driver_module, "WILL_SPREAD", 0.0)
+        self.authority, self.bob, self.carol = voter_drivers(tmp_path, 3, cluster=[CLUSTER_NODE])
+        self.carol.broker = STANDBY
+        self.wills = {}
+        self.link = _Link(ROOM_BROKER)
+
+    async def online(self) -> None:
+        bob = self.bob
+        for voter in (self.authority, self.carol):
+            self.wills[voter] = voter._will()  # its connection (epoch 1): "online", and its will
+            topic = voter_presence_topic(bob.code, voter.identity.peer_id)
+            await bob._on_message(topic, voter._presence(online=True))
+        assert bob.succession() == [STANDBY]
+        authority = self.authority
+        while not authority._outbox.empty():  # term 1's first entry: Bob follows the authority
+            topic, payload, _ = authority._outbox.get_nowait()
+            if topic == bob.topic:
+                await bob._on_message(topic, payload)
+        assert bob.node.authority == authority.identity.public_key
+        while not bob._outbox.empty():  # his reply: not what this test looks at
+            bob._outbox.get_nowait()
+        bob._link, bob._connected_to = self.link, ROOM_BROKER  # type: ignore[assignment]
+
+    async def hear_will(self) -> None:
+        will = self.wills[self.authority]
+        await self.bob._on_message(will.topic, will.payload)
+        self.link.connected = False
+        await _turns()
+        assert self.bob._outbox.empty() and self.link.sent == []
+
+    async def back_on(self, where: tuple[str, int]) -> bool:
+        """Bob's link up again at ``where``: whether he stood (asked the
+        others for their votes)."""
+        self.link.host, self.link.port = where
+        self.link.connected = True
+        self.bob._came_back(self.link)  # type: ignore[arg-type]
+        await _turns()
+        asked = set(self.link.sent)
+        while not self.bob._outbox.empty():
+            asked.add(self.bob._outbox.get_nowait()[0])
+        if asked:
+            assert asked == {self.authority.topic, self.carol.topic}
+        return bool(asked)
+
+
 @pytest.mark.parametrize(
-    ("back_on", "stands"), [("standby", True), ("same", False), ("cluster", False)]
+    ("back_on", "stands"),
+    [
+        (STANDBY, True),
+        (ROOM_BROKER, False),
+        (CLUSTER_NODE, False),
+        (("127.0.0.5", 1), False),  # a broker neither in succession nor the cluster
+    ],
 )
 async def test_a_voter_that_heard_the_authority_s_will_stands_at_once_on_a_standby_broker(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, back_on: str, stands: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, back_on: tuple[str, int], stands: bool
 ) -> None:
     """Bob, a follower on the room's embedded broker, hears the authority's
     current will (its broker saw its connection die: the host was killed),
@@ -414,40 +481,101 @@ async def test_a_voter_that_heard_the_authority_s_will_stands_at_once_on_a_stand
     instead of a whole election timeout's wait for it there (1.7 s at p50,
     bench/failover.py). Back on the same broker (restarted), or on another
     node of the broker's cluster (a node that stops may send every client's
-    will while the authority lives), he gives the authority its time
-    (docs/election.md section 10). Mutation: no stand on a standby broker,
-    or one on the same broker or a cluster node."""
-    monkeypatch.setattr(driver_module, "WILL_SETTLE", 0.0)
-    monkeypatch.setattr(driver_module, "WILL_SPREAD", 0.0)
-    node = ("127.0.0.7", 1883)
-    authority, bob, carol = voter_drivers(tmp_path, 3, cluster=[node])
-    room_broker, standby = ("127.0.0.1", 1), ("127.0.0.9", 1999)
-    carol.broker = standby
-    wills = {}
-    for voter in (authority, carol):
-        wills[voter] = voter._will()  # its connection (epoch 1): "online", and its will
-        topic = voter_presence_topic(bob.code, voter.identity.peer_id)
-        await bob._on_message(topic, voter._presence(online=True))
-    assert bob.succession() == [standby]
-    while not authority._outbox.empty():  # term 1's first entry: Bob follows the authority
-        topic, payload, _ = authority._outbox.get_nowait()
-        if topic == bob.topic:
-            await bob._on_message(topic, payload)
-    assert bob.node.authority == authority.identity.public_key
-    while not bob._outbox.empty():  # his reply: not what this test looks at
-        bob._outbox.get_nowait()
-    link = _Link(room_broker)
-    bob._link, bob._connected_to = link, room_broker  # type: ignore[assignment]
-    await bob._on_message(wills[authority].topic, wills[authority].payload)
-    link.connected = False  # the broker went with its host before Bob's stand was due
-    await _turns()
-    assert bob._outbox.empty() and link.sent == []
-    link.host, link.port = {"standby": standby, "same": room_broker, "cluster": node}[back_on]
-    link.connected = True
-    bob._came_back(link)  # type: ignore[arg-type]
+    will while the authority lives), or on one he knows nothing of, he
+    gives the authority its time (docs/election.md section 10). Mutation:
+    no stand on a standby broker, or one on the same broker or a cluster
+    node."""
+    room = WillHeard(tmp_path, monkeypatch)
+    await room.online()
+    await room.hear_will()
+    assert await room.back_on(back_on) is stands
+    bob = room.bob
     assert bob.node._in_lease(bob.clock()) is not stands
-    await _turns()
-    asked = set(link.sent)
-    while not bob._outbox.empty():
-        asked.add(bob._outbox.get_nowait()[0])
-    assert asked == ({authority.topic, carol.topic} if stands else set())
+    assert bob._connected_to == back_on and bob._will_seen is None
+
+
+async def test_back_on_the_standby_broker_it_was_on_a_voter_gives_the_authority_its_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bob was on Carol's standby broker already (an earlier failover) when
+    the will came: back on that same broker (it restarted), the authority's
+    link may come back too; he waits. Mutation: "the same broker" lost."""
+    room = WillHeard(tmp_path, monkeypatch)
+    await room.online()
+    room.bob._connected_to = STANDBY
+    room.link.host, room.link.port = STANDBY
+    await room.hear_will()
+    assert not await room.back_on(STANDBY)
+
+
+async def test_a_will_that_no_longer_holds_makes_no_stand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a standby broker, no stand when the will seen is no longer the
+    current authority's: it came back (a newer connection said "online"),
+    or the term moved on, or another voter leads now. Mutations: each
+    condition of the stand dropped."""
+    for change in ("back", "term", "other"):
+        room = WillHeard(tmp_path / change, monkeypatch)
+        await room.online()
+        await room.hear_will()
+        bob, seen = room.bob, room.bob._will_seen
+        assert seen is not None
+        term, voter, epoch = seen
+        if change == "back":  # the authority's next connection: "online"
+            room.authority._will()
+            topic = voter_presence_topic(bob.code, room.authority.identity.peer_id)
+            await bob._on_message(topic, room.authority._presence(online=True))
+        elif change == "term":
+            bob._will_seen = (term - 1, voter, epoch)
+        else:
+            bob._will_seen = (term, room.carol.identity.public_key, epoch)
+        assert not await room.back_on(STANDBY), change
+        assert bob.node._in_lease(bob.clock()), change  # and no pre-vote for anyone
+
+
+async def test_back_on_the_same_broker_the_authority_gets_a_reconnection_backoff_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no will heard: back on the broker it was on, the authority's
+    own link may come back a whole reconnection backoff later than Bob's,
+    so he waits that much more; on another broker, an election timeout
+    only. And no stand on a standby broker without a will (nothing says the
+    authority is gone). Mutations: the grace's condition and value."""
+    for where, grace in ((ROOM_BROKER, driver_module.BACKOFF_MAX), (STANDBY, 0.0)):
+        room = WillHeard(tmp_path / str(grace), monkeypatch)
+        await room.online()
+        bob = room.bob
+        later = time.monotonic() + 3600.0  # far past any lease of the set-up
+        bob.clock = lambda later=later: later  # type: ignore[misc]
+        assert not await room.back_on(where)
+        assert bob.node._lease_until == later + bob.node.timing.election[0] + grace
+
+
+async def test_a_voter_s_standby_broker_once_up_is_in_its_presence_at_once(
+    tmp_path: Path,
+) -> None:
+    """set_standby: the voter's standby broker is up (started beside its
+    first connection): its succession has it, and its retained presence
+    says so again at once when its link is up (the others learn where to
+    go before any failover); with its link down, on its next connection.
+    Mutations: the presence not sent, or on another topic, or "gone"."""
+    from net.protocol.wire import open_body, open_envelope, presence_decoder
+
+    bob = voter_drivers(tmp_path, 3)[1]
+    bob.set_standby(STANDBY)  # no link yet: nothing to send now
+    assert bob._outbox.empty() and bob.succession() == [STANDBY]
+    link = _Link(ROOM_BROKER)
+    link.connected = False
+    bob._link = link  # type: ignore[assignment]
+    bob.set_standby(STANDBY)
+    assert bob._outbox.empty()
+    link.connected = True
+    bob.set_standby(("127.0.0.9", 2000))
+    topic, payload, retain = bob._outbox.get_nowait()
+    assert bob._outbox.empty() and retain
+    assert topic == voter_presence_topic(bob.code, bob.identity.peer_id)
+    envelope = open_envelope(topic, payload, expect_key=bob.identity.public_key)
+    presence = open_body(envelope, presence_decoder)
+    assert presence.online and presence.broker == "127.0.0.9:2000" and presence.room == bob.code
+    assert link.alternates == [("127.0.0.9", 2000)]
