@@ -579,3 +579,35 @@ async def test_a_voter_s_standby_broker_once_up_is_in_its_presence_at_once(
     presence = open_body(envelope, presence_decoder)
     assert presence.online and presence.broker == "127.0.0.9:2000" and presence.room == bob.code
     assert link.alternates == [("127.0.0.9", 2000)]
+
+
+async def test_the_authority_s_will_makes_a_voter_stand_after_a_moment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The will of the authority's current connection, heard with Bob's
+    link up: he says so in the log, grants pre-votes from then on, and
+    stands once the short delay has passed. Heard with no link at all (a
+    message handled as the driver closes), it makes no stand and no error.
+    Mutations: the stand's term, voter or epoch, the log line, the link
+    check."""
+    import logging
+
+    room = WillHeard(tmp_path, monkeypatch)
+    await room.online()
+    bob, will = room.bob, room.wills[room.authority]
+    with caplog.at_level(logging.INFO, logger="passe.election"):
+        await bob._on_message(will.topic, will.payload)
+    assert f"the authority's will: {room.authority.identity.peer_id} is gone" in caplog.messages
+    assert not bob.node._in_lease(bob.clock())  # pre-votes granted from now on
+    await _turns()
+    asked = set(room.link.sent)
+    while not bob._outbox.empty():
+        asked.add(bob._outbox.get_nowait()[0])
+    assert asked == {room.authority.topic, room.carol.topic}
+    quiet = WillHeard(tmp_path / "quiet", monkeypatch)
+    await quiet.online()
+    quiet.bob._link = None
+    will = quiet.wills[quiet.authority]
+    await quiet.bob._on_message(will.topic, will.payload)
+    await _turns()
+    assert quiet.bob.node._in_lease(quiet.bob.clock()) and quiet.bob._outbox.empty()
