@@ -14,6 +14,7 @@ import pytest
 
 from net.election.driver import TOPIC_RATE, VoterDriver
 from net.election.messages import MAX_ENTRY_DATA, Request
+from net.identity import Identity
 from net.protocol.wire import seal
 from tests.net.voter_drivers import Network, voter_drivers
 
@@ -162,3 +163,117 @@ async def test_a_voter_is_in_step_only_once_an_append_ends_where_its_log_does(
     assert len(log) == 2 + MAX_BATCH
     assert in_step(Append(term, 3, 1, log[3:], 0))  # fewer than a batch: the end
     assert not in_step(Append(term, 2, 1, log[2:], 0))  # a whole batch: more may follow
+
+
+# -- what a voter carries out of its core's effects -------------------------
+
+
+async def test_a_write_that_failed_leaves_nothing_counted_as_on_disk(tmp_path: Path) -> None:
+    """From a replaced entry on, the disk's log is being rewritten: if the
+    write fails (a full disk), this voter counts none of it as held, so it
+    never tells a seat (Held) or counts for itself what it may not have.
+    Mutations: where the durable end is put before the write."""
+    from net.election.node import PersistEntries
+
+    drivers = voter_drivers(tmp_path, 3)
+    network = Network(drivers)
+    await network.carry()
+    drivers[0].append(b"a move")
+    await network.carry()
+    voter = drivers[1]
+    log = list(voter.node.log)
+    assert voter.holds(1, 3) and voter.holds(1, 2)
+
+    def full(first: int, entries: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    voter.storage.save_entries = full  # type: ignore[method-assign]
+    with pytest.raises(OSError):
+        voter._carry_out([PersistEntries(2, tuple(log[1:]))])
+    assert voter.holds(0, 1) and not voter.holds(1, 2) and not voter.holds(1, 3)
+
+
+async def test_each_write_of_entries_is_told_and_nothing_else_is(tmp_path: Path) -> None:
+    """``on_held`` (the seat's peer counts its own majority) hears each
+    write of log entries, once per batch of effects, and nothing when only
+    a heartbeat came. Mutations: the flag's start and its setting."""
+    drivers = voter_drivers(tmp_path, 3)
+    network = Network(drivers)
+    await network.carry()
+    voter, told = drivers[1], []
+    voter.on_held = lambda: told.append(voter.node.last_index)
+    drivers[0].append(b"a move")
+    await network.carry()
+    assert told == [3]
+    drivers[0]._carry_out(drivers[0].node.tick(drivers[0].clock() + 1.0))  # a heartbeat
+    await network.carry()
+    assert told == [3]
+
+
+async def test_a_committed_entry_reaches_the_owner_with_its_plaintext_where_it_is_read(
+    tmp_path: Path,
+) -> None:
+    """``on_apply`` gets each committed entry in order: its index, the
+    entry, and its action in clear at the authority (which holds the room
+    secret); None elsewhere."""
+    drivers = voter_drivers(tmp_path, 3)
+    applied: dict[int, list[tuple[int, str, bytes | None]]] = {0: [], 1: []}
+    for number in applied:
+        drivers[number].on_apply = lambda index, entry, plain, n=number: applied[n].append(
+            (index, entry.kind, plain)
+        )
+    network = Network(drivers)
+    await network.carry()
+    index = drivers[0].append(b"a move")
+    await network.carry()
+    drivers[0]._carry_out(drivers[0].node.tick(drivers[0].clock() + 1.0))  # the commit, told
+    await network.carry()
+    assert (index, "action", b"a move") in applied[0]
+    assert (index, "action", None) in applied[1]
+
+
+async def test_a_new_authority_is_logged_told_and_announced_by_itself_only(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A term's authority becomes known: the log says so, the owner is told
+    first, and only the authority itself announces its term; a step-down
+    is logged and told. Mutations: the log lines, the announce's condition."""
+    from net.election.driver import authority_topic
+    from net.election.node import AuthorityKnown, SteppedDown
+
+    authority, voter, _ = voter_drivers(tmp_path, 3)
+    known: list[tuple[int, bytes]] = []
+    stepped: list[int] = []
+    authority.on_authority = lambda term, key: known.append((term, key))
+    authority.on_stepped_down = stepped.append
+    while not authority._outbox.empty():
+        authority._outbox.get_nowait()
+    other = voter.identity.public_key
+    with caplog.at_level(logging.INFO, logger="passe.election"):
+        authority._carry_out([AuthorityKnown(1, other)])  # another's: no announcement
+        assert authority._outbox.empty()
+        authority._carry_out([AuthorityKnown(1, authority.identity.public_key)])
+        authority._carry_out([SteppedDown(4)])
+    topics = [authority._outbox.get_nowait()[0] for _ in range(authority._outbox.qsize())]
+    assert topics == [authority_topic(authority.code)]
+    assert known == [(1, other), (1, authority.identity.public_key)] and stepped == [4]
+    assert caplog.messages == [
+        f"room {authority.code}: the authority of term 1 is {voter.identity.peer_id}",
+        f"room {authority.code}: the authority of term 1 is {authority.identity.peer_id}",
+        "stepped down: term 4 is another's",
+    ]
+
+
+async def test_a_term_and_a_vote_are_on_disk_before_anything_follows(tmp_path: Path) -> None:
+    """A vote is persisted before it is sent (issue 20: at most one vote
+    per term, across a crash): the core's PersistState is written to the
+    voter's file, which a restarted process reads back. Mutation: the
+    state effect skipped."""
+    from net.election.driver import FileStorage
+    from net.election.node import PersistState
+
+    voter = voter_drivers(tmp_path, 3)[1]
+    candidate = Identity.generate().public_key
+    voter._carry_out([PersistState(5, candidate)])
+    restarted = FileStorage(voter.storage.path).load()
+    assert (restarted.term, restarted.voted_for) == (5, candidate)
