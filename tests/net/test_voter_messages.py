@@ -277,3 +277,36 @@ async def test_a_term_and_a_vote_are_on_disk_before_anything_follows(tmp_path: P
     voter._carry_out([PersistState(5, candidate)])
     restarted = FileStorage(voter.storage.path).load()
     assert (restarted.term, restarted.voted_for) == (5, candidate)
+
+
+def test_elections_are_told_step_by_step_in_the_debug_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``PASSE_LOG=debug`` says why a room found no authority: who asked
+    whom before standing, who stood for which term with which log, and
+    each vote given or refused; nothing else, and nothing above debug."""
+    from net.election.driver import _log_election
+    from net.election.messages import AppendReply, PreVote, RequestVote, Vote
+    from net.election.node import Send
+
+    to = Identity.generate()
+    sends = [
+        Send(to.public_key, PreVote(3, 7, 2)),
+        Send(to.public_key, RequestVote(3, 7, 2)),
+        Send(to.public_key, Vote(3, True)),
+        Send(to.public_key, Vote(4, False)),
+        Send(to.public_key, AppendReply(3, True, 7)),
+    ]
+    with caplog.at_level(logging.INFO, logger="passe.election"):
+        for send in sends:
+            _log_election(send)
+    assert caplog.messages == []
+    with caplog.at_level(logging.DEBUG, logger="passe.election"):
+        for send in sends:
+            _log_election(send)
+    assert caplog.messages == [
+        f"asking {to.peer_id} whether it would vote for us in term 3",
+        f"standing for term 3 (log 7 of term 2): asking {to.peer_id}",
+        f"term 3: vote granted to {to.peer_id}",
+        f"term 4: vote refused to {to.peer_id}",
+    ]
