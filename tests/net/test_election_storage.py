@@ -156,3 +156,21 @@ def test_a_long_journal_is_written_again_as_one_snapshot(
         storage.save_state(term, KEY)
     assert path.stat().st_size < 400 + 200
     assert FileStorage(path).load() == Persisted(39, KEY, (CONFIG, _entry(1, 1), _entry(1, 2)))
+
+
+def test_the_journal_is_compacted_only_once_past_its_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record that brings the journal exactly to COMPACT_AFTER bytes past
+    its snapshot is appended; one byte further, the file is written again
+    as one snapshot. Mutations: the bound's comparison and sum."""
+    record = len(driver._record(driver._State(2, KEY)))
+    for room, compacted in ((0, False), (-1, True)):
+        path = tmp_path / f"voter{room}.bin"
+        storage = FileStorage.create(path, Persisted(1, None, (CONFIG,)))
+        storage.save_state(1, KEY)
+        since = storage._since_snapshot
+        monkeypatch.setattr(driver, "COMPACT_AFTER", since + record + room)
+        storage.save_state(2, KEY)
+        assert storage._since_snapshot == (0 if compacted else since + record)
+        assert FileStorage(path).load() == Persisted(2, KEY, (CONFIG,))

@@ -310,3 +310,263 @@ def test_elections_are_told_step_by_step_in_the_debug_log(
         f"term 3: vote granted to {to.peer_id}",
         f"term 4: vote refused to {to.peer_id}",
     ]
+
+
+# -- what a voter sends, and how -------------------------------------------
+
+
+class _Link:
+    """A link that is up: what the driver writes at once, and where it
+    would go next when the broker dies."""
+
+    def __init__(self) -> None:
+        self.connected = True
+        self.at_once: list[str] = []
+        self.alternates: list[tuple[list[tuple[str, int]], bool]] = []
+
+    def publish_now(self, topic: str, payload: bytes) -> bool:
+        self.at_once.append(topic)
+        return True
+
+    def set_alternates(self, alternates: list[tuple[str, int]], *, rejoin_earlier: bool) -> None:
+        self.alternates.append((alternates, rejoin_earlier))
+
+
+async def test_a_message_goes_at_once_only_when_nothing_of_the_voter_s_waits(
+    tmp_path: Path,
+) -> None:
+    """SEND_AT_ONCE: written in the call when the outbox is empty and the
+    send loop holds nothing (the core's order kept); else queued, not
+    retained (only presences and announcements are)."""
+    from net.election.messages import Vote
+
+    voter, other = voter_drivers(tmp_path, 3)[1:]
+    while not voter._outbox.empty():
+        voter._outbox.get_nowait()
+    link = _Link()
+    voter._link = link  # type: ignore[assignment]
+    voter.send(other.identity.public_key, Vote(1, False))
+    assert link.at_once == [other.topic] and voter._outbox.empty()
+    voter._sending = True  # the loop is writing one of ours: after it
+    voter.send(other.identity.public_key, Vote(1, False))
+    voter._sending = False
+    voter.send(other.identity.public_key, Vote(1, False))  # one waits: behind it
+    assert link.at_once == [other.topic]
+    queued = [voter._outbox.get_nowait() for _ in range(voter._outbox.qsize())]
+    assert [(topic, retain) for topic, _, retain in queued] == [(other.topic, False)] * 2
+
+
+async def test_only_the_append_that_holds_the_seat_s_entry_names_it(tmp_path: Path) -> None:
+    """``notify`` goes on the Append that carries the seat's entry (its
+    voters then tell the seat they hold it), never on a heartbeat after it
+    nor on any other message."""
+    from net.election.messages import Append, Notify, Vote
+
+    drivers = voter_drivers(tmp_path, 3)
+    network = Network(drivers)
+    await network.carry()
+    authority, mover, other = drivers
+    for driver in drivers:
+        while not driver._outbox.empty():
+            driver._outbox.get_nowait()
+    index = authority.append(b"a move", notify=mover.identity.public_key)
+    to_other = [p for t, p, _ in _drain(authority) if t == other.topic]
+    expected = Notify(mover.identity.public_key, index)
+    assert [_opened(other, p).notify for p in to_other] == [expected]  # type: ignore[attr-defined]
+    heartbeat = Append(1, index, 1, [], index)
+    authority.send(other.identity.public_key, heartbeat)
+    authority.send(other.identity.public_key, Vote(1, False))  # no notify to put on it
+    sent = [_opened(other, p) for t, p, _ in _drain(authority) if t == other.topic]
+    assert sent[0] == heartbeat and sent[1] == Vote(1, False)
+
+
+def _drain(driver: VoterDriver) -> list[tuple[str, bytes, bool]]:
+    return [driver._outbox.get_nowait() for _ in range(driver._outbox.qsize())]
+
+
+def _opened(reader: VoterDriver, payload: bytes) -> object:
+    from net.election.driver import _message_decoder
+    from net.protocol.wire import open_body, open_envelope
+
+    return open_body(open_envelope(reader.topic, payload), _message_decoder, reader.identity)
+
+
+async def test_a_held_is_sent_for_the_authority_s_append_of_this_term_only(
+    tmp_path: Path,
+) -> None:
+    """A voter that wrote the seat's entry tells that seat (Held) only for
+    an Append of the current authority in its term: not for one another
+    voter sends, nor one of another term."""
+    from net.election.messages import Append, Notify
+
+    drivers = voter_drivers(tmp_path, 4)
+    network = Network(drivers)
+    await network.carry()
+    authority, voter, mover, stranger = drivers
+    index = authority.append(b"a move")
+    await network.carry()
+    _drain(voter)
+    notify = Notify(mover.identity.public_key, index)
+    append = Append(1, index - 1, 1, [voter.node.log[index - 1]], index, notify)
+    voter._tell_held(stranger.identity.public_key, append)  # not the authority's
+    voter._tell_held(authority.identity.public_key, Append(2, index - 1, 1, [], 0, notify))
+    # Of term 0, naming the config entry (index 1, term 0), which it holds:
+    # still not this term's authority.
+    config = Notify(mover.identity.public_key, 1)
+    voter._tell_held(authority.identity.public_key, Append(0, 0, 0, [], 0, config))
+    assert _drain(voter) == []
+    voter._tell_held(authority.identity.public_key, append)
+    assert [topic for topic, _, _ in _drain(voter)] == [mover.topic]
+
+
+async def test_a_held_counts_only_when_newer_than_the_last_from_its_voter(
+    tmp_path: Path,
+) -> None:
+    """``held_by`` keeps each voter's furthest Held (a late one does not
+    take it back) and tells its owner only of a change."""
+    from net.election.messages import Held
+
+    mover, ana, bo = voter_drivers(tmp_path, 3)
+    told: list[int] = []
+    mover.on_held = lambda: told.append(len(told))
+    ana_key, bo_key = ana.identity.public_key, bo.identity.public_key
+    mover._on_held(ana_key, Held(0, 1))  # the config entry's term is 0
+    mover._on_held(ana_key, Held(1, 5))
+    mover._on_held(ana_key, Held(1, 3))  # late: kept as it was
+    mover._on_held(ana_key, Held(1, 5))  # again: nothing new
+    mover._on_held(bo_key, Held(1, 2))
+    assert mover.held_by == {ana_key: (1, 5), bo_key: (1, 2)} and len(told) == 3
+    assert not mover.holds(0, 0) and not mover.holds(1, 0)  # no entry 0
+
+
+async def test_an_announcement_names_the_term_and_its_room_key_and_stays(
+    tmp_path: Path,
+) -> None:
+    """The authority's announcement (retained: a process that connects
+    later reads it) names its term and the room key its game signs with,
+    which every seat then pins."""
+    from net.election.driver import Announce, authority_topic
+    from net.protocol.wire import open_envelope
+
+    authority = voter_drivers(tmp_path, 3)[0]
+    _drain(authority)
+    authority.room_key = Identity.generate().public_key
+    authority._announce(3)
+    [(topic, payload, retain)] = _drain(authority)
+    assert topic == authority_topic(authority.code) and retain
+    envelope = open_envelope(topic, payload, expect_key=authority.identity.public_key)
+    import msgspec
+
+    assert msgspec.msgpack.decode(envelope.body, type=Announce) == Announce(3, authority.room_key)
+
+
+async def test_where_a_voter_goes_next_follows_the_brokers_it_learns(tmp_path: Path) -> None:
+    """Standby brokers learnt from the room's state: a follower goes to
+    one that comes before its current one in succession (rejoin earlier),
+    the authority stays where its voters are; brokers from presences
+    change the list without moving anyone."""
+    authority, voter, other = voter_drivers(tmp_path, 3)
+    brokers = {other.identity.public_key: ("10.0.0.3", 1884)}
+    for driver, earlier in ((voter, True), (authority, False)):
+        link = _Link()
+        driver._link = link  # type: ignore[assignment]
+        driver.learn_brokers(brokers)
+        assert link.alternates == [([("10.0.0.3", 1884)], earlier)]
+    link = _Link()
+    voter._link = link  # type: ignore[assignment]
+    voter.broker = ("10.0.0.2", 1884)
+    voter._follow_succession()
+    assert link.alternates == [([("10.0.0.2", 1884), ("10.0.0.3", 1884)], False)]
+
+
+async def test_a_voter_that_cannot_run_the_table_says_so_and_never_stands(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Elected, but no game goes on from its log: the authority steps aside
+    for good (the others' deadlines then pass), and the log says why."""
+    voter = voter_drivers(tmp_path, 3)[0]
+    assert voter.node.role == "authority"
+    with caplog.at_level(logging.WARNING, logger="passe.election"):
+        voter.abdicate()
+    assert caplog.messages == [
+        f"room {voter.code}: this voter cannot run the table: it stands aside"
+    ]
+    assert voter.node.role == "follower" and not voter.node.can_stand
+    assert not voter.node._in_lease(voter.clock() + 0.001)  # pre-votes from now on
+
+
+async def test_the_authority_s_own_entries_fit_an_entry_and_are_numbered_in_turn(
+    tmp_path: Path,
+) -> None:
+    """``append``: an entry's plaintext up to what fits under the secret
+    box (MAX_ENTRY_DATA less its nonce and tag), numbered 1, 2, 3 as the
+    authority's own requests; 0 for more, and 0 anywhere but at the
+    authority."""
+    from nacl.secret import SecretBox
+
+    authority, voter, _ = voter_drivers(tmp_path, 3)
+    limit = MAX_ENTRY_DATA - SecretBox.NONCE_SIZE - SecretBox.MACBYTES
+    assert authority.append(b"x" * (limit + 1)) == 0
+    first = authority.append(b"x" * limit)
+    assert first > 0 and authority.append(b"a") == first + 1 and authority.append(b"b") == first + 2
+    own = [e.nonce for e in authority.node.log if e.sender == authority.identity.public_key]
+    assert own[-3:] == [1, 2, 3]
+    assert voter.append(b"a") == 0
+
+
+async def test_a_will_s_stand_waits_a_moment_and_not_for_a_connection_come_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stand after a will is due WILL_SETTLE and a random share of
+    WILL_SPREAD later (never sooner), and does not happen if the
+    authority's newer connection said "online" meanwhile."""
+    import asyncio
+
+    from net.election import driver as driver_module
+
+    authority, voter, _ = voter_drivers(tmp_path, 3)
+    delays: list[float] = []
+    loop = asyncio.get_running_loop()
+    monkeypatch.setattr(
+        loop, "call_later", lambda delay, callback: delays.append(delay) or callback()
+    )
+    link = _Link()
+    voter._link = link  # type: ignore[assignment]
+    network = Network([authority, voter])
+    await network.carry()
+    key = authority.identity.public_key
+    assert voter.node.authority == key
+    voter.node.authority_gone(voter.clock())  # its will heard: pre-votes granted
+    voter._presences._newest[key] = 7  # its newer connection, come back
+    _drain(voter)
+    link.at_once.clear()
+    voter._stand_soon(voter.node.term, key, 6)
+    assert _drain(voter) == [] and link.at_once == [] and voter.node.term == 1
+    voter._stand_soon(voter.node.term, key, 7)  # that connection's will: a stand
+    assert link.at_once or _drain(voter)  # it asks the others
+    assert (
+        driver_module.WILL_SETTLE
+        <= delays[0]
+        <= driver_module.WILL_SETTLE + driver_module.WILL_SPREAD
+    )
+
+
+def test_the_waiting_seat_s_append_leads_the_sends_that_open_the_list() -> None:
+    """Among the sends that open the core's effects, the one to the voter
+    waiting for its copy goes first; nothing moves past a write or an
+    apply; a list of sends only, or no one waiting, is handled too."""
+    from net.election.driver import _waiting_voter_first
+    from net.election.messages import Vote
+    from net.election.node import PersistState, Send
+
+    ana, bo, waiting = (Identity.generate().public_key for _ in range(3))
+    to_ana, to_bo, to_waiting = (Send(key, Vote(1, True)) for key in (ana, bo, waiting))
+    written = PersistState(1, None)
+    assert _waiting_voter_first([to_ana, to_bo, to_waiting], waiting) == [
+        to_waiting,
+        to_ana,
+        to_bo,
+    ]
+    effects = [to_ana, written, to_waiting]
+    assert _waiting_voter_first(effects, waiting) == effects  # not past the write
+    assert _waiting_voter_first([to_ana, to_waiting], None) == [to_ana, to_waiting]
