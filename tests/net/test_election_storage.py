@@ -174,3 +174,89 @@ def test_the_journal_is_compacted_only_once_past_its_bound(
         storage.save_state(2, KEY)
         assert storage._since_snapshot == (0 if compacted else since + record)
         assert FileStorage(path).load() == Persisted(2, KEY, (CONFIG,))
+
+
+def _records(*records: driver._Record) -> bytes:
+    return driver.JOURNAL_MAGIC + b"".join(driver._record(record) for record in records)
+
+
+SNAPSHOT = driver._Snapshot(1, KEY, [CONFIG])
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (driver.JOURNAL_MAGIC, "an empty journal"),
+        (_records(SNAPSHOT, SNAPSHOT), "a second snapshot at byte"),
+        (_records(SNAPSHOT, driver._Entries(3, [_entry(1, 1)])), "entries from 3 leave a gap"),
+        (_records(SNAPSHOT, driver._Entries(0, [_entry(1, 1)])), "entries from 0 leave a gap"),
+    ],
+)
+def test_a_journal_that_cannot_be_replayed_is_refused_in_words(
+    tmp_path: Path, data: bytes, words: str
+) -> None:
+    path = tmp_path / "voter.bin"
+    path.write_bytes(data)
+    with pytest.raises(StorageError, match=f"^{path}: {words}"):
+        FileStorage(path).load()
+
+
+def test_entries_may_replace_the_log_from_its_first_index(tmp_path: Path) -> None:
+    """Raft 5.3's replaced suffix may start anywhere from index 1 to just
+    past the log's end."""
+    path = tmp_path / "voter.bin"
+    path.write_bytes(
+        _records(SNAPSHOT, driver._Entries(2, [_entry(1, 1)]), driver._Entries(1, [CONFIG]))
+    )
+    assert FileStorage(path).load().log == (CONFIG,)
+
+
+def test_a_torn_tail_is_dropped_with_a_word_and_a_whole_damaged_record_is_not(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What a crash leaves (a record header cut short, or a header with no
+    body yet) is dropped and said; a last record whose bytes are all there
+    but do not match their checksum is damage, and refuses the file."""
+    import logging
+
+    path = tmp_path / "voter.bin"
+    last = driver._record(driver._State(2, KEY))
+    for tail in (last[:5], last[:8]):
+        path.write_bytes(_records(SNAPSHOT) + tail)
+        with caplog.at_level(logging.WARNING, logger="passe.election"):
+            assert FileStorage(path).load().term == 1
+        assert caplog.messages[-1] == f"{path}: the last record was cut short (a crash): dropped"
+    damaged = last[:-1] + bytes([last[-1] ^ 0xFF])
+    # And a header of length 0 followed by bytes that are not zeros: not a
+    # write in progress (a file system leaves zeros), damage.
+    for tail in (damaged, b"\0\0\0\0XXXX"):
+        path.write_bytes(_records(SNAPSHOT) + tail)
+        with pytest.raises(StorageError, match="a damaged record at byte"):
+            FileStorage(path).load()
+
+
+def test_a_loaded_journal_counts_what_it_holds_past_its_snapshot(tmp_path: Path) -> None:
+    """So that compaction comes when the journal really grew
+    (COMPACT_AFTER), not sooner or later after a restart."""
+    path = tmp_path / "voter.bin"
+    later = [driver._State(2, KEY), driver._Entries(2, [_entry(2, 1)])]
+    path.write_bytes(_records(SNAPSHOT, *later))
+    storage = FileStorage(path)
+    storage.load()
+    assert storage._since_snapshot == sum(len(driver._record(record)) for record in later)
+    assert storage._valid == path.stat().st_size
+
+
+def test_a_file_s_refusal_names_its_size_limit_and_the_system_s_words(tmp_path: Path) -> None:
+    """A file of exactly MAX_STORAGE_BYTES is read (and refused for what it
+    holds), one byte more is refused unread; a missing file is named with
+    the system's words."""
+    exact = tmp_path / "exact.bin"
+    with exact.open("wb") as file:
+        file.truncate(MAX_STORAGE_BYTES)
+    with pytest.raises(StorageError, match="not a voter's file"):
+        FileStorage(exact).load()
+    gone = tmp_path / "gone.bin"
+    with pytest.raises(StorageError) as refused:
+        FileStorage(gone).load()
+    assert str(refused.value) == f"{gone}: No such file or directory"
