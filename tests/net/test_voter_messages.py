@@ -570,3 +570,56 @@ def test_the_waiting_seat_s_append_leads_the_sends_that_open_the_list() -> None:
     effects = [to_ana, written, to_waiting]
     assert _waiting_voter_first(effects, waiting) == effects  # not past the write
     assert _waiting_voter_first([to_ana, to_waiting], None) == [to_ana, to_waiting]
+
+
+def test_the_election_s_topics_are_the_documented_ones() -> None:
+    """docs/protocol.md's table: a compatible client subscribes there."""
+    from net.election.driver import authority_topic, election_topic, voter_presence_topic
+
+    assert authority_topic("ABC123") == "passe/v1/ABC123/e/authority"
+    assert election_topic("ABC123", "0123abcd") == "passe/v1/ABC123/e/0123abcd"
+    assert voter_presence_topic("ABC123", "0123abcd") == "passe/v1/ABC123/e/p/0123abcd"
+
+
+async def test_a_voter_s_will_is_retained_gone_of_a_new_connection_naming_no_broker(
+    tmp_path: Path,
+) -> None:
+    """Each connection's will: retained (a voter that connects later reads
+    that this one is gone), "gone" for that connection's epoch (one more
+    than the last), and no standby broker where it has none."""
+    from net.protocol.wire import open_body, open_envelope, presence_decoder
+
+    voter = voter_drivers(tmp_path, 3)[1]
+    before = voter._epoch
+    will = voter._will()
+    assert will.retain and voter._epoch == before + 1
+    envelope = open_envelope(will.topic, will.payload, expect_key=voter.identity.public_key)
+    gone = open_body(envelope, presence_decoder)
+    assert (gone.online, gone.epoch, gone.broker) == (False, before + 1, "")
+
+
+async def test_the_authority_encrypts_each_new_action_once_at_the_entry_s_limit(
+    tmp_path: Path,
+) -> None:
+    """``_sealed_request``: the largest action that fits an entry once
+    encrypted is taken, one byte more is not; a request this authority has
+    logged already (same sender, same nonce) goes on as it is; a voter
+    that is not the authority passes requests on untouched."""
+    from nacl.secret import SecretBox
+
+    drivers = voter_drivers(tmp_path, 3)
+    network = Network(drivers)
+    await network.carry()
+    authority, seat, follower = drivers
+    sender = seat.identity.public_key
+    limit = MAX_ENTRY_DATA - SecretBox.NONCE_SIZE - SecretBox.MACBYTES
+    fits = authority._sealed_request(sender, Request(1, b"x" * limit))
+    assert fits is not None and len(fits.data) == MAX_ENTRY_DATA
+    assert authority._sealed_request(sender, Request(1, b"x" * (limit + 1))) is None
+    await authority._on_message(*_request_to(authority, seat, b"V10 played"))
+    logged = Request(1, b"V10 played")
+    assert authority._sealed_request(sender, logged) is logged  # answered from the log
+    other = Identity.generate().public_key
+    assert authority._sealed_request(other, logged) != logged  # another's nonce 1: new
+    assert authority._sealed_request(sender, Request(2, b"V10 played")) != Request(2, b"V10 played")
+    assert follower._sealed_request(sender, logged) is logged
