@@ -8,6 +8,7 @@ room secret (issue 20, "Nobody peeks"), or not at all when it would not fit.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 import pytest
@@ -623,3 +624,69 @@ async def test_the_authority_encrypts_each_new_action_once_at_the_entry_s_limit(
     assert authority._sealed_request(other, logged) != logged  # another's nonce 1: new
     assert authority._sealed_request(sender, Request(2, b"V10 played")) != Request(2, b"V10 played")
     assert follower._sealed_request(sender, logged) is logged
+
+
+async def test_a_voter_s_connection_says_online_retained_and_it_leaves_without_a_goodbye(
+    tmp_path: Path,
+) -> None:
+    """On each connection the voter publishes its "online" (retained, its
+    own presence topic); closing, it leaves as a crash would (its will then
+    tells the others), its loops stopped. Mutations: the presence's topic,
+    words and retain; close's grace."""
+    from net.election.driver import voter_presence_topic
+    from net.protocol.wire import open_body, open_envelope, presence_decoder
+
+    class Link:
+        def __init__(self) -> None:
+            self.published: list[tuple[str, bytes, bool]] = []
+            self.closed: list[bool] = []
+
+        async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+            self.published.append((topic, payload, retain))
+
+        async def close(self, *, graceful: bool = True) -> None:
+            self.closed.append(graceful)
+
+    voter = voter_drivers(tmp_path, 3)[1]
+    link = Link()
+    voter._link = link  # type: ignore[assignment]
+    await voter._on_connect()
+    [(topic, payload, retain)] = link.published
+    assert topic == voter_presence_topic(voter.code, voter.identity.peer_id) and retain
+    envelope = open_envelope(topic, payload, expect_key=voter.identity.public_key)
+    online = open_body(envelope, presence_decoder)
+    assert online.online and online.epoch == voter._epoch and online.room == voter.code
+    await voter.close()
+    assert link.closed == [False] and voter._tasks == []
+
+
+async def test_a_voter_is_made_with_what_it_is_given_and_numbers_on_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """The driver keeps its standby broker and timing, starts its presence
+    epochs at the clock's milliseconds (newer than any before a restart),
+    announces no room key before its game makes one, and numbers its own
+    entries on from those its file holds."""
+    from net.election.driver import FileStorage, VoterDriver
+    from net.election.node import Timing
+
+    drivers = voter_drivers(tmp_path, 3)
+    authority = drivers[0]
+    assert authority.room_key == b""
+    for move in (b"a", b"b", b"c"):
+        authority.append(move)
+    own = [e.nonce for e in authority.node.log if e.sender == authority.identity.public_key]
+    timing = Timing(heartbeat=0.5, election=(2.0, 4.0))
+    now_ms = time.time_ns() // 1_000_000
+    again = VoterDriver(
+        authority.identity,
+        authority.code,
+        FileStorage(authority.storage.path),
+        "127.0.0.1",
+        1,
+        broker=("10.0.0.2", 1884),
+        timing=timing,
+    )
+    assert again.broker == ("10.0.0.2", 1884) and again.node.timing == timing
+    assert now_ms <= again._epoch <= time.time_ns() // 1_000_000
+    assert again._own_nonce == max(own) == 3
