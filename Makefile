@@ -56,24 +56,35 @@ $(STAMP_BENCH): pyproject.toml $(STAMP_DEV)
 play: $(STAMP_APP)
 	@$(BIN)/passe
 
-# Four workers on two cores: the networked, SSH, browser and process tests
+# Six workers on two cores: the networked, SSH, browser and process tests
 # spend much of their time waiting on brokers and child processes, which
 # more workers fill. Measured on an idle 2-core machine (4 December, 1,454
 # tests): 6:00 and 6:12 with -n 3, 5:07 and 4:43 with -n 4 (earlier, with
-# a smaller suite: 6:11 with -n 2, 5:00 with -n 3). Four once made a TUI
-# test fail beside a benchmark (3 December: the lobby's on_mount found no
-# child yet); the timing-bound tests found since were made exact.
+# a smaller suite: 6:11 with -n 2, 5:00 with -n 3); 5 December, 1,674
+# tests, bytecode cached (below), from no cache as on a fresh clone: 4:24
+# with -n 4, 3:58 with -n 6 (-n 8: 4:01, the CPU full). Four once made a
+# TUI test fail beside a benchmark (3 December: the lobby's on_mount found
+# no child yet); the timing-bound tests found since were made exact.
 # Work stealing (--dist worksteal): a worker that runs out of tests takes
 # some of another's, so the suite does not end on one worker's queue of long
 # networked tests (5 December: 1,486 tests, CI's clean clone 5:12 with the
 # default distribution; 5:01 on this machine with stealing, the browser
 # tests included).
 # TESTS=... runs a part (CI's second Python: see .ci/run).
+# Bytecode is cached (pytest's rewritten tests too): this machine kind sets
+# PYTHONDONTWRITEBYTECODE=1, under which every worker and every process a
+# test starts compiled the project and rewrote the tests from source again
+# (5 December: collection 5.8 s of CPU per worker, 1.6 s cached; the suite's
+# CPU 7:00 -> 6:01 min at -n 4). One collection first fills the cache, so
+# that on a fresh clone the workers do not each compile it at once.
+unexport PYTHONDONTWRITEBYTECODE
+TEST_WORKERS ?= 6
 TESTS ?=
 test: $(STAMP_DEV)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 4 --dist worksteal -q --durations=12 $(TESTS)
+	$(BIN)/python -m pytest --collect-only -q $(TESTS) > /dev/null
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -q --durations=12 $(TESTS)
 
 # Heavy tests left out of `make test` (e.g. twenty SSH sessions at once).
 # Long runs: the soak-marked tests, and every property test with all its games
