@@ -58,7 +58,7 @@ from net.identity import Identity, fingerprint, peer_id
 from net.lan.transport import LastWill, MqttLink, stop_task
 from net.protocol.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits
 from net.protocol.codec import GameCodec, codec_for
-from net.protocol.codes import normalize_code
+from net.protocol.codes import format_code, normalize_code
 from net.protocol.text import NAME_CELLS, clean_name, clean_text, name_key
 from net.protocol.wire import (
     MAX_PAYLOAD,
@@ -525,6 +525,12 @@ class Authority:
         self._log = RoomLog(log, {"code": self.code})
         self._floods = FloodLog(self._log)  # type: ignore[arg-type]
 
+    @property
+    def shown_code(self) -> str:
+        """The room's code as people read and type it (``ABC-123``), in
+        every refusal and notice they see."""
+        return format_code(self.code)
+
     # -- life cycle ----------------------------------------------------------
 
     async def start(self, timeout: float | None = 5.0) -> None:
@@ -837,7 +843,9 @@ class Authority:
             self.game.make_bot(level)  # ConfigError for an unknown level
         slot = self.seats[seat]
         if slot.kind == HUMAN and slot.key is not None:
-            self._take_out(slot.key, f"the host gave seat {seat + 1} of room {self.code} away")
+            self._take_out(
+                slot.key, f"the host gave seat {seat + 1} of room {self.shown_code} away"
+            )
             self._notice = f"the host took {slot.name} out of seat {seat + 1}"
         if level is None:
             self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
@@ -856,7 +864,9 @@ class Authority:
         slot = self.seats[seat] if 0 <= seat < len(self.seats) else None
         if slot is None or slot.kind != HUMAN or slot.key is None:
             raise IllegalAction(f"nobody sits in seat {seat + 1}")
-        self._take_out(slot.key, f"the host of room {self.code} took you out of seat {seat + 1}")
+        self._take_out(
+            slot.key, f"the host of room {self.shown_code} took you out of seat {seat + 1}"
+        )
         self._notice = f"the host took {slot.name} out of seat {seat + 1}"
         self._log.info(self._notice)
         self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
@@ -883,7 +893,7 @@ class Authority:
         self.admitted.add(key)
         self.barred.discard(key)
         if self.phase != LOBBY:
-            self._refuse(key, f"the game in room {self.code} has started", "started", knock.n)
+            self._refuse(key, f"the game in room {self.shown_code} has started", "started", knock.n)
         else:
             hello = Hello(
                 room=self.code, epoch=0, n=knock.n, name=knock.name, seat=knock.seat, bot=knock.bot
@@ -930,7 +940,9 @@ class Authority:
         if knock is None:
             raise IllegalAction("nobody with that key is waiting")
         self.barred.add(key)
-        self._refuse(key, f"the host of room {self.code} did not let you in", "denied", knock.n)
+        self._refuse(
+            key, f"the host of room {self.shown_code} did not let you in", "denied", knock.n
+        )
         self._notice = "the host turned someone away"
         self._publish_room()
 
@@ -957,7 +969,9 @@ class Authority:
         is refused (and nothing changes)."""
         if self.owner is None or key != self.owner:
             self._refuse(
-                key, f"only the person who asked for room {self.code} lets people in", "denied"
+                key,
+                f"only the person who asked for room {self.shown_code} lets people in",
+                "denied",
             )
             return
         if admit.key not in self.knocks:
@@ -973,13 +987,15 @@ class Authority:
         """Whether a new key's Hello may take a seat now; if not, it has been
         answered (knocking, or refused)."""
         if key in self.barred:
-            self._refuse(key, f"the host of room {self.code} did not let you in", "denied", hello.n)
+            self._refuse(
+                key, f"the host of room {self.shown_code} did not let you in", "denied", hello.n
+            )
             return False
         listed = peer_id(key) in self.allowed_keys
         if key not in self.admitted and self.admission == ADMIT_KEYS and not listed:
             self._refuse(
                 key,
-                f"room {self.code} lets in only the keys its host listed; yours is "
+                f"room {self.shown_code} lets in only the keys its host listed; yours is "
                 f"{fingerprint(key)}: ask the host to add it",
                 "denied",
                 hello.n,
@@ -1004,7 +1020,7 @@ class Authority:
             # one in by the key its owner reads out (Authority.expect).
             self._refuse(
                 key,
-                f"too many people are knocking at room {self.code} (someone may be "
+                f"too many people are knocking at room {self.shown_code} (someone may be "
                 f"flooding it): read your key, {fingerprint(key)}, to the host: i on "
                 "their lobby lets it in; then join again",
                 "full",
@@ -1014,7 +1030,7 @@ class Authority:
         # A knock that came while a seat was free stays when the table fills
         # (the host may free one): its Hello sent again is still a knock.
         if earlier is None and not self.seat_to_give():
-            self._refuse(key, f"room {self.code} is full", "full", hello.n)
+            self._refuse(key, f"room {self.shown_code} is full", "full", hello.n)
             return False
         self.knocks[key] = Knock(
             key,
@@ -1025,7 +1041,9 @@ class Authority:
             earlier.at if earlier is not None else now,
         )
         self._log.info("%s (key %s) knocks", self.knocks[key].name, fingerprint(key))
-        self._refuse(key, f"the host of room {self.code} is asked to let you in", "knock", hello.n)
+        self._refuse(
+            key, f"the host of room {self.shown_code} is asked to let you in", "knock", hello.n
+        )
         self._changed()
         return False
 
@@ -1905,14 +1923,14 @@ class Authority:
         what = "a room state" if topic == room_topic(self.code) else "a next-game notice"
         if signer is None:
             text = (
-                f"someone cleared or garbled {what} of room {self.code} on the broker: "
+                f"someone cleared or garbled {what} of room {self.shown_code} on the broker: "
                 "the room was published again"
             )
             marker = b""
         else:
             text = (
                 f"another key ({fingerprint(signer)}) published {what} on room code "
-                f"{self.code}: someone may pose as this room. It was published again; "
+                f"{self.shown_code}: someone may pose as this room. It was published again; "
                 "players should check that their lobby shows this host's key "
                 f"{fingerprint(self.identity.public_key)}"
             )
@@ -1953,7 +1971,9 @@ class Authority:
         self._log.debug("from %s: %r", peer_id(key), message)
         now = self.clock()
         if message.room != self.code:
-            self._refuse(key, f"this is room {self.code}, not {message.room}", "bad", message.n)
+            self._refuse(
+                key, f"this is room {self.shown_code}, not {message.room}", "bad", message.n
+            )
             return
         record = self._peer_record(key)
         nonce = (message.epoch, message.n)
@@ -2056,9 +2076,9 @@ class Authority:
             return
         if self.phase != LOBBY:
             said = {
-                OVER: f"the game in room {self.code} is over",
-                CLOSED: f"room {self.code} is closed",
-            }.get(self.phase, f"the game in room {self.code} has already started")
+                OVER: f"the game in room {self.shown_code} is over",
+                CLOSED: f"room {self.shown_code} is closed",
+            }.get(self.phase, f"the game in room {self.shown_code} has already started")
             self._refuse(key, said, "started", hello.n)
             return
         if hello.seat is not None and hello.seat >= len(self.seats):
@@ -2083,7 +2103,7 @@ class Authority:
         else:
             squatted = self._provisional()
             if not squatted:
-                self._refuse(key, f"room {self.code} is full", "full", hello.n)
+                self._refuse(key, f"room {self.shown_code} is full", "full", hello.n)
                 return
             seat = squatted[0]
             held = self.seats[seat]
@@ -2207,7 +2227,9 @@ class Authority:
     def _free_seat(self, seat: int, why: str) -> None:
         slot = self.seats[seat]
         if slot.key is not None:
-            self._refuse(slot.key, f"your seat in room {self.code} was freed: {why}", "removed")
+            self._refuse(
+                slot.key, f"your seat in room {self.shown_code} was freed: {why}", "removed"
+            )
         self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
         timer = self._lobby_timers.pop(seat, None)
         if timer is not None:
@@ -2376,7 +2398,7 @@ class Authority:
             self._refuse(key, "you sit at this table: your seat shows it to you", "seated", watch.n)
             return
         if self.phase == CLOSED:
-            self._refuse(key, f"room {self.code} is closed", "closed", watch.n)
+            self._refuse(key, f"room {self.shown_code} is closed", "closed", watch.n)
             return
         if key not in self.watchers:
             if not self._watching_live(key):

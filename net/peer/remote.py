@@ -42,7 +42,7 @@ from net.peer.failover import SeatVoter, StandbyStart, start_standby, stop_stand
 from net.peer.pins import RoomPins
 from net.protocol.bounds import FloodLog
 from net.protocol.codec import CodecError, GameCodec, codec_for
-from net.protocol.codes import CodeError, normalize_code
+from net.protocol.codes import CodeError, format_code, normalize_code
 from net.protocol.text import clean_name, clean_text, clean_tree
 from net.protocol.wire import (
     PROTOCOL_VERSION,
@@ -347,26 +347,27 @@ class RemoteTable(TableClient):
             await self._abandon()
             if self._foreign_version is not None:
                 raise JoinError(
-                    f"room {self.code} speaks protocol version {self._foreign_version}; "
+                    f"room {self.shown_code} speaks protocol version {self._foreign_version}; "
                     f"this Passe speaks version {PROTOCOL_VERSION}: use the same Passe version",
                     "version",
                 ) from None
             if self._foreign_keys and self.pinned:
                 raise JoinError(
-                    f"room {self.code} is now signed by another key "
+                    f"room {self.shown_code} is now signed by another key "
                     f"({fingerprint(next(iter(self._foreign_keys)))}) than the one of its host "
                     "when you sat there: ignored. If that host opened a new room under this "
                     "code, ask them for a new one",
                     "foreign",
                 ) from None
             raise JoinError(
-                f"no room {self.code} at {self.broker_host}:{self.broker_port}: check the code",
+                f"no room {self.shown_code} at {self.broker_host}:{self.broker_port}: "
+                "check the code",
                 "no-room",
             ) from None
         assert self.room is not None
         if self.room.phase == "closed":
             await self._abandon()
-            raise JoinError(f"room {self.code} was closed by its host", "closed")
+            raise JoinError(f"room {self.shown_code} was closed by its host", "closed")
 
     async def _knock(self) -> Welcome | Refused | Watched:
         """The host is asked to let us in: wait for its answer (a Welcome
@@ -377,7 +378,7 @@ class RemoteTable(TableClient):
             # The key too: the host may be asked to let it in by its start
             # when strangers fill the knock queue (Authority.expect).
             listener(
-                f"The host of room {self.code} is asked to let you in: waiting for them… "
+                f"The host of room {self.shown_code} is asked to let you in: waiting for them… "
                 f"Your key is {fingerprint(self.identity.public_key)}: read it to the "
                 "host if they ask."
             )
@@ -388,7 +389,7 @@ class RemoteTable(TableClient):
         except TimeoutError:
             await self._abandon()
             raise JoinError(
-                f"the host of room {self.code} did not let you in within "
+                f"the host of room {self.shown_code} did not let you in within "
                 f"{KNOCK_WAIT / 60:g} minutes",
                 "timeout",
             ) from None
@@ -517,13 +518,13 @@ class RemoteTable(TableClient):
                 await self._abandon()
             if not self.host_present:  # its presence says so: not a wrong guess
                 raise JoinError(
-                    f"the host of room {self.code} is away (its Passe stopped or lost "
+                    f"the host of room {self.shown_code} is away (its Passe stopped or lost "
                     "its link): the game waits for it; try again once it is back "
                     "(`u` on its home screen, or `passe host --resume`)",
                     "host-away",
                 ) from None
             raise JoinError(
-                f"the host of room {self.code} did not answer: it may have left", "timeout"
+                f"the host of room {self.shown_code} did not answer: it may have left", "timeout"
             ) from None
         finally:
             self._pending = None
@@ -574,6 +575,11 @@ class RemoteTable(TableClient):
         """Call ``listener(True/False)`` when the broker link comes and goes."""
         self._link_listeners.append(listener)
         return lambda: self._link_listeners.remove(listener)
+
+    @property
+    def shown_code(self) -> str:
+        """The room's code as people read and type it (``ABC-123``)."""
+        return format_code(self.code)
 
     @property
     def connected(self) -> bool:

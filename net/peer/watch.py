@@ -92,7 +92,7 @@ class Watcher(RemoteTable):
         if reply.code == "bad" and "malformed" in reply.reason:
             app = self.room.app if self.room is not None else ""
             raise JoinError(
-                f"the host of room {self.code} runs an older Passe"
+                f"the host of room {self.shown_code} runs an older Passe"
                 f"{f' ({app})' if app else ''} that cannot be watched",
                 "version",
             )

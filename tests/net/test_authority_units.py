@@ -24,7 +24,7 @@ from net.authority.rooms import BrokerChoice, RoomStore
 from net.authority.table import Table
 from net.identity import Identity, fingerprint, peer_id
 from net.lan.transport import BrokerUnreachable
-from net.protocol.codes import new_code
+from net.protocol.codes import format_code, new_code
 from net.protocol.wire import (
     Act,
     Leave,
@@ -293,20 +293,20 @@ def test_a_refused_knock_is_told_in_words_and_the_room_says_so() -> None:
     listen(authority)
     hello(authority, eve, n=3, name="Eve", seat=1)
     assert to(authority, eve) == [
-        refusal(f"the host of room {CODE} is asked to let you in", "knock", 3)
+        refusal(f"the host of room {format_code(CODE)} is asked to let you in", "knock", 3)
     ]
     knock = authority.knocks[eve.public_key]
     assert (knock.name, knock.seat, knock.n, knock.bot) == ("Eve", 1, 3, False)
     authority.refuse(eve.public_key)
     assert sent(authority, eve)[0] == (
         eve.peer_id,
-        refusal(f"the host of room {CODE} did not let you in", "denied", 3),
+        refusal(f"the host of room {format_code(CODE)} did not let you in", "denied", 3),
     )
     assert eve.public_key in authority.barred and not authority.knocks
     assert authority.room_state().notice == "the host turned someone away"
     hello(authority, eve, n=4, name="Eve")
     assert to(authority, eve) == [
-        refusal(f"the host of room {CODE} did not let you in", "denied", 4)
+        refusal(f"the host of room {format_code(CODE)} did not let you in", "denied", 4)
     ]
 
 
@@ -332,7 +332,9 @@ def test_an_admitted_knock_takes_its_seat_or_any_or_hears_the_game_started() -> 
     authority.phase = "playing"
     sent(authority, ana, bea, eve)
     authority.admit(eve.public_key)
-    assert to(authority, eve) == [refusal(f"the game in room {CODE} has started", "started", 6)]
+    assert to(authority, eve) == [
+        refusal(f"the game in room {format_code(CODE)} has started", "started", 6)
+    ]
     assert eve.public_key in authority.admitted
 
 
@@ -422,11 +424,23 @@ def test_seats_without_a_live_presence_are_freed_each_with_its_reason(
     messages = sent(authority, ana, robo, bea, squatter)
     told = [(who, message) for who, message in messages if who != "room"]
     assert told == [
-        (ana.peer_id, refusal(f"your seat in room {CODE} was freed: no live presence", "removed")),
-        (robo.peer_id, refusal(f"your seat in room {CODE} was freed: no live presence", "removed")),
+        (
+            ana.peer_id,
+            refusal(
+                f"your seat in room {format_code(CODE)} was freed: no live presence", "removed"
+            ),
+        ),
+        (
+            robo.peer_id,
+            refusal(
+                f"your seat in room {format_code(CODE)} was freed: no live presence", "removed"
+            ),
+        ),
         (
             squatter.peer_id,
-            refusal(f"your seat in room {CODE} was freed: no live presence", "removed"),
+            refusal(
+                f"your seat in room {format_code(CODE)} was freed: no live presence", "removed"
+            ),
         ),
     ]
     assert notices == [
@@ -479,7 +493,10 @@ def test_a_lobby_clock_frees_the_seat_only_if_its_holder_is_still_away() -> None
     authority._free_if_absent(0, ana.public_key)
     assert holders(authority)[0] is None
     assert to(authority, ana) == [
-        refusal(f"your seat in room {CODE} was freed: no live presence for 2.5 s", "removed")
+        refusal(
+            f"your seat in room {format_code(CODE)} was freed: no live presence for 2.5 s",
+            "removed",
+        )
     ]
     authority.set_bot(1, "heuristic")
     authority._free_if_absent(1, None)  # a bot's seat: not a person's
@@ -698,7 +715,7 @@ def test_the_host_takes_a_person_out_in_words(caplog: pytest.LogCaptureFixture) 
     with caplog.at_level(logging.INFO, logger="passe.authority"):
         authority.remove(1)
     assert to(authority, ana) == [
-        refusal(f"the host of room {CODE} took you out of seat 2", "removed")
+        refusal(f"the host of room {format_code(CODE)} took you out of seat 2", "removed")
     ]
     assert authority.seats[1] == SeatSlot("Seat 2")
     assert authority.room_state().notice == "the host took Ana out of seat 2"
@@ -810,7 +827,7 @@ def test_a_knock_let_in_to_a_full_room_is_told_so_and_unbarred() -> None:
     listen(authority)
     authority.admit(eve.public_key)
     assert eve.public_key not in authority.barred
-    assert to(authority, eve) == [refusal(f"room {CODE} is full", "full", 8)]
+    assert to(authority, eve) == [refusal(f"room {format_code(CODE)} is full", "full", 8)]
 
 
 def play_past_a_long_log(authority: Authority) -> Table:
@@ -1081,7 +1098,9 @@ def test_a_request_for_another_room_or_an_old_one_is_refused_in_words() -> None:
     seated(authority, ana)
     listen(authority)
     request(authority, ana, Sync(room="XYZ789", epoch=1, n=9))
-    assert to(authority, ana) == [refusal(f"this is room {CODE}, not XYZ789", "bad", 9)]
+    assert to(authority, ana) == [
+        refusal(f"this is room {format_code(CODE)}, not XYZ789", "bad", 9)
+    ]
     assert authority._peers[ana.public_key].last_nonce == (1, 1)
     request(authority, ana, Hello(room=CODE, epoch=1, n=1, name="Ana"))
     assert to(authority, ana) == [refusal("an old or repeated request was ignored", "stale", 1)]
@@ -1217,14 +1236,16 @@ def test_a_hello_once_started_or_for_no_such_seat_is_refused_in_words() -> None:
     authority.phase = "playing"
     hello(authority, eve, n=3)
     assert to(authority, eve) == [
-        refusal(f"the game in room {CODE} has already started", "started", 3)
+        refusal(f"the game in room {format_code(CODE)} has already started", "started", 3)
     ]
     authority.phase = "over"
     hello(authority, eve, n=4)
-    assert to(authority, eve) == [refusal(f"the game in room {CODE} is over", "started", 4)]
+    assert to(authority, eve) == [
+        refusal(f"the game in room {format_code(CODE)} is over", "started", 4)
+    ]
     authority.phase = "closed"  # not "has already started" (a dealer's lobby that closed)
     hello(authority, eve, n=5)
-    assert to(authority, eve) == [refusal(f"room {CODE} is closed", "started", 5)]
+    assert to(authority, eve) == [refusal(f"room {format_code(CODE)} is closed", "started", 5)]
 
 
 def test_a_reconnecting_person_is_welcomed_present_and_the_room_published() -> None:
@@ -1304,7 +1325,7 @@ def test_a_seat_asked_for_is_given_or_refused_and_names_stay_apart(
     )
     presence(authority, eve, online=True)
     hello(authority, eve, n=6, name="Eve")
-    assert to(authority, eve) == [refusal(f"room {CODE} is full", "full", 6)]
+    assert to(authority, eve) == [refusal(f"room {format_code(CODE)} is full", "full", 6)]
 
 
 def test_a_name_taken_ten_times_over_is_numbered_then_kept() -> None:
@@ -1345,7 +1366,7 @@ def test_admission_refuses_in_words_a_key_not_listed_and_a_flood_of_knocks(
     hello(listed, eve, n=3)
     assert to(listed, eve) == [
         refusal(
-            f"room {CODE} lets in only the keys its host listed; yours is "
+            f"room {format_code(CODE)} lets in only the keys its host listed; yours is "
             f"{fingerprint(eve.public_key)}: ask the host to add it",
             "denied",
             3,
@@ -1362,7 +1383,8 @@ def test_admission_refuses_in_words_a_key_not_listed_and_a_flood_of_knocks(
     hello(authority, eve, n=4)
     assert to(authority, eve) == [
         refusal(
-            f"too many people are knocking at room {CODE} (someone may be flooding it): "
+            f"too many people are knocking at room {format_code(CODE)} "
+            "(someone may be flooding it): "
             f"read your key, {fingerprint(eve.public_key)}, to the host: i on their "
             "lobby lets it in; then join again",
             "full",
@@ -1380,7 +1402,7 @@ def test_admission_refuses_in_words_a_key_not_listed_and_a_flood_of_knocks(
     presence(authority, bea, online=True)
     sent(authority, eve)
     hello(authority, bea, n=6)
-    assert to(authority, bea) == [refusal(f"room {CODE} is full", "full", 6)]
+    assert to(authority, bea) == [refusal(f"room {format_code(CODE)} is full", "full", 6)]
 
 
 def test_a_knock_asked_again_keeps_when_it_came() -> None:
@@ -1436,11 +1458,11 @@ def test_a_knock_asked_again_once_the_table_is_full_is_still_a_knock() -> None:
     listen(authority)
     hello(authority, eve, n=3, name="Eve")
     assert to(authority, eve) == [
-        refusal(f"the host of room {CODE} is asked to let you in", "knock", 3)
+        refusal(f"the host of room {format_code(CODE)} is asked to let you in", "knock", 3)
     ]
     assert eve.public_key in authority.knocks
     hello(authority, dan, n=2, name="Dan")
-    assert to(authority, dan) == [refusal(f"room {CODE} is full", "full", 2)]
+    assert to(authority, dan) == [refusal(f"room {format_code(CODE)} is full", "full", 2)]
     assert dan.public_key not in authority.knocks
 
 
@@ -1508,7 +1530,8 @@ async def test_a_started_room_is_on_the_broker_and_hears_its_own_topics(
             await spy.publish(room_topic(code), b"", retain=True)
             await until(lambda: len(authority.warnings) == 1)
             assert authority.warnings[0] == (
-                f"someone cleared or garbled a room state of room {code} on the broker: "
+                "someone cleared or garbled a room state of room "
+                f"{format_code(code)} on the broker: "
                 "the room was published again"
             )
             squatter = Identity.generate()
@@ -1634,7 +1657,9 @@ def test_a_bot_put_in_a_persons_seat_takes_them_out_in_words() -> None:
     seated(authority, ana, name="Ana")
     listen(authority)
     authority.set_bot(0, "heuristic")
-    assert to(authority, ana) == [refusal(f"the host gave seat 1 of room {CODE} away", "removed")]
+    assert to(authority, ana) == [
+        refusal(f"the host gave seat 1 of room {format_code(CODE)} away", "removed")
+    ]
     assert authority.room_state().notice == "the host took Ana out of seat 1"
     authority.set_bot(1, "heuristic")
     authority.set_bot(2, "heuristic")
@@ -1784,7 +1809,7 @@ async def test_another_keys_state_on_the_rooms_topics_is_warned_about_once_and_a
     authority._on_own_topic(topic, seal(squatter, topic, authority.room_state()))
     assert heard == [
         f"another key ({fingerprint(squatter.public_key)}) published a room state on room "
-        f"code {CODE}: someone may pose as this room. It was published again; players "
+        f"code {format_code(CODE)}: someone may pose as this room. It was published again; players "
         f"should check that their lobby shows this host's key "
         f"{fingerprint(authority.identity.public_key)}"
     ]
@@ -1797,7 +1822,7 @@ async def test_another_keys_state_on_the_rooms_topics_is_warned_about_once_and_a
     authority._last_republish = -1e9
     authority._on_own_topic(topic, b"\x93garbled")
     assert heard[1] == (
-        f"someone cleared or garbled a room state of room {CODE} on the broker: "
+        f"someone cleared or garbled a room state of room {format_code(CODE)} on the broker: "
         "the room was published again"
     )
     third = Identity.generate()  # a third key: past MAX_WARNED, not warned
@@ -2693,7 +2718,7 @@ def test_a_full_room_with_a_squatter_s_seat_takes_a_knock(
     presence(authority, eve, online=True)
     hello(authority, eve, name="Eve", n=3)
     assert to(authority, eve) == [
-        refusal(f"the host of room {CODE} is asked to let you in", "knock", 3)
+        refusal(f"the host of room {format_code(CODE)} is asked to let you in", "knock", 3)
     ]
 
 
@@ -3252,7 +3277,7 @@ async def test_a_lobby_seat_whose_bot_process_goes_is_freed_at_once() -> None:
     presence(authority, bot, online=False, epoch=6)
     assert holders(authority)[seat] is None and authority._lobby_timers == {}
     assert to(authority, bot) == [
-        refusal(f"your seat in room {CODE} was freed: its bot went away", "removed")
+        refusal(f"your seat in room {format_code(CODE)} was freed: its bot went away", "removed")
     ]
     assert authority.room_state().notice == f"the bot Robo went away: seat {seat + 1} is free"
 

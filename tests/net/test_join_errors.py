@@ -12,7 +12,7 @@ from net.authority.authority import Authority, SeatSlot
 from net.authority.table import HUMAN
 from net.identity import Identity
 from net.peer.remote import RemoteTable
-from net.protocol.codes import new_code
+from net.protocol.codes import format_code, new_code
 from net.protocol.wire import Presence, RoomState, presence_topic, room_topic, seal
 from tests.net.brokers import closed_port
 from tests.net.peers import RawClient, clear_room
@@ -54,7 +54,7 @@ async def test_a_wrong_code_says_so(tmp_path: Path) -> None:
         wrong = "ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY"
         status, _, err = await run_passe(tmp_path, "join", f"{wrong}@{BROKER}", "--bot", "random")
         assert status == 2
-        assert f"no room {wrong}" in err and "Traceback" not in err
+        assert f"no room {format_code(wrong)}" in err and "Traceback" not in err
         status, _, err = await run_passe(tmp_path, "join", "ABCU12@" + BROKER, "--bot", "random")
         assert status == 2 and "'U' is never used" in err
     finally:
@@ -95,7 +95,7 @@ async def test_a_full_room_refuses_newcomers(tmp_path: Path) -> None:
         authority.set_bot(0, "random")
         authority.set_bot(1, "random")
         status, _, err = await run_passe(tmp_path, "join", f"{code}@{BROKER}", "--bot", "random")
-        assert status == 2 and f"room {code} is full" in err
+        assert status == 2 and f"room {format_code(code)} is full" in err
     finally:
         await authority.close()
         await clear_room(code)
@@ -186,7 +186,9 @@ async def test_a_host_that_is_away_is_named_so(tmp_path: Path) -> None:
     try:
         status, _, err = await run_passe(tmp_path, "join", f"{code}@{BROKER}", "--bot", "random")
         assert status == 2 and "Traceback" not in err
-        assert f"the host of room {code} is away" in err and "passe host --resume" in err
+        assert (
+            f"the host of room {format_code(code)} is away" in err and "passe host --resume" in err
+        )
     finally:
         async with RawClient("127.0.0.1", 1883, []) as client:
             await client.publish(room_topic(code), b"", retain=True)
@@ -228,7 +230,7 @@ async def test_passe_log_debug_shows_the_link_and_nothing_shows_by_default(
     joining = ("join", f"ZZZZZZ@{BROKER}", "--bot", "random")
     monkeypatch.setenv("PASSE_LOG", "debug")
     status, _, err = await run_passe(tmp_path, *joining)
-    assert status == 2 and f"connected to {BROKER}" in err and "no room ZZZZZZ" in err
+    assert status == 2 and f"connected to {BROKER}" in err and "no room ZZZ-ZZZ" in err
     monkeypatch.setenv("PASSE_LOG", "nonsense")  # an unknown level: the default, not an error
     status, _, err = await run_passe(tmp_path, *joining)
-    assert status == 2 and "connected to" not in err and "no room ZZZZZZ" in err
+    assert status == 2 and "connected to" not in err and "no room ZZZ-ZZZ" in err

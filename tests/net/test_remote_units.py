@@ -29,7 +29,7 @@ from net.peer.pins import RoomPins
 from net.peer.remote import JoinError, RemoteTable, _refusal
 from net.protocol import wire
 from net.protocol.codec import CodecError, codec_for
-from net.protocol.codes import new_code
+from net.protocol.codes import format_code, new_code
 from net.protocol.wire import (
     Act,
     Hello,
@@ -381,7 +381,7 @@ async def test_a_knock_waits_for_the_hosts_answer_saying_so(
     knocking = asyncio.create_task(table._knock())
     await within_turns(lambda: table.knocking)
     assert told == [
-        f"The host of room {CODE} is asked to let you in: waiting for them… "
+        f"The host of room {format_code(CODE)} is asked to let you in: waiting for them… "
         f"Your key is {fingerprint(ME.public_key)}: read it to the host if they ask."
     ]
     assert gone == []
@@ -396,7 +396,9 @@ async def test_a_knock_waits_for_the_hosts_answer_saying_so(
     with pytest.raises(JoinError) as error:
         async with asyncio.timeout(2.0):  # a wait without its bound fails here
             await table._knock()
-    assert str(error.value) == (f"the host of room {CODE} did not let you in within 0.001 minutes")
+    assert str(error.value) == (
+        f"the host of room {format_code(CODE)} did not let you in within 0.001 minutes"
+    )
     assert error.value.code == "timeout" and link.final is not None
     assert not table.knocking and table._pending is None
 
@@ -1206,7 +1208,7 @@ async def test_an_unanswered_request_says_why_the_host_did_not_answer(
                 table._hello(None, have=0), resend=lambda: table._hello(None, have=0)
             )
     assert (str(error.value), error.value.code) == (
-        f"the host of room {CODE} did not answer: it may have left",
+        f"the host of room {format_code(CODE)} did not answer: it may have left",
         "timeout",
     )
     hellos = requests_of(link, ME, authority)
@@ -1218,7 +1220,8 @@ async def test_an_unanswered_request_says_why_the_host_did_not_answer(
     with pytest.raises(JoinError) as error:
         await table._request(Sync(room=CODE, epoch=1, n=1), abandon=False)
     assert error.value.code == "host-away" and str(error.value) == (
-        f"the host of room {CODE} is away (its Passe stopped or lost its link): the game "
+        f"the host of room {format_code(CODE)} is away (its Passe stopped or lost its link): "
+        "the game "
         "waits for it; try again once it is back (`u` on its home screen, or `passe host "
         "--resume`)"
     )
@@ -1765,7 +1768,7 @@ async def test_joining_says_why_not_in_words() -> None:
         with pytest.raises(JoinError) as error:
             await table.join(timeout=0.5)
         assert (str(error.value), error.value.code) == (
-            f"no room {code} at 127.0.0.1:1883: check the code",
+            f"no room {format_code(code)} at 127.0.0.1:1883: check the code",
             "no-room",
         )
         async with RawClient(*BROKER, []) as raw:
@@ -1774,7 +1777,7 @@ async def test_joining_says_why_not_in_words() -> None:
             with pytest.raises(JoinError) as error:
                 await table.join(timeout=0.5)
             assert error.value.code == "version" and str(error.value) == (
-                f"room {code} speaks protocol version 9; this Passe speaks version "
+                f"room {format_code(code)} speaks protocol version 9; this Passe speaks version "
                 f"{remote_module.PROTOCOL_VERSION}: use the same Passe version"
             )
             await raw.publish(f"passe/v9/{code}/room", b"", retain=True)
@@ -1786,7 +1789,7 @@ async def test_joining_says_why_not_in_words() -> None:
             with pytest.raises(JoinError) as error:
                 await table.join(timeout=0.5)
             assert error.value.code == "foreign" and str(error.value) == (
-                f"room {code} is now signed by another key "
+                f"room {format_code(code)} is now signed by another key "
                 f"({fingerprint(authority.identity.public_key)}) than the one of its host "
                 "when you sat there: ignored. If that host opened a new room under this "
                 "code, ask them for a new one"
@@ -1796,7 +1799,10 @@ async def test_joining_says_why_not_in_words() -> None:
             table = RemoteTable(Identity.generate(), code, *BROKER, "Ana")
             with pytest.raises(JoinError) as error:
                 await table.join(timeout=0.5)
-            assert (str(error.value), error.value.code) == (f"room {code} is full", "full")
+            assert (str(error.value), error.value.code) == (
+                f"room {format_code(code)} is full",
+                "full",
+            )
             authority.set_bot(0, None)
             pins = RoomPins(None)  # type: ignore[arg-type]
             table = RemoteTable(Identity.generate(), code, *BROKER, "Ana", pins=pins)
@@ -1809,7 +1815,7 @@ async def test_joining_says_why_not_in_words() -> None:
         with pytest.raises(JoinError) as error:
             await table.join(timeout=0.5)
         assert (str(error.value), error.value.code) == (
-            f"room {code} was closed by its host",
+            f"room {format_code(code)} was closed by its host",
             "closed",
         )
     finally:

@@ -22,6 +22,7 @@ from net.authority.rooms import BrokerChoice
 from net.identity import Identity, fingerprint
 from net.peer.remote import JoinError
 from net.peer.watch import Watcher
+from net.protocol.codes import format_code
 from net.protocol.wire import (
     Act,
     Hello,
@@ -241,7 +242,7 @@ async def test_an_earlier_host_is_reported_in_one_line(
             await watcher.watch()
         assert refused.value.code == "version"
         assert str(refused.value).startswith(
-            f"the host of room {hosted.authority.code} runs an older Passe"
+            f"the host of room {format_code(hosted.authority.code)} runs an older Passe"
         )
         assert str(refused.value).endswith("that cannot be watched")
         assert get_game("dominoes").id == hosted.authority.game_id
@@ -326,7 +327,7 @@ def test_a_closed_room_refuses_a_watch_in_words() -> None:
     authority.phase = CLOSED  # as close() leaves it
     watch(authority, eve, n=4)
     assert to(authority, eve) == [
-        Refused(room=CODE, reason=f"room {CODE} is closed", code="closed", n=4)
+        Refused(room=CODE, reason=f"room {format_code(CODE)} is closed", code="closed", n=4)
     ]
     assert authority.watchers == {}
 

@@ -13,6 +13,7 @@ import pytest
 
 from net.identity import Identity, fingerprint
 from net.peer.remote import JoinError, RemoteTable
+from net.protocol.codes import format_code
 from net.protocol.wire import room_topic, seal
 from tests.net.peers import RawClient
 from tests.tui.conftest import SIZE, footer_keys, write_settings
@@ -162,7 +163,10 @@ async def test_the_host_takes_a_present_person_out_of_their_seat(
         async with asyncio.timeout(10):
             while bob.removed is None:
                 await pilot.pause(0.01)
-        assert bob.removed == f"the host of room {hosted.code} took you out of seat {seat + 1}"
+        assert (
+            bob.removed
+            == f"the host of room {format_code(hosted.code)} took you out of seat {seat + 1}"
+        )
         assert "\n" not in bob.removed and bob.seat is None
         await wait_until(pilot, lambda: "[i]Bob[/i]" not in seats_text(lobby), "Bob gone")
         assert "took [i]Bob[/i] out" in hosted.authority.room_state().notice
@@ -193,7 +197,8 @@ async def test_a_joiner_taken_out_is_told_in_one_line_on_their_lobby(
             status = lambda: text_of(lobby, "#lobby-status")  # noqa: E731
             await wait_until(pilot, lambda: "took you out" in status(), "told")
             assert status() == (
-                f"the host of room {room.code} took you out of seat {seat + 1}. q: back home"
+                f"the host of room {format_code(room.code)} took you out of seat {seat + 1}. "
+                "q: back home"
             )
     finally:
         await room.close()

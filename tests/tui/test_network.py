@@ -28,6 +28,7 @@ from net.authority.host import HostedRoom, open_next_room
 from net.identity import Identity
 from net.peer.headless import play_with_bot
 from net.peer.remote import RemoteTable
+from net.protocol.codes import format_code
 from tests.net.peers import hosts_person, open_test_room
 from tests.net.procs import PasseProcess, need_mosquitto
 from tests.tui.conftest import SIZE, footer_keys, play_to_end
@@ -468,7 +469,7 @@ async def test_join_errors_are_one_line_on_the_join_screen(
         # No elapsed-time assertion: this machine is shared and noisy.)
         await type_code(pilot, "QQQ-QQ7")
         message = await wait_for_answer(pilot)
-        assert message == "no room QQQQQ7 at 127.0.0.1:1883: check the code"
+        assert message == "no room QQQ-QQ7 at 127.0.0.1:1883: check the code"
         assert app.screen is screen  # still here, to type it again
         await pilot.press("escape")
         assert isinstance(app.screen, HomeScreen)
@@ -589,13 +590,13 @@ async def test_a_full_room_and_a_started_game_are_refused_in_one_line(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("j")
         await type_code(pilot, hosted.code)
-        assert await wait_for_answer(pilot) == f"room {hosted.code} is full"
+        assert await wait_for_answer(pilot) == f"room {format_code(hosted.code)} is full"
         authority.start_game()
         await type_code(pilot, hosted.code)
         message = await wait_for_answer(pilot)
         assert message in (
-            f"the game in room {hosted.code} has already started",
-            f"the game in room {hosted.code} is over",  # random bots can be that quick
+            f"the game in room {format_code(hosted.code)} has already started",
+            f"the game in room {format_code(hosted.code)} is over",  # random bots can be that quick
         )
         assert isinstance(app.screen, JoinScreen)
 
@@ -724,7 +725,9 @@ async def test_a_started_game_is_in_play_on_the_lan_list_and_refused_in_words(
             rooms.highlighted = index
             await pilot.press("enter")
             await wait_until(pilot, lambda: "started" in screen.message_text, "the refusal")
-            assert screen.message_text == f"the game in room {code} has already started"
+            assert (
+                screen.message_text == f"the game in room {format_code(code)} has already started"
+            )
             assert isinstance(app.screen, JoinScreen)
     except BaseException:
         print(await host.report(), await bot.report())
