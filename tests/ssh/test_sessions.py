@@ -69,7 +69,7 @@ async def test_session_limit_refuses_with_a_message(
     second = SshBinaryClient(ssh_arguments(server, "emil"), 80, 24)
     clients.append(second)
     assert await second.exit_status() == 1
-    assert "the server is full (1 players); please try again later." in second.terminal.all_text()
+    assert "the server is full (1 player); please try again later." in second.terminal.all_text()
     await server.wait_log(r"refused user 'emil' key none from 127.0.0.1: server full")
     # The first session is untouched, and its end frees the place.
     await first.send("q")

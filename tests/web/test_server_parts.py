@@ -142,11 +142,11 @@ async def test_limits_and_refusals_are_told_and_logged(
     bruno = guests(web)
     async with bruno.session.get(web.url) as response:
         assert response.status == 503
-        assert "The server is full (1 players)" in await response.text()
+        assert "The server is full (1 player)" in await response.text()
     await web.server.wait_log(r"refused browser from 127.0.0.1: server full \(1 sessions\)")
     extra = Guest(ada.session, web.base)
     await extra.connect()
-    await extra.wait_for(b"the server is full (1 players)")
+    await extra.wait_for(b"the server is full (1 player)")
     await web.server.wait_log(r"refused user 'browser' key browser:\S+ from .*: server full")
     # Idle: no key for 3 s ends the session, with a line in its terminal.
     await ada.wait_for(b"disconnected after 3 seconds without a key press")

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 import asyncssh
 
+from core.engine import plural
 from net.paths import data_dir
 from net.protocol.text import safe_logging
 from tui.netplay import BIND_ENV, SERVED_ENV, SSH_PORT_ENV
@@ -86,6 +87,11 @@ class ServeOptions:
     commands: frozenset[str] = frozenset({"play", "join"})
     # `passe serve --web --open`: no token asked of browsers (a trusted LAN).
     open_access: bool = False
+
+
+def server_full(limit: int) -> str:
+    """What a guest turned away at the door reads (SSH and browser)."""
+    return f"the server is full ({plural(limit, 'player')}); please try again later."
 
 
 def exit_status(code: int) -> int:
@@ -245,7 +251,7 @@ class Hub:
             self.refuse(
                 session,
                 f"server full ({limit} sessions)",
-                f"Passe: the server is full ({limit} players); please try again later.",
+                f"Passe: {server_full(limit)}",
             )
             return
         arguments, label = planned

@@ -43,7 +43,7 @@ from textual_serve.server import Server
 from net.protocol.text import safe_logging
 from tui.netplay import WEB_ENV
 from tui.serve.identity import Identity, shown
-from tui.serve.server import Hub, ServeOptions, exit_status, wait_for_stop
+from tui.serve.server import Hub, ServeOptions, exit_status, server_full, wait_for_stop
 from tui.serve.session import Request, stopped_farewell
 from tui.serve.web_session import WebSession, terminal_line
 from tui.terminal import Shutdown, guard_standard_streams
@@ -226,7 +226,7 @@ class PasseWebServer(Server):
         return refusal_page(
             503,
             "the table is full",
-            f"The server is full ({limit} players); please try again later.",
+            server_full(limit).capitalize(),
         )
 
     # -- a session ------------------------------------------------------------------------
@@ -245,9 +245,7 @@ class PasseWebServer(Server):
         if len(self.hub.sessions) >= self.options.max_sessions:
             limit = self.options.max_sessions
             log.info("refused %s: server full (%d sessions)", identity.describe(), limit)
-            await self._tell(
-                websocket, f"Passe: the server is full ({limit} players); please try again later."
-            )
+            await self._tell(websocket, f"Passe: {server_full(limit)}")
             await websocket.close()
             return websocket
         directory, throw_away = self.hub.claim_directory(identity)
