@@ -111,7 +111,11 @@ class GameCodec:
             raise CodecError(f"{cls.__name__}: {str(error)[:300]}") from None
         # msgspec ignores fields a dataclass does not have: a value that does
         # not encode back to exactly what came is refused.
-        if _canonical.encode(self._encode(value)) != _canonical.encode(data):
+        try:
+            came = _canonical.encode(data)
+        except TypeError:  # sorted maps need text keys: one in a field it ignored
+            raise CodecError(f"a {cls.__name__} with a map not keyed by text") from None
+        if _canonical.encode(self._encode(value)) != came:
             raise CodecError(f"a {cls.__name__} with fields it does not have")
         return value
 

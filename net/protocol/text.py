@@ -130,7 +130,7 @@ def clean_tree(data: object, cells: int = TEXT_CELLS) -> object:
         return clean_text(data, cells)
     if isinstance(data, dict):
         return {
-            clean_text(key, cells) if type(key) is str else clean_tree(key, cells): (
+            clean_text(key, cells) if type(key) is str else _clean_key(key, cells): (
                 value if type(value) in _NO_TEXT else clean_tree(value, cells)
             )
             for key, value in data.items()
@@ -140,6 +140,17 @@ def clean_tree(data: object, cells: int = TEXT_CELLS) -> object:
         # was 60 % of the walk (cProfile of the move benchmark, issue 20).
         return [item if type(item) in _NO_TEXT else clean_tree(item, cells) for item in data]
     return data
+
+
+def _clean_key(key: object, cells: int) -> object:
+    """A map key that is not text, cleaned and still hashable: msgpack
+    decodes an array used as a key to a tuple (a list as a key was a
+    TypeError from any sender's nested map)."""
+    if type(key) is str:
+        return clean_text(key, cells)
+    if isinstance(key, tuple):
+        return tuple(_clean_key(item, cells) for item in key)
+    return key
 
 
 def log_safe(text: str) -> str:

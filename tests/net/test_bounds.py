@@ -390,3 +390,117 @@ def test_a_room_state_not_held_takes_the_place_of_the_one_it_replaces() -> None:
     assert outbox.barrier() == 0
     assert outbox.pop() == ("room", b"second", True)
     assert outbox.barrier() == 4 and len(outbox) == 1
+
+
+# -- each bound at its edge (mutation testing of net/protocol/bounds.py) -------
+
+
+def test_a_rate_counts_bytes_to_the_last_one_and_a_refusal_spends_a_message() -> None:
+    rate = Rate(messages=1, message_burst=2, bytes=10, byte_burst=100)
+    allowed, budget = rate.take((-1.0, 0.0, -1.0, 0.0), 60, 0.0)
+    assert allowed and budget == (1.0, 0.0, 40.0, 0.0)
+    allowed, budget = rate.take(budget, 40, 0.0)  # exactly what is left
+    assert allowed and budget == (0.0, 0.0, 0.0, 0.0)
+    allowed, budget = rate.take(budget, 1, 0.5)  # half a message token: refused
+    assert not allowed and budget == (0.5, 0.5, 0.0, 0.0)  # the bytes untouched
+    allowed, budget = rate.take(budget, 20, 1.0)  # a token, 10 bytes back: too big
+    assert not allowed and budget == (0.0, 1.0, 10.0, 1.0)  # its message token spent
+    allowed, budget = rate.take(budget, 10, 2.0)
+    assert allowed and budget == (0.0, 2.0, 10.0, 2.0)
+
+
+def test_refusals_are_counted_per_reason_and_a_forgotten_sender_starts_full() -> None:
+    limits = SenderLimits(Rate(1, 1, 1000, 1000), Rate(100, 100, 10_000, 10_000))
+    assert limits.allow("a", 1, 0.0)
+    assert not limits.allow("a", 1, 0.0) and not limits.allow("a", 1, 0.0)
+    assert limits.refused == {"sender": 2}
+    limits.forget("a")
+    limits.forget("never seen")  # nothing to forget: no error
+    assert limits.senders == 0
+    assert limits.allow("a", 1, 0.0)  # a full bucket again
+
+
+def test_a_gate_counts_each_refusal_and_forgets_its_oldest_key_first() -> None:
+    gate = Gate(interval=10.0, max_keys=2)
+    assert gate.allow("a", 0.0) and gate.allow("b", 1.0) and gate.allow("c", 2.0)
+    assert gate.allow("a", 3.0)  # forgotten for "c": let through again
+    assert not gate.allow("c", 3.0) and not gate.allow("c", 4.0)
+    assert gate.refused == 2
+
+
+def test_a_flood_log_line_after_a_quiet_interval_and_its_counts(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    floods = FloodLog(logging.getLogger("test.floods"), interval=10.0, max_kinds=1)
+    with caplog.at_level(logging.WARNING, "test.floods"):
+        assert floods.note("bad", "dropped 100% junk", 0.0)
+        assert floods.note("bad", "dropped 100% junk", 10.0)  # exactly an interval on
+        assert not floods.note("bad", "dropped 100% junk", 15.0)
+        assert floods.note("bad", "dropped 100% junk", 20.0)
+        assert not floods.note("bad", "dropped 100% junk", 25.0)
+        assert not floods.note("bad", "dropped 100% junk", 26.0)
+        assert floods.note("bad", "dropped 100% junk", 31.0)
+        # One kind remembered: another makes the first new again.
+        assert floods.note("other", "dropped another", 31.0)
+        assert floods.note("bad", "dropped 100% junk", 32.0)
+    assert [r.getMessage() for r in caplog.records] == [
+        "dropped 100% junk",
+        "dropped 100% junk",
+        "dropped 100% junk (and 1 more like it in the last 10 s)",
+        "dropped 100% junk (and 2 more like it in the last 11 s)",
+        "dropped another",
+        "dropped 100% junk",
+    ]
+    # Every one counted, per kind, within a bound (4 x max_kinds kinds).
+    assert floods.counts == {"bad": 8, "other": 1}
+    for kind in ("c", "d"):
+        floods.note(kind, kind, 40.0)
+    assert len(floods.counts) == 4
+    floods.note("e", "e", 40.0)  # a fifth kind: the counts start again
+    assert floods.counts == {}
+
+
+def test_the_outbox_s_bytes_bound_is_exact_and_kept_through_replacements() -> None:
+    outbox = Outbox(max_messages=10, max_bytes=10)
+    assert outbox.barrier() == 0 and outbox.push("p/1", b"x" * 5, False)
+    assert outbox.barrier() == 0  # no barrier unless one is given
+    assert outbox.push("p/1", b"y" * 5, False)  # exactly the bound
+    assert not outbox.push("p/1", b"z", False)
+    assert outbox.size == 10 and outbox.dropped == 1
+    outbox = Outbox()
+    outbox.push("room", b"r" * 5, True, barrier=0)
+    outbox.push("p/1", b"u" * 7, False, barrier=5)
+    outbox.push("room", b"a" * 13, True, barrier=2)  # kept behind the first
+    assert outbox.size == 25
+    # A state not held takes the first one's place; the held one goes.
+    outbox.push("room", b"z" * 11, True, barrier=0)
+    assert outbox.size == 18 and len(outbox) == 2
+    assert [outbox.pop(), outbox.pop(), outbox.pop()] == [
+        ("room", b"z" * 11, True),
+        ("p/1", b"u" * 7, False),
+        None,
+    ]
+    assert outbox.size == 0
+
+
+def test_a_room_state_replaces_only_its_own_topic_s_and_keeps_its_place() -> None:
+    outbox = Outbox()
+    outbox.push("room", b"r1", True)
+    outbox.push("next", b"n1", True)  # retained, another topic: never replaced
+    outbox.push("room", b"r2", True)
+    assert [outbox.pop(), outbox.pop(), outbox.pop()] == [
+        ("next", b"n1", True),
+        ("room", b"r2", True),
+        None,
+    ]
+    # Only what is queued after the state it replaces decides where it goes.
+    outbox.push("p/1", b"held", False, barrier=5)
+    outbox.push("room", b"r3", True)
+    outbox.push("p/2", b"free", False)
+    outbox.push("room", b"r4", True)
+    assert [outbox.pop() for _ in range(4)] == [
+        ("p/1", b"held", False),
+        ("p/2", b"free", False),
+        ("room", b"r4", True),
+        None,
+    ]

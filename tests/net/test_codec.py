@@ -18,6 +18,7 @@ from core.engine import Event, IllegalAction
 from core.passpass.model import Play, RoundStarted
 from core.registry import get_game
 from net.protocol.codec import CodecError, _action_fields, _event_types, _view_type, codec_for
+from net.protocol.text import clean_tree
 
 TABLES = [
     ("passpass", {"players": 3}),
@@ -105,6 +106,26 @@ plain_data = st.recursive(
     ),
     max_leaves=20,
 )
+# Everything else msgpack carries: floats (nan too), bytes, and maps keyed by
+# numbers, bytes or arrays (decoded to tuples: hashable).
+msgpack_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.floats()
+    | st.binary(max_size=4)
+    | st.text(max_size=8)
+)
+msgpack_keys = st.recursive(
+    msgpack_scalars, lambda children: st.lists(children, max_size=3).map(tuple), max_leaves=4
+)
+msgpack_data = st.recursive(
+    msgpack_scalars,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(msgpack_keys, children, max_size=4)
+    ),
+    max_leaves=20,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -114,6 +135,27 @@ def test_random_data_never_crashes_the_decoder(data: Any, game_id: str) -> None:
     for decode in (codec.decode_view, codec.decode_event):
         with contextlib.suppress(CodecError):
             decode(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=msgpack_data,
+    top=st.dictionaries(st.text(max_size=8), msgpack_data, max_size=4),
+    game_id=st.sampled_from(["passpass", "dominoes", "fashion"]),
+)
+def test_anything_msgpack_carries_is_cleaned_and_decoded_or_refused(
+    data: Any, top: dict[str, Any], game_id: str
+) -> None:
+    """What a peer does with a view or an event as it arrives (net/peer/
+    remote.py): decoded from msgpack, its text cleaned, then decoded by the
+    game's codec, with a CodecError the only refusal (a map keyed by an
+    array was a TypeError: found by mutation testing, 5 December)."""
+    codec = codec_for(get_game(game_id))
+    for value in (data, top, {**_sample_view_data(game_id), **top}):
+        arrived = clean_tree(msgspec.msgpack.decode(msgspec.msgpack.encode(value)))
+        for decode in (codec.decode_view, codec.decode_event):
+            with contextlib.suppress(CodecError):
+                decode(arrived)
 
 
 @settings(max_examples=200, deadline=None)

@@ -106,6 +106,7 @@ def test_format_splits_in_halves_and_normalize_reads_it_back() -> None:
         ("ABC123@[fe80::1]", JoinTarget("ABC123", "fe80::1", 1883)),
         ("ABC123@::1", JoinTarget("ABC123", "::1", 1883)),
         ("OIL-abc@localhost:65535", JoinTarget("011ABC", "localhost", 65535)),
+        ("ABC123@localhost:1", JoinTarget("ABC123", "localhost", 1)),
     ],
 )
 def test_parse_join_target(typed: str, target: JoinTarget) -> None:
@@ -135,3 +136,21 @@ def test_parse_join_target_names_what_is_wrong(typed: str, message: str) -> None
     with pytest.raises(CodeError) as caught:
         parse_join_target(typed)
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("ABC123@", "no host after '@': use CODE@HOST or CODE@HOST:PORT"),
+        ("ABC123@[nothere]:1884", "'[nothere]:1884': 'nothere' is not an IPv6 address"),
+        ("ABC123@1:2:zz", "'1:2:zz': '1:2:zz' is not an IPv6 address"),
+        ("ABC123@[::1]]:1884", "'[::1]]:1884': only ':PORT' may follow ']'"),
+        ("ABC123@1.2.3.4.", "'1.2.3.4.' is not an IPv4 address"),  # a trailing dot: still digits
+        # A dotless i upper-cased is an ASCII I (a 1): a look-alike all the same.
+        ("ABC\u0131\u01311", "room codes have 6 characters (letters and digits); 'ı' is not"),
+    ],
+)
+def test_each_refusal_is_said_whole(typed: str, message: str) -> None:
+    with pytest.raises(CodeError) as caught:
+        parse_join_target(typed)
+    assert str(caught.value).startswith(message), str(caught.value)

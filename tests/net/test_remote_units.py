@@ -2368,3 +2368,27 @@ async def test_a_table_knows_it_moved_seen_or_announced_before_it_came(tmp_path:
     assert not later.moved
     await later._on_message(topic, seal(voter, topic, Announce(2, successor.public_key)))
     assert later.authority_key == successor.public_key and later.moved
+
+
+async def test_an_update_with_an_array_as_a_map_key_is_refused_in_words(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """msgpack decodes an array used as a map key to a tuple; cleaning the
+    view's text made it a list, unhashable: a TypeError from the message
+    handler instead of a refusal (found by mutation testing of
+    net/protocol/text.py, 5 December)."""
+    import logging
+
+    authority, table, updates = await a_seat_in_play()
+    state = authority.table.state  # type: ignore[union-attr]
+    view = authority.codec.encode_view(state.view(0))
+    strange = {**view, "hand": {(1, "\x1b[2J"): "x"}}
+    with caplog.at_level(logging.WARNING):
+        update = Update(room=CODE, seq=1, view=strange, base=0, events=[])
+        await table._on_message(*_sealed_to(authority, ME, update))
+        update = Update(room=CODE, seq=1, view=view, base=0, events=[{(1,): {(2, 3): 4}}])
+        await table._on_message(*_sealed_to(authority, ME, update))
+    assert table.view is None and table.log == [] and updates == []
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2, lines
+    assert all(line.startswith("ignored an update that does not decode: ") for line in lines)

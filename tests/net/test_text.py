@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import unicodedata
+from pathlib import Path
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
@@ -143,3 +145,75 @@ def test_warnings_without_configured_logging_are_escaped_too() -> None:
         "passe", logging.WARNING, __file__, 1, "dropped %s", ("\x1b[2J",), None
     )
     assert logging.lastResort.format(record) == "dropped \\x1b[2J"
+
+
+# -- each rule at its edge (mutation testing of net/protocol/text.py) --------
+
+
+def test_what_is_removed_leaves_nothing_in_its_place() -> None:
+    assert clean_text("ok\ufe0f") == "ok"  # a variation selector: dropped, not replaced
+    assert clean_text("\u2764\ufe0f Ada") == "\u2764 Ada"
+    assert clean_text("Ada\nLovelace") == "Ada Lovelace"  # a line break reads as a space
+    assert clean_text("Ada\u2003Lovelace") == "Ada Lovelace"  # so does any other space
+    assert clean_text("Ada  Lovelace") == "Ada Lovelace"  # ASCII, printable: still one space
+
+
+def test_a_mark_needs_a_character_to_combine_with() -> None:
+    assert clean_text("\u0301Ada") == "Ada"  # nothing before it
+    assert clean_text("Ada \u0301\u0301Bo") == "Ada Bo"  # a space before it
+    assert clean_text("q\u0301\u0302\u0303 q\u0301") == "q\u0301\u0302 q\u0301"  # two kept
+
+
+def test_clean_tree_keeps_what_holds_no_text_and_passes_its_bound_down() -> None:
+    data = {1: "x\x1b[2J", "k\x07": [b"raw", 2.5, True, None], (2, ("a\x07", 3)): "t"}
+    assert clean_tree(data) == {1: "x", "k": [b"raw", 2.5, True, None], (2, ("a", 3)): "t"}
+    nested = {"abcdef": ["abcdef", {"abcdef": "abcdef", 7: "abcdef"}], 8: ("abcdef",)}
+    assert clean_tree(nested, 3) == {"abc": ["abc", {"abc": "abc", 7: "abc"}], 8: ["abc"]}
+    assert clean_tree("abcdef", 2) == "ab"
+
+
+def test_a_log_line_keeps_printable_text_as_typed_and_escapes_the_rest() -> None:
+    assert log_safe("Zoë\x1b[2J\n\tok") == "Zoë\\x1b[2J\n\tok"
+    assert log_safe("\u202eevil") == "\\u202eevil"
+
+
+def test_the_last_resort_is_made_safe_once_and_none_is_no_error() -> None:
+    from net.protocol.text import safe_last_resort
+
+    kept = logging.lastResort
+    try:
+        logging.lastResort = None
+        safe_last_resort()  # a program that removed it: nothing to do
+        logging.lastResort = logging.StreamHandler()
+        safe_last_resort()
+        formatter = logging.lastResort.formatter
+        assert isinstance(formatter, SafeFormatter)
+        safe_last_resort()
+        assert logging.lastResort.formatter is formatter
+    finally:
+        logging.lastResort = kept
+
+
+def test_safe_logging_writes_escaped_lines_to_a_file_or_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from net.protocol.text import safe_logging
+
+    root = logging.getLogger()
+    kept = root.handlers[:], root.level
+    try:
+        for path in (str(tmp_path / "passe.log"), None):
+            root.handlers.clear()
+            safe_logging(logging.INFO, "%(levelname)s %(message)s", path)
+            assert root.level == logging.INFO
+            logging.getLogger("passe.test").info("name %s", "\x1b]0;PWNED\x07")
+            logging.getLogger("passe.test").debug("not written")
+            for handler in root.handlers:
+                handler.close()
+        assert (tmp_path / "passe.log").read_text(encoding="utf-8") == (
+            "INFO name \\x1b]0;PWNED\\x07\n"
+        )
+        assert capsys.readouterr().err == "INFO name \\x1b]0;PWNED\\x07\n"
+    finally:
+        root.handlers[:], _ = kept
+        root.setLevel(kept[1])

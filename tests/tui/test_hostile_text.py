@@ -11,6 +11,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -372,3 +373,23 @@ async def test_the_home_screen_names_no_bot_like_you(private_config: Path) -> No
         await wait_until(pilot, lambda: labels()[0] == "2 Ada", "the bots named again")
         assert plain(app.screen.query_one("#seat-you", Static)) == "1 [/] (you)"
         assert app.screen.query_one("#bot-1", Chooser).label == "2 Ada"
+
+
+def test_a_room_s_options_from_the_host_are_listed_in_bounded_words() -> None:
+    """The lobby lists the options that differ from the game's defaults, as
+    the host's room state says them: any number, of any size (found by
+    hand, 5 December: a config of 10,000 numbers was one lobby line)."""
+    from tui.screens.lobby import MAX_SETTINGS_SHOWN, SETTING_CELLS, describe_settings
+
+    room = hostile_room(("Ada", "Bo", "Cy"), phase="lobby")
+    config = {**room.config, "target": 12, "huge": list(range(10_000))}
+    config.update({f"opt{n}": n for n in range(MAX_SETTINGS_SHOWN)})
+    text = describe_settings(msgspec.structs.replace(room, config=config))
+    first, options = text.split("\n")
+    assert first == "3 players · each for themselves"
+    huge, *others = options.split(", opt")
+    assert huge.startswith("huge=[0, 1, 2") and len(huge) <= SETTING_CELLS
+    assert others[:-1] == [f"{n}={n}" for n in range(MAX_SETTINGS_SHOWN - 2)]
+    assert others[-1] == f"{MAX_SETTINGS_SHOWN - 2}={MAX_SETTINGS_SHOWN - 2}, 2 more"
+    plain = describe_settings(msgspec.structs.replace(room, config={**room.config, "target": 9}))
+    assert plain == "3 players · each for themselves\ntarget=9"

@@ -31,6 +31,7 @@ from net.authority.authority import MAX_KNOCKS
 from net.authority.replication import MIN_STANDING, MIN_VOTERS
 from net.identity import fingerprint
 from net.protocol.codes import format_code
+from net.protocol.text import clean_text
 from tui.games import load_table_screen
 from tui.messages import KnocksChanged, LinkChanged, RoomChanged, SeatLevelChosen
 from tui.netplay import HostPlan, NetplayError, open_hosted_room
@@ -63,6 +64,11 @@ def spoken_code(code: str) -> str:
     return f"{' '.join(first)}  -  {' '.join(second)}"
 
 
+# A room's options as the lobby lists them: each within one line's part.
+SETTING_CELLS = 40
+MAX_SETTINGS_SHOWN = 6
+
+
 def describe_settings(room: RoomState) -> str:
     """The room's settings in words; options only where they differ from the
     game's defaults (a default table of values is no news to anyone)."""
@@ -75,10 +81,12 @@ def describe_settings(room: RoomState) -> str:
     except ConfigError:
         defaults = {}
     extra = [
-        f"{key}={value}"
+        clean_text(f"{key}={value}", SETTING_CELLS)
         for key, value in sorted(config.items())
         if key not in SETTING_NAMES and defaults.get(key) != value
     ]
+    if len(extra) > MAX_SETTINGS_SHOWN:  # the host's room state: any size it likes
+        extra[MAX_SETTINGS_SHOWN:] = [f"{len(extra) - MAX_SETTINGS_SHOWN} more"]
     return f"{text}\n{', '.join(extra)}" if extra else text
 
 
