@@ -409,6 +409,16 @@ def test_a_rate_counts_bytes_to_the_last_one_and_a_refusal_spends_a_message() ->
     assert allowed and budget == (0.0, 2.0, 10.0, 2.0)
 
 
+def test_a_message_refused_for_its_rate_leaves_the_bytes_as_they_were() -> None:
+    rate = Rate(messages=1, message_burst=1, bytes=10, byte_burst=100)
+    allowed, budget = rate.take((-1.0, 0.0, -1.0, 0.0), 60, 0.0)
+    assert allowed and budget == (0.0, 0.0, 40.0, 0.0)
+    allowed, budget = rate.take(budget, 1, 0.5)
+    assert not allowed and budget == (0.5, 0.5, 40.0, 0.0)
+    allowed, budget = rate.take(budget, 50, 1.0)  # 40 + 10 bytes back: just enough
+    assert allowed and budget == (0.0, 1.0, 0.0, 1.0)
+
+
 def test_refusals_are_counted_per_reason_and_a_forgotten_sender_starts_full() -> None:
     limits = SenderLimits(Rate(1, 1, 1000, 1000), Rate(100, 100, 10_000, 10_000))
     assert limits.allow("a", 1, 0.0)

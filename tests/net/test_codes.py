@@ -107,6 +107,7 @@ def test_format_splits_in_halves_and_normalize_reads_it_back() -> None:
         ("ABC123@::1", JoinTarget("ABC123", "::1", 1883)),
         ("OIL-abc@localhost:65535", JoinTarget("011ABC", "localhost", 65535)),
         ("ABC123@localhost:1", JoinTarget("ABC123", "localhost", 1)),
+        ("ABC123@1.2.X", JoinTarget("ABC123", "1.2.X", 1883)),  # a name, not an address
     ],
 )
 def test_parse_join_target(typed: str, target: JoinTarget) -> None:

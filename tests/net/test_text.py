@@ -161,6 +161,7 @@ def test_what_is_removed_leaves_nothing_in_its_place() -> None:
 def test_a_mark_needs_a_character_to_combine_with() -> None:
     assert clean_text("\u0301Ada") == "Ada"  # nothing before it
     assert clean_text("Ada \u0301\u0301Bo") == "Ada Bo"  # a space before it
+    assert clean_text("Ada\n\u0301Bo") == "Ada Bo"  # a line break is a space here too
     assert clean_text("q\u0301\u0302\u0303 q\u0301") == "q\u0301\u0302 q\u0301"  # two kept
 
 
@@ -170,6 +171,7 @@ def test_clean_tree_keeps_what_holds_no_text_and_passes_its_bound_down() -> None
     nested = {"abcdef": ["abcdef", {"abcdef": "abcdef", 7: "abcdef"}], 8: ("abcdef",)}
     assert clean_tree(nested, 3) == {"abc": ["abc", {"abc": "abc", 7: "abc"}], 8: ["abc"]}
     assert clean_tree("abcdef", 2) == "ab"
+    assert clean_tree({("abcdef", 1): 0}, 3) == {("abc", 1): 0}
 
 
 def test_a_log_line_keeps_printable_text_as_typed_and_escapes_the_rest() -> None:
