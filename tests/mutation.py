@@ -61,6 +61,9 @@ MODULES: dict[str, list[str]] = {
     "net/protocol/bounds.py": ["net.protocol.bounds.*"],
     "net/election/messages.py": ["net.election.messages.*"],
     "net/dealer/messages.py": ["net.dealer.messages.*"],
+    # The embedded broker faces the LAN itself; the pins keep a room's key.
+    "net/lan/broker.py": ["net.lan.broker.*"],
+    "net/peer/pins.py": ["net.peer.pins.*"],
     "core/passpass/state.py": _methods(
         "core.passpass.state",
         "PassPassState",
