@@ -230,7 +230,7 @@ def add_commands(commands: Any, option_type: Any) -> None:
     join.add_argument(
         "--bot-delay",
         type=arguments.seconds,
-        default=0.0,
+        default=None,
         help="with --bot: seconds it waits before each move, as a person would (default 0)",
     )
     join.add_argument(
@@ -519,11 +519,19 @@ def _screen_name(args: argparse.Namespace) -> str:
     return table_name(settings.name)
 
 
-def _screen_options(args: argparse.Namespace) -> tuple[float, int | None]:
-    from tui.app import DEFAULT_BOT_DELAY
+def _remembered_bot_delay() -> float:
+    """The bot speed last chosen on the home screen (settings.json)."""
+    from tui.settings import default_path, load_settings
 
-    delay = getattr(args, "bot_delay", None)
-    return (DEFAULT_BOT_DELAY if delay is None else delay), getattr(args, "seed", None)
+    settings, _ = load_settings(default_path())
+    return settings.bot_delay
+
+
+def _screen_options(args: argparse.Namespace) -> tuple[float | None, int | None]:
+    """The bot speed given for this run (None: the one chosen on the home
+    screen, remembered; found by hand: `passe join` set the home's bots to
+    "instant", its default for --bot) and the seed."""
+    return getattr(args, "bot_delay", None), getattr(args, "seed", None)
 
 
 def _host_on_screen(args: argparse.Namespace) -> int:
@@ -569,7 +577,7 @@ def _host_on_screen(args: argparse.Namespace) -> int:
         options=dict(args.option),
         network=network,
         seed=seed,
-        bot_delay=bot_delay,
+        bot_delay=bot_delay if bot_delay is not None else _remembered_bot_delay(),
         code=code,
         failover=not args.no_failover,
     )
@@ -957,7 +965,8 @@ async def _join(args: argparse.Namespace) -> int:
         return _fail(str(error))
     try:
         _emit("seated", seat=seat, code=code)
-        await play_with_bot(table, args.bot, seed=args.seed, delay=args.bot_delay)
+        delay = args.bot_delay if args.bot_delay is not None else 0.0
+        await play_with_bot(table, args.bot, seed=args.seed, delay=delay)
         view = table.view
         result = view.result if view is not None else None
         # The record comes with the final room state, just after the view.

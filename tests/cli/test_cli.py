@@ -185,3 +185,32 @@ def test_a_log_file_that_cannot_be_written_is_said_in_one_line(
     assert main(["play"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("passe: cannot write the log file ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [((), None), (("--bot-delay", "2.5"), 2.5), (("--bot-delay", "0"), 0.0)],
+)
+def test_join_and_host_on_screen_keep_the_remembered_bot_speed_unless_given(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Any,
+    given: tuple[str, ...],
+    expected: float | None,
+) -> None:
+    """Found by hand (5 December): `passe join` on screen set the home
+    screen's bots to "instant" (join's --bot-delay defaults to 0 for
+    --bot), and `passe host` to 0.8 s whatever speed was chosen at home.
+    Only a speed given on the command line is this run's."""
+    import tui.app
+    from tui.settings import Settings, save_settings
+
+    monkeypatch.setenv("PASSE_CONFIG_DIR", str(tmp_path))
+    save_settings(tmp_path / "settings.json", Settings(bot_delay=3.0))
+    started: list[dict[str, Any]] = []
+    monkeypatch.setattr(tui.app, "run", lambda **kwargs: started.append(kwargs) or 0)
+    assert main(["join", "ABC123@127.0.0.1:1", "--name", "Jo", *given]) == 0
+    assert started[-1]["bot_delay"] == expected
+    assert main(["host", "passpass", "--players", "3", "--port", "0", *given]) == 0
+    assert started[-1]["bot_delay"] == expected
+    lobby = started[-1]["opening"]()
+    assert lobby.plan.bot_delay == (3.0 if expected is None else expected)
