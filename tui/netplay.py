@@ -496,10 +496,20 @@ async def join_target(
 ) -> tuple[RemoteTable, str | None]:
     """Take a seat in the room at ``target``; raises :class:`NetplayError`.
     ``on_knock(text)``: the host is being asked to let us in."""
+    from net.paths import rooms_dir
     from net.peer.remote import JoinError, RemoteTable
 
     identity, notice = _user_identity()
-    table = RemoteTable(identity, target.code, target.host, target.port, name, pins=_pins())
+    table = RemoteTable(
+        identity,
+        target.code,
+        target.host,
+        target.port,
+        name,
+        pins=_pins(),
+        # A room this machine hosted whose table moved: its voter votes again.
+        maker_rooms=rooms_dir(),
+    )
     if on_knock is not None:
         table.on_knock(on_knock)
     try:

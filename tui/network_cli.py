@@ -945,6 +945,7 @@ async def _join(args: argparse.Namespace) -> int:
     code, host, port = resolved
     if args.seat is not None and not 1 <= args.seat <= 16:
         return _fail(f"--seat {args.seat}: seats are numbered from 1")
+    from net.paths import rooms_dir
     from net.peer.pins import RoomPins
 
     identity = load_identity().identity
@@ -958,6 +959,7 @@ async def _join(args: argparse.Namespace) -> int:
         bot=True,
         alternates=args.alternates,
         stand=not args.no_stand,
+        maker_rooms=rooms_dir(),
     )
     try:
         seat = await table.join(None if args.seat is None else args.seat - 1)

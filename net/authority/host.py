@@ -28,7 +28,15 @@ from nacl.signing import SigningKey
 from core.engine import Config, IllegalAction
 from net.authority.authority import Authority
 from net.authority.replication import maker_vote_path
-from net.authority.rooms import BrokerChoice, RoomBusy, RoomStore, SavedRoom, room_path
+from net.authority.rooms import (
+    BrokerChoice,
+    RoomBusy,
+    RoomFileError,
+    RoomStore,
+    SavedRoom,
+    load_room,
+    room_path,
+)
 from net.identity import Identity
 from net.protocol.codes import format_code, new_code
 from net.protocol.text import clean_text
@@ -421,13 +429,35 @@ class ClosedRoom:
     kept_for_them: bool = False
 
 
-def table_moved(saved: SavedRoom) -> bool:
+def table_moved(saved: SavedRoom, directory: Path | None = None) -> bool:
     """Whether the interrupted room ``saved`` went on without this machine:
     a game in play whose host's process was a voter (its room failed over,
     issue 20), so its players' machines elected one of them when it
     stopped. It cannot be resumed here; its person rejoins it as a player."""
     maker = Identity(SigningKey(saved.authority_key))
-    return saved.phase == "playing" and maker_vote_path(saved.code, maker).exists()
+    return saved.phase == "playing" and maker_vote_path(saved.code, maker, directory).exists()
+
+
+def claim_moved_room(
+    code: str, directory: Path | None = None
+) -> tuple[RoomStore, SavedRoom] | None:
+    """This machine's room ``code`` whose table moved (see
+    :func:`table_moved`), locked for this process, and what its file says;
+    None when there is none, its file cannot be read, or another running
+    Passe holds it (one process at a time votes with its maker's key)."""
+    path = room_path(code, directory)
+    if not path.exists():
+        return None
+    try:
+        saved = load_room(path)
+    except (RoomFileError, OSError):
+        return None
+    if saved.code != code or not table_moved(saved, directory):
+        return None
+    try:
+        return _claim(code, directory), saved
+    except RoomBusy:
+        return None
 
 
 def forget_moved_room(saved: SavedRoom) -> None:

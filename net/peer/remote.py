@@ -17,9 +17,11 @@ import logging
 import random
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import msgspec
+from nacl.signing import SigningKey
 
 from core.engine import (
     Action,
@@ -31,7 +33,9 @@ from core.engine import (
     View,
 )
 from core.registry import get_game
+from net.authority.host import claim_moved_room
 from net.authority.replication import RoomReplica, decode_room_config, spawn
+from net.authority.rooms import RoomStore
 from net.authority.table import Listener, TableUpdate
 from net.election.driver import announce_decoder, authority_topic, broker_text, parse_broker
 from net.identity import Identity, fingerprint, peer_id
@@ -149,6 +153,7 @@ class RemoteTable(TableClient):
         bot: bool = False,
         alternates: Sequence[tuple[str, int]] = (),
         stand: bool = True,
+        maker_rooms: Path | None = None,
     ) -> None:
         self.identity = identity
         self.code = code
@@ -172,6 +177,15 @@ class RemoteTable(TableClient):
         if authority_key is None and pins is not None:
             self.authority_key = pins.get(code)
         self.pinned = self.authority_key is not None
+        # Where this machine keeps the rooms it hosted (None: not looked at):
+        # one whose table moved while it was away has its first voter there.
+        self.maker_rooms = maker_rooms
+        self._maker: tuple[RoomStore, SeatVoter] | None = None
+        # The request waiting for its answer: how to send it again, and the
+        # key it was last sealed to.
+        self._pending_again: Callable[[], Hello | Sync | Watch] | None = None
+        self._pending_sealed_to: bytes | None = None
+        self._sealed_refusal: Refused | None = None  # one it could not read, kept
         self._foreign_keys: set[bytes] = set()  # room states ignored: other signers
         self.bot = bot  # a bot process plays this seat (listed as a bot)
         self._asked_for_table = False  # a Hello sent for a first view never had
@@ -316,6 +330,7 @@ class RemoteTable(TableClient):
         if self.authority_key is not None:
             subscriptions.append(presence_topic(self.code, peer_id(self.authority_key)))
         self._resume_voter()
+        self._resume_maker_voter()
         self._link = MqttLink(
             self.broker_host,
             self.broker_port,
@@ -395,6 +410,7 @@ class RemoteTable(TableClient):
             ) from None
         finally:
             self._pending = None
+            self._pending_again = None
             self.knocking = False
 
     def on_waiting(self, listener: Callable[[list[Knocking]], None]) -> Callable[[], None]:
@@ -485,6 +501,8 @@ class RemoteTable(TableClient):
         is asked at once, with a whole wait and its own resends."""
         loop = asyncio.get_running_loop()
         pending = self._pending = loop.create_future()
+        self._pending_again = resend or (lambda: message)
+        self._pending_sealed_to = self.authority_key
         self._send(message)
         patience = REPLY_WAIT if self.voter is None else max(REPLY_WAIT, MOVE_WAIT)
         deadline = loop.time() + patience
@@ -496,6 +514,7 @@ class RemoteTable(TableClient):
                     moves = self._moves
                     deadline = loop.time() + patience
                     delay, resends = HELLO_RESEND_FIRST, 0
+                    self._pending_sealed_to = self.authority_key
                     self._send(resend())
                 left = deadline - loop.time()
                 if left <= 0:
@@ -512,8 +531,11 @@ class RemoteTable(TableClient):
                         continue
                     resends += 1
                     delay = min(delay * 2, HELLO_RESEND_MOST)
+                    self._pending_sealed_to = self.authority_key
                     self._send(resend())
         except TimeoutError:
+            if self._sealed_refusal is not None:
+                return self._sealed_refusal  # nothing else came: that was the answer
             if abandon:
                 await self._abandon()
             if not self.host_present:  # its presence says so: not a wrong guess
@@ -528,6 +550,8 @@ class RemoteTable(TableClient):
             ) from None
         finally:
             self._pending = None
+            self._pending_again = None
+            self._sealed_refusal = None
 
     def _next_n(self) -> int:
         self._n += 1
@@ -696,6 +720,25 @@ class RemoteTable(TableClient):
             return  # the answer to a Hello sent again while unanswered: still asked
         if isinstance(message, Watched):
             self._on_watched(message)
+        if (
+            isinstance(message, Refused)
+            and message.code == "sealed"
+            and self._pending is not None
+            and not self._pending.done()
+            and self._pending_again is not None
+        ):
+            # The table's holder could not read one of our requests (nor
+            # which one: n 0). One sealed to the table's former key reaches
+            # its new holder so, and may be answered after our next request,
+            # sealed to the key it holds: asked again with it if not yet, and
+            # this refusal is the answer only if none comes (found: the old
+            # host, rejoining just after its table moved, was refused
+            # "cannot decrypt").
+            self._sealed_refusal = message
+            if self._pending_sealed_to != self.authority_key:
+                self._pending_sealed_to = self.authority_key
+                self._send(self._pending_again())
+            return
         if isinstance(message, (Welcome, Refused, Watched)) and self._pending is not None:
             if isinstance(message, Welcome):
                 # At once: when the game has started, the seat's view follows
@@ -1018,6 +1061,45 @@ class RemoteTable(TableClient):
             # Its standby broker is not known from the file: none (its old
             # address in the others' lists fails, and they go on down them).
             self._follow_config(election, vote=True, standby=False)
+
+    def _resume_maker_voter(self) -> None:
+        """The room this machine made, whose table moved to a player's while
+        it was away (its person rejoins it as a player): its first voter
+        votes and stands again from its file, as a restarted Raft node
+        does, so that the room keeps this machine's vote. Forgotten, the
+        room lost a voter for good at its first failover, and a second loss
+        stopped the game although most of its machines lived (found by
+        hand, 5 December; docs/election.md section 10)."""
+        if self._closed or self._maker is not None or self.maker_rooms is None:
+            return
+        claimed = claim_moved_room(self.code, self.maker_rooms)
+        if claimed is None:
+            return
+        store, saved = claimed
+        maker = Identity(SigningKey(saved.authority_key))
+        election = stored_election(self.code, maker, self.maker_rooms)
+        config = decode_room_config(election) if election is not None else None
+        if election is None or config is None:
+            store.release()
+            return
+        log.info("room %s: this machine's first voter votes again from its file", self.code)
+        voter = SeatVoter(
+            maker,
+            self.code,
+            config,
+            election,
+            self.broker_host,
+            self.broker_port,
+            seat_name=self._own_name,
+            room_key=lambda: self.authority_key,
+            over=lambda: self.room is not None and self.room.phase in ("over", "closed"),
+            standby=saved.broker.embedded,
+            on_brokers=self._follow_brokers,
+            cluster=self.cluster,
+            directory=self.maker_rooms,
+        )
+        self._maker = (store, voter)
+        spawn(voter.start(), "this machine's first voter")
 
     def _follow_config(self, election: bytes, *, vote: bool, standby: bool = False) -> None:
         """Follow the voters of ``election`` (an encoded config: the room
@@ -1476,6 +1558,13 @@ class RemoteTable(TableClient):
             self._commit_wait.cancel()
         if self.voter is not None:
             await self.voter.close()
+        if self._maker is not None:
+            store, maker = self._maker
+            self._maker = None
+            await maker.close()
+            if self.room is not None and self.room.phase in ("over", "closed"):
+                store.discard()  # nothing left to vote on: its files go with it
+            store.release()
         standby = self._hand_over_standby()
         if standby is not None:
             await stop_standby(standby)

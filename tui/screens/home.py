@@ -446,15 +446,9 @@ class HomeScreen(PasseScreen):
         if room is None:
             return
         # Its game goes on on a player's machine: this person rejoins it
-        # there as a player (found on the LAN by its code); the files here
-        # resume nothing any more.
-        from tui.netplay import NetplayError, forget_moved
-
-        try:
-            forget_moved(room)
-        except NetplayError as error:
-            self.notify(str(error), title="Hosted game", severity="warning")
-            return
+        # there as a player (found on the LAN by its code). The files here
+        # resume nothing, but their voter votes again beside the seat (the
+        # room keeps this machine's vote), and they go when the game ends.
         self.hosted, self.hosted_moved = None, False
         self.query_one("#games", Static).update(plain(self._games_text()))
         self.refresh_bindings()
