@@ -1093,7 +1093,13 @@ class RemoteTable(TableClient):
             seat_name=self._own_name,
             room_key=lambda: self.authority_key,
             over=lambda: self.room is not None and self.room.phase in ("over", "closed"),
-            standby=saved.broker.embedded,
+            # No standby broker of its own, as a seat's voter restarted from
+            # its file (_resume_voter): its old address in the others'
+            # lists fails and they go on down them; a broker it started
+            # now would be learned late, and links already gone further
+            # down the list met the table elsewhere (measured: 2 runs in 4
+            # split between two brokers).
+            standby=False,
             on_brokers=self._follow_brokers,
             cluster=self.cluster,
             directory=self.maker_rooms,

@@ -86,3 +86,79 @@ async def test_the_old_host_back_as_a_player_votes_again_and_a_second_loss_is_su
         for table in (bob, cy, hostess, *([back] if back is not None else [])):
             await table.close()
         await room.close()
+
+
+async def test_on_the_embedded_broker_too_the_old_host_s_machine_keeps_its_vote() -> None:
+    """The default set-up: the room's broker dies with the host's machine,
+    and the voters' standby brokers take over. Back, the old host's process
+    runs its first voter without a standby broker of its own (as a seat's
+    voter restarted from its file: one started now was learned late, and
+    the table and a seat met on two brokers, 2 runs in 4); when the
+    successor's machine dies too, the two machines left meet on the
+    standby broker that lives and elect."""
+    from core.registry import get_game
+    from net.authority.host import open_room
+
+    room = await open_room(
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        identity=Identity.generate(),
+        host_name="Hostess",
+        port=0,
+        bind=["127.0.0.1"],
+        advertise=False,
+        bot_delay=0,
+        seed=4,
+    )
+    code, where = room.code, ("127.0.0.1", room.broker_port)
+    hostess = hosts_person(room, where)
+    hostess.pins = RoomPins()
+    bob = RemoteTable(Identity.generate(), code, *where, "Bob")
+    cy = RemoteTable(Identity.generate(), code, *where, "Cy")
+    back: RemoteTable | None = None
+    try:
+        for table in (hostess, bob, cy):
+            await table.join()
+            await table.connect(lambda update: None)
+        await room.authority.wait_standby()  # as a host's start does
+        assert room.authority.standby_missing() == []
+        room.authority.start_game()
+        await until(lambda: _in_step(bob) and _in_step(cy))
+        await room.close(keep=True)  # its broker with it
+        await hostess.close()
+        await until(lambda: bob.runs_the_table or cy.runs_the_table)
+        runner, other = (bob, cy) if bob.runs_the_table else (cy, bob)
+        assert runner.voter is not None and runner.voter.authority is not None
+        # Found again where the table went (on the LAN: its advert, the
+        # broker its new holder's room is on), once its room state is there.
+        table_link = runner.voter.authority._link
+        assert table_link is not None
+        await until(lambda: table_link.connected and (table_link.host, table_link.port) != where)
+        await until(lambda: other.room is not None and other.term > 1)
+        back = RemoteTable(
+            hostess.identity,
+            code,
+            table_link.host,
+            table_link.port,
+            "Hostess",
+            pins=RoomPins(),
+            maker_rooms=rooms_dir(),
+        )
+        assert await back.join() == hostess.seat
+        await back.connect(lambda update: None)
+        assert back._maker is not None
+        _, maker = back._maker
+        await until(lambda: maker.replica.driver.in_step.is_set())
+        term = runner.term
+        await runner.close()  # its machine, and its standby broker, gone
+        await until(
+            lambda: (
+                other.runs_the_table or (maker.authority is not None and maker.replica.is_authority)
+            )
+        )
+        for table in (back, other):
+            await until(lambda table=table: table.term > term)  # type: ignore[misc]
+    finally:
+        for table in (bob, cy, hostess, *([back] if back is not None else [])):
+            await table.close()
+        await room.close()
