@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 import time
@@ -203,22 +202,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _play(args: argparse.Namespace) -> int:
     from tui.app import run
+    from tui.terminal import log_to_file
 
-    log_file = os.environ.get("PASSE_LOG_FILE", "").strip()
-    if log_file:
-        # The screen owns the terminal: what a headless process says on
-        # stderr (PASSE_LOG, docs/protocol.md), the app on screen appends
-        # to this file (for finding out why a table did not move).
-        from net.protocol.text import safe_logging
-
-        wanted = os.environ.get("PASSE_LOG", "info").strip().upper()
-        level = logging.getLevelNamesMapping().get(wanted, logging.INFO)
-        try:
-            safe_logging(level, "%(asctime)s %(name)s: %(message)s", log_file)
-        except OSError as error:
-            print(f"passe: cannot write the log file {log_file}: {error}", file=sys.stderr)
-            return 2
-
+    failed = log_to_file()
+    if failed is not None:
+        return failed
     return int(
         run(
             bot_delay=getattr(args, "bot_delay", None),  # None: the remembered speed

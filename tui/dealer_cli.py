@@ -101,7 +101,7 @@ async def _serve(
     max_rooms: int,
     shutdown: Any,
 ) -> int:
-    from net.authority.host import DEFAULT_PORT, default_host_name, lan_address
+    from net.authority.host import DEFAULT_PORT, default_host_name, shown_address
     from net.dealer.service import Dealer
     from net.identity import load_identity
 
@@ -118,15 +118,15 @@ async def _serve(
         from net.lan.broker import start_embedded_broker
         from tui.netplay import bind_from_env
 
+        binds = broker_binds(bind_from_env())
         try:
             embedded = await start_embedded_broker(
-                bind=broker_binds(bind_from_env()),
-                port=DEFAULT_PORT if args.port is None else args.port,
-                tries=1,
+                bind=binds, port=DEFAULT_PORT if args.port is None else args.port, tries=1
             )
         except Exception as error:
             return _fail(f"could not start the embedded broker: {error}")
-        host, port, shown = embedded.host, embedded.port, f"{lan_address()}:{embedded.port}"
+        where = shown_address(binds, embedded.host)
+        host, port, shown = embedded.host, embedded.port, f"{where}:{embedded.port}"
     else:
         host, port = brokers[0]
         shown = f"{host}:{port}"

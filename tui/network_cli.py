@@ -272,6 +272,14 @@ def run(args: argparse.Namespace) -> int:
     brokers = args.broker or ()
     args.broker, args.alternates = (brokers[0], brokers[1:]) if brokers else (None, ())
     headless = args.headless if args.command in ("host", "watch") else args.bot is not None
+    if not headless:
+        # On screen, as `passe play`: $PASSE_LOG_FILE (found by hand: only
+        # `passe play` read it, so a table that did not move left no trace).
+        from tui.terminal import log_to_file
+
+        failed = log_to_file()
+        if failed is not None:
+            return failed
     if args.alternates and not headless:
         where = "--bot" if args.command == "join" else "--headless"
         return _fail(f"a list of brokers is for {where} for now: on screen, give one")

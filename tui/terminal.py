@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import select
 import signal
@@ -321,3 +322,22 @@ __all__ = [
     "guard_standard_streams",
     "watch_streams",
 ]
+
+
+def log_to_file() -> int | None:
+    """``$PASSE_LOG_FILE`` for an app on screen: the screen owns the
+    terminal, so what a headless process says on stderr (PASSE_LOG,
+    docs/protocol.md) the app appends to this file (for finding out why a
+    table did not move). 2 when it cannot be written (said in one line)."""
+    log_file = os.environ.get("PASSE_LOG_FILE", "").strip()
+    if log_file:
+        from net.protocol.text import safe_logging
+
+        wanted = os.environ.get("PASSE_LOG", "info").strip().upper()
+        level = logging.getLevelNamesMapping().get(wanted, logging.INFO)
+        try:
+            safe_logging(level, "%(asctime)s %(name)s: %(message)s", log_file)
+        except OSError as error:
+            print(f"passe: cannot write the log file {log_file}: {error}", file=sys.stderr)
+            return 2
+    return None

@@ -557,6 +557,16 @@ async def _resume(
     return await _run(room, advertise)
 
 
+def shown_address(binds: Sequence[str], fallback: str) -> str:
+    """The address others reach a broker listening on ``binds`` at: this
+    machine's LAN address for every interface, else the first bound that is
+    not loopback, else ``fallback`` (a dealer bound to 127.0.0.1 showed the
+    LAN address it did not listen on: found by hand, 5 December)."""
+    if any(address in ALL_INTERFACES for address in binds):
+        return lan_address()
+    return next((a for a in binds if not _is_loopback(a)), fallback)
+
+
 async def _broker(
     broker: tuple[str, int] | None, port: int, bind: Bind, *, tries: int | None = None
 ) -> tuple[EmbeddedBroker | None, str, int, str]:
@@ -570,11 +580,7 @@ async def _broker(
         embedded = await start_embedded_broker(
             bind=binds, port=port, tries=DEFAULT_TRIES if tries is None else tries
         )
-        if any(address in ALL_INTERFACES for address in binds):
-            shown = lan_address()
-        else:
-            shown = next((a for a in binds if not _is_loopback(a)), embedded.host)
-        return embedded, embedded.host, embedded.port, shown
+        return embedded, embedded.host, embedded.port, shown_address(binds, embedded.host)
     broker_host, broker_port = broker
     return None, broker_host, broker_port, broker_host
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeAlias
 import msgspec
 
 from net.authority.authority import Authority
-from net.authority.host import advertise_taken_over, broker_binds
+from net.authority.host import advertise_taken_over, broker_binds, shown_address
 from net.authority.replication import ReplicaError, RoomReplica, close_quietly, spawn
 from net.election.driver import FileStorage, StorageError
 from net.election.messages import Config
@@ -57,7 +57,7 @@ async def start_standby_broker() -> tuple[EmbeddedBroker, str]:
 
     binds = broker_binds(None)
     broker = await start_embedded_broker(bind=binds, port=0)
-    shown = next((address for address in binds if not address.startswith("127.")), binds[0])
+    shown = shown_address(binds, binds[0])
     return broker, shown
 
 

@@ -420,3 +420,17 @@ async def test_payloads_reach_amqtt_as_bytes_shown_by_their_size() -> None:
     assert data == bomb and isinstance(data, bytes) and repr(data) == "<262144 bytes>"
     assert (topic, nothing, qos) == ("t", None, 1)
     assert len(f"{ {'data': data} }") < 40
+
+
+def test_the_address_shown_is_one_the_broker_listens_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`passe dealer` with PASSE_BIND=127.0.0.1 showed this machine's LAN
+    address, where its broker did not listen (found by hand, 5 December):
+    a host, a dealer and a standby broker now show the same way."""
+    from net.authority import host
+
+    monkeypatch.setattr(host, "lan_address", lambda: "192.0.2.2")
+    assert host.shown_address(("127.0.0.1",), "127.0.0.1") == "127.0.0.1"
+    assert host.shown_address(("::1", "127.0.0.1"), "::1") == "::1"
+    assert host.shown_address(("127.0.0.1", "10.0.0.5"), "127.0.0.1") == "10.0.0.5"
+    assert host.shown_address(("0.0.0.0",), "0.0.0.0") == "192.0.2.2"
+    assert host.shown_address(("",), "") == "192.0.2.2"
