@@ -231,10 +231,14 @@ class PasseApp(App[None]):
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
+            if active.node is not self and _a_textual_widgets_key(active.node, binding.action):
+                continue  # a text box's own editing keys (found by hand: a page of them)
             # The tooltip of Passe's own keys, where there is one, says more
             # than the footer's word (Textual's own keys' tooltips are not ours).
             tooltip = binding.tooltip if active.node is not self else ""
-            description = tooltip or binding.description or binding.action
+            description = tooltip or binding.description
+            if not description:
+                continue  # no words for it ("help_quit" was shown): not a key to learn
             if description in seen or not active.enabled or description in HIDDEN_IN_HELP:
                 continue
             seen.add(description)
@@ -617,6 +621,20 @@ def shown_as_it_acts(screen: Screen[Any], binding: Binding) -> Binding:
     ):
         return binding
     return dataclasses.replace(binding, key_display=None)
+
+
+def _a_textual_widgets_key(node: object, action: str) -> bool:
+    """Whether ``action`` is one of the keys a Textual widget class that
+    ``node`` is made of binds itself (an Input's cursor and selection keys:
+    editing keys everyone knows, not Passe's)."""
+    for cls in type(node).__mro__:
+        if not cls.__module__.startswith("textual.widgets"):
+            continue
+        for entry in cls.__dict__.get("BINDINGS", ()):
+            bound = entry.action if isinstance(entry, Binding) else entry[1]
+            if bound == action:
+                return True
+    return False
 
 
 def run(

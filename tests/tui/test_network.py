@@ -2089,3 +2089,26 @@ async def test_the_host_s_start_waits_for_the_players_machines_and_says_so(
         finally:
             await ana.close()
             await bea.close()
+
+
+async def test_help_lists_passe_s_keys_not_a_text_box_s_nor_action_names(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Found by hand (5 December): F1 on the join screen listed the code
+    field's editing keys ("Page Left", "shift+^← Move cursor left a word
+    and select", ...), and the watch screen "^c help_quit"."""
+    from tui.screens.join import JoinScreen
+
+    write_settings(private_config, name="Zed")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        await wait_until(pilot, lambda: isinstance(app.screen, JoinScreen), "the join screen")
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "its help")
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        described = [description for _, description in help_screen.keys]
+        assert "Help" in described and "Quit" in described, described
+        assert not any("cursor" in d.lower() or "select" in d.lower() for d in described), described
+        assert not any("_" in d for d in described), described  # no action's own name
