@@ -38,6 +38,7 @@ from net.authority.replication import RoomReplica, decode_room_config, spawn
 from net.authority.rooms import RoomStore
 from net.authority.table import Listener, TableUpdate
 from net.election.driver import announce_decoder, authority_topic, broker_text, parse_broker
+from net.election.messages import Config as ElectionConfig
 from net.identity import Identity, fingerprint, peer_id
 from net.lan.transport import BrokerUnreachable, LastWill, MqttLink, stop_task
 from net.peer.client import TableClient
@@ -1083,27 +1084,12 @@ class RemoteTable(TableClient):
             store.release()
             return
         log.info("room %s: this machine's first voter votes again from its file", self.code)
-        voter = SeatVoter(
-            maker,
-            self.code,
-            config,
-            election,
-            self.broker_host,
-            self.broker_port,
-            seat_name=self._own_name,
-            room_key=lambda: self.authority_key,
-            over=lambda: self.room is not None and self.room.phase in ("over", "closed"),
-            # No standby broker of its own, as a seat's voter restarted from
-            # its file (_resume_voter): its old address in the others'
-            # lists fails and they go on down them; a broker it started
-            # now would be learned late, and links already gone further
-            # down the list met the table elsewhere (measured: 2 runs in 4
-            # split between two brokers).
-            standby=False,
-            on_brokers=self._follow_brokers,
-            cluster=self.cluster,
-            directory=self.maker_rooms,
-        )
+        # No standby broker of its own, as a seat's voter restarted from its
+        # file (_resume_voter): its old address in the others' lists fails
+        # and they go on down them; a broker it started now would be learned
+        # late, and links already gone further down the list met the table
+        # elsewhere (measured: 2 runs in 4 split between two brokers).
+        voter = self._room_voter(maker, config, election, standby=False, directory=self.maker_rooms)
         self._maker = (store, voter)
         spawn(voter.start(), "this machine's first voter")
 
@@ -1131,23 +1117,44 @@ class RemoteTable(TableClient):
         if vote and mine and self.voter is None and not self._closed:
             config = decode_room_config(election)
             assert config is not None  # decoded when first followed
-            self.voter = SeatVoter(
+            self.voter = self._room_voter(
                 self.identity,
-                self.code,
                 config,
                 election,
-                self.broker_host,
-                self.broker_port,
-                seat_name=self._own_name,
-                room_key=lambda: self.authority_key,
-                over=lambda: self.room is not None and self.room.phase in ("over", "closed"),
                 standby=standby,
-                on_brokers=self._follow_brokers,
-                cluster=self.cluster,
                 standby_start=self._hand_over_standby() if standby else None,
             )
             self.voter.replica.driver.on_held = self._show_uncommitted
             spawn(self.voter.start(), "this seat's voter")
+
+    def _room_voter(
+        self,
+        identity: Identity,
+        config: ElectionConfig,
+        election: bytes,
+        *,
+        standby: bool,
+        standby_start: StandbyStart | None = None,
+        directory: Path | None = None,
+    ) -> SeatVoter:
+        """A voter of this room with key ``identity``, on this seat's broker,
+        following the table this seat follows."""
+        return SeatVoter(
+            identity,
+            self.code,
+            config,
+            election,
+            self.broker_host,
+            self.broker_port,
+            seat_name=self._own_name,
+            room_key=lambda: self.authority_key,
+            over=lambda: self.room is not None and self.room.phase in ("over", "closed"),
+            standby=standby,
+            on_brokers=self._follow_brokers,
+            cluster=self.cluster,
+            standby_start=standby_start,
+            directory=directory,
+        )
 
     def _follow_brokers(self, succession: list[tuple[str, int]]) -> None:
         """The voters' standby brokers: where this seat's link goes, in this
