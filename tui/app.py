@@ -464,11 +464,15 @@ class PasseApp(App[None]):
                 return None
         return self.network
 
-    def named(self, settings: Settings, then: Callable[[Settings], None]) -> None:
+    def named(
+        self, settings: Settings, then: Callable[[Settings], None], *, suggestion: str = ""
+    ) -> None:
         """``then(settings)`` once the person has a name the others can read:
         where none is known (the default "You"), it is asked once and kept
         (issue 18 item 6; the OS login was taken instead, which for an SSH
-        guest is the server's account)."""
+        guest is the server's account). ``suggestion``: offered instead of
+        the OS login (the name a rejoined seat had: found by hand, "Root"
+        was offered to Hana and saved)."""
         from tui.screens.ask_name import AskNameScreen, is_unnamed
 
         if not is_unnamed(settings.name):
@@ -486,7 +490,7 @@ class PasseApp(App[None]):
                 home.show_name(name)
             then(settings)
 
-        self.push_screen(AskNameScreen(login_name()), answered)
+        self.push_screen(AskNameScreen(suggestion or login_name()), answered)
 
     def on_host_requested(self, message: HostRequested) -> None:
         self.named(message.settings, self._host)
@@ -524,7 +528,11 @@ class PasseApp(App[None]):
             self.push_screen(LobbyScreen(plan=plan))
 
     def on_join_requested(self, message: JoinRequested) -> None:
-        self.named(message.settings, lambda settings: self._join(settings, message.rejoin))
+        self.named(
+            message.settings,
+            lambda settings: self._join(settings, message.rejoin),
+            suggestion=message.name_hint,
+        )
 
     def _join(self, settings: Settings, rejoin: str = "") -> None:
         from tui.netplay import table_name

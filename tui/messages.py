@@ -100,10 +100,12 @@ class HostRequested(Message):
 class JoinRequested(Message):
     """Home asks to join a LAN game by its code (``settings``: the name);
     ``rejoin``: ``CODE@HOST:PORT`` of a room whose seat is still ours, to
-    join at once."""
+    join at once; ``name_hint``: the name to offer if none is known yet
+    (the one that seat had)."""
 
     settings: Settings
     rejoin: str = ""
+    name_hint: str = ""
 
 
 # Screens ask the app by messages and never import it ("attributes down,

@@ -1126,6 +1126,47 @@ async def test_the_home_screen_closes_an_interrupted_room_for_good_after_asking(
         await cleaner.publish(room_topic(code), b"", retain=True)
 
 
+async def a_moved_room(mosquitto: tuple[str, int]) -> str:
+    """A room this machine hosted (its person Ana, with this machine's key)
+    whose table moved: its file, and its first voter's (the code)."""
+    from nacl.signing import SigningKey
+
+    from net.authority.replication import maker_vote_path
+    from net.authority.rooms import BrokerChoice, room_path, write_room
+    from net.identity import load_identity
+    from net.protocol.codes import new_code
+    from tests.net.test_room_files import a_room_in_play
+
+    where = BrokerChoice(embedded=False, host=mosquitto[0], port=mosquitto[1])
+    code = new_code()
+    authority = await a_room_in_play(code, ana=load_identity().identity.public_key)
+    saved = authority.snapshot(where)
+    write_room(room_path(code), saved)
+    vote = maker_vote_path(code, Identity(SigningKey(saved.authority_key)))
+    vote.parent.mkdir(parents=True, exist_ok=True)
+    vote.write_bytes(b"its voter file")  # the host's process was a voter
+    return code
+
+
+async def test_rejoining_a_moved_room_offers_the_name_it_was_hosted_under(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Found by hand (5 December): back after her table moved, Hana (named
+    on `passe host`'s command line, not on the home screen) pressed u and
+    was offered her OS login, "Root", which Enter saved as her name."""
+    from tui.screens.ask_name import AskNameScreen
+
+    write_settings(private_config, name="You")
+    await a_moved_room(mosquitto)
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen) and home.hosted_moved
+        await pilot.press("u")
+        await wait_until(pilot, lambda: isinstance(app.screen, AskNameScreen), "the name asked")
+        assert app.screen.query_one(Input).value == "host"  # the room's host name
+
+
 async def test_an_interrupted_room_whose_table_moved_is_rejoined_or_forgotten_not_closed(
     private_config: Path, mosquitto: tuple[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1137,14 +1178,10 @@ async def test_an_interrupted_room_whose_table_moved_is_rejoined_or_forgotten_no
     here (after asking) and tells nobody anything; u joins
     it by its code, as a player (its files kept: the room's first voter
     votes again beside the seat, tests/net/test_maker_returns.py)."""
-    from nacl.signing import SigningKey
 
     from net.authority import host as host_module
-    from net.authority.replication import maker_vote_path
-    from net.authority.rooms import BrokerChoice, room_path, write_room
-    from net.identity import load_identity
-    from net.protocol.codes import format_code, new_code
-    from tests.net.test_room_files import a_room_in_play
+    from net.authority.rooms import room_path
+    from net.protocol.codes import format_code
     from tests.tui.conftest import help_fits
     from tui.screens.join import JoinScreen
 
@@ -1153,19 +1190,7 @@ async def test_an_interrupted_room_whose_table_moved_is_rejoined_or_forgotten_no
 
     monkeypatch.setattr(host_module, "close_interrupted_room", never)
     monkeypatch.setattr(host_module, "resume_room", never)
-    where = BrokerChoice(embedded=False, host=mosquitto[0], port=mosquitto[1])
-
-    async def a_moved_room() -> str:
-        code = new_code()
-        authority = await a_room_in_play(code, ana=load_identity().identity.public_key)
-        saved = authority.snapshot(where)
-        write_room(room_path(code), saved)
-        vote = maker_vote_path(code, Identity(SigningKey(saved.authority_key)))
-        vote.parent.mkdir(parents=True, exist_ok=True)
-        vote.write_bytes(b"its voter file")  # the host's process was a voter
-        return code
-
-    code = await a_moved_room()
+    code = await a_moved_room(mosquitto)
     app = network_app(private_config, mosquitto)
     async with app.run_test(size=SIZE) as pilot:
         home = app.screen
@@ -1192,7 +1217,7 @@ async def test_an_interrupted_room_whose_table_moved_is_rejoined_or_forgotten_no
         assert any(str(n.message).startswith(forgotten) for n in app._notifications)
         assert "went on without" not in text_of(home, "#games")
 
-    code = await a_moved_room()
+    code = await a_moved_room(mosquitto)
     app = network_app(private_config, mosquitto)
     async with app.run_test(size=SIZE) as pilot:
         home = app.screen

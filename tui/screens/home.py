@@ -452,7 +452,11 @@ class HomeScreen(PasseScreen):
         self.hosted, self.hosted_moved = None, False
         self.query_one("#games", Static).update(plain(self._games_text()))
         self.refresh_bindings()
-        self.post_message(JoinRequested(self.collect(), rejoin=room.code))
+        from net.protocol.text import clean_name
+
+        # The name this person hosted under, if none is remembered here.
+        hint = clean_name(room.host_name, default="")
+        self.post_message(JoinRequested(self.collect(), rejoin=room.code, name_hint=hint))
 
     def action_close_hosted(self) -> None:
         from net.protocol.codes import format_code
