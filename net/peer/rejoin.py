@@ -65,6 +65,7 @@ class HeldSeat:
     host_name: str  # cleaned: shown as text
     seat: int
     phase: str
+    seat_name: str = ""  # cleaned: the name the seat has at that table
 
     @property
     def target(self) -> str:
@@ -136,6 +137,7 @@ async def held_seat(identity: Identity, room: SatIn) -> HeldSeat | None:
         clean_name(state.host, "the host"),
         seat,
         state.phase,
+        clean_name(state.seats[seat].name, ""),
     )
 
 

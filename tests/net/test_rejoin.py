@@ -66,6 +66,9 @@ async def test_a_seat_still_ours_is_offered_only_while_the_room_is_open_with_its
         "playing",
     )
     assert held.target == f"{room.code}@127.0.0.1:1883"
+    # The name to offer if none is remembered here (found by hand: the OS
+    # login, "Root", was offered to Joe and saved).
+    assert held.seat_name == "Tess"
     assert await seat_to_rejoin(identity, pins) == held
     assert await seat_to_rejoin(identity, pins, skip={room.code}) is None  # u's to resume
     # Another key's seat, another key's room: nothing.

@@ -675,8 +675,9 @@ class HomeScreen(PasseScreen):
     def action_join(self) -> None:
         # With a room to rejoin, j takes the seat back there at once (the
         # join screen opens on it: Esc there, and another code can be typed).
-        target = self.rejoin.target if self.rejoin is not None else ""
-        self.post_message(JoinRequested(self.collect(), rejoin=target))
+        held = self.rejoin
+        target, hint = (held.target, held.seat_name) if held is not None else ("", "")
+        self.post_message(JoinRequested(self.collect(), rejoin=target, name_hint=hint))
 
     def action_rules(self) -> None:
         game = self.game
