@@ -1311,9 +1311,13 @@ class Authority:
         for timer in self._away_timers.values():
             timer.cancel()
         self._away_timers.clear()
-        for seat, slot in enumerate(self.seats):
-            if slot.kind == HUMAN and not slot.present:
-                self._away_changed(seat)
+        away = [
+            seat for seat, slot in enumerate(self.seats) if slot.kind == HUMAN and not slot.present
+        ]
+        for seat in away:
+            self._away_changed(seat)
+        if self._away_timers:
+            self._publish_room()  # its notice says when the bots come
 
     def _away_changed(self, seat: int) -> None:
         """Start or stop the seat's clock (watch_away) as its person goes and comes."""
@@ -1327,6 +1331,13 @@ class Authority:
             loop = asyncio.get_running_loop()
             self._away_timers[seat] = loop.call_later(
                 self.stand_in_after, self._stand_in_if_away, seat
+            )
+            # Said before it happens: at a table that moved, a bot came 30 s
+            # after the old host's machine went, nobody having asked or been
+            # told (found in a play-test, 5 December).
+            self._notice = (
+                f"{slot.name} is away: a bot plays for them in "
+                f"{_duration(self.stand_in_after)} unless they are back"
             )
 
     def _stand_in_if_away(self, seat: int) -> None:
@@ -1756,6 +1767,14 @@ class Authority:
         await self._link.publish(
             presence_topic(self.code, self.identity.peer_id), presence, retain=True
         )
+        announcement = self.replica.driver.announcement() if self.replica is not None else None
+        if announcement is not None:
+            # Where this table's state is, its voter's announcement too: the
+            # voter's own link may be on another broker of the succession,
+            # and a peer pinned to the former key, finding this state and
+            # no announcement, refused it as "signed by another key" (found
+            # by hand in a play-test with a watcher, 5 December).
+            await self._link.publish(authority_topic(self.code), announcement, retain=True)
         self._announced.set()
         if self.table is not None:
             for seat in self._logs:
@@ -2552,6 +2571,15 @@ class Authority:
             self._away_changed(seat)
             self._publish_room()
             self._lobby_presence_changed(seat)
+
+
+def _duration(seconds: float) -> str:
+    """``seconds`` in words: "30 s", "2 min", "1 min 30 s"."""
+    whole = max(0, round(seconds))
+    minutes, rest = divmod(whole, 60)
+    if not minutes:
+        return f"{rest} s"
+    return f"{minutes} min" if not rest else f"{minutes} min {rest} s"
 
 
 def _digest(payload: bytes) -> bytes:

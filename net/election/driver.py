@@ -454,6 +454,13 @@ class VoterDriver:
         # The room key this voter's game signs with once it is the authority
         # (announced with its term: net/authority/replication.py); empty: no game.
         self.room_key = b""
+        # This voter's latest announcement as authority (its term's), sent
+        # again on each connection, and by its table's own link beside the
+        # room state (announcement()): a peer that finds the room signed by
+        # a key it was never told of waits for it (found by hand: a rejoin
+        # refused "signed by another key" on a broker that held the new
+        # table's state and not its announcement).
+        self._announcement: tuple[int, bytes] | None = None
         # How much of the log is on disk (synced): the in-memory log may be
         # ahead of it only while a persist effect is being carried out.
         self._durable = self.node.last_index
@@ -669,7 +676,16 @@ class VoterDriver:
     def _announce(self, term: int) -> None:
         topic = authority_topic(self.code)
         payload = seal(self.identity, topic, Announce(term, self.room_key))
+        self._announcement = (term, payload)
         self._outbox.put_nowait((topic, payload, True))
+
+    def announcement(self) -> bytes | None:
+        """This voter's announcement of the term it leads now (retained on
+        :func:`authority_topic`), or None when it leads none."""
+        if self._announcement is None or self.node.role != "authority":
+            return None
+        term, payload = self._announcement
+        return payload if term == self.node.term else None
 
     def _sealed_request(self, sender: bytes, request: Request) -> Request | None:
         """At the authority, a new request's action under the room secret:
@@ -755,6 +771,11 @@ class VoterDriver:
         assert self._link is not None
         topic = voter_presence_topic(self.code, self.identity.peer_id)
         await self._link.publish(topic, self._presence(online=True), retain=True)
+        announcement = self.announcement()
+        if announcement is not None:
+            # Sent while the link was down, or to the broker it left (the
+            # room's died with its host): here too.
+            await self._link.publish(authority_topic(self.code), announcement, retain=True)
 
     def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
         voter = self._presences.gone(topic, payload, now)

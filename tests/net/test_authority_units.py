@@ -22,6 +22,7 @@ from net.authority import authority as authority_module
 from net.authority.authority import Authority, SeatSlot
 from net.authority.rooms import BrokerChoice, RoomStore
 from net.authority.table import Table
+from net.election.driver import announce_decoder, authority_topic
 from net.identity import Identity, fingerprint, peer_id
 from net.lan.transport import BrokerUnreachable
 from net.protocol.codes import format_code, new_code
@@ -558,9 +559,14 @@ async def test_the_away_clock_stands_a_bot_in_only_for_someone_still_away() -> N
     await in_play(authority, ana)
     authority.watch_away(30.0)
     assert authority._away_timers == {}  # she is here
+    listen(authority)
     presence(authority, ana, online=False, epoch=6)
     timer = authority._away_timers[0]
     assert not timer.cancelled()
+    # Said before it happens (found in a play-test: a bot came unannounced).
+    ((where, state),) = sent(authority, ana)
+    assert where == "room" and not state.seats[0].present
+    assert state.notice == "Ana is away: a bot plays for them in 30 s unless they are back"
     authority._stand_in_if_away(0)
     assert 0 not in authority._away_timers
     assert authority.seats[0].level == authority_module.REPLACEMENT_BOT
@@ -662,7 +668,7 @@ async def test_a_failover_room_clears_its_announcement_and_voters_presences_too(
     moved and the game ended there found an announcement and no room, and
     waited MOVE_WAIT (20 s: tests/net/test_recovery.py's slow mode); and a
     shared Mosquitto kept them for ever."""
-    from net.election.driver import authority_topic, voter_presence_topic
+    from net.election.driver import voter_presence_topic
 
     authority = room(players=3, failover=True, voter_dir=tmp_path)
     people = [Identity.generate() for _ in range(3)]
@@ -2099,10 +2105,18 @@ async def test_away_clocks_start_for_people_already_away_and_from_the_start() ->
     assert list(authority._away_timers) == [0]
     authority.watch_away(None)
     assert authority._away_timers == {}
-    authority.watch_away(20.0)
+    listen(authority)
+    authority.watch_away(90.0)
     assert list(authority._away_timers) == [0]
+    # The table taken over sets the clocks of those already away: they are
+    # told at once when the bots come.
+    ((where, state),) = sent(authority, ana)
+    assert where == "room"
+    assert state.notice == "Ana is away: a bot plays for them in 1 min 30 s unless they are back"
     for timer in authority._away_timers.values():
         timer.cancel()
+    authority.watch_away(None)
+    assert sent(authority, ana) == []  # no clock: nothing to say
 
 
 def test_a_long_update_is_cut_into_pages_exactly_at_the_budget() -> None:
@@ -2752,7 +2766,20 @@ async def test_a_failover_room_reconnected_waits_for_its_log_then_knows_its_echo
     await within_turns(connecting.done)
     await connecting
     topics = [topic for topic, _, _ in link.published]
-    assert topics == [room_topic(CODE), presence_topic(CODE, authority.identity.peer_id)]
+    # And its voter's announcement, beside the state (the voter's own link
+    # may be on another broker: a pinned peer found the state alone and
+    # refused it, found by hand, 5 December).
+    assert topics == [
+        room_topic(CODE),
+        presence_topic(CODE, authority.identity.peer_id),
+        authority_topic(CODE),
+    ]
+    assert all(retain for _, _, retain in link.published)
+    announced = link.published[2][1]
+    assert announced == authority.replica.driver.announcement()
+    voter_key = authority.replica.driver.identity.public_key
+    envelope = open_envelope(authority_topic(CODE), announced, expect_key=voter_key)
+    assert open_body(envelope, announce_decoder).term == authority.replica.term
     state = link.published[0][1]
     sent(authority)
     burst = int(authority_module.STRANGER_RATE.message_burst)
@@ -3561,3 +3588,18 @@ async def test_the_seat_that_acted_gets_its_update_first() -> None:
         assert updates[0] == by_seat[seat].peer_id, (seat, updates)
         actors.append(seat)
     assert len(set(actors)) > 1, actors  # not only the first seat in order
+
+
+def test_a_stand_in_s_delay_is_said_in_minutes_and_seconds() -> None:
+    from net.authority.authority import _duration
+
+    assert [_duration(s) for s in (0, 0.4, 30, 60, 90, 120, 125.6, -3)] == [
+        "0 s",
+        "0 s",
+        "30 s",
+        "1 min",
+        "1 min 30 s",
+        "2 min",
+        "2 min 6 s",
+        "0 s",
+    ]

@@ -1103,3 +1103,48 @@ def test_a_silent_share_holder_is_sent_each_new_entry_while_less_than_a_batch_be
         behind.append(any(s.to == bob.key for s in sends))
         assert alice.last_index - alice._leading.next_index[bob.key] == nonce - 1
     assert behind == [True] * MAX_BATCH + [False]
+
+
+def test_a_voter_silent_for_the_longest_timeout_gets_heartbeats_without_entries() -> None:
+    """Bob's machine died: the authority went on sending him the same
+    batch of up to MAX_BATCH entries (9 KB) at every heartbeat, four times
+    a second, for the rest of the game (found in a play-test, 5 December).
+    Silent for the longest election timeout, he gets an Append without
+    entries at each heartbeat (a probe, as etcd's), and no new entry at
+    once; his first reply brings the entries again. Carol, who answers,
+    gets hers all along. Mutations: the probe's entries, its prev index or
+    term, the silence's bound or its clock."""
+    _, nodes, _ = _room(3)
+    _elect(nodes)  # at 0: Bob answered the first heartbeat
+    alice, bob, carol = nodes
+    leading = alice._leading
+    assert leading is not None and leading.heard[bob.key] == 0.0
+    longest = alice.timing.election[1]
+    heard = 0.0
+    for nonce in range(1, 6):  # Carol answers each; Bob nothing
+        for send in _sends(alice.receive(carol.key, Request(nonce, b"x" * 100), 0.1)):
+            if send.to == carol.key:
+                carol_reply = _sends(carol.receive(alice.key, send.message, 0.1))
+                alice.receive(carol.key, carol_reply[0].message, 0.1)
+    behind = leading.next_index[bob.key]
+    assert behind < alice.last_index
+    # Before the longest timeout: the whole batch still, at each heartbeat.
+    sends = {s.to: s.message for s in _sends(alice.tick(heard + longest - 0.3))}
+    assert isinstance(sends[bob.key], Append) and sends[bob.key].entries
+    sends = {s.to: s.message for s in _sends(alice.tick(heard + longest))}
+    probe = sends[bob.key]
+    assert isinstance(probe, Append) and probe.entries == []
+    assert probe.prev_index == behind - 1 and probe.term == alice.term
+    assert probe.prev_term == alice.log[behind - 2].term and probe.commit == alice.commit
+    assert isinstance(sends[carol.key], Append)  # Carol's heartbeat (she is caught up)
+    now = heard + longest + 0.1
+    new = _sends(alice.receive(carol.key, Request(99, b"y"), now))
+    assert bob.key not in {s.to for s in new}  # no batch at once for a dead holder
+    # Bob's machine comes back: his reply to the probe brings his entries.
+    reply = _sends(bob.receive(alice.key, probe, now))
+    assert [type(s.message) for s in reply] == [AppendReply]
+    after = _sends(alice.receive(bob.key, reply[0].message, now))
+    [batch] = [s.message for s in after if s.to == bob.key]
+    assert isinstance(batch, Append) and batch.entries and batch.prev_index == behind - 1
+    sends = {s.to: s.message for s in _sends(alice.tick(now + alice.timing.heartbeat))}
+    assert isinstance(sends[bob.key], Append) and sends[bob.key].entries

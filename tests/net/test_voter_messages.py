@@ -690,3 +690,48 @@ async def test_a_voter_is_made_with_what_it_is_given_and_numbers_on_after_a_rest
     assert again.broker == ("10.0.0.2", 1884) and again.node.timing == timing
     assert now_ms <= again._epoch <= time.time_ns() // 1_000_000
     assert again._own_nonce == max(own) == 3
+
+
+async def test_the_authority_s_voter_announces_its_term_again_on_each_connection(
+    tmp_path: Path,
+) -> None:
+    """The voter that leads a term sends its announcement again (retained)
+    after its presence on each connection: sent while its link was down it
+    was lost, and a broker further down the succession never had it; a
+    peer pinned to the former room key then refused the new table's state
+    as "signed by another key" (found by hand, 5 December). A voter that
+    leads no term, or no longer leads the one it announced, has none.
+    Mutations: the announcement not sent again, sent unretained, sent for a
+    term no longer led."""
+    from net.election.driver import announce_decoder, authority_topic, voter_presence_topic
+    from net.protocol.wire import open_body, open_envelope
+
+    class Link:
+        def __init__(self) -> None:
+            self.published: list[tuple[str, bytes, bool]] = []
+
+        async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+            self.published.append((topic, payload, retain))
+
+    leader, follower, _ = voter_drivers(tmp_path, 3)
+    assert follower.announcement() is None
+    announced = leader.announcement()
+    assert announced is not None
+    sent = leader._outbox.get_nowait()  # the first, sent once elected
+    assert sent == (authority_topic(leader.code), announced, True)
+    envelope = open_envelope(authority_topic(leader.code), announced)
+    assert envelope.sender == leader.identity.public_key
+    assert open_body(envelope, announce_decoder).term == leader.node.term == 1
+    link = Link()
+    leader._link = link  # type: ignore[assignment]
+    await leader._on_connect()
+    assert [(topic, retain) for topic, _, retain in link.published] == [
+        (voter_presence_topic(leader.code, leader.identity.peer_id), True),
+        (authority_topic(leader.code), True),
+    ]
+    assert link.published[1][1] == announced
+    # A higher term seen: it follows now, and announces nothing.
+    leader.node.term += 1
+    assert leader.announcement() is None
+    leader.node.role = "follower"
+    assert leader.announcement() is None

@@ -1982,8 +1982,40 @@ def test_a_lost_link_in_a_room_that_cannot_move_says_the_game_waits() -> None:
     waits = "If the host's machine is gone, the game waits for it to come back."
     assert network_problem(room, False, 0).endswith(waits)
     moves = msgspec.structs.replace(room, election=b"a config")
-    assert network_problem(moves, False, 0) == "⚠ Connection to the table lost: reconnecting…"
+    # One that can says where the table goes (found in a play-test: the bar
+    # said the game waited while the table was moving).
+    assert network_problem(moves, False, 0) == (
+        "⚠ Connection to the table lost: reconnecting… If the host's machine is gone, "
+        "another player's takes the table."
+    )
     assert network_problem(None, False, 0) == "⚠ Connection to the table lost: reconnecting…"
+    over = msgspec.structs.replace(moves, phase="over")
+    assert network_problem(over, False, 0) == "⚠ Connection to the table lost: reconnecting…"
+
+
+def test_an_absent_host_is_named_and_the_bar_says_whether_the_table_moves() -> None:
+    """Found in a play-test (5 December): after the table moved twice, "The
+    host is away" named nobody, and said the game waited for a machine
+    whose table was about to move. The host is named (network text, shown
+    as text); in a room that fails over the bar says another player's
+    machine takes the table if theirs does not come back."""
+    from net.protocol.wire import SeatState
+    from tui.widgets.net_status import network_problem
+
+    seats = [SeatState("Me", "human", present=True), SeatState("Joe", "human", present=True)]
+    room = msgspec.structs.replace(playing_room(seats), host="Joe [b]x[/b]")
+    assert network_problem(room, True, 0, host_up=False) == (
+        "⚠ The host (Joe [b]x[/b]) is away (disconnected): the game waits for it to come back"
+    )
+    moves = msgspec.structs.replace(room, election=b"a config")
+    assert network_problem(moves, True, 0, host_up=False) == (
+        "⚠ The host (Joe [b]x[/b]) is away (disconnected): if their machine does not come "
+        "back, another player's takes the table"
+    )
+    lobby = msgspec.structs.replace(moves, phase="lobby")
+    assert network_problem(lobby, True, 0, host_up=False) == (
+        "⚠ The host (Joe [b]x[/b]) is away (disconnected): the game waits for it to come back"
+    )
 
 
 async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_the_lobby(

@@ -22,19 +22,35 @@ def network_problem(
     """What the bar says, or "" when all is well. ``to_act``: the seats the
     game waits for now (a person away while others play is not yet what
     the game waits for)."""
-    # A dealer's room (issue 20) is run by that dealer, not by a player.
-    host = f"The dealer ({room.dealer})" if room is not None and room.dealer else "The host"
+    # A dealer's room (issue 20) is run by that dealer, not by a player;
+    # the host is named (after a move the table's runner is another person:
+    # "The host is away" named nobody, found in a play-test, 5 December).
+    if room is not None and room.dealer:
+        host = f"The dealer ({room.dealer})"
+    elif room is not None and room.host:
+        host = f"The host ({room.host})"
+    else:
+        host = "The host"
     if room is not None and room.phase == "closed":
         # First: once the room is closed, a lost link is no news.
         return f"⚠ {host} closed the room: this game cannot go on. q: home"
+    # In play, the table moves to a player's machine when its runner's is
+    # gone (issue 20), or it waits for that machine (rooms that cannot
+    # elect say so); a dealer's room goes to another dealer, if any.
+    if room is not None and room.phase == "playing" and not room.dealer:
+        after = (
+            "another player's takes the table"
+            if room.election
+            else "the game waits for it to come back"
+        )
+    else:
+        after = ""
     if not link_up:
         lost = "⚠ Connection to the table lost: reconnecting…"
-        if room is not None and room.phase == "playing" and not room.election and not room.dealer:
-            # Rooms that cannot elect say so (issue 20): if it is the host's
-            # machine that is gone, nobody else can take the table.
-            return f"{lost} If the host's machine is gone, the game waits for it to come back."
-        return lost
+        return f"{lost} If the host's machine is gone, {after}." if after else lost
     if not host_up and (room is None or room.phase != "over"):
+        if room is not None and room.election and after:
+            return f"⚠ {host} is away (disconnected): if their machine does not come back, {after}"
         return f"⚠ {host} is away (disconnected): the game waits for it to come back"
     if room is None:
         return ""
