@@ -228,6 +228,33 @@ async def open_hosted_room(plan: HostPlan) -> tuple[HostedRoom, RemoteTable, str
     return room, table, notice
 
 
+def rooms_left_here() -> str:
+    """What this machine's latest interrupted room still holds for its
+    person, in words, or "": a person who ran ``passe host`` again after
+    their machine had stopped mid-game opened a second room without a word
+    while the first went on elsewhere (found in a play-test, 5 December)."""
+    from net.authority.rooms import interrupted_rooms
+    from net.paths import ROOM_SUFFIX, rooms_dir
+    from net.protocol.codes import format_code
+
+    try:
+        if not any(rooms_dir().glob(f"*{ROOM_SUFFIX}")):
+            return ""
+        rooms, _ = interrupted_rooms()
+    except OSError:
+        return ""
+    if not rooms:
+        return ""
+    latest = rooms[-1].room
+    code = format_code(latest.code)
+    if table_moved(latest):
+        return (
+            f"Your room {code} goes on without this machine (its table moved to a "
+            "player's): on the home screen, u takes your seat there again."
+        )
+    return f"Your room {code} was interrupted: on the home screen, u resumes it."
+
+
 def table_moved(room: SavedRoom) -> bool:
     """Whether the interrupted hosted ``room`` went on without this machine
     (its table moved to a player's: issue 20); its person rejoins it."""
@@ -573,6 +600,7 @@ __all__ = [
     "remote_table",
     "resolve_target",
     "room_to_rejoin",
+    "rooms_left_here",
     "table_name",
     "watch_target",
 ]

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui import arguments
-from tui.netplay import PRESENCE_TIMEOUT, NetworkOptions
+from tui.netplay import PRESENCE_TIMEOUT, NetworkOptions, rooms_left_here
 
 if TYPE_CHECKING:
     from net.authority.host import HostedRoom
@@ -595,10 +595,14 @@ def _host_on_screen(args: argparse.Namespace) -> int:
 def _lobby_on_screen(plan: HostPlan, args: argparse.Namespace) -> int:
     from tui.app import run as run_app
 
+    # A new room while an earlier one of this machine's still goes on (or
+    # waits to be resumed): said in the lobby, where the person looks.
+    note = "" if plan.resume is not None else rooms_left_here()
+
     def lobby() -> Any:
         from tui.screens.lobby import LobbyScreen
 
-        return LobbyScreen(plan=plan)
+        return LobbyScreen(plan=plan, note=note)
 
     bot_delay, seed = _screen_options(args)
     # --name (an SSH guest's user name) is the name on the home screen too,

@@ -940,11 +940,18 @@ class Authority:
         if knock is None:
             raise IllegalAction("nobody with that key is waiting")
         self.barred.add(key)
-        self._refuse(
-            key, f"the host of room {self.shown_code} did not let you in", "denied", knock.n
-        )
+        self._refuse(key, self._turned_away(), "denied", knock.n)
         self._notice = "the host turned someone away"
         self._publish_room()
+
+    def _turned_away(self) -> str:
+        """What a key the host turned away reads, now and at each try: what
+        it can do (found in a play-test: no hint at all)."""
+        return (
+            f"the host of room {self.shown_code} did not let you in, and this room will not "
+            "let your key in again: if it was a mistake, ask the host to open a new room. "
+            "You can still watch this one"
+        )
 
     def _changed(self) -> None:
         self._follow_presences()  # the knocks changed: their presences with them
@@ -987,9 +994,7 @@ class Authority:
         """Whether a new key's Hello may take a seat now; if not, it has been
         answered (knocking, or refused)."""
         if key in self.barred:
-            self._refuse(
-                key, f"the host of room {self.shown_code} did not let you in", "denied", hello.n
-            )
+            self._refuse(key, self._turned_away(), "denied", hello.n)
             return False
         listed = peer_id(key) in self.allowed_keys
         if key not in self.admitted and self.admission == ADMIT_KEYS and not listed:

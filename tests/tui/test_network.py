@@ -1229,6 +1229,70 @@ async def test_an_interrupted_room_whose_table_moved_is_rejoined_or_forgotten_no
         assert room_path(code).exists()
 
 
+async def test_hosting_again_while_an_earlier_room_goes_on_says_so_in_the_lobby(
+    private_config: Path, mosquitto: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in a play-test (5 December): back after her machine stopped
+    mid-game, Hana ran `passe host` again and a second room opened without
+    a word while the first went on at a player's machine. The new room's
+    lobby now says where the earlier one is and what takes her back there
+    (a room only interrupted: that u resumes it); resuming says nothing."""
+    import argparse
+
+    from nacl.signing import SigningKey
+
+    from net.authority.replication import maker_vote_path
+    from net.authority.rooms import load_room, room_path
+    from net.protocol.codes import format_code
+    from tui import app as app_module
+    from tui.netplay import HostPlan, rooms_left_here
+    from tui.network_cli import _lobby_on_screen
+
+    assert rooms_left_here() == ""
+    code = await a_moved_room(mosquitto)
+    moved = (
+        f"Your room {format_code(code)} goes on without this machine (its table moved to a "
+        "player's): on the home screen, u takes your seat there again."
+    )
+    assert rooms_left_here() == moved
+    openings: list[Any] = []
+
+    def run(**options: Any) -> int:
+        openings.append(options["opening"]())
+        return 0
+
+    monkeypatch.setattr(app_module, "run", run)
+    network = NetworkOptions(broker=mosquitto, advertise=False)
+    plan = HostPlan("passpass", players=3, teams=False, name="Hana", network=network)
+    args = argparse.Namespace(name=None, bot_delay=None, seed=None)
+    assert _lobby_on_screen(plan, args) == 0
+    assert isinstance(openings[-1], LobbyScreen) and openings[-1].note == moved
+    saved = load_room(room_path(code))
+    resuming = HostPlan.resuming(saved, "Hana", network)
+    assert _lobby_on_screen(resuming, args) == 0
+    assert openings[-1].note == ""  # that room itself: nothing to say
+    app = PasseApp(
+        config_path=private_config,
+        bot_delay=0,
+        network=network,
+        opening=lambda: LobbyScreen(plan=plan, note=moved),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await wait_until(
+            pilot, lambda: any(str(n.message) == moved for n in app._notifications), "the note"
+        )
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await wait_until(pilot, lambda: lobby.room is not None, "the new room")
+        await pilot.press("q")
+    # Its table never moved (no voter file of its maker): it waits to be resumed.
+    maker_vote_path(code, Identity(SigningKey(saved.authority_key))).unlink()
+    assert rooms_left_here() == (
+        f"Your room {format_code(code)} was interrupted: on the home screen, u resumes it."
+    )
+
+
 async def test_a_room_being_closed_for_good_is_not_offered_to_rejoin(
     private_config: Path, mosquitto: tuple[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -211,11 +211,20 @@ class LobbyScreen(PasseScreen):
         "themselves. q leaves the room (the host's leaving closes it)."
     )
 
-    def __init__(self, *, table: RemoteTable | None = None, plan: HostPlan | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        table: RemoteTable | None = None,
+        plan: HostPlan | None = None,
+        note: str = "",
+    ) -> None:
+        """``note``: a word for the person as the lobby opens (an earlier
+        room of theirs that still goes on)."""
         if (table is None) == (plan is None):
             raise ValueError("a lobby either hosts (plan) or has joined (table)")
         super().__init__()
         self.plan = plan
+        self.note = note
         self.hosting = plan is not None
         self.table = table
         self.hosted: HostedRoom | None = None
@@ -259,6 +268,10 @@ class LobbyScreen(PasseScreen):
         self.query_one("#lobby-info").border_title = "Game"
         self.query_one("#lobby-seats-box").border_title = "Seats"
         self.query_one(SeatList).focus()
+        if self.note:
+            self.notify(
+                self.note, title="Your earlier room", severity="warning", timeout=15, markup=False
+            )
         if self.hosting:
             self._say("Opening the room…")
             self.run_worker(self._open_room(), exclusive=True)
