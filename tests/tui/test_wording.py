@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,14 @@ async def test_a_resolved_trick_says_who_got_each_card(private_config: Path) -> 
         # The majority in plain words (PP-9/PP-10), not "V24", which reads like a card.
         assert table._majority_text(res) == "Violet wins (sum: violet 24)"
         assert table._resolved_text(res).startswith("Violet won. ")
+        # Mid-sentence, after "1st:", "you" is not capitalised (a play-tester).
+        from tui.games.passpass.table import PICK
+
+        picking = table._resolving_text(dataclasses.replace(table.view, phase=PICK), res)
+        assert picking.endswith(f"1st: you pick a card; 2nd: {table.names[2]} takes two.")
+        flipped = dataclasses.replace(res, first_winner=2, second_winner=0)
+        picking = table._resolving_text(dataclasses.replace(table.view, phase=PICK), flipped)
+        assert picking.endswith(f"1st: {table.names[2]} picks a card; 2nd: you take two.")
 
 
 async def test_long_names_are_shortened_with_an_ellipsis_only_where_they_do_not_fit(

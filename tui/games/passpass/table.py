@@ -373,7 +373,9 @@ class PassPassTableScreen(TableScreen):
         first, second = res.first_winner, res.second_winner
         if view.phase == PICK:
             rest = (
-                f"1st: {self.acts(first, 'picks')} a card; 2nd: {self.acts(second, 'takes')} two."
+                # Mid-sentence: "1st: you pick", never "1st: You pick" (play-test).
+                f"1st: {self.acts(first, 'picks', start=False)} a card; "
+                f"2nd: {self.acts(second, 'takes', start=False)} two."
             )
         else:
             rest = (
