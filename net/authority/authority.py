@@ -1772,13 +1772,8 @@ class Authority:
         await self._link.publish(
             presence_topic(self.code, self.identity.peer_id), presence, retain=True
         )
-        announcement = self.replica.driver.announcement() if self.replica is not None else None
+        announcement = self._announcement()
         if announcement is not None:
-            # Where this table's state is, its voter's announcement too: the
-            # voter's own link may be on another broker of the succession,
-            # and a peer pinned to the former key, finding this state and
-            # no announcement, refused it as "signed by another key" (found
-            # by hand in a play-test with a watcher, 5 December).
             await self._link.publish(authority_topic(self.code), announcement, retain=True)
         self._announced.set()
         if self.table is not None:
@@ -1972,6 +1967,18 @@ class Authority:
         elif self.phase == OVER and self._next_code is not None:
             self.announce_next(self._next_code)
 
+    def _announcement(self) -> bytes | None:
+        """Its voter's announcement of the term it leads, when this table
+        was taken over (or could be: a room that fails over), published
+        wherever this table's state is: the voter's own link may be on
+        another broker of the succession, and a peer pinned to the former
+        key, finding this state without it, refused it as "signed by
+        another key" (found by hand in a play-test with a watcher, 5
+        December). Again with the state whenever another's replaced it: an
+        old authority back from a freeze sends both once before it learns
+        of the higher term."""
+        return self.replica.driver.announcement() if self.replica is not None else None
+
     def _schedule_republish(self) -> None:
         """Publish the room state again now, or (two squatters' worth of
         fighting bounded) at most once per REPUBLISH_GAP."""
@@ -1984,6 +1991,9 @@ class Authority:
             self._last_republish = time.monotonic()
             if not self._closing:
                 self._enqueue(room_topic(self.code), self._room_payload(), retain=True)
+                announcement = self._announcement()
+                if announcement is not None:
+                    self._enqueue(authority_topic(self.code), announcement, retain=True)
 
         if wait <= 0:
             again()

@@ -455,11 +455,11 @@ class VoterDriver:
         # (announced with its term: net/authority/replication.py); empty: no game.
         self.room_key = b""
         # This voter's latest announcement as authority (its term's), sent
-        # again on each connection, and by its table's own link beside the
-        # room state (announcement()): a peer that finds the room signed by
-        # a key it was never told of waits for it (found by hand: a rejoin
-        # refused "signed by another key" on a broker that held the new
-        # table's state and not its announcement).
+        # again by its table's own link beside the room state
+        # (announcement()): a peer that finds the room signed by a key it was
+        # never told of waits for it (found by hand: a rejoin refused "signed
+        # by another key" on a broker that held the new table's state and not
+        # its announcement).
         self._announcement: tuple[int, bytes] | None = None
         # How much of the log is on disk (synced): the in-memory log may be
         # ahead of it only while a persist effect is being carried out.
@@ -771,11 +771,11 @@ class VoterDriver:
         assert self._link is not None
         topic = voter_presence_topic(self.code, self.identity.peer_id)
         await self._link.publish(topic, self._presence(online=True), retain=True)
-        announcement = self.announcement()
-        if announcement is not None:
-            # Sent while the link was down, or to the broker it left (the
-            # room's died with its host): here too.
-            await self._link.publish(authority_topic(self.code), announcement, retain=True)
+        # Not its announcement again: a voter cannot know here that it still
+        # leads (an old authority back from a freeze sent its term's over its
+        # successor's, retained, and nobody could follow the table any more:
+        # tests/net/test_recovery.py). Its table's link sends it beside the
+        # room state, and again whenever another's state replaces it there.
 
     def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
         voter = self._presences.gone(topic, payload, now)

@@ -2793,6 +2793,44 @@ async def test_a_failover_room_reconnected_waits_for_its_log_then_knows_its_echo
     await authority.close(keep=True)
 
 
+async def test_a_taken_over_table_s_state_replaced_goes_out_again_with_its_announcement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An old authority back from a freeze publishes its room state, and its
+    term's announcement, once before it learns of the higher term: both
+    retained, over the new table's. The table that sees another key's state
+    on its topic publishes its own again, and its voter's announcement with
+    it: without that, a peer pinned to the old key found only the old
+    term's announcement and could never follow the table. Mutation: the
+    announcement not sent again."""
+    replicas_reach_no_broker(monkeypatch)
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    for seat, name in enumerate(("Ana", "Bo", "Cy")):
+        seated(authority, Identity.generate(), name=name, seat=seat)
+    authority.set_bot(3, "heuristic")
+    listen(authority)
+    authority.start_game()
+    assert authority.table is not None and authority.replica is not None
+    await authority.table.stop()
+    sent(authority)
+    stale = Identity.generate()
+    authority.predecessors.add(stale.public_key)  # the table it took over from
+    payload = seal(stale, room_topic(CODE), authority.room_state())
+    await authority._on_message(room_topic(CODE), payload)
+    assert authority._outbox is not None
+    topics = [message[0] for message in authority._outbox._queue]
+    assert topics == [room_topic(CODE), authority_topic(CODE)]
+    announced = authority._outbox._queue[1][1]
+    assert announced == authority.replica.driver.announcement() is not None
+    assert all(message[2] for message in authority._outbox._queue)  # retained
+    # A room that does not fail over has no announcement to send.
+    plain = room(players=3)
+    listen(plain)
+    plain._schedule_republish()
+    assert [message[0] for message in plain._outbox._queue] == [room_topic(CODE)]
+    await authority.close(keep=True)
+
+
 class _DownLink(MemoryLink):
     """A MemoryLink whose connection is down until the test brings it back
     (close waits for it to publish the result)."""

@@ -373,7 +373,9 @@ async def test_joiner_sees_the_table_and_who_is_away(
 
         # The host closes the room: said over the table; q goes home at once.
         await hosted.close()
-        await wait_until(pilot, lambda: "host closed the room" in status.text, "the news")
+        # Named (after a failover the table's runner is another person).
+        closed = f"The host ({hosted.authority.host_name}) closed the room"
+        await wait_until(pilot, lambda: closed in status.text, "the news")
         await pilot.press("q")
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
 
