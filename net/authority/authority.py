@@ -1768,13 +1768,17 @@ class Authority:
         # Their stamp and epoch on disk first: a resumed room goes on above them.
         self._save()
         self._own_retained.append(_digest(room))
+        announcement = self._announcement()
+        if announcement is not None:
+            # Before the state: an old authority back from a freeze sends
+            # both before it learns of the higher term, and its successor
+            # answers the state with its own two (_schedule_republish), which
+            # then come after this announcement too, whatever the timing.
+            await self._link.publish(authority_topic(self.code), announcement, retain=True)
         await self._link.publish(room_topic(self.code), room, retain=True)
         await self._link.publish(
             presence_topic(self.code, self.identity.peer_id), presence, retain=True
         )
-        announcement = self._announcement()
-        if announcement is not None:
-            await self._link.publish(authority_topic(self.code), announcement, retain=True)
         self._announced.set()
         if self.table is not None:
             for seat in self._logs:
