@@ -391,6 +391,25 @@ async def open_next_hosted_room(
     return following, again
 
 
+async def open_next_moved_room(table: RemoteTable) -> tuple[HostedRoom, RemoteTable]:
+    """The next game at a table that moved here (issue 20: this process's
+    voter won it and ran it; its game over, the seat kept it:
+    ``RemoteTable.keep_table``): this person hosts it, as the host would
+    have, on the broker the table is on now; the others are invited as by
+    any host. Raises :class:`NetplayError` (the kept table then closed)."""
+    from net.authority.host import taken_over_room
+
+    kept, table.kept_table = table.kept_table, None
+    if kept is None:
+        raise NetplayError("the table runs on another machine: its host opens the next game")
+    room = await taken_over_room(kept.authority, kept.broker, kept.advertiser)
+    try:
+        return await open_next_hosted_room(room, table)
+    except BaseException:
+        await room.close()
+        raise
+
+
 async def join_next_game(table: RemoteTable) -> RemoteTable:
     """Our seat at the next game of ``table``'s room (its host opened it);
     raises :class:`NetplayError`. ``table`` is closed once seated."""
@@ -595,6 +614,7 @@ __all__ = [
     "join_target",
     "open_hosted_room",
     "open_next_hosted_room",
+    "open_next_moved_room",
     "parse_broker",
     "pins_kept",
     "remote_table",

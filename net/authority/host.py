@@ -682,16 +682,31 @@ async def _advertise(room: HostedRoom, game_id: str, host_name: str) -> Advertis
     return advertiser
 
 
+async def taken_over_room(
+    authority: Authority,
+    embedded: EmbeddedBroker | None,
+    advertiser: Advertiser | None = None,
+) -> HostedRoom:
+    """A room this process took over (issue 20; net/peer/failover.py), as a
+    hosted room: where its authority's link is now, with this process's
+    standby broker when that is where (``embedded``: closing the room stops
+    it), and its LAN advert."""
+    host, port = authority.link_address
+    mine = embedded is not None and port == embedded.port
+    room = HostedRoom(authority, host, port, host, embedded if mine else None, advertiser)
+    room.addresses = await reachable_addresses(host, port, room.embedded)
+    if room.addresses:
+        room.lan_address = room.addresses[0]
+    return room
+
+
 async def advertise_taken_over(
     authority: Authority, embedded: EmbeddedBroker | None
 ) -> Advertiser | None:
-    """A room this process took over (issue 20; net/peer/failover.py), on the
-    LAN where its authority's link is now: so that a person who comes back
-    (the old host's, above all) finds it by its code."""
-    host, port = authority.link_address
-    mine = embedded is not None and port == embedded.port
-    room = HostedRoom(authority, host, port, host, embedded if mine else None)
-    room.addresses = await reachable_addresses(host, port, room.embedded)
+    """A room this process took over, on the LAN where its authority's link
+    is now: so that a person who comes back (the old host's, above all)
+    finds it by its code."""
+    room = await taken_over_room(authority, embedded)
     return await _advertise(room, authority.game_id, authority.host_name)
 
 
@@ -710,4 +725,5 @@ __all__ = [
     "open_room",
     "resume_room",
     "table_moved",
+    "taken_over_room",
 ]

@@ -15,11 +15,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 import msgspec
 
+from core.engine import IllegalAction
 from net.authority.authority import Authority
 from net.authority.host import advertise_taken_over, broker_binds, shown_address
 from net.authority.replication import ReplicaError, RoomReplica, close_quietly, spawn
@@ -103,6 +105,16 @@ def stored_election(code: str, identity: Identity, directory: Path | None = None
     return persisted.log[0].data
 
 
+@dataclass(frozen=True)
+class HandedTable:
+    """A table a voter ran, handed over with what it ran on (see
+    :meth:`SeatVoter.hand_over_table`): its new owner closes all three."""
+
+    authority: Authority
+    broker: EmbeddedBroker | None
+    advertiser: Advertiser | None
+
+
 class SeatVoter:
     """The voter of seat key ``identity`` in room ``code``, and the
     authority it runs after winning a term (``authority``)."""
@@ -154,6 +166,7 @@ class SeatVoter:
         self.advertise = advertise
         self.advertiser: Advertiser | None = None
         self.failed: str | None = None  # why this process could not take the table
+        self._handed = False  # its table handed over (hand_over_table)
         self.replica = RoomReplica(
             identity,
             code,
@@ -187,6 +200,8 @@ class SeatVoter:
         self.replica.driver.set_standby((address, broker.port))
 
     async def close(self) -> None:
+        if self._handed:
+            return  # its table, replica, broker and advert are another's now
         authority = self.authority
         if authority is not None:
             # Mid-game, this process only goes away (the others elect the
@@ -201,6 +216,23 @@ class SeatVoter:
         standby = self._standby or self._standby_start
         if standby is not None:
             await stop_standby(standby)
+
+    def hand_over_table(self) -> HandedTable:
+        """The table this voter runs, its game over, for its person to host
+        the next game there (its standby broker and LAN advert with it):
+        closing this voter then leaves all three to their new owner.
+        ``IllegalAction`` unless it runs a table whose game is over."""
+        authority = self.authority
+        if authority is None or authority.phase != "over" or authority.stepped_down is not None:
+            raise IllegalAction("this machine runs no table whose game is over")
+        handed = HandedTable(authority, self.broker, self.advertiser)
+        # The replica too: the table's voter goes on (its commits are what
+        # the table's next messages wait for), closed with the table.
+        self._handed = True
+        self.authority = None
+        self.broker, self.advertiser = None, None
+        self._standby = self._standby_start = None
+        return handed
 
     def _brokers_changed(self, succession: list[tuple[str, int]]) -> None:
         authority = self.authority
@@ -266,4 +298,11 @@ class SeatVoter:
             authority.step_down(term)
 
 
-__all__ = ["STAND_IN_AFTER", "SeatVoter", "stored_election", "voter_file", "votes_dir"]
+__all__ = [
+    "STAND_IN_AFTER",
+    "HandedTable",
+    "SeatVoter",
+    "stored_election",
+    "voter_file",
+    "votes_dir",
+]

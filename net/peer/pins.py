@@ -136,6 +136,9 @@ class RoomPins:
                     "rooms are trusted anew"
                 )
                 pins = {}
+                # The voters read before the damage was found go too: those
+                # of a room no longer pinned are not to be trusted.
+                self._voters.clear()
         self._pins = pins
         return pins
 

@@ -43,7 +43,14 @@ from net.identity import Identity, fingerprint, peer_id
 from net.lan.transport import BrokerUnreachable, LastWill, MqttLink, stop_task
 from net.peer.client import TableClient
 from net.peer.dealcheck import ShownLog, check_shown
-from net.peer.failover import SeatVoter, StandbyStart, start_standby, stop_standby, stored_election
+from net.peer.failover import (
+    HandedTable,
+    SeatVoter,
+    StandbyStart,
+    start_standby,
+    stop_standby,
+    stored_election,
+)
 from net.peer.pins import RoomPins
 from net.protocol.bounds import FloodLog
 from net.protocol.codec import CodecError, GameCodec, codec_for
@@ -182,6 +189,10 @@ class RemoteTable(TableClient):
         # one whose table moved while it was away has its first voter there.
         self.maker_rooms = maker_rooms
         self._maker: tuple[RoomStore, SeatVoter] | None = None
+        # The table this process ran (it moved here), its game over, kept for
+        # its person to host the next game: closing this seat leaves it be
+        # (keep_table; tui/netplay.py open_next_moved_room takes it).
+        self.kept_table: HandedTable | None = None
         # The request waiting for its answer: how to send it again, and the
         # key it was last sealed to.
         self._pending_again: Callable[[], Hello | Sync | Watch] | None = None
@@ -879,16 +890,27 @@ class RemoteTable(TableClient):
         key, name and broker, with this room's authority key pinned."""
         if self.next_code is None:
             raise JoinError("the host has not opened a next game", "no-room")
+        # The broker this table's link is on now first: after a failover the
+        # room's first broker may have died with its host's machine (a dead
+        # machine on a LAN costs a whole connection timeout to find so).
+        broker = (self.broker_host, self.broker_port)
+        link = self._link
+        if link is not None and link.connected:
+            broker = (link.host, link.port)
+        # Then the room's first broker, and its cluster's other nodes (the
+        # standby brokers of this room are not the next room's: its state
+        # names its own).
+        first = (self.broker_host, self.broker_port)
+        alternates = tuple(w for w in dict.fromkeys([first, *self.cluster]) if w != broker)
         return RemoteTable(
             self.identity,
             self.next_code,
-            self.broker_host,
-            self.broker_port,
+            *broker,
             self.name,
             authority_key=self.authority_key,
             pins=self.pins,
             bot=self.bot,
-            alternates=self.broker_alternates,
+            alternates=alternates,
             stand=self.stand,
         )
 
@@ -1249,6 +1271,18 @@ class RemoteTable(TableClient):
         """Whether this process is the room's authority now (it won a term)."""
         voter = self.voter
         return voter is not None and voter.authority is not None and voter.replica.is_authority
+
+    def keep_table(self) -> None:
+        """The table this process runs (it moved here, issue 20), its game
+        over, kept running when this seat closes, for its person to host the
+        next game at it: the screens close the seat before the lobby opens
+        it. ``IllegalAction`` when this process runs no such table."""
+        voter = self.voter
+        if self.kept_table is not None:
+            return
+        if voter is None:
+            raise IllegalAction("this machine runs no table")
+        self.kept_table = voter.hand_over_table()
 
     def stand_in(self, seat: int) -> None:
         """A bot plays for the person of ``seat``, who is away, until they

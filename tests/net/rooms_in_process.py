@@ -161,7 +161,8 @@ class MemoryLink:
     is published is kept, in order, for the test to read or hand on to an
     authority; ``connected`` is the test's to set."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 1) -> None:
+        self.host, self.port = host, port  # the broker it is on
         self.connected = True
         self.published: list[tuple[str, bytes, bool]] = []
         self.subscriptions: list[str] = []

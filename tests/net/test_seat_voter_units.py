@@ -390,6 +390,51 @@ async def test_a_voter_closing_at_the_game_s_end_closes_the_room_and_drops_its_f
     assert [broker.stopped for broker in started] == [True]
 
 
+async def test_a_table_whose_game_is_over_is_handed_over_whole_and_the_voter_closes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hand_over_table(): the table a voter ran, its game over, goes to its
+    person's next game with its standby broker and advert (found in a
+    play-test: after a failover nobody could open a next game). The voter
+    then closes none of them, nor the replica (the table's next messages
+    wait for its commits), nor its file; a table still in play, one that
+    stepped down, or none at all is refused. Mutations: each condition, a
+    part kept back, the voter closing any of them."""
+    from core.engine import IllegalAction
+
+    started: list[Broker] = []
+    patch_standby_broker(monkeypatch, started)
+    voter, _ = a_voter(tmp_path, over=lambda: True)
+    with pytest.raises(IllegalAction, match="^this machine runs no table whose game is over$"):
+        voter.hand_over_table()
+    for phase, stepped_down in (("playing", None), ("over", 3)):
+        refused = TableRunHere(phase)
+        refused.stepped_down = stepped_down  # type: ignore[attr-defined]
+        run_here(voter, refused)
+        with pytest.raises(IllegalAction):
+            voter.hand_over_table()
+    voter._standby = start_standby(CODE)
+    table = TableRunHere("over")
+    table.stepped_down = None  # type: ignore[attr-defined]
+    run_here(voter, table)
+    voter.broker = broker = Broker()  # type: ignore[assignment]
+    voter.advertiser = advert = Advertiser()  # type: ignore[assignment]
+    closed: list[bool] = []
+
+    async def close_replica() -> None:
+        closed.append(True)
+
+    monkeypatch.setattr(voter.replica, "close", close_replica)
+    handed = voter.hand_over_table()
+    assert (handed.authority, handed.broker, handed.advertiser) == (table, broker, advert)
+    assert voter.authority is None and voter.broker is None and voter.advertiser is None
+    await voter.close()
+    assert table.calls == [] and closed == [] and not advert.closed and not broker.stopped
+    assert voter.replica.driver.storage.path.exists()  # the table's own, closed with it
+    await asyncio.sleep(0)
+    assert [b.stopped for b in started] == [False] * len(started)
+
+
 async def test_a_standby_voter_starts_its_broker_beside_its_vote_and_names_it_once_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -1665,6 +1665,86 @@ async def test_where_the_table_moved_its_new_machine_lets_a_bot_play_for_the_hos
         await room.close()
 
 
+@pytest.mark.long
+async def test_where_the_table_moved_its_new_machine_opens_the_next_game(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Found in a play-test (5 December): after the table moved to a
+    player's machine, the game ended with "the table moved: no next game"
+    on every screen, and the only way to play on was a new room by a new
+    code. Now the person whose machine runs the table reads the host's
+    keys at the end, and a opens the next game at the same table: this
+    lobby hosts it, on the broker the table is on, its seats the same;
+    Bob is invited as by any host, and takes his seat there."""
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    room = await open_test_room("passpass", 3, mosquitto, seed=6)
+    hostess = hosts_person(room, mosquitto)
+    bob = RemoteTable(Identity.generate(), room.code, *mosquitto, "Bob")
+    app = network_app(private_config, mosquitto)
+    bob_again: RemoteTable | None = None
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await hostess.join()
+            await hostess.connect(lambda update: None)
+            await bob.join()
+            bob_plays = asyncio.create_task(play_with_bot(bob, "heuristic", seed=1))
+            lobby = await join_from_home(pilot, room.code)
+            remote = lobby.table
+            assert remote is not None
+            await wait_until(pilot, lambda: remote.seat is not None, "a seat")
+            room.authority.start_game()
+            await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "table")
+            voters = [t.voter for t in (remote, bob)]
+            await wait_until(
+                pilot,
+                lambda: all(v is not None and v.replica.driver.in_step.is_set() for v in voters),
+                "both voters in step",
+            )
+            assert bob.voter is not None
+            bob.voter.replica.driver.node.retire()  # votes, never stands: the table comes here
+            first_code = room.code
+            await room.close(keep=True)  # the host's machine dies, its person with it
+            await hostess.close()
+            await wait_until(pilot, lambda: remote.runs_the_table, "the table moved here")
+            seat = hostess.seat
+            assert seat is not None
+            remote.stand_in(seat)  # b at this table: a bot for the hostess
+            over, _ = await play_to_end(pilot)
+            assert "a / Enter: next game, same table" in text_of(over, "#game-over-hint")
+            await asyncio.wait_for(bob_plays, WAIT)
+            await pilot.press("a")
+            await wait_until(
+                pilot,
+                lambda: lobby.room is not None and lobby.room.room != first_code,
+                "the next room's lobby",
+            )
+            assert app.screen is lobby and lobby.hosting and lobby.hosted is not None
+            code = lobby.hosted.code
+            assert text_of(lobby, "#lobby-code-box") == spoken_code(code)
+            await wait_until(pilot, lambda: "Zed (you)" in seats_text(lobby), "Zed again")
+            # Bob is invited, and his seat waits for him by his key.
+            await wait_until(pilot, lambda: bob.next_code == code, "Bob invited")
+            bob_again = bob.next_table()
+            bob_seat = await bob_again.join()
+            assert bob_seat == bob.seat
+            following = lobby.hosted.authority
+            await wait_until(pilot, lambda: following.seats[bob_seat].present, "Bob back")
+            assert following.seats[seat].name == "Hostess"  # her seat waits for her key
+            # The table stayed on the broker it was on, and the game starts.
+            assert (lobby.hosted.broker_host, lobby.hosted.broker_port) == mosquitto
+            following.stand_in_after = None
+            following.set_bot(seat, "heuristic")  # the host's s, with a bot for her
+            await wait_until(pilot, lambda: start_enabled(app), "ready again")
+            await pilot.press("s")
+            await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "table 2")
+    finally:
+        if bob_again is not None:
+            await bob_again.close()
+        await bob.close()
+        await hostess.close()
+        await room.close()
+
+
 async def test_the_host_lets_a_bot_play_for_someone_away(
     private_config: Path, mosquitto: tuple[str, int]
 ) -> None:

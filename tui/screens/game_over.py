@@ -37,8 +37,8 @@ HOST_KEYS_HINT = "a / Enter: next game, same table · h / Esc: home · q: quit"
 GUEST_KEYS_HINT = "h / Esc: home · q: quit (the host may open a next game)"
 INVITED_KEYS_HINT = "a / Enter: join the next game · h / Esc: home · q: quit"
 HOST_GONE_KEYS_HINT = "h / Esc: home · q: quit (the host has left the table)"
-# The table moved to a player's machine (issue 20): nobody there opens one.
-MOVED_KEYS_HINT = "h / Esc: home · q: quit (the table moved: no next game)"
+# The table moved to a player's machine (issue 20): that person may open one.
+MOVED_KEYS_HINT = "h / Esc: home · q: quit (the table's new host may open a next game)"
 SCROLL_HINT = " · ↑↓ scroll"
 
 

@@ -814,11 +814,21 @@ class LobbyScreen(PasseScreen):
         self.run_worker(self._next_game(self.table), exclusive=True)
 
     async def _next_game(self, table: RemoteTable) -> None:
-        from tui.netplay import join_next_game, open_next_hosted_room
+        from tui.netplay import join_next_game, open_next_hosted_room, open_next_moved_room
 
         self._stop_following()
         try:
-            if self.hosted is not None:
+            if self.hosted is None and table.kept_table is not None:
+                # The table moved here (issue 20): this person hosts the next
+                # game, as its first host would have (found in a play-test:
+                # after a failover nobody could open one).
+                self.hosted, self.table = await open_next_moved_room(table)
+                self.hosting = True
+                self.query_one(SeatList).editable = True  # the host's seats now
+                self.hosted.authority.on_change.append(self._on_authority_change)
+                self.hosted.authority.on_warning.append(self._on_warning)
+                self._on_authority_change()
+            elif self.hosted is not None:
                 with contextlib.suppress(ValueError):
                     self.hosted.authority.on_change.remove(self._on_authority_change)
                 self.hosted, self.table = await open_next_hosted_room(self.hosted, table)

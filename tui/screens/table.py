@@ -739,7 +739,9 @@ class TableScreen(PasseScreen):
     def show_game_over(self, view: View) -> None:
         assert view.result is not None
         remote = remote_table(self.client)
-        table = LOCAL if remote is None else HOSTING if self.hosting else GUEST
+        # A table that moved here (issue 20): this person hosts the next game.
+        hosting = self.hosting or self._runs_the_table()
+        table = LOCAL if remote is None else HOSTING if hosting else GUEST
         screen = GameOverScreen(
             view.result,
             self.names,
@@ -754,6 +756,12 @@ class TableScreen(PasseScreen):
 
     def _after_game_over(self, choice: str | None) -> None:
         if choice == AGAIN and self.networked:
+            remote = remote_table(self.client)
+            if remote is not None and self._runs_the_table():
+                # The table moved here: kept running for the next game as
+                # this screen closes the seat (the lobby then opens it).
+                with contextlib.suppress(IllegalAction):
+                    remote.keep_table()
             self.post_message(NextGameRequested())  # the lobby opens or joins it
         elif choice == AGAIN:
             self.post_message(PlayAgainRequested())
