@@ -2415,7 +2415,7 @@ async def test_a_table_that_moved_here_is_kept_for_the_next_game_when_the_seat_c
     announced from (found writing that feature's test). With no voter there
     is nothing to keep. Mutations: the voter not asked, asked twice."""
     table = remote()
-    with pytest.raises(IllegalAction, match="^this machine runs no table$"):
+    with pytest.raises(IllegalAction, match=r"^this machine runs no table$"):
         table.keep_table()
 
     class Voter:

@@ -405,7 +405,7 @@ async def test_a_table_whose_game_is_over_is_handed_over_whole_and_the_voter_clo
     started: list[Broker] = []
     patch_standby_broker(monkeypatch, started)
     voter, _ = a_voter(tmp_path, over=lambda: True)
-    with pytest.raises(IllegalAction, match="^this machine runs no table whose game is over$"):
+    with pytest.raises(IllegalAction, match=r"^this machine runs no table whose game is over$"):
         voter.hand_over_table()
     for phase, stepped_down in (("playing", None), ("over", 3)):
         refused = TableRunHere(phase)
