@@ -216,6 +216,9 @@ MAX_HEARD = 8192
 FOLLOWED_RATE = Rate(messages=4, message_burst=8, bytes=16 * 1024, byte_burst=32 * 1024)
 FOLLOWED_TOTAL_RATE = Rate(messages=200, message_burst=200, bytes=1 << 20, byte_burst=1 << 20)
 REPUBLISH_GAP = 1.0  # seconds between two republications after a foreign state
+# Seconds a table that starts watching who is away (a table taken over)
+# waits for the presences before it says whose bots are coming.
+AWAY_SETTLE = 5.0
 # Spectators (issue 21; docs/protocol.md, "Watching"). Each watcher costs
 # the authority one sealed update per accepted action (a seal and a
 # publish, about 0.1 ms here) and one followed presence: 8 of them cost
@@ -366,6 +369,10 @@ class Authority:
     # (None: only when the host says so, with stand_in); see watch_away.
     stand_in_after: float | None = None
     _away_timers: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
+    _away_settle: asyncio.TimerHandle | None = None  # watch_away's notice, due
+    # The broker its link tries first (then its list from the top): a table
+    # taken over starts where its voters elected it (net/peer/failover.py).
+    start_at: tuple[str, int] | None = None
     # Seats whose person had not had the room's last state (over, or closed)
     # when it went out, nor came back while the host was there: its retained
     # messages stay on the broker for them (docs/protocol.md, "What stays on
@@ -557,6 +564,8 @@ class Authority:
             empty_topics=[room_topic(self.code)],
             alternates=self.broker_alternates,
         )
+        if self.start_at is not None:
+            self._link.start_at(self.start_at)
         await self._link.start(timeout)
         # Until its state and presence are out: a room closed at once must
         # not have its "online" presence land after its "gone" one.
@@ -586,6 +595,8 @@ class Authority:
             self._presence_watch.cancel()
         if self._watch_timer is not None:
             self._watch_timer.cancel()
+        if self._away_settle is not None:
+            self._away_settle.cancel()
 
     async def close(self, *, keep: bool = False) -> None:
         """Close the room: the retained state says so; peers are told.
@@ -1320,11 +1331,36 @@ class Authority:
             seat for seat, slot in enumerate(self.seats) if slot.kind == HUMAN and not slot.present
         ]
         for seat in away:
-            self._away_changed(seat)
+            self._away_changed(seat, announce=False)
+        if self._away_settle is not None:
+            self._away_settle.cancel()
+            self._away_settle = None
         if self._away_timers:
-            self._publish_room()  # its notice says when the bots come
+            # Said once the presences had time to come: a table taken over
+            # counts everyone away until each presence reaches it, and said
+            # at once "Kim is away: a bot plays for them in 30 s" of the
+            # person at its own screen (found in a play-test, 5 December).
+            self._away_settle = asyncio.get_running_loop().call_later(
+                AWAY_SETTLE, self._say_who_is_away
+            )
 
-    def _away_changed(self, seat: int) -> None:
+    def _say_who_is_away(self) -> None:
+        """The notice of those still away whose bots are coming, and when."""
+        self._away_settle = None
+        loop = asyncio.get_running_loop()
+        waiting = sorted(self._away_timers.items(), key=lambda item: item[1].when())
+        if not waiting or self.phase != PLAYING:
+            return
+        _, timer = waiting[0]
+        names = " and ".join(self.seats[s].name for s, _ in waiting)
+        them = "them" if len(waiting) == 1 else "each"
+        self._notice = (
+            f"{names} {'is' if len(waiting) == 1 else 'are'} away: a bot plays for {them} in "
+            f"{_duration(timer.when() - loop.time())} unless they are back"
+        )
+        self._publish_room()
+
+    def _away_changed(self, seat: int, *, announce: bool = True) -> None:
         """Start or stop the seat's clock (watch_away) as its person goes and comes."""
         slot = self.seats[seat]
         timer = self._away_timers.pop(seat, None)
@@ -1340,10 +1376,11 @@ class Authority:
             # Said before it happens: at a table that moved, a bot came 30 s
             # after the old host's machine went, nobody having asked or been
             # told (found in a play-test, 5 December).
-            self._notice = (
-                f"{slot.name} is away: a bot plays for them in "
-                f"{_duration(self.stand_in_after)} unless they are back"
-            )
+            if announce:
+                self._notice = (
+                    f"{slot.name} is away: a bot plays for them in "
+                    f"{_duration(self.stand_in_after)} unless they are back"
+                )
 
     def _stand_in_if_away(self, seat: int) -> None:
         self._away_timers.pop(seat, None)

@@ -679,6 +679,11 @@ class VoterDriver:
         self._announcement = (term, payload)
         self._outbox.put_nowait((topic, payload, True))
 
+    @property
+    def link(self) -> MqttLink | None:
+        """This voter's link (where it is: ``host``, ``port``, ``connected``)."""
+        return self._link
+
     def announcement(self) -> bytes | None:
         """This voter's announcement of the term it leads now (retained on
         :func:`authority_topic`), or None when it leads none."""
@@ -736,8 +741,14 @@ class VoterDriver:
             if voter in self.node.voters and voter != self.identity.public_key:
                 known.setdefault(voter, broker)
         # On a standby broker that comes after one just learnt: there first
-        # (not the authority: its link stays where its voters are).
-        self._follow_succession(rejoin_earlier=self.node.role != "authority")
+        # (not the authority: its link stays where its voters are; nor a
+        # voter that hears it: the table is here, and a broker started late,
+        # a returned voter's, first in the config's order, split the room's
+        # links between two brokers).
+        self._follow_succession(
+            rejoin_earlier=self.node.role != "authority"
+            and not self.node.hears_authority(self.clock())
+        )
 
     def _follow_succession(self, *, rejoin_earlier: bool = False) -> None:
         succession = self.succession()

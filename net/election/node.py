@@ -369,6 +369,15 @@ class Node:
         self._campaign = None
         self._pre_votes = None
 
+    def hears_authority(self, now: float) -> bool:
+        """Whether this follower heard its term's authority within the
+        shortest election timeout (its link is where the table is)."""
+        return (
+            self.role == "follower"
+            and self.authority is not None
+            and now - self._heard_at < self.timing.election[0]
+        )
+
     def _in_lease(self, now: float) -> bool:
         return self.role == "authority" or now < self._lease_until
 

@@ -136,6 +136,12 @@ class MqttLink:
         # the link was not up: its reconnection loop starts from the top.
         self._new_list = False
         self._tried: list[tuple[str, int]] = []  # the list of the current pass
+        # The broker of the last session that was up: tried first again when
+        # it ends, then the list from its top (a link that blips goes back to
+        # the broker its table is on, which may not be the first one alive:
+        # a machine back from the dead brings its broker back at its old
+        # place in everyone's list). None: from the top (rejoin, a new list).
+        self._sticky: tuple[str, int] | None = None
         # Set by close(): a wait for the link to come back ends there too.
         self._closed = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
@@ -182,9 +188,17 @@ class MqttLink:
             return True
         return False
 
+    def start_at(self, broker: tuple[str, int]) -> None:
+        """Try ``broker`` first when the link starts, then its list from
+        the top, as after a session there: a table taken over starts where
+        its voters elected it, not at the top of the list, where a broker
+        back from the dead may be that nobody else is on."""
+        self._sticky = broker
+
     def rejoin(self) -> None:
         """End the session now (a clean disconnection: no will), and go down
         the list of brokers from its first again."""
+        self._sticky = None
         client = self._client
         if client is not None:
             with contextlib.suppress(Exception):
@@ -372,8 +386,14 @@ class MqttLink:
             # Down the list of brokers, at once from one to the next, until
             # one is up (issue 20): a cluster's next node when one is dead.
             was_up = False
+            sticky = None if self._new_list else self._sticky
             self._new_list = False
             tried = list(self.brokers)
+            if sticky in tried:
+                tried.remove(sticky)
+                tried.insert(0, sticky)
+            # Tried once: gone, the next pass is the list's own order.
+            self._sticky = None
             self._tried = tried
             for host, port in tried:
                 self.host, self.port = host, port
@@ -453,6 +473,7 @@ class MqttLink:
                 await _subscribed(client, pattern)
             self._connected.set()
             self._ever_up = True
+            self._sticky = (self.host, self.port)
             if self._new_list:
                 # The list changed while this connection was made: a broker
                 # learnt meanwhile may come before this one.

@@ -27,6 +27,7 @@ from net.authority.host import advertise_taken_over, broker_binds, shown_address
 from net.authority.replication import ReplicaError, RoomReplica, close_quietly, spawn
 from net.election.driver import FileStorage, StorageError
 from net.election.messages import Config
+from net.files import write_atomic
 from net.identity import Identity
 from net.paths import data_dir
 
@@ -51,14 +52,16 @@ def votes_dir() -> Path:
     return data_dir() / "votes"
 
 
-async def start_standby_broker() -> tuple[EmbeddedBroker, str]:
-    """An embedded broker on a free port, on the addresses the room's own
-    would listen on (this machine's LAN addresses and loopback), and the
-    address others reach it at (the first that is not loopback)."""
+async def start_standby_broker(port: int = 0) -> tuple[EmbeddedBroker, str]:
+    """An embedded broker on a free port (or on ``port`` exactly: a machine
+    back from the dead brings its broker back where everyone's lists have
+    it), on the addresses the room's own would listen on (this machine's
+    LAN addresses and loopback), and the address others reach it at (the
+    first that is not loopback)."""
     from net.lan.broker import start_embedded_broker
 
     binds = broker_binds(None)
-    broker = await start_embedded_broker(bind=binds, port=0)
+    broker = await start_embedded_broker(bind=binds, port=port, tries=1)
     shown = shown_address(binds, binds[0])
     return broker, shown
 
@@ -68,10 +71,11 @@ async def start_standby_broker() -> tuple[EmbeddedBroker, str]:
 StandbyStart: TypeAlias = "asyncio.Task[tuple[EmbeddedBroker, str]]"
 
 
-def start_standby(code: str) -> StandbyStart:
-    """A standby broker's start, under way (stop it with stop_standby)."""
+def start_standby(code: str, port: int = 0) -> StandbyStart:
+    """A standby broker's start, under way (stop it with stop_standby);
+    ``port``: that one exactly (see :func:`start_standby_broker`)."""
     return asyncio.get_running_loop().create_task(
-        start_standby_broker(), name=f"room {code}: a standby broker"
+        start_standby_broker(port), name=f"room {code}: a standby broker"
     )
 
 
@@ -86,6 +90,23 @@ async def stop_standby(start: StandbyStart) -> None:
 def voter_file(code: str, identity: Identity, directory: Path | None = None) -> Path:
     """The voter file of seat key ``identity`` in room ``code``."""
     return (directory or votes_dir()) / f"{code}-{identity.peer_id}.vote"
+
+
+def standby_file(code: str, identity: Identity, directory: Path | None = None) -> Path:
+    """Where the voter of seat key ``identity`` in room ``code`` notes the
+    port of its standby broker (beside its voter file)."""
+    return voter_file(code, identity, directory).with_suffix(".standby")
+
+
+def stored_standby_port(code: str, identity: Identity, directory: Path | None = None) -> int:
+    """The port this key's voter's standby broker had in room ``code``, as
+    :meth:`SeatVoter._announce_standby` noted it; 0 when none is noted or
+    the note does not read as a port (a local file: still checked)."""
+    try:
+        text = standby_file(code, identity, directory).read_text("ascii")[:16].strip()
+    except (OSError, UnicodeDecodeError):
+        return 0
+    return int(text) if text.isdecimal() and 0 < int(text) < 65536 else 0
 
 
 def stored_election(code: str, identity: Identity, directory: Path | None = None) -> bytes | None:
@@ -167,6 +188,7 @@ class SeatVoter:
         self.advertiser: Advertiser | None = None
         self.failed: str | None = None  # why this process could not take the table
         self._handed = False  # its table handed over (hand_over_table)
+        self._standby_note = standby_file(code, identity, directory)
         self.replica = RoomReplica(
             identity,
             code,
@@ -198,6 +220,11 @@ class SeatVoter:
         broker, address = await start
         self.broker = broker
         self.replica.driver.set_standby((address, broker.port))
+        # Noted beside the voter file: started again from its files, this
+        # process brings it back on the same port, where the others' lists
+        # have it (RemoteTable._resume_voter).
+        with contextlib.suppress(OSError):
+            write_atomic(self._standby_note, str(broker.port).encode("ascii"))
 
     async def close(self) -> None:
         if self._handed:
@@ -210,6 +237,7 @@ class SeatVoter:
         await close_quietly(self.replica)
         if self.over():
             self.replica.discard()
+            self._standby_note.unlink(missing_ok=True)
         if self.advertiser is not None:
             with contextlib.suppress(Exception):
                 await self.advertiser.close()
@@ -264,6 +292,12 @@ class SeatVoter:
         self.replica.driver.room_key = room_key.public_key
         saved = msgspec.structs.replace(saved, authority_key=bytes(room_key.signing_key))
         authority = Authority.restore(saved, self.host, self.port)
+        # Where its voters elected it, first: the top of the list may be a
+        # broker back from the dead that nobody is on (the room's own, its
+        # host's machine back: the table and its players met on two brokers).
+        link = self.replica.driver.link
+        if link is not None and link.connected:
+            authority.start_at = (link.host, link.port)
         authority.cluster = self.cluster
         authority.follow_brokers(self.replica.driver.succession())
         authority.standby = self.standby
@@ -302,7 +336,9 @@ __all__ = [
     "STAND_IN_AFTER",
     "HandedTable",
     "SeatVoter",
+    "standby_file",
     "stored_election",
+    "stored_standby_port",
     "voter_file",
     "votes_dir",
 ]

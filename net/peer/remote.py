@@ -50,6 +50,7 @@ from net.peer.failover import (
     start_standby,
     stop_standby,
     stored_election,
+    stored_standby_port,
 )
 from net.peer.pins import RoomPins
 from net.protocol.bounds import FloodLog
@@ -972,6 +973,7 @@ class RemoteTable(TableClient):
         if room.record is not None and room.salt:
             self._check_deal(room)
             self._finish_from_record(room)
+            self._retire_voters()
         self._room_seen.set()
         self._follow_election(room)
         self._prepare_standby(room)
@@ -1016,6 +1018,19 @@ class RemoteTable(TableClient):
         asyncio.get_running_loop().call_later(RESEAT_WAIT, ask)
 
     # -- the elected authority (issue 20) -------------------------------------
+
+    def _retire_voters(self) -> None:
+        """The game is over and this process has its record (signed by the
+        table's key): its voters vote on, but never stand again. When the
+        table that ran it closed, a voter that stood took the finished room
+        over, and its person's screen said "the table moved" under "Game
+        over" while the others went to the next game (found in a play-test,
+        5 December). A voter that did not see the end still stands: a table
+        that died before everyone had its last state is taken over, its
+        record published again (docs/election.md section 10)."""
+        for voter in (self.voter, self._maker[1] if self._maker is not None else None):
+            if voter is not None:
+                voter.replica.driver.node.retire()
 
     def _keep_foreign_room(self, sender: bytes, topic: str, payload: bytes) -> None:
         """Another key's room state, kept (the latest of a few keys) in case
@@ -1081,9 +1096,15 @@ class RemoteTable(TableClient):
         election = stored_election(self.code, self.identity)
         if election is not None:
             log.info("room %s: this seat votes again from its voter file", self.code)
-            # Its standby broker is not known from the file: none (its old
-            # address in the others' lists fails, and they go on down them).
-            self._follow_config(election, vote=True, standby=False)
+            # Its standby broker comes back on the port it had, where the
+            # others' lists have it: a voter back without one left the two
+            # machines that lived after a later loss no broker to meet on,
+            # and the game was lost (found in a play-test, 5 December). Not
+            # on a new port: learnt late, it split the room's links.
+            port = stored_standby_port(self.code, self.identity)
+            if port and self._standby is None:
+                self._standby = start_standby(self.code, port)
+            self._follow_config(election, vote=True, standby=bool(port))
 
     def _resume_maker_voter(self) -> None:
         """The room this machine made, whose table moved to a player's while
@@ -1106,12 +1127,20 @@ class RemoteTable(TableClient):
             store.release()
             return
         log.info("room %s: this machine's first voter votes again from its file", self.code)
-        # No standby broker of its own, as a seat's voter restarted from its
-        # file (_resume_voter): its old address in the others' lists fails
-        # and they go on down them; a broker it started now would be learned
-        # late, and links already gone further down the list met the table
-        # elsewhere (measured: 2 runs in 4 split between two brokers).
-        voter = self._room_voter(maker, config, election, standby=False, directory=self.maker_rooms)
+        # The room's own broker comes back too, on its port (the first of
+        # everyone's lists), if it was this machine's embedded one: without
+        # it, once the machine the table had moved to died as well, the two
+        # machines left had no broker to meet on (found in a play-test, 5
+        # December). Not on a new port: learnt late, it split the links.
+        revived = saved.broker.embedded and 0 < saved.broker.port < 65536
+        voter = self._room_voter(
+            maker,
+            config,
+            election,
+            standby=revived,
+            standby_start=start_standby(self.code, saved.broker.port) if revived else None,
+            directory=self.maker_rooms,
+        )
         self._maker = (store, voter)
         spawn(voter.start(), "this machine's first voter")
 
@@ -1183,7 +1212,13 @@ class RemoteTable(TableClient):
         order, when the room's broker is gone."""
         self.broker_alternates = tuple(dict.fromkeys([*self.cluster, *succession]))
         if self._link is not None:
-            self._link.set_alternates(list(self.broker_alternates), rejoin_earlier=True)
+            # Down the list again at once only while the table's authority
+            # is not where this link is: a broker started late (a returned
+            # voter's, first in the config's order) took the seats' links
+            # away from the table's (2 runs in 4 of tests/net/test_maker_returns.py).
+            self._link.set_alternates(
+                list(self.broker_alternates), rejoin_earlier=not self.host_present
+            )
 
     def _own_name(self) -> str:
         if self.room is not None and self.seat is not None and self.seat < len(self.room.seats):

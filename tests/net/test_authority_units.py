@@ -2111,15 +2111,28 @@ async def test_away_clocks_start_for_people_already_away_and_from_the_start() ->
     listen(authority)
     authority.watch_away(90.0)
     assert list(authority._away_timers) == [0]
-    # The table taken over sets the clocks of those already away: they are
-    # told at once when the bots come.
+    # The table taken over sets the clocks of those already away, and says
+    # whose bots come once the presences had time to arrive (at once, it
+    # named everyone, the person at its own screen too: a play-tester).
+    assert sent(authority, ana) == []
+    settle = authority._away_settle
+    assert settle is not None
+    loop = asyncio.get_running_loop()
+    assert settle.when() - loop.time() == pytest.approx(authority_module.AWAY_SETTLE, abs=0.1)
+    authority._say_who_is_away()
     ((where, state),) = sent(authority, ana)
-    assert where == "room"
+    assert where == "room" and authority._away_settle is None
     assert state.notice == "Ana is away: a bot plays for them in 1 min 30 s unless they are back"
     for timer in authority._away_timers.values():
         timer.cancel()
     authority.watch_away(None)
-    assert sent(authority, ana) == []  # no clock: nothing to say
+    assert sent(authority, ana) == [] and authority._away_settle is None  # no clock: nothing
+    # Back before it was said: nothing to say.
+    authority.watch_away(30.0)
+    authority._away_timers.pop(0).cancel()
+    authority._say_who_is_away()
+    assert sent(authority, ana) == []
+    authority.watch_away(None)
 
 
 def test_a_long_update_is_cut_into_pages_exactly_at_the_budget() -> None:

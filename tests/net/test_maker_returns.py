@@ -91,11 +91,11 @@ async def test_the_old_host_back_as_a_player_votes_again_and_a_second_loss_is_su
 async def test_on_the_embedded_broker_too_the_old_host_s_machine_keeps_its_vote() -> None:
     """The default set-up: the room's broker dies with the host's machine,
     and the voters' standby brokers take over. Back, the old host's process
-    runs its first voter without a standby broker of its own (as a seat's
-    voter restarted from its file: one started now was learned late, and
-    the table and a seat met on two brokers, 2 runs in 4); when the
-    successor's machine dies too, the two machines left meet on the
-    standby broker that lives and elect."""
+    runs its first voter and brings the room's broker back on its port
+    (first in everyone's lists: a broker on a new port, learned late, had
+    the table and a seat meet on two brokers, 2 runs in 4); when the
+    successor's machine dies too, the two machines left meet on the first
+    broker that lives and elect."""
     from core.registry import get_game
     from net.authority.host import open_room
 
@@ -160,5 +160,110 @@ async def test_on_the_embedded_broker_too_the_old_host_s_machine_keeps_its_vote(
             await until(lambda table=table: table.term > term)  # type: ignore[misc]
     finally:
         for table in (bob, cy, hostess, *([back] if back is not None else [])):
+            await table.close()
+        await room.close()
+
+
+async def test_two_machines_back_from_the_dead_carry_the_game_when_the_third_dies() -> None:
+    """Found in a play-test (5 December, embedded brokers, 2 runs of 2):
+    Hana's machine died (the table moved to Kim's), Hana came back; Kim's
+    died (the table moved to Joe's), Kim came back; then Joe's died. Hana's
+    and Kim's machines were two of the three voters, but neither ran a
+    broker any more (both came back without one), and the game was lost
+    for good: "Connection to the table lost: reconnecting…" for ever. Now a
+    machine back from the dead brings its broker back where everyone's
+    lists have it (the room's own port for its host's, its standby port for
+    a seat's), and the two left meet there and elect."""
+    from core.registry import get_game
+    from net.authority.host import open_room
+    from net.peer.failover import stored_standby_port
+
+    room = await open_room(
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        identity=Identity.generate(),
+        host_name="Hana",
+        port=0,
+        bind=["127.0.0.1"],
+        advertise=False,
+        bot_delay=0,
+        seed=4,
+    )
+    code, first = room.code, ("127.0.0.1", room.broker_port)
+    hana = hosts_person(room, first)
+    hana.pins = RoomPins()
+    bob = RemoteTable(Identity.generate(), code, *first, "Bob", pins=RoomPins())
+    cy = RemoteTable(Identity.generate(), code, *first, "Cy", pins=RoomPins())
+    alive: list[RemoteTable] = [hana, bob, cy]
+
+    def where_the_table_is(table: RemoteTable) -> tuple[str, int]:
+        assert table.voter is not None and table.voter.authority is not None
+        link = table.voter.authority._link
+        assert link is not None
+        return link.host, link.port
+
+    async def back_from_the_dead(dead: RemoteTable, where: tuple[str, int]) -> RemoteTable:
+        again = RemoteTable(
+            dead.identity, code, *where, dead.name, pins=RoomPins(), maker_rooms=rooms_dir()
+        )
+        alive.append(again)
+        assert await again.join() == dead.seat
+        await again.connect(lambda update: None)
+        return again
+
+    try:
+        for table in (hana, bob, cy):
+            await table.join()
+            await table.connect(lambda update: None)
+        await room.authority.wait_standby()
+        room.authority.start_game()
+        await until(lambda: _in_step(bob) and _in_step(cy))
+        for seat in (bob, cy):  # each seat's standby port, noted beside its voter file
+            assert stored_standby_port(code, seat.identity) > 0
+        # 1. Hana's machine dies, its broker with it; the table moves.
+        await room.close(keep=True)
+        await hana.close()
+        await until(lambda: bob.runs_the_table or cy.runs_the_table)
+        first_runner, other = (bob, cy) if bob.runs_the_table else (cy, bob)
+        await until(lambda: where_the_table_is(first_runner) != first)
+        # Hana back (u): her first voter votes again, the room's broker is
+        # back on its port.
+        hana_back = await back_from_the_dead(hana, where_the_table_is(first_runner))
+        assert hana_back._maker is not None
+        _, maker = hana_back._maker
+        await until(lambda: maker.broker is not None and maker.replica.driver.in_step.is_set())
+        assert maker.broker is not None and maker.broker.port == first[1]
+        # 2. The machine the table moved to dies; the table moves again, to
+        # the other player's (as in the play-test: Hana's votes, for now
+        # without standing, so that the third loss is the table's machine).
+        maker.replica.driver.node.stands = False
+        term = first_runner.term
+        await first_runner.close()
+        await until(lambda: other.runs_the_table)
+        await until(lambda: other.term > term and hana_back.term > term)
+        maker.replica.driver.node.stands = True
+        # Its person back from its files: its voter and its standby broker,
+        # on the port it had.
+        runner_port = stored_standby_port(code, first_runner.identity)
+        runner_back = await back_from_the_dead(first_runner, where_the_table_is(other))
+        assert runner_back.voter is not None
+        voter = runner_back.voter
+        await until(lambda: voter.broker is not None and voter.replica.driver.in_step.is_set())
+        assert voter.broker is not None and voter.broker.port == runner_port
+        # 3. Now the third machine dies: Hana's and the first runner's, both
+        # back from the dead, are two of three; the game goes on.
+        term = other.term
+        await other.close()
+        await until(
+            lambda: (
+                runner_back.runs_the_table
+                or (maker.authority is not None and maker.replica.is_authority)
+            )
+        )
+        for table in (hana_back, runner_back):
+            await until(lambda table=table: table.term > term)  # type: ignore[misc]
+            assert table.room is not None and table.room.phase == "playing"
+    finally:
+        for table in alive:
             await table.close()
         await room.close()

@@ -2437,3 +2437,40 @@ async def test_a_table_that_moved_here_is_kept_for_the_next_game_when_the_seat_c
     assert table.kept_table == "the table" and voter.handed == 1
     await table.close()
     assert voter.closed and table.kept_table == "the table"  # its new owner closes it
+
+
+def test_a_seat_that_has_the_game_s_record_keeps_its_voters_from_standing() -> None:
+    """Found in a play-test (5 December): when the table that ran a
+    finished game closed (its person opened the next game), the old host's
+    returned voter stood, won the finished room, and its screen said "the
+    table moved" under "Game over" while the others went on to the next
+    game. A seat with the final state (its record) retires its voters, its
+    own and its machine's first one: they vote on, never stand. Before the
+    record, they stand as ever (a table that died at the end is taken
+    over). Mutations: the retirement dropped, or done before the end."""
+
+    class Node:
+        def __init__(self) -> None:
+            self.retired = False
+
+        def retire(self) -> None:
+            self.retired = True
+
+    class Voter:
+        def __init__(self) -> None:
+            self.replica = SimpleNamespace(driver=SimpleNamespace(node=Node()))
+
+    host = Identity.generate()
+    table = remote(authority_key=host.public_key)
+    seat_voter, maker_voter = Voter(), Voter()
+    table.voter = seat_voter  # type: ignore[assignment]
+    table._maker = (None, maker_voter)  # type: ignore[assignment]
+    topic = room_topic(CODE)
+    playing = a_room_state(phase="playing", stamp=1)
+    table._on_room_message(topic, seal(host, topic, playing))
+    assert table.room is not None and table.room.phase == "playing"
+    assert not seat_voter.replica.driver.node.retired
+    over = a_room_state(phase="over", stamp=2, record={"seed": 1}, salt=b"s" * 16)
+    table._on_room_message(topic, seal(host, topic, over))
+    assert table.room.phase == "over"
+    assert seat_voter.replica.driver.node.retired and maker_voter.replica.driver.node.retired

@@ -116,7 +116,7 @@ def run_here(voter: SeatVoter, table: TableRunHere) -> None:
 def patch_standby_broker(monkeypatch: pytest.MonkeyPatch, started: list[Broker]) -> None:
     """Each standby broker started is a :class:`Broker` at 10.0.0.2 (noted)."""
 
-    async def start() -> tuple[Broker, str]:
+    async def start(port: int = 0) -> tuple[Broker, str]:
         broker = Broker()
         started.append(broker)
         return broker, "10.0.0.2"
@@ -134,19 +134,24 @@ async def test_a_standby_broker_listens_where_the_room_s_would_and_is_shown_at_a
     import net.lan.broker
 
     binds: list[tuple[str, ...]] = [LAN]
-    asked: list[tuple[object, object]] = []
+    asked: list[tuple[object, object, object]] = []
     broker = Broker()
 
-    async def start(bind: str | Sequence[str] = "0.0.0.0", port: int = 1883) -> Broker:
-        asked.append((bind, port))
+    async def start(
+        bind: str | Sequence[str] = "0.0.0.0", port: int = 1883, *, tries: int = 20
+    ) -> Broker:
+        asked.append((bind, port, tries))
         return broker
 
     monkeypatch.setattr(failover, "broker_binds", lambda bind: binds[0] if bind is None else ())
     monkeypatch.setattr(net.lan.broker, "start_embedded_broker", start)
     assert await start_standby_broker() == (broker, "192.168.1.5")
-    assert asked == [(LAN, 0)]
+    assert asked == [(LAN, 0, 1)]
     binds[0] = ("127.0.0.1",)
     assert await start_standby_broker() == (broker, "127.0.0.1")
+    # Or on the port it had, exactly (a machine back from the dead).
+    assert await start_standby_broker(40_123) == (broker, "127.0.0.1")
+    assert asked[-1] == (("127.0.0.1",), 40_123, 1)
 
 
 async def test_a_standby_start_is_named_for_its_room_and_its_broker_stopped_once_up(
@@ -170,14 +175,14 @@ async def test_stopping_a_standby_start_that_failed_or_hangs_returns_quietly(
     close; one that never ends is waited for STANDBY_START_WAIT at most.
     Kills stop_standby's mutants (its suppress, its wait)."""
 
-    async def fails() -> tuple[Broker, str]:
+    async def fails(port: int = 0) -> tuple[Broker, str]:
         raise OSError("no free port")
 
     monkeypatch.setattr(failover, "start_standby_broker", fails)
     await stop_standby(start_standby(CODE))
     never = asyncio.Event()
 
-    async def hangs() -> tuple[Broker, str]:
+    async def hangs(port: int = 0) -> tuple[Broker, str]:
         await never.wait()
         raise AssertionError("unreachable")
 
@@ -462,7 +467,7 @@ async def test_a_standby_voter_starts_its_broker_beside_its_vote_and_names_it_on
     await seat_s.start()
     assert seat_s._standby is begun
 
-    async def fails() -> tuple[Broker, str]:
+    async def fails(port: int = 0) -> tuple[Broker, str]:
         raise OSError("address in use")
 
     monkeypatch.setattr(failover, "start_standby_broker", fails)

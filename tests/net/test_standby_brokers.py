@@ -177,7 +177,7 @@ async def test_a_seat_s_voter_connects_before_its_standby_broker_is_up(
     assert config is not None
     release = asyncio.Event()
 
-    async def slow_standby() -> tuple[object, str]:
+    async def slow_standby(port: int = 0) -> tuple[object, str]:
         await release.wait()
         return _Stopped(), "127.0.0.1"
 
@@ -236,7 +236,7 @@ def _fake_standby_brokers(monkeypatch: pytest.MonkeyPatch) -> list[_Standby]:
     (ports 7001, 7002, ...)."""
     started: list[_Standby] = []
 
-    async def start() -> tuple[_Standby, str]:
+    async def start(port: int = 0) -> tuple[_Standby, str]:
         started.append(_Standby(7001 + len(started)))
         return started[-1], "127.0.0.1"
 

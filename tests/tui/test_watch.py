@@ -277,6 +277,14 @@ async def test_the_line_keeps_the_winner_once_the_game_is_over(
         line = status(app)
         assert all(name in line for name in winners), line
         assert "win" in line, line
+        # And the note says who won, in words (a play-tester read Pass
+        # Pass's "<rich.console.Group object at 0x…>"), under the room's
+        # code as written everywhere else.
+        [note] = [n for n in app._notifications if str(n.message).startswith("Game over")]
+        assert "object at" not in str(note.message), note.message
+        assert all(name in str(note.message) for name in winners), note.message
+        assert str(note.message).endswith(" q leaves."), note.message
+        assert note.title == f"Room {format_code(watcher.code)}"
 
 
 @pytest.mark.parametrize("game_id", ["passpass", "dominoes", "fashion"])

@@ -177,10 +177,16 @@ class WatchTableScreen(ReadOnlyTableScreen):
     def show_game_over(self, view: View) -> None:
         """No game-over dialog (its choices are a player's): a note, and the
         table shows the result."""
+        # Who won, in words: the final scores are a table (a renderable for
+        # Pass Pass), which an f-string showed as "<rich.console.Group
+        # object at 0x…>" (found in a play-test, 5 December).
+        result = view.result
+        winner = verdict(result, self.names, None).split("\n")[0] if result else ""
         self.notify(
-            f"Game over: {self.final_scores(view)}. q leaves.",
-            title=f"Room {self.watcher.code}",
+            f"Game over: {winner} q leaves." if winner else "Game over. q leaves.",
+            title=f"Room {format_code(self.watcher.code)}",
             timeout=15,
+            markup=False,
         )
 
     def help_notes(self) -> str:
