@@ -390,10 +390,10 @@ class MqttLink:
             self._new_list = False
             tried = list(self.brokers)
             if sticky in tried:
+                # First in each pass until a session is up elsewhere: a
+                # broker that restarts takes longer than one backoff.
                 tried.remove(sticky)
                 tried.insert(0, sticky)
-            # Tried once: gone, the next pass is the list's own order.
-            self._sticky = None
             self._tried = tried
             for host, port in tried:
                 self.host, self.port = host, port

@@ -611,3 +611,44 @@ async def test_the_authority_s_will_makes_a_voter_stand_after_a_moment(
     await quiet.bob._on_message(will.topic, will.payload)
     await _turns()
     assert quiet.bob.node._in_lease(quiet.bob.clock()) and quiet.bob._outbox.empty()
+
+
+async def test_a_link_with_the_table_stays_when_a_broker_before_its_own_is_learnt(
+    tmp_path: Path,
+) -> None:
+    """A broker that comes before the one a link is on (a machine back from
+    the dead brings its broker back at its old place in the list) moves
+    only links that are not with the table: a voter that hears the
+    authority, or a seat whose table's presence is online, stays where the
+    table is; one alone goes down its list again (the chaos soak's seed
+    27). Mutations: the conditions dropped or inverted."""
+    import time as clock
+
+    class Link(_Link):
+        def set_alternates(
+            self, alternates: list[tuple[str, int]], *, rejoin_earlier: bool = False
+        ) -> None:
+            self.alternates = alternates
+            self.rejoined = rejoin_earlier
+
+    bob = voter_drivers(tmp_path, 3)[1]
+    link = Link(ROOM_BROKER)
+    bob._link = link  # type: ignore[assignment]
+    maker = bob.node.voters[0]
+    now = clock.monotonic()
+    bob.clock = lambda: now  # type: ignore[method-assign]
+    bob.node.authority, bob.node._heard_at = maker, now  # it hears the authority
+    bob.learn_brokers({maker: ("127.0.0.1", 7000)})
+    assert link.alternates == [("127.0.0.1", 7000)] and link.rejoined is False
+    bob.node._heard_at = now - bob.node.timing.election[0]  # silent as long as a timeout
+    bob.learn_brokers({bob.node.voters[2]: ("127.0.0.1", 7002)})
+    assert link.rejoined is True
+    table = RemoteTable(Identity.generate(), CODE, "127.0.0.1", 1, "P")
+    seat_link = Link(ROOM_BROKER)
+    table._link = seat_link  # type: ignore[assignment]
+    table.host_present = True
+    table._follow_brokers([("127.0.0.1", 7000)])
+    assert seat_link.rejoined is False
+    table.host_present = False
+    table._follow_brokers([("127.0.0.1", 7000), ("127.0.0.1", 7002)])
+    assert seat_link.rejoined is True

@@ -475,3 +475,37 @@ async def test_a_write_watch_for_a_socket_closed_meanwhile_is_not_added() -> Non
     finally:
         loop.set_exception_handler(None)
         await link.close(graceful=False)
+
+
+async def test_a_link_goes_back_to_the_broker_it_was_on_before_the_top_of_its_list() -> None:
+    """Sticky links (5 December, a play-test's lost game): a machine back
+    from the dead brings its broker back at the top of everyone's list (the
+    room's own port), while the table lives on an alternate. A link that
+    starts where it is told (a table taken over starts where its voters
+    elected it: ``start_at``), or whose session there ends while that
+    broker lives (a blip, a broker restart), goes back there first: down the
+    list from its top, it met nobody on the broker back from the dead.
+    Mutations: ``start_at`` ignored, the session's broker not kept, or
+    kept through ``rejoin`` (which goes down the list from its top)."""
+    require_mosquitto()
+    with start_mosquitto() as top, start_mosquitto() as table:
+        states: list[bool] = []
+        link = MqttLink(
+            top.host,
+            top.port,
+            alternates=[(table.host, table.port)],
+            subscriptions=[],
+            on_message=_ignore,
+            on_state=states.append,
+        )
+        link.start_at((table.host, table.port))
+        await link.start()
+        try:
+            assert link.port == table.port  # where it was told, though the top answers
+            await asyncio.to_thread(table.restart)  # the session ends; its broker lives
+            await until(lambda: states[-2:] == [False, True] and link.connected, DEADLINE)
+            assert link.port == table.port
+            link.rejoin()  # down the list from its top: the top answers
+            await until(lambda: link.connected and link.port == top.port, DEADLINE)
+        finally:
+            await link.close(graceful=False)
