@@ -295,6 +295,9 @@ class RemoteTable(TableClient):
         self._foreign_rooms: dict[bytes, tuple[str, bytes]] = {}
         self._moved_listeners: list[Callable[[int], None]] = []
         self._moves = 0  # how many times the table moved (see _request)
+        # When it last moved (time.monotonic()): for a few seconds then every
+        # seat is away at the new table until its Hello reaches it.
+        self.moved_at: float | None = None
         # How many watch the room (issue 21), from its retained count.
         self.watching = 0
         self._watching_stamp = -1
@@ -1265,6 +1268,7 @@ class RemoteTable(TableClient):
         log.info("the table moved: room %s is signed by %s now", self.code, fingerprint(key))
         self.authority_key = key
         self._moves += 1
+        self.moved_at = time.monotonic()
         # Its updates are its own: none of them is a copy of one shown early.
         self._uncommitted = self._shown_uncommitted = None
         self.pinned = True

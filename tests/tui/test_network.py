@@ -2139,6 +2139,26 @@ def test_a_lost_link_in_a_room_that_cannot_move_says_the_game_waits() -> None:
     assert network_problem(over, False, 0) == "⚠ Connection to the table lost: reconnecting…"
 
 
+def test_just_after_a_move_the_bar_says_everyone_reconnects_not_who_is_away() -> None:
+    """Found in a play-test (5 December): for a moment after the table
+    moved, every screen named present people away ("Hana, Joe, Kim are
+    away") and the new host gone, as the new table counts every seat away
+    until its link reaches it. While it settles the bar says so instead,
+    in play only; a link of our own that is down says that first."""
+    from net.protocol.wire import SeatState
+    from tui.widgets.net_status import network_problem
+
+    seats = [SeatState("Me", "human", present=True), SeatState("Joe", "human", present=False)]
+    room = msgspec.structs.replace(playing_room(seats), election=b"a config")
+    settling = "⚠ The table just moved: everyone is reconnecting to it…"
+    assert network_problem(room, True, 0, host_up=False, settling=True) == settling
+    assert network_problem(room, True, 0, to_act=(1,), settling=True) == settling
+    assert network_problem(room, False, 0, settling=True).startswith("⚠ Connection to the table")
+    over = msgspec.structs.replace(room, phase="over")
+    assert network_problem(over, True, 0, settling=True) == ""
+    assert "Joe is away" in network_problem(room, True, 0, settling=False)
+
+
 def test_an_absent_host_is_named_and_the_bar_says_whether_the_table_moves() -> None:
     """Found in a play-test (5 December): after the table moved twice, "The
     host is away" named nobody, and said the game waited for a machine

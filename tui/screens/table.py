@@ -11,6 +11,7 @@ now). It only ever sees views: updates from its :class:`TableClient`.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -61,6 +62,10 @@ class HostControls(Protocol):
 
 
 # What still acts at the table of a room its host closed (issue 18 item 4).
+# Seconds after the table moved to another machine (issue 20) during which
+# the bar says everyone reconnects, rather than who is away: every seat is
+# away at the new table until its link reaches it (about a second here).
+MOVE_SETTLE = 5.0
 CLOSED_ACTIONS = frozenset({"leave", "rules", "help", "app.help", "quit", "app.quit"})
 CLOSED_STATUS = "The host closed the room: this game cannot go on. q: home (↑↓ scroll the log)"
 EXPLAIN_KEYS = "enter,space,left,right,h,l,1,2,3,4,5,6,7,8,9"
@@ -496,15 +501,25 @@ class TableScreen(PasseScreen):
             return  # the screen is going away (a message that was on its way)
         to_act = () if self.view is None else tuple(self.view.to_act)
         self._to_act_shown = to_act
-        status.say(network_problem(room, self._link_up, self.client.seat, self._host_up, to_act))
+        remote = remote_table(self.client)
+        settle = 0.0
+        if remote is not None and remote.moved_at is not None:
+            settle = MOVE_SETTLE - (time.monotonic() - remote.moved_at)
+        if settle > 0:
+            self.set_timer(settle, self._show_network)  # then as it is
+        status.say(
+            network_problem(
+                room, self._link_up, self.client.seat, self._host_up, to_act, settling=settle > 0
+            )
+        )
         # Also beside the seats: every game's players panel is #players.
         panel = next(iter(self.query("#players")), None)
         if panel is None:
             return
         if self._players_title is None:
             self._players_title = str(panel.border_title or "")
-        away = away_names(room.seats, self.client.seat) if room and room.phase == "playing" else []
-        remote = remote_table(self.client)
+        playing = room is not None and room.phase == "playing" and settle <= 0
+        away = away_names(room.seats, self.client.seat) if room and playing else []
         watching = remote.watching if remote is not None else 0
         more = [f"away: {', '.join(away)}"] if away else []
         more += [f"{watching} watching"] if watching else []  # issue 21

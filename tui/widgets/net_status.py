@@ -18,10 +18,12 @@ def network_problem(
     mine: int | None,
     host_up: bool = True,
     to_act: Collection[int] = (),
+    settling: bool = False,
 ) -> str:
     """What the bar says, or "" when all is well. ``to_act``: the seats the
     game waits for now (a person away while others play is not yet what
-    the game waits for)."""
+    the game waits for). ``settling``: the table has just moved to another
+    machine, where every seat is away until its link reaches it."""
     # A dealer's room (issue 20) is run by that dealer, not by a player;
     # the host is named (after a move the table's runner is another person:
     # "The host is away" named nobody, found in a play-test, 5 December).
@@ -48,6 +50,11 @@ def network_problem(
     if not link_up:
         lost = "⚠ Connection to the table lost: reconnecting…"
         return f"{lost} If the host's machine is gone, {after}." if after else lost
+    if settling and room is not None and room.phase == "playing":
+        # For a moment after a move the new table counts everyone away, and
+        # its presence may not have come: the bar named present people away
+        # and the new host as gone (found in a play-test, 5 December).
+        return "⚠ The table just moved: everyone is reconnecting to it…"
     if not host_up and (room is None or room.phase != "over"):
         if room is not None and room.election and after:
             return f"⚠ {host} is away (disconnected): if their machine does not come back, {after}"
