@@ -2752,6 +2752,21 @@ def test_a_full_room_with_a_squatter_s_seat_takes_a_knock(
     ]
 
 
+async def _a_failover_game_in_play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Authority:
+    """A room that fails over, in play: three people and a bot, its voters
+    reaching no broker, its bots stopped, what it sends kept (listen)."""
+    replicas_reach_no_broker(monkeypatch)
+    authority = room(players=4, failover=True, voter_dir=tmp_path)
+    for seat, name in enumerate(("Ana", "Bo", "Cy")):
+        seated(authority, Identity.generate(), name=name, seat=seat)
+    authority.set_bot(3, "heuristic")
+    listen(authority)
+    authority.start_game()
+    assert authority.table is not None
+    await authority.table.stop()
+    return authority
+
+
 async def test_a_failover_room_reconnected_waits_for_its_log_then_knows_its_echo(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -2761,15 +2776,8 @@ async def test_a_failover_room_reconnected_waits_for_its_log_then_knows_its_echo
     a burst of echoes past a stranger's budget is neither a flood nor a
     reason to publish again (kills _on_connect__mutmut_3 and _7)."""
 
-    replicas_reach_no_broker(monkeypatch)
-    authority = room(players=4, failover=True, voter_dir=tmp_path)
-    for seat, name in enumerate(("Ana", "Bo", "Cy")):
-        seated(authority, Identity.generate(), name=name, seat=seat)
-    authority.set_bot(3, "heuristic")
-    listen(authority)
-    authority.start_game()
+    authority = await _a_failover_game_in_play(tmp_path, monkeypatch)
     assert authority.table is not None and authority.replica is not None
-    await authority.table.stop()
     barrier = authority._barrier
     assert barrier > authority.replica.committed
     link = MemoryLink()
@@ -2818,15 +2826,8 @@ async def test_a_taken_over_table_s_state_replaced_goes_out_again_with_its_annou
     it: without that, a peer pinned to the old key found only the old
     term's announcement and could never follow the table. Mutation: the
     announcement not sent again."""
-    replicas_reach_no_broker(monkeypatch)
-    authority = room(players=4, failover=True, voter_dir=tmp_path)
-    for seat, name in enumerate(("Ana", "Bo", "Cy")):
-        seated(authority, Identity.generate(), name=name, seat=seat)
-    authority.set_bot(3, "heuristic")
-    listen(authority)
-    authority.start_game()
+    authority = await _a_failover_game_in_play(tmp_path, monkeypatch)
     assert authority.table is not None and authority.replica is not None
-    await authority.table.stop()
     sent(authority)
     stale = Identity.generate()
     authority.predecessors.add(stale.public_key)  # the table it took over from
@@ -3518,20 +3519,14 @@ async def test_exact_replays_of_a_seated_key_do_not_spend_its_budget() -> None:
 
 
 async def test_the_watchers_count_of_a_failover_room_waits_for_no_commit(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """How many watch is no change of the room: in a room that replicates,
     its count goes at once, not after the log commits the last save (a
     state in play likewise). Kills _publish_watchers' mutants 15, 19 and
     27 (its barrier None: the last save's, or 1)."""
-    authority = room(players=4, failover=True, voter_dir=tmp_path)
-    for seat, name in enumerate(("Ana", "Bo", "Cy")):
-        seated(authority, Identity.generate(), name=name, seat=seat)
-    authority.set_bot(3, "heuristic")
-    listen(authority)
-    authority.start_game()
+    authority = await _a_failover_game_in_play(tmp_path, monkeypatch)
     assert authority.table is not None and authority.replica is not None
-    await authority.table.stop()
     assert authority._outbox is not None
     sent(authority)
     assert authority._barrier > 1

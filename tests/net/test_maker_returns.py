@@ -12,7 +12,7 @@ restarted Raft node does.
 
 from __future__ import annotations
 
-from net.authority.host import claim_moved_room, table_moved
+from net.authority.host import HostedRoom, claim_moved_room, open_room, table_moved
 from net.authority.rooms import load_room, room_path
 from net.identity import Identity
 from net.paths import rooms_dir
@@ -27,6 +27,24 @@ BROKER = ("127.0.0.1", 1883)
 def _in_step(table: RemoteTable) -> bool:
     voter = table.voter
     return voter is not None and voter.replica.driver.in_step.is_set()
+
+
+async def _hosted_on_the_embedded_broker(host_name: str) -> HostedRoom:
+    """A room of Pass Pass for 3 on its own embedded broker (the default
+    set-up: the broker dies with its host's machine), on loopback."""
+    from core.registry import get_game
+
+    return await open_room(
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        identity=Identity.generate(),
+        host_name=host_name,
+        port=0,
+        bind=["127.0.0.1"],
+        advertise=False,
+        bot_delay=0,
+        seed=4,
+    )
 
 
 async def test_the_old_host_back_as_a_player_votes_again_and_a_second_loss_is_survived() -> None:
@@ -96,20 +114,7 @@ async def test_on_the_embedded_broker_too_the_old_host_s_machine_keeps_its_vote(
     the table and a seat meet on two brokers, 2 runs in 4); when the
     successor's machine dies too, the two machines left meet on the first
     broker that lives and elect."""
-    from core.registry import get_game
-    from net.authority.host import open_room
-
-    room = await open_room(
-        "passpass",
-        get_game("passpass").make_config(players=3),
-        identity=Identity.generate(),
-        host_name="Hostess",
-        port=0,
-        bind=["127.0.0.1"],
-        advertise=False,
-        bot_delay=0,
-        seed=4,
-    )
+    room = await _hosted_on_the_embedded_broker("Hostess")
     code, where = room.code, ("127.0.0.1", room.broker_port)
     hostess = hosts_person(room, where)
     hostess.pins = RoomPins()
@@ -174,21 +179,9 @@ async def test_two_machines_back_from_the_dead_carry_the_game_when_the_third_die
     machine back from the dead brings its broker back where everyone's
     lists have it (the room's own port for its host's, its standby port for
     a seat's), and the two left meet there and elect."""
-    from core.registry import get_game
-    from net.authority.host import open_room
     from net.peer.failover import stored_standby_port
 
-    room = await open_room(
-        "passpass",
-        get_game("passpass").make_config(players=3),
-        identity=Identity.generate(),
-        host_name="Hana",
-        port=0,
-        bind=["127.0.0.1"],
-        advertise=False,
-        bot_delay=0,
-        seed=4,
-    )
+    room = await _hosted_on_the_embedded_broker("Hana")
     code, first = room.code, ("127.0.0.1", room.broker_port)
     hana = hosts_person(room, first)
     hana.pins = RoomPins()

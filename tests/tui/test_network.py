@@ -1605,6 +1605,26 @@ async def test_a_guest_is_invited_to_the_next_game_and_joins_it(
             await following.close()
 
 
+async def _started_with_bob_voting_only(
+    pilot: Pilot[None], room: HostedRoom, remote: RemoteTable, bob: RemoteTable
+) -> PassPassTableScreen:
+    """The game started, this app's seat and Bob's voters in step; Bob votes
+    but never stands, so that the table comes here when the host dies."""
+    room.authority.start_game()
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, PassPassTableScreen), "table")
+    table = pilot.app.screen
+    assert isinstance(table, PassPassTableScreen)
+    voters = [t.voter for t in (remote, bob)]
+    await wait_until(
+        pilot,
+        lambda: all(v is not None and v.replica.driver.in_step.is_set() for v in voters),
+        "both voters in step",
+    )
+    assert bob.voter is not None
+    bob.voter.replica.driver.node.retire()  # votes, never stands: the table comes here
+    return table
+
+
 async def test_where_the_table_moved_its_new_machine_lets_a_bot_play_for_the_host(
     private_config: Path, mosquitto: tuple[str, int]
 ) -> None:
@@ -1629,18 +1649,7 @@ async def test_where_the_table_moved_its_new_machine_lets_a_bot_play_for_the_hos
             assert lobby.table is not None
             remote = lobby.table
             await wait_until(pilot, lambda: remote.seat is not None, "a seat")
-            room.authority.start_game()
-            await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "table")
-            table = app.screen
-            assert isinstance(table, PassPassTableScreen)
-            voters = [t.voter for t in (remote, bob)]
-            await wait_until(
-                pilot,
-                lambda: all(v is not None and v.replica.driver.in_step.is_set() for v in voters),
-                "both voters in step",
-            )
-            assert bob.voter is not None
-            bob.voter.replica.driver.node.retire()  # votes, never stands
+            table = await _started_with_bob_voting_only(pilot, room, remote, bob)
             assert "Stand-in" not in [d for d, _ in footer_keys(app)]
             # The host's machine dies, its person's seat with it.
             await room.close(keep=True)
@@ -1692,16 +1701,7 @@ async def test_where_the_table_moved_its_new_machine_opens_the_next_game(
             remote = lobby.table
             assert remote is not None
             await wait_until(pilot, lambda: remote.seat is not None, "a seat")
-            room.authority.start_game()
-            await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "table")
-            voters = [t.voter for t in (remote, bob)]
-            await wait_until(
-                pilot,
-                lambda: all(v is not None and v.replica.driver.in_step.is_set() for v in voters),
-                "both voters in step",
-            )
-            assert bob.voter is not None
-            bob.voter.replica.driver.node.retire()  # votes, never stands: the table comes here
+            await _started_with_bob_voting_only(pilot, room, remote, bob)
             first_code = room.code
             await room.close(keep=True)  # the host's machine dies, its person with it
             await hostess.close()
