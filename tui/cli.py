@@ -60,7 +60,7 @@ def _value(raw: str) -> object:
     """A value as JSON when it parses (numbers, true/false, [lists]), else text."""
     try:
         value: object = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # "[[[[…" nested past the parser's depth: text
         return raw
     return value
 

@@ -200,7 +200,7 @@ def print_status(as_json: bool) -> int:
     except FileNotFoundError:
         print(f"No dealer has run with this data directory ({path.parent}).")
         return 1
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         return _fail(f"cannot read {path}: {error}")
     if not isinstance(status, dict):
         return _fail(f"{path} is not a dealer's status")

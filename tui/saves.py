@@ -50,7 +50,7 @@ def load_save(path: Path) -> tuple[SavedTable | None, str | None]:
         return None, f"Could not read the saved game {path}: {error.strerror or error}"
     try:
         return SavedTable.from_data(json.loads(text)), None
-    except (ValueError, RecordError) as error:
+    except (ValueError, RecordError, RecursionError) as error:  # "[[[[…" too deep
         aside = set_aside(path)
         return None, f"The saved game could not be read ({error}); it was kept as {aside.name}."
 

@@ -82,10 +82,29 @@ def _voters(raw: object) -> frozenset[bytes]:
         raise ValueError("bad voters")
     keys = []
     for item in raw:
-        if not (isinstance(item, str) and len(item) == 64):
+        if not _hex_key(item):
             raise ValueError("a bad voter")
         keys.append(bytes.fromhex(item))
     return frozenset(keys)
+
+
+def _count(value: object) -> bool:
+    """An integer of the file's, not a boolean (JSON's true is Python's 1)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _same(value: object, number: int) -> bool:
+    return _count(value) and value == number
+
+
+def _hex_key(text: object) -> bool:
+    """Whether ``text`` is a key as this file writes it: 64 hex digits
+    (``bytes.fromhex`` alone skips spaces: "ab cd…" read as a shorter key)."""
+    return (
+        isinstance(text, str)
+        and len(text) == 64
+        and all(c in "0123456789abcdefABCDEF" for c in text)
+    )
 
 
 class RoomPins:
@@ -113,21 +132,21 @@ class RoomPins:
         if raw is not None:
             try:
                 data = json.loads(raw)
-                if not isinstance(data, dict) or data.get("version") != FORMAT:
+                if not isinstance(data, dict) or not _same(data.get("version"), FORMAT):
                     raise ValueError("not a room key file of this version")
                 rooms = data.get("rooms")
                 if not isinstance(rooms, dict):
                     raise ValueError("no rooms")
                 for code, entry in rooms.items():
                     key, at = entry["key"], entry["at"]
-                    bytes.fromhex(key)
-                    if not isinstance(code, str) or len(key) != 64 or not isinstance(at, int):
+                    if not isinstance(code, str) or not _hex_key(key) or not _count(at):
                         raise ValueError("a bad entry")
                     pins[code] = (key, at, _broker(entry.get("broker")))
                     voters = _voters(entry.get("voters"))
                     if voters:
                         self._voters[code] = voters
-            except (ValueError, KeyError, TypeError) as error:
+            except (ValueError, KeyError, TypeError, RecursionError) as error:
+                # RecursionError: a file of deeply nested arrays ("[[[[…").
                 aside = self.path.with_name(self.path.name + ".corrupt")
                 with contextlib.suppress(OSError):
                     os.replace(self.path, aside)

@@ -230,3 +230,15 @@ def test_join_and_host_on_screen_keep_the_remembered_bot_speed_unless_given(
     assert started[-1]["bot_delay"] == expected
     lobby = started[-1]["opening"]()
     assert lobby.plan.bot_delay == (3.0 if expected is None else expected)
+
+
+def test_an_option_nested_past_the_parser_s_depth_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--option target=[[[[…`` raised RecursionError out of the option's
+    JSON reading: a traceback, where any other bad value is one line and
+    exit 2. It is taken as text, which the game then refuses."""
+    deep = "[" * 100_000 + "]" * 100_000
+    assert main(["simulate", "dominoes", "--players", "2", "--option", f"target={deep}"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") <= 3, err[:300]

@@ -352,6 +352,18 @@ def test_the_edges_of_a_broker_and_of_voters_are_read_back(tmp_path: Path) -> No
             "bad voters",
         ),
         (json.dumps({"version": 1, "rooms": {"ABC123": entry(voters=["ab" * 16])}}), "a bad voter"),
+        # A key with spaces in it (bytes.fromhex skips them: a shorter key).
+        (
+            json.dumps({"version": 1, "rooms": {"ABC123": entry(key="ab " * 21 + "a")}}),
+            "a bad entry",
+        ),
+        (
+            json.dumps({"version": 1, "rooms": {"ABC123": entry(voters=["ab " * 21 + "a"])}}),
+            "a bad voter",
+        ),
+        # JSON's true is Python's 1: not a number of this file's.
+        (json.dumps({"version": True, "rooms": {}}), "not a room key file of this version"),
+        (json.dumps({"version": 1, "rooms": {"ABC123": entry(at=True)}}), "a bad entry"),
     ],
 )
 def test_a_damaged_pin_file_is_set_aside_and_reported_with_what_is_wrong(
@@ -429,3 +441,20 @@ def test_the_voters_of_a_damaged_file_are_not_trusted_either(tmp_path: Path) -> 
     pins.remember("AAAAAA", KEY, BROKER)
     pins.remember_voters("AAAAAA", voters)
     assert RoomPins(path).voters("AAAAAA") == voters
+
+
+def test_a_pin_file_nested_too_deep_to_read_is_damage_not_a_crash(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A crafted file of arrays nested deeper than the parser recurses
+    ("[[[[…") raised RecursionError out of the load: the home screen
+    crashed where any other damage is set aside and said (a pins
+    mutation run noticed it). Now it is damage like the rest."""
+    path = tmp_path / "room_keys.json"
+    content = "[" * 100_000 + "]" * 100_000
+    path.write_text(content)
+    with caplog.at_level(logging.WARNING, logger="passe.pins"):
+        pins = RoomPins(path)
+        assert pins.get("ABC123") is None
+    assert pins.notice is not None and pins.notice.startswith("room_keys.json was damaged (")
+    assert (tmp_path / "room_keys.json.corrupt").read_text() == content

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from core.engine import View
 from core.passpass.state import PassPassView
 from tests.tui.conftest import SIZE, footer_keys, help_fits, make_app, save_when
@@ -81,10 +83,18 @@ async def test_new_game_asks_before_replacing_the_save(private_config: Path) -> 
     assert save_path(private_config).read_text() != before
 
 
-async def test_corrupt_save_is_reported_and_kept_aside(private_config: Path) -> None:
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"record": {"game": "passpass", "seed": "x"}}',
+        # Nested past the parser's depth: a RecursionError crashed the app.
+        "[" * 100_000 + "]" * 100_000,
+    ],
+)
+async def test_corrupt_save_is_reported_and_kept_aside(private_config: Path, content: str) -> None:
     path = save_path(private_config)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text('{"record": {"game": "passpass", "seed": "x"}}', encoding="utf-8")
+    path.write_text(content, encoding="utf-8")
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

@@ -162,7 +162,9 @@ async def test_hostile_messages_change_nothing(
     await ada.connect()
     await ada.wait_for(HOME_TEXT)
     assert ada.socket is not None
-    for text in ("not json", "{}", "[]", "[1, 2]", '["stdin", 5]', '["resize", "big"]'):
+    # Nested past the parser's depth: RecursionError, not a ValueError.
+    deep = "[" * 5_000 + "]" * 5_000
+    for text in ("not json", "{}", "[]", "[1, 2]", '["stdin", 5]', '["resize", "big"]', deep):
         await ada.socket.send_str(text)
     await ada.send("resize", {"width": "x", "height": 10**12})
     await ada.send("resize", {"width": True, "height": None})

@@ -364,7 +364,7 @@ class PasseWebServer(Server):
                 continue
             try:
                 envelope = json.loads(message.data)
-            except ValueError:
+            except (ValueError, RecursionError):  # "[[[[…" nested past the parser's depth
                 continue
             if not isinstance(envelope, list) or not envelope:
                 continue

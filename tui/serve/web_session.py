@@ -107,7 +107,7 @@ class WebSession(AppService, IdleWatch):
         """The library's; and an app that says it exits is not a browser
         gone, and leaves the server's farewell (if any) in the browser's
         terminal before the library closes the websocket."""
-        with contextlib.suppress(ValueError, AttributeError):
+        with contextlib.suppress(ValueError, AttributeError, RecursionError):
             if json.loads(data).get("type") == "exit":
                 self.app_exited = True
                 if self.farewell:
