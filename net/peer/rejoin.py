@@ -28,6 +28,7 @@ import time
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from net.election.driver import announce_decoder, authority_topic
 from net.identity import Identity, peer_id
 from net.lan.transport import BrokerUnreachable, MqttLink
 from net.peer.pins import RoomPins, SatIn
@@ -51,6 +52,7 @@ MAX_AGE = 2 * 24 * 3600  # seconds
 CONNECT_WAIT = 2.0  # seconds to reach one room's broker
 ANSWER_WAIT = 2.0  # seconds for its retained messages once subscribed
 OPEN_PHASES = ("lobby", "playing")
+MAX_FOREIGN = 4  # other keys' room states kept while an announcement may come
 
 
 @dataclass(frozen=True)
@@ -74,38 +76,85 @@ class HeldSeat:
         return f"{self.code}@{host}:{self.broker_port}"
 
 
-async def held_seat(identity: Identity, room: SatIn) -> HeldSeat | None:
+async def held_seat(
+    identity: Identity, room: SatIn, voters: frozenset[bytes] = frozenset()
+) -> HeldSeat | None:
     """``room`` if its broker still has it open with a seat bound to our
     key and its host present; None otherwise (or unreachable), within
-    CONNECT_WAIT + ANSWER_WAIT seconds."""
+    CONNECT_WAIT + ANSWER_WAIT seconds. ``voters``: the room's, if it fails
+    over (net/peer/pins.py): its state signed by the key one of them
+    announces counts too, as the table itself would follow it (found in a
+    play-test: a person whose machine had run the table, back after it
+    moved on, was offered nothing)."""
     code = room.code
     state_topic = room_topic(code)
     host_topic = presence_topic(code, peer_id(room.key))
+    announce_topic = authority_topic(code)
     states: list[RoomState] = []
     online: list[bool] = []
     both = asyncio.Event()
+    # The key the room's state is signed by: the pinned one, or the one a
+    # voter announced since; another key's latest state, kept meanwhile.
+    signer: list[bytes] = [room.key]
+    foreign: dict[bytes, bytes] = {}
+    link: MqttLink | None = None
 
-    async def on_message(topic: str, payload: bytes) -> None:
+    def on_state(payload: bytes) -> None:
         try:
-            # Only the pinned key's messages are opened at all.
-            envelope = open_envelope(topic, payload, expect_key=room.key)
-            if topic == state_topic:
-                state = open_body(envelope, room_state_decoder)
-                if state.room == code:
-                    states.append(state)
-            elif topic == host_topic:
-                presence = open_body(envelope, presence_decoder)
-                if presence.room == code:
-                    online.append(presence.online)
+            envelope = open_envelope(state_topic, payload)
         except WireError:
             return
+        if envelope.sender != signer[0]:
+            if voters and len(foreign) < MAX_FOREIGN:
+                foreign[envelope.sender] = payload  # an announcement may name it
+            return
+        try:
+            state = open_body(envelope, room_state_decoder)
+        except WireError:
+            return
+        if state.room == code:
+            states.append(state)
+
+    def on_announce(payload: bytes) -> None:
+        try:
+            envelope = open_envelope(announce_topic, payload)
+            if envelope.sender not in voters:
+                return
+            key = open_body(envelope, announce_decoder).room_key
+        except WireError:
+            return
+        if len(key) != len(room.key) or key == signer[0]:
+            return
+        signer[0] = key
+        states.clear()  # the former key's, and its presence: not the room's now
+        online.clear()
+        if link is not None:
+            link.subscribe(presence_topic(code, peer_id(key)))
+        kept = foreign.pop(key, None)
+        if kept is not None:
+            on_state(kept)
+
+    async def on_message(topic: str, payload: bytes) -> None:
+        if topic == state_topic:
+            on_state(payload)
+        elif topic == announce_topic and voters:
+            on_announce(payload)
+        else:
+            try:
+                # Only the presence of the key the state is signed by counts.
+                envelope = open_envelope(topic, payload, expect_key=signer[0])
+                presence = open_body(envelope, presence_decoder)
+            except WireError:
+                return
+            if presence.room == code:
+                online.append(presence.online)
         if states and online:
             both.set()
 
     link = MqttLink(
         room.broker[0],
         room.broker[1],
-        subscriptions=[state_topic, host_topic],
+        subscriptions=[state_topic, host_topic, *([announce_topic] if voters else [])],
         on_message=on_message,
     )
     try:
@@ -155,7 +204,8 @@ async def seat_to_rejoin(
     if not rooms:
         return None
     answers = await asyncio.gather(
-        *(held_seat(identity, room) for room in rooms), return_exceptions=True
+        *(held_seat(identity, room, pins.voters(room.code)) for room in rooms),
+        return_exceptions=True,
     )
     for room, answer in zip(rooms, answers, strict=True):
         if isinstance(answer, HeldSeat):

@@ -113,3 +113,42 @@ async def test_a_room_left_or_closed_or_out_of_reach_is_not_offered(
         started = time.monotonic()
         assert await held_seat(identity, gone) is None
         assert time.monotonic() - started < 5  # bounded: home never waits long
+
+
+async def test_a_seat_in_a_room_whose_table_moved_since_is_offered_by_its_voters_word(
+    room: HostedRoom, tmp_path: Path
+) -> None:
+    """Found in a play-test (5 December): Kim's machine ran the table,
+    died, and the table moved on to Joe's; back, Kim's home screen offered
+    nothing, her pin naming her own old table's key. The room's voters are
+    pinned too: a state signed by the key one of them announced counts, as
+    the table itself would follow it; without the voters, it does not.
+    Mutations: the announcement not followed, its signer not a voter, the
+    former key's presence counted."""
+    from tests.net.peers import hosts_person, until
+
+    hostess = hosts_person(room, BROKER)
+    bob_pins = RoomPins(tmp_path / "bob.json")
+    bob = RemoteTable(Identity.generate(), room.code, *BROKER, "Bob", pins=bob_pins)
+    cy = RemoteTable(Identity.generate(), room.code, *BROKER, "Cy")
+    try:
+        for table in (hostess, bob, cy):
+            await asyncio.wait_for(table.join(), WAIT)
+            await table.connect(lambda update: None)
+        room.authority.start_game()
+        await until(lambda: bob_pins.voters(room.code) != frozenset())
+        [before] = bob_pins.recent(5)  # pinned to the host's key
+        voters = bob_pins.voters(room.code)
+        assert before.key == room.authority.identity.public_key and len(voters) == 3
+        await room.close(keep=True)  # the host's machine dies
+        await hostess.close()
+        await until(lambda: bob.runs_the_table or cy.runs_the_table)
+        await until(lambda: bob.authority_key != before.key and bob.host_present)
+        held = await held_seat(bob.identity, before, voters)
+        assert held is not None and held.seat == bob.seat and held.phase == "playing"
+        assert await held_seat(bob.identity, before) is None  # no voters: another key's
+        strangers = frozenset({Identity.generate().public_key})
+        assert await held_seat(bob.identity, before, strangers) is None
+    finally:
+        for table in (bob, cy, hostess):
+            await table.close()
