@@ -402,6 +402,11 @@ async def open_next_moved_room(table: RemoteTable) -> tuple[HostedRoom, RemoteTa
     kept, table.kept_table = table.kept_table, None
     if kept is None:
         raise NetplayError("the table runs on another machine: its host opens the next game")
+    # This person's seat is the host's own at the next table: it does not
+    # vote there (the table's key does), as at any host's. Counted, the next
+    # room had two voters on this machine, and its loss left the others
+    # short of a majority for good (found in a play-test).
+    kept.authority.told_keys.add(table.identity.public_key)
     room = await taken_over_room(kept.authority, kept.broker, kept.advertiser)
     try:
         return await open_next_hosted_room(room, table)

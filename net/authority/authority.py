@@ -2141,7 +2141,11 @@ class Authority:
             self.seats[seat].present = self._live_presence(key)
             if hello.bot and self.phase == LOBBY:  # a resumed room forgets it
                 self.seats[seat].plays = self.seats[seat].plays or REPLACEMENT_BOT
-            self._away_changed(seat)
+            # Its clock, unsaid: a Hello is a person coming, whose presence
+            # may come just after it (at a table taken over, each seat's
+            # Hello did: "Joe is away: a bot plays for them in 30 s" was said
+            # of Joe at 12 of 14 moves in a play-test).
+            self._away_changed(seat, announce=False)
             self._lobby_presence_changed(seat)
             if self.phase == PLAYING:
                 self._back_from_stand_in(seat)  # their seat is theirs again

@@ -298,6 +298,7 @@ class RemoteTable(TableClient):
         # When it last moved (time.monotonic()): for a few seconds then every
         # seat is away at the new table until its Hello reaches it.
         self.moved_at: float | None = None
+        self._last_broker: tuple[str, int] | None = None  # its link was last up on
         # How many watch the room (issue 21), from its retained count.
         self.watching = 0
         self._watching_stamp = -1
@@ -630,6 +631,8 @@ class RemoteTable(TableClient):
         await self._started.wait()
 
     def _on_link_state(self, up: bool) -> None:
+        if up and self._link is not None:
+            self._last_broker = (self._link.host, self._link.port)
         for listener in list(self._link_listeners):
             listener(up)
 
@@ -897,7 +900,10 @@ class RemoteTable(TableClient):
         # The broker this table's link is on now first: after a failover the
         # room's first broker may have died with its host's machine (a dead
         # machine on a LAN costs a whole connection timeout to find so).
-        broker = (self.broker_host, self.broker_port)
+        # (Closed by now, as the screens close the seat before the lobby
+        # joins the next game: the broker its link was last up on. A
+        # play-tester's join went to dead brokers 4 times in 5.)
+        broker = self._last_broker or (self.broker_host, self.broker_port)
         link = self._link
         if link is not None and link.connected:
             broker = (link.host, link.port)
@@ -1308,15 +1314,25 @@ class RemoteTable(TableClient):
     @property
     def runs_the_table(self) -> bool:
         """Whether this process is the room's authority now (it won a term)."""
-        voter = self.voter
-        return voter is not None and voter.authority is not None and voter.replica.is_authority
+        return self._table_voter() is not None
+
+    def _table_voter(self) -> SeatVoter | None:
+        """The voter of this process that won the table and runs it: the
+        seat's, or the room's first one when this is its host's machine back
+        (it may win a term too: a play-tester's old host then held the table
+        at the end, and nobody could open the next game)."""
+        maker = self._maker[1] if self._maker is not None else None
+        for voter in (self.voter, maker):
+            if voter is not None and voter.authority is not None and voter.replica.is_authority:
+                return voter
+        return None
 
     def keep_table(self) -> None:
         """The table this process runs (it moved here, issue 20), its game
         over, kept running when this seat closes, for its person to host the
         next game at it: the screens close the seat before the lobby opens
         it. ``IllegalAction`` when this process runs no such table."""
-        voter = self.voter
+        voter = self._table_voter() or self.voter
         if self.kept_table is not None:
             return
         if voter is None:
@@ -1330,8 +1346,8 @@ class RemoteTable(TableClient):
         itself, ``failover.STAND_IN_AFTER`` seconds after the host's person
         went with their machine, and nobody could choose it sooner).
         :class:`IllegalAction` where the table runs elsewhere."""
-        voter = self.voter
-        if voter is None or voter.authority is None or not self.runs_the_table:
+        voter = self._table_voter()
+        if voter is None or voter.authority is None:
             raise IllegalAction("the table runs on another machine")
         voter.authority.stand_in(seat)
 

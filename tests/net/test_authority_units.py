@@ -577,6 +577,17 @@ async def test_the_away_clock_stands_a_bot_in_only_for_someone_still_away() -> N
     presence(authority, ana, online=True, epoch=7)
     hello(authority, ana, n=2)
     assert authority.seats[0].level == ""
+    # A Hello before its presence (a table taken over gets them so) starts
+    # the clock unsaid: it is a person coming (a play-tester read "Joe is
+    # away: a bot plays for them in 30 s" of Joe, present, at most moves).
+    presence(authority, ana, online=False, epoch=8)  # gone: said (a will)
+    assert authority._notice.startswith("Ana is away: a bot plays for them in ")
+    authority._notice = ""
+    hello(authority, ana, n=3)  # her Hello, her presence not yet here
+    assert not authority.seats[0].present
+    assert 0 in authority._away_timers and authority._notice == ""
+    presence(authority, ana, online=True, epoch=9)
+    assert 0 not in authority._away_timers
     authority._stand_in_if_away(0)
     assert authority.seats[0].level == ""
     presence(authority, ana, online=False, epoch=8)

@@ -130,9 +130,14 @@ def test_next_table_is_the_same_seat_at_the_next_room_or_an_error() -> None:
     following = table.next_table()
     assert (following.broker_host, following.broker_port) == ("10.0.0.8", 1883)
     assert following.broker_alternates == (("10.0.0.7", 1884), ("10.0.0.9", 1885))
-    link.connected = False  # down: where it was is no better a guess
+    link.connected = False  # down: where it was last up, if it ever was
     following = table.next_table()
     assert (following.broker_host, following.broker_port) == ("10.0.0.7", 1884)
+    table._on_link_state(True)  # up on 10.0.0.8: remembered when closed
+    link.connected = False
+    table._link = None
+    following = table.next_table()
+    assert (following.broker_host, following.broker_port) == ("10.0.0.8", 1883)
 
 
 def test_the_seat_held_is_the_one_listed_with_our_key_as_a_person_or_a_bot() -> None:
@@ -2422,6 +2427,7 @@ async def test_a_table_that_moved_here_is_kept_for_the_next_game_when_the_seat_c
         def __init__(self) -> None:
             self.handed = 0
             self.closed = False
+            self.authority = None  # (runs no table: keep_table asks it all the same)
 
         def hand_over_table(self) -> str:
             self.handed += 1
@@ -2474,3 +2480,25 @@ def test_a_seat_that_has_the_game_s_record_keeps_its_voters_from_standing() -> N
     table._on_room_message(topic, seal(host, topic, over))
     assert table.room.phase == "over"
     assert seat_voter.replica.driver.node.retired and maker_voter.replica.driver.node.retired
+
+
+def test_the_table_this_process_runs_may_be_its_host_s_first_voter_s() -> None:
+    """A host's machine back from the dead runs the room's first voter
+    beside its seat, and it may win a term: then this process runs the
+    table as much as when its seat's voter wins (found in a play-test: the
+    old host held the table at the end and nobody could open the next
+    game). Mutations: only the seat's voter looked at."""
+
+    class Voter:
+        def __init__(self, runs: bool) -> None:
+            self.authority = object() if runs else None
+            self.replica = SimpleNamespace(is_authority=runs)
+
+    table = remote()
+    assert not table.runs_the_table and table._table_voter() is None
+    seat, maker = Voter(runs=False), Voter(runs=True)
+    table.voter = seat  # type: ignore[assignment]
+    table._maker = (None, maker)  # type: ignore[assignment]
+    assert table.runs_the_table and table._table_voter() is maker
+    table.voter = Voter(runs=True)  # type: ignore[assignment]
+    assert table._table_voter() is table.voter

@@ -1720,6 +1720,10 @@ async def test_where_the_table_moved_its_new_machine_opens_the_next_game(
             )
             assert app.screen is lobby and lobby.hosting and lobby.hosted is not None
             code = lobby.hosted.code
+            # This person's seat is the host's own there: it does not vote
+            # (counted, two voters on one machine: its loss stalled the game).
+            voters, _ = lobby.hosted.authority.failover_voters()
+            assert remote.identity.public_key not in voters
             assert text_of(lobby, "#lobby-code-box") == spoken_code(code)
             await wait_until(pilot, lambda: "Zed (you)" in seats_text(lobby), "Zed again")
             # Bob is invited, and his seat waits for him by his key.
