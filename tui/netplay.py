@@ -397,7 +397,7 @@ async def open_next_moved_room(table: RemoteTable) -> tuple[HostedRoom, RemoteTa
     ``RemoteTable.keep_table``): this person hosts it, as the host would
     have, on the broker the table is on now; the others are invited as by
     any host. Raises :class:`NetplayError` (the kept table then closed)."""
-    from net.authority.host import taken_over_room
+    from net.authority.host import next_room_host
 
     kept, table.kept_table = table.kept_table, None
     if kept is None:
@@ -407,7 +407,7 @@ async def open_next_moved_room(table: RemoteTable) -> tuple[HostedRoom, RemoteTa
     # room had two voters on this machine, and its loss left the others
     # short of a majority for good (found in a play-test).
     kept.authority.told_keys.add(table.identity.public_key)
-    room = await taken_over_room(kept.authority, kept.broker, kept.advertiser)
+    room = await next_room_host(kept.authority, kept.broker, kept.advertiser)
     try:
         return await open_next_hosted_room(room, table)
     except BaseException:

@@ -1414,14 +1414,16 @@ class Authority:
                 seats.append(SeatSlot(f"Seat {seat + 1}"))
         return seats
 
-    def announce_next(self, code: str) -> None:
+    def announce_next(self, code: str, broker: str = "") -> None:
         """Tell everyone (retained, signed) that the table plays on in room
-        ``code``: only once this game is over."""
+        ``code`` (on ``broker``, "ADDRESS:PORT", if not on this room's):
+        only once this game is over."""
         if self.phase != OVER:
             raise IllegalAction("the game is not over")
         self._next_code = code
         topic = next_topic(self.code)
-        self._enqueue(topic, seal(self.identity, topic, NextRoom(self.code, code)), retain=True)
+        notice = NextRoom(self.code, code, broker)
+        self._enqueue(topic, seal(self.identity, topic, notice), retain=True)
 
     # -- what goes out -------------------------------------------------------
 

@@ -37,6 +37,7 @@ from net.authority.rooms import (
     load_room,
     room_path,
 )
+from net.election.driver import broker_text
 from net.identity import Identity
 from net.protocol.codes import format_code, new_code
 from net.protocol.text import clean_text
@@ -337,7 +338,10 @@ async def open_next_room(room: HostedRoom, *, seed: int | None = None) -> Hosted
             await authority.close()
         store.release()
         raise
-    old.announce_next(code)
+    # On another broker than the old room's (a table that moved: its
+    # holder's own), the notice says where.
+    elsewhere = (room.broker_host, room.broker_port) != old.link_address
+    old.announce_next(code, broker_text((room.lan_address, room.broker_port)) if elsewhere else "")
     # The old room's notice and final state are read by those following:
     # its retained messages are cleared when the table's last room closes.
     old.clear_on_close = False
@@ -700,6 +704,25 @@ async def taken_over_room(
     return room
 
 
+async def next_room_host(
+    authority: Authority,
+    embedded: EmbeddedBroker | None,
+    advertiser: Advertiser | None = None,
+) -> HostedRoom:
+    """A table this process took over, its game over, as the hosted room
+    its next game opens from: on this machine's own broker (its standby
+    one) when it has one; the broker the table was on may be another
+    machine's, which goes when that person leaves, the next room's lobby
+    with it (found in a play-test, 5 December). Else where the table is."""
+    if embedded is None:
+        return await taken_over_room(authority, None, advertiser)
+    room = HostedRoom(authority, embedded.host, embedded.port, embedded.host, embedded, advertiser)
+    room.addresses = await reachable_addresses(embedded.host, embedded.port, embedded)
+    if room.addresses:
+        room.lan_address = room.addresses[0]
+    return room
+
+
 async def advertise_taken_over(
     authority: Authority, embedded: EmbeddedBroker | None
 ) -> Advertiser | None:
@@ -721,6 +744,7 @@ __all__ = [
     "default_host_name",
     "forget_moved_room",
     "lan_address",
+    "next_room_host",
     "open_next_room",
     "open_room",
     "resume_room",

@@ -299,6 +299,8 @@ class RemoteTable(TableClient):
         # seat is away at the new table until its Hello reaches it.
         self.moved_at: float | None = None
         self._last_broker: tuple[str, int] | None = None  # its link was last up on
+        # Where the next game's room is, when its notice names a broker.
+        self.next_broker: tuple[str, int] | None = None
         # How many watch the room (issue 21), from its retained count.
         self.watching = 0
         self._watching_stamp = -1
@@ -880,6 +882,9 @@ class RemoteTable(TableClient):
             return
         if code == self.code or self.next_code == code:
             return
+        # Where it is, if not on this room's broker (a table that moved: its
+        # holder's own); an address that does not read as one is ignored.
+        self.next_broker = parse_broker(announced.broker) if announced.broker else None
         self.next_code = code
         for listener in list(self._next_listeners):
             listener(code)
@@ -907,11 +912,14 @@ class RemoteTable(TableClient):
         link = self._link
         if link is not None and link.connected:
             broker = (link.host, link.port)
+        here = broker
+        if self.next_broker is not None:
+            broker = self.next_broker  # where its notice says, first
         # Then the room's first broker, and its cluster's other nodes (the
         # standby brokers of this room are not the next room's: its state
         # names its own).
         first = (self.broker_host, self.broker_port)
-        alternates = tuple(w for w in dict.fromkeys([first, *self.cluster]) if w != broker)
+        alternates = tuple(w for w in dict.fromkeys([here, first, *self.cluster]) if w != broker)
         return RemoteTable(
             self.identity,
             self.next_code,

@@ -488,6 +488,10 @@ class NextRoom(Struct, tag_field="t", tag="next", forbid_unknown_fields=True):
 
     room: Code
     next: Code
+    # Where the next room is ("ADDRESS:PORT"), when not on this room's
+    # broker: after a failover its holder opens it on its own broker, the
+    # one the table was on being another machine's (issue 20). Empty: here.
+    broker: Annotated[str, Meta(max_length=64)] = ""
 
 
 next_room_decoder: Final = msgspec.msgpack.Decoder(NextRoom)

@@ -59,6 +59,7 @@ async def test_the_table_plays_on_in_a_new_room_with_the_same_seats(room: Hosted
     try:
         assert following.code != room.code
         assert await next_code(ana) == following.code
+        assert ana.next_broker is None  # on this room's broker: the notice names none
         # The same authority key (pinned by the follower), a new commitment.
         assert following.authority.identity.public_key == ana.authority_key
         assert following.authority.seed_hash() != first_hash
@@ -168,3 +169,37 @@ async def test_following_a_next_game_its_host_closed_says_so(room: HostedRoom) -
             await join_next_game(ana)
     finally:
         await ana.close()
+
+
+async def test_a_next_room_on_another_broker_is_found_where_its_notice_says(
+    room: HostedRoom,
+) -> None:
+    """After a failover the table's holder opens the next game on its own
+    broker (the one the table was on may be another person's machine,
+    which goes when they leave: found in a play-test, 5 December). The
+    notice names that broker, and a follower looks there first, its own
+    link's broker next. Two Mosquittos stand for the two machines'
+    brokers. Mutations: the broker not in the notice, not read, not tried
+    first."""
+    from tests.net.brokers import start_mosquitto
+
+    ana = RemoteTable(Identity.generate(), room.code, *BROKER, "Ana")
+    ana_seat = await ana.join()
+    for seat in {0, 1, 2} - {ana_seat}:
+        room.authority.set_bot(seat, "heuristic")
+    room.authority.start_game()
+    await asyncio.wait_for(play_with_bot(ana, "random", seed=3), DEADLINE)
+    with start_mosquitto() as own:
+        holder = HostedRoom(room.authority, own.host, own.port, own.host)
+        following = await open_next_room(holder)
+        try:
+            assert await next_code(ana) == following.code
+            assert ana.next_broker == (own.host, own.port)
+            again = ana.next_table()
+            assert (again.broker_host, again.broker_port) == (own.host, own.port)
+            assert again.broker_alternates[0] == BROKER  # then where its link was
+            assert await again.join() == ana_seat
+            await again.close()
+        finally:
+            await ana.close()
+            await following.close()
