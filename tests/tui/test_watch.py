@@ -545,3 +545,25 @@ async def test_the_away_bar_follows_whose_turn_it_is(private_config: Path) -> No
             seat = state.to_act[0]
             state.apply(seat, chooser.choice(state.legal_actions(seat)))
         assert seen == {True, False}
+
+
+async def test_a_watcher_is_told_the_next_game_s_code_to_watch_not_a_player_s_key(
+    private_config: Path,
+) -> None:
+    """A watcher has no seat at the next game and no game-over screen: a
+    play-tester read "a (on the game-over screen) joins it" on a watcher's
+    screen. It reads the next room's code, to watch it by."""
+    from tui.messages import NextGameOpened
+
+    watcher = watched("passpass", moves=100_000)
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = watch_screen(watcher)
+        app.push_screen(screen)
+        await wait_until(pilot, lambda: screen.view is not None, "the watched table")
+        screen.post_message(NextGameOpened("XYZ789"))
+        await wait_until(
+            pilot, lambda: any("XYZ-789" in str(n.message) for n in app._notifications), "told"
+        )
+        [told] = [str(n.message) for n in app._notifications if "XYZ-789" in str(n.message)]
+        assert told.endswith("room XYZ-789: watch it by that code.") and "game-over" not in told

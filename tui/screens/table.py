@@ -332,11 +332,20 @@ class TableScreen(PasseScreen):
         if over is not None:
             over.invite()
         host = self._room.host if self._room is not None else "The host"
-        self.notify(
-            f"{host} opened the next game at this table: a (on the game-over screen) joins it.",
-            title="Next game",
-            timeout=10,
-        )
+        if self.client.seat is None:
+            # A watcher has no seat there, nor a game-over screen's a (a
+            # play-tester read a player's hint on the watcher's screen).
+            from net.protocol.codes import format_code
+
+            text = (
+                f"{host} opened the next game at this table, room "
+                f"{format_code(message.code)}: watch it by that code."
+            )
+        else:
+            text = (
+                f"{host} opened the next game at this table: a (on the game-over screen) joins it."
+            )
+        self.notify(text, title="Next game", timeout=10, markup=False)
 
     def _game_over_screen(self) -> GameOverScreen | None:
         return next((s for s in self.app.screen_stack if isinstance(s, GameOverScreen)), None)
