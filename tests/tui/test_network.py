@@ -363,6 +363,15 @@ async def test_joiner_sees_the_table_and_who_is_away(
         await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
         status = table.query_one(NetStatus)
         assert status.text == ""
+        # Leaving says what it does: told to the others while connected;
+        # with the link down, nothing reaches the table (a play-tester read
+        # "the others are told… a bot takes your seat" while cut off).
+        from tui.screens.confirm_leave_room import PLAYER_CUT_OFF_TEXT, PLAYER_IN_GAME_TEXT
+
+        assert table._confirm_leave_room().text == PLAYER_IN_GAME_TEXT  # type: ignore[attr-defined]
+        table._link_up = False
+        assert table._confirm_leave_room().text == PLAYER_CUT_OFF_TEXT  # type: ignore[attr-defined]
+        table._link_up = True
         await ada.close()  # Ada's connection drops mid-game
         await wait_until(pilot, lambda: "Ada is away" in status.text, "Ada away at the table")
         players = table.query_one("#players")

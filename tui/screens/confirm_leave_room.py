@@ -18,6 +18,14 @@ PLAYER_IN_GAME_TEXT = (
     "takes your seat so they can finish the game.\n"
     "A networked game is not saved here."
 )
+# Leaving while the link is down: nothing reaches the table (a play-tester
+# read that the others would be told and a bot would take the seat).
+PLAYER_CUT_OFF_TEXT = (
+    "The table cannot be told now (no connection):\n"
+    "your seat stays yours, shown away, until the\n"
+    "host gives it to a bot or you come back.\n"
+    "A networked game is not saved here."
+)
 PLAYER_IN_LOBBY_TEXT = "The others see your seat free again."
 
 

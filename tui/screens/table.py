@@ -825,11 +825,15 @@ class TableScreen(PasseScreen):
     def _confirm_leave_room(self) -> ConfirmQuitScreen:
         from tui.screens.confirm_leave_room import (
             HOST_TEXT,
+            PLAYER_CUT_OFF_TEXT,
             PLAYER_IN_GAME_TEXT,
             ConfirmLeaveRoomScreen,
         )
 
-        text = HOST_TEXT if self.hosting else PLAYER_IN_GAME_TEXT
+        if self.hosting:
+            text = HOST_TEXT
+        else:
+            text = PLAYER_IN_GAME_TEXT if self._link_up else PLAYER_CUT_OFF_TEXT
         return ConfirmLeaveRoomScreen("Leave this networked game?", text)
 
     def _leave(self, choice: str | None) -> None:
