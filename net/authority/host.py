@@ -632,14 +632,20 @@ async def _run(room: HostedRoom, advertise: bool) -> HostedRoom:
         raise
     # Shown and advertised only where the broker answers (issue 18.5: a
     # broker on 127.0.0.1 was shown at the LAN address, where it does not).
-    room.addresses = await reachable_addresses(room.broker_host, room.broker_port, room.embedded)
-    if room.addresses:
-        room.lan_address = room.addresses[0]
+    await _find_addresses(room)
     if room.local_only:
         log.info(room.reach_note)
     if advertise:
         room.advertiser = await _advertise(room, room.authority.game_id, room.authority.host_name)
     return room
+
+
+async def _find_addresses(room: HostedRoom) -> None:
+    """Where ``room``'s broker answers (its LAN addresses first), and the
+    first of them as the address shown to others."""
+    room.addresses = await reachable_addresses(room.broker_host, room.broker_port, room.embedded)
+    if room.addresses:
+        room.lan_address = room.addresses[0]
 
 
 def room_advert(room: HostedRoom, game_id: str, host_name: str) -> RoomAdvert:
@@ -698,9 +704,7 @@ async def taken_over_room(
     host, port = authority.link_address
     mine = embedded is not None and port == embedded.port
     room = HostedRoom(authority, host, port, host, embedded if mine else None, advertiser)
-    room.addresses = await reachable_addresses(host, port, room.embedded)
-    if room.addresses:
-        room.lan_address = room.addresses[0]
+    await _find_addresses(room)
     return room
 
 
@@ -717,9 +721,7 @@ async def next_room_host(
     if embedded is None:
         return await taken_over_room(authority, None, advertiser)
     room = HostedRoom(authority, embedded.host, embedded.port, embedded.host, embedded, advertiser)
-    room.addresses = await reachable_addresses(embedded.host, embedded.port, embedded)
-    if room.addresses:
-        room.lan_address = room.addresses[0]
+    await _find_addresses(room)
     return room
 
 

@@ -1045,9 +1045,8 @@ class RemoteTable(TableClient):
         5 December). A voter that did not see the end still stands: a table
         that died before everyone had its last state is taken over, its
         record published again (docs/election.md section 10)."""
-        for voter in (self.voter, self._maker[1] if self._maker is not None else None):
-            if voter is not None:
-                voter.replica.driver.node.retire()
+        for voter in self._voters_here():
+            voter.replica.driver.node.retire()
 
     def _keep_foreign_room(self, sender: bytes, topic: str, payload: bytes) -> None:
         """Another key's room state, kept (the latest of a few keys) in case
@@ -1329,11 +1328,16 @@ class RemoteTable(TableClient):
         seat's, or the room's first one when this is its host's machine back
         (it may win a term too: a play-tester's old host then held the table
         at the end, and nobody could open the next game)."""
-        maker = self._maker[1] if self._maker is not None else None
-        for voter in (self.voter, maker):
-            if voter is not None and voter.authority is not None and voter.replica.is_authority:
+        for voter in self._voters_here():
+            if voter.authority is not None and voter.replica.is_authority:
                 return voter
         return None
+
+    def _voters_here(self) -> list[SeatVoter]:
+        """This process's voters in the room: its seat's, and the room's
+        first one when this is its host's machine back."""
+        maker = self._maker[1] if self._maker is not None else None
+        return [voter for voter in (self.voter, maker) if voter is not None]
 
     def keep_table(self) -> None:
         """The table this process runs (it moved here, issue 20), its game
