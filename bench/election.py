@@ -4,7 +4,7 @@ process SIGKILLed to the next request acknowledged by its successor.
 Three voters (``tests/net/election_voter.py``, each a process of its own
 with its synced file) on a Mosquitto of this benchmark's own; a seat in this
 process submits requests back to back through
-:class:`net.election.driver.SeatClient`. Each round kills the authority the
+:class:`tests.net.seat_client.SeatClient`. Each round kills the authority the
 seat last heard from, times until the next acknowledgement (the election
 killed process's will, sent by the broker as its connection dies, makes the
 others stand after a random delay of at most 0.3 s instead of an election
@@ -34,10 +34,10 @@ QUICK_KILLS = 8
 
 
 async def _failovers(kills: int) -> tuple[list[float], list[float]]:
-    from net.election.driver import SeatClient
     from net.identity import Identity
     from tests.net.brokers import start_mosquitto
     from tests.net.election_procs import CODE, VOTER, Lines, authority_of, make_voters
+    from tests.net.seat_client import SeatClient
 
     failovers: list[float] = []
     steady: list[float] = []  # acknowledgement times with every voter up

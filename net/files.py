@@ -83,9 +83,8 @@ def validation_message(error: msgspec.ValidationError) -> str:
     found = re.fullmatch(r"(.*) - at `\$\.?(.*)`", text, re.DOTALL)
     if found is None:
         return text[:1].lower() + text[1:]
-    what, where = found.groups()
-    what = what[:1].lower() + what[1:]
-    return f"{where}: {what}" if where else what
+    what, where = found.groups()  # msgspec says no "at" for the top level
+    return f"{where}: {what[:1].lower()}{what[1:]}"
 
 
 __all__ = ["sync_directory", "validation_message", "write_atomic"]

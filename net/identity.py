@@ -10,13 +10,12 @@ replaced, never fatal.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from nacl.exceptions import BadSignatureError
+from nacl.exceptions import CryptoError
 from nacl.public import Box, PrivateKey, PublicKey
 from nacl.signing import SigningKey, VerifyKey
 
@@ -88,14 +87,12 @@ def box_public_key(public_key: bytes) -> PublicKey:
 
 
 def verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
-    """Whether ``signature`` is ``public_key``'s signature of ``message``."""
-    if len(public_key) != PUBLIC_KEY_SIZE or len(signature) != SIGNATURE_SIZE:
-        return False
+    """Whether ``signature`` is ``public_key``'s signature of ``message``:
+    never for a key or signature of the wrong size or type (PyNaCl raises a
+    CryptoError subclass, ValueError or TypeError for those)."""
     try:
         VerifyKey(public_key).verify(message, signature)
-    except (BadSignatureError, ValueError, TypeError):
-        return False
-    except Exception:  # nacl.exceptions.CryptoError for a key that is not a point
+    except (CryptoError, ValueError, TypeError):
         return False
     return True
 
@@ -113,7 +110,6 @@ def load_identity(path: Path | None = None, *, show_path: bool = True) -> Loaded
     of ``passe serve``, to whom the server's paths mean nothing)."""
     path = path or data_dir() / KEY_FILE
     named = f" {path}" if show_path else ""
-    notice: str | None = None
     try:
         text: str | None = path.read_text(encoding="ascii")
     except FileNotFoundError:
@@ -123,7 +119,7 @@ def load_identity(path: Path | None = None, *, show_path: bool = True) -> Loaded
     except OSError as error:
         # Never replace a key that could not be read (it may be fine): a key
         # for this session only. The error's own text names the file too.
-        why = str(error) if show_path else error.strerror or type(error).__name__
+        why = str(error) if show_path else _reason(error)
         return LoadedIdentity(
             Identity.generate(),
             f"could not read your key{named} ({why}): using a key for this session only",
@@ -136,15 +132,28 @@ def load_identity(path: Path | None = None, *, show_path: bool = True) -> Loaded
             except ValueError:
                 seed = b""
             if len(seed) == 32:
-                return LoadedIdentity(Identity(SigningKey(seed)), notice)
+                return LoadedIdentity(Identity(SigningKey(seed)), None)
         corrupt = path.with_name(path.name + ".corrupt")
-        with contextlib.suppress(OSError):
+        try:
             path.replace(corrupt)
-        notice = f"your key file{named} was damaged: kept as {corrupt.name}, made a new key"
+        except OSError as error:
+            # Said as it is: the damaged file is written over, not kept.
+            notice = (
+                f"your key file{named} was damaged and could not be kept aside ({_reason(error)}): "
+                "made a new key"
+            )
+        else:
+            notice = f"your key file{named} was damaged: kept as {corrupt.name}, made a new key"
+    else:
+        notice = f"made a new key in {path}" if show_path else "made a new key"
     identity = Identity.generate()
     _write_key(path, identity)
-    made = f"made a new key in {path}" if show_path else "made a new key"
-    return LoadedIdentity(identity, notice or made)
+    return LoadedIdentity(identity, notice)
+
+
+def _reason(error: OSError) -> str:
+    """An error's words without its path: its reason, else its kind."""
+    return error.strerror or type(error).__name__
 
 
 def _write_key(path: Path, identity: Identity) -> None:

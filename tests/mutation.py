@@ -64,6 +64,10 @@ MODULES: dict[str, list[str]] = {
     # The embedded broker faces the LAN itself; the pins keep a room's key.
     "net/lan/broker.py": ["net.lan.broker.*"],
     "net/peer/pins.py": ["net.peer.pins.*"],
+    # What every signature, box and share goes through, and every key file.
+    "net/identity.py": ["net.identity.*"],
+    "net/election/shares.py": ["net.election.shares.*"],
+    "net/files.py": ["net.files.*"],
     "core/passpass/state.py": _methods(
         "core.passpass.state",
         "PassPassState",

@@ -1,5 +1,5 @@
 """A seat's process for the election's real-process tests: it submits
-requests one after another through :class:`net.election.driver.SeatClient`
+requests one after another through :class:`tests.net.seat_client.SeatClient`
 (to whoever is authority, re-sent with the same nonce until acknowledged)
 and prints one JSON line per acknowledgement, until killed.
 
@@ -18,8 +18,8 @@ from pathlib import Path
 
 from nacl.signing import SigningKey
 
-from net.election.driver import SeatClient
 from net.identity import Identity
+from tests.net.seat_client import SeatClient
 
 
 async def _main(args: argparse.Namespace) -> None:

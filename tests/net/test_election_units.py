@@ -3,6 +3,7 @@ checked by tests/net/test_election_model.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
@@ -130,6 +131,64 @@ def test_with_dealers_only_dealers_hold_shares_and_stand() -> None:
     assert [node.can_stand for node in nodes] == [True, True, False, False, False]
     assert nodes[3].suspect(0.0) == []  # a player never stands here
     assert shares.own_share(identities[3], config) is None
+
+
+def test_the_threshold_is_a_majority_of_holders_and_half_of_dealers_rounded_up() -> None:
+    # docs/election.md section 5: two dealers, one; three, two; four, two.
+    assert [shares.threshold_for(n) for n in range(1, 7)] == [1, 2, 2, 3, 3, 4]
+    dealt = [shares.threshold_for(n, dealers=True) for n in range(1, 7)]
+    assert dealt == [1, 1, 2, 2, 3, 3]
+
+
+def test_a_given_secret_is_the_one_shared_and_its_check_is_the_documented_hash() -> None:
+    """Another implementation must compute the same check value
+    (docs/election.md section 5): BLAKE2b, 32 bytes, personalised."""
+    identities = _identities(3)
+    voters = [Voter(identity.public_key, dealer=False) for identity in identities]
+    given = bytes(range(32))
+    config, secret = shares.make_config(identities[0], voters, given)
+    assert secret == given
+    assert (
+        config.check == hashlib.blake2b(given, digest_size=32, person=b"passe-elect-chk").digest()
+    )
+    held = dict(
+        mine for identity in identities if (mine := shares.own_share(identity, config)) is not None
+    )
+    assert sorted(held) == [1, 2, 3] and shares.combine(config, held) == given
+
+
+def test_a_config_that_cannot_be_shared_is_refused_in_words() -> None:
+    identities = _identities(2)
+    voters = [Voter(identity.public_key, dealer=False) for identity in identities]
+    with pytest.raises(ValueError, match=r"^the room secret is 32 bytes$"):
+        shares.make_config(identities[0], voters, bytes(31))
+    with pytest.raises(ValueError, match=r"^somebody must stand: every share holder declined$"):
+        shares.make_config(identities[0], voters, declined={v.key for v in voters})
+
+
+def test_a_share_that_does_not_open_to_32_bytes_from_the_config_s_sealer_is_none() -> None:
+    """A share sealed by another key than the config's maker, or opening to
+    anything but 32 bytes (a forged config), is no share."""
+    maker, me, forger = _identities(3)
+    voters = [Voter(i.public_key, dealer=False) for i in (maker, me)]
+    config, _ = shares.make_config(maker, voters)
+
+    def mine_sealed(sealer: Identity, body: bytes) -> messages.Config:
+        sealed = bytes(sealer.box_with(me.public_key).encrypt(body))
+        return msgspec.structs.replace(
+            config,
+            shares=[
+                msgspec.structs.replace(share, sealed=sealed)
+                if share.holder == me.public_key
+                else share
+                for share in config.shares
+            ],
+        )
+
+    assert shares.own_share(me, mine_sealed(maker, bytes(32))) is not None
+    assert shares.own_share(me, mine_sealed(forger, bytes(32))) is None
+    assert shares.own_share(me, mine_sealed(maker, bytes(31))) is None
+    assert shares.own_share(me, mine_sealed(maker, bytes(33))) is None
 
 
 # --------------------------------------------------------------- messages
