@@ -955,6 +955,11 @@ class Authority:
         self._notice = "the host turned someone away"
         self._publish_room()
 
+    def _full(self) -> str:
+        """What a key that finds no seat reads: what it can do instead
+        (found in a play-test: "room X is full" and nothing else)."""
+        return f"room {self.shown_code} is full: you can still watch it"
+
     def _turned_away(self) -> str:
         """What a key the host turned away reads, now and at each try: what
         it can do (found in a play-test: no hint at all)."""
@@ -1046,7 +1051,7 @@ class Authority:
         # A knock that came while a seat was free stays when the table fills
         # (the host may free one): its Hello sent again is still a knock.
         if earlier is None and not self.seat_to_give():
-            self._refuse(key, f"room {self.shown_code} is full", "full", hello.n)
+            self._refuse(key, self._full(), "full", hello.n)
             return False
         self.knocks[key] = Knock(
             key,
@@ -2184,7 +2189,7 @@ class Authority:
         else:
             squatted = self._provisional()
             if not squatted:
-                self._refuse(key, f"room {self.shown_code} is full", "full", hello.n)
+                self._refuse(key, self._full(), "full", hello.n)
                 return
             seat = squatted[0]
             held = self.seats[seat]
