@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 import pytest
@@ -18,6 +18,8 @@ from core.registry import get_game
 from net.authority.authority import Authority
 from net.authority.replication import encode_room_config
 from net.identity import Identity
+from net.lan.transport import BrokerUnreachable
+from net.peer import remote as remote_module
 from net.peer.failover import SeatVoter
 from net.peer.remote import RemoteTable
 from net.protocol.bounds import Outbox
@@ -244,3 +246,39 @@ def seat_voter(identity: Identity, config: Any, directory: Path, **options: Any)
         directory=directory,
         **{"room_key": lambda: None, **options},
     )
+
+
+class BrokerLink(MemoryLink):
+    """Stands for the MqttLink that join() makes (in-process): it keeps what
+    join handed it; start() connects as a broker would, at once (our
+    presence then goes out, on_connect), then hands on the retained
+    messages of the topics subscribed; or refuses, as an unreachable broker
+    does."""
+
+    made: ClassVar[list[BrokerLink]] = []  # each test sets its own (monkeypatch)
+    retained: ClassVar[dict[str, bytes]] = {}
+    unreachable: ClassVar[str | None] = None
+
+    def __init__(self, host: str, port: int, **options: Any) -> None:
+        super().__init__()
+        self.host, self.port, self.options = host, port, options
+        self.subscriptions = list(options["subscriptions"])
+        self.timeout: float | None = None
+        BrokerLink.made.append(self)
+
+    async def start(self, timeout: float = 5.0) -> None:
+        self.timeout = timeout
+        if BrokerLink.unreachable is not None:
+            raise BrokerUnreachable(BrokerLink.unreachable)
+        await self.options["on_connect"]()
+        for topic, payload in BrokerLink.retained.items():
+            if topic in self.subscriptions or topic == room_topic(CODE):
+                await self.options["on_message"](topic, payload)
+
+
+def joining_on(monkeypatch: pytest.MonkeyPatch, retained: dict[str, bytes]) -> None:
+    """join() makes a BrokerLink holding ``retained``."""
+    monkeypatch.setattr(remote_module, "MqttLink", BrokerLink)
+    monkeypatch.setattr(BrokerLink, "made", [])
+    monkeypatch.setattr(BrokerLink, "retained", retained)
+    monkeypatch.setattr(BrokerLink, "unreachable", None)

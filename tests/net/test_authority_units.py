@@ -66,6 +66,9 @@ from tests.net.rooms_in_process import (
     within_turns,
 )
 
+# What a key that finds no seat reads (net/authority/authority.py _full).
+FULL = f"room {format_code(CODE)} is full: you can still watch it"
+
 
 def unroomed(message: str) -> str:
     """An authority's log line without the room code it starts with (a
@@ -847,7 +850,7 @@ def test_a_knock_let_in_to_a_full_room_is_told_so_and_unbarred() -> None:
     listen(authority)
     authority.admit(eve.public_key)
     assert eve.public_key not in authority.barred
-    assert to(authority, eve) == [refusal(f"room {format_code(CODE)} is full: you can still watch it", "full", 8)]
+    assert to(authority, eve) == [refusal(FULL, "full", 8)]
 
 
 def play_past_a_long_log(authority: Authority) -> Table:
@@ -1345,7 +1348,7 @@ def test_a_seat_asked_for_is_given_or_refused_and_names_stay_apart(
     )
     presence(authority, eve, online=True)
     hello(authority, eve, n=6, name="Eve")
-    assert to(authority, eve) == [refusal(f"room {format_code(CODE)} is full: you can still watch it", "full", 6)]
+    assert to(authority, eve) == [refusal(FULL, "full", 6)]
 
 
 def test_a_name_taken_ten_times_over_is_numbered_then_kept() -> None:
@@ -1422,7 +1425,7 @@ def test_admission_refuses_in_words_a_key_not_listed_and_a_flood_of_knocks(
     presence(authority, bea, online=True)
     sent(authority, eve)
     hello(authority, bea, n=6)
-    assert to(authority, bea) == [refusal(f"room {format_code(CODE)} is full: you can still watch it", "full", 6)]
+    assert to(authority, bea) == [refusal(FULL, "full", 6)]
 
 
 def test_a_knock_asked_again_keeps_when_it_came() -> None:
@@ -1482,7 +1485,7 @@ def test_a_knock_asked_again_once_the_table_is_full_is_still_a_knock() -> None:
     ]
     assert eve.public_key in authority.knocks
     hello(authority, dan, n=2, name="Dan")
-    assert to(authority, dan) == [refusal(f"room {format_code(CODE)} is full: you can still watch it", "full", 2)]
+    assert to(authority, dan) == [refusal(FULL, "full", 2)]
     assert dan.public_key not in authority.knocks
 
 

@@ -11,7 +11,7 @@ import hashlib
 import time
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, ClassVar
+from typing import Any
 
 import msgspec
 import pytest
@@ -23,7 +23,6 @@ from net.authority.replication import encode_room_config, make_room_config
 from net.authority.table import TableUpdate
 from net.election.driver import Announce, authority_topic
 from net.identity import Identity, fingerprint
-from net.lan.transport import BrokerUnreachable
 from net.peer import remote as remote_module
 from net.peer.pins import RoomPins
 from net.peer.remote import JoinError, RemoteTable, _refusal
@@ -60,8 +59,10 @@ from tests.net.peers import RawClient, clear_room, until
 from tests.net.procs import need_mosquitto
 from tests.net.rooms_in_process import (
     CODE,
+    BrokerLink,
     MemoryLink,
     as_sent,
+    joining_on,
     linked,
     listen,
     pump,
@@ -1530,34 +1531,6 @@ def test_the_log_summary_of_each_message() -> None:
 # -- joining, in-process ---------------------------------------------------------
 
 
-class BrokerLink(MemoryLink):
-    """Stands for the MqttLink that join() makes (in-process): it keeps what
-    join handed it; start() connects as a broker would, at once (our
-    presence then goes out, on_connect), then hands on the retained
-    messages of the topics subscribed; or refuses, as an unreachable broker
-    does."""
-
-    made: ClassVar[list[BrokerLink]] = []  # each test sets its own (monkeypatch)
-    retained: ClassVar[dict[str, bytes]] = {}
-    unreachable: ClassVar[str | None] = None
-
-    def __init__(self, host: str, port: int, **options: Any) -> None:
-        super().__init__()
-        self.host, self.port, self.options = host, port, options
-        self.subscriptions = list(options["subscriptions"])
-        self.timeout: float | None = None
-        BrokerLink.made.append(self)
-
-    async def start(self, timeout: float = 5.0) -> None:
-        self.timeout = timeout
-        if BrokerLink.unreachable is not None:
-            raise BrokerUnreachable(BrokerLink.unreachable)
-        await self.options["on_connect"]()
-        for topic, payload in BrokerLink.retained.items():
-            if topic in self.subscriptions or topic == room_topic(CODE):
-                await self.options["on_message"](topic, payload)
-
-
 async def test_joining_hands_the_link_what_it_needs_and_takes_the_seat_offered(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -1629,14 +1602,6 @@ async def test_joining_hands_the_link_what_it_needs_and_takes_the_seat_offered(
         async with asyncio.timeout(2.0):  # a wait without its bound fails here
             await pinned.join(timeout=0.05)
     assert error.value.code == "no-room"
-
-
-def joining_on(monkeypatch: pytest.MonkeyPatch, retained: dict[str, bytes]) -> None:
-    """join() makes a BrokerLink holding ``retained``."""
-    monkeypatch.setattr(remote_module, "MqttLink", BrokerLink)
-    monkeypatch.setattr(BrokerLink, "made", [])
-    monkeypatch.setattr(BrokerLink, "retained", retained)
-    monkeypatch.setattr(BrokerLink, "unreachable", None)
 
 
 async def test_joining_a_room_over_where_our_key_sits_ends_from_its_record(
