@@ -14,14 +14,17 @@ import msgspec
 import pytest
 
 from core.engine import IllegalAction
+from core.registry import get_game
 from net.authority.authority import Authority
 from net.authority.replication import encode_room_config, make_room_config
+from net.election.driver import voter_presence_topic
 from net.identity import Identity
 from net.peer import remote as remote_module
 from net.peer import watch as watch_module
 from net.peer.pins import RoomPins
 from net.peer.remote import JoinError
 from net.peer.watch import WATCHER_NAME, Watcher
+from net.protocol.codec import codec_for
 from net.protocol.codes import format_code
 from net.protocol.wire import Refused as RefusedReply
 from net.protocol.wire import (
@@ -51,6 +54,7 @@ from tests.net.rooms_in_process import (
     seated,
     within_turns,
 )
+from tests.net.test_remote_units import a_finished_game
 
 # Each test takes well under a second; a mutant that loses a deadline fails
 # after 15 s instead of mutmut's own limit of minutes (docs/testing.md).
@@ -355,9 +359,59 @@ def test_the_deal_check_of_a_watcher_says_what_it_found() -> None:
     assert watcher._replay_check(record) == (True, "Deal matched the host's commitment.")
 
 
+async def test_the_deal_check_replays_the_record_against_what_the_watcher_was_shown() -> None:
+    """With the game known: the record replayed through check_shown with
+    the spectator's seat (None), what it was shown and its log; a record of
+    another game, or whose moves do not replay, failed in words."""
+    authority = await a_finished_game()
+    watcher = Watcher(CODE, "127.0.0.1", 1)
+    watcher.codec = codec_for(get_game("passpass"))
+    state = authority.room_state()
+    assert state.record is not None
+    assert watcher._replay_check(state) == (
+        True,
+        "Deal matched the host's commitment; this seat was shown nothing of the game to "
+        "check it against.",
+    )
+    other = msgspec.structs.replace(state, record={**state.record, "game": "dominoes"})
+    assert watcher._replay_check(other) == (
+        False,
+        "Deal check FAILED: the revealed record is of 'dominoes', not passpass.",
+    )
+    first = state.record["actions"][0]
+    twice = [first, [first[0], first[1]], *state.record["actions"][2:]]
+    replayed = msgspec.structs.replace(state, record={**state.record, "actions": twice})
+    ok, text = watcher._replay_check(replayed)
+    assert ok is False and text.startswith("Deal check FAILED after move 2 (seat 1: ")
+
+
+def test_a_watcher_goes_where_it_is_told_and_asks_from_the_events_it_holds() -> None:
+    watcher = Watcher(CODE, "127.0.0.1", 1, alternates=[("127.0.0.2", 2)])
+    assert watcher.broker_alternates == (("127.0.0.2", 2),)
+    watcher.log.extend(["an event", "another"])  # type: ignore[list-item]
+    request = watcher._watch_request()
+    assert (request.room, request.have) == (CODE, 2)
+
+
+async def test_damaged_voter_presences_are_counted_not_raised() -> None:
+    """Where the room's broker dies with its host, a watcher reads the
+    voters' presences: each damaged one is dropped and counted, the first
+    and the next alike (the flood log's clock is the watcher's)."""
+    voters = [Identity.generate() for _ in range(3)]
+    config, _ = make_room_config(voters[0], [voter.public_key for voter in voters])
+    watcher = Watcher(CODE, "127.0.0.1", 1)
+    watcher._link = MemoryLink()  # type: ignore[assignment]
+    watcher._follow_config(encode_room_config(config), vote=False, standby=True)
+    topic = voter_presence_topic(CODE, voters[1].peer_id)
+    for _ in range(2):
+        await watcher._on_message(topic, b"not a presence")
+    assert watcher._floods.counts == {"election-bad": 2}
+    assert watcher.broker_alternates == ()
+    await watcher.close()
+
+
 def _a_record() -> dict[str, Any]:
     from core.engine import GameRecord
-    from core.registry import get_game
 
     game = get_game("passpass")
     config = msgspec.to_builtins(game.make_config(players=3))
