@@ -136,6 +136,17 @@ class HandedTable:
     advertiser: Advertiser | None
 
 
+def table_moved_notice(name: str, *, dealer: bool = False) -> str:
+    """What everyone's screen says when the table moved to ``name``'s
+    machine (or dealer ``name``): issue 20's words. The person whose
+    machine it is reads ``TABLE_MOVED_HERE`` instead (tui/screens/table.py)."""
+    holder = f"dealer {name}" if dealer else f"{name}'s machine"
+    return f"The table moved to {holder} (it holds the deck now)"
+
+
+TABLE_MOVED_HERE = "The table moved to your machine (it holds the deck now)"
+
+
 class SeatVoter:
     """The voter of seat key ``identity`` in room ``code``, and the
     authority it runs after winning a term (``authority``)."""
@@ -305,8 +316,7 @@ class SeatVoter:
         former = self.room_key()
         if former is not None:
             authority.predecessors.add(former)
-        holder = f"dealer {name}" if self.dealer else f"{name}'s machine"
-        authority.say(f"The table moved to {holder} (it holds the deck now)")
+        authority.say(table_moved_notice(name, dealer=self.dealer))
         authority.presence_timeout = PRESENCE_TIMEOUT
         authority.adopt_replica(self.replica, self.election)
         self.authority = authority
@@ -334,11 +344,13 @@ class SeatVoter:
 
 __all__ = [
     "STAND_IN_AFTER",
+    "TABLE_MOVED_HERE",
     "HandedTable",
     "SeatVoter",
     "standby_file",
     "stored_election",
     "stored_standby_port",
+    "table_moved_notice",
     "voter_file",
     "votes_dir",
 ]

@@ -1236,6 +1236,11 @@ class RemoteTable(TableClient):
                 list(self.broker_alternates), rejoin_earlier=not self.host_present
             )
 
+    @property
+    def own_name(self) -> str:
+        """This seat's name as the room shows it (else the one it asked for)."""
+        return self._own_name()
+
     def _own_name(self) -> str:
         if self.room is not None and self.seat is not None and self.seat < len(self.room.seats):
             return self.room.seats[self.seat].name

@@ -26,6 +26,7 @@ from core.passpass.state import PassPassView
 from core.replay import Replay
 from net.authority.host import HostedRoom, open_next_room
 from net.identity import Identity
+from net.peer.failover import TABLE_MOVED_HERE
 from net.peer.headless import play_with_bot
 from net.peer.remote import RemoteTable
 from net.protocol.codes import format_code
@@ -1715,6 +1716,16 @@ async def test_where_the_table_moved_its_new_machine_opens_the_next_game(
             await room.close(keep=True)  # the host's machine dies, its person with it
             await hostess.close()
             await wait_until(pilot, lambda: remote.runs_the_table, "the table moved here")
+            # Said to this person as theirs, not by their name (a play-tester,
+            # 5 December: Ben read "The table moved to Ben's machine").
+            table = app.screen
+            assert isinstance(table, PassPassTableScreen)
+            await wait_until(
+                pilot,
+                lambda: TABLE_MOVED_HERE in table.game_log.lines_written,
+                "the move told to its new machine's person",
+            )
+            assert not any("Zed's machine" in line for line in table.game_log.lines_written)
             seat = hostess.seat
             assert seat is not None
             remote.stand_in(seat)  # b at this table: a bot for the hostess

@@ -26,6 +26,7 @@ from textual.screen import Screen
 from core.engine import Action, ConfigError, Event, IllegalAction, Names, View, acts, plural
 from net.authority.table import TableUpdate
 from net.peer.client import TableClient
+from net.peer.failover import TABLE_MOVED_HERE, table_moved_notice
 from tui.messages import (
     GameRecorded,
     GoHomeRequested,
@@ -379,11 +380,12 @@ class TableScreen(PasseScreen):
     def on_room_changed(self, message: RoomChanged) -> None:
         room = message.room
         if room.notice and room.notice != self._room_notice and room.phase == "playing":
-            self.notify(room.notice, title="Table")
+            notice = self._in_our_words(room.notice)
+            self.notify(notice, title="Table")
             # And in the log, to be read later (issue 18: a guest who quit
             # left no trace on the host's table once the toast was gone).
             if self.view is not None:
-                self.game_log.add(room.notice)
+                self.game_log.add(notice)
         self._room_notice = room.notice
         was_closed = self.room_closed
         self._room = room
@@ -392,6 +394,15 @@ class TableScreen(PasseScreen):
         self._keep_record()  # the final room state reveals the record
         if self.room_closed and not was_closed:
             self._close_table()
+
+    def _in_our_words(self, notice: str) -> str:
+        """The room's notice as this person reads it: the table that moved
+        to their own machine is "your machine", not their name (a
+        play-tester read "The table moved to Ben's machine" as Ben)."""
+        remote = remote_table(self.client)
+        if remote is None or not remote.runs_the_table:
+            return notice
+        return TABLE_MOVED_HERE if notice == table_moved_notice(remote.own_name) else notice
 
     def _close_table(self) -> None:
         """The host closed the room (issue 18 item 4): the status says so,
