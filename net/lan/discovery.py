@@ -55,6 +55,7 @@ from zeroconf import (
     InterfaceChoice,
     IPVersion,
     NonUniqueNameException,
+    NotRunningException,
     ServiceInfo,
     ServiceStateChange,
     Zeroconf,
@@ -348,10 +349,15 @@ def _open_zeroconf(interfaces: Interfaces) -> AsyncZeroconf:
 
 
 async def _resolve(zeroconf: Zeroconf, name: str, timeout: float) -> RoomAdvert | None:
+    """The advert of service ``name``, or None: none within ``timeout``, or
+    zeroconf closed meanwhile (a name seen as a browse ended: its lookup
+    raised into a task nobody awaited, found in a play-test's log)."""
     info = AsyncServiceInfo(SERVICE_TYPE, name)
-    if not await info.async_request(zeroconf, timeout * 1000, question_type=DNSQuestionType.QM):
+    try:
+        found = await info.async_request(zeroconf, timeout * 1000, question_type=DNSQuestionType.QM)
+    except NotRunningException:
         return None
-    return advert_from_info(info)
+    return advert_from_info(info) if found else None
 
 
 async def find_room(
@@ -374,14 +380,15 @@ async def browse_rooms(
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     resolving: dict[str, asyncio.Task[RoomAdvert | None]] = {}
+    browsing: asyncio.Future[None] = loop.create_future()  # done once the browse ends
     async with _open_zeroconf(mdns_interfaces(interfaces)) as zeroconf:
 
         def on_change(
             zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
         ) -> None:
             key = name.lower()
-            if state_change is ServiceStateChange.Removed or key in resolving:
-                return
+            if state_change is ServiceStateChange.Removed or key in resolving or browsing.done():
+                return  # after the browse: nobody would read its lookup
             if len(resolving) >= 256:  # a flood of names: enough
                 return
             left = max(deadline - loop.time(), 0.05)
@@ -396,6 +403,7 @@ async def browse_rooms(
         try:
             await asyncio.sleep(max(deadline - loop.time(), 0))
         finally:
+            browsing.set_result(None)
             await browser.async_cancel()
         results = await asyncio.gather(*resolving.values(), return_exceptions=True)
     rooms = {r.code: r for r in results if isinstance(r, RoomAdvert)}

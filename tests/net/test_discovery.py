@@ -287,3 +287,15 @@ async def test_hostile_records_on_the_network_are_skipped() -> None:
         assert await find_room(bad, timeout=2.0) is None
         codes = {room.code for room in await browse_rooms(3.0)}
         assert good in codes and bad not in codes
+
+
+async def test_a_lookup_whose_zeroconf_closed_meanwhile_finds_nothing_and_raises_nothing() -> None:
+    """A name seen as a browse ended was looked up in a task nobody read
+    once zeroconf had closed: "Task exception was never retrieved ...
+    NotRunningException" in a play-tester's log. The lookup now finds
+    nothing, quietly."""
+    from net.lan.discovery import _resolve, service_name
+
+    zeroconf = AsyncZeroconf(interfaces=["127.0.0.1"])
+    await zeroconf.async_close()
+    assert await _resolve(zeroconf.zeroconf, service_name(new_code()), 0.1) is None
