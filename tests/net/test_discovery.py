@@ -12,7 +12,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
-from zeroconf import ServiceInfo
+from zeroconf import InterfaceChoice, ServiceInfo
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
 from net.lan.discovery import (
@@ -25,6 +25,7 @@ from net.lan.discovery import (
     check_advert,
     find_room,
     local_addresses,
+    mdns_interfaces,
 )
 from net.protocol.codes import new_code
 
@@ -299,3 +300,117 @@ async def test_a_lookup_whose_zeroconf_closed_meanwhile_finds_nothing_and_raises
     zeroconf = AsyncZeroconf(interfaces=["127.0.0.1"])
     await zeroconf.async_close()
     assert await _resolve(zeroconf.zeroconf, service_name(new_code()), 0.1) is None
+
+
+# The edges of every bound on what anyone on the LAN may advertise (found
+# by make mutation: each `<=` could have been a `<`, each `or` an `and`).
+
+
+@pytest.mark.parametrize(
+    ("changes", "kept"),
+    [
+        ({"free_seats": 0}, True),
+        ({"free_seats": 99}, True),
+        ({"free_seats": 100}, False),
+        ({"free_seats": -1}, False),
+        ({"version": 0}, True),
+        ({"version": 9999}, True),
+        ({"version": 10000}, False),
+        ({"port": 1}, True),
+        ({"port": 65535}, True),
+        ({"port": 0}, False),
+        ({"port": 65536}, False),
+        ({"game": "g" * 32}, True),
+        ({"game": "g" * 33}, False),
+        ({"host_name": "A"}, True),
+        ({"host_name": "A" * 40}, True),
+        ({"host_name": "A" * 41}, False),
+        ({"host_name": ""}, False),
+        ({"addresses": tuple(f"10.0.0.{n}" for n in range(1, 17))}, True),
+        ({"addresses": tuple(f"10.0.0.{n}" for n in range(1, 18))}, False),
+    ],
+)
+def test_an_advert_at_each_edge_of_its_bounds(changes: dict[str, object], kept: bool) -> None:
+    checked = check_advert(advert("ABC123", **changes))
+    assert (checked is not None) == kept
+
+
+@pytest.mark.parametrize(
+    ("free", "read"),
+    [(b"0", 0), (b"9", 9), (b"99", 99), (b"100", None), (b"", None), (b"-1", None), (b"1a", None)],
+)
+def test_a_record_s_free_seats_are_read_to_their_edge(free: bytes, read: int | None) -> None:
+    found = advert_from_info(record("ABC123", {**GOOD_TXT, b"free": free}))
+    assert (None if found is None else found.free_seats) == read
+
+
+@pytest.mark.parametrize(
+    ("version", "read"), [(b"9999", 9999), (b"10000", None), (b"0", 0), (b"x", None)]
+)
+def test_a_record_s_version_is_read_to_its_edge(version: bytes, read: int | None) -> None:
+    found = advert_from_info(record("ABC123", {**GOOD_TXT, b"v": version}))
+    assert (None if found is None else found.version) == read
+
+
+@pytest.mark.parametrize("missing", [b"code", b"game", b"host", b"free", b"v"])
+def test_a_record_missing_any_one_field_is_dropped(missing: bytes) -> None:
+    assert advert_from_info(record("ABC123", {**GOOD_TXT, missing: None})) is None
+    txt = {key: value for key, value in GOOD_TXT.items() if key != missing}
+    assert advert_from_info(record("ABC123", txt)) is None
+
+
+def test_a_record_is_dropped_for_each_thing_wrong_alone() -> None:
+    assert advert_from_info(record("ABC123", GOOD_TXT)) is not None
+    assert advert_from_info(record("ABC123", GOOD_TXT, port=None)) is None
+    assert advert_from_info(record("ABC12", {**GOOD_TXT, b"code": b"ABC12"})) is None
+    assert advert_from_info(record("ABC1234", GOOD_TXT)) is None  # the name's code too long
+    assert advert_from_info(record("ABC123", {**GOOD_TXT, b"host": b"\xff\xfe"})) is None
+    assert advert_from_info(record("ABC123", {**GOOD_TXT, b"phase": "é".encode()})) is None
+    assert advert_from_info(record("ABC123", {**GOOD_TXT, b"phase": b"playing"})) is not None
+    assert advert_from_info(record("ABC123", {**GOOD_TXT, b"phase": b"playingg"})) is None
+    assert advert_from_info(record("ABC123", {**GOOD_TXT, b"phase": None})) is None
+
+
+def test_a_record_s_text_is_read_up_to_its_bound() -> None:
+    """512 bytes of TXT at most (ours is under 100): at the bound, read."""
+    base = record("ABC123", GOOD_TXT).text
+    assert base is not None
+    room = 512 - len(base) - 2 * 3  # two more entries: a length byte and "k=" each
+
+    def padded(extra: int) -> ServiceInfo:
+        first = min(250, room)
+        return record(
+            "ABC123", {**GOOD_TXT, b"p": b"x" * first, b"q": b"y" * (room - first + extra)}
+        )
+
+    at_bound, over = padded(0), padded(1)
+    assert at_bound.text is not None and len(at_bound.text) == 512
+    assert advert_from_info(at_bound) is not None
+    assert over.text is not None and len(over.text) == 513
+    assert advert_from_info(over) is None
+
+
+def test_what_a_room_advertises_is_its_own_addresses_then_loopback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At most 15 of its interfaces' addresses, without loopback, then
+    127.0.0.1; every non-loopback one of the machine's when none is named."""
+    many = [f"10.0.0.{n}" for n in range(1, 21)]
+    assert local_addresses([*many, "127.0.0.1"]) == (*many[:15], "127.0.0.1")
+    found = local_addresses()
+    assert found[-1] == "127.0.0.1" and "127.0.0.1" not in found[:-1]
+    assert len(found) <= 16
+
+
+def test_the_interfaces_come_from_the_environment_comma_separated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(INTERFACES_ENV, " 127.0.0.1 , 10.0.0.1,, ")
+    assert mdns_interfaces() == ["127.0.0.1", "10.0.0.1"]
+    monkeypatch.setenv(INTERFACES_ENV, "  ")
+    assert mdns_interfaces() == InterfaceChoice.All
+    monkeypatch.delenv(INTERFACES_ENV)
+    assert mdns_interfaces() == InterfaceChoice.All
+    assert mdns_interfaces(["10.0.0.2"]) == ["10.0.0.2"]
+    with pytest.raises(ValueError):
+        mdns_interfaces(["eth0"])
