@@ -721,6 +721,8 @@ class Dealer:
         held = self.held.pop(room.code, None)
         if held is not None:
             held.released = True
+            if self._link is not None:
+                self._link.unsubscribe(authority_topic(room.code))
             await held.voter.close()
         self._changed()
 
