@@ -71,6 +71,19 @@ MODULES: dict[str, list[str]] = {
     # A dealer serves any room that asks; a watcher's view is public.
     "net/dealer/service.py": ["net.dealer.service.*"],
     "net/peer/watch.py": ["net.peer.watch.*"],
+    # What anyone on the LAN can advertise: the adverts read and checked
+    # (the zeroconf I/O around them is tests/net/test_discovery.py's, live).
+    "net/lan/discovery.py": _functions(
+        "net.lan.discovery",
+        "service_name",
+        "_valid_text",
+        "_small_int",
+        "_ordered_addresses",
+        "check_advert",
+        "advert_from_info",
+        "mdns_interfaces",
+        "local_addresses",
+    ),
     "core/passpass/state.py": _methods(
         "core.passpass.state",
         "PassPassState",

@@ -1554,6 +1554,34 @@ async def test_a_room_held_already_or_past_the_dealer_s_most_is_not_held_again(
     assert len(voters) == 1
 
 
+async def test_a_held_room_passed_over_never_stops_the_rest_being_looked_at(
+    tmp_path: Path, voters: list[Voter], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The first file (in name order) of a room run here already is passed
+    over and the next is held again; past the dealer's most, each is said."""
+    for directory, most in ((tmp_path / "a", 2), (tmp_path / "b", 1)):
+        dealer, _ = a_dealer(directory, max_rooms=most)
+        me, maker = dealer.identity, Identity.generate()
+        held_dir = directory / "held"
+        held_dir.mkdir(parents=True)
+        dealers = [(maker.public_key, True), (me.public_key, True)]
+        made = [a_voter_file(held_dir, me, maker, dealers) for _ in range(2)]
+        (_, first), (_, second) = sorted(made, key=lambda found: found[0].name)
+        a_dealt_room(dealer, first)
+        if most == 1:  # full: neither is held, both said
+            del dealer.rooms[first]
+            dealer.rooms["AAAAAA"] = DealtRoom("AAAAAA", "dominoes", "E", table("AAAAAA"))
+        await dealer.resume_held()
+        if most == 2:
+            assert set(dealer.held) == {second}
+        else:
+            assert dealer.held == {}
+            assert [line for line in said(caplog) if "full" in line] == [
+                f"WARNING room {code}: not held again: this dealer is full"
+                for code in (first, second)
+            ]
+
+
 async def test_a_dealer_with_no_held_directory_holds_nothing_again(
     tmp_path: Path, voters: list[Voter]
 ) -> None:
