@@ -602,7 +602,9 @@ async def test_a_full_room_and_a_started_game_are_refused_in_one_line(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("j")
         await type_code(pilot, hosted.code)
-        assert await wait_for_answer(pilot) == f"room {format_code(hosted.code)} is full"
+        assert await wait_for_answer(pilot) == (
+            f"room {format_code(hosted.code)} is full: you can still watch it"
+        )
         authority.start_game()
         await type_code(pilot, hosted.code)
         message = await wait_for_answer(pilot)
