@@ -27,6 +27,7 @@ from core.engine import Action, ConfigError, Event, IllegalAction, Names, View, 
 from net.authority.table import TableUpdate
 from net.peer.client import TableClient
 from net.peer.failover import TABLE_MOVED_HERE, table_moved_notice
+from net.protocol.codes import format_code
 from tui.messages import (
     GameRecorded,
     GoHomeRequested,
@@ -336,8 +337,6 @@ class TableScreen(PasseScreen):
         if self.client.seat is None:
             # A watcher has no seat there, nor a game-over screen's a (a
             # play-tester read a player's hint on the watcher's screen).
-            from net.protocol.codes import format_code
-
             text = (
                 f"{host} opened the next game at this table, room "
                 f"{format_code(message.code)}: watch it by that code."
