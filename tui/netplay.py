@@ -9,6 +9,7 @@ only when networked play is used, so a local game starts as fast as before.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from net.peer.rejoin import HeldSeat
     from net.peer.remote import RemoteTable
     from net.peer.watch import Watcher
+
+log = logging.getLogger("passe.netplay")
 
 BROKER_ENV = "PASSE_BROKER"  # HOST[:PORT] of an MQTT broker to use instead of the embedded one
 # Addresses (comma-separated) the embedded broker listens on; `passe serve
@@ -467,11 +470,33 @@ async def resolve_target(text: str, network: NetworkOptions) -> Target:
             f"LAN discovery unavailable ({_one_line(error, 'failed')}): type CODE@HOST:PORT"
         ) from None
     if advert is None:
+        between = await room_between_machines(target.code)
+        if between is not None:
+            return Target(target.code, *between)
         raise NetplayError(
             f"no room {target.code} found on the LAN: check the code, or type "
             "CODE@HOST:PORT (the host's lobby shows it)"
         )
     return await advert_target(advert)
+
+
+async def room_between_machines(code: str) -> tuple[str, int] | None:
+    """Where room ``code``, which this person sat in, may be found although
+    nothing on the LAN advertises it: its table is between machines (its
+    machines died one after another, and this one is back), and its voters
+    wait on one of its standby brokers for this machine's vote
+    (net/peer/rejoin.py, ``locate_room``). None for a room never sat in."""
+    if not pins_kept():
+        return None
+    from net.identity import load_identity
+    from net.peer.rejoin import room_between_machines as locate
+
+    try:
+        identity = load_identity(show_path=False).identity
+        return await locate(code, identity)
+    except Exception as error:  # a lookup that fails finds nothing
+        log.info("could not look for room %s among its brokers: %r", code, error)
+        return None
 
 
 async def first_reachable(addresses: Sequence[str], port: int) -> str | None:
@@ -624,6 +649,7 @@ __all__ = [
     "pins_kept",
     "remote_table",
     "resolve_target",
+    "room_between_machines",
     "room_to_rejoin",
     "rooms_left_here",
     "table_name",

@@ -930,12 +930,16 @@ async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
             f"LAN discovery unavailable ({error or type(error).__name__}): "
             "type CODE@HOST:PORT or use --broker HOST:PORT"
         )
+    from tui.netplay import first_reachable, room_between_machines
+
     if advert is None:
+        between = await room_between_machines(target.code)
+        if between is not None:
+            return (target.code, *between)
         return _fail(
             f"no room {target.code} found on the LAN: check the code, or ask the host "
             "for the address and type CODE@HOST:PORT"
         )
-    from tui.netplay import first_reachable
 
     address = await first_reachable(advert.addresses or ("127.0.0.1",), advert.port)
     if address is None:

@@ -27,7 +27,6 @@ as real processes over a real broker with it.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import os
 import random
@@ -36,7 +35,7 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Final, cast
+from typing import Final, cast
 
 import msgspec
 from nacl.exceptions import CryptoError
@@ -70,6 +69,16 @@ from net.election.node import (
     majority,
     persist,
 )
+from net.election.survey import choose, survey
+from net.election.topics import (
+    Announce,
+    announce_decoder,
+    authority_topic,
+    broker_text,
+    election_topic,
+    parse_broker,
+    voter_presence_topic,
+)
 from net.files import write_atomic
 from net.identity import Identity, peer_id
 from net.lan.transport import BACKOFF_MAX, BrokerUnreachable, LastWill, MqttLink, stop_task
@@ -79,7 +88,6 @@ from net.protocol.wire import (
     open_body,
     open_envelope,
     presence_decoder,
-    room_prefix,
     seal,
     sealed_presence,
 )
@@ -95,6 +103,12 @@ WILL_SPREAD = 0.3
 # A voter's message goes to its socket as it is made when nothing of its own
 # waits before it (MqttLink.publish_now); False: by its send loop, a loop
 # turn later (bench/net.py's A/B).
+# Seconds a voter hears no authority on its broker before it surveys the
+# room's brokers (net/election/survey.py): several election timeouts, so
+# that voters who meet there elect first; doubled after each survey that
+# finds nowhere better, up to LONELY_MAX.
+LONELY_FIRST = 6.0
+LONELY_MAX = 48.0
 SEND_AT_ONCE = os.environ.get("PASSE_SEND_AT_ONCE", "1") != "0"
 # A voter's file: the config entry, and a game's actions of at most
 # MAX_ENTRY_DATA each; far more than a game needs, far less than memory.
@@ -111,40 +125,6 @@ _message_decoder = msgspec.msgpack.Decoder(Message | Held)
 ApplyHook = Callable[[int, Entry, bytes | None], None]
 AuthorityHook = Callable[[int, bytes], None]
 SteppedDownHook = Callable[[int], None]
-
-
-class Announce(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="announce"):
-    """ "I am the authority of ``term``": published retained by a voter that
-    won, signed (public: who holds the table is no secret). Seats send
-    their actions there only, never to a voter they do not know to be the
-    authority (an action may be secret: a fashion bid)."""
-
-    term: Annotated[int, msgspec.Meta(ge=1, le=2**53)]
-    # The key that signs the room's state and updates in this term (a game's
-    # authority makes a fresh one when it takes over: net/authority/replication.py);
-    # empty when the voter runs no game.
-    room_key: Annotated[bytes, msgspec.Meta(max_length=32)] = b""
-
-
-announce_decoder: Final = msgspec.msgpack.Decoder(Announce)
-
-
-def authority_topic(code: str) -> str:
-    """Where the authority of room ``code`` announces itself (retained)."""
-    return f"{room_prefix(code)}/e/authority"
-
-
-def voter_presence_topic(code: str, peer: str) -> str:
-    """Where a voter's connection says "online" (retained) and its will
-    "gone": apart from protocol v1's presence topics, which a voter's seat
-    (or its room's authority) keeps on another connection of the same key."""
-    return f"{room_prefix(code)}/e/p/{peer}"
-
-
-def election_topic(code: str, peer: str) -> str:
-    """Where the voter or seat of peer id ``peer`` receives election and
-    replication messages of room ``code``."""
-    return f"{room_prefix(code)}/e/{peer}"
 
 
 class StorageError(Exception):
@@ -317,25 +297,6 @@ class FileStorage:
         self._valid, self._since_snapshot = len(data), 0
 
 
-def parse_broker(text: str) -> tuple[str, int] | None:
-    """``"ADDRESS:PORT"`` (an IP address: a voter's standby broker) or None."""
-    address, _, port = text.rpartition(":")
-    address = address.removeprefix("[").removesuffix("]")
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        return None
-    try:
-        ipaddress.ip_address(address)
-    except ValueError:
-        return None
-    return address, int(port)
-
-
-def broker_text(broker: tuple[str, int]) -> str:
-    """``(address, port)`` as :func:`parse_broker` reads it back."""
-    address, port = broker
-    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
-
-
 class VoterPresences:
     """The voters' presence records, each signed by its voter: which
     connection of each is the newest (its epoch), and whose current
@@ -467,6 +428,20 @@ class VoterDriver:
         # docs/election.md section 12).
         self.held_by: dict[bytes, tuple[int, int]] = {}
         self.on_held: Callable[[], None] | None = None
+        # Alone on a broker with no authority heard (net/election/survey.py):
+        # since when, how long before the next survey, the one under way;
+        # who wants to know when a survey moved this voter's link (its
+        # seat's link goes too); False once its game is over (nothing to
+        # meet for).
+        self._lonely_since: float | None = None
+        self._lonely_wait = LONELY_FIRST
+        self._surveying: asyncio.Task[None] | None = None
+        self.on_moved: Callable[[tuple[str, int]], None] | None = None
+        self.surveys = True
+        # The room's standby brokers as this machine last saw them (its
+        # pins): surveyed too, beside those this voter has heard of since
+        # (a process back from the dead knows only its own at first).
+        self.remembered_brokers: tuple[tuple[str, int], ...] = ()
         # Its own entries' nonces: above any of its own in the log already.
         self._own_nonce = max(
             (entry.nonce for entry in self.node.log if entry.sender == identity.public_key),
@@ -482,6 +457,12 @@ class VoterDriver:
             on_connect=self._on_connect,
             will=self._will,
             alternates=self._alternates(),
+        )
+        # Leaving a broker of its own accord (no will is sent then), "gone"
+        # there: a later survey would count this voter where it is not.
+        self._link.farewell = lambda: (
+            voter_presence_topic(self.code, self.identity.peer_id),
+            self._presence(online=False),
         )
         try:
             # However long its brokers take: a voter only counts once it is
@@ -499,11 +480,20 @@ class VoterDriver:
         self._tasks = [loop.create_task(self._send_loop()), loop.create_task(self._tick_loop())]
 
     async def close(self) -> None:
+        if self._surveying is not None:
+            await stop_task(self._surveying)
         for task in self._tasks:
             await stop_task(task)
         self._tasks = []
-        if self._link is not None:
-            await self._link.close(graceful=False)
+        link = self._link
+        if link is not None:
+            # A voter that leaves says so (its link's end sends no will): a
+            # later survey would count it there (net/election/survey.py).
+            # Not an authority: its going is its room's failover, and the
+            # table it runs says when it closes.
+            farewell = link.farewell
+            leaving = self.node.role != "authority" and farewell is not None
+            await link.close(graceful=leaving, final=[farewell()] if farewell and leaving else [])
 
     def lead_first_term(self, secret: bytes) -> None:
         """The room's maker, which made ``secret``, takes term 1 (its
@@ -888,6 +878,81 @@ class VoterDriver:
                 down = False
                 self._came_back(link)
             self._carry_out(self.node.tick(self.clock()))
+            self._check_lonely()
+
+    def _check_lonely(self) -> None:
+        """Survey the room's brokers once this voter has heard no authority
+        for a while on one: its voters may be on another (docs/election.md
+        section 13). Only where the room's brokers fail over (standby
+        brokers) and are not one cluster's nodes (alike: every node holds
+        the same), and again less often each time it finds nowhere better."""
+        now = self.clock()
+        link = self._link
+        alone = (
+            self.surveys
+            and not self.cluster
+            and link is not None
+            and link.connected
+            and self.node.role != "authority"
+            and not self.node.hears_authority(now)
+            and len(self._to_survey()) > 1
+        )
+        if not alone:
+            self._lonely_since = None
+            self._lonely_wait = LONELY_FIRST
+            return
+        if self._lonely_since is None:
+            self._lonely_since = now
+        surveying = self._surveying is not None and not self._surveying.done()
+        if not surveying and now - self._lonely_since >= self._lonely_wait:
+            self._surveying = asyncio.get_running_loop().create_task(
+                self._survey(), name=f"room {self.code}: a survey of its brokers"
+            )
+
+    def _to_survey(self) -> list[tuple[str, int]]:
+        """The room's brokers known here: its link's (the room's own broker
+        first: a machine back from the dead brings it back, and it is in no
+        list of standby brokers), those heard of, those remembered."""
+        link = self._link
+        known = link.brokers if link is not None else []
+        return list(dict.fromkeys([*known, *self.succession(), *self.remembered_brokers]))
+
+    async def _survey(self) -> None:
+        link = self._link
+        assert link is not None
+        here = (link.host, link.port)
+        try:
+            seen = await survey(self.code, [here, *self._to_survey()], self.node.voters)
+        except Exception as error:  # a look that fails is a broker not seen
+            log.info("room %s: a survey of its brokers failed: %r", self.code, error)
+            seen = []
+        for view in seen:
+            for voter, broker in view.standby.items():
+                if voter in self.node.voters and voter != self.identity.public_key:
+                    self._presences.brokers.setdefault(voter, broker)
+        best = choose(seen, me=self.identity.public_key, here=here)
+        now = self.clock()
+        still = link.connected and (link.host, link.port) == here
+        if best is None or best == here or not still or self.node.hears_authority(now):
+            # Nowhere better: looked at again later, less often.
+            self._lonely_since = now
+            self._lonely_wait = min(self._lonely_wait * 2, LONELY_MAX)
+            self._follow_succession()
+            return
+        log.info(
+            "room %s: no authority heard here (%s) for %.0f s; the room's voters are on %s: "
+            "going there",
+            self.code,
+            broker_text(here),
+            self._lonely_wait,
+            broker_text(best),
+        )
+        self._lonely_since = None
+        self._lonely_wait = LONELY_FIRST
+        self._follow_succession()
+        link.move_to(best)
+        if self.on_moved is not None:
+            self.on_moved(best)
 
     def _came_back(self, link: MqttLink) -> None:
         """The link is up again: a whole election timeout for the authority
@@ -982,8 +1047,11 @@ __all__ = [
     "FileStorage",
     "StorageError",
     "VoterDriver",
+    "announce_decoder",
     "authority_topic",
+    "broker_text",
     "election_topic",
     "first_persisted",
+    "parse_broker",
     "voter_presence_topic",
 ]

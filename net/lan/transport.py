@@ -142,6 +142,13 @@ class MqttLink:
         # a machine back from the dead brings its broker back at its old
         # place in everyone's list). None: from the top (rejoin, a new list).
         self._sticky: tuple[str, int] | None = None
+        # Where move_to sends the link: tried first in the next pass.
+        self._move_target: tuple[str, int] | None = None
+        # A retained message (topic, payload) sent as this link leaves a
+        # broker of its own will (move_to, rejoin: no will is sent then),
+        # made when it leaves: a voter's "gone", so that nobody surveying
+        # that broker later counts it there (net/election/survey.py).
+        self.farewell: Callable[[], tuple[str, bytes]] | None = None
         # Set by close(): a wait for the link to come back ends there too.
         self._closed = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
@@ -195,14 +202,34 @@ class MqttLink:
         back from the dead may be that nobody else is on."""
         self._sticky = broker
 
+    def move_to(self, broker: tuple[str, int]) -> None:
+        """End the session now (a clean disconnection: no will) and go to
+        ``broker``, then, if it is gone, down the list from its top (a
+        survey found the room's voters there: net/election/survey.py)."""
+        if broker == (self.host, self.port) and self.connected:
+            return
+        if broker not in self.brokers:
+            self.brokers.append(broker)
+        self._sticky = self._move_target = broker
+        self._leave()
+
     def rejoin(self) -> None:
         """End the session now (a clean disconnection: no will), and go down
         the list of brokers from its first again."""
         self._sticky = None
+        self._leave()
+
+    def _leave(self) -> None:
+        """End the session cleanly, after the farewell if there is one
+        (paho sends its packets in order: the farewell goes first)."""
         client = self._client
-        if client is not None:
-            with contextlib.suppress(Exception):
-                client._client.disconnect()
+        if client is None:
+            return
+        with contextlib.suppress(Exception):
+            if self.farewell is not None and self.connected:
+                topic, payload = self.farewell()
+                client._client.publish(topic, payload, qos=0, retain=True)
+            client._client.disconnect()
 
     # -- life cycle ----------------------------------------------------------
 
@@ -387,6 +414,8 @@ class MqttLink:
             # one is up (issue 20): a cluster's next node when one is dead.
             was_up = False
             sticky = None if self._new_list else self._sticky
+            if self._move_target is not None:
+                sticky, self._move_target = self._move_target, None
             self._new_list = False
             tried = list(self.brokers)
             if sticky in tried:

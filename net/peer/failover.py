@@ -171,6 +171,7 @@ class SeatVoter:
         directory: Path | None = None,
         dealer: bool = False,
         standby_start: StandbyStart | None = None,
+        on_moved: Callable[[tuple[str, int]], None] | None = None,
     ) -> None:
         self.code = code
         self.election = election
@@ -213,6 +214,9 @@ class SeatVoter:
             on_brokers=self._brokers_changed,
             cluster=cluster,
         )
+        # A survey found the room's voters on another broker and moved this
+        # voter there (net/election/survey.py): its seat's link goes too.
+        self.replica.driver.on_moved = on_moved
 
     async def start(self) -> None:
         # The room's broker first, the standby broker beside it: a voter

@@ -88,6 +88,26 @@ def _voters(raw: object) -> frozenset[bytes]:
     return frozenset(keys)
 
 
+def _brokers(raw: object) -> tuple[Broker, ...]:
+    """An entry's ``brokers`` (its room's succession list); ValueError for
+    anything else."""
+    if raw is None:
+        return ()
+    if not (isinstance(raw, list) and len(raw) <= MAX_VOTERS):
+        raise ValueError("bad brokers")
+    found = tuple(_broker(item) for item in raw)
+    return tuple(broker for broker in found if broker is not None)
+
+
+def _writable(broker: Broker) -> bool:
+    """Whether ``broker`` reads back from the file (else it would be taken
+    for damage and every pin set aside)."""
+    try:
+        return _broker(list(broker)) is not None
+    except ValueError:
+        return False
+
+
 def _count(value: object) -> bool:
     """An integer of the file's, not a boolean (JSON's true is Python's 1)."""
     return isinstance(value, int) and not isinstance(value, bool)
@@ -117,6 +137,10 @@ class RoomPins:
         # The voters of each room that fails over (docs/election.md section
         # 10): an announcement signed by one of them moves the pin.
         self._voters: dict[str, frozenset[bytes]] = {}
+        # And their standby brokers in succession order: where a process
+        # back from the dead looks for the room when nothing advertises it
+        # (net/election/survey.py).
+        self._brokers: dict[str, tuple[Broker, ...]] = {}
 
     def _load(self) -> dict[str, Entry]:
         if self._pins is not None:
@@ -145,6 +169,9 @@ class RoomPins:
                     voters = _voters(entry.get("voters"))
                     if voters:
                         self._voters[code] = voters
+                    brokers = _brokers(entry.get("brokers"))
+                    if brokers:
+                        self._brokers[code] = brokers
             except (ValueError, KeyError, TypeError, RecursionError) as error:
                 # RecursionError: a file of deeply nested arrays ("[[[[…").
                 aside = self.path.with_name(self.path.name + ".corrupt")
@@ -158,6 +185,7 @@ class RoomPins:
                 # The voters read before the damage was found go too: those
                 # of a room no longer pinned are not to be trusted.
                 self._voters.clear()
+                self._brokers.clear()
         self._pins = pins
         return pins
 
@@ -201,6 +229,25 @@ class RoomPins:
         self._voters[code] = voters
         self._write(code)
 
+    def broker(self, code: str) -> Broker | None:
+        """Where the broker of the room of ``code`` was when we last sat there."""
+        entry = self._load().get(code)
+        return entry[2] if entry is not None else None
+
+    def brokers(self, code: str) -> tuple[Broker, ...]:
+        """The standby brokers of the room of ``code``, in succession order."""
+        self._load()
+        return self._brokers.get(code, ())
+
+    def remember_brokers(self, code: str, brokers: list[Broker]) -> None:
+        """The room of ``code`` (pinned) has these standby brokers, in order
+        (at most as many as it has voters)."""
+        kept = tuple(broker for broker in brokers if _writable(broker))[:MAX_VOTERS]
+        if code not in self._load() or self._brokers.get(code, ()) == kept:
+            return
+        self._brokers[code] = kept
+        self._write(code)
+
     def forget_broker(self, code: str) -> None:
         """We left the room of ``code`` for good: its key stays pinned, but
         it is no room to rejoin any more (see :meth:`recent`)."""
@@ -220,6 +267,8 @@ class RoomPins:
                 rooms[pinned]["broker"] = list(where)
             if pinned in self._voters:
                 rooms[pinned]["voters"] = sorted(key.hex() for key in self._voters[pinned])
+            if self._brokers.get(pinned):
+                rooms[pinned]["brokers"] = [list(broker) for broker in self._brokers[pinned]]
         data = {"version": FORMAT, "rooms": rooms}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

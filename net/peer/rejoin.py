@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from net.election.driver import announce_decoder, authority_topic
+from net.election.survey import choose, survey
+from net.election.topics import announce_decoder, authority_topic
 from net.identity import Identity, peer_id
 from net.lan.transport import BrokerUnreachable, MqttLink
 from net.peer.pins import RoomPins, SatIn
@@ -190,6 +192,28 @@ async def held_seat(
     )
 
 
+async def _held_anywhere(identity: Identity, room: SatIn, pins: RoomPins) -> HeldSeat | None:
+    """:func:`held_seat` at the broker pinned, else at the first of the
+    room's standby brokers (remembered) that has it: its table may have
+    moved to one while this process was away (docs/election.md section 13)."""
+    voters = pins.voters(room.code)
+    others = [b for b in pins.brokers(room.code) if b != room.broker] if voters else []
+    answers = await asyncio.gather(
+        *(
+            held_seat(identity, dataclasses.replace(room, broker=broker), voters)
+            for broker in [room.broker, *others]
+        ),
+        return_exceptions=True,
+    )
+    for answer in answers:
+        if isinstance(answer, HeldSeat):
+            return answer
+    for answer in answers:
+        if isinstance(answer, BaseException):
+            raise answer
+    return None
+
+
 async def seat_to_rejoin(
     identity: Identity, pins: RoomPins, *, skip: Collection[str] = ()
 ) -> HeldSeat | None:
@@ -204,7 +228,7 @@ async def seat_to_rejoin(
     if not rooms:
         return None
     answers = await asyncio.gather(
-        *(held_seat(identity, room, pins.voters(room.code)) for room in rooms),
+        *(_held_anywhere(identity, room, pins) for room in rooms),
         return_exceptions=True,
     )
     for room, answer in zip(rooms, answers, strict=True):
@@ -215,4 +239,60 @@ async def seat_to_rejoin(
     return None
 
 
-__all__ = ["HeldSeat", "held_seat", "seat_to_rejoin"]
+async def locate_room(
+    code: str,
+    pins: RoomPins,
+    *,
+    own_ports: Collection[int] = (),
+    local: Collection[str] = ("127.0.0.1",),
+) -> tuple[str, int] | None:
+    """Where to look for room ``code``, which this peer sat in, when nothing
+    on the LAN advertises it (its table between machines: docs/election.md
+    section 13): the broker of the room's list (the one pinned and its
+    standby brokers, remembered) that a survey chooses, its voters being
+    there; else, none answering, the one this machine brings back (a port
+    of ``own_ports`` at an address of ``local``), where the others' lists
+    have it; else None (not a room that fails over, or nothing known)."""
+    voters = pins.voters(code)
+    order = list(pins.brokers(code))
+    pinned = pins.broker(code)
+    candidates = list(dict.fromkeys([*order, *([pinned] if pinned is not None else [])]))
+    if not voters or not candidates:
+        return None
+    seen = await survey(code, candidates, voters)
+    best = choose(seen)
+    if best is not None:
+        log.info("room %s: not advertised; its voters' brokers chose %s:%s", code, *best)
+        return best
+    return next((b for b in order if b[1] in own_ports and b[0] in local), None)
+
+
+async def room_between_machines(
+    code: str, identity: Identity, pins: RoomPins | None = None
+) -> tuple[str, int] | None:
+    """:func:`locate_room` for this person (``identity``, this machine's
+    data directory): the brokers this machine brings back for the room are
+    its seat's voter's standby broker and, for a room it made whose table
+    moved, the room's own embedded broker."""
+    from net.authority.host import table_moved
+    from net.authority.rooms import RoomFileError, load_room, room_path
+    from net.lan.discovery import local_addresses, mdns_interfaces
+    from net.peer.failover import stored_standby_port
+
+    own = {stored_standby_port(code, identity)}
+    with contextlib.suppress(RoomFileError, OSError):
+        saved = load_room(room_path(code))
+        if saved.broker.embedded and table_moved(saved):
+            own.add(saved.broker.port)
+    local = {*local_addresses(mdns_interfaces()), "127.0.0.1"}
+    pins = pins if pins is not None else RoomPins()
+    return await locate_room(code, pins, own_ports=own - {0}, local=local)
+
+
+__all__ = [
+    "HeldSeat",
+    "held_seat",
+    "locate_room",
+    "room_between_machines",
+    "seat_to_rejoin",
+]

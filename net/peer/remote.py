@@ -1003,13 +1003,15 @@ class RemoteTable(TableClient):
     def _between_authorities(self) -> bool:
         """Whether the room may be between authorities, its next one's state
         still to come (wait MOVE_WAIT for it): this process votes in it (its
-        vote may be the one the election lacks), or a voter's announcement or
+        vote may be the one the election lacks; a seat's voter or the first
+        voter of the room this machine made), or a voter's announcement or
         another key's room state is there. With neither, nothing says the
         room goes on: a host back after its table moved and the game ended
         there (the room cleared) waited 20 s to learn so (a test's 34 s)."""
         if not self._voters:
             return False
-        return self.voter is not None or self._announcement is not None or bool(self._foreign_rooms)
+        votes = self.voter is not None or self._maker is not None
+        return votes or self._announcement is not None or bool(self._foreign_rooms)
 
     def _ask_for_the_table(self, room: RoomState) -> None:
         """The game started and our seat's first update never came (the
@@ -1047,6 +1049,7 @@ class RemoteTable(TableClient):
         record published again (docs/election.md section 10)."""
         for voter in self._voters_here():
             voter.replica.driver.node.retire()
+            voter.replica.driver.surveys = False  # no game left to meet for
 
     def _keep_foreign_room(self, sender: bytes, topic: str, payload: bytes) -> None:
         """Another key's room state, kept (the latest of a few keys) in case
@@ -1069,6 +1072,10 @@ class RemoteTable(TableClient):
         }
         if brokers and self.voter is not None:
             self.voter.replica.driver.learn_brokers(brokers)
+        if brokers and self.pins is not None and not self.cluster:
+            # Where this machine, back from the dead, looks for the room
+            # when nothing advertises it (net/peer/rejoin.py, locate_room).
+            self.pins.remember_brokers(self.code, list(brokers.values()))
 
     def _prepare_standby(self, room: RoomState) -> None:
         """In a lobby whose room's broker dies with its host: this seat's
@@ -1206,7 +1213,7 @@ class RemoteTable(TableClient):
     ) -> SeatVoter:
         """A voter of this room with key ``identity``, on this seat's broker,
         following the table this seat follows."""
-        return SeatVoter(
+        voter = SeatVoter(
             identity,
             self.code,
             config,
@@ -1221,7 +1228,19 @@ class RemoteTable(TableClient):
             cluster=self.cluster,
             standby_start=standby_start,
             directory=directory,
+            on_moved=self._voter_moved,
         )
+        if self.pins is not None:  # surveyed with those it hears of (survey.py)
+            voter.replica.driver.remembered_brokers = self.pins.brokers(self.code)
+        return voter
+
+    def _voter_moved(self, broker: tuple[str, int]) -> None:
+        """This process's voter found the room's voters on ``broker`` (a
+        survey: net/election/survey.py): the seat's link goes there too,
+        where the table they elect will be."""
+        if self._link is not None and not self._closed:
+            log.info("room %s: following its voters to %s", self.code, broker_text(broker))
+            self._link.move_to(broker)
 
     def _follow_brokers(self, succession: list[tuple[str, int]]) -> None:
         """The voters' standby brokers: where this seat's link goes, in this

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -630,9 +631,11 @@ async def test_a_voter_s_connection_says_online_retained_and_it_leaves_without_a
     tmp_path: Path,
 ) -> None:
     """On each connection the voter publishes its "online" (retained, its
-    own presence topic); closing, it leaves as a crash would (its will then
-    tells the others), its loops stopped. Mutations: the presence's topic,
-    words and retain; close's grace."""
+    own presence topic); closing, a voter that is not the authority leaves
+    its "gone" there (its link's clean end sends no will, and a survey would
+    count it online: net/election/survey.py), its loops stopped; the
+    authority leaves nothing (its table says when it closes). Mutations:
+    the presence's topic, words and retain; close's grace and farewell."""
     from net.election.driver import voter_presence_topic
     from net.protocol.wire import open_body, open_envelope, presence_decoder
 
@@ -644,12 +647,15 @@ async def test_a_voter_s_connection_says_online_retained_and_it_leaves_without_a
         async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
             self.published.append((topic, payload, retain))
 
-        async def close(self, *, graceful: bool = True) -> None:
-            self.closed.append(graceful)
+        async def close(
+            self, *, graceful: bool = True, final: Sequence[tuple[str, bytes]] = ()
+        ) -> None:
+            self.closed.append((graceful, list(final)))
 
-    voter = voter_drivers(tmp_path, 3)[1]
+    authority, voter, _ = voter_drivers(tmp_path, 3)
     link = Link()
     voter._link = link  # type: ignore[assignment]
+    link.farewell = lambda: (topic, voter._presence(online=False))  # type: ignore[attr-defined]
     await voter._on_connect()
     [(topic, payload, retain)] = link.published
     assert topic == voter_presence_topic(voter.code, voter.identity.peer_id) and retain
@@ -657,7 +663,18 @@ async def test_a_voter_s_connection_says_online_retained_and_it_leaves_without_a
     online = open_body(envelope, presence_decoder)
     assert online.online and online.epoch == voter._epoch and online.room == voter.code
     await voter.close()
-    assert link.closed == [False] and voter._tasks == []
+    [(graceful, [(gone_topic, gone_payload)])] = link.closed
+    assert graceful and gone_topic == topic and voter._tasks == []
+    envelope = open_envelope(topic, gone_payload, expect_key=voter.identity.public_key)
+    gone = open_body(envelope, presence_decoder)
+    assert not gone.online and gone.epoch == online.epoch and gone.room == voter.code
+    # The authority (the room's maker, in term 1) leaves nothing behind.
+    assert authority.node.role == "authority"
+    link = Link()
+    authority._link = link  # type: ignore[assignment]
+    link.farewell = lambda: (topic, authority._presence(online=False))  # type: ignore[attr-defined]
+    await authority.close()
+    assert link.closed == [(False, [])]
 
 
 async def test_a_voter_is_made_with_what_it_is_given_and_numbers_on_after_a_restart(
