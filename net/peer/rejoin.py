@@ -29,6 +29,7 @@ import time
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from net.election.survey import CONNECT_WAIT as SURVEY_CONNECT_WAIT
 from net.election.survey import choose, survey
 from net.election.topics import announce_decoder, authority_topic
 from net.identity import Identity, peer_id
@@ -245,6 +246,7 @@ async def locate_room(
     *,
     own_ports: Collection[int] = (),
     local: Collection[str] = ("127.0.0.1",),
+    connect_wait: float = SURVEY_CONNECT_WAIT,
 ) -> tuple[str, int] | None:
     """Where to look for room ``code``, which this peer sat in, when nothing
     on the LAN advertises it (its table between machines: docs/election.md
@@ -259,7 +261,7 @@ async def locate_room(
     candidates = list(dict.fromkeys([*order, *([pinned] if pinned is not None else [])]))
     if not voters or not candidates:
         return None
-    seen = await survey(code, candidates, voters)
+    seen = await survey(code, candidates, voters, connect_wait=connect_wait)
     best = choose(seen)
     if best is not None:
         log.info("room %s: not advertised; its voters' brokers chose %s:%s", code, *best)

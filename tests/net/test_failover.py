@@ -164,6 +164,48 @@ async def test_a_runner_killed_before_it_showed_anything_finds_the_table_again(
             await clear_room(code)
 
 
+async def test_two_machines_lost_one_after_the_other_the_one_back_finds_the_game_by_its_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default set-up (embedded brokers). The host's machine dies, then
+    the one the table moved to, before anyone is back: the last player
+    waits alone on its standby broker, and nothing advertises the room on
+    the LAN. The second one killed comes back with `passe join CODE`, by
+    the code alone: it surveys the room's brokers (remembered beside its
+    pins), finds the last player's, votes there with it, and the two play
+    to the end (found in a play-test, 5 December: "no room found on the
+    LAN", the game lost; docs/election.md section 13)."""
+    monkeypatch.setenv("PASSE_LOG", "info")  # "the table runs here now" names the runner
+    host = PasseProcess("host", tmp_path)
+    peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
+    try:
+        room = await start_failover_game(host, peers, seed=17, broker=("--port", "0"))
+        for _ in range(3):
+            await peers[0].expect("acted")
+        host.kill()  # its embedded broker goes with it
+        term = (await peers[0].expect("moved"))["term"]
+        assert (await peers[1].expect("moved"))["term"] == term
+        ran_here = f"term {term}: the table runs here now".encode()
+        (runner,) = [peer for peer in peers if ran_here in peer.stderr]
+        runner.kill()  # and its standby broker with it
+        await runner.finish()
+        n = peers.index(runner)
+        await runner.start(
+            "join",
+            room["code"],
+            *("--bot", "heuristic", "--name", f"Peer {n}", "--seed", str(n)),
+        )
+        await all_end_verified(peers)
+        err = runner.stderr.decode()
+        assert "its voters' brokers chose" in err and "votes again from its voter file" in err
+    except BaseException:
+        print(await host.report(), *[await peer.report() for peer in peers])
+        raise
+    finally:
+        for process in (host, *peers):
+            await process.stop()
+
+
 async def test_a_killed_host_that_failed_over_is_not_resumed_as_a_second_table(
     tmp_path: Path,
 ) -> None:
