@@ -72,6 +72,11 @@ class HostChanged(Message):
     up: bool
 
 
+class MachinesChanged(Message):
+    """A machine of a networked room (a voter) came or went where this
+    process's voter is: how many the table waits for may have changed."""
+
+
 @dataclass
 class NextGameOpened(Message):
     """The host of a networked room whose game is over opened the next game

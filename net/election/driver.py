@@ -310,6 +310,8 @@ class VoterPresences:
         self._floods = floods
         # Each voter's standby broker, from its newest "online" record.
         self.brokers: dict[bytes, tuple[str, int]] = {}
+        # Whether each voter's newest record here says online.
+        self.online: dict[bytes, bool] = {}
 
     def gone(self, topic: str, payload: bytes, now: float) -> bytes | None:
         """The voter whose current connection this record says died, if it
@@ -324,6 +326,8 @@ class VoterPresences:
         if presence.room != self.code:
             return None
         newest = self._newest.get(voter, 0)
+        if presence.epoch >= newest:
+            self.online[voter] = presence.online
         if presence.online:
             self._newest[voter] = max(newest, presence.epoch)
             broker = parse_broker(presence.broker)
@@ -437,6 +441,9 @@ class VoterDriver:
         self._lonely_wait = LONELY_FIRST
         self._surveying: asyncio.Task[None] | None = None
         self.on_moved: Callable[[tuple[str, int]], None] | None = None
+        # Who wants to know when another voter's record says it came or went
+        # (a seat's screen says how many machines the table waits for).
+        self.on_presence: Callable[[], None] | None = None
         self.surveys = True
         # The room's standby brokers as this machine last saw them (its
         # pins): surveyed too, beside those this voter has heard of since
@@ -766,6 +773,9 @@ class VoterDriver:
         """This connection's epoch, "online": the others tell its will from
         a late one of an earlier connection."""
         assert self._link is not None
+        # Who is online is this broker's to say from now on (its retained
+        # records come next): those read on another broker are not here.
+        self._presences.online.clear()
         topic = voter_presence_topic(self.code, self.identity.peer_id)
         await self._link.publish(topic, self._presence(online=True), retain=True)
         # Not its announcement again: a voter cannot know here that it still
@@ -774,9 +784,20 @@ class VoterDriver:
         # tests/net/test_recovery.py). Its table's link sends it beside the
         # room state, and again whenever another's state replaces it there.
 
+    def voters_online(self) -> int:
+        """How many of the room's voters are where this one is: itself if
+        its link is up, and each other whose newest record here says
+        online (a clean disconnection that said nothing counts as online
+        until its "gone" or a will comes)."""
+        link = self._link
+        here = 1 if link is not None and link.connected else 0
+        return here + sum(self._presences.online.values())
+
     def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
         voter = self._presences.gone(topic, payload, now)
         self._follow_succession()
+        if self.on_presence is not None:
+            self.on_presence()
         if voter is None or voter != self.node.authority:
             return  # alive, a late will, or not the authority's
         # The authority's connection died. Every voter hears this will at

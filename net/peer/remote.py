@@ -226,6 +226,7 @@ class RemoteTable(TableClient):
         self._room_listeners: list[RoomListener] = []
         self._link_listeners: list[LinkListener] = []
         self._host_listeners: list[LinkListener] = []
+        self._machines_listeners: list[Callable[[], None]] = []
         self.host_present = True  # until its will says otherwise
         # Dropped messages are logged once per interval (issue 19 item 8).
         self._floods = FloodLog(log)
@@ -1232,6 +1233,7 @@ class RemoteTable(TableClient):
         )
         if self.pins is not None:  # surveyed with those it hears of (survey.py)
             voter.replica.driver.remembered_brokers = self.pins.brokers(self.code)
+        voter.replica.driver.on_presence = self._machines_changed
         return voter
 
     def _voter_moved(self, broker: tuple[str, int]) -> None:
@@ -1356,6 +1358,26 @@ class RemoteTable(TableClient):
             if voter.authority is not None and voter.replica.is_authority:
                 return voter
         return None
+
+    def machines_reachable(self) -> tuple[int, int] | None:
+        """How many of the room's voters (its machines) this process's voter
+        finds where it is, of how many: None when this process does not
+        vote in the room."""
+        voters = self._voters_here()
+        if not voters:
+            return None
+        driver = voters[0].replica.driver
+        return driver.voters_online(), len(driver.node.voters)
+
+    def on_machines(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` whenever a voter of the room comes or goes
+        where this process's voter is (see :meth:`machines_reachable`)."""
+        self._machines_listeners.append(listener)
+        return lambda: self._machines_listeners.remove(listener)
+
+    def _machines_changed(self) -> None:
+        for listener in list(self._machines_listeners):
+            listener()
 
     def _voters_here(self) -> list[SeatVoter]:
         """This process's voters in the room: its seat's, and the room's

@@ -10,6 +10,7 @@ the rules that keep a forged, stale or foreign will from even starting one.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 
@@ -143,3 +144,52 @@ def test_a_broker_is_written_as_it_is_read_back(broker: tuple[str, int], text: s
     from net.election.driver import broker_text, parse_broker
 
     assert broker_text(broker) == text and parse_broker(text) == broker
+
+
+def test_who_is_online_is_each_voter_s_newest_record() -> None:
+    """What the bar counts (how many of the room's machines are here):
+    the newest record of each voter, a late will of an older connection
+    changing nothing, a forged or foreign record nothing at all."""
+    room = Room()
+    room.record(room.ana, 10, online=True)
+    assert room.presences.online == {room.ana.public_key: True}
+    room.record(room.ana, 9, online=False)  # an older connection's late will
+    room.record(room.bo, 5, online=True, signer=room.ana)  # forged
+    room.record(room.bo, 5, online=True, code=OTHER_ROOM)  # another room's
+    assert room.presences.online == {room.ana.public_key: True}
+    room.record(room.ana, 10, online=False)  # its connection's will
+    room.record(room.bo, 3, online=True)
+    assert room.presences.online == {room.ana.public_key: False, room.bo.public_key: True}
+    room.record(room.ana, 11, online=True)
+    assert sum(room.presences.online.values()) == 2
+
+
+async def test_a_voter_counts_the_machines_where_it_is(tmp_path: Path) -> None:
+    """Itself while its link is up, the others whose newest record says
+    online; a new connection forgets what another broker said, and every
+    record read is told to who wants to know (the bar)."""
+    from net.election.driver import VoterDriver
+    from net.protocol.wire import sealed_presence as sealed
+    from tests.net.voter_drivers import voter_drivers
+
+    class Link:
+        connected = True
+
+        async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+            return None
+
+    voters: list[VoterDriver] = voter_drivers(tmp_path, 3)
+    me, other = voters[1], voters[2]
+    told: list[int] = []
+    me.on_presence = lambda: told.append(me.voters_online())
+    assert me.voters_online() == 0  # no link
+    me._link = Link()  # type: ignore[assignment]
+    assert me.voters_online() == 1
+    topic = voter_presence_topic(me.code, other.identity.peer_id)
+    online = sealed(other.identity, topic, me.code, 7, online=True)
+    await me._on_message(topic, online)
+    assert me.voters_online() == 2 and told == [2]
+    await me._on_connect()  # a new connection, maybe on another broker
+    assert me.voters_online() == 1
+    Link.connected = False
+    assert me.voters_online() == 0

@@ -2210,6 +2210,38 @@ def test_an_absent_host_is_named_and_the_bar_says_whether_the_table_moves() -> N
     )
 
 
+def test_with_too_few_machines_left_the_bar_says_how_many_more_the_table_needs() -> None:
+    """Found in a play-test (5 December): the host's machine and the one
+    the table moved to both gone, the last player's bar said "another
+    player's takes the table", which needs most of the room's machines.
+    It says how many more must come back, as this machine's voter counts
+    them where it is; enough of them, or our own link down (nothing
+    counted), it says what it said."""
+    from net.protocol.wire import SeatState
+    from tui.widgets.net_status import network_problem
+
+    seats = [SeatState("Me", "human", present=True), SeatState("Joe", "human", present=False)]
+    room = msgspec.structs.replace(playing_room(seats), host="Joe", election=b"a config")
+    away = "⚠ The host (Joe) is away (disconnected): if their machine does not come back, "
+    assert network_problem(room, True, 0, host_up=False, machines=(1, 3)) == (
+        away + "another player's takes the table once 1 more of the room's 3 machines is back"
+    )
+    assert network_problem(room, True, 0, host_up=False, machines=(1, 5)) == (
+        away + "another player's takes the table once 2 more of the room's 5 machines are back"
+    )
+    for enough in [(2, 3), (3, 4), (3, 5)]:
+        assert network_problem(room, True, 0, host_up=False, machines=enough) == (
+            away + "another player's takes the table"
+        )
+    assert network_problem(room, False, 0, host_up=False, machines=(0, 3)).endswith(
+        "If the host's machine is gone, another player's takes the table."
+    )
+    no_vote = msgspec.structs.replace(room, election=b"")
+    assert network_problem(no_vote, True, 0, host_up=False, machines=(1, 3)).endswith(
+        "the game waits for it to come back"
+    )
+
+
 async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_the_lobby(
     private_config: Path, tmp_path: Path, mosquitto: tuple[str, int]
 ) -> None:

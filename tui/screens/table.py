@@ -33,6 +33,7 @@ from tui.messages import (
     GoHomeRequested,
     HostChanged,
     LinkChanged,
+    MachinesChanged,
     NextGameOpened,
     NextGameRequested,
     PlayAgainRequested,
@@ -319,12 +320,16 @@ class TableScreen(PasseScreen):
         def next_opened(code: str) -> None:
             self.post_message(NextGameOpened(code))
 
+        def machines_changed() -> None:
+            self.post_message(MachinesChanged())
+
         self._host_up = remote.host_present
         self._network_listeners = [
             remote.on_link(link_changed),
             remote.on_room(room_changed),
             remote.on_host(host_changed),
             remote.on_next(next_opened),
+            remote.on_machines(machines_changed),
         ]
 
     def on_next_game_opened(self, message: NextGameOpened) -> None:
@@ -366,6 +371,9 @@ class TableScreen(PasseScreen):
     def on_link_changed(self, message: LinkChanged) -> None:
         self._link_up = message.up
         self._reachability_changed()
+        self._show_network()
+
+    def on_machines_changed(self, message: MachinesChanged) -> None:
         self._show_network()
 
     def on_host_changed(self, message: HostChanged) -> None:
@@ -528,7 +536,13 @@ class TableScreen(PasseScreen):
             self.set_timer(settle, self._show_network)  # then as it is
         status.say(
             network_problem(
-                room, self._link_up, self.client.seat, self._host_up, to_act, settling=settle > 0
+                room,
+                self._link_up,
+                self.client.seat,
+                self._host_up,
+                to_act,
+                settling=settle > 0,
+                machines=remote.machines_reachable() if remote is not None else None,
             )
         )
         # Also beside the seats: every game's players panel is #players.

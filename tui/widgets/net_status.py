@@ -19,11 +19,14 @@ def network_problem(
     host_up: bool = True,
     to_act: Collection[int] = (),
     settling: bool = False,
+    machines: tuple[int, int] | None = None,
 ) -> str:
     """What the bar says, or "" when all is well. ``to_act``: the seats the
     game waits for now (a person away while others play is not yet what
     the game waits for). ``settling``: the table has just moved to another
-    machine, where every seat is away until its link reaches it."""
+    machine, where every seat is away until its link reaches it.
+    ``machines``: how many of the room's machines (its voters) this one's
+    voter finds where it is, of how many (None: this one does not vote)."""
     # A dealer's room (issue 20) is run by that dealer, not by a player;
     # the host is named (after a move the table's runner is another person:
     # "The host is away" named nobody, found in a play-test, 5 December).
@@ -47,6 +50,19 @@ def network_problem(
         )
     else:
         after = ""
+    # What follows the host's machine gone, counted where this one's voter
+    # is (our own link down, it counts nothing): not "another player's
+    # takes the table" when too few of the room's machines live for an
+    # election (a play-tester read it with 1 of 3 alive, 5 December).
+    after_host = after
+    if after and room is not None and room.election and machines is not None:
+        found, voters = machines
+        missing = voters // 2 + 1 - found  # a majority elects (docs/election.md)
+        if missing > 0:
+            after_host = (
+                f"another player's takes the table once {missing} more of the "
+                f"room's {voters} machines {'is' if missing == 1 else 'are'} back"
+            )
     if not link_up:
         lost = "⚠ Connection to the table lost: reconnecting…"
         return f"{lost} If the host's machine is gone, {after}." if after else lost
@@ -57,7 +73,10 @@ def network_problem(
         return "⚠ The table just moved: everyone is reconnecting to it…"
     if not host_up and (room is None or room.phase != "over"):
         if room is not None and room.election and after:
-            return f"⚠ {host} is away (disconnected): if their machine does not come back, {after}"
+            return (
+                f"⚠ {host} is away (disconnected): if their machine does not come back, "
+                f"{after_host}"
+            )
         return f"⚠ {host} is away (disconnected): the game waits for it to come back"
     if room is None:
         return ""
