@@ -84,6 +84,9 @@ MODULES: dict[str, list[str]] = {
         "mdns_interfaces",
         "local_addresses",
     ),
+    # Where voters that lost each other meet: read from what anyone may
+    # retain on a room's topics.
+    "net/election/survey.py": ["net.election.survey.*"],
     "core/passpass/state.py": _methods(
         "core.passpass.state",
         "PassPassState",

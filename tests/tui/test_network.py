@@ -1044,6 +1044,9 @@ async def test_a_joiner_declines_to_stand_with_f_and_the_host_hears_it(
         lobby = app.screen
         assert isinstance(lobby, LobbyScreen) and lobby.table is not None
         await wait_until(pilot, lambda: "You stand (f" in text_of(lobby, "#lobby-info"), "stand")
+        # The footer lists it too (the line above says "f declines").
+        shown = [b.binding for b in lobby.active_bindings.values() if b.binding.show and b.enabled]
+        assert any(b.key == "f" and b.description == "Stand or not" for b in shown)
         key = lobby.table.identity.public_key
         await pilot.press("f")
         await wait_until(pilot, lambda: key in hosted.authority.declined, "the host hears it")

@@ -177,6 +177,10 @@ class LobbyScreen(PasseScreen):
         # Not in the footer: with a knock's keys it no longer fit 80 columns;
         # the lobby's failover line says "(f)", and the help lists it.
         Binding("f", "failover", "Failover", show=False),
+        # A joiner's f (stand for the table, or decline): in the footer, where
+        # a joiner's keys leave room (a play-tester read "f declines" above
+        # and looked for f below, 5 December).
+        Binding("f", "stand", "Stand or not"),
         # A joiner moves to another free seat (e.g. beside a partner).
         Binding("1", "sit(0)", "Sit in seat", key_display="1-8"),
         # The same description for every seat's key: the footer reads the
@@ -522,13 +526,15 @@ class LobbyScreen(PasseScreen):
             )
         return "\nFailover on (f): if this machine stops, the table moves to a player's."
 
-    def action_failover(self) -> None:
+    def action_stand(self) -> None:
         if self.room is None or self.room.phase != "lobby":
             return
-        if self.hosted is None:
-            if self.table is not None and self.table.seat is not None:
-                self.table.set_stand(not self.table.stand)
-                self._render_room()
+        if self.table is not None and self.table.seat is not None:
+            self.table.set_stand(not self.table.stand)
+            self._render_room()
+
+    def action_failover(self) -> None:
+        if self.room is None or self.room.phase != "lobby" or self.hosted is None:
             return
         authority = self.hosted.authority
         authority.failover = not authority.failover
@@ -716,7 +722,16 @@ class LobbyScreen(PasseScreen):
             # for a key that does nothing new).
             return self.hosted is not None and len(self.hosted.authority.knocks) >= MAX_KNOCKS
         if action == "failover":
-            return self.room is not None and self.room.phase == "lobby"
+            return self.room is not None and self.room.phase == "lobby" and self.hosted is not None
+        if action == "stand":
+            return (
+                self.hosted is None
+                and self.room is not None
+                and self.room.phase == "lobby"
+                and not self.room.dealer
+                and self.table is not None
+                and self.table.seat is not None
+            )
         if action == "remove_person":
             return bool(self.removable_seats()) if self.hosting else False
         if action == "sit":
