@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("passe.netplay")
 
+# Seconds to find a room by its code on the LAN (mDNS), on screen as on the
+# command line: about a second on a quiet LAN; a busy machine or a lost
+# packet needs more (the join screen waited 3 s, `passe join` 5).
+DISCOVERY_WAIT = 5.0
 BROKER_ENV = "PASSE_BROKER"  # HOST[:PORT] of an MQTT broker to use instead of the embedded one
 # Addresses (comma-separated) the embedded broker listens on; `passe serve
 # --ssh --bind ADDR` sets it for its guests' rooms (docs/ssh.md).
@@ -464,7 +468,7 @@ async def resolve_target(text: str, network: NetworkOptions) -> Target:
     try:
         from net.lan.discovery import find_room
 
-        advert = await find_room(target.code, timeout=3.0)
+        advert = await find_room(target.code, timeout=DISCOVERY_WAIT)
     except Exception as error:
         raise NetplayError(
             f"LAN discovery unavailable ({_one_line(error, 'failed')}): type CODE@HOST:PORT"

@@ -32,7 +32,6 @@ HEADLESS_BOTS = ("normal", "hard", "expert", "easy", "random", "heuristic")
 DEAL_CHECK_WAIT = 10.0  # seconds for the final room state after the last view
 # A headless host lets a bot play for a person away this long (seconds).
 STAND_IN_AFTER = 120.0
-DISCOVERY_WAIT = 5.0  # seconds to find a room by its code on the LAN
 # A headless host frees a lobby seat whose holder shows no live presence
 # this long (issue 19 item 2: a Hello alone holds no seat).
 FREE_AFTER = 15.0
@@ -924,6 +923,8 @@ async def _resolve(args: argparse.Namespace) -> tuple[str, str, int] | int:
         from net.lan.discovery import find_room
 
         # About a second on a quiet LAN; a busy machine or a lost packet needs more.
+        from tui.netplay import DISCOVERY_WAIT
+
         advert = await find_room(target.code, timeout=DISCOVERY_WAIT)
     except Exception as error:  # no zeroconf, multicast blocked…
         return _fail(
