@@ -35,7 +35,7 @@ most :data:`MAX_MESSAGES` messages or :data:`ANSWER_WAIT` seconds.
 from __future__ import annotations
 
 import asyncio
-import logging
+import contextlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
@@ -48,8 +48,6 @@ from net.election.topics import (
 from net.identity import peer_id
 from net.lan.transport import BrokerUnreachable, MqttLink
 from net.protocol.wire import WireError, open_body, open_envelope, presence_decoder
-
-log = logging.getLogger("passe.survey")
 
 Broker = tuple[str, int]
 
@@ -67,13 +65,15 @@ MAX_BROKERS = 32  # looked at in one survey (a room has at most 24 voters)
 class BrokerSeen:
     """What one broker of the list holds for the room: the voters whose
     newest presence there says online, the highest term announced there
-    and by whom, and the standby brokers the online presences name."""
+    and by whom, the standby brokers the online presences name, and how
+    many messages were read (at most MAX_MESSAGES)."""
 
     broker: Broker
     online: frozenset[bytes] = frozenset()
     term: int = 0
     announced_by: bytes | None = None
     standby: dict[bytes, Broker] = field(default_factory=dict)
+    messages: int = 0
 
     @property
     def table_term(self) -> int:
@@ -92,18 +92,81 @@ def choose(
         return None
 
     def rank(view: BrokerSeen) -> tuple[int, int, Broker]:
-        online = set(view.online)
-        if me is not None:
-            online.discard(me)
-            if view.broker == here:
-                online.add(me)
+        online = len(view.online - {me}) + (me is not None and view.broker == here)
         # Ties go to the lowest address and port: every voter orders the
         # same brokers alike, whatever else it knows of the room's list
         # (by each one's succession order, two voters each alone on its
         # own broker each chose its own, and never met).
-        return (-view.table_term, -len(online), view.broker)
+        return (-view.table_term, -online, view.broker)
 
     return min(seen, key=rank).broker
+
+
+class BrokerRecords:
+    """The room's records as one broker delivers them (sans-I/O: what
+    :func:`look_at` reads is given here, one message at a time): each
+    voter's newest presence, the highest term a voter announced."""
+
+    def __init__(self, code: str, voters: Collection[bytes]) -> None:
+        self.code = code
+        self.voters = frozenset(voters)
+        self.topics = {voter_presence_topic(code, peer_id(v)): v for v in self.voters}
+        self.announce_topic = authority_topic(code)
+        self.messages = 0
+        self.answered: set[str] = set()  # the topics a record was read on
+        self._newest: dict[bytes, tuple[int, bool, Broker | None]] = {}  # epoch, online, standby
+        self._announced: tuple[int, bytes] | None = None
+
+    @property
+    def full(self) -> bool:
+        """Whether nothing more is to be read: every topic answered, or
+        MAX_MESSAGES read (a flood ends the look, not the reader)."""
+        return self.messages >= MAX_MESSAGES or len(self.answered) > len(self.topics)
+
+    def read(self, topic: str, payload: bytes) -> None:
+        """One message on ``topic``: a record if it is one, checked
+        against its signer; anything else says nothing."""
+        self.messages += 1
+        try:
+            if topic == self.announce_topic:
+                self._read_announce(payload)
+            elif topic in self.topics:
+                self._read_presence(topic, payload)
+            else:
+                return
+        except WireError:
+            return
+        self.answered.add(topic)
+
+    def _read_announce(self, payload: bytes) -> None:
+        envelope = open_envelope(self.announce_topic, payload)
+        if envelope.sender not in self.voters:
+            return
+        term = open_body(envelope, announce_decoder).term
+        if self._announced is None or term > self._announced[0]:
+            self._announced = (term, envelope.sender)
+
+    def _read_presence(self, topic: str, payload: bytes) -> None:
+        voter = self.topics[topic]
+        envelope = open_envelope(topic, payload, expect_key=voter)
+        presence = open_body(envelope, presence_decoder)
+        if presence.room != self.code:
+            return
+        known = self._newest.get(voter)
+        if known is None or presence.epoch >= known[0]:  # a will has its connection's epoch
+            standby = parse_broker(presence.broker) if presence.online else None
+            self._newest[voter] = (presence.epoch, presence.online, standby)
+
+    def seen(self, broker: Broker) -> BrokerSeen:
+        term, by = self._announced or (0, None)
+        return BrokerSeen(
+            broker,
+            frozenset(voter for voter, (_, online, _) in self._newest.items() if online),
+            term,
+            by,
+            {voter: standby for voter, (_, _, standby) in self._newest.items() if standby},
+            self.messages,
+        )
 
 
 async def look_at(
@@ -116,50 +179,21 @@ async def look_at(
 ) -> BrokerSeen | None:
     """What ``broker`` holds for room ``code`` (see :class:`BrokerSeen`);
     None when it cannot be reached within ``connect_wait``."""
-    presences = {voter_presence_topic(code, peer_id(voter)): voter for voter in voters}
-    announce_topic = authority_topic(code)
-    newest: dict[bytes, tuple[int, bool, Broker | None]] = {}  # epoch, online, standby
-    announced: list[tuple[int, bytes]] = []
-    answered: set[str] = set()
-    count = [0]
+    records = BrokerRecords(code, voters)
     loop = asyncio.get_running_loop()
-    last = [loop.time()]
+    last = loop.time()  # of the latest message: QUIET after it, the look ends
     done = asyncio.Event()
 
-    def read(topic: str, payload: bytes) -> None:
-        if topic == announce_topic:
-            envelope = open_envelope(topic, payload)
-            if envelope.sender not in voters:
-                return
-            announce = open_body(envelope, announce_decoder)
-            announced.append((announce.term, envelope.sender))
-            return
-        voter = presences[topic]
-        presence = open_body(open_envelope(topic, payload, expect_key=voter), presence_decoder)
-        if presence.room != code:
-            return
-        known = newest.get(voter)
-        if known is None or presence.epoch >= known[0]:
-            standby = parse_broker(presence.broker) if presence.online else None
-            newest[voter] = (presence.epoch, presence.online, standby)
-
     async def on_message(topic: str, payload: bytes) -> None:
-        count[0] += 1
-        last[0] = loop.time()
-        if count[0] >= MAX_MESSAGES:
-            done.set()
-            return
-        try:
-            read(topic, payload)
-        except WireError:
-            return  # not the voter's, or not a record: nothing said here
-        answered.add(topic)
-        if len(answered) == len(presences) + 1:
+        nonlocal last
+        last = loop.time()
+        records.read(topic, payload)
+        if records.full:
             done.set()
 
     link = MqttLink(
         *broker,
-        subscriptions=[announce_topic, *presences],
+        subscriptions=[records.announce_topic, *records.topics],
         on_message=on_message,
     )
     try:
@@ -167,27 +201,14 @@ async def look_at(
     except BrokerUnreachable:
         return None
     try:
-        deadline = loop.time() + answer_wait
-        last[0] = loop.time()
-        while not done.is_set():
-            now = loop.time()
-            wait = min(deadline, last[0] + QUIET) - now
-            if wait <= 0:
-                break
-            try:
+        deadline = last = loop.time()
+        deadline += answer_wait
+        while not done.is_set() and (wait := min(deadline, last + QUIET) - loop.time()) > 0:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(done.wait(), wait)
-            except TimeoutError:
-                continue  # a message may have come meanwhile: its quiet is counted anew
     finally:
         await link.close(graceful=False)
-    term, by = max(announced, default=(0, None))
-    return BrokerSeen(
-        broker,
-        frozenset(voter for voter, (_, online, _) in newest.items() if online),
-        term,
-        by,
-        {voter: standby for voter, (_, online, standby) in newest.items() if standby},
-    )
+    return records.seen(broker)
 
 
 async def survey(
@@ -200,21 +221,13 @@ async def survey(
 ) -> list[BrokerSeen]:
     """Every broker of ``brokers`` looked at, all at once: what each that
     could be reached holds for room ``code``, in the order given."""
-    wanted = list(dict.fromkeys(brokers))[:MAX_BROKERS]
     looks = await asyncio.gather(
         *(
             look_at(code, broker, voters, connect_wait=connect_wait, answer_wait=answer_wait)
-            for broker in wanted
-        ),
-        return_exceptions=True,
+            for broker in list(dict.fromkeys(brokers))[:MAX_BROKERS]
+        )
     )
-    seen: list[BrokerSeen] = []
-    for broker, look in zip(wanted, looks, strict=True):
-        if isinstance(look, BrokerSeen):
-            seen.append(look)
-        elif isinstance(look, BaseException) and not isinstance(look, asyncio.CancelledError):
-            log.info("could not look at %s:%s: %s", *broker, look)
-    return seen
+    return [look for look in looks if look is not None]
 
 
-__all__ = ["BrokerSeen", "choose", "look_at", "survey"]
+__all__ = ["BrokerRecords", "BrokerSeen", "choose", "look_at", "survey"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from net.election import survey as survey_module
-from net.election.survey import BrokerSeen, choose, look_at, survey
+from net.election.survey import MAX_MESSAGES, BrokerRecords, BrokerSeen, choose, look_at, survey
 from net.election.topics import Announce, authority_topic, voter_presence_topic
 from net.identity import Identity
 from net.lan.transport import MqttLink
@@ -81,60 +81,132 @@ def _presence(
     return sealed_presence(identity, topic, code, epoch, online=online, broker=broker)
 
 
-async def test_a_look_reads_each_voter_s_newest_record_and_the_highest_term() -> None:
+class Voters:
+    """Three voters of a room and a stranger, and what one broker's
+    records of them say (sans-I/O: fed by hand)."""
+
+    def __init__(self) -> None:
+        self.code = new_code()
+        self.hana, self.joe, self.kim, self.stranger = (Identity.generate() for _ in range(4))
+        self.keys = [v.public_key for v in (self.hana, self.joe, self.kim)]
+        self.records = BrokerRecords(self.code, self.keys)
+
+    def topic(self, voter: Identity) -> str:
+        return voter_presence_topic(self.code, voter.peer_id)
+
+    def presence(
+        self,
+        voter: Identity,
+        epoch: int,
+        *,
+        online: bool,
+        broker: str = "",
+        signer: Identity | None = None,
+        code: str | None = None,
+    ) -> None:
+        topic = self.topic(voter)
+        record = sealed_presence(
+            signer or voter, topic, code or self.code, epoch, online=online, broker=broker
+        )
+        self.records.read(topic, record)
+
+    def announce(self, signer: Identity, term: int) -> None:
+        topic = authority_topic(self.code)
+        self.records.read(topic, seal(signer, topic, Announce(term)))
+
+    def seen(self) -> BrokerSeen:
+        return self.records.seen(MOSQUITTO)
+
+
+def test_each_voter_s_newest_record_counts() -> None:
+    room = Voters()
+    room.presence(room.hana, 5, online=True, broker="10.0.0.9:1884")
+    room.presence(room.joe, 9, online=False, broker="10.0.0.8:1884")  # its will
+    room.presence(room.joe, 8, online=True, broker="10.0.0.8:1884")  # older: late
+    room.presence(room.kim, 3, online=True)
+    room.presence(room.kim, 3, online=False)  # the same connection's will
+    seen = room.seen()
+    assert seen.online == {room.hana.public_key}
+    assert seen.standby == {room.hana.public_key: ("10.0.0.9", 1884)}  # only online ones name one
+    assert seen.messages == 5 and seen.broker == MOSQUITTO
+    room.presence(room.kim, 4, online=True, broker="10.0.0.7:1884")
+    assert room.seen().online == {room.hana.public_key, room.kim.public_key}
+    assert room.seen().standby[room.kim.public_key] == ("10.0.0.7", 1884)
+
+
+def test_a_record_not_signed_by_its_voter_or_of_another_room_says_nothing() -> None:
+    room = Voters()
+    # Signed by the stranger's own key, on Kim's topic.
+    room.presence(room.kim, 3, online=True, signer=room.stranger)
+    # Claiming Kim's key, signed by another (a forged signature).
+    topic = room.topic(room.kim)
+    genuine = sealed_presence(room.kim, topic, room.code, 4, online=True)
+    room.records.read(
+        topic,
+        forged(
+            room.kim.public_key, topic, open_body(open_envelope(topic, genuine), presence_decoder)
+        ),
+    )
+    room.presence(room.joe, 7, online=True, code="ZZZ999")  # another room's
+    room.records.read(topic, b"not a record")
+    room.records.read("passe/v1/ZZZ999/e/p/x", genuine)  # not a topic of this room's
+    seen = room.seen()
+    assert seen.online == frozenset() and seen.standby == {}
+    assert seen.messages == 5
+    # Only a record read counts as the topic's answer (another room's is
+    # one: its topic has nothing more to say).
+    assert room.records.answered == {room.topic(room.joe)}
+
+
+def test_the_highest_term_a_voter_announced_counts_and_a_stranger_s_does_not() -> None:
+    room = Voters()
+    room.announce(room.stranger, 99)
+    assert room.seen().term == 0 and room.seen().announced_by is None
+    room.announce(room.joe, 4)
+    room.announce(room.hana, 3)  # lower: an older announcement
+    seen = room.seen()
+    assert seen.term == 4 and seen.announced_by == room.joe.public_key
+    assert seen.table_term == 0  # Joe is not online here
+    room.presence(room.joe, 1, online=True)
+    assert room.seen().table_term == 4
+    room.announce(room.hana, 4)  # the same term again: the first one's
+    assert room.seen().announced_by == room.joe.public_key
+
+
+def test_the_records_are_full_once_every_topic_answered_or_at_the_bound() -> None:
+    room = Voters()
+    for n, voter in enumerate((room.hana, room.joe)):
+        room.presence(voter, n + 1, online=True)
+    room.announce(room.hana, 2)
+    assert not room.records.full  # Kim's topic has not answered
+    room.presence(room.kim, 1, online=False)
+    assert room.records.full
+    flooded = Voters()
+    for _ in range(MAX_MESSAGES - 1):
+        flooded.records.read(flooded.topic(flooded.hana), b"junk")
+    assert not flooded.records.full
+    flooded.records.read(flooded.topic(flooded.hana), b"junk")
+    assert flooded.records.full
+
+
+async def test_a_look_reads_a_real_broker_s_retained_records() -> None:
     need_mosquitto()
-    code = new_code()
-    hana, joe, kim, stranger = (Identity.generate() for _ in range(4))
-    voters = [hana.public_key, joe.public_key, kim.public_key]
-    topic_of = {i.public_key: voter_presence_topic(code, i.peer_id) for i in (hana, joe, kim)}
+    room = Voters()
     async with RawClient(*MOSQUITTO, []) as raw:
+        topics = [room.topic(v) for v in (room.hana, room.joe, room.kim)]
         try:
-            # Hana online, naming her standby broker; Joe's newest record
-            # says gone (his older online one arrives after it: ignored);
-            # Kim's record is forged by the stranger; the stranger announces
-            # a term and so does Hana (the highest voter's term counts).
-            await raw.publish(
-                topic_of[hana.public_key],
-                _presence(hana, code, 5, online=True, broker="10.0.0.9:1884"),
-                retain=True,
-            )
-            await raw.publish(topic_of[joe.public_key], _presence(joe, code, 9, online=False))
-            await raw.publish(topic_of[joe.public_key], _presence(joe, code, 8, online=True))
-            await raw.publish(
-                topic_of[kim.public_key],
-                forged(
-                    kim.public_key,
-                    topic_of[kim.public_key],
-                    open_body(
-                        open_envelope(
-                            topic_of[kim.public_key], _presence(kim, code, 3, online=True)
-                        ),
-                        presence_decoder,
-                    ),
-                ),
-                retain=True,
-            )
-            announce = authority_topic(code)
-            await raw.publish(announce, seal(stranger, announce, Announce(99)), retain=True)
-            seen = await look_at(code, MOSQUITTO, voters)
+            hana = sealed_presence(room.hana, topics[0], room.code, 5, online=True)
+            await raw.publish(topics[0], hana, retain=True)
+            announce = authority_topic(room.code)
+            await raw.publish(announce, seal(room.hana, announce, Announce(4)), retain=True)
+            seen = await look_at(room.code, MOSQUITTO, room.keys)
             assert seen is not None and seen.broker == MOSQUITTO
-            assert seen.online == {hana.public_key}
-            assert seen.standby == {hana.public_key: ("10.0.0.9", 1884)}
-            assert seen.term == 0 and seen.table_term == 0  # a stranger's term says nothing
-            await raw.publish(announce, seal(hana, announce, Announce(4)), retain=True)
-            seen = await look_at(code, MOSQUITTO, voters)
-            assert seen is not None and seen.term == 4 and seen.announced_by == hana.public_key
-            assert seen.table_term == 4
-            # Another room's record under this room's topic says nothing.
-            await raw.publish(
-                topic_of[joe.public_key],
-                sealed_presence(joe, topic_of[joe.public_key], "ZZZ999", 20, online=True),
-                retain=True,
-            )
-            seen = await look_at(code, MOSQUITTO, voters)
-            assert seen is not None and joe.public_key not in seen.online
+            assert seen.online == {room.hana.public_key} and seen.table_term == 4
+            assert seen.messages == 2
+            (surveyed,) = await survey(room.code, [MOSQUITTO], room.keys)
+            assert surveyed == seen
         finally:
-            for topic in [*topic_of.values(), authority_topic(code)]:
+            for topic in [*topics, authority_topic(room.code)]:
                 await raw.publish(topic, b"", retain=True)
 
 
@@ -159,7 +231,7 @@ async def test_a_look_at_a_flooded_broker_ends_at_its_bound(
         try:
             async with asyncio.timeout(20):
                 seen = await look_at(code, MOSQUITTO, [voter.public_key], answer_wait=600)
-            assert seen is not None and seen.online == frozenset()
+            assert seen is not None and seen.online == frozenset() and seen.messages == 20
         finally:
             stop.set()
             await task
