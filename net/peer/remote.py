@@ -641,6 +641,7 @@ class RemoteTable(TableClient):
 
     async def _on_connect(self) -> None:
         assert self._link is not None
+        self._host_unknown_here((self._link.host, self._link.port))
         await self._link.publish(
             presence_topic(self.code, self.identity.peer_id),
             self._presence_payload(online=True),
@@ -650,6 +651,23 @@ class RemoteTable(TableClient):
             self._beat = asyncio.get_running_loop().create_task(self._beat_presence())
         # Back after a drop: take the seat again and fetch what was missed.
         self._rejoin()
+
+    def _host_unknown_here(self, here: tuple[str, int]) -> None:
+        """On another broker than before (the one we were on is gone, often
+        with the machine that ran the table, whose will then reached
+        nobody): the table counts as present only once its record here says
+        so. The screen said nothing while the table's machine was gone and
+        took a move without a word (a play-test, 5 December). Not among a
+        cluster's nodes, which share their retained records."""
+        moved = self._last_broker is not None and here != self._last_broker
+        if not moved or self.cluster or not self.host_present or self.authority_key is None:
+            return
+        log.info("room %s: on another broker now: the table's presence is read again", self.code)
+        # Its record here, even of the connection already seen, counts.
+        self._host_epoch = -1
+        self.host_present = False
+        for listener in list(self._host_listeners):
+            listener(False)
 
     def _rejoin(self) -> None:
         """Back (our link, or the host's): take our seat again, if we hold

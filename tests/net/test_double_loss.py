@@ -104,6 +104,10 @@ class Room:
         assert link is not None
         await until(lambda: link.connected and (link.host, link.port) not in dead)
         assert not other.runs_the_table
+        # Its screen knows the table is gone: by the will of the table's
+        # link, or, the broker that would send it gone too, because its
+        # own link is on another broker, where no record says the table is.
+        await until(lambda: not other.host_present)
         return other, runner
 
     async def back(self, dead: RemoteTable, where: tuple[str, int]) -> RemoteTable:

@@ -636,6 +636,49 @@ async def test_the_hosts_presence_says_whether_it_is_here_by_its_newest_epoch(
     ]
 
 
+async def test_on_another_broker_the_table_is_present_only_once_its_record_there_says_so() -> None:
+    """Found in a play-test (5 December): the machine that ran the table
+    died with the broker everyone was on; the last player's link went to
+    its own standby broker, where no will came, and its screen went on as
+    if the table were there (a move taken without a word). A link that
+    comes up on another broker says the table is away until its record
+    there says online (even the same connection's record, read again); a
+    reconnection to the same broker, a cluster's other node, a table
+    already away, or no table key yet, changes nothing."""
+    authority = room()
+    table = remote()
+    topic = presence_topic(CODE, authority.identity.peer_id)
+    link = linked(table, authority)
+    told: list[bool] = []
+    table.on_host(told.append)
+    authority._epoch = 10
+    await table._on_message(topic, authority._presence_payload(online=True))
+    table._on_link_state(True)  # up on 127.0.0.1:1
+    await table._on_connect()  # the same broker again: a blip
+    assert told == [] and table.host_present and table._host_epoch == 10
+    link.host, link.port = "127.0.0.1", 2
+    await table._on_connect()
+    assert told == [False] and not table.host_present and table._host_epoch == -1
+    table._on_link_state(True)
+    await table._on_message(topic, authority._presence_payload(online=True))  # read again here
+    assert told == [False, True] and table.host_present
+    link.host, link.port = "127.0.0.1", 3
+    table.cluster = (("127.0.0.1", 3),)  # a cluster's nodes share their records
+    await table._on_connect()
+    assert told == [False, True] and table.host_present
+    table.cluster = ()
+    table._on_link_state(True)
+    table.host_present = False  # away already: said once
+    link.host, link.port = "127.0.0.1", 4
+    await table._on_connect()
+    assert told == [False, True]
+    fresh = remote()
+    fresh._link = MemoryLink()  # type: ignore[assignment]
+    fresh._last_broker = ("127.0.0.1", 9)  # no table key yet: nothing to say
+    await fresh._on_connect()
+    assert fresh.host_present
+
+
 async def test_our_presence_beats_while_connected_and_open(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
