@@ -1325,7 +1325,11 @@ class RemoteTable(TableClient):
         log.info("the table moved: room %s is signed by %s now", self.code, fingerprint(key))
         self.authority_key = key
         self._moves += 1
-        self.moved_at = time.monotonic()
+        if self.seat is not None:
+            # A seat at the table sees it move; one still joining finds it
+            # where it is now (its screen said "the table just moved:
+            # everyone is reconnecting" for seconds after a plain rejoin).
+            self.moved_at = time.monotonic()
         # Its updates are its own: none of them is a copy of one shown early.
         self._uncommitted = self._shown_uncommitted = None
         self.pinned = True

@@ -2395,6 +2395,13 @@ async def test_a_table_knows_it_moved_seen_or_announced_before_it_came(tmp_path:
     assert not later.moved
     await later._on_message(topic, seal(voter, topic, Announce(2, successor.public_key)))
     assert later.authority_key == successor.public_key and later.moved
+    # Only a seat at the table saw it move just now (the screen's "the table
+    # just moved: everyone is reconnecting"): one still joining finds it
+    # where it is (a play-test read that line after a plain rejoin).
+    assert table.moved_at is None and later.moved_at is None
+    table.seat = 1
+    await table._on_message(topic, seal(voter, topic, Announce(3, host.public_key)))
+    assert table.moved_at is not None
 
 
 async def test_an_update_with_an_array_as_a_map_key_is_refused_in_words(
