@@ -253,9 +253,10 @@ class RoomPins:
         it is no room to rejoin any more (see :meth:`recent`)."""
         pins = self._load()
         known = pins.get(code)
-        if known is None or known[2] is None:
+        if known is None or (known[2] is None and code not in self._brokers):
             return
         pins[code] = (known[0], known[1], None)
+        self._brokers.pop(code, None)  # nor where its standby brokers were
         self._write(code)
 
     def _write(self, code: str) -> None:

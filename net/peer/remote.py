@@ -1010,6 +1010,11 @@ class RemoteTable(TableClient):
             self._check_deal(room)
             self._finish_from_record(room)
             self._retire_voters()
+            if self.pins is not None:
+                # Over: no room to offer again, nor brokers to look at when
+                # a room of this code is not found (a rejoin tried the dead
+                # brokers of finished games, a play-test, 5 December).
+                self.pins.forget_broker(self.code)
         self._room_seen.set()
         self._follow_election(room)
         self._prepare_standby(room)

@@ -243,6 +243,13 @@ def test_a_room_left_for_good_keeps_its_pin_but_is_offered_no_more(
     again = RoomPins(path)
     assert again.get("ABC123") == KEY and again.notice is None and again.recent(5) == []
     assert json.loads(path.read_text())["rooms"] == {"ABC123": {"key": KEY.hex(), "at": clock.now}}
+    # Its standby brokers go too, even with the broker gone already (a game
+    # over: nowhere to look for it).
+    again.remember_brokers("ABC123", [BROKER])
+    assert again.brokers("ABC123") == (BROKER,) and len(writes) == 3
+    again.forget_broker("ABC123")
+    assert again.brokers("ABC123") == () and RoomPins(path).brokers("ABC123") == ()
+    assert len(writes) == 4
 
 
 def test_voters_are_kept_only_for_a_pinned_room_and_written_only_when_they_change(

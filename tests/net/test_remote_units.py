@@ -273,6 +273,23 @@ async def test_the_end_comes_from_the_revealed_record_once_it_matches_the_deal()
     assert fresh.seq == authority.seq and fresh.log == events
 
 
+async def test_a_game_over_is_offered_again_nowhere(tmp_path: Path) -> None:
+    """Its record read, the room is forgotten as a room to rejoin, and so
+    are its standby brokers (a rejoin tried the dead brokers of finished
+    games, a play-test, 5 December); its key stays pinned."""
+    authority = await a_finished_game()
+    pins = RoomPins(tmp_path / "pins.json")
+    pins.remember(CODE, authority.identity.public_key, ("127.0.0.1", 1))
+    pins.remember_brokers(CODE, [("127.0.0.1", 2)])
+    table = remote(pins=pins)
+    table.seat = 0
+    await table._on_message(room_topic(CODE), authority._room_payload())
+    assert table.verified is True
+    again = RoomPins(tmp_path / "pins.json")
+    assert again.recent(5) == [] and again.brokers(CODE) == ()
+    assert again.get(CODE) == authority.identity.public_key
+
+
 async def test_our_own_secrets_come_back_with_the_end_from_the_record() -> None:
     """Kills _finish_from_record's mutant that reads the record's events as
     a spectator would: in Passe fashion, our own bids (FA-7) are ours to
