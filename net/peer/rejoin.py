@@ -71,6 +71,10 @@ class HeldSeat:
     seat: int
     phase: str
     seat_name: str = ""  # cleaned: the name the seat has at that table
+    # No table runs the room now, and its voters wait for this machine's
+    # vote (docs/election.md section 13): game, host and seat are unknown
+    # here until a table runs again (its broker: where the voters are).
+    waiting: bool = False
 
     @property
     def target(self) -> str:
@@ -212,7 +216,30 @@ async def _held_anywhere(identity: Identity, room: SatIn, pins: RoomPins) -> Hel
     for answer in answers:
         if isinstance(answer, BaseException):
             raise answer
-    return None
+    return await _waiting_for_us(identity, room, pins, [room.broker, *others])
+
+
+async def _waiting_for_us(
+    identity: Identity, room: SatIn, pins: RoomPins, brokers: list[tuple[str, int]]
+) -> HeldSeat | None:
+    """The room of ``room``, whose game this machine votes in (its voter
+    file is here) and where no table runs: where its other voters wait,
+    if any does (a game whose two machines died one after the other, the
+    second of them this one: its person was offered nothing, and had to
+    type the code, found in a play-test, 5 December)."""
+    from net.peer.failover import stored_election
+
+    voters = pins.voters(room.code)
+    if not voters or stored_election(room.code, identity) is None:
+        return None
+    seen = await survey(room.code, brokers, voters)
+    waiting = [view for view in seen if view.online - {identity.public_key}]
+    where = choose(waiting)
+    if where is None:
+        return None
+    return HeldSeat(
+        room.code, *where, game="", host_name="", seat=-1, phase="playing", waiting=True
+    )
 
 
 async def seat_to_rejoin(

@@ -158,6 +158,11 @@ async def test_back_after_a_double_loss_each_finds_the_room_where_its_voters_are
         link = other.voter.replica.driver.link
         assert link is not None and link.connected
         survivor_broker = (link.host, link.port)
+        # The second one killed is offered its seat back (j): nothing runs
+        # the room, but its voters wait for this machine's vote.
+        waits = await seat_to_rejoin(runner.identity, room.pins_of(runner))
+        assert waits is not None and waits.waiting and waits.code == room.code
+        assert (waits.broker_host, waits.broker_port) == survivor_broker
         # Hana back: her machine finds where the last player waits.
         where = await room_between_machines(room.code, room.hana.identity, room.pins_of(room.hana))
         assert where == survivor_broker
@@ -178,6 +183,7 @@ async def test_back_after_a_double_loss_each_finds_the_room_where_its_voters_are
         # is offered to it (``j``) where the table is.
         held = await seat_to_rejoin(runner.identity, room.pins_of(runner))
         assert held is not None and held.code == room.code and held.seat == runner.seat
+        assert not held.waiting
         where = await room_between_machines(room.code, runner.identity, room.pins_of(runner))
         assert where is not None
         again = await room.back(runner, where)

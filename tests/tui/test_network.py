@@ -2396,3 +2396,19 @@ async def test_help_lists_passe_s_keys_not_a_text_box_s_nor_action_names(
         assert "Help" in described and "Quit" in described, described
         assert not any("cursor" in d.lower() or "select" in d.lower() for d in described), described
         assert not any("_" in d for d in described), described  # no action's own name
+
+
+def test_a_room_that_waits_for_this_machine_is_offered_in_the_home_panel_s_width() -> None:
+    """Found in a play-test (5 December): the second machine lost came back
+    to a home screen that offered nothing, although the room's last player
+    waited for its vote; it had to type the code. The offer says so, in
+    lines of the home panel's width at 80x24 (38 columns)."""
+    from net.peer.rejoin import HeldSeat
+
+    held = HeldSeat("ABC123", "127.0.0.1", 5, "", "", -1, "playing", waiting=True)
+    text = HomeScreen._describe_rejoin(held)
+    assert text == (
+        "Room ABC-123 waits for\nyour machine: its game goes on\n"
+        "once enough of its machines\nare back. j to rejoin."
+    )
+    assert all(len(line) <= 38 for line in text.split("\n"))

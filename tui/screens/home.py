@@ -356,6 +356,11 @@ class HomeScreen(PasseScreen):
         from core.engine import ConfigError
         from net.protocol.codes import format_code
 
+        if held.waiting:
+            return (
+                f"Room {format_code(held.code)} waits for\nyour machine: its game goes on\n"
+                "once enough of its machines\nare back. j to rejoin."
+            )
         try:
             title = game_info(held.game).title
         except ConfigError:
