@@ -234,7 +234,10 @@ class PassPassTableScreen(TableScreen):
                 yield OpponentsPanel(id="players")
                 yield ScoreSheet(id="sheet")
                 yield WonCardsPanel(id="won")
-        yield PasseFooter()
+        # Without the palette's entry (ctrl+p, in the help): at the table
+        # that runs the room, with b (a stand-in) shown, it cut "F1 Help"
+        # at 80 columns (a play-test, 5 December).
+        yield PasseFooter(show_command_palette=False)
 
     # -- rendering ---------------------------------------------------------
 
