@@ -369,6 +369,9 @@ class Authority:
     # (None: only when the host says so, with stand_in); see watch_away.
     stand_in_after: float | None = None
     _away_timers: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
+    # The seats whose going was said ("Kim is away: a bot plays for them in
+    # 30 s"): their coming back before the bot is said too.
+    _said_away: set[int] = field(default_factory=set)
     _away_settle: asyncio.TimerHandle | None = None  # watch_away's notice, due
     # The broker its link tries first (then its list from the top): a table
     # taken over starts where its voters elected it (net/peer/failover.py).
@@ -1358,6 +1361,7 @@ class Authority:
             return
         _, timer = waiting[0]
         names = " and ".join(self.seats[s].name for s, _ in waiting)
+        self._said_away.update(s for s, _ in waiting)
         them = "them" if len(waiting) == 1 else "each"
         self._notice = (
             f"{names} {'is' if len(waiting) == 1 else 'are'} away: a bot plays for {them} in "
@@ -1371,6 +1375,12 @@ class Authority:
         timer = self._away_timers.pop(seat, None)
         if timer is not None:
             timer.cancel()
+        if seat in self._said_away and slot.present and self.phase == PLAYING:
+            # Back before the bot came: said as the going was (a play-test's
+            # last line said "Hana is away: a bot plays for them in 25 s" for
+            # the rest of the game, she being back).
+            self._said_away.discard(seat)
+            self._notice = f"{slot.name} is back"
         if self.stand_in_after is None or self.phase != PLAYING or slot.kind != HUMAN:
             return  # the clocks start with the game (start_game)
         if not slot.present and not slot.level:
@@ -1382,6 +1392,7 @@ class Authority:
             # after the old host's machine went, nobody having asked or been
             # told (found in a play-test, 5 December).
             if announce:
+                self._said_away.add(seat)
                 self._notice = (
                     f"{slot.name} is away: a bot plays for them in "
                     f"{_duration(self.stand_in_after)} unless they are back"
@@ -1400,6 +1411,7 @@ class Authority:
             return
         slot.level = ""
         self.table.hand_to_person(seat)
+        self._said_away.discard(seat)
         self._notice = f"{slot.name} is back and plays again"
         self._log.info(self._notice)
 

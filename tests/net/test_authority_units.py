@@ -557,6 +557,21 @@ async def test_a_bot_stands_in_only_for_a_person_away_mid_game(
     assert authority.room_state().notice == "Ana is back and plays again"
 
 
+async def test_a_person_whose_going_was_not_said_comes_back_unsaid() -> None:
+    """A table taken over counts everyone away until their presence
+    reaches it, and says nothing of it (watch_away): nobody is "back"
+    then, or every seat's arrival would be news."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    presence(authority, ana, online=False, epoch=6)
+    authority._notice = ""
+    authority.watch_away(30.0)  # its clocks start unsaid
+    assert 0 in authority._away_timers and authority._said_away == set()
+    presence(authority, ana, online=True, epoch=7)
+    assert 0 not in authority._away_timers and authority._notice == ""
+
+
 async def test_the_away_clock_stands_a_bot_in_only_for_someone_still_away() -> None:
     """Kills _stand_in_if_away's mutants (the timer entry dropped, each
     condition, the default level) and _away_changed's clock."""
@@ -591,6 +606,12 @@ async def test_the_away_clock_stands_a_bot_in_only_for_someone_still_away() -> N
     assert 0 in authority._away_timers and authority._notice == ""
     presence(authority, ana, online=True, epoch=9)
     assert 0 not in authority._away_timers
+    # Back before the bot came: said, as her going was (a play-test's last
+    # line said she was away for the rest of the game); said once.
+    assert authority._notice == "Ana is back" and authority._said_away == set()
+    authority._notice = ""
+    authority._away_changed(0)
+    assert authority._notice == ""
     authority._stand_in_if_away(0)
     assert authority.seats[0].level == ""
     presence(authority, ana, online=False, epoch=8)

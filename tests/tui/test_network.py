@@ -2412,3 +2412,21 @@ def test_a_room_that_waits_for_this_machine_is_offered_in_the_home_panel_s_width
         "once enough of its machines\nare back. j to rejoin."
     )
     assert all(len(line) <= 38 for line in text.split("\n"))
+
+
+def test_a_room_s_notice_of_this_person_reads_in_the_second_person() -> None:
+    """Found in play-tests (5 December): "The table moved to Ben's machine"
+    read by Ben, "Kim is back and plays again" read by Kim."""
+    from net.peer.failover import table_moved_notice
+    from tui.screens.table import in_our_words
+
+    moved = table_moved_notice("Kim")
+    assert in_our_words(moved, "Kim", runs_the_table=True) == TABLE_MOVED_HERE
+    assert in_our_words(moved, "Kim", runs_the_table=False) == moved
+    assert in_our_words(moved, "Joe", runs_the_table=True) == moved
+    assert in_our_words("Kim is back and plays again", "Kim", runs_the_table=False) == (
+        "You are back: you play again (a bot played for you meanwhile)"
+    )
+    assert in_our_words("Kim is back", "Kim", runs_the_table=False) == "You are back"
+    assert in_our_words("Kim is back", "Joe", runs_the_table=False) == "Kim is back"
+    assert in_our_words("Kim is backing", "Kim", runs_the_table=False) == "Kim is backing"

@@ -102,6 +102,21 @@ def number_keys(count: int, digits: str = "123456789") -> str:
     return digits[0] if count == 1 else f"{digits[0]}-{digits[count - 1]}"
 
 
+
+def in_our_words(notice: str, me: str, *, runs_the_table: bool) -> str:
+    """A room's notice as the person seated as ``me`` reads it: the table
+    that moved to their own machine is "your machine", not their name (a
+    play-tester read "The table moved to Ben's machine" as Ben), and their
+    own coming back is "you" (another read "Kim is back and plays again"
+    of herself)."""
+    if runs_the_table and notice == table_moved_notice(me):
+        return TABLE_MOVED_HERE
+    if notice == f"{me} is back and plays again":
+        return "You are back: you play again (a bot played for you meanwhile)"
+    if notice == f"{me} is back":
+        return "You are back"
+    return notice
+
 class TableScreen(PasseScreen):
     # From 120 columns a table may spread out (class "-wide"): panels widen
     # instead of the hand stretching far beyond its cards. (Textual declares
@@ -403,13 +418,11 @@ class TableScreen(PasseScreen):
             self._close_table()
 
     def _in_our_words(self, notice: str) -> str:
-        """The room's notice as this person reads it: the table that moved
-        to their own machine is "your machine", not their name (a
-        play-tester read "The table moved to Ben's machine" as Ben)."""
+        """The room's notice as this person reads it (:func:`in_our_words`)."""
         remote = remote_table(self.client)
-        if remote is None or not remote.runs_the_table:
+        if remote is None:
             return notice
-        return TABLE_MOVED_HERE if notice == table_moved_notice(remote.own_name) else notice
+        return in_our_words(notice, remote.own_name, runs_the_table=remote.runs_the_table)
 
     def _close_table(self) -> None:
         """The host closed the room (issue 18 item 4): the status says so,
