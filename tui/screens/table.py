@@ -102,7 +102,6 @@ def number_keys(count: int, digits: str = "123456789") -> str:
     return digits[0] if count == 1 else f"{digits[0]}-{digits[count - 1]}"
 
 
-
 def in_our_words(notice: str, me: str, *, runs_the_table: bool) -> str:
     """A room's notice as the person seated as ``me`` reads it: the table
     that moved to their own machine is "your machine", not their name (a
@@ -116,6 +115,7 @@ def in_our_words(notice: str, me: str, *, runs_the_table: bool) -> str:
     if notice == f"{me} is back":
         return "You are back"
     return notice
+
 
 class TableScreen(PasseScreen):
     # From 120 columns a table may spread out (class "-wide"): panels widen
