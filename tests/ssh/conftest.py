@@ -481,12 +481,15 @@ async def play_passpass_to_end(
 
 async def resize_and_check(client: Client, columns: int, rows: int) -> None:
     """Resize the client's window; wait until the app has redrawn for it:
-    the footer on the new last row, its palette hint at the new right edge."""
+    the footer on the new last row, and above it the table's bottom right
+    panel closing at the new right edge (the table's footer leaves the
+    palette's entry, once the marker here, to the help)."""
     terminal = client.terminal
     await client.resize(columns, rows)
 
     def redrawn() -> bool:
-        footer = terminal.line(rows - 1).rstrip()
-        return footer.endswith("palette") and columns - 2 <= len(footer) <= columns
+        footer = terminal.line(rows - 1).strip()
+        above = terminal.line(rows - 2).rstrip()
+        return bool(footer) and len(above) == columns and above.endswith("╯")
 
     await terminal.wait(redrawn, f"the app to redraw at {columns}x{rows}")
