@@ -48,6 +48,26 @@ CLIENT_TIMEOUT = 5
 MAX_UNWRITTEN = 256
 
 
+
+class _LateAcknowledgement(logging.Filter):
+    """aiomqtt logs a traceback ("Unexpected message ID") at ERROR for an
+    acknowledgement that comes after its wait was given up (a subscription
+    cut short by a reconnection or a close): nothing is wrong, and the
+    user's log showed a traceback for it (a play-test, 5 December). Said at
+    debug, without the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR and str(record.msg).startswith("Unexpected message ID"):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            record.exc_info = record.exc_text = None
+            # The handlers check their own level only, not the loggers'.
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+# aiomqtt's own logger (its default, and paho's through it).
+logging.getLogger("mqtt").addFilter(_LateAcknowledgement())
+
 class BrokerUnreachable(ConnectionError):
     """The broker could not be reached; the message says where and why."""
 

@@ -509,3 +509,30 @@ async def test_a_link_goes_back_to_the_broker_it_was_on_before_the_top_of_its_li
             await until(lambda: link.connected and link.port == top.port, DEADLINE)
         finally:
             await link.close(graceful=False)
+
+
+def test_a_late_acknowledgement_is_said_at_debug_without_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """aiomqtt's "Unexpected message ID" (an acknowledgement after its wait
+    was given up) was a traceback in a player's log (a play-test, 5
+    December): at debug now, and only when debug is wanted; anything else
+    it says is left as it is."""
+    import logging
+
+    mqtt = logging.getLogger("mqtt")  # filtered since net.lan.transport was imported
+    with caplog.at_level(logging.INFO, logger="mqtt"):
+        try:
+            raise KeyError(2)
+        except KeyError:
+            mqtt.exception('Unexpected message ID "%d" in on_subscribe callback', 2)
+        mqtt.error("something else")
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [("ERROR", "something else")]
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="mqtt"):
+        try:
+            raise KeyError(3)
+        except KeyError:
+            mqtt.exception('Unexpected message ID "%d" in on_unsubscribe callback', 3)
+    [record] = caplog.records
+    assert record.levelname == "DEBUG" and record.exc_info is None
