@@ -48,7 +48,6 @@ CLIENT_TIMEOUT = 5
 MAX_UNWRITTEN = 256
 
 
-
 class _LateAcknowledgement(logging.Filter):
     """aiomqtt logs a traceback ("Unexpected message ID") at ERROR for an
     acknowledgement that comes after its wait was given up (a subscription
@@ -67,6 +66,7 @@ class _LateAcknowledgement(logging.Filter):
 
 # aiomqtt's own logger (its default, and paho's through it).
 logging.getLogger("mqtt").addFilter(_LateAcknowledgement())
+
 
 class BrokerUnreachable(ConnectionError):
     """The broker could not be reached; the message says where and why."""

@@ -208,3 +208,25 @@ async def clear_room(code: str, host: str = "127.0.0.1", port: int = 1883) -> li
         for topic in retained:
             await client.publish(topic, b"", retain=True)
     return retained
+
+
+def in_step(table: RemoteTable) -> bool:
+    """Whether ``table``'s voter held its authority's whole log once."""
+    voter = table.voter
+    return voter is not None and voter.replica.driver.in_step.is_set()
+
+
+async def host_on_the_embedded_broker(host_name: str, seed: int = 4) -> HostedRoom:
+    """A room of Pass Pass for 3 on its own embedded broker (the default
+    set-up: the broker dies with its host's machine), on loopback."""
+    return await open_room(
+        "passpass",
+        get_game("passpass").make_config(players=3),
+        identity=Identity.generate(),
+        host_name=host_name,
+        port=0,
+        bind=["127.0.0.1"],
+        advertise=False,
+        bot_delay=0,
+        seed=seed,
+    )

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from net.authority.host import HostedRoom, open_room
+from net.authority.host import HostedRoom
 from net.election import driver as election_driver
 from net.election.survey import choose, survey
 from net.identity import Identity
@@ -28,30 +28,7 @@ from net.paths import rooms_dir
 from net.peer.pins import RoomPins
 from net.peer.rejoin import room_between_machines, seat_to_rejoin
 from net.peer.remote import RemoteTable
-from tests.net.peers import hosts_person, until
-
-
-def _in_step(table: RemoteTable) -> bool:
-    voter = table.voter
-    return voter is not None and voter.replica.driver.in_step.is_set()
-
-
-async def _hosted(host_name: str) -> HostedRoom:
-    """A room of Pass Pass for 3 on its own embedded broker (the default
-    set-up: the broker dies with its host's machine), on loopback."""
-    from core.registry import get_game
-
-    return await open_room(
-        "passpass",
-        get_game("passpass").make_config(players=3),
-        identity=Identity.generate(),
-        host_name=host_name,
-        port=0,
-        bind=["127.0.0.1"],
-        advertise=False,
-        bot_delay=0,
-        seed=4,
-    )
+from tests.net.peers import host_on_the_embedded_broker, hosts_person, in_step, until
 
 
 class Room:
@@ -80,7 +57,7 @@ class Room:
             await table.connect(lambda update: None)
         await self.room.authority.wait_standby()
         self.room.authority.start_game()
-        await until(lambda: _in_step(self.bob) and _in_step(self.cy))
+        await until(lambda: in_step(self.bob) and in_step(self.cy))
         # Each seat remembers the room's standby brokers beside its pins,
         # the host's person's too (its seat has no voter).
         for table in (self.hana, self.bob, self.cy):
@@ -137,7 +114,7 @@ async def test_back_after_a_double_loss_each_finds_the_room_where_its_voters_are
     to both die; the two come back by the room's code alone (as ``u``,
     ``j`` and ``passe join CODE`` do when the LAN shows no advert), meet
     the one left, elect, and play on."""
-    room = Room(await _hosted("Hana"), tmp_path)
+    room = Room(await host_on_the_embedded_broker("Hana"), tmp_path)
     try:
         await room.start()
         # A survey, on real brokers: every voter is online on the room's
@@ -148,10 +125,10 @@ async def test_back_after_a_double_loss_each_finds_the_room_where_its_voters_are
         voters = replica.driver.node.voters
         order = list(room.pins_of(room.bob).brokers(room.code))
         seen = await survey(room.code, [*order, room.first, ("127.0.0.1", 1)], voters)
-        where = {view.broker: view for view in seen}
-        assert ("127.0.0.1", 1) not in where
-        assert where[room.first].online == frozenset(voters)
-        assert where[room.first].table_term == 1
+        views = {view.broker: view for view in seen}
+        assert ("127.0.0.1", 1) not in views
+        assert views[room.first].online == frozenset(voters)
+        assert views[room.first].table_term == 1
         assert choose(seen) == room.first
         other, runner = await room.lose_two()
         assert other.voter is not None
@@ -202,7 +179,7 @@ async def test_a_voter_alone_surveys_the_room_s_brokers_and_joins_the_others(
     (most voters, then the earliest in the room's list), elect, and the
     game goes on; the seat's link follows its voter."""
     monkeypatch.setattr(election_driver, "LONELY_FIRST", 1.5)
-    room = Room(await _hosted("Hana"), tmp_path)
+    room = Room(await host_on_the_embedded_broker("Hana"), tmp_path)
     try:
         await room.start()
         other, _ = await room.lose_two()

@@ -17,7 +17,7 @@ import pytest
 from net.protocol.wire import room_topic
 from tests.core.sampler_checks import skip_unless_soak
 from tests.net.peers import RawClient, clear_room
-from tests.net.procs import PasseProcess, host_args, join_bots, need_mosquitto
+from tests.net.procs import PasseProcess, host_args, join_bots, need_mosquitto, reported
 
 
 async def start_failover_game(
@@ -178,7 +178,7 @@ async def test_two_machines_lost_one_after_the_other_the_one_back_finds_the_game
     monkeypatch.setenv("PASSE_LOG", "info")  # "the table runs here now" names the runner
     host = PasseProcess("host", tmp_path)
     peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
-    try:
+    async with reported(host, *peers):
         room = await start_failover_game(host, peers, seed=17, broker=("--port", "0"))
         for _ in range(3):
             await peers[0].expect("acted")
@@ -198,12 +198,6 @@ async def test_two_machines_lost_one_after_the_other_the_one_back_finds_the_game
         await all_end_verified(peers)
         err = runner.stderr.decode()
         assert "its voters' brokers chose" in err and "votes again from its voter file" in err
-    except BaseException:
-        print(await host.report(), *[await peer.report() for peer in peers])
-        raise
-    finally:
-        for process in (host, *peers):
-            await process.stop()
 
 
 async def test_a_killed_host_that_failed_over_is_not_resumed_as_a_second_table(

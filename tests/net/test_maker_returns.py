@@ -12,39 +12,22 @@ restarted Raft node does.
 
 from __future__ import annotations
 
-from net.authority.host import HostedRoom, claim_moved_room, open_room, table_moved
+from net.authority.host import claim_moved_room, table_moved
 from net.authority.rooms import load_room, room_path
 from net.identity import Identity
 from net.paths import rooms_dir
 from net.peer.pins import RoomPins
 from net.peer.remote import RemoteTable
-from tests.net.peers import hosts_person, open_test_room, until
+from tests.net.peers import (
+    host_on_the_embedded_broker,
+    hosts_person,
+    in_step,
+    open_test_room,
+    until,
+)
 from tests.net.procs import need_mosquitto
 
 BROKER = ("127.0.0.1", 1883)
-
-
-def _in_step(table: RemoteTable) -> bool:
-    voter = table.voter
-    return voter is not None and voter.replica.driver.in_step.is_set()
-
-
-async def _hosted_on_the_embedded_broker(host_name: str) -> HostedRoom:
-    """A room of Pass Pass for 3 on its own embedded broker (the default
-    set-up: the broker dies with its host's machine), on loopback."""
-    from core.registry import get_game
-
-    return await open_room(
-        "passpass",
-        get_game("passpass").make_config(players=3),
-        identity=Identity.generate(),
-        host_name=host_name,
-        port=0,
-        bind=["127.0.0.1"],
-        advertise=False,
-        bot_delay=0,
-        seed=4,
-    )
 
 
 async def test_the_old_host_back_as_a_player_votes_again_and_a_second_loss_is_survived() -> None:
@@ -61,7 +44,7 @@ async def test_the_old_host_back_as_a_player_votes_again_and_a_second_loss_is_su
             await table.join()
             await table.connect(lambda update: None)
         room.authority.start_game()
-        await until(lambda: _in_step(bob) and _in_step(cy))
+        await until(lambda: in_step(bob) and in_step(cy))
         # The host's machine dies mid-game, its person's seat with it; its
         # files stay, as after a crash.
         await room.close(keep=True)
@@ -114,7 +97,7 @@ async def test_on_the_embedded_broker_too_the_old_host_s_machine_keeps_its_vote(
     the table and a seat meet on two brokers, 2 runs in 4); when the
     successor's machine dies too, the two machines left meet on the first
     broker that lives and elect."""
-    room = await _hosted_on_the_embedded_broker("Hostess")
+    room = await host_on_the_embedded_broker("Hostess")
     code, where = room.code, ("127.0.0.1", room.broker_port)
     hostess = hosts_person(room, where)
     hostess.pins = RoomPins()
@@ -128,7 +111,7 @@ async def test_on_the_embedded_broker_too_the_old_host_s_machine_keeps_its_vote(
         await room.authority.wait_standby()  # as a host's start does
         assert room.authority.standby_missing() == []
         room.authority.start_game()
-        await until(lambda: _in_step(bob) and _in_step(cy))
+        await until(lambda: in_step(bob) and in_step(cy))
         await room.close(keep=True)  # its broker with it
         await hostess.close()
         await until(lambda: bob.runs_the_table or cy.runs_the_table)
@@ -181,7 +164,7 @@ async def test_two_machines_back_from_the_dead_carry_the_game_when_the_third_die
     a seat's), and the two left meet there and elect."""
     from net.peer.failover import stored_standby_port
 
-    room = await _hosted_on_the_embedded_broker("Hana")
+    room = await host_on_the_embedded_broker("Hana")
     code, first = room.code, ("127.0.0.1", room.broker_port)
     hana = hosts_person(room, first)
     hana.pins = RoomPins()
@@ -210,7 +193,7 @@ async def test_two_machines_back_from_the_dead_carry_the_game_when_the_third_die
             await table.connect(lambda update: None)
         await room.authority.wait_standby()
         room.authority.start_game()
-        await until(lambda: _in_step(bob) and _in_step(cy))
+        await until(lambda: in_step(bob) and in_step(cy))
         for seat in (bob, cy):  # each seat's standby port, noted beside its voter file
             assert stored_standby_port(code, seat.identity) > 0
         # 1. Hana's machine dies, its broker with it; the table moves.
