@@ -181,7 +181,7 @@ async def look_at(
     None when it cannot be reached within ``connect_wait``."""
     records = BrokerRecords(code, voters)
     loop = asyncio.get_running_loop()
-    last = loop.time()  # of the latest message: QUIET after it, the look ends
+    last: float  # when the latest message came: QUIET after it, the look ends
     done = asyncio.Event()
 
     async def on_message(topic: str, payload: bytes) -> None:
