@@ -1375,7 +1375,7 @@ class Authority:
         timer = self._away_timers.pop(seat, None)
         if timer is not None:
             timer.cancel()
-        if seat in self._said_away and slot.present and self.phase == PLAYING:
+        if seat in self._said_away and slot.present and not slot.level and self.phase == PLAYING:
             # Back before the bot came: said as the going was (a play-test's
             # last line said "Hana is away: a bot plays for them in 25 s" for
             # the rest of the game, she being back).

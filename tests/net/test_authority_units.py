@@ -591,9 +591,14 @@ async def test_the_away_clock_stands_a_bot_in_only_for_someone_still_away() -> N
     authority._stand_in_if_away(0)
     assert 0 not in authority._away_timers
     assert authority.seats[0].level == authority_module.REPLACEMENT_BOT
-    # Present again: no stand-in.
+    # Present again: no stand-in; said once, as her Hello takes her seat
+    # back ("Ana is back and plays again"), not also at her presence (a
+    # play-test read both lines).
+    authority._notice = ""
     presence(authority, ana, online=True, epoch=7)
+    assert authority._notice == ""
     hello(authority, ana, n=2)
+    assert authority._notice == "Ana is back and plays again"
     assert authority.seats[0].level == ""
     # A Hello before its presence (a table taken over gets them so) starts
     # the clock unsaid: it is a person coming (a play-tester read "Joe is

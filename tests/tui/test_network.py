@@ -2408,8 +2408,8 @@ def test_a_room_that_waits_for_this_machine_is_offered_in_the_home_panel_s_width
     held = HeldSeat("ABC123", "127.0.0.1", 5, "", "", -1, "playing", waiting=True)
     text = HomeScreen._describe_rejoin(held)
     assert text == (
-        "Room ABC-123 waits for\nyour machine: its game goes on\n"
-        "once enough of its machines\nare back. j to rejoin."
+        "Room ABC-123 waits for your\nmachine: its game goes on once\n"
+        "enough of its machines are back.\nj to rejoin."
     )
     assert all(len(line) <= 38 for line in text.split("\n"))
 
@@ -2425,7 +2425,7 @@ def test_a_room_s_notice_of_this_person_reads_in_the_second_person() -> None:
     assert in_our_words(moved, "Kim", runs_the_table=False) == moved
     assert in_our_words(moved, "Joe", runs_the_table=True) == moved
     assert in_our_words("Kim is back and plays again", "Kim", runs_the_table=False) == (
-        "You are back: you play again (a bot played for you meanwhile)"
+        "You are back: your seat is yours again (a bot held it meanwhile)"
     )
     assert in_our_words("Kim is back", "Kim", runs_the_table=False) == "You are back"
     assert in_our_words("Kim is back", "Joe", runs_the_table=False) == "Kim is back"

@@ -358,8 +358,8 @@ class HomeScreen(PasseScreen):
 
         if held.waiting:
             return (
-                f"Room {format_code(held.code)} waits for\nyour machine: its game goes on\n"
-                "once enough of its machines\nare back. j to rejoin."
+                f"Room {format_code(held.code)} waits for your\nmachine: its game goes on once\n"
+                "enough of its machines are back.\nj to rejoin."
             )
         try:
             title = game_info(held.game).title

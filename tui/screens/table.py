@@ -111,7 +111,7 @@ def in_our_words(notice: str, me: str, *, runs_the_table: bool) -> str:
     if runs_the_table and notice == table_moved_notice(me):
         return TABLE_MOVED_HERE
     if notice == f"{me} is back and plays again":
-        return "You are back: you play again (a bot played for you meanwhile)"
+        return "You are back: your seat is yours again (a bot held it meanwhile)"
     if notice == f"{me} is back":
         return "You are back"
     return notice
