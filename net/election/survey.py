@@ -169,6 +169,19 @@ class BrokerRecords:
         )
 
 
+async def _listening(broker: Broker, wait: float) -> bool:
+    """Whether something accepts a connection at ``broker`` within ``wait``
+    seconds: a refusal is an answer at once, where the link would try again
+    until its wait is over (a survey of a list with dead brokers took 2 s
+    more, every time a person came back)."""
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(*broker), wait)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    return True
+
+
 async def look_at(
     code: str,
     broker: Broker,
@@ -191,6 +204,8 @@ async def look_at(
         if records.full:
             done.set()
 
+    if not await _listening(broker, connect_wait):
+        return None
     link = MqttLink(
         *broker,
         subscriptions=[records.announce_topic, *records.topics],
