@@ -245,6 +245,25 @@ async def test_a_survey_leaves_out_what_does_not_answer() -> None:
     assert await look_at(new_code(), nowhere, [A], connect_wait=0.3) is None
 
 
+async def test_a_broker_that_takes_the_connection_and_never_answers_is_left_out() -> None:
+    """Something listens but says nothing (not a broker, or a hung one):
+    the look gives up after its wait, the survey too, rather than wait for
+    ever."""
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # until the other side closes
+        writer.close()
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with asyncio.timeout(20):
+            assert await look_at(new_code(), ("127.0.0.1", port), [A], connect_wait=0.5) is None
+            assert await survey(new_code(), [("127.0.0.1", port)], [A], connect_wait=0.5) == []
+    finally:
+        server.close()
+
+
 # -- the link's move ---------------------------------------------------------
 
 
