@@ -228,6 +228,9 @@ class RemoteTable(TableClient):
         self._host_listeners: list[LinkListener] = []
         self._machines_listeners: list[Callable[[], None]] = []
         self.host_present = True  # until its will says otherwise
+        # On another broker now: the table's newest record read there again
+        # (see _host_unknown_here).
+        self._host_reread = False
         # Dropped messages are logged once per interval (issue 19 item 8).
         self._floods = FloodLog(log)
         self._host_epoch = -1
@@ -663,8 +666,10 @@ class RemoteTable(TableClient):
         if not moved or self.cluster or not self.host_present or self.authority_key is None:
             return
         log.info("room %s: on another broker now: the table's presence is read again", self.code)
-        # Its record here, even of the connection already seen, counts.
-        self._host_epoch = -1
+        # Its record here counts if it is of the newest connection seen (an
+        # older one's "online" may be left over from a connection that moved
+        # away cleanly, without a will: the table was once here).
+        self._host_reread = True
         self.host_present = False
         for listener in list(self._host_listeners):
             listener(False)
@@ -821,9 +826,13 @@ class RemoteTable(TableClient):
         if presence.room != self.code:
             return
         if presence.epoch < self._host_epoch or (
-            presence.epoch == self._host_epoch and presence.online and not self.host_present
+            presence.epoch == self._host_epoch
+            and presence.online
+            and not self.host_present
+            and not self._host_reread
         ):
             return
+        self._host_reread = False
         newer = presence.epoch > self._host_epoch
         log.debug("host presence: epoch %d, online %s", presence.epoch, presence.online)
         self._host_epoch = presence.epoch
