@@ -498,9 +498,9 @@ class VoterDriver:
             # later survey would count it there (net/election/survey.py).
             # Not an authority: its going is its room's failover, and the
             # table it runs says when it closes.
-            farewell = link.farewell
-            leaving = self.node.role != "authority" and farewell is not None
-            await link.close(graceful=leaving, final=[farewell()] if farewell and leaving else [])
+            farewell = link.farewell if self.node.role != "authority" else None
+            final = [farewell()] if farewell is not None else []
+            await link.close(graceful=bool(final), final=final)
 
     def lead_first_term(self, secret: bytes) -> None:
         """The room's maker, which made ``secret``, takes term 1 (its
