@@ -100,14 +100,27 @@ class Names(tuple[str, ...]):
     """
 
     you: int | None
+    # The reader's seat while a bot played it for them (the reader away at a
+    # networked table): "your bot", in the third person ("Your bot plays").
+    stand_in: int | None
 
-    def __new__(cls, names: Sequence[str], you: int | None = None) -> Names:
+    def __new__(
+        cls, names: Sequence[str], you: int | None = None, stand_in: int | None = None
+    ) -> Names:
         made = super().__new__(cls, names)
         made.you = you
+        made.stand_in = stand_in
         return made
 
     def __getitem__(self, seat: int) -> str:  # type: ignore[override]
-        return "you" if seat == self.you else tuple.__getitem__(self, seat)
+        if seat == self.you:
+            return "you"
+        if seat == self.stand_in:
+            return YOUR_BOT
+        return tuple.__getitem__(self, seat)
+
+
+YOUR_BOT = "your bot"
 
 
 def seat_name(names: Sequence[str], seat: int) -> str:
@@ -123,6 +136,8 @@ def acts(names: Sequence[str], seat: int, verb: str, *, start: bool = True) -> s
     if isinstance(names, Names) and seat == names.you:
         subject = "You" if start else "you"
         return f"{subject} {_plain_verb(verb)}"
+    if isinstance(names, Names) and seat == names.stand_in and start:
+        return f"{YOUR_BOT.capitalize()} {verb}"
     return f"{seat_name(names, seat)} {verb}"
 
 

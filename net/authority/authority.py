@@ -62,6 +62,7 @@ from net.protocol.codes import format_code, normalize_code
 from net.protocol.text import NAME_CELLS, clean_name, clean_text, name_key
 from net.protocol.wire import (
     MAX_PAYLOAD,
+    STOOD_IN_SPANS,
     Act,
     Admit,
     EntryAt,
@@ -75,6 +76,7 @@ from net.protocol.wire import (
     Refused,
     RoomState,
     SeatState,
+    Span,
     Sync,
     Update,
     VoterBroker,
@@ -280,6 +282,10 @@ class SeatSlot:
     # Bound to its key like a person's; listed as a bot (issue 18 item 9).
     plays: str = ""
     since: float = 0.0  # when it was taken (monotonic)
+    # A person's seat: the spans of their log (start, end; end None while it
+    # plays) in which a bot played for them (stand_in), the latest
+    # STOOD_IN_SPANS: their log then says "Your bot plays", not "You play".
+    stood_in: list[tuple[int, int | None]] = field(default_factory=list)
 
     def public(self) -> SeatState:
         remote_bot = self.kind == HUMAN and bool(self.plays)
@@ -774,7 +780,10 @@ class Authority:
             seed=self.seed,
             salt=self._salt,
             phase=self.phase,
-            seats=[SavedSeat(seat.name, seat.kind, seat.level, seat.key) for seat in self.seats],
+            seats=[
+                SavedSeat(seat.name, seat.kind, seat.level, seat.key, list(seat.stood_in))
+                for seat in self.seats
+            ],
             actions=list(self.table.record().actions) if self.table is not None else [],
             seq=self.seq,
             stamp=self._stamp,
@@ -821,7 +830,10 @@ class Authority:
             app_version=app_version,
             # Who is here is known again as each person reconnects (or their
             # retained presence arrives): the broker may have died with the host.
-            seats=[SeatSlot(seat.name, seat.kind, seat.level, seat.key) for seat in saved.seats],
+            seats=[
+                SeatSlot(seat.name, seat.kind, seat.level, seat.key, stood_in=list(seat.stood_in))
+                for seat in saved.seats
+            ],
             phase=saved.phase,
             seq=saved.seq,
             store=store,
@@ -1330,6 +1342,8 @@ class Authority:
             return  # a bot already plays for them
         self.game.make_bot(level)  # ConfigError for an unknown level
         slot.level = level
+        since = len(self._logs.get(seat, []))
+        slot.stood_in = [*slot.stood_in, (since, None)][-STOOD_IN_SPANS:]
         self.table.hand_to_bot(seat, level)
         self._notice = f"{slot.name} is away: a bot plays for them until they are back"
         self._log.info(self._notice)
@@ -1418,6 +1432,8 @@ class Authority:
         if not slot.level or self.table is None:
             return
         slot.level = ""
+        if slot.stood_in and slot.stood_in[-1][1] is None:
+            slot.stood_in[-1] = (slot.stood_in[-1][0], len(self._logs.get(seat, [])))
         self.table.hand_to_person(seat)
         self._said_away.discard(seat)
         self._notice = f"{slot.name} is back and plays again"
@@ -1725,6 +1741,10 @@ class Authority:
             events=seat_log[base:],
             rejected=rejected,
             ack=self._peers[slot.key].last_nonce[1] if slot.key in self._peers else 0,
+            stood_in=[
+                Span(start, len(seat_log) if end is None else end) for start, end in slot.stood_in
+            ]
+            or None,
         )
         self._log.debug(
             "to seat %d: seq %d, base %d, %d events, ack %d",

@@ -69,6 +69,9 @@ class SavedSeat(msgspec.Struct, forbid_unknown_fields=True):
     key: bytes | None  # the public key bound to a person's seat
     # Not who is present: that is known again as each person reconnects (or
     # their retained presence arrives), the broker may have died with the host.
+    # Where in the person's log a bot played for them while they were away:
+    # (start, end) event indices, end None while it plays (Update.stood_in).
+    stood_in: list[tuple[int, int | None]] = []
 
 
 class NonceMark(msgspec.Struct, forbid_unknown_fields=True):

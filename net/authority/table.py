@@ -58,6 +58,9 @@ class TableUpdate:
     view: View
     events: tuple[Event, ...] = ()
     rejected: str | None = None
+    # Which of ``events`` (their indices) a bot played for the seat's person
+    # while they were away (a networked table's stand-in): "Your bot plays".
+    by_stand_in: frozenset[int] = frozenset()
 
 
 Listener = Callable[[TableUpdate], None]

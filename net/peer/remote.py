@@ -221,6 +221,9 @@ class RemoteTable(TableClient):
         self.codec: GameCodec | None = None
         self.view: View | None = None
         self.log: list[Event] = []
+        # Spans of the log (start, end) in which a bot played for this seat's
+        # person while they were away (Update.stood_in).
+        self.stood_in: list[tuple[int, int]] = []
         self.seq = -1
         self._listener: Listener | None = None
         self._room_listeners: list[RoomListener] = []
@@ -1667,6 +1670,8 @@ class RemoteTable(TableClient):
             return
         fresh = events[len(self.log) - update.base :]
         self.log.extend(fresh)
+        if update.stood_in is not None:
+            self.stood_in = [(span.start, span.end) for span in update.stood_in]
         # Kept to be checked at the end (issue 20): what this seat was shown.
         self._shown.saw_view(update.seq, view_data)
         self._shown.saw_events(update.base + len(events))
@@ -1683,7 +1688,17 @@ class RemoteTable(TableClient):
 
     def _deliver(self, events: tuple[Event, ...] = (), rejected: str | None = None) -> None:
         if self._listener is not None and self.view is not None:
-            self._listener(TableUpdate(self.view, events, rejected))
+            by_stand_in = self._by_stand_in(len(self.log) - len(events), len(events))
+            self._listener(TableUpdate(self.view, events, rejected, by_stand_in))
+
+    def _by_stand_in(self, first: int, count: int) -> frozenset[int]:
+        """Which of the ``count`` events from log index ``first`` (0 being
+        the first of them) a bot played for this seat's person."""
+        return frozenset(
+            index - first
+            for start, end in self.stood_in
+            for index in range(max(start, first), min(end, first + count))
+        )
 
     # -- TableClient ---------------------------------------------------------
 
@@ -1691,7 +1706,11 @@ class RemoteTable(TableClient):
         """Start delivering updates; the first carries the view and the log."""
         self._listener = listener
         if self.view is not None:
-            listener(TableUpdate(self.view, tuple(self.log)))
+            listener(
+                TableUpdate(
+                    self.view, tuple(self.log), by_stand_in=self._by_stand_in(0, len(self.log))
+                )
+            )
 
     async def submit(self, action: Action) -> None:
         if self.seat is None:

@@ -341,6 +341,18 @@ class EntryAt(Struct, array_like=True, forbid_unknown_fields=True):
     index: Count
 
 
+# Spans of a seat's log played by a bot while its person was away
+# (Update.stood_in): the latest ones only.
+STOOD_IN_SPANS: Final = 32
+
+
+class Span(Struct, array_like=True, forbid_unknown_fields=True):
+    """Events ``start`` (included) to ``end`` (excluded) of a seat's log."""
+
+    start: Count
+    end: Count
+
+
 class Update(Reply, tag="update"):
     """The seat's view at ``seq`` and its log's events from index ``base``.
 
@@ -348,7 +360,12 @@ class Update(Reply, tag="update"):
     committed, once the authority holds log entry ``uncommitted`` on its
     own disk; the seat shows it only when it knows a majority of the
     room's voters holds that entry (docs/election.md section 12). The
-    committed copy follows, as for every other seat."""
+    committed copy follows, as for every other seat.
+
+    ``stood_in``: where in the seat's log a bot played for its person while
+    they were away (each span of the game so far, the latest
+    STOOD_IN_SPANS; absent when there is none): their log says "Your bot
+    plays" there, not "You play"."""
 
     seq: Count
     view: dict[str, Any]
@@ -357,6 +374,7 @@ class Update(Reply, tag="update"):
     rejected: ShortText | None = None
     ack: Count = 0  # the n of this peer's latest request handled before it
     uncommitted: EntryAt | None = None
+    stood_in: Annotated[list[Span], Meta(max_length=STOOD_IN_SPANS)] | None = None
 
 
 class Watched(Reply, tag="watched"):
@@ -511,6 +529,7 @@ watchers_decoder: Final = msgspec.msgpack.Decoder(Watchers)
 __all__ = [
     "MAX_PAYLOAD",
     "PROTOCOL_VERSION",
+    "STOOD_IN_SPANS",
     "Act",
     "Admit",
     "AuthorityMessage",
@@ -525,6 +544,7 @@ __all__ = [
     "Refused",
     "RoomState",
     "SeatState",
+    "Span",
     "Sync",
     "Update",
     "Watch",

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from core.engine import IllegalAction
+from core.engine import IllegalAction, Names
 from core.registry import get_game
 from net.authority.authority import Authority
 from net.authority.host import HostedRoom
 from net.authority.rooms import BrokerChoice
+from net.authority.table import TableUpdate
 from net.identity import Identity
 from net.peer.headless import play_with_bot
 from net.peer.remote import RemoteTable
@@ -53,6 +54,8 @@ async def test_a_bot_plays_for_someone_away_until_they_come_back(room: HostedRoo
     with pytest.raises(IllegalAction, match="no person sits"):
         authority.stand_in(bot_seat)
     ben_plays = asyncio.create_task(play_with_bot(ben, "heuristic", seed=2))
+    await until(lambda: bool(ana.log))
+    moves_seen = len(ana.log)
     await ana.close()  # Ana's laptop dies: the game waits for her
     await until(lambda: not authority.seats[seat].present)
     moves = len(authority.table.state.history) if authority.table else 0
@@ -71,6 +74,18 @@ async def test_a_bot_plays_for_someone_away_until_they_come_back(room: HostedRoo
     assert await back.join() == seat
     await until(lambda: not authority.seats[seat].level)
     assert "Ana is back and plays again" in authority.room_state().notice
+    # Her log marks where the bot played for her: "Your bot plays", not
+    # "You play" (found in a play-test, 5 December).
+    delivered: list[TableUpdate] = []
+    await back.connect(delivered.append)
+    await until(lambda: bool(back.stood_in) and bool(delivered))
+    ((start, end),) = back.stood_in
+    assert start <= moves_seen <= end <= len(back.log)
+    played_for_her = [e for e in back.log[start:end] if getattr(e, "seat", None) == seat]
+    assert played_for_her, "the bot made no move for her: nothing tested"
+    assert delivered[0].by_stand_in == frozenset(range(start, end))
+    line = played_for_her[0].describe(Names(back.names, stand_in=seat))
+    assert line.startswith("Your bot ") and "You" not in line.removeprefix("Your bot")
     await asyncio.wait_for(play_with_bot(back, "heuristic", seed=3), DEADLINE)
     await asyncio.wait_for(ben_plays, DEADLINE)
     assert authority.phase == "over"
@@ -89,6 +104,8 @@ async def test_a_resumed_room_keeps_its_stand_in() -> None:
     where = BrokerChoice(embedded=False, host="127.0.0.1", port=1883)
     resumed = Authority.restore(authority.snapshot(where), "127.0.0.1", 1883)
     assert resumed.seats[0].level == "heuristic" and resumed.seats[0].kind == "human"
+    # Where its bot began to play for her, for her log when she is back.
+    assert resumed.seats[0].stood_in == [(len(authority._logs[0]), None)]
     assert resumed.table is not None and resumed.table.seats[0].kind == "heuristic"
 
 

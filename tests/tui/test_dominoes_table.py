@@ -5,6 +5,7 @@ wrong moment explained (DO-4, DO-6, DO-7)."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 from collections.abc import Iterable
@@ -19,7 +20,7 @@ from textual.pilot import Pilot
 from core.dominoes import DominoesView, Place
 from core.dominoes.model import TILES, Drew, Placed, RoundEnded, RoundStarted
 from core.engine import View, plain
-from net.authority.table import SeatSpec, Table
+from net.authority.table import Listener, SeatSpec, Table, TableUpdate
 from net.peer.client import LocalClient, TableClient
 from tests.dominoes.rig import REST, rig
 from tests.tui.conftest import (
@@ -603,3 +604,39 @@ async def test_the_fullest_footer_keeps_every_key_and_f1_after_the_end_dialog(
         for wanted in ("Tile", "Place", "End", "Draw", "Pass", "Rules", "Quit", "Stand-in"):
             assert wanted in shown, shown
         assert footer_fits(app), footer_keys(app)
+
+
+class StoodInClient(LocalClient):
+    """A table whose every event of your seat comes marked as played by a
+    bot while you were away (a networked table's stand-in, Update.stood_in)."""
+
+    async def connect(self, listener: Listener) -> None:
+        def marked(update: TableUpdate) -> None:
+            ours = [i for i, e in enumerate(update.events) if getattr(e, "seat", None) == 0]
+            listener(dataclasses.replace(update, by_stand_in=frozenset(ours)))
+
+        await super().connect(marked)
+
+
+class StoodInApp(RiggedApp):
+    def make_client(self, game_id: str, **options: Any) -> TableClient:
+        client = super().make_client(game_id, **options)
+        assert isinstance(client, LocalClient)
+        return StoodInClient(client.table, client.seat)
+
+
+async def test_moves_a_bot_made_for_you_read_your_bot_in_your_log(private_config: Path) -> None:
+    """Back at a networked table where a bot played for you, your log said
+    "You play" of the bot's moves (found in a play-test, 5 December): they
+    read "Your bot plays" now, and yours "You play" as before."""
+    app = StoodInApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        await pilot.press("right", "right", "enter")  # 2-3, "played" by the bot
+        await pilot.pause()
+        lines = table.game_log.lines_written
+        assert any(line.startswith("Your bot plays 2-3") for line in lines), lines
+        assert not any(line.startswith("You play") for line in lines), lines
+        assert table.log_names.you == 0  # everything else still reads "you"

@@ -199,3 +199,21 @@ def test_choosing_who_plays_reads_well_when_the_winner_picks_themselves() -> Non
     assert PlayerChosen(1, 0, False).describe(names) == "Ada chooses you to play."
     assert PlayerChosen(0, 2, False).describe(names) == "You choose Bo to play."
     assert PlayerChosen(1, 2, True).describe(names) == "Bo plays next (the only one left)."
+
+
+def test_what_a_bot_did_for_you_reads_your_bot_in_the_third_person() -> None:
+    """A networked table's stand-in played for you while you were away:
+    those events read "your bot", its verbs in the third person (a play-test
+    read "You play Y5" of the bot's move, 5 December)."""
+    from core.engine import Names, possessive
+    from core.fashion.model import PlayerChosen
+    from core.passpass.model import GameEnded
+
+    names = Names(["Me", "Ada", "Bo"], stand_in=0)
+    assert names.you is None and names[0] == "your bot" and names[1] == "Ada"
+    assert possessive(names, 0) == "your bot's"
+    assert PlayerChosen(0, 0, False).describe(names) == "Your bot chooses to play next."
+    assert PlayerChosen(1, 0, False).describe(names) == "Ada chooses your bot to play."
+    assert PlayerChosen(0, 2, False).describe(names) == "Your bot chooses Bo to play."
+    ended = GameEnded((0,), "most points").describe(names)
+    assert ended == "Game over: your bot wins (most points)."

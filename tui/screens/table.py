@@ -153,6 +153,9 @@ class TableScreen(PasseScreen):
         self.deferred: list[Dialog] = []  # dialogs waiting for this screen
         self.round_end_title = ""  # while an end-of-round summary is due or open
         self.catching_up = False  # while the first update (the story so far) is shown
+        # While the log's line for an event a bot played for this person (away
+        # from a networked table) is made: "Your bot plays", not "You play".
+        self._by_stand_in = False
         # A networked table (tui/netplay.py): the room's state and our link.
         self._network_listeners: list[Callable[[], None]] = []
         self._room: RoomState | None = None
@@ -621,7 +624,11 @@ class TableScreen(PasseScreen):
         """Seat names for event descriptions, the one place every table
         screen gets them: the seat whose view this client is given reads
         "you" (a player's own seat, the seat a replay shows), and nobody
-        does for a spectator or a watcher (their client has no seat)."""
+        does for a spectator or a watcher (their client has no seat). An
+        event a bot played for the player while they were away reads "your
+        bot" for their seat (a networked table's stand-in)."""
+        if self._by_stand_in:
+            return Names(self.names, stand_in=self.client.seat)
         return Names(self.names, you=self.client.seat)
 
     def acts(self, seat: int, verb: str, *, start: bool = True) -> str:
@@ -647,8 +654,12 @@ class TableScreen(PasseScreen):
         self._my_turn = my_turn
         self._submitted = False
         self._settle_move_in_doubt(my_turn)
-        for event in update.events:
-            self.game_log.add(self.describe(event))
+        try:
+            for index, event in enumerate(update.events):
+                self._by_stand_in = index in update.by_stand_in
+                self.game_log.add(self.describe(event))
+        finally:
+            self._by_stand_in = False
         self.view = update.view
         if self._room is not None and tuple(update.view.to_act) != self._to_act_shown:
             self._show_network()  # "the game waits for them" when their turn comes
