@@ -221,6 +221,9 @@ class RemoteTable(TableClient):
         self.codec: GameCodec | None = None
         self.view: View | None = None
         self.log: list[Event] = []
+        # The peer id of the voter that announced the current term (it runs
+        # the table), once one has: table_seat.
+        self.table_voter = ""
         # Spans of the log (start, end) in which a bot played for this seat's
         # person while they were away (Update.stood_in).
         self.stood_in: list[tuple[int, int]] = []
@@ -1325,9 +1328,25 @@ class RemoteTable(TableClient):
         if announce.term <= self.term:
             return
         self.term = announce.term
+        self.table_voter = peer_id(envelope.sender)
         key = announce.room_key
         if len(key) == len(self.identity.public_key) and key != self.authority_key:
             self._repin(key)
+
+    def table_seat(self) -> int | None:
+        """The seat whose person's machine runs the table, if one does: the
+        voter that announced the current term (a seat's voter signs with its
+        seat's key), or before any move the host's own seat (seat names are
+        unique in a room). None in a dealer's room."""
+        room = self.room
+        if room is None or room.dealer:
+            return None
+        for seat, state in enumerate(room.seats):
+            if state.kind != "human":
+                continue
+            if (state.peer == self.table_voter) if self.table_voter else (state.name == room.host):
+                return seat
+        return None
 
     @property
     def moved(self) -> bool:

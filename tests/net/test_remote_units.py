@@ -2102,6 +2102,7 @@ async def test_a_table_moves_to_the_key_a_voter_announces(
     assert pins.voters(CODE) == frozenset(voters)
     key = successor.identity.public_key
     assert (table.authority_key, table.pinned, table.term, moved) == (key, True, 2, [2])
+    assert table.table_voter == voter.peer_id  # the voter that runs the table
     assert table._moves == 1 and key not in table._foreign_keys
     assert [r.getMessage() for r in caplog.records if r.name == "passe.peer"] == [
         f"the table moved: room {CODE} is signed by {fingerprint(key)} now"
@@ -2540,3 +2541,29 @@ def test_the_table_this_process_runs_may_be_its_host_s_first_voter_s() -> None:
     assert table.runs_the_table and table._table_voter() is maker
     table.voter = Voter(runs=True)  # type: ignore[assignment]
     assert table._table_voter() is table.voter
+
+
+def test_the_table_s_seat_is_its_voter_s_after_a_move_and_the_host_s_before() -> None:
+    """The seat whose person's machine runs the table (its ⚠ when that
+    machine goes: tui/screens/table.py): before any move the host's own
+    seat, by its name; after one, the seat of the voter that announced the
+    term (a seat's voter signs with the seat's key); none in a dealer's
+    room, nor when no person's seat matches (a headless host)."""
+    joe, kim = Identity.generate(), Identity.generate()
+    seats = [
+        SeatState("Host", "bot", "heuristic", "", True),  # a bot of the host's name
+        SeatState("Host", "human", "", ME.peer_id, True),
+        SeatState("Joe", "human", "", joe.peer_id, True),
+        SeatState("Kim", "human", "", kim.peer_id, True),
+    ]
+    table = remote()
+    assert table.table_seat() is None  # no room yet
+    table.room = a_room_state(phase="playing", seats=seats)
+    assert table.table_seat() == 1
+    table.table_voter = kim.peer_id
+    assert table.table_seat() == 3
+    table.table_voter = Identity.generate().peer_id  # a voter with no seat here
+    assert table.table_seat() is None
+    table.room = a_room_state(phase="playing", seats=seats, host="Joe", dealer="Dealer")
+    table.table_voter = ""
+    assert table.table_seat() is None

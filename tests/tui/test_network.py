@@ -390,6 +390,42 @@ async def test_joiner_sees_the_table_and_who_is_away(
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
 
 
+
+async def test_the_player_whose_machine_ran_the_table_is_marked_away_when_it_goes(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    """Found in a play-test (5 December): the machine that ran the table
+    died, and the players panel still showed its person present (the last
+    state it signed said so); only the bar said anything. Their seat is
+    marked away too now, and named in the panel's title."""
+    write_settings(private_config, name="Zed")
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        hostess = hosts_person(hosted, mosquitto, hosted.authority.host_name)
+        try:
+            assert await hostess.join() is not None
+            lobby = await join_from_home(pilot, hosted.code)
+            await wait_until(pilot, lambda: "Hostess" in seats_text(lobby), "the hostess")
+            seat = next(n for n, s in enumerate(hosted.authority.seats) if s.kind == "open")
+            hosted.authority.set_bot(seat, "heuristic")
+            hosted.authority.start_game()
+            await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "table")
+            table = app.screen
+            assert isinstance(table, PassPassTableScreen)
+            await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
+            assert not any(label.startswith("⚠") for label in table.seat_labels)
+            await hosted.close(keep=True)  # the host's machine dies, her seat with it
+            await hostess.close()
+            status = table.query_one(NetStatus)
+            await wait_until(pilot, lambda: "The host (Hostess) is away" in status.text, "away")
+            await wait_until(pilot, lambda: "⚠Hostess" in table.seat_labels, "⚠ beside her")
+            players = table.query_one("#players")
+            assert players.border_title == "Players (public) · away: Hostess"
+            assert "⚠Hostess" in app.export_screenshot()
+        finally:
+            await hostess.close()
+
+
 # -- the join screen's errors -------------------------------------------------
 
 

@@ -169,6 +169,7 @@ class TableScreen(PasseScreen):
         self._labels_shown: tuple[str, ...] = ()
         self._players_title: str | None = None  # the players panel's own title
         self._to_act_shown: tuple[int, ...] = ()  # what the network bar last knew
+        self._table_seat_gone: int | None = None  # its machine ran the table, and went
         self._record_kept = False  # the finished game's record went to the app
 
     # -- subclasses --------------------------------------------------------
@@ -569,6 +570,13 @@ class TableScreen(PasseScreen):
             self._players_title = str(panel.border_title or "")
         playing = room is not None and room.phase == "playing" and settle <= 0
         away = away_names(room.seats, self.client.seat) if room and playing else []
+        # The seat of the machine that ran the table, gone with it: its last
+        # state still says its person is here (found in a play-test).
+        gone = remote.table_seat() if remote is not None and playing and not self._host_up else None
+        self._table_seat_gone = gone if gone != self.client.seat else None
+        if room is not None and self._table_seat_gone is not None:
+            name = room.seats[self._table_seat_gone].name
+            away += [name] if name not in away else []
         watching = remote.watching if remote is not None else 0
         more = [f"away: {', '.join(away)}"] if away else []
         more += [f"{watching} watching"] if watching else []  # issue 21
@@ -588,16 +596,20 @@ class TableScreen(PasseScreen):
     @property
     def seat_labels(self) -> tuple[str, ...]:
         """Names for the players panels: a person who is away (disconnected)
-        is marked ⚠ beside their seat (words say why in the bar above)."""
+        is marked ⚠ beside their seat (words say why in the bar above), the
+        person whose machine ran the table too once it is gone."""
         room = self._room
         if room is None or room.phase != "playing":
             return self.names
         return tuple(
             f"⚠{name}"
-            if seat < len(room.seats)
-            and room.seats[seat].kind == "human"
-            and not room.seats[seat].present
-            and seat != self.client.seat
+            if seat == self._table_seat_gone
+            or (
+                seat < len(room.seats)
+                and room.seats[seat].kind == "human"
+                and not room.seats[seat].present
+                and seat != self.client.seat
+            )
             else name
             for seat, name in enumerate(self.names)
         )
