@@ -390,7 +390,6 @@ async def test_joiner_sees_the_table_and_who_is_away(
         await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
 
 
-
 async def test_the_player_whose_machine_ran_the_table_is_marked_away_when_it_goes(
     private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
 ) -> None:
