@@ -287,7 +287,7 @@ class SeatSlot:
     # STOOD_IN_SPANS: their log then says "Your bot plays", not "You play".
     stood_in: list[tuple[int, int | None]] = field(default_factory=list)
 
-    def public(self) -> SeatState:
+    def public(self, *, bot_due: bool = False) -> SeatState:
         remote_bot = self.kind == HUMAN and bool(self.plays)
         return SeatState(
             self.name,
@@ -295,6 +295,7 @@ class SeatSlot:
             self.plays if remote_bot else self.level,
             peer_id(self.key) if self.key is not None else "",
             self.present if self.kind == HUMAN else self.kind == BOT,
+            bot_due,
         )
 
 
@@ -1479,7 +1480,10 @@ class Authority:
             config=self.config.to_data(),
             host=clean_text(self.host_name, 64),
             phase=self.phase,
-            seats=[seat.public() for seat in self.seats],
+            seats=[
+                slot.public(bot_due=seat in self._away_timers)
+                for seat, slot in enumerate(self.seats)
+            ],
             seq=self.seq,
             stamp=self._next_stamp(),
             app=self.app_version[:40],

@@ -407,13 +407,16 @@ authority_message_decoder: Final = msgspec.msgpack.Decoder(AuthorityMessage)
 
 class SeatState(Struct, array_like=True, forbid_unknown_fields=True):
     """``kind``: "open", "human" or "bot"; ``level`` the bot's level (for a
-    person's seat, the bot playing for them while they are away)."""
+    person's seat, the bot playing for them while they are away);
+    ``bot_due``: a person away whom a bot will play for unless they are
+    back first (the table's own clock: the room's notice says when)."""
 
     name: Annotated[str, Meta(max_length=40)]
     kind: Annotated[str, Meta(max_length=10)]
     level: Annotated[str, Meta(max_length=20)] = ""
     peer: Annotated[str, Meta(max_length=16)] = ""
     present: bool = False
+    bot_due: bool = False
 
 
 class VoterBroker(Struct, array_like=True, forbid_unknown_fields=True):

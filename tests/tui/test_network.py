@@ -2177,6 +2177,23 @@ def test_the_away_bar_says_the_game_waits_only_at_their_turn() -> None:
         assert network_problem(room, True, 0, to_act=others) == (
             "⚠ Ana is away (disconnected): the game will wait at their turn"
         )
+    # A bot is due for her (a table that stands bots in by itself): said as
+    # the room's notice says it, whoever's turn it is (found in a play-test:
+    # "the game waits" beside "a bot plays for them in 25 s").
+    seats[1] = SeatState("Ana", "human", present=False, bot_due=True)
+    due = playing_room(seats)
+    for anyone in ((1,), (0,)):
+        assert network_problem(due, True, 0, to_act=anyone) == (
+            "⚠ Ana is away (disconnected): a bot plays for them soon unless they are back"
+        )
+    seats.append(SeatState("Cy", "human", present=False, bot_due=True))
+    assert network_problem(playing_room(seats), True, 0, to_act=(1,)) == (
+        "⚠ Ana, Cy are away (disconnected): a bot plays for each soon unless they are back"
+    )
+    seats[-1] = SeatState("Cy", "human", present=False)  # not every one of them
+    assert network_problem(playing_room(seats), True, 0, to_act=(1,)) == (
+        "⚠ Ana, Cy are away (disconnected): the game waits for them to come back"
+    )
 
 
 def test_a_lost_link_in_a_room_that_cannot_move_says_the_game_waits() -> None:

@@ -85,6 +85,11 @@ def network_problem(
     waiting = away_seats(room.seats, mine, covered=False)
     if waiting:
         who = _are([room.seats[seat].name for seat in waiting])
+        if all(room.seats[seat].bot_due for seat in waiting):
+            # As the room's notice says ("a bot plays for them in 25 s"): the
+            # bar said the game waited for them (found in a play-test).
+            them = "them" if len(waiting) == 1 else "each"
+            return f"⚠ {who} away (disconnected): a bot plays for {them} soon unless they are back"
         if any(seat in to_act for seat in waiting):
             return f"⚠ {who} away (disconnected): the game waits for them to come back"
         return f"⚠ {who} away (disconnected): the game will wait at their turn"
