@@ -832,7 +832,7 @@ class Authority:
             # Who is here is known again as each person reconnects (or their
             # retained presence arrives): the broker may have died with the host.
             seats=[
-                SeatSlot(seat.name, seat.kind, seat.level, seat.key, stood_in=list(seat.stood_in))
+                SeatSlot(seat.name, seat.kind, seat.level, seat.key, stood_in=_spans(seat.stood_in))
                 for seat in saved.seats
             ],
             phase=saved.phase,
@@ -2682,6 +2682,14 @@ class Authority:
             self._away_changed(seat)
             self._publish_room()
             self._lobby_presence_changed(seat)
+
+
+def _spans(saved: Sequence[tuple[int, int | None]]) -> list[tuple[int, int | None]]:
+    """A saved seat's stand-in spans as its updates may carry them: well
+    formed, the latest STOOD_IN_SPANS (a damaged file or log entry with
+    more made every update to that seat one its peer refuses)."""
+    kept = [(start, end) for start, end in saved if start >= 0 and (end is None or end >= start)]
+    return kept[-STOOD_IN_SPANS:]
 
 
 def _duration(seconds: float) -> str:

@@ -106,6 +106,13 @@ async def test_a_resumed_room_keeps_its_stand_in() -> None:
     assert resumed.seats[0].level == "heuristic" and resumed.seats[0].kind == "human"
     # Where its bot began to play for her, for her log when she is back.
     assert resumed.seats[0].stood_in == [(len(authority._logs[0]), None)]
+    # A damaged save's spans: the well-formed ones, the latest 32 (more
+    # made every update to her seat one her peer refuses).
+    saved = authority.snapshot(where)
+    bad = [(5, 2), (-1, 3), *[(n, n + 1) for n in range(40)], (50, None)]
+    saved.seats[0].stood_in = bad
+    spans = Authority.restore(saved, "127.0.0.1", 1883).seats[0].stood_in
+    assert spans == [*[(n, n + 1) for n in range(9, 40)], (50, None)]
     assert resumed.table is not None and resumed.table.seats[0].kind == "heuristic"
 
 
