@@ -287,7 +287,7 @@ class SeatSlot:
     # STOOD_IN_SPANS: their log then says "Your bot plays", not "You play".
     stood_in: list[tuple[int, int | None]] = field(default_factory=list)
 
-    def public(self, *, bot_due: bool = False) -> SeatState:
+    def public(self) -> SeatState:
         remote_bot = self.kind == HUMAN and bool(self.plays)
         return SeatState(
             self.name,
@@ -295,7 +295,6 @@ class SeatSlot:
             self.plays if remote_bot else self.level,
             peer_id(self.key) if self.key is not None else "",
             self.present if self.kind == HUMAN else self.kind == BOT,
-            bot_due,
         )
 
 
@@ -1480,10 +1479,7 @@ class Authority:
             config=self.config.to_data(),
             host=clean_text(self.host_name, 64),
             phase=self.phase,
-            seats=[
-                slot.public(bot_due=seat in self._away_timers)
-                for seat, slot in enumerate(self.seats)
-            ],
+            seats=[seat.public() for seat in self.seats],
             seq=self.seq,
             stamp=self._next_stamp(),
             app=self.app_version[:40],
@@ -1498,6 +1494,7 @@ class Authority:
             standby=self.standby and (bool(self._election) or self._standby_lobby()),
             brokers=self._voter_brokers(),
             dealer=clean_name(self.dealer_name, "")[:40] if self.dealer_name else "",
+            bot_due=sorted(self._away_timers),
         )
 
     def _voter_brokers(self) -> list[VoterBroker]:

@@ -44,6 +44,7 @@ class Watcher(RemoteTable):
         pins: RoomPins | None = None,
         alternates: Sequence[tuple[str, int]] = (),
         identity: Identity | None = None,
+        authority_key: bytes | None = None,
     ) -> None:
         # A fresh key per watch (issue 21): nothing links it to the person.
         # The pins are read, never written: the host's key is the one the
@@ -56,7 +57,7 @@ class Watcher(RemoteTable):
             broker_host,
             broker_port,
             WATCHER_NAME,
-            authority_key=pins.get(code) if pins is not None else None,
+            authority_key=authority_key or (pins.get(code) if pins is not None else None),
             alternates=alternates,
         )
         if pins is not None:
@@ -97,6 +98,21 @@ class Watcher(RemoteTable):
                 "version",
             )
         raise JoinError(clean_text(reply.reason), clean_text(reply.code))
+
+    def next_watcher(self) -> Watcher:
+        """A watcher, not yet watching, of the next game at this table (its
+        host opened it: :attr:`next_code`): a fresh key again, the same
+        brokers as a seat's next table, and this room's authority key, whose
+        notice named that room (the table's next game is run by the same
+        key). Raises :class:`JoinError` before any next game."""
+        seat = self.next_table()  # where it is, as a player's seat would go
+        return Watcher(
+            seat.code,
+            seat.broker_host,
+            seat.broker_port,
+            alternates=seat.broker_alternates,
+            authority_key=self.authority_key,
+        )
 
     def _watch_request(self) -> Watch:
         return Watch(room=self.code, epoch=self._epoch, n=self._next_n(), have=len(self.log))

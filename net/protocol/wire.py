@@ -353,7 +353,7 @@ class Span(Struct, array_like=True, forbid_unknown_fields=True):
     end: Count
 
 
-class Update(Reply, tag="update"):
+class Update(Reply, tag="update", omit_defaults=True):
     """The seat's view at ``seq`` and its log's events from index ``base``.
 
     ``uncommitted``: sent to the seat that acted before the change is
@@ -407,16 +407,13 @@ authority_message_decoder: Final = msgspec.msgpack.Decoder(AuthorityMessage)
 
 class SeatState(Struct, array_like=True, forbid_unknown_fields=True):
     """``kind``: "open", "human" or "bot"; ``level`` the bot's level (for a
-    person's seat, the bot playing for them while they are away);
-    ``bot_due``: a person away whom a bot will play for unless they are
-    back first (the table's own clock: the room's notice says when)."""
+    person's seat, the bot playing for them while they are away)."""
 
     name: Annotated[str, Meta(max_length=40)]
     kind: Annotated[str, Meta(max_length=10)]
     level: Annotated[str, Meta(max_length=20)] = ""
     peer: Annotated[str, Meta(max_length=16)] = ""
     present: bool = False
-    bot_due: bool = False
 
 
 class VoterBroker(Struct, array_like=True, forbid_unknown_fields=True):
@@ -426,9 +423,11 @@ class VoterBroker(Struct, array_like=True, forbid_unknown_fields=True):
     broker: Annotated[str, Meta(max_length=64)]
 
 
-class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True):
+class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True, omit_defaults=True):
     """The room in public, retained. ``phase``: lobby, playing, over, closed.
-    ``stamp`` grows with every publication (ms), so an older copy is ignored."""
+    ``stamp`` grows with every publication (ms), so an older copy is ignored.
+    A field at its default is left out (an earlier Passe, which refuses
+    fields it does not know, reads a state that uses none of its later ones)."""
 
     room: Code
     game: Annotated[str, Meta(max_length=20)]
@@ -459,6 +458,9 @@ class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True):
     # A dealer's room (`passe dealer`, docs/protocol.md section 14): the
     # dealer's name. No player's machine holds its deck, nor stands.
     dealer: Annotated[str, Meta(max_length=40)] = ""
+    # The seats of people away whom a bot will play for unless they are back
+    # first (a table that stands bots in by itself; its notice says when).
+    bot_due: Annotated[list[Annotated[int, Meta(ge=0, le=15)]], Meta(max_length=16)] = []
 
 
 room_state_decoder: Final = msgspec.msgpack.Decoder(RoomState)

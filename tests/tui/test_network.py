@@ -2180,18 +2180,18 @@ def test_the_away_bar_says_the_game_waits_only_at_their_turn() -> None:
     # A bot is due for her (a table that stands bots in by itself): said as
     # the room's notice says it, whoever's turn it is (found in a play-test:
     # "the game waits" beside "a bot plays for them in 25 s").
-    seats[1] = SeatState("Ana", "human", present=False, bot_due=True)
-    due = playing_room(seats)
+    due = msgspec.structs.replace(room, bot_due=[1])
     for anyone in ((1,), (0,)):
         assert network_problem(due, True, 0, to_act=anyone) == (
             "⚠ Ana is away (disconnected): a bot plays for them soon unless they are back"
         )
-    seats.append(SeatState("Cy", "human", present=False, bot_due=True))
-    assert network_problem(playing_room(seats), True, 0, to_act=(1,)) == (
+    seats.append(SeatState("Cy", "human", present=False))
+    both = msgspec.structs.replace(playing_room(seats), bot_due=[1, 3])
+    assert network_problem(both, True, 0, to_act=(1,)) == (
         "⚠ Ana, Cy are away (disconnected): a bot plays for each soon unless they are back"
     )
-    seats[-1] = SeatState("Cy", "human", present=False)  # not every one of them
-    assert network_problem(playing_room(seats), True, 0, to_act=(1,)) == (
+    one = msgspec.structs.replace(both, bot_due=[1])  # not every one of them
+    assert network_problem(one, True, 0, to_act=(1,)) == (
         "⚠ Ana, Cy are away (disconnected): the game waits for them to come back"
     )
 

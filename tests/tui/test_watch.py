@@ -24,7 +24,7 @@ from net.peer.watch import Watcher
 from net.protocol.codec import codec_for
 from net.protocol.codes import format_code
 from net.protocol.wire import RoomState, SeatState
-from tests.tui.conftest import SIZE, help_fits, make_app, shown_keys
+from tests.tui.conftest import SIZE, footer_keys, help_fits, make_app, shown_keys
 from tests.tui.test_network import wait_until
 from tui.app import PasseApp
 from tui.messages import RoomChanged
@@ -566,4 +566,66 @@ async def test_a_watcher_is_told_the_next_game_s_code_to_watch_not_a_player_s_ke
             pilot, lambda: any("XYZ-789" in str(n.message) for n in app._notifications), "told"
         )
         [told] = [str(n.message) for n in app._notifications if "XYZ-789" in str(n.message)]
-        assert told.endswith("room XYZ-789: watch it by that code.") and "game-over" not in told
+        assert told.endswith("room XYZ-789: n watches it.") and "game-over" not in told
+
+
+async def test_n_watches_the_next_game_at_the_table(
+    private_config: Path, mosquitto: tuple[str, int], tmp_path: Path
+) -> None:
+    """The host opens the next game at the table: a watcher's n watches it
+    there (a fresh key again, the room found where a seat's next table
+    goes, its key the one that ran this game), where it had to go home and
+    type the next room's code. n is not offered before."""
+    from net.authority.host import open_next_room
+    from net.peer.pins import RoomPins
+    from net.peer.watch import Watcher
+    from tests.net.peers import open_test_room, until
+
+    hosted = await open_test_room("passpass", 3, mosquitto, seed=2)
+    rooms = [hosted]
+    watcher = Watcher(hosted.code, *mosquitto, pins=RoomPins(tmp_path / "pins"))
+    try:
+        for seat in range(3):
+            hosted.authority.set_bot(seat, "random")
+        await watcher.watch()
+        app = make_app(private_config)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = watch_screen(watcher)
+            app.push_screen(screen)
+            await pilot.pause()
+            keys = [description for description, _ in footer_keys(app)]
+            assert "Watch next" not in keys
+            await pilot.press("n")  # nothing to watch yet: nothing happens
+            assert app.screen is screen
+            hosted.authority.start_game()
+            await wait_until(
+                pilot, lambda: screen.view is not None and screen.view.is_over, "game over"
+            )
+            following = await open_next_room(hosted)
+            rooms.append(following)
+            await wait_until(
+                pilot,
+                lambda: "Watch next" in [d for d, _ in footer_keys(app)],
+                "n offered",
+            )
+            await pilot.press("n")
+            await wait_until(
+                pilot,
+                lambda: isinstance(app.screen, WatchTableScreen) and app.screen is not screen,
+                "the next game's watch",
+            )
+            nxt = app.screen
+            assert isinstance(nxt, WatchTableScreen) and nxt.watcher.code == following.code
+            line = f"Watching {format_code(following.code)} (you have no seat)"
+            await wait_until(pilot, lambda: status(app).startswith(line), line)
+            assert nxt.watcher.authority_key == hosted.authority.identity.public_key
+            assert nxt.watcher.identity.public_key != watcher.identity.public_key
+            await until(
+                lambda: list(following.authority.watchers) == [nxt.watcher.identity.public_key]
+            )
+            await pilot.press("q")
+            await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+    finally:
+        await watcher.close()
+        for room in reversed(rooms):
+            await room.close()

@@ -363,7 +363,7 @@ class TableScreen(PasseScreen):
             # play-tester read a player's hint on the watcher's screen).
             text = (
                 f"{host} opened the next game at this table, room "
-                f"{format_code(message.code)}: watch it by that code."
+                f"{format_code(message.code)}: n watches it."
             )
         else:
             text = (

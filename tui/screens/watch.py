@@ -28,7 +28,7 @@ from textual.widgets import Static
 from core.engine import View
 from core.registry import game_info
 from net.protocol.codes import format_code
-from tui.messages import GoHomeRequested, RoomChanged
+from tui.messages import GoHomeRequested, NextGameOpened, RoomChanged
 from tui.screens.game_over import verdict
 from tui.screens.read_only_table import ReadOnlyTableScreen, over_game_table
 from tui.widgets.footer import PasseFooter
@@ -38,14 +38,17 @@ if TYPE_CHECKING:
     from net.peer.watch import Watcher
 
 # What acts while watching: reading (rules, help, the last trick) and leaving.
-WATCH_ACTIONS = frozenset({"leave", "rules", "help", "app.help", "quit", "app.quit", "last_trick"})
+WATCH_ACTIONS = frozenset(
+    {"leave", "rules", "help", "app.help", "quit", "app.quit", "last_trick", "watch_next"}
+)
 WATCH_GUIDE = (
     "You are watching this table: you have no seat, and nothing you press\n"
     "plays. You see what everyone may see: hands face down with their sizes,\n"
     "bids hidden until they are revealed, the table, the scores and the log.\n"
     "The host's Passe sends it to you alone, sealed to a key made for this\n"
     "watch: the room learns nothing of who you are.\n"
-    "r: the rules; q or Escape: stop watching (nothing is lost)."
+    "r: the rules; q or Escape: stop watching (nothing is lost); n, once the\n"
+    "host opens the next game at this table: watch that game."
 )
 
 
@@ -92,6 +95,7 @@ class WatchTableScreen(ReadOnlyTableScreen):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "leave", "Leave", key_display="q", tooltip="Stop watching"),
+        Binding("n", "watch_next", "Watch next", tooltip="Watch the next game at this table"),
     ]
     TITLE_IN_HELP = "Watching"
 
@@ -101,6 +105,7 @@ class WatchTableScreen(ReadOnlyTableScreen):
         # Opened by `passe watch CODE`: leaving ends Passe (as it began).
         self.exits = exits
         self._game_words = ""  # the game's own status words
+        self._following = False  # n pressed: the next game's watch is being asked
 
     def compose(self) -> ComposeResult:
         yield from super().compose()
@@ -195,9 +200,50 @@ class WatchTableScreen(ReadOnlyTableScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action not in WATCH_ACTIONS:
             return False
+        if action == "watch_next":
+            # Shown once the host has opened it (a watcher had to go home
+            # and type the next room's code).
+            return self.watcher.next_code is not None and not self._following
         return super().check_action(action, parameters)
 
+    def on_next_game_opened(self, message: NextGameOpened) -> None:
+        # (The table screen's own handler says it, as Textual calls both.)
+        self.refresh_bindings()  # n
+
     # -- keys ------------------------------------------------------------------
+
+    async def action_watch_next(self) -> None:
+        """Watch the next game at this table, on a screen of its own (this
+        one closes, and its watch with it)."""
+        from net.peer.remote import JoinError
+
+        try:
+            following = self.watcher.next_watcher()
+        except JoinError:
+            return  # no next game: the key is not offered then
+        self._following = True
+        self.refresh_bindings()
+        code = format_code(following.code)
+        self.notify(f"Watching the next game, room {code}…", title="Next game", markup=False)
+        try:
+            await following.watch()
+            screen = watch_screen(following, exits=self.exits)
+        except (JoinError, LookupError, ImportError) as error:
+            await following.close()
+            self._following = False
+            self.refresh_bindings()
+            words = str(error) if isinstance(error, JoinError) else "a game this Passe cannot show"
+            self.notify(
+                f"Could not watch room {code}: {words}",
+                title="Next game",
+                severity="warning",
+                markup=False,
+            )
+            return
+        except BaseException:
+            await following.close()
+            raise
+        self.app.switch_screen(screen)
 
     def action_leave(self) -> None:
         if self.exits:

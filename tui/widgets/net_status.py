@@ -85,7 +85,7 @@ def network_problem(
     waiting = away_seats(room.seats, mine, covered=False)
     if waiting:
         who = _are([room.seats[seat].name for seat in waiting])
-        if all(room.seats[seat].bot_due for seat in waiting):
+        if all(seat in room.bot_due for seat in waiting):
             # As the room's notice says ("a bot plays for them in 25 s"): the
             # bar said the game waited for them (found in a play-test).
             them = "them" if len(waiting) == 1 else "each"
