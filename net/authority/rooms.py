@@ -62,7 +62,7 @@ class RoomFileError(ValueError):
     """A room file that cannot be resumed; the message is one sentence."""
 
 
-class SavedSeat(msgspec.Struct, forbid_unknown_fields=True):
+class SavedSeat(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     name: str
     kind: str  # open, human or bot
     level: str  # the bot's level ("" for a person or an open seat)
@@ -71,6 +71,8 @@ class SavedSeat(msgspec.Struct, forbid_unknown_fields=True):
     # their retained presence arrives), the broker may have died with the host.
     # Where in the person's log a bot played for them while they were away:
     # (start, end) event indices, end None while it plays (Update.stood_in).
+    # Left out when there is none: a voter of an earlier Passe reads the
+    # room's log entries as before.
     stood_in: list[tuple[int, int | None]] = []
 
 
