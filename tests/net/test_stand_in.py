@@ -60,6 +60,7 @@ async def test_a_bot_plays_for_someone_away_until_they_come_back(room: HostedRoo
     await until(lambda: not authority.seats[seat].present)
     moves = len(authority.table.state.history) if authority.table else 0
 
+    since = len(authority._logs[seat])  # her log when the bot begins
     authority.stand_in(seat)
     state = authority.room_state().seats[seat]
     assert (state.kind, state.level, state.present) == ("human", "heuristic", False)
@@ -80,7 +81,7 @@ async def test_a_bot_plays_for_someone_away_until_they_come_back(room: HostedRoo
     await back.connect(delivered.append)
     await until(lambda: bool(back.stood_in) and bool(delivered))
     ((start, end),) = back.stood_in
-    assert start <= moves_seen <= end <= len(back.log)
+    assert moves_seen <= since == start <= end <= len(back.log)
     played_for_her = [e for e in back.log[start:end] if getattr(e, "seat", None) == seat]
     assert played_for_her, "the bot made no move for her: nothing tested"
     assert delivered[0].by_stand_in == frozenset(range(start, end))
