@@ -1420,11 +1420,13 @@ class RemoteTable(TableClient):
     def machines_reachable(self) -> tuple[int, int] | None:
         """How many of the room's voters (its machines) this process's voter
         finds where it is, of how many: None when this process does not
-        vote in the room."""
+        vote in the room. The host's seat counts with the table's own voter."""
         voters = self._voters_here()
-        if not voters:
+        # The host's own seat has no voter: the table's, in this process.
+        replica = voters[0].replica if voters else self.hosted_replica()
+        if replica is None:
             return None
-        driver = voters[0].replica.driver
+        driver = replica.driver
         return driver.voters_online(), len(driver.node.voters)
 
     def on_machines(self, listener: Callable[[], None]) -> Callable[[], None]:

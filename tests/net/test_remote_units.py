@@ -2567,3 +2567,16 @@ def test_the_table_s_seat_is_its_voter_s_after_a_move_and_the_host_s_before() ->
     table.room = a_room_state(phase="playing", seats=seats, host="Joe", dealer="Dealer")
     table.table_voter = ""
     assert table.table_seat() is None
+
+
+def test_the_host_s_seat_counts_the_room_s_machines_with_the_table_s_own_voter() -> None:
+    """The host's person's seat has no voter of its own: it counts the
+    room's machines with the table's voter in its process (its bar says
+    when too few are here for a move to count); with neither, nothing."""
+    table = remote()
+    assert table.machines_reachable() is None
+    driver = SimpleNamespace(
+        voters_online=lambda: 1, node=SimpleNamespace(voters=[b"a", b"b", b"c"])
+    )
+    table.hosted_replica = lambda: SimpleNamespace(driver=driver)  # type: ignore[assignment,return-value]
+    assert table.machines_reachable() == (1, 3)

@@ -2297,6 +2297,37 @@ def test_with_too_few_machines_left_the_bar_says_how_many_more_the_table_needs()
     )
 
 
+def test_a_table_with_too_few_machines_for_a_move_to_count_says_the_game_waits() -> None:
+    """Found in a play-test (6 December): Joe's machine died and the table
+    moved to Hana's; then Kim left the game. Hana's table ran, but with 1
+    of the room's 3 machines no move could count (a majority must hold it),
+    and for five minutes the screens said only that a bot would play for
+    Joe. The bar says why the game stands still, and what moves it on,
+    before who is away; with a majority here it says what it said."""
+    from net.protocol.wire import SeatState
+    from tui.widgets.net_status import network_problem
+
+    seats = [SeatState("Hana", "human", present=True), SeatState("Joe", "human", present=False)]
+    seats.append(SeatState("Kim", "bot", "heuristic", present=True))
+    room = msgspec.structs.replace(playing_room(seats), host="Hana", election=b"a config")
+    alone = (
+        "⚠ The game waits for the room's machines: 1 of its 3 is here, and a move counts "
+        "once 2 hold it. It goes on when 1 more is back."
+    )
+    assert network_problem(room, True, 0, to_act=(1,), machines=(1, 3)) == alone
+    assert network_problem(room, True, 0, machines=(2, 5)) == (
+        "⚠ The game waits for the room's machines: 2 of its 5 are here, and a move counts "
+        "once 3 hold it. It goes on when 1 more is back."
+    )
+    assert network_problem(room, True, 0, machines=(0, 4)).endswith("when 3 more are back.")
+    assert "Joe is away" in network_problem(room, True, 0, machines=(2, 3))
+    assert "Joe is away" in network_problem(room, True, 0, machines=None)  # no vote here
+    no_vote = msgspec.structs.replace(room, election=b"")
+    assert "Joe is away" in network_problem(no_vote, True, 0, machines=(1, 3))
+    over = msgspec.structs.replace(room, phase="over")
+    assert network_problem(over, True, 0, machines=(1, 3)) == ""
+
+
 async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_the_lobby(
     private_config: Path, tmp_path: Path, mosquitto: tuple[str, int]
 ) -> None:

@@ -82,6 +82,21 @@ def network_problem(
         return ""
     if room.phase != "playing":
         return ""
+    if room.election and machines is not None:
+        # The table runs, but too few of the room's machines are here for
+        # a move to count (it counts once most of them hold it): the game
+        # stood still, its screens saying only who was away (found in a
+        # play-test: the table's runner left alone when one machine died
+        # and another person left the game).
+        found, voters = machines
+        needed = voters // 2 + 1
+        if found < needed:
+            more = needed - found
+            return (
+                f"⚠ The game waits for the room's machines: {found} of its {voters} "
+                f"{'is' if found == 1 else 'are'} here, and a move counts once {needed} hold it. "
+                f"It goes on when {more} more {'is' if more == 1 else 'are'} back."
+            )
     waiting = away_seats(room.seats, mine, covered=False)
     if waiting:
         who = _are([room.seats[seat].name for seat in waiting])
