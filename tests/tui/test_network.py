@@ -32,7 +32,7 @@ from net.peer.remote import RemoteTable
 from net.protocol.codes import format_code
 from tests.net.peers import hosts_person, open_test_room
 from tests.net.procs import PasseProcess, need_mosquitto
-from tests.tui.conftest import SIZE, footer_keys, play_to_end
+from tests.tui.conftest import SIZE, footer_keys, make_app, play_to_end
 from tests.tui.conftest import write_settings as write_any_settings
 from tui.app import PasseApp
 from tui.games.dominoes.table import DominoesTableScreen
@@ -2513,3 +2513,35 @@ def test_a_room_s_notice_of_this_person_reads_in_the_second_person() -> None:
     assert in_our_words("Kim is back", "Kim", runs_the_table=False) == "You are back"
     assert in_our_words("Kim is back", "Joe", runs_the_table=False) == "Kim is back"
     assert in_our_words("Kim is backing", "Kim", runs_the_table=False) == "Kim is backing"
+
+
+async def test_leaving_when_this_machine_s_vote_is_needed_says_so_and_fits(
+    private_config: Path,
+) -> None:
+    """Found in a play-test (6 December): Kim left while Joe's machine was
+    gone, and the others' game stood still (1 of 3 machines for a move that
+    needs 2). Leaving says so first when the room's moves need this
+    machine's vote, and says a seat left is not taken back; at 80x24 the
+    whole text shows."""
+    from textual.widgets import Static
+
+    from tui.screens.confirm_leave_room import (
+        PLAYER_IN_GAME_TEXT,
+        VOTE_NEEDED_TEXT,
+        vote_needed,
+    )
+
+    assert not vote_needed(None)  # no vote here
+    assert not vote_needed((3, 3)) and not vote_needed((4, 4)) and not vote_needed((4, 5))
+    assert vote_needed((2, 3)) and vote_needed((3, 4)) and vote_needed((3, 5))
+    assert "cannot take it back" in PLAYER_IN_GAME_TEXT
+    text = PLAYER_IN_GAME_TEXT + VOTE_NEEDED_TEXT
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(ConfirmLeaveRoomScreen("Leave this networked game?", text))
+        await pilot.pause()
+        shown = " ".join(str(s.render()) for s in app.screen.query(Static))
+        for line in text.splitlines():
+            assert line.strip() in shown, line
+        box = app.screen.query_one(".dialog")
+        assert box.region.bottom <= SIZE[1] - 1 and box.region.y >= 0

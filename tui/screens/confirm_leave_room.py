@@ -16,7 +16,16 @@ HOST_TEXT = (
 PLAYER_IN_GAME_TEXT = (
     "The others are told that you left, and a bot\n"
     "takes your seat so they can finish the game.\n"
-    "A networked game is not saved here."
+    "You cannot take it back: a networked game is\n"
+    "not saved here."
+)
+# Leaving takes this machine's vote from a room that fails over, where it
+# is one of the few left that let a move count (found in a play-test: a
+# person left, and the others' game stood still for minutes).
+VOTE_NEEDED_TEXT = (
+    "\nYour machine is one of the room's machines the\n"
+    "game needs now: without it the others wait until\n"
+    "another one is back."
 )
 # Leaving while the link is down: nothing reaches the table (a play-tester
 # read that the others would be told and a bot would take the seat).
@@ -27,6 +36,17 @@ PLAYER_CUT_OFF_TEXT = (
     "A networked game is not saved here."
 )
 PLAYER_IN_LOBBY_TEXT = "The others see your seat free again."
+
+
+def vote_needed(machines: tuple[int, int] | None) -> bool:
+    """Whether this machine's vote is one a move needs now: of the room's
+    machines (its voters, ``machines`` as counted where this one's voter
+    is, this one among them), too few would be left without it for a
+    majority (None: this machine has no vote)."""
+    if machines is None:
+        return False
+    found, voters = machines
+    return found - 1 < voters // 2 + 1
 
 
 class ConfirmLeaveRoomScreen(ConfirmQuitScreen):

@@ -887,6 +887,7 @@ class TableScreen(PasseScreen):
             HOST_TEXT,
             PLAYER_CUT_OFF_TEXT,
             PLAYER_IN_GAME_TEXT,
+            VOTE_NEEDED_TEXT,
             ConfirmLeaveRoomScreen,
         )
 
@@ -894,7 +895,21 @@ class TableScreen(PasseScreen):
             text = HOST_TEXT
         else:
             text = PLAYER_IN_GAME_TEXT if self._link_up else PLAYER_CUT_OFF_TEXT
+            if self._link_up and self._vote_needed():
+                text += VOTE_NEEDED_TEXT
         return ConfirmLeaveRoomScreen("Leave this networked game?", text)
+
+    def _vote_needed(self) -> bool:
+        """Whether leaving now takes away a vote the room's moves need: in a
+        game of a room that fails over, this machine's voter counts no more
+        of the room's machines where it is than a move needs."""
+        remote = remote_table(self.client)
+        room = self._room
+        if remote is None or room is None or room.phase != "playing" or not room.election:
+            return False
+        from tui.screens.confirm_leave_room import vote_needed
+
+        return vote_needed(remote.machines_reachable())
 
     def _leave(self, choice: str | None) -> None:
         remote = remote_table(self.client)
