@@ -1598,7 +1598,16 @@ class RemoteTable(TableClient):
         return self.verified
 
     def _on_update(self, update: Update) -> None:
-        assert self.codec is not None
+        if self.codec is None:
+            # Before a room state this Passe could read (one of a later
+            # version: a play-test's log held an AssertionError's traceback
+            # here): nothing to decode it by; a later update's gap asks again.
+            self._floods.note(
+                "update-early",
+                "dropped an update: the room's state is not known yet",
+                time.monotonic(),
+            )
+            return
         if update.seq < self.seq:
             return  # an older picture than the one shown
         if update.uncommitted is not None:

@@ -2580,3 +2580,23 @@ def test_the_host_s_seat_counts_the_room_s_machines_with_the_table_s_own_voter()
     )
     table.hosted_replica = lambda: SimpleNamespace(driver=driver)  # type: ignore[assignment,return-value]
     assert table.machines_reachable() == (1, 3)
+
+
+def test_an_update_before_a_room_state_it_can_read_is_dropped_in_words(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An update (sealed to this seat by its authority) before any room
+    state this Passe could read, one of a later version say: there is no
+    game to decode it by. It raised AssertionError, a traceback in a
+    play-test's log; it is dropped, said once, and nothing changes."""
+    import logging
+
+    table = remote()
+    assert table.codec is None
+    update = Update(room=CODE, seq=3, view={}, base=0, events=[])
+    with caplog.at_level(logging.INFO, logger="passe.peer"):
+        table._on_update(update)
+        table._on_update(update)
+    assert (table.seq, table.view, table.log) == (-1, None, [])
+    said = [r.getMessage() for r in caplog.records if "room's state is not known" in r.getMessage()]
+    assert said == ["dropped an update: the room's state is not known yet"]
