@@ -221,6 +221,9 @@ class RemoteTable(TableClient):
         self.codec: GameCodec | None = None
         self.view: View | None = None
         self.log: list[Event] = []
+        # Why the room's signed state could not be read, if it could not (a
+        # host of another Passe version): said if the join finds nothing.
+        self._unreadable_state = ""
         # The peer id of the voter that announced the current term (it runs
         # the table), once one has: table_seat.
         self.table_voter = ""
@@ -393,6 +396,13 @@ class RemoteTable(TableClient):
                 raise JoinError(
                     f"room {self.shown_code} speaks protocol version {self._foreign_version}; "
                     f"this Passe speaks version {PROTOCOL_VERSION}: use the same Passe version",
+                    "version",
+                ) from None
+            if self._unreadable_state:
+                raise JoinError(
+                    f"room {self.shown_code} was found, but this Passe cannot read its "
+                    f"state ({self._unreadable_state}): its host may run another version "
+                    "of Passe; use the same version",
                     "version",
                 ) from None
             if self._foreign_keys and self.pinned:
@@ -977,11 +987,17 @@ class RemoteTable(TableClient):
             if version.startswith("v") and version[1:].isdigit():
                 self._foreign_version = int(version[1:])
             return
+        envelope = None
         try:
             # Another key's state is refused before it is verified or decoded.
             envelope = open_envelope(topic, payload, expect_key=self.authority_key)
             room = open_body(envelope, room_state_decoder)
         except WireError as error:
+            if envelope is not None and self.room is None:
+                # Signed, but not a state this Passe reads: a join that
+                # finds nothing else says so (a play-tester's, by a Passe of
+                # another version, said "no room … check the code").
+                self._unreadable_state = error.reason
             if error.sender is not None:
                 self._keep_foreign_room(error.sender, topic, payload)
             if error.sender is not None and len(self._foreign_keys) < 16:

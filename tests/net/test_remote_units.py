@@ -1831,6 +1831,23 @@ async def test_joining_says_why_not_in_words() -> None:
                 f"{remote_module.PROTOCOL_VERSION}: use the same Passe version"
             )
             await raw.publish(f"passe/v9/{code}/room", b"", retain=True)
+            # A state signed by its host that this Passe cannot read (one of
+            # a later version, say): "no room … check the code" misled a
+            # play-tester; it says the state was found, not read, and why.
+            topic = f"passe/v1/{code}/room"
+            later = Watchers(room=code, count=1, stamp=1)  # any other body
+            await raw.publish(topic, seal(Identity.generate(), topic, later), retain=True)
+            table = RemoteTable(Identity.generate(), code, *BROKER, "Ana")
+            with pytest.raises(JoinError) as error:
+                await table.join(timeout=0.5)
+            assert error.value.code == "version" and str(error.value).startswith(
+                f"room {format_code(code)} was found, but this Passe cannot read its state "
+                "(malformed message: "
+            )
+            assert str(error.value).endswith(
+                "its host may run another version of Passe; use the same version"
+            )
+            await raw.publish(topic, b"", retain=True)
         authority = _hosted(code, clear_on_close=False)  # its closed state stays
         await authority.start()
         try:
