@@ -197,10 +197,14 @@ def check_shown(
         )
     else:
         first = min(by_seq) if by_seq else moves
+        # Not "never reached you": a machine back after a crash was shown
+        # the start of the game by the process that died (a play-tester
+        # read that the moves it had played never reached it).
         text = (
-            f"Deal verified for what reached you: your view at {compared_views} of "
-            f"{moments} moments (from {_moment(first)} on) and {received} of "
-            f"{len(expected)} events match the revealed deal; the rest never reached you."
+            f"Deal verified for what this Passe was shown: your view at {compared_views} "
+            f"of {moments} moments (from {_moment(first)} on) and {received} of "
+            f"{len(expected)} events match the revealed deal; the rest came while it was "
+            "not running or not connected."
         )
     return DealVerdict(True, text, moves, compared_views, received, complete)
 

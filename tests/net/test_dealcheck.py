@@ -242,7 +242,7 @@ def test_a_peer_that_came_late_checks_what_it_was_shown(game_id: str, players: i
     assert not verdict.complete
     moments = len(record.actions) + 1
     assert verdict.text.startswith(
-        f"Deal verified for what reached you: your view at {moments - 5} of {moments} "
+        f"Deal verified for what this Passe was shown: your view at {moments - 5} of {moments} "
         "moments (from move 5 on)"
     )
 
@@ -390,7 +390,7 @@ def test_a_peer_that_missed_the_end_checks_the_rest_when_it_comes() -> None:
     table._finish_from_record(room)
     assert table.view is not None and table.view.is_over
     assert table.verified is True
-    assert table.deal_report.startswith("Deal verified for what reached you: ")
+    assert table.deal_report.startswith("Deal verified for what this Passe was shown: ")
     for update in final:
         deliver(table, update)
     assert table.verified is True
@@ -562,7 +562,9 @@ def test_what_reached_a_peer_in_part_is_said_in_part() -> None:
         (events_only, f"0 of {moves + 1} moments (from move {moves} on)"),
     ):
         text = check("passpass", record, 0, partial).text
-        assert text.startswith(f"Deal verified for what reached you: your view at {begins}"), text
+        assert text.startswith(
+            f"Deal verified for what this Passe was shown: your view at {begins}"
+        ), text
     from_one = Received()
     from_one.shown.views = [v for v in received[0].shown.views if v.seq >= 1]
     assert "(from move 1 on)" in check("passpass", record, 0, from_one).text

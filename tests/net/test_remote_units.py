@@ -1014,7 +1014,7 @@ async def test_a_seat_that_saw_the_game_is_checked_against_all_it_was_shown() ->
         await late._on_message(mine, payload)
     await late._on_message(room_topic(CODE), final)
     assert late.verified is True and late.deal_report.startswith(
-        "Deal verified for what reached you: "
+        "Deal verified for what this Passe was shown: "
     )
     await late._on_message(mine, received[-1])
     assert late.verified is True and late.deal_report == verified
