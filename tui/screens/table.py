@@ -580,9 +580,12 @@ class TableScreen(PasseScreen):
         watching = remote.watching if remote is not None else 0
         more = [f"away: {', '.join(away)}"] if away else []
         more += [f"{watching} watching"] if watching else []  # issue 21
-        # The title reads back as markup; the names are added as text.
+        # The title reads back as markup; the names are added as text, in
+        # place of its "(public)": at 80 columns the panel cut them off
+        # ("Players (public) · away:…", found in a play-test).
         panel.border_title = (
-            Content.from_markup(self._players_title) + Content(f" · {' · '.join(more)}")
+            Content.from_markup(self._players_title.replace(" (public)", ""))
+            + Content(f" · {' · '.join(more)}")
             if more
             else self._players_title
         )
