@@ -321,7 +321,20 @@ class RemoteTable(TableClient):
     # -- joining -------------------------------------------------------------
 
     async def join(self, seat: int | None = None, *, timeout: float = ROOM_WAIT) -> int:
-        """Connect, find the room, take a seat; raises :class:`JoinError`."""
+        """Connect, find the room, take a seat; raises :class:`JoinError`,
+        closed then: refused, this process keeps nothing of the room running."""
+        try:
+            return await self._join(seat, timeout)
+        except JoinError:
+            # Its voter too, started again from its file before the room
+            # answered: left running after a refusal ("the game has already
+            # started": its person had left it), it won the table's next
+            # election in a process that showed nothing of it (found in a
+            # play-test: "The table moved to Joe's machine", Joe at home).
+            await self.close()
+            raise
+
+    async def _join(self, seat: int | None, timeout: float) -> int:
         await self._find_room(timeout)
         ended = self._end_from_room()
         if ended is not None:

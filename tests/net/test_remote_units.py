@@ -2617,3 +2617,28 @@ def test_an_update_before_a_room_state_it_can_read_is_dropped_in_words(
     assert (table.seq, table.view, table.log) == (-1, None, [])
     said = [r.getMessage() for r in caplog.records if "room's state is not known" in r.getMessage()]
     assert said == ["dropped an update: the room's state is not known yet"]
+
+
+async def test_a_refused_join_closes_the_voter_it_started_from_its_file() -> None:
+    """A seat's process back from its files votes again before the room
+    answers (its voter file). Refused ("the game has already started": its
+    person had left the game), the voter ran on in a process that showed
+    nothing of the room, and won the table's next election there (found in
+    a play-test: "The table moved to Joe's machine", Joe on his home
+    screen). A refused join closes everything it started."""
+    need_mosquitto()
+    closed: list[str] = []
+
+    class Voter:
+        async def close(self) -> None:
+            closed.append("voter")
+
+    table = RemoteTable(Identity.generate(), new_code(), *BROKER, "Joe")
+
+    def resume_voter() -> None:
+        table.voter = Voter()  # type: ignore[assignment]
+
+    table._resume_voter = resume_voter  # type: ignore[method-assign]
+    with pytest.raises(JoinError, match="no room"):
+        await table.join(timeout=0.3)
+    assert closed == ["voter"] and table._closed

@@ -192,7 +192,7 @@ async def test_the_count_follows_the_room_and_the_lobby_is_said(private_config: 
         # In place of the table's empty panels (found by hand: "No cards in
         # your hand", "nothing left to take"), a note that says why.
         note = screen.query_one("#watch-lobby")
-        assert note.display and "Players (public)" not in screen_text(app)
+        assert note.display and "Players" not in screen_text(app)
         assert "The game has not started yet" in screen_text(app)
         assert "3 of 3 seats are taken" in screen_text(app)
         assert "No tiles left" not in screen_text(app)
@@ -213,13 +213,13 @@ async def test_the_count_follows_the_room_and_the_lobby_is_said(private_config: 
         await pilot.pause()
         assert "lobby" not in status(app)
         assert "3 watching" in str(screen.query_one("#players").border_title)
-        assert not note.display and "Players (public)" in screen_text(app)
+        assert not note.display and "Players" in screen_text(app)
         # What the table keeps hidden stays so (found by hand: the link's
         # state, shown by the note's going, blanked the top-left corner).
         assert not screen.query_one(NetStatus).display
         await pilot.resize_terminal(60, 20)  # and too small still hides the table
         await wait_until(pilot, lambda: "Terminal too small" in screen_text(app), "too small")
-        assert "Players (public)" not in screen_text(app)
+        assert "Players" not in screen_text(app)
         assert "The game has not started yet" not in screen_text(app)
 
 
