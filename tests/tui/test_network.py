@@ -1062,6 +1062,19 @@ async def test_a_joiner_s_seat_keys_leave_the_footer_while_no_seat_is_free(
         for seat in others:
             hosted.authority.set_bot(seat, "random")
         await wait_until(pilot, lambda: not sit_shown(), "no seat key once all are taken")
+        # Pressed all the same, a seat's digit says why it does nothing, as
+        # does s, the host's (found in a play-test: silence).
+        app._notifications.clear()
+        await pilot.press(str(others[0] + 1))
+        await wait_until(pilot, lambda: len(app._notifications) == 1, "said")
+        [said] = [str(n.message) for n in app._notifications]
+        assert said == f"Seat {others[0] + 1} is taken and no seat is free: you stay where you are."
+        app._notifications.clear()
+        await pilot.press("s")
+        await wait_until(pilot, lambda: len(app._notifications) == 1, "said")
+        [said] = [str(n.message) for n in app._notifications]
+        assert said == "Only the host (Hostess) starts the game; you play once they do."
+        assert hosted.authority.phase == "lobby"
         hosted.authority.set_bot(others[0], None)
         await wait_until(pilot, sit_shown, "the keys back for a free seat")
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -697,6 +698,35 @@ class LobbyScreen(PasseScreen):
         if self.hosted is None:
             return "the room is not open"
         return self.hosted.authority.can_start()
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys a joiner may try that only the host has, or that have nothing
+        to do now: said in words (a play-tester's s and digits did nothing,
+        silently)."""
+        if self.hosting or self.room is None or self.room.phase != "lobby":
+            return
+        host = self.room.host or "the host"
+        if event.key == "s":
+            event.stop()
+            self.notify(
+                f"Only the host ({host}) starts the game; you play once they do.",
+                title="Start",
+                markup=False,
+            )
+        elif (
+            event.character is not None
+            and event.character.isdigit()
+            and self.table is not None
+            and not self.check_action("sit", (int(event.character) - 1,))
+        ):
+            event.stop()
+            seat = int(event.character)
+            if 1 <= seat <= len(self.room.seats):
+                self.notify(
+                    f"Seat {seat} is taken and no seat is free: you stay where you are.",
+                    title="Seat",
+                    markup=False,
+                )
 
     def _say(self, text: str, *, problem: bool = False) -> None:
         status = self.query_one("#lobby-status", Static)
