@@ -517,7 +517,7 @@ async def test_join_errors_are_one_line_on_the_join_screen(
         # No elapsed-time assertion: this machine is shared and noisy.)
         await type_code(pilot, "QQQ-QQ7")
         message = await wait_for_answer(pilot)
-        assert message == "no room QQQ-QQ7 at 127.0.0.1:1883: check the code"
+        assert message == "No room QQQ-QQ7 at 127.0.0.1:1883: check the code"
         assert app.screen is screen  # still here, to type it again
         await pilot.press("escape")
         assert isinstance(app.screen, HomeScreen)
@@ -531,7 +531,7 @@ async def test_an_unreachable_broker_is_said_within_seconds(private_config: Path
         # wait_until's bound; no elapsed-time assertion on a shared machine.
         await type_code(pilot, "ABC-123@127.0.0.1:9")  # nothing listens on port 9
         message = await wait_for_answer(pilot)
-        assert message.startswith("cannot reach the broker at 127.0.0.1:9"), message
+        assert message.startswith("Cannot reach the broker at 127.0.0.1:9"), message
         assert "\n" not in message
         assert isinstance(app.screen, JoinScreen)
 
@@ -639,14 +639,14 @@ async def test_a_full_room_and_a_started_game_are_refused_in_one_line(
         await pilot.press("j")
         await type_code(pilot, hosted.code)
         assert await wait_for_answer(pilot) == (
-            f"room {format_code(hosted.code)} is full: you can still watch it"
+            f"Room {format_code(hosted.code)} is full: you can still watch it"
         )
         authority.start_game()
         await type_code(pilot, hosted.code)
         message = await wait_for_answer(pilot)
         assert message in (
-            f"the game in room {format_code(hosted.code)} has already started",
-            f"the game in room {format_code(hosted.code)} is over",  # random bots can be that quick
+            f"The game in room {format_code(hosted.code)} has already started",
+            f"The game in room {format_code(hosted.code)} is over",  # random bots can be that quick
         )
         assert isinstance(app.screen, JoinScreen)
 
@@ -776,7 +776,7 @@ async def test_a_started_game_is_in_play_on_the_lan_list_and_refused_in_words(
             await pilot.press("enter")
             await wait_until(pilot, lambda: "started" in screen.message_text, "the refusal")
             assert (
-                screen.message_text == f"the game in room {format_code(code)} has already started"
+                screen.message_text == f"The game in room {format_code(code)} has already started"
             )
             assert isinstance(app.screen, JoinScreen)
     except BaseException:

@@ -300,6 +300,9 @@ class JoinScreen(PasseScreen):
 
     def _say(self, text: str, *, problem: bool = False) -> None:
         message = self.query_one("#join-message", Static)
+        # A sentence on the screen (the reasons are the command line's too,
+        # after "passe: "; a play-tester read "no room …" here).
+        text = text[:1].upper() + text[1:]
         message.update(plain(text))  # a host's refusal, quoted: as text
         message.set_class(problem, "-problem")
 
