@@ -203,8 +203,8 @@ def check_shown(
         text = (
             f"Deal verified for what this Passe was shown: your view at {compared_views} "
             f"of {moments} moments (from {_moment(first)} on) and {received} of "
-            f"{len(expected)} events match the revealed deal; the rest came while it was "
-            "not running or not connected."
+            f"{len(expected)} events match the revealed deal; what it did not see came "
+            "while it was not running or not connected."
         )
     return DealVerdict(True, text, moves, compared_views, received, complete)
 

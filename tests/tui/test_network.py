@@ -518,6 +518,11 @@ async def test_join_errors_are_one_line_on_the_join_screen(
         await type_code(pilot, "QQQ-QQ7")
         message = await wait_for_answer(pilot)
         assert message == "No room QQQ-QQ7 at 127.0.0.1:1883: check the code"
+        # While it looks, it says so, naming the room (a play-tester read a
+        # screen that said nothing for 8 s after a double loss).
+        screen._start_join(text="qqqqq7")
+        assert screen.message_text == "Joining room QQQ-QQ7: looking for it…"
+        assert await wait_for_answer(pilot) == message
         assert app.screen is screen  # still here, to type it again
         await pilot.press("escape")
         assert isinstance(app.screen, HomeScreen)

@@ -234,7 +234,14 @@ class JoinScreen(PasseScreen):
         if self.joining:
             return
         self.joining = True
-        self._say("Watching…" if watch else "Joining…")
+        if advert is None and text and "@" not in text:
+            # Found on the LAN, or among the brokers it was last on: a few
+            # seconds with nothing said read as a screen that hung (found in
+            # a play-test: 8 s after a double loss).
+            doing = "Watching" if watch else "Joining"
+            self._say(f"{doing} room {shown_code(text)}: looking for it…")
+        else:
+            self._say("Watching…" if watch else "Joining…")
         work = self._watch(text, advert) if watch else self._join(text, advert)
         self.run_worker(work, group="join", exclusive=True)
 
