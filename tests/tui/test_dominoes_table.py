@@ -640,3 +640,37 @@ async def test_moves_a_bot_made_for_you_read_your_bot_in_your_log(private_config
         assert any(line.startswith("Your bot plays 2-3") for line in lines), lines
         assert not any(line.startswith("You play") for line in lines), lines
         assert table.log_names.you == 0  # everything else still reads "you"
+
+
+class QuickAdaApp(RiggedApp):
+    """The rigged position, Ada's bot at once."""
+
+    def make_client(self, game_id: str, **options: Any) -> TableClient:
+        client = super().make_client(game_id, **options)
+        assert isinstance(client, LocalClient)
+        quick = Table.around(client.table.state, client.table.seats, bot_delay=0)
+        return LocalClient(quick, client.seat)
+
+
+async def test_a_stand_in_s_moves_read_as_the_bot_s_for_the_others(private_config: Path) -> None:
+    """At a networked table, a bot plays for Ada while she is away: the
+    others read "Ada's bot plays…", not "Ada plays…" (found in a play-test,
+    6 December)."""
+    from net.protocol.wire import RoomState, SeatState
+
+    app = QuickAdaApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+        seats = [SeatState("You", "human", "", "", True), SeatState("Ada", "human", "heuristic")]
+        table._room = RoomState(
+            room="ABC123", game="dominoes", config={}, host="You", phase="playing",
+            seats=seats, seq=1, stamp=1,
+        )  # fmt: skip
+        await pilot.press("right", "right", "enter")  # 2-3; Ada's bot answers
+        await pilot.pause(0.3)
+        lines = table.game_log.lines_written
+        assert lines[-2].startswith("You play 2-3"), lines
+        assert lines[-1].startswith("Ada's bot "), lines
+        assert not any(line.startswith("Ada plays") for line in lines)

@@ -156,6 +156,9 @@ class TableScreen(PasseScreen):
         # While the log's line for an event a bot played for this person (away
         # from a networked table) is made: "Your bot plays", not "You play".
         self._by_stand_in = False
+        # While the log's lines for an update are made: the seats of others
+        # whose bot plays for them now ("Hana's bot plays").
+        self._covered: tuple[int, ...] = ()
         # A networked table (tui/netplay.py): the room's state and our link.
         self._network_listeners: list[Callable[[], None]] = []
         self._room: RoomState | None = None
@@ -642,9 +645,27 @@ class TableScreen(PasseScreen):
         does for a spectator or a watcher (their client has no seat). An
         event a bot played for the player while they were away reads "your
         bot" for their seat (a networked table's stand-in)."""
+        names = self.names
+        if self._covered:
+            names = tuple(
+                f"{name}'s bot" if seat in self._covered else name
+                for seat, name in enumerate(names)
+            )
         if self._by_stand_in:
-            return Names(self.names, stand_in=self.client.seat)
-        return Names(self.names, you=self.client.seat)
+            return Names(names, stand_in=self.client.seat)
+        return Names(names, you=self.client.seat)
+
+    def _people_played_by_bots(self) -> tuple[int, ...]:
+        """The seats of others whose stand-in bot plays now (a networked
+        table: the room says so)."""
+        room = self._room
+        if room is None or room.phase != "playing":
+            return ()
+        return tuple(
+            seat
+            for seat, state in enumerate(room.seats)
+            if state.kind == "human" and state.level and seat != self.client.seat
+        )
 
     def acts(self, seat: int, verb: str, *, start: bool = True) -> str:
         """A seat as the subject of a sentence: "Ada leads", "You lead" (or
@@ -669,12 +690,17 @@ class TableScreen(PasseScreen):
         self._my_turn = my_turn
         self._submitted = False
         self._settle_move_in_doubt(my_turn)
+        # What a person's stand-in does reads as the bot's for everyone else
+        # ("Hana's bot plays Y1": the others read "Hana plays Y1" while she
+        # was away, found in a play-test); news only, not the story so far.
+        self._covered = self._people_played_by_bots() if self.updates_received > 1 else ()
         try:
             for index, event in enumerate(update.events):
                 self._by_stand_in = index in update.by_stand_in
                 self.game_log.add(self.describe(event))
         finally:
             self._by_stand_in = False
+            self._covered = ()
         self.view = update.view
         if self._room is not None and tuple(update.view.to_act) != self._to_act_shown:
             self._show_network()  # "the game waits for them" when their turn comes
