@@ -587,20 +587,21 @@ async def test_n_watches_the_next_game_at_the_table(
     try:
         for seat in range(3):
             hosted.authority.set_bot(seat, "random")
+        # Watched from its end (the whole game, live, took 10 s of the suite).
+        hosted.authority.start_game()
+        await until(lambda: hosted.authority.phase == "over")
         await watcher.watch()
         app = make_app(private_config)
         async with app.run_test(size=SIZE) as pilot:
             screen = watch_screen(watcher)
             app.push_screen(screen)
-            await pilot.pause()
+            await wait_until(
+                pilot, lambda: screen.view is not None and screen.view.is_over, "game over"
+            )
             keys = [description for description, _ in footer_keys(app)]
             assert "Watch next" not in keys
             await pilot.press("n")  # nothing to watch yet: nothing happens
             assert app.screen is screen
-            hosted.authority.start_game()
-            await wait_until(
-                pilot, lambda: screen.view is not None and screen.view.is_over, "game over"
-            )
             following = await open_next_room(hosted)
             rooms.append(following)
             await wait_until(
