@@ -306,3 +306,25 @@ def test_what_is_a_room_code_and_what_is_a_name() -> None:
         assert looks_like_a_code(code), code
     for name in ("Dana", "Max-Leo", "Joanna", "ana@home", "Ana 2", "K3F-9QXY", "a@b@c"):
         assert not looks_like_a_code(name), name
+
+
+async def test_the_name_deleted_shows_it_is_empty_not_the_default_name(
+    private_config: Path,
+) -> None:
+    """The default name is "You", and so was the field's placeholder:
+    deleted, the name looked unchanged (found in a play-test, 6 December).
+    The empty field says what to do and what an empty name means."""
+    from tui.screens.home import NAME_PLACEHOLDER
+
+    app = HostWatchApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await home_ready(pilot)
+        field = app.screen.query_one("#name", Input)
+        assert field.value == "You"
+        await pilot.press("down", "down", "down")  # to the name: selected
+        assert field.has_focus
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert field.value == ""
+        shown = field.render_line(0).text  # what the field's row shows
+        assert shown.strip() == NAME_PLACEHOLDER, shown

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 MAX_BOT_SEATS = len(BOT_NAMES)
 PANELS = ("home-game", "home-seats")
 NAME_LABEL = "Your name  "
+NAME_PLACEHOLDER = "type a name (You if none)"
 CONFIRM_LABEL = "Confirm"
 CONFIRM_CHOICES = [("no: a key plays at once", False), ("yes: ask before each play", True)]
 
@@ -157,7 +158,9 @@ class HomeScreen(PasseScreen):
                     yield Label(NO_MARK + NAME_LABEL, id="name-label")
                     yield Input(
                         self.settings.name,
-                        placeholder="You",
+                        # Not "You", the default name itself: deleted, the
+                        # name looked unchanged (found in a play-test).
+                        placeholder=NAME_PLACEHOLDER,
                         max_length=NAME_LENGTH,
                         compact=True,
                         id="name",
