@@ -345,6 +345,24 @@ async def test_a_joiner_is_told_the_room_closed_though_its_broker_went_with_it(
         await room.close()
 
 
+async def join_with_a_bot_and_start(
+    pilot: Pilot[None], hosted: HostedRoom, seated: str
+) -> PassPassTableScreen:
+    """Join ``hosted`` from home once ``seated`` sits there, a bot in the
+    last free seat, the game started: the table, its first view shown."""
+    lobby = await join_from_home(pilot, hosted.code)
+    await wait_until(pilot, lambda: seated in seats_text(lobby), f"{seated} in the lobby")
+    seat = next(n for n, s in enumerate(hosted.authority.seats) if s.kind == "open")
+    hosted.authority.set_bot(seat, "heuristic")
+    hosted.authority.start_game()
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
+    table = app.screen
+    assert isinstance(table, PassPassTableScreen)
+    await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
+    return table
+
+
 async def test_joiner_sees_the_table_and_who_is_away(
     private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
 ) -> None:
@@ -353,15 +371,7 @@ async def test_joiner_sees_the_table_and_who_is_away(
     async with app.run_test(size=SIZE) as pilot:
         ada = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Ada")
         await ada.join()
-        lobby = await join_from_home(pilot, hosted.code)
-        await wait_until(pilot, lambda: "Ada" in seats_text(lobby), "Ada in the lobby")
-        seat = next(n for n, s in enumerate(hosted.authority.seats) if s.kind == "open")
-        hosted.authority.set_bot(seat, "heuristic")
-        hosted.authority.start_game()
-        await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "the table")
-        table = app.screen
-        assert isinstance(table, PassPassTableScreen)
-        await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
+        table = await join_with_a_bot_and_start(pilot, hosted, "Ada")
         status = table.query_one(NetStatus)
         assert status.text == ""
         # Leaving says what it does: told to the others while connected;
@@ -403,15 +413,7 @@ async def test_the_player_whose_machine_ran_the_table_is_marked_away_when_it_goe
         hostess = hosts_person(hosted, mosquitto, hosted.authority.host_name)
         try:
             assert await hostess.join() is not None
-            lobby = await join_from_home(pilot, hosted.code)
-            await wait_until(pilot, lambda: "Hostess" in seats_text(lobby), "the hostess")
-            seat = next(n for n, s in enumerate(hosted.authority.seats) if s.kind == "open")
-            hosted.authority.set_bot(seat, "heuristic")
-            hosted.authority.start_game()
-            await wait_until(pilot, lambda: isinstance(app.screen, PassPassTableScreen), "table")
-            table = app.screen
-            assert isinstance(table, PassPassTableScreen)
-            await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
+            table = await join_with_a_bot_and_start(pilot, hosted, "Hostess")
             assert not any(label.startswith("⚠") for label in table.seat_labels)
             await hosted.close(keep=True)  # the host's machine dies, her seat with it
             await hostess.close()

@@ -46,7 +46,9 @@ def vote_needed(machines: tuple[int, int] | None) -> bool:
     if machines is None:
         return False
     found, voters = machines
-    return found - 1 < voters // 2 + 1
+    from net.election.node import majority
+
+    return found - 1 < majority(voters)
 
 
 class ConfirmLeaveRoomScreen(ConfirmQuitScreen):

@@ -658,14 +658,12 @@ class TableScreen(PasseScreen):
     def _people_played_by_bots(self) -> tuple[int, ...]:
         """The seats of others whose stand-in bot plays now (a networked
         table: the room says so)."""
+        from tui.widgets.net_status import away_seats
+
         room = self._room
         if room is None or room.phase != "playing":
             return ()
-        return tuple(
-            seat
-            for seat, state in enumerate(room.seats)
-            if state.kind == "human" and state.level and seat != self.client.seat
-        )
+        return tuple(away_seats(room.seats, self.client.seat, covered=True))
 
     def acts(self, seat: int, verb: str, *, start: bool = True) -> str:
         """A seat as the subject of a sentence: "Ada leads", "You lead" (or

@@ -9,6 +9,7 @@ from collections.abc import Collection, Sequence
 from textual.content import Content
 from textual.widgets import Static
 
+from net.election.node import majority
 from net.protocol.wire import RoomState, SeatState
 
 
@@ -57,7 +58,7 @@ def network_problem(
     after_host = after
     if after and room is not None and room.election and machines is not None:
         found, voters = machines
-        missing = voters // 2 + 1 - found  # a majority elects (docs/election.md)
+        missing = majority(voters) - found  # a majority elects (docs/election.md)
         if missing > 0:
             after_host = (
                 f"another player's takes the table once {missing} more of the "
@@ -89,7 +90,7 @@ def network_problem(
         # play-test: the table's runner left alone when one machine died
         # and another person left the game).
         found, voters = machines
-        needed = voters // 2 + 1
+        needed = majority(voters)
         if found < needed:
             more = needed - found
             return (
