@@ -11,6 +11,7 @@ from typing import Any, Generic, TypeVar
 
 import pytest
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from core.engine import View
 from core.passpass.state import PassPassView
@@ -293,12 +294,28 @@ async def play_to_end(
     """Play the human seat with keys only until the end-of-game screen:
     cards with digits or arrows + Enter, picks in the trick, choices in
     their dialogs, Enter on end-of-round summaries."""
+    over, log = await play_rounds(pilot, None, max_steps=max_steps, choose=choose)
+    assert isinstance(over, GameOverScreen)
+    return over, log
+
+
+async def play_rounds(
+    pilot: Pilot[None],
+    rounds: int | None,
+    *,
+    max_steps: int = 4000,
+    choose: Callable[[ChoiceScreen], str] = lambda screen: "1",
+) -> tuple[Screen[Any], GameLog]:
+    """``play_to_end``, or only until the summary of round ``rounds`` is
+    open (that screen is returned)."""
     app = pilot.app
     log = GameLog()
     for _step in range(max_steps):
         await pilot.pause()
         screen = app.screen
         if isinstance(screen, GameOverScreen):
+            return screen, log
+        if isinstance(screen, RoundEndScreen) and log.round_ends + 1 == rounds:
             return screen, log
         if isinstance(screen, RoundEndScreen):
             log.round_ends += 1

@@ -176,10 +176,13 @@ async def test_markup_names_show_literally_at_the_dominoes_table(
 async def test_markup_names_show_literally_at_the_fashion_table(
     private_config: Path, markup_names: tuple[str, ...]
 ) -> None:
-    from tests.tui.test_fashion_table import play_fashion, resumed_round_opens
+    from tests.tui.test_fashion_table import last_rounds_open, play_fashion
     from tui.games.fashion.players import FashionPlayers
 
-    save_when(private_config, "fashion", resumed_round_opens)
+    # The last rounds only (FA-14): the names are checked on the table and on
+    # the game's end, and every round before played by keys cost the suite
+    # 9 s more (the whole game by keys: tests/tui/test_fashion_table.py).
+    save_when(private_config, "fashion", last_rounds_open)
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
         table = await continue_game(pilot)
