@@ -11,9 +11,9 @@ from weakref import WeakSet
 from textual.widgets._footer import FooterKey
 
 from tests.tui.conftest import SIZE, make_app, play_rounds
-from tui.screens.round_end import RoundEndScreen
 from tests.tui.test_network import wait_until
 from tui.games.passpass.table import PassPassTableScreen
+from tui.screens.round_end import RoundEndScreen
 from tui.widgets.footer import PasseFooter
 
 ROUNDS_OF_KEYS = 40
