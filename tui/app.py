@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import random
@@ -40,6 +41,7 @@ from tui.messages import (
     ReplayRequested,
     ResumeHostedRequested,
     ResumeRequested,
+    VoteKept,
 )
 from tui.saves import clear_save, describe_saved, load_save, save_path, set_aside, write_save
 from tui.screens.base import SizeGuard
@@ -59,6 +61,7 @@ from tui.settings import (
 
 if TYPE_CHECKING:
     from net.authority.rooms import SavedRoom
+    from net.peer.remote import RemoteTable
     from tui.netplay import NetworkOptions
 
 __all__ = ["DEFAULT_BOT_DELAY", "PasseApp", "run"]
@@ -109,6 +112,9 @@ class PasseApp(App[None]):
         self.network = network  # None: from the environment, when first needed
         self.opening = opening  # a screen to open over home at start (passe host/join)
         self.games_started = 0
+        # Games left whose rooms this machine still votes in (VoteKept):
+        # closed when they end, or when Passe quits.
+        self.kept_votes: list[RemoteTable] = []
         self.settings, self.settings_notice = load_settings(self.config_path)
         if name is not None:  # `passe play --name`, e.g. an SSH guest's user name
             self.settings.name = clean_name(name)
@@ -270,6 +276,16 @@ class PasseApp(App[None]):
         leave_room = getattr(self.screen, "action_leave", None)
         if getattr(self.screen, "in_room", False) and leave_room is not None:
             leave_room()  # a networked lobby: leaving tells the others (and may close it)
+            return
+        needed = self.votes_needed()
+        if needed:
+            from tui.screens.confirm_quit_voting import ConfirmQuitVotingScreen
+
+            def decide(quit_anyway: bool | None) -> None:
+                if quit_anyway:
+                    self.exit()
+
+            self.push_screen(ConfirmQuitVotingScreen(needed), decide)
             return
         self.exit()
 
@@ -559,6 +575,37 @@ class PasseApp(App[None]):
 
     def on_resume_hosted_requested(self, message: ResumeHostedRequested) -> None:
         self.resume_hosted(message.room)
+
+    def on_vote_kept(self, message: VoteKept) -> None:
+        from net.protocol.codes import format_code  # the network layer: loaded already
+
+        self.kept_votes = [table for table in self.kept_votes if not table.closed]
+        self.kept_votes.append(message.table)
+        self.notify(
+            f"Passe votes on in room {format_code(message.table.code)}'s game until it ends,"
+            " so that the others' moves count. Quitting Passe ends its vote.",
+            title="Your machine still votes",
+            timeout=10,
+        )
+
+    def votes_needed(self) -> list[str]:
+        """The codes of the rooms whose games this machine left and still
+        votes in, where the others need its vote now (their moves wait
+        without it)."""
+        from net.protocol.codes import format_code
+        from tui.screens.confirm_leave_room import vote_needed
+
+        self.kept_votes = [table for table in self.kept_votes if not table.closed]
+        return [
+            format_code(table.code)
+            for table in self.kept_votes
+            if vote_needed(table.machines_reachable())
+        ]
+
+    async def on_unmount(self) -> None:
+        for table in self.kept_votes:
+            with contextlib.suppress(Exception):  # quitting never fails for the person
+                await table.close()
 
     def on_go_home_requested(self, message: GoHomeRequested) -> None:
         self.call_later(self.go_home)

@@ -13,6 +13,7 @@ from net.authority.table import TableUpdate
 
 if TYPE_CHECKING:
     from net.authority.rooms import SavedRoom
+    from net.peer.remote import RemoteTable
     from net.protocol.wire import RoomState
     from tui.settings import Settings
 
@@ -147,6 +148,15 @@ class ResumeHostedRequested(Message):
 
 class GoHomeRequested(Message):
     """A table is done: back to the home screen."""
+
+
+@dataclass
+class VoteKept(Message):
+    """A networked game was left and this machine votes on in it until it
+    ends (``RemoteTable.leave(keep_vote=True)``): the app keeps ``table``,
+    asks before quitting while the others need its vote, and closes it."""
+
+    table: RemoteTable
 
 
 class PlayAgainRequested(Message):

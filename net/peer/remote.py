@@ -127,6 +127,10 @@ HELLO_RESENDS = 6
 # connected: a host that bounds presence (issue 19 seats item 5) takes a seat
 # whose record stops coming for a while as away.
 PRESENCE_BEAT = 15.0
+# The longest a process votes on in a game its person left (``leave``): a
+# game whose end it never learns (its table gone for good) does not keep a
+# link and a voter running for the rest of the process's life.
+KEEP_VOTE_AT_MOST = 4 * 3600.0
 
 
 # Other keys' room states kept for an announcement that may name one.
@@ -254,6 +258,10 @@ class RemoteTable(TableClient):
         self._prefix = room_prefix(code)
         self._started = asyncio.Event()
         self._closed = False
+        # Left the game, this process's voters still voting until it ends
+        # (``leave(keep_vote=True)``): no seat, no screen, no Hello again.
+        self.keeps_vote = False
+        self._keep_vote_until: asyncio.TimerHandle | None = None
         # The deal checked at the end (issue 20): against its commitment, and
         # the record replayed against all this seat was shown (net/peer/dealcheck.py).
         self.verified: bool | None = None
@@ -661,6 +669,10 @@ class RemoteTable(TableClient):
     def connected(self) -> bool:
         return self._link is not None and self._link.connected
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     async def wait_started(self) -> None:
         """Until the first view of the game has arrived."""
         await self._started.wait()
@@ -674,6 +686,8 @@ class RemoteTable(TableClient):
     async def _on_connect(self) -> None:
         assert self._link is not None
         self._host_unknown_here((self._link.host, self._link.port))
+        if self.keeps_vote:
+            return  # left the game: no presence, no seat (its voter has its own link)
         await self._link.publish(
             presence_topic(self.code, self.identity.peer_id),
             self._presence_payload(online=True),
@@ -706,7 +720,7 @@ class RemoteTable(TableClient):
     def _rejoin(self) -> None:
         """Back (our link, or the host's): take our seat again, if we hold
         one (a watcher watches again: net/peer/watch.py)."""
-        if self.seat is not None:
+        if self.seat is not None and not self.keeps_vote:
             self._take_seat_again()
 
     async def _beat_presence(self) -> None:
@@ -746,7 +760,7 @@ class RemoteTable(TableClient):
 
     def _reseat_if_unanswered(self, n: int) -> None:
         link = self._link
-        if self._closed or self.seat is None or self.acked >= n:
+        if self._closed or self.seat is None or self.keeps_vote or self.acked >= n:
             return
         if self.room is not None and self.room.phase in ("over", "closed"):
             return  # nobody left to answer
@@ -1060,6 +1074,11 @@ class RemoteTable(TableClient):
                 # brokers of finished games, a play-test, 5 December).
                 self.pins.forget_broker(self.code)
         self._room_seen.set()
+        if self.keeps_vote and room.phase in ("over", "closed"):
+            # The game this process kept voting for has ended: nothing left
+            # to vote on.
+            spawn(self.close(), "a vote kept until the game's end")
+            return
         self._follow_election(room)
         self._prepare_standby(room)
         self._ask_for_the_table(room)
@@ -1091,7 +1110,7 @@ class RemoteTable(TableClient):
         state said "playing" (the update usually follows it at once)."""
         if room.phase != "playing" or self.seat is None or self.view is not None:
             return
-        if self._asked_for_table or self._closed:
+        if self._asked_for_table or self._closed or self.keeps_vote:
             return
         self._asked_for_table = True
 
@@ -1806,8 +1825,17 @@ class RemoteTable(TableClient):
         """Whether our latest action has not been handled yet."""
         return self.last_action_n > self.acked
 
-    async def leave(self) -> None:
-        """Quit the room for good: the host frees the seat or hands it to a bot."""
+    async def leave(self, *, keep_vote: bool = False) -> bool:
+        """Quit the room for good: the host frees the seat or hands it to a bot.
+
+        ``keep_vote``: in a game whose room fails over, this process's
+        voters vote on until the game ends (or ``KEEP_VOTE_AT_MOST``), and
+        the table closes itself then; True when they do. A leaver's vote
+        is one of the room's majority (membership does not change when a
+        person leaves: docs/election.md section 7), and a move waited
+        for it when another machine was down (a play-test, 6 December:
+        the game stood still for minutes). They never stand again: a
+        table run in a process whose person left showed nothing there."""
         if self.seat is not None and self._link is not None and self._link.connected:
             topic = to_authority_topic(self.code, self.identity.peer_id)
             payload = seal(
@@ -1821,13 +1849,52 @@ class RemoteTable(TableClient):
             # Given up: never offered to rejoin, even before the host's next
             # room state says so (net/peer/rejoin.py).
             self.pins.forget_broker(self.code)
+        playing = self.room is not None and self.room.phase == "playing"
+        if keep_vote and playing and self._voters_here() and not self._closed:
+            await self._keep_voting()
+            return True
         await self.close()
+        return False
+
+    async def _keep_voting(self) -> None:
+        """Left, this process votes on (``leave``): nothing of the game is
+        shown or asked for any more, and the seat's presence says gone."""
+        self.keeps_vote = True
+        self._listener = None
+        for listeners in (
+            self._room_listeners,
+            self._link_listeners,
+            self._host_listeners,
+            self._machines_listeners,
+            self._moved_listeners,
+            self._knock_listeners,
+            self._waiting_listeners,
+            self._next_listeners,
+        ):
+            listeners.clear()
+        for voter in self._voters_here():
+            voter.replica.driver.node.retire()
+        if self._beat is not None:
+            with contextlib.suppress(Exception):
+                await stop_task(self._beat)
+            self._beat = None
+        link = self._link
+        if link is not None and link.connected:
+            topic = presence_topic(self.code, self.identity.peer_id)
+            with contextlib.suppress(Exception):  # its link's retries follow
+                await link.publish(topic, self._presence_payload(online=False), retain=True)
+        self._keep_vote_until = asyncio.get_running_loop().call_later(
+            KEEP_VOTE_AT_MOST, lambda: spawn(self.close(), "a vote kept for its longest")
+        )
+        log.info("room %s: left the game; this machine votes on until it ends", self.code)
 
     async def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         self._listener = None
+        if self._keep_vote_until is not None:
+            self._keep_vote_until.cancel()
         if self._commit_wait is not None:
             self._commit_wait.cancel()
         if self.voter is not None:

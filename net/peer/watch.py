@@ -183,9 +183,11 @@ class Watcher(RemoteTable):
     async def submit(self, action: Action) -> None:
         raise IllegalAction("you are watching: you have no seat at this table")
 
-    async def leave(self) -> None:
-        """Stop watching: our presence says gone, which frees our place."""
+    async def leave(self, *, keep_vote: bool = False) -> bool:
+        """Stop watching: our presence says gone, which frees our place (a
+        watcher has no vote to keep)."""
         await self.close()
+        return False
 
     def _pin(self) -> None:
         """Nothing is remembered of a room watched (net/peer/pins.py is for rooms

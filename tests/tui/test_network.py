@@ -2568,3 +2568,66 @@ async def test_leaving_when_this_machine_s_vote_is_needed_says_so_and_fits(
             assert line.strip() in shown, line
         box = app.screen.query_one(".dialog")
         assert box.region.bottom <= SIZE[1] - 1 and box.region.y >= 0
+
+
+@pytest.mark.long
+async def test_a_leaver_s_machine_votes_on_from_home_and_quitting_asks_first(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Found in a play-test (6 December): a machine of three was gone and a
+    person left the game; the others' moves could not count (1 of 3) and
+    their game stood still. Leaving to the home screen now keeps this
+    machine's vote until the game ends: the dialog and a notice say so,
+    quitting while the others need it asks first, and at the game's end
+    the vote ends by itself and q quits at once."""
+    from tui.screens.confirm_leave_room import VOTE_NEEDED_TEXT
+    from tui.screens.confirm_quit_voting import ConfirmQuitVotingScreen
+
+    write_settings(private_config, name="Zed", players={"passpass": 3})
+    room = await open_test_room("passpass", 3, mosquitto, seed=4)
+    hostess = hosts_person(room, mosquitto)
+    bob = RemoteTable(Identity.generate(), room.code, *mosquitto, "Bob")
+    app = network_app(private_config, mosquitto)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            for person in (hostess, bob):
+                await person.join()
+                await person.connect(lambda update: None)
+            lobby = await join_from_home(pilot, room.code)
+            assert lobby.table is not None
+            remote = lobby.table
+            await wait_until(pilot, lambda: remote.seat is not None, "a seat")
+            table = await _started_with_bob_voting_only(pilot, room, remote, bob)
+            bob_seat = bob.seat
+            assert bob_seat is not None
+            await bob.close()  # Bob's machine dies: 2 of the 3 voters are left
+            await wait_until(pilot, lambda: remote.machines_reachable() == (2, 3), "2 of 3")
+            await pilot.press("q")
+            dialog = app.screen
+            assert isinstance(dialog, ConfirmLeaveRoomScreen)
+            assert dialog.text.endswith(VOTE_NEEDED_TEXT)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+            assert table.is_attached is False
+            assert app.kept_votes == [remote] and remote.keeps_vote and not remote.closed
+            assert any("still votes" in (n.title or "") for n in app._notifications)
+            # Quitting now would stop the others' game: asked first.
+            await pilot.press("q")
+            asked = app.screen
+            assert isinstance(asked, ConfirmQuitVotingScreen)
+            assert asked.codes == [format_code(room.code)]
+            await pilot.press("n")
+            assert isinstance(app.screen, HomeScreen) and app.is_running
+            # The game goes on with this machine's vote: bots for Bob and
+            # for this seat, the host's person's by a bot too, to the end.
+            await wait_until(pilot, lambda: not room.authority.seats[bob_seat].present, "away")
+            room.authority.stand_in(bob_seat)
+            await asyncio.wait_for(play_with_bot(hostess, "heuristic", seed=1), 60)
+            assert room.authority.phase == "over"
+            await wait_until(pilot, lambda: remote.closed, "the kept vote ended with the game")
+            await pilot.press("q")  # nothing left to vote on: no question
+            await wait_until(pilot, lambda: not app.is_running, "Passe quit")
+    finally:
+        await bob.close()
+        await hostess.close()
+        await room.close()

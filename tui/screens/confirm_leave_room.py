@@ -19,13 +19,16 @@ PLAYER_IN_GAME_TEXT = (
     "You cannot take it back: a networked game is\n"
     "not saved here."
 )
-# Leaving takes this machine's vote from a room that fails over, where it
-# is one of the few left that let a move count (found in a play-test: a
-# person left, and the others' game stood still for minutes).
+# A room that fails over needs a majority of its machines for a move to
+# count, and this one is among the few left (found in a play-test: a person
+# left, and the others' game stood still for minutes). Leaving to the home
+# screen keeps its vote while Passe runs (RemoteTable.leave(keep_vote=True));
+# quitting takes it away.
 VOTE_NEEDED_TEXT = (
-    "\nYour machine is one of the room's machines the\n"
-    "game needs now: without it the others wait until\n"
-    "another one is back."
+    "\nThe others need your machine's vote for their\n"
+    "moves to count: with y, Passe votes on for them\n"
+    "until the game ends (keep it running); with q,\n"
+    "they wait until another machine is back."
 )
 # Leaving while the link is down: nothing reaches the table (a play-tester
 # read that the others would be told and a bot would take the seat).

@@ -933,7 +933,8 @@ class LobbyScreen(PasseScreen):
                 # A warning while the room closes would look for this
                 # screen's widgets as they go.
                 self.hosted.authority.on_warning.remove(self._on_warning)
-        if self.table is not None:
+        # A game left from its table keeps its vote (VoteKept): the app closes it.
+        if self.table is not None and not self.table.keeps_vote:
             with contextlib.suppress(Exception):
                 await (self.table.leave() if leaving else self.table.close())
         if self.hosted is not None:

@@ -39,6 +39,7 @@ from tui.messages import (
     PlayAgainRequested,
     RoomChanged,
     TableUpdated,
+    VoteKept,
 )
 from tui.netplay import remote_table
 from tui.screens.base import PasseScreen
@@ -305,6 +306,9 @@ class TableScreen(PasseScreen):
 
     async def on_unmount(self) -> None:
         self._stop_following()
+        remote = remote_table(self.client)
+        if remote is not None and remote.keeps_vote:
+            return  # left, its vote kept: the app closes it (VoteKept)
         await self.client.close()
 
     def _stop_following(self) -> None:
@@ -958,7 +962,9 @@ class TableScreen(PasseScreen):
     async def _leave_room(self, remote: RemoteTable, choice: str) -> None:
         self._stop_following()  # our own leaving is not news to us
         with contextlib.suppress(Exception):  # leaving never fails for the person
-            await remote.leave()
+            # To the home screen, this machine votes on until the game ends.
+            if await remote.leave(keep_vote=choice == HOME):
+                self.post_message(VoteKept(remote))
         self._go(choice)
 
     def _go(self, choice: str | None) -> None:

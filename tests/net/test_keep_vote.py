@@ -1,0 +1,95 @@
+"""A person who leaves a game keeps their machine's vote until it ends
+(issue 20; ``RemoteTable.leave(keep_vote=True)``, the table screen's "leave
+to the home screen").
+
+Found in a play-test (6 December): a room of three machines lost one, then
+a person left the game; one machine of three could not make a move count,
+and the game stood still for minutes. A leaver's voter is one of the room's
+majority (membership does not change when a person leaves), so it votes on
+in the leaver's process, never standing again, and closes itself with the
+game. A real broker (Mosquitto), the authority in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from core.registry import get_game
+from net.identity import Identity
+from net.peer.remote import RemoteTable
+from tests.net.peers import DEADLINE, hosts_person, open_test_room, until
+from tests.net.procs import need_mosquitto
+
+BROKER = ("127.0.0.1", 1883)
+
+
+@pytest.mark.long
+async def test_a_leaver_s_machine_votes_until_the_game_ends_with_another_machine_gone() -> None:
+    need_mosquitto()
+    room = await open_test_room("passpass", 3, BROKER, seed=9)
+    authority = room.authority
+    hostess = hosts_person(room, BROKER)
+    bob = RemoteTable(Identity.generate(), room.code, *BROKER, "Bob")
+    cy = RemoteTable(Identity.generate(), room.code, *BROKER, "Cy")
+    tables = [hostess, bob, cy]
+    changed = asyncio.Event()
+    try:
+        for table in tables:
+            await table.join()
+            await table.connect(lambda update: changed.set())
+        authority.start_game()
+        replica = authority.replica
+        assert replica is not None, "three voters (the table's, Bob's, Cy's): it fails over"
+        await until(
+            lambda: all(
+                t.voter is not None and t.voter.replica.driver.in_step.is_set() for t in (bob, cy)
+            )
+        )
+        bob_seat, cy_seat = bob.seat, cy.seat
+        assert bob_seat is not None and cy_seat is not None
+        # Cy's machine dies: two of the three voters are left, a majority.
+        await cy.close()
+        await until(lambda: not authority.seats[cy_seat].present)
+        authority.stand_in(cy_seat)
+        # Bob leaves the game: his seat goes to a bot, his machine votes on.
+        assert await bob.leave(keep_vote=True)
+        assert bob.keeps_vote and bob.voter is not None
+        assert not bob.voter.replica.driver.node.stands  # never elected in a screenless process
+        await until(lambda: authority.seats[bob_seat].kind != "human")
+        # The game goes on to its end: every move needs two voters' copies,
+        # the table's and Bob's.
+        bot = get_game("passpass").make_bot("random", 1)
+        async with asyncio.timeout(DEADLINE):
+            while not (hostess.view is not None and hostess.view.is_over):
+                changed.clear()
+                view = hostess.view
+                if view is not None and view.legal and not hostess.action_pending:
+                    await hostess.submit(bot.choose(view))
+                await changed.wait()
+        assert authority.phase == "over"
+        assert authority.seats[bob_seat].key != bob.identity.public_key  # never seated again
+        # With the game, Bob's kept vote ends by itself.
+        await until(lambda: bob.closed)
+        assert bob.voter is not None and bob.voter.replica.driver.node.stands is False
+    finally:
+        for table in tables:
+            await table.close()
+        await room.close()
+
+
+async def test_leaving_a_game_without_keeping_the_vote_or_outside_a_game_closes_at_once() -> None:
+    """``keep_vote`` is for a game in play in a room that fails over: a
+    lobby's leave, or a leave that does not ask, closes everything."""
+    need_mosquitto()
+    room = await open_test_room("passpass", 3, BROKER, seed=9)
+    ana = RemoteTable(Identity.generate(), room.code, *BROKER, "Ana")
+    try:
+        await ana.join()
+        await ana.connect(lambda update: None)
+        assert not await ana.leave(keep_vote=True)  # the lobby: nothing to vote on yet
+        assert ana.closed and not ana.keeps_vote
+    finally:
+        await ana.close()
+        await room.close()
