@@ -640,6 +640,9 @@ async def test_moves_a_bot_made_for_you_read_your_bot_in_your_log(private_config
         assert any(line.startswith("Your bot plays 2-3") for line in lines), lines
         assert not any(line.startswith("You play") for line in lines), lines
         assert table.log_names.you == 0  # everything else still reads "you"
+        # The board's last move too, as the log says it (it read "Last: You
+        # play 2-3", the play-test's other finding).
+        assert table.last_text.startswith("Last: Your bot plays 2-3"), table.last_text
 
 
 class QuickAdaApp(RiggedApp):
@@ -673,4 +676,5 @@ async def test_a_stand_in_s_moves_read_as_the_bot_s_for_the_others(private_confi
         lines = table.game_log.lines_written
         assert lines[-2].startswith("You play 2-3"), lines
         assert lines[-1].startswith("Ada's bot "), lines
+        assert table.last_text.startswith("Last: Ada's bot plays "), table.last_text
         assert not any(line.startswith("Ada plays") for line in lines)

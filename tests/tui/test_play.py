@@ -25,6 +25,7 @@ from tests.tui.conftest import (
 )
 from tui.app import PasseApp
 from tui.games.passpass.table import PassPassTableScreen
+from tui.games.passpass.trick import TrickView
 from tui.screens.choice import ChoiceScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.home import HomeScreen
@@ -182,3 +183,35 @@ async def test_the_status_line_waits_for_the_end_of_round_summary(private_config
         await pilot.pause()
         status = str(table.query_one(StatusLine).render())
         assert "summary" not in status and status.startswith("R2 T1")
+
+
+class StoodInPassPassApp(PasseApp):
+    """Every event of your seat comes marked as played by a bot while you
+    were away (a networked table's stand-in, Update.stood_in); the bots
+    take their time, so that the trick stays open."""
+
+    def make_client(self, game_id: str, **options: Any) -> TableClient:
+        from tests.tui.test_dominoes_table import StoodInClient
+
+        client = super().make_client(game_id, **options)
+        assert isinstance(client, LocalClient)
+        return StoodInClient(client.table, client.seat)
+
+
+async def test_a_trick_your_bot_led_says_so(private_config: Path) -> None:
+    """Back at a networked table where a bot played for you, the trick
+    said "You led this trick." of the bot's lead (a play-test, 6 December):
+    it says "Your bot led this trick.", as the log says "Your bot plays"."""
+    app = StoodInPassPassApp(config_path=private_config, bot_delay=60.0, seed=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")  # the home screen's Start: Pass Pass, you lead
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        view = table.pp_view
+        assert view is not None and view.to_act == (0,) and not view.trick
+        await pilot.press("1")
+        await pilot.pause()
+        trick = table.query_one(TrickView)
+        assert trick.summary == "Your bot led this trick.", trick.summary
+        assert table.game_log.lines_written[-1].startswith("Your bot plays ")

@@ -160,6 +160,10 @@ class TableScreen(PasseScreen):
         # While the log's lines for an update are made: the seats of others
         # whose bot plays for them now ("Hana's bot plays").
         self._covered: tuple[int, ...] = ()
+        # The log's line for each event of the update being shown (by the
+        # event's id), for the screen's own sentences about those events
+        # ("Last: Your bot plays Y1", not "Last: You play Y1"): logged_line.
+        self._update_lines: dict[int, str] = {}
         # A networked table (tui/netplay.py): the room's state and our link.
         self._network_listeners: list[Callable[[], None]] = []
         self._room: RoomState | None = None
@@ -190,6 +194,12 @@ class TableScreen(PasseScreen):
         """The log's line for ``event``: the event's own words, unless the
         game's table says it better for the person reading (issue 18)."""
         return event.describe(self.log_names)
+
+    def logged_line(self, event: Event) -> str:
+        """``event`` in the words the log gave it, if it came in the update
+        being shown (who played it: a stand-in reads "Your bot plays"),
+        else described now."""
+        return self._update_lines.get(id(event)) or event.describe(self.log_names)
 
     def explain(self) -> str:
         """Why the key just pressed does nothing now, in words."""
@@ -699,7 +709,9 @@ class TableScreen(PasseScreen):
         try:
             for index, event in enumerate(update.events):
                 self._by_stand_in = index in update.by_stand_in
-                self.game_log.add(self.describe(event))
+                line = self.describe(event)
+                self._update_lines[id(event)] = line
+                self.game_log.add(line)
         finally:
             self._by_stand_in = False
             self._covered = ()
@@ -715,6 +727,7 @@ class TableScreen(PasseScreen):
             self.show_view(update.view, update.events)
         finally:
             self.catching_up = False
+            self._update_lines = {}
         keys = self.bindings_state()
         if keys != self._bindings_state:
             self._bindings_state = keys

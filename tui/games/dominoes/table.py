@@ -156,7 +156,7 @@ class DominoesTableScreen(TableScreen):
             if isinstance(event, RoundStarted):
                 self.last_text = event.describe(self.log_names)
             elif isinstance(event, (Placed, Drew, Passed)):
-                self.last_text = "Last: " + event.describe(self.log_names)
+                self.last_text = "Last: " + self.logged_line(event)
 
     def refocus(self) -> None:
         hand = self.query_one(DominoHand)

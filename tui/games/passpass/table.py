@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 
-from core.engine import Action, Event, View, plural
+from core.engine import Action, Event, Names, View, acts, plural
 from core.passpass.model import (
     PASS_PASS_TO_WIN,
     Card,
@@ -188,11 +188,17 @@ class PassPassTableScreen(TableScreen):
         # The cards of the trick being played, as the log tells it: the log
         # line of its resolution says how a tie was broken (PP-10).
         self.logged_plays: list[tuple[int, Card]] = []
+        # The names the trick's lead was logged with: "Your bot led this
+        # trick" when a stand-in led it for this person (or "Hana's bot"
+        # for another's), as the log says it.
+        self.lead_names: Names | None = None
 
     # -- the log -----------------------------------------------------------
 
     def describe(self, event: Event) -> str:
         if isinstance(event, CardPlayed):
+            if not self.logged_plays:
+                self.lead_names = self.log_names
             self.logged_plays.append((event.seat, event.card))
         elif isinstance(event, TrickResolved):
             plays, self.logged_plays = self.logged_plays, []
@@ -205,6 +211,16 @@ class PassPassTableScreen(TableScreen):
         elif isinstance(event, PassPassChecked):
             return self.pass_pass_text(event)
         return super().describe(event)
+
+    def _lead_text(self, view: PassPassView) -> str:
+        """Who led the trick in play, named as the log named its lead (a
+        stand-in's lead is the bot's); a trick whose lead the log never
+        told (a story joined mid-trick) is named as usual."""
+        names = self.log_names
+        lead = self.logged_plays[0] if self.logged_plays else None
+        if self.lead_names is not None and view.trick and lead == view.trick[0]:
+            names = self.lead_names
+        return acts(names, view.leader, "led") + " this trick."
 
     def pass_pass_text(self, event: PassPassChecked) -> str:
         """Issue 18: "Pass Pass! you check one" read as an order to do
@@ -335,7 +351,7 @@ class PassPassTableScreen(TableScreen):
             elif res is not None:
                 summary = "Last trick: " + self._resolved_text(res)
             else:
-                summary = self.acts(view.leader, "led") + " this trick."
+                summary = self._lead_text(view)
         elif res is not None:
             for seat, card in res.plays:
                 tag = self._went_to(res, card)
