@@ -28,6 +28,7 @@ from tui.games.passpass.table import PassPassTableScreen
 from tui.games.passpass.trick import TrickView
 from tui.screens.choice import ChoiceScreen
 from tui.screens.game_over import GameOverScreen
+from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.screens.round_end import RoundEndScreen
 from tui.session import seat_names
@@ -215,3 +216,46 @@ async def test_a_trick_your_bot_led_says_so(private_config: Path) -> None:
         trick = table.query_one(TrickView)
         assert trick.summary == "Your bot led this trick.", trick.summary
         assert table.game_log.lines_written[-1].startswith("Your bot plays ")
+
+
+async def test_page_up_reads_the_log_s_earlier_lines_and_end_follows_it_again(
+    private_config: Path,
+) -> None:
+    """No key scrolled the game log (a play-test): PgUp and PgDn page it,
+    and it stays where the person reads while new lines come; End (or
+    paging back down to its end) follows the newest line again. Help
+    lists the keys (the footer has no room for them at 80 columns)."""
+    app = make_app(private_config, seed=1, bot_delay=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        log = table.game_log
+        while log.max_scroll_y < 2 * log.scrollable_content_region.height:
+            view = table.pp_view
+            assert view is not None and not view.is_over
+            if view.phase == "play" and 0 in view.to_act:
+                await pilot.press("1")
+            elif isinstance(app.screen, (ChoiceScreen, RoundEndScreen)):
+                await pilot.press("1" if isinstance(app.screen, ChoiceScreen) else "enter")
+            elif view.phase == "pick" and 0 in view.to_act:
+                await pilot.press("left", "space")
+            await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y  # following the newest line
+        await pilot.press("pageup")
+        assert log.scroll_y < log.max_scroll_y and not log.auto_scroll
+        reading = log.scroll_y
+        log.write("a new line")  # as the table's next event would be
+        await pilot.pause()
+        assert log.scroll_y == reading  # the page read stays in place
+        await pilot.press("end")
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y and log.auto_scroll
+        await pilot.press("pageup", "pagedown")
+        assert log.auto_scroll  # paged back to the end: following again
+        await pilot.press("f1")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        assert ("PgUp/PgDn", "Log: earlier/later") in help_screen.keys

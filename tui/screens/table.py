@@ -72,6 +72,7 @@ class HostControls(Protocol):
 MOVE_SETTLE = 5.0
 CLOSED_ACTIONS = frozenset({"leave", "rules", "help", "app.help", "quit", "app.quit"})
 CLOSED_STATUS = "The host closed the room: this game cannot go on. q: home (↑↓ scroll the log)"
+LOG_PAGES = "Log: earlier/later"
 EXPLAIN_KEYS = "enter,space,left,right,h,l,1,2,3,4,5,6,7,8,9"
 CONFIRM_CHOICE = "confirm"
 NO_UNDO = (
@@ -137,6 +138,11 @@ class TableScreen(PasseScreen):
         # The host, while someone is away (networked): a bot plays for them.
         # A short word: the footer keeps F1 Help beside it (issue 18).
         Binding("b", "stand_in", "Stand-in", tooltip="A bot plays for someone away"),
+        # The log's earlier lines (a play-test: no key scrolled it). Not in
+        # the footer, which has no room at 80 columns: help lists them.
+        Binding("pageup", "log_page(-1)", LOG_PAGES, key_display="PgUp/PgDn", show=False),
+        Binding("pagedown", "log_page(1)", LOG_PAGES, show=False),
+        Binding("end", "log_end", "Log: newest line", key_display="End", show=False),
     ]
 
     def __init__(self, client: TableClient) -> None:
@@ -194,6 +200,22 @@ class TableScreen(PasseScreen):
         """The log's line for ``event``: the event's own words, unless the
         game's table says it better for the person reading (issue 18)."""
         return event.describe(self.log_names)
+
+    def action_log_page(self, direction: int) -> None:
+        """A page of the log up or down. Scrolled up, the log stays where the
+        person reads while new lines come; back at its end, it follows them
+        again."""
+        log = self.game_log
+        if direction < 0:
+            log.scroll_page_up(animate=False)
+        else:
+            log.scroll_page_down(animate=False)
+        log.auto_scroll = log.scroll_y >= log.max_scroll_y
+
+    def action_log_end(self) -> None:
+        log = self.game_log
+        log.scroll_end(animate=False, immediate=True)
+        log.auto_scroll = True
 
     def logged_line(self, event: Event) -> str:
         """``event`` in the words the log gave it, if it came in the update
