@@ -1,5 +1,7 @@
 """Writing a file so that a crash never leaves half of it: one helper for the
-key files, the saved rooms, the settings and the saved game (issue 23).
+key files, the saved rooms, the settings and the saved game (issue 23); and
+holding a file for one process at a time (``hold_lock``: the rooms a host
+keeps, the voters' files).
 
 It lives in net/ because tui/ may import net/ but not the reverse, and both
 write such files.
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import re
 import tempfile
@@ -55,6 +58,33 @@ def write_atomic(path: Path, data: bytes | str, *, durable: bool = True) -> None
         raise
     if durable:
         sync_directory(path.parent)
+
+
+class LockHeld(Exception):
+    """Another open of the lock (this process's or another's) holds it."""
+
+
+def hold_lock(lock: Path) -> int:
+    """An exclusive hold of the lock file ``lock`` (created if missing) for
+    as long as the returned descriptor stays open (``let_go``); the kernel
+    lets go of it when the process dies, so a crash leaves nothing held.
+    Raises :class:`LockHeld` if it is held, even by this process (a lock is
+    per open, not per process), and ``OSError`` when it cannot be made."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        raise LockHeld(str(lock)) from None
+    return descriptor
+
+
+def let_go(lock: Path, descriptor: int) -> None:
+    """The hold of ``hold_lock`` ended: its file removed, then closed."""
+    with contextlib.suppress(OSError):
+        lock.unlink()
+    os.close(descriptor)
 
 
 def sync_directory(directory: Path) -> None:

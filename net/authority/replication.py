@@ -32,6 +32,7 @@ from net.authority.rooms import JournalEntry, SavedRoom, extended, journal_entry
 from net.election import shares
 from net.election.driver import FileStorage, StorageError, VoterDriver, first_persisted
 from net.election.messages import MAX_ENTRY_DATA, Config, Entry, Voter, decode_config, encode
+from net.files import LockHeld, hold_lock, let_go
 from net.identity import Identity
 
 log = logging.getLogger("passe.replication")
@@ -71,6 +72,11 @@ _entry_decoder = msgspec.msgpack.Decoder(BaseEntry | DeltaEntry)
 
 class ReplicaError(Exception):
     """The replicated log does not hold a room that can go on."""
+
+
+class VoterBusy(Exception):
+    """This key's voter of the room runs already (this Passe or another):
+    no second one starts from its file."""
 
 
 def make_room_config(
@@ -193,7 +199,22 @@ class RoomReplica:
         self.config = config
         self.on_won = on_won
         self.on_stepped_down = on_stepped_down
-        storage = self._storage(storage_path, config, maker)
+        # One voter per file: two with one key would each grant a vote in
+        # the same term (a Raft voter votes once per term), and each append
+        # to the journal at its own idea of its end. A person who left a
+        # game and kept its vote (RemoteTable.leave), then joined it again
+        # in the same Passe, or the same person's second Passe, would start
+        # a second one from this file.
+        self._lock_path = storage_path.with_suffix(".lock")
+        try:
+            self._lock: int | None = hold_lock(self._lock_path)
+        except LockHeld:
+            raise VoterBusy(f"room {code}: this key's voter runs in another Passe") from None
+        try:
+            storage = self._storage(storage_path, config, maker)
+        except BaseException:
+            self._let_go()
+            raise
         self.committed = 1
         self._commit_changed = asyncio.Event()
         # Set once any term's authority is known here (heard from, or this
@@ -248,7 +269,15 @@ class RoomReplica:
             self.driver.storage.path.unlink()
 
     async def close(self) -> None:
-        await self.driver.close()
+        try:
+            await self.driver.close()
+        finally:
+            self._let_go()
+
+    def _let_go(self) -> None:
+        if self._lock is not None:
+            let_go(self._lock_path, self._lock)
+            self._lock = None
 
     def lead(self, secret: bytes, room_key: bytes) -> None:
         """The room's maker takes term 1, its game signed by ``room_key``."""
@@ -366,6 +395,7 @@ __all__ = [
     "DeltaEntry",
     "ReplicaError",
     "RoomReplica",
+    "VoterBusy",
     "can_fail_over",
     "close_quietly",
     "dealers_can_fail_over",

@@ -39,7 +39,7 @@ import msgspec
 
 from core.engine import ConfigError, GameRecord, RecordError
 from core.registry import get_game
-from net.files import write_atomic
+from net.files import LockHeld, hold_lock, let_go, write_atomic
 from net.identity import PUBLIC_KEY_SIZE
 from net.paths import ROOM_SUFFIX as SUFFIX
 from net.paths import rooms_dir
@@ -179,12 +179,9 @@ class RoomStore:
     def claim(self) -> None:
         """Hold the room's lock for as long as this process hosts it;
         raises :class:`RoomBusy` if another process holds it."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock = os.open(_lock_path(self.path), os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(lock)
+            lock = hold_lock(_lock_path(self.path))
+        except LockHeld:
             code = self.path.name.removesuffix(SUFFIX)
             raise RoomBusy(f"room {code} is hosted by another running Passe") from None
         # Our pid in the lock, for "already hosted here, by process N" (issue
@@ -255,9 +252,7 @@ class RoomStore:
     def release(self) -> None:
         self._close_journal()
         if self._lock is not None:
-            with contextlib.suppress(OSError):
-                _lock_path(self.path).unlink()
-            os.close(self._lock)
+            let_go(_lock_path(self.path), self._lock)
             self._lock = None
 
 

@@ -43,7 +43,13 @@ from core.engine import ConfigError
 from core.registry import get_game
 from net.authority.authority import Authority
 from net.authority.host import HostedRoom, RoomMoved, close_interrupted_room, open_room, resume_room
-from net.authority.replication import decode_room_config, loop_running, maker_vote_path, spawn
+from net.authority.replication import (
+    VoterBusy,
+    decode_room_config,
+    loop_running,
+    maker_vote_path,
+    spawn,
+)
 from net.authority.rooms import (
     BrokerChoice,
     RoomBusy,
@@ -743,8 +749,8 @@ class Dealer:
             self._floods.note("hold-full", f"could not hold room {hold.code}: full", now)
             return
         broker = parse_broker(hold.broker) or (self.host, self.port)
-        self._hold(hold.code, config, hold.election, broker, hold.room_key)
-        log.info("room %s: holds it for dealer %s", hold.code, self._dealer_name(sender))
+        if self._hold(hold.code, config, hold.election, broker, hold.room_key) is not None:
+            log.info("room %s: holds it for dealer %s", hold.code, self._dealer_name(sender))
 
     def _hold(
         self,
@@ -753,10 +759,27 @@ class Dealer:
         election: bytes,
         broker: tuple[str, int],
         room_key: bytes,
-    ) -> HeldRoom:
+    ) -> HeldRoom | None:
         """Vote and stand in room ``code`` (its voter file in
-        ``held_dir``: a restart votes again from it)."""
-        voter = SeatVoter(
+        ``held_dir``: a restart votes again from it). None when another
+        process votes with this dealer's key in it (two dealers started
+        with one key and one directory): one vote per key."""
+        try:
+            voter = self._voter(code, config, election, broker)
+        except VoterBusy as busy:
+            log.warning("%s: not held here", busy)
+            return None
+        held = self.held[code] = HeldRoom(code, config, voter, room_key)
+        if self._link is not None:
+            self._link.subscribe(authority_topic(code))
+        spawn(voter.start(), f"the voter of room {code}")
+        self._changed()
+        return held
+
+    def _voter(
+        self, code: str, config: Config, election: bytes, broker: tuple[str, int]
+    ) -> SeatVoter:
+        return SeatVoter(
             self.identity,
             code,
             config,
@@ -771,12 +794,6 @@ class Dealer:
             cluster=((self.host, self.port), *self.alternates),
             directory=self.held_dir,
         )
-        held = self.held[code] = HeldRoom(code, config, voter, room_key)
-        if self._link is not None:
-            self._link.subscribe(authority_topic(code))
-        spawn(voter.start(), f"the voter of room {code}")
-        self._changed()
-        return held
 
     async def resume_held(self) -> None:
         """The rooms this dealer held for other dealers when its process
@@ -812,6 +829,8 @@ class Dealer:
                 log.warning("room %s: not held again: this dealer is full", code)
                 continue
             held = self._hold(code, config, election, (self.host, self.port), b"")
+            if held is None:
+                continue
             log.info(
                 "room %s: holds it again (term %d in its voter file)", code, held.voter.replica.term
             )

@@ -34,7 +34,7 @@ from core.engine import (
 )
 from core.registry import get_game
 from net.authority.host import claim_moved_room
-from net.authority.replication import RoomReplica, decode_room_config, spawn
+from net.authority.replication import RoomReplica, VoterBusy, decode_room_config, spawn
 from net.authority.rooms import RoomStore
 from net.authority.table import Listener, TableUpdate
 from net.election.driver import announce_decoder, authority_topic, broker_text, parse_broker
@@ -261,6 +261,8 @@ class RemoteTable(TableClient):
         # Left the game, this process's voters still voting until it ends
         # (``leave(keep_vote=True)``): no seat, no screen, no Hello again.
         self.keeps_vote = False
+        self._voter_busy = False  # this key's voter of the room runs elsewhere
+        self._former_voter: asyncio.Task[object] | None = None  # see _follow_config
         self._keep_vote_until: asyncio.TimerHandle | None = None
         # The deal checked at the end (issue 20): against its commitment, and
         # the record replayed against all this seat was shown (net/peer/dealcheck.py).
@@ -1243,14 +1245,22 @@ class RemoteTable(TableClient):
         # machines left had no broker to meet on (found in a play-test, 5
         # December). Not on a new port: learnt late, it split the links.
         revived = saved.broker.embedded and 0 < saved.broker.port < 65536
-        voter = self._room_voter(
-            maker,
-            config,
-            election,
-            standby=revived,
-            standby_start=start_standby(self.code, saved.broker.port) if revived else None,
-            directory=self.maker_rooms,
-        )
+        standby_start = start_standby(self.code, saved.broker.port) if revived else None
+        try:
+            voter = self._room_voter(
+                maker,
+                config,
+                election,
+                standby=revived,
+                standby_start=standby_start,
+                directory=self.maker_rooms,
+            )
+        except VoterBusy as busy:
+            log.warning("%s: not started again here", busy)
+            if standby_start is not None:
+                spawn(stop_standby(standby_start), "an unused standby broker's stop")
+            store.release()
+            return
         self._maker = (store, voter)
         spawn(voter.start(), "this machine's first voter")
 
@@ -1265,9 +1275,14 @@ class RemoteTable(TableClient):
                 return
             if self.voter is not None:
                 # A voter file of another room that had this code: the
-                # state signed by the room's key says who votes.
-                spawn(self.voter.close(), "a former voter's close")
-                self.voter = None
+                # state signed by the room's key says who votes. The room's
+                # voter starts once that one has closed (and let go of the
+                # file they share: one voter per file, RoomReplica).
+                former, self.voter = self.voter, None
+                self._former_voter = spawn(
+                    self._after_former_voter(former, vote=vote, standby=standby),
+                    "a former voter's close",
+                )
             self._election = election
             self._voters = frozenset(voter.key for voter in config.voters)
             if self.pins is not None:
@@ -1275,18 +1290,36 @@ class RemoteTable(TableClient):
             if self._announcement is not None:
                 self._on_announce(self._announcement)
         mine = self.identity.public_key in self._voters
-        if vote and mine and self.voter is None and not self._closed:
+        closing = self._former_voter is not None and not self._former_voter.done()
+        if vote and mine and self.voter is None and not self._closed and not self._voter_busy:
+            if closing:
+                return  # started once the former voter has closed
+
             config = decode_room_config(election)
             assert config is not None  # decoded when first followed
-            self.voter = self._room_voter(
-                self.identity,
-                config,
-                election,
-                standby=standby,
-                standby_start=self._hand_over_standby() if standby else None,
-            )
+            standby_start = self._hand_over_standby() if standby else None
+            try:
+                self.voter = self._room_voter(
+                    self.identity, config, election, standby=standby, standby_start=standby_start
+                )
+            except VoterBusy as busy:
+                # This key votes already, from another seat of this Passe
+                # (a game left whose vote it kept) or another Passe: one
+                # vote per key, so this seat plays without one.
+                self._voter_busy = True
+                log.warning("%s: this seat does not vote here", busy)
+                if standby_start is not None:
+                    spawn(stop_standby(standby_start), "an unused standby broker's stop")
+                return
             self.voter.replica.driver.on_held = self._show_uncommitted
             spawn(self.voter.start(), "this seat's voter")
+
+    async def _after_former_voter(self, former: SeatVoter, *, vote: bool, standby: bool) -> None:
+        """``former`` closed, the room's voter starts (see _follow_config)."""
+        await former.close()
+        self._former_voter = None
+        if not self._closed:
+            self._follow_config(self._election, vote=vote, standby=standby)
 
     def _room_voter(
         self,

@@ -21,6 +21,7 @@ from net.authority.replication import (
     DeltaEntry,
     ReplicaError,
     RoomReplica,
+    VoterBusy,
     _entry_decoder,
     _entry_encoder,
     close_quietly,
@@ -241,6 +242,7 @@ async def test_a_restarted_seat_votes_from_its_voter_file_until_the_room_says_ot
 
     async def close(voter: SeatVoter) -> None:
         stopped.append(voter.election)
+        await voter.replica.close()  # its file let go of
 
     monkeypatch.setattr(SeatVoter, "start", start)
     monkeypatch.setattr(SeatVoter, "close", close)
@@ -253,7 +255,10 @@ async def test_a_restarted_seat_votes_from_its_voter_file_until_the_room_says_ot
     filed, filed_keys = election()
     config = decode_room_config(filed)
     assert config is not None
-    SeatVoter(me, CODE, config, filed, "127.0.0.1", 1, seat_name=str, room_key=lambda: None)
+    earlier = SeatVoter(
+        me, CODE, config, filed, "127.0.0.1", 1, seat_name=str, room_key=lambda: None
+    )
+    await earlier.replica.close()  # its process ended: its file stays
     stranger = RemoteTable(me, CODE, "127.0.0.1", 1, "Ana")  # no pin: never sat there
     stranger._resume_voter()
     assert stranger.voter is None and not stranger._voters
@@ -878,22 +883,27 @@ async def test_a_replica_closed_and_discarded_twice_at_the_end_says_nothing(
     await close_quietly(None)
 
 
-def test_a_restarted_voter_keeps_its_file_and_another_room_s_is_replaced(
+async def test_a_restarted_voter_keeps_its_file_and_another_room_s_is_replaced(
     tmp_path: Path,
 ) -> None:
     """RoomReplica's file: a process restarted in the same room takes its
     file back (its term, vote and log: the maker's term-1 entry here); a
     file left by another room of the same code, under the same name, is
     replaced by a fresh one of this room's config. Kills _storage's
-    mutants: ``!=`` for ``==``."""
+    mutants: ``!=`` for ``==``. While a voter runs, no second one starts
+    from its file (each would vote once per term: twice in all)."""
     maker, ana, bo = (Identity.generate() for _ in range(3))
     config, secret = _room_of(maker, ana, bo)
     path = tmp_path / "maker.vote"
     first = _replica(maker, config, path)
     first.lead(secret, Identity.generate().public_key)
     assert first.driver.node.last_index == 2
+    with pytest.raises(VoterBusy, match="ABC123: this key's voter runs in another Passe"):
+        _replica(maker, config, path)
+    await first.close()
     restarted = _replica(maker, config, path)
     assert restarted.driver.node.last_index == 2 and restarted.term == 1
+    await restarted.close()
     other, _ = _room_of(maker, ana, Identity.generate())
     replaced = _replica(maker, other, path)
     assert replaced.driver.node.last_index == 1

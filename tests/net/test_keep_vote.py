@@ -18,7 +18,7 @@ import pytest
 
 from core.registry import get_game
 from net.identity import Identity
-from net.peer.remote import RemoteTable
+from net.peer.remote import JoinError, RemoteTable
 from tests.net.peers import DEADLINE, hosts_person, open_test_room, until
 from tests.net.procs import need_mosquitto
 
@@ -58,6 +58,14 @@ async def test_a_leaver_s_machine_votes_until_the_game_ends_with_another_machine
         assert bob.keeps_vote and bob.voter is not None
         assert not bob.voter.replica.driver.node.stands  # never elected in a screenless process
         await until(lambda: authority.seats[bob_seat].kind != "human")
+        # Bob tries the room again from the same Passe: refused (his seat
+        # is the bot's), and no second voter of his key starts from the
+        # file his kept one writes (two would each vote once per term).
+        again = RemoteTable(bob.identity, room.code, *BROKER, "Bob")
+        with pytest.raises(JoinError):
+            await again.join()
+        assert again.voter is None and again._voter_busy
+        assert not bob.closed and bob.voter.replica.driver._link is not None
         # The game goes on to its end: every move needs two voters' copies,
         # the table's and Bob's.
         bot = get_game("passpass").make_bot("random", 1)
