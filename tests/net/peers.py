@@ -13,7 +13,7 @@ import msgspec
 
 from core.registry import get_game
 from net.authority.host import HostedRoom, open_room
-from net.authority.table import TableUpdate
+from net.authority.table import Listener, TableUpdate
 from net.identity import Identity
 from net.peer.remote import RemoteTable
 from net.protocol.wire import (
@@ -214,6 +214,25 @@ def in_step(table: RemoteTable) -> bool:
     """Whether ``table``'s voter held its authority's whole log once."""
     voter = table.voter
     return voter is not None and voter.replica.driver.in_step.is_set()
+
+
+async def started_with_two_voters(
+    room: HostedRoom, broker: tuple[str, int], listener: Listener
+) -> tuple[RemoteTable, RemoteTable, RemoteTable]:
+    """The host's person, Bob and Cy seated in ``room`` (Pass Pass for 3),
+    each told by ``listener``, and the game started: three voters (the
+    table's, Bob's and Cy's; the host's person's seat does not vote), Bob's
+    and Cy's in step. Closing them is the caller's."""
+    hostess = hosts_person(room, broker)
+    bob = RemoteTable(Identity.generate(), room.code, *broker, "Bob")
+    cy = RemoteTable(Identity.generate(), room.code, *broker, "Cy")
+    for table in (hostess, bob, cy):
+        await table.join()
+        await table.connect(listener)
+    room.authority.start_game()
+    assert room.authority.replica is not None, "three voters: it fails over"
+    await until(lambda: in_step(bob) and in_step(cy))
+    return hostess, bob, cy
 
 
 async def host_on_the_embedded_broker(host_name: str, seed: int = 4) -> HostedRoom:

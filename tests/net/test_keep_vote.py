@@ -19,7 +19,7 @@ import pytest
 from core.registry import get_game
 from net.identity import Identity
 from net.peer.remote import JoinError, RemoteTable
-from tests.net.peers import DEADLINE, hosts_person, open_test_room, until
+from tests.net.peers import DEADLINE, open_test_room, started_with_two_voters, until
 from tests.net.procs import need_mosquitto
 
 BROKER = ("127.0.0.1", 1883)
@@ -30,22 +30,11 @@ async def test_a_leaver_s_machine_votes_until_the_game_ends_with_another_machine
     need_mosquitto()
     room = await open_test_room("passpass", 3, BROKER, seed=9)
     authority = room.authority
-    hostess = hosts_person(room, BROKER)
-    bob = RemoteTable(Identity.generate(), room.code, *BROKER, "Bob")
-    cy = RemoteTable(Identity.generate(), room.code, *BROKER, "Cy")
-    tables = [hostess, bob, cy]
     changed = asyncio.Event()
+    tables: tuple[RemoteTable, ...] = ()
     try:
-        for table in tables:
-            await table.join()
-            await table.connect(lambda update: changed.set())
-        authority.start_game()
-        replica = authority.replica
-        assert replica is not None, "three voters (the table's, Bob's, Cy's): it fails over"
-        await until(
-            lambda: all(
-                t.voter is not None and t.voter.replica.driver.in_step.is_set() for t in (bob, cy)
-            )
+        tables = hostess, bob, cy = await started_with_two_voters(
+            room, BROKER, lambda update: changed.set()
         )
         bob_seat, cy_seat = bob.seat, cy.seat
         assert bob_seat is not None and cy_seat is not None

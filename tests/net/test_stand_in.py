@@ -20,7 +20,7 @@ from net.authority.table import TableUpdate
 from net.identity import Identity
 from net.peer.headless import play_with_bot
 from net.peer.remote import RemoteTable
-from tests.net.peers import DEADLINE, hosts_person, open_test_room, until
+from tests.net.peers import DEADLINE, open_test_room, started_with_two_voters, until
 from tests.net.procs import PasseProcess, host_args, need_mosquitto
 
 BROKER = ("127.0.0.1", 1883)
@@ -189,22 +189,11 @@ async def test_where_the_table_moved_a_bot_can_play_for_the_hosts_person_gone_wi
     vote."""
     need_mosquitto()
     room = await open_test_room("passpass", 3, BROKER, seed=9)
-    authority = room.authority
-    hostess = hosts_person(room, BROKER)
-    bob = RemoteTable(Identity.generate(), room.code, *BROKER, "Bob")
-    cy = RemoteTable(Identity.generate(), room.code, *BROKER, "Cy")
-    tables = [hostess, bob, cy]
     changed = asyncio.Event()
+    tables: tuple[RemoteTable, ...] = ()
     try:
-        for table in tables:
-            await table.join()
-            await table.connect(lambda update: changed.set())
-        authority.start_game()
-        assert authority.replica is not None, "three voters: it fails over"
-        await until(
-            lambda: all(
-                t.voter is not None and t.voter.replica.driver.in_step.is_set() for t in (bob, cy)
-            )
+        tables = hostess, bob, cy = await started_with_two_voters(
+            room, BROKER, lambda update: changed.set()
         )
         seat = hostess.seat
         assert seat is not None
