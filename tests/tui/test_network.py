@@ -1698,6 +1698,22 @@ async def _started_with_bob_voting_only(
     return table
 
 
+async def _zed_and_bob_started(
+    pilot: Pilot[None], room: HostedRoom, hostess: RemoteTable, bob: RemoteTable
+) -> tuple[RemoteTable, PassPassTableScreen]:
+    """The host's person and Bob seated, this app's person (Zed) joined
+    from home, the game started with Bob voting only (see above): Zed's
+    seat and its table."""
+    for person in (hostess, bob):
+        await person.join()
+        await person.connect(lambda update: None)
+    lobby = await join_from_home(pilot, room.code)
+    assert lobby.table is not None
+    remote = lobby.table
+    await wait_until(pilot, lambda: remote.seat is not None, "a seat")
+    return remote, await _started_with_bob_voting_only(pilot, room, remote, bob)
+
+
 async def test_where_the_table_moved_its_new_machine_lets_a_bot_play_for_the_host(
     private_config: Path, mosquitto: tuple[str, int]
 ) -> None:
@@ -1714,15 +1730,7 @@ async def test_where_the_table_moved_its_new_machine_lets_a_bot_play_for_the_hos
     app = network_app(private_config, mosquitto)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await hostess.join()
-            await hostess.connect(lambda update: None)
-            await bob.join()
-            await bob.connect(lambda update: None)
-            lobby = await join_from_home(pilot, room.code)
-            assert lobby.table is not None
-            remote = lobby.table
-            await wait_until(pilot, lambda: remote.seat is not None, "a seat")
-            table = await _started_with_bob_voting_only(pilot, room, remote, bob)
+            remote, table = await _zed_and_bob_started(pilot, room, hostess, bob)
             assert "Stand-in" not in [d for d, _ in footer_keys(app)]
             # The host's machine dies, its person's seat with it.
             await room.close(keep=True)
@@ -2590,14 +2598,7 @@ async def test_a_leaver_s_machine_votes_on_from_home_and_quitting_asks_first(
     app = network_app(private_config, mosquitto)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            for person in (hostess, bob):
-                await person.join()
-                await person.connect(lambda update: None)
-            lobby = await join_from_home(pilot, room.code)
-            assert lobby.table is not None
-            remote = lobby.table
-            await wait_until(pilot, lambda: remote.seat is not None, "a seat")
-            table = await _started_with_bob_voting_only(pilot, room, remote, bob)
+            remote, table = await _zed_and_bob_started(pilot, room, hostess, bob)
             bob_seat = bob.seat
             assert bob_seat is not None
             await bob.close()  # Bob's machine dies: 2 of the 3 voters are left
