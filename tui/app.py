@@ -38,6 +38,7 @@ from tui.messages import (
     NextGameRequested,
     PastGamesRequested,
     PlayAgainRequested,
+    QuitRequested,
     ReplayRequested,
     ResumeHostedRequested,
     ResumeRequested,
@@ -277,17 +278,29 @@ class PasseApp(App[None]):
         if getattr(self.screen, "in_room", False) and leave_room is not None:
             leave_room()  # a networked lobby: leaving tells the others (and may close it)
             return
+        await self.quit_asking()
+
+    def on_quit_requested(self, message: QuitRequested) -> None:
+        self.call_later(self.quit_asking)
+
+    async def quit_asking(self) -> None:
+        """Quit, unless this machine still votes in a game it left and the
+        others need that vote: then ask first, on the home screen (a "stay"
+        stays there). Every way out of Passe comes here (a play-test: the
+        lobby's q quit at once, and the others' game stopped)."""
         needed = self.votes_needed()
-        if needed:
-            from tui.screens.confirm_quit_voting import ConfirmQuitVotingScreen
-
-            def decide(quit_anyway: bool | None) -> None:
-                if quit_anyway:
-                    self.exit()
-
-            self.push_screen(ConfirmQuitVotingScreen(needed), decide)
+        if not needed:
+            self.exit()
             return
-        self.exit()
+        from tui.screens.confirm_quit_voting import ConfirmQuitVotingScreen
+
+        await self.go_home()
+
+        def decide(quit_anyway: bool | None) -> None:
+            if quit_anyway:
+                self.exit()
+
+        self.push_screen(ConfirmQuitVotingScreen(needed), decide)
 
     def quit_on_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP (or the terminal gone, which is SIGHUP): like a
@@ -582,8 +595,9 @@ class PasseApp(App[None]):
         self.kept_votes = [table for table in self.kept_votes if not table.closed]
         self.kept_votes.append(message.table)
         self.notify(
-            f"Passe votes on in room {format_code(message.table.code)}'s game until it ends,"
-            " so that the others' moves count. Quitting Passe ends its vote.",
+            f"Passe keeps your machine's vote in room {format_code(message.table.code)}'s game"
+            " until it ends: a move there counts once most of the room's machines hold it."
+            " Quitting Passe ends that vote.",
             title="Your machine still votes",
             timeout=10,
         )

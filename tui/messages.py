@@ -159,6 +159,11 @@ class VoteKept(Message):
     table: RemoteTable
 
 
+class QuitRequested(Message):
+    """A screen asks to quit Passe (its own leave done): the app asks first
+    while the others need a vote this machine kept (VoteKept)."""
+
+
 class PlayAgainRequested(Message):
     """A local game's game-over screen asks for another game, same settings."""
 

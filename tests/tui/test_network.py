@@ -2619,6 +2619,24 @@ async def test_a_leaver_s_machine_votes_on_from_home_and_quitting_asks_first(
             assert asked.codes == [format_code(room.code)]
             await pilot.press("n")
             assert isinstance(app.screen, HomeScreen) and app.is_running
+            # So does quitting from a lobby of another room (a play-test:
+            # the lobby's q quit at once, and the others' game stopped).
+            await pilot.press("o")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "a lobby")
+            hosting = app.screen
+            assert isinstance(hosting, LobbyScreen)
+            await wait_until(pilot, lambda: hosting.room is not None, "its room open")
+            await pilot.press("q")
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, ConfirmLeaveRoomScreen), "leave the room?"
+            )
+            await pilot.press("q")
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, ConfirmQuitVotingScreen), "quit Passe?"
+            )
+            await pilot.press("n")
+            await wait_until(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+            assert app.is_running
             # The game goes on with this machine's vote: bots for Bob and
             # for this seat, the host's person's by a bot too, to the end.
             await wait_until(pilot, lambda: not room.authority.seats[bob_seat].present, "away")

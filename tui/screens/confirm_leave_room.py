@@ -3,7 +3,10 @@ it does to the others."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Static
 
@@ -58,6 +61,12 @@ class ConfirmLeaveRoomScreen(ConfirmQuitScreen):
     """:class:`ConfirmQuitScreen`'s keys and answers, with what leaving a
     networked room means for the others."""
 
+    # A lobby's dialog offered "keep playing" where nothing is played yet
+    # (a play-test): "stay" fits a room and a game.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n,escape", "stay", "Stay", key_display="n"),
+    ]
+
     def __init__(self, title: str, text: str) -> None:
         super().__init__()
         self.title_text = title
@@ -66,7 +75,5 @@ class ConfirmLeaveRoomScreen(ConfirmQuitScreen):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.title_text, classes="dialog-title")
-            yield Static(
-                f"{self.text}\n\ny  leave to the home screen\nq  quit Passe\nn  keep playing"
-            )
+            yield Static(f"{self.text}\n\ny  leave to the home screen\nq  quit Passe\nn  stay")
         yield PasseFooter()

@@ -34,7 +34,7 @@ from net.identity import fingerprint
 from net.protocol.codes import format_code
 from net.protocol.text import clean_text
 from tui.games import load_table_screen
-from tui.messages import KnocksChanged, LinkChanged, RoomChanged, SeatLevelChosen
+from tui.messages import KnocksChanged, LinkChanged, QuitRequested, RoomChanged, SeatLevelChosen
 from tui.netplay import HostPlan, NetplayError, open_hosted_room
 from tui.plain import plain
 from tui.screens.base import PasseScreen
@@ -916,7 +916,7 @@ class LobbyScreen(PasseScreen):
     async def _leave_room(self, choice: str) -> None:
         await self.close_room(leaving=True)
         if choice == QUIT:
-            self.app.exit()
+            self.post_message(QuitRequested())
         else:
             self.dismiss()
 

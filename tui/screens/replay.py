@@ -24,7 +24,7 @@ from textual.binding import Binding, BindingType
 
 from core.replay import Replay
 from net.authority.table import TableUpdate
-from tui.messages import TableUpdated
+from tui.messages import QuitRequested, TableUpdated
 from tui.replay_client import ReplayClient
 from tui.screens.base import PasseScreen
 from tui.screens.read_only_table import ReadOnlyTableScreen, over_game_table
@@ -242,7 +242,7 @@ class ReplayTableScreen(ReadOnlyTableScreen):
 
     def action_leave(self) -> None:
         if self.exits:
-            self.app.exit()
+            self.post_message(QuitRequested())
         else:
             self.app.pop_screen()
 

@@ -37,6 +37,7 @@ from tui.messages import (
     NextGameOpened,
     NextGameRequested,
     PlayAgainRequested,
+    QuitRequested,
     RoomChanged,
     TableUpdated,
     VoteKept,
@@ -1006,4 +1007,4 @@ class TableScreen(PasseScreen):
         if choice == HOME:
             self.post_message(GoHomeRequested())
         elif choice == QUIT:
-            self.app.exit()
+            self.post_message(QuitRequested())

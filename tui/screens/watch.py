@@ -28,7 +28,7 @@ from textual.widgets import Static
 from core.engine import View
 from core.registry import game_info
 from net.protocol.codes import format_code
-from tui.messages import GoHomeRequested, NextGameOpened, RoomChanged
+from tui.messages import GoHomeRequested, NextGameOpened, QuitRequested, RoomChanged
 from tui.screens.game_over import verdict
 from tui.screens.read_only_table import ReadOnlyTableScreen, over_game_table
 from tui.widgets.footer import PasseFooter
@@ -247,7 +247,7 @@ class WatchTableScreen(ReadOnlyTableScreen):
 
     def action_leave(self) -> None:
         if self.exits:
-            self.app.exit()
+            self.post_message(QuitRequested())
         else:
             self.post_message(GoHomeRequested())
 
