@@ -632,7 +632,11 @@ def _join_on_screen(args: argparse.Namespace) -> int:
         return JoinScreen(name, network, code=code, join_now=True, from_home=not args.name)
 
     bot_delay, seed = _screen_options(args)
-    return run_app(bot_delay=bot_delay, seed=seed, name=args.name, network=network, opening=join)
+    # The room's broker is the join's, not the session's: a room this person
+    # hosts later (o at home) is on their own broker, as from `passe`. It was
+    # on the joined host's embedded broker (a play-test), which dies with
+    # that host's machine.
+    return run_app(bot_delay=bot_delay, seed=seed, name=args.name, network=None, opening=join)
 
 
 def _found_on_screen(args: argparse.Namespace) -> tuple[str, NetworkOptions] | int:
@@ -663,7 +667,8 @@ def _watch_on_screen(args: argparse.Namespace) -> int:
 
         return JoinScreen("", network, code=code, watch_now=True, from_home=True)
 
-    return run_app(bot_delay=None, seed=None, name=None, network=network, opening=watch)
+    # As a join's (above): the room's broker is the watch's, not the session's.
+    return run_app(bot_delay=None, seed=None, name=None, network=None, opening=watch)
 
 
 def _given_code(args: argparse.Namespace) -> str | int | None:

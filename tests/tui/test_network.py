@@ -878,6 +878,13 @@ def test_passe_join_name_is_the_name_the_join_screen_says(
     with closed_port() as port:
         assert main(["join", f"ABC-123@127.0.0.1:{port}", "--name", "Dave"]) == 0
         assert asyncio.run(shown()) == "Enter joins as Dave."
+        # The room's broker is the join's alone: a room Dave hosts later in
+        # this session is on his own broker, not on the joined host's
+        # (found in a play-test: o after `passe join` hosted on the other
+        # host's embedded broker, which dies with that machine).
+        assert opened["network"] is None
+        assert main(["watch", f"ABC-123@127.0.0.1:{port}"]) == 0
+        assert opened["network"] is None
 
 
 def test_cli_on_screen_refuses_bad_input_before_opening_the_table(
