@@ -262,6 +262,7 @@ class RemoteTable(TableClient):
         # (``leave(keep_vote=True)``): no seat, no screen, no Hello again.
         self.keeps_vote = False
         self._voter_busy = False  # this key's voter of the room runs elsewhere
+        self._left = False  # its person's leave reached the table (_on_room_message)
         self._former_voter: asyncio.Task[object] | None = None  # see _follow_config
         self._keep_vote_until: asyncio.TimerHandle | None = None
         # The deal checked at the end (issue 20): against its commitment, and
@@ -1076,6 +1077,13 @@ class RemoteTable(TableClient):
                 # brokers of finished games, a play-test, 5 December).
                 self.pins.forget_broker(self.code)
         self._room_seen.set()
+        if self.keeps_vote and all(seat.peer != self.identity.peer_id for seat in room.seats):
+            # The table has our Leave: the seat is not ours any more, never
+            # to be taken back, so our voter's files go when it closes. Not
+            # before it says so: a Leave lost on its way (the table between
+            # machines) leaves the seat ours, and a voter started again
+            # without its file could vote twice in a term.
+            self._left = True
         if self.keeps_vote and room.phase in ("over", "closed"):
             # The game this process kept voting for has ended: nothing left
             # to vote on.
@@ -1314,6 +1322,15 @@ class RemoteTable(TableClient):
             self.voter.replica.driver.on_held = self._show_uncommitted
             spawn(self.voter.start(), "this seat's voter")
 
+    def _nothing_to_vote_on(self) -> bool:
+        """Whether this process's voter files of the room go when they
+        close: the room is over or closed, or its person left the game (a
+        seat left is never taken back, so its voter is never started again
+        from them; left behind, a later Passe looked for the room's dead
+        brokers, a play-test)."""
+        over = self.room is not None and self.room.phase in ("over", "closed")
+        return over or self._left
+
     async def _after_former_voter(self, former: SeatVoter, *, vote: bool, standby: bool) -> None:
         """``former`` closed, the room's voter starts (see _follow_config)."""
         await former.close()
@@ -1342,7 +1359,7 @@ class RemoteTable(TableClient):
             self.broker_port,
             seat_name=self._own_name,
             room_key=lambda: self.authority_key,
-            over=lambda: self.room is not None and self.room.phase in ("over", "closed"),
+            over=self._nothing_to_vote_on,
             standby=standby,
             on_brokers=self._follow_brokers,
             cluster=self.cluster,
@@ -1936,7 +1953,7 @@ class RemoteTable(TableClient):
             store, maker = self._maker
             self._maker = None
             await maker.close()
-            if self.room is not None and self.room.phase in ("over", "closed"):
+            if self._nothing_to_vote_on():
                 store.discard()  # nothing left to vote on: its files go with it
             store.release()
         standby = self._hand_over_standby()

@@ -55,6 +55,7 @@ async def test_a_leaver_s_machine_votes_until_the_game_ends_with_another_machine
             await again.join()
         assert again.voter is None and again._voter_busy
         assert not bob.closed and bob.voter.replica.driver._link is not None
+        await until(lambda: bob._left)  # the table had his Leave: his seat is not his
         # The game goes on to its end: every move needs two voters' copies,
         # the table's and Bob's.
         bot = get_game("passpass").make_bot("random", 1)
@@ -67,9 +68,11 @@ async def test_a_leaver_s_machine_votes_until_the_game_ends_with_another_machine
                 await changed.wait()
         assert authority.phase == "over"
         assert authority.seats[bob_seat].key != bob.identity.public_key  # never seated again
-        # With the game, Bob's kept vote ends by itself.
+        # With the game, Bob's kept vote ends by itself, its file with it
+        # (his seat was given up: never started again from it).
         await until(lambda: bob.closed)
         assert bob.voter is not None and bob.voter.replica.driver.node.stands is False
+        assert not bob.voter.replica.driver.storage.path.exists()
     finally:
         for table in tables:
             await table.close()
@@ -89,4 +92,29 @@ async def test_leaving_a_game_without_keeping_the_vote_or_outside_a_game_closes_
         assert ana.closed and not ana.keeps_vote
     finally:
         await ana.close()
+        await room.close()
+
+
+async def test_a_kept_vote_ended_mid_game_takes_its_files_once_the_seat_is_given_up() -> None:
+    """Passe quit while it kept a vote (the others did not need it): the
+    seat was given up for good, so nothing starts that voter again, and its
+    file goes (left behind, later Passes looked for the room's brokers; a
+    play-test). Not before the table had the Leave: a seat still ours could
+    be taken back, its voter started again from that file."""
+    need_mosquitto()
+    room = await open_test_room("passpass", 3, BROKER, seed=9)
+    tables: tuple[RemoteTable, ...] = ()
+    try:
+        tables = _, bob, _ = await started_with_two_voters(room, BROKER, lambda update: None)
+        voter = bob.voter
+        assert voter is not None
+        assert not bob._nothing_to_vote_on()  # a seat of a game in play: its file stays
+        assert await bob.leave(keep_vote=True)
+        await until(lambda: bob._left)
+        await bob.close()  # Passe quits
+        assert not voter.replica.driver.storage.path.exists()
+        assert room.authority.phase == "playing"
+    finally:
+        for table in tables:
+            await table.close()
         await room.close()
