@@ -38,6 +38,7 @@ from tui.games.dominoes.players import DominoPlayers
 from tui.games.dominoes.scores import DominoScores
 from tui.games.dominoes.table import END_CHOICE, DominoesTableScreen
 from tui.games.dominoes.train import DominoTrain
+from tui.messages import RoomChanged
 from tui.screens.choice import ChoiceScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.help import HelpScreen
@@ -678,3 +679,34 @@ async def test_a_stand_in_s_moves_read_as_the_bot_s_for_the_others(private_confi
         assert lines[-1].startswith("Ada's bot "), lines
         assert table.last_text.startswith("Last: Ada's bot plays "), table.last_text
         assert not any(line.startswith("Ada plays") for line in lines)
+
+
+async def test_the_moves_of_a_bot_that_took_a_left_seat_read_as_the_bot_s(
+    private_config: Path,
+) -> None:
+    """Ada left the game and a bot took her seat: her seat's moves read
+    "Ada's bot plays…", as a stand-in's do (a play-test read "Kim plays
+    V10" after Kim had left)."""
+    from net.protocol.wire import RoomState, SeatState
+
+    app = QuickAdaApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_dominoes(pilot, players=2, teams=False)
+        table = app.screen
+        assert isinstance(table, DominoesTableScreen)
+
+        def room(ada: SeatState) -> RoomState:
+            you = SeatState("You", "human", "", "", True)
+            return RoomState(
+                room="ABC123", game="dominoes", config={}, host="You", phase="playing",
+                seats=[you, ada], seq=1, stamp=1,
+            )  # fmt: skip
+
+        table.post_message(RoomChanged(room(SeatState("Ada", "human", "", "", True))))
+        table.post_message(RoomChanged(room(SeatState("Ada", "bot", "heuristic", "", True))))
+        await pilot.pause()
+        await pilot.press("right", "right", "enter")  # 2-3; Ada's bot answers
+        await pilot.pause(0.3)
+        lines = table.game_log.lines_written
+        assert lines[-1].startswith("Ada's bot "), lines
+        assert table.last_text.startswith("Last: Ada's bot plays "), table.last_text
