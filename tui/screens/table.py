@@ -84,7 +84,11 @@ NO_UNDO = (
 NETWORK_NOTES = (
     "A networked game: the bar at the top says when someone is away (the\n"
     "game waits for them) or your link is down (it comes back by itself).\n"
-    "The host's b lets a bot play for someone away until they are back."
+    "The host's b lets a bot play for someone away until they are back.\n"
+    "Where the table moves when its machine stops, a move counts once most\n"
+    "of the room's machines hold it: the bar says when too few are here.\n"
+    "q leaves the game (it asks first); left to the home screen, your\n"
+    "machine votes on until the game ends, unless you quit Passe."
 )
 
 
