@@ -76,7 +76,10 @@ async def test_a_knock_is_shown_and_answered_by_the_host(
         )
         await wait_until(pilot, lambda: knocking, "the joiner told it waits")
         assert "asked to let you in" in knocking[0]
+        assert any(n.title == "Someone knocks" for n in app._notifications)
         await pilot.press("n")
+        # Answered, its toast goes (a play-test: it stayed, as if waiting).
+        assert not any(n.title == "Someone knocks" for n in app._notifications)
         with pytest.raises(JoinError) as refused:
             await asyncio.wait_for(eve_joins, 10)
         assert refused.value.code == "denied" and "did not let you in" in str(refused.value)

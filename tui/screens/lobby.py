@@ -581,6 +581,7 @@ class LobbyScreen(PasseScreen):
                 )
                 return
             self.table.admit(knock.key, yes=True)
+            self._knock_answered()
             self.notify(f"{knock.name} is let in.", title="Room", markup=False)
             return
         if knock is not None and self.hosted is not None:
@@ -597,7 +598,14 @@ class LobbyScreen(PasseScreen):
                 return
             with contextlib.suppress(IllegalAction):
                 self.hosted.authority.admit(knock.key)
+            self._knock_answered()
             self._render_room()
+
+    def _knock_answered(self) -> None:
+        """The last knock answered: its "Someone knocks … y or n" toast goes
+        (a play-test: it stayed up after the y, as if still waiting)."""
+        if self._waiting_count() == 0:
+            self.app.clear_notifications()
 
     def action_expect_key(self) -> None:
         from tui.screens.expect_key import ExpectKeyScreen
@@ -631,11 +639,13 @@ class LobbyScreen(PasseScreen):
         knock = self.knock
         if knock is not None and self.hosted is None and self.table is not None:
             self.table.admit(knock.key, yes=False)
+            self._knock_answered()
             self.notify(f"{knock.name} was turned away.", title="Room", markup=False)
             return
         if knock is not None and self.hosted is not None:
             with contextlib.suppress(IllegalAction):
                 self.hosted.authority.refuse(knock.key)
+            self._knock_answered()
             self.notify(f"{knock.name} was turned away.", title="Room", markup=False)
             self._render_room()
 
