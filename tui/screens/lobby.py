@@ -606,6 +606,7 @@ class LobbyScreen(PasseScreen):
         (a play-test: it stayed up after the y, as if still waiting)."""
         if self._waiting_count() == 0:
             self.app.clear_notifications()
+            self._knock_toast_at = -1e9  # the next knock has a toast of its own
 
     def action_expect_key(self) -> None:
         from tui.screens.expect_key import ExpectKeyScreen
