@@ -24,6 +24,7 @@ import socket
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import aiomqtt
 import paho.mqtt.client as paho
@@ -515,6 +516,7 @@ class MqttLink:
         # keeps "Future exception was never retrieved" off the user's terminal.
         client._disconnected.add_done_callback(_retrieve)
         _watch_writes_safely(client)
+        _disconnect_safely(client)
         async with client:
             self._id_used_at = (self.host, self.port)
             self._client = client
@@ -632,6 +634,24 @@ def _watch_writes_safely(client: aiomqtt.Client) -> None:
         loop.call_soon_threadsafe(watch)
 
     paho_client.on_socket_register_write = register
+
+
+def _disconnect_safely(client: aiomqtt.Client) -> None:
+    """aiomqtt's disconnection callback asks its connection's future for
+    its exception: a future cancelled (the link closed as it connected)
+    raises CancelledError there, inside paho's read callback, and asyncio
+    logged it as a traceback (a play-test, leaving a game's end). Such a
+    connection never came up: aiomqtt itself returns early for one."""
+    paho_client = client._client
+    aiomqtt_on_disconnect = paho_client.on_disconnect
+    assert aiomqtt_on_disconnect is not None  # set by aiomqtt.Client
+
+    def on_disconnect(*arguments: Any) -> None:
+        if client._connected.cancelled():
+            return
+        aiomqtt_on_disconnect(*arguments)
+
+    paho_client.on_disconnect = on_disconnect
 
 
 def _retrieve(future: asyncio.Future[None]) -> None:

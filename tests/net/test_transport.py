@@ -622,3 +622,27 @@ async def test_a_link_closed_as_it_connects_never_comes_up(address: tuple[str, i
     finally:
         transport._subscribed = real_subscribed
     assert connects == [] and not link.connected
+
+
+async def test_a_connection_cancelled_as_it_came_up_ends_without_a_traceback() -> None:
+    """A link closed as it connected: aiomqtt's connection future is
+    cancelled, and its disconnection callback, run inside paho's read
+    callback, asked that future for its exception, raising CancelledError
+    there: asyncio logged a traceback (a play-test, leaving a game's end).
+    Mutation: the hook (_disconnect_safely) left out."""
+    require_mosquitto()
+    link = MqttLink("127.0.0.1", 1883, subscriptions=[], on_message=_ignore)
+    await link.start()
+    try:
+        client = link._client
+        assert client is not None
+        connected = client._connected
+        client._connected = asyncio.get_running_loop().create_future()
+        client._connected.cancel()  # as a close that came while it connected
+        paho_client = client._client
+        assert paho_client.on_disconnect is not None
+        paho_client.on_disconnect(paho_client, None, None, 0, None)  # must not raise
+        assert not client._disconnected.done()  # nothing told: it never came up
+        client._connected = connected
+    finally:
+        await link.close(graceful=False)
