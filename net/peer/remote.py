@@ -2008,9 +2008,12 @@ def _refusal(reply: Refused | Watched) -> JoinError:
 
 def _summary(message: Welcome | Refused | Update | Watched | Knocks) -> str:
     if isinstance(message, Update):
+        # A seat's own move comes twice: early, before its change commits,
+        # then committed (docs/election.md section 12): said, not a repeat.
+        early = ", uncommitted" if message.uncommitted is not None else ""
         return (
             f"Update(seq={message.seq}, base={message.base}, events={len(message.events)}, "
-            f"ack={message.ack}, rejected={message.rejected!r})"
+            f"ack={message.ack}, rejected={message.rejected!r}{early})"
         )
     return repr(message)
 
