@@ -182,7 +182,7 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _build_parser().parse_args(argv)
+    args = _build_parser().parse_args(_with_the_default_command(argv))
     if args.command == "simulate":
         return _simulate(args)
     if args.command in ("host", "join", "watch"):
@@ -198,6 +198,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         return _replay(args)
     return _play(args)
+
+
+def _with_the_default_command(argv: Sequence[str] | None) -> list[str]:
+    """``passe --name Hana`` is ``passe play --name Hana``: ``play`` is the
+    default command, and its options came before any command (a play-test:
+    refused as unrecognised). ``--help`` and ``--version`` stay passe's."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given and given[0].startswith("-") and given[0] not in ("-h", "--help", "--version"):
+        return ["play", *given]
+    return given
 
 
 def _play(args: argparse.Namespace) -> int:

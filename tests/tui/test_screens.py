@@ -289,6 +289,10 @@ def test_play_command_options(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tui.app, "run", lambda **options: started.append(options) or 0)
     assert main(["play", "--bot-delay", "0", "--seed", "4"]) == 0
     assert started == [{"bot_delay": 0, "seed": 4, "name": None}]
+    # Before any command, they are play's, the default one's (a play-test:
+    # `passe --name Hana` was refused).
+    assert main(["--name", "Hana", "--seed", "5"]) == 0
+    assert started[-1] == {"bot_delay": None, "seed": 5, "name": "Hana"}
     app = PasseApp(bot_delay=0, seed=4)
     assert app.bot_delay == 0 and app.seed == 4
     assert PasseApp().bot_delay == Settings().bot_delay > 0  # none given: the remembered one
