@@ -181,7 +181,9 @@ class SeatVoter:
         # notice names the dealer rather than a person's machine.
         self.dealer = dealer
         self.room_key = room_key  # the one the seat follows now
-        self.over = over  # whether the room is over or closed (its file then goes)
+        # Whether its files go when it closes: the room is over or closed, or
+        # its person left the seat for good (RemoteTable._nothing_to_vote_on).
+        self.over = over
         self.authority: Authority | None = None
         self.former_host = ""  # the room's host before this voter took its table
         # A standby broker of our own when the room's dies with its host
