@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
 
 from tui.terminal import FailSafeStream, Shutdown
 
@@ -32,6 +33,29 @@ class _TerminalOutput(FailSafeStream):
 
     def isatty(self) -> bool:
         return not self.failed and self._stream.isatty()
+
+
+class TerminalInput:
+    """The terminal's bytes as Textual's events. Textual's driver decodes
+    them strictly, and a byte that is not UTF-8 (a Latin-1 terminal, an
+    Alt key sent as 8-bit) raised in its input thread and ended Passe, exit
+    code 0 (a play-test); and it fed the parser the empty text of a
+    sequence cut between two reads, which the parser takes for the end of
+    its input (a second crash). Here a bad byte reads as U+FFFD, and only
+    text is fed."""
+
+    def __init__(self, debug: bool = False) -> None:
+        from textual._xterm_parser import XTermParser
+
+        self.parser = XTermParser(debug)
+        self._decode = getincrementaldecoder("utf-8")(errors="replace").decode
+
+    def feed(self, data: bytes) -> list[Message]:
+        text = self._decode(data)
+        return list(self.parser.feed(text)) if text else []
+
+    def tick(self) -> list[Message]:
+        return list(self.parser.tick())
 
 
 class PasseDriver(LinuxDriver):
@@ -63,12 +87,9 @@ class PasseDriver(LinuxDriver):
         """Textual's input loop (LinuxDriver.run_input_thread), except that
         end-of-file or an error reading the terminal is the terminal gone:
         report it and read no more until the app stops input."""
-        from textual._xterm_parser import XTermParser
-
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
-        parser = XTermParser(self._passe_debug)
-        decode = getincrementaldecoder("utf-8")().decode
+        terminal = TerminalInput(self._passe_debug)
         try:
             while not self.exit_event.is_set():
                 ready = selector.select(0.1)
@@ -84,9 +105,9 @@ class PasseDriver(LinuxDriver):
                         self._gone("end of input: the terminal was closed")
                         break
                     if data:
-                        for event in parser.feed(decode(data)):
+                        for event in terminal.feed(data):
                             self.process_message(event)
-                for event in parser.tick():
+                for event in terminal.tick():
                     self.process_message(event)
             else:
                 return
@@ -94,8 +115,8 @@ class PasseDriver(LinuxDriver):
         finally:
             selector.close()
             with contextlib.suppress(Exception):
-                for _event in parser.feed(""):
+                for _event in terminal.parser.feed(""):  # the end of its input
                     pass
 
 
-__all__ = ["PasseDriver"]
+__all__ = ["PasseDriver", "TerminalInput"]

@@ -11,7 +11,7 @@ import signal
 from pathlib import Path
 
 from tui.app import PasseApp
-from tui.driver import PasseDriver, _TerminalOutput
+from tui.driver import PasseDriver, TerminalInput, _TerminalOutput
 from tui.terminal import GuardedStream, Shutdown
 
 
@@ -53,3 +53,24 @@ async def test_the_driver_wraps_textuals_output_file(tmp_path: Path) -> None:
     finally:
         for number, handler in saved.items():
             signal.signal(number, handler)
+
+
+def _keys(terminal: TerminalInput, data: bytes) -> list[str]:
+    return [str(getattr(event, "key", "")) for event in terminal.feed(data)]
+
+
+def test_bytes_that_are_not_utf_8_are_keys_not_a_crash() -> None:
+    """A byte that is not UTF-8 (a Latin-1 terminal, an Alt key sent as
+    8-bit) ended Passe with a UnicodeDecodeError in the input thread; a
+    sequence cut between two reads fed the parser empty text, which it
+    takes for the end of its input (ParseError): both found in a play-test.
+    Now a bad byte is U+FFFD, a cut sequence waits for its end, and the
+    keys around them come through."""
+    terminal = TerminalInput()
+    assert _keys(terminal, b"\x82") == ["replacement_character"]
+    assert _keys(terminal, b"\xe9") == []  # the start of a sequence: it waits
+    assert _keys(terminal, b"\x82") == []  # still not whole
+    assert _keys(terminal, b"a") == ["replacement_character", "a"]  # never whole: replaced
+    assert _keys(terminal, b"\xc3") == []
+    assert _keys(terminal, b"\xa9") == ["\u00e9"]  # é, cut between two reads
+    assert _keys(terminal, b"\x1b[A") == ["up"]
