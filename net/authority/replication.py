@@ -209,7 +209,8 @@ class RoomReplica:
         try:
             self._lock: int | None = hold_lock(self._lock_path)
         except LockHeld:
-            raise VoterBusy(f"room {code}: this key's voter runs in another Passe") from None
+            already = "this key's voter runs already (in this Passe or another)"
+            raise VoterBusy(f"room {code}: {already}") from None
         try:
             storage = self._storage(storage_path, config, maker)
         except BaseException:
