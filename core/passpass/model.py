@@ -240,7 +240,7 @@ class PassPassChecked(Event):
     total: int
 
     def describe(self, names: Sequence[str]) -> str:
-        checker = acts(names, self.seat, "checks", start=False)
+        checker = acts(names, self.seat, "checks")  # a sentence of its own
         return f"Pass Pass! {checker} one ({self.total} in all)."
 
 

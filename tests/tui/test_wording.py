@@ -217,3 +217,16 @@ def test_what_a_bot_did_for_you_reads_your_bot_in_the_third_person() -> None:
     assert PlayerChosen(0, 2, False).describe(names) == "Your bot chooses Bo to play."
     ended = GameEnded((0,), "most points").describe(names)
     assert ended == "Game over: your bot wins (most points)."
+
+
+def test_a_pass_pass_checked_is_a_sentence_of_its_own() -> None:
+    """The engine's line (a replay's log, ``passe replay --step``) read
+    "Pass Pass! you check one" (a play-test): after "!", a new sentence."""
+    from core.engine import Names
+    from core.passpass.model import PassPassChecked
+
+    names = Names(["Me", "Ada", "Bo"], you=0)
+    assert PassPassChecked(0, 1, 2).describe(names) == "Pass Pass! You check one (2 in all)."
+    assert PassPassChecked(1, 1, 1).describe(names) == "Pass Pass! Ada checks one (1 in all)."
+    bot = Names(["Me", "Ada"], stand_in=0)
+    assert PassPassChecked(0, 1, 1).describe(bot) == "Pass Pass! Your bot checks one (1 in all)."
