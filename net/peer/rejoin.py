@@ -59,6 +59,15 @@ MAX_FOREIGN = 4  # other keys' room states kept while an announcement may come
 
 
 @dataclass(frozen=True)
+class RoomEnded:
+    """The room's broker has its state, signed by its table, and the room is
+    over or closed: nothing to rejoin, nor to wait for (its voters may still
+    be online at the game's end)."""
+
+    code: str
+
+
+@dataclass(frozen=True)
 class HeldSeat:
     """A room whose seat our key still holds, its host present: enough to
     say it ("You were in room CODE (game, host name)") and to join it."""
@@ -85,9 +94,10 @@ class HeldSeat:
 
 async def held_seat(
     identity: Identity, room: SatIn, voters: frozenset[bytes] = frozenset()
-) -> HeldSeat | None:
+) -> HeldSeat | RoomEnded | None:
     """``room`` if its broker still has it open with a seat bound to our
-    key and its host present; None otherwise (or unreachable), within
+    key and its host present; :class:`RoomEnded` if its state there says
+    it is over or closed; None otherwise (or unreachable), within
     CONNECT_WAIT + ANSWER_WAIT seconds. ``voters``: the room's, if it fails
     over (net/peer/pins.py): its state signed by the key one of them
     announces counts too, as the table itself would follow it (found in a
@@ -173,11 +183,11 @@ async def held_seat(
             await asyncio.wait_for(both.wait(), ANSWER_WAIT)
     finally:
         await link.close()
+    if states and states[-1].phase not in OPEN_PHASES:
+        return RoomEnded(code)  # whoever is online: the game is done
     if not states or online[-1:] != [True]:
         return None
     state = states[-1]  # retained: one each, unless the room changed meanwhile
-    if state.phase not in OPEN_PHASES:
-        return None
     me = identity.peer_id
     seat = next(
         (n for n, slot in enumerate(state.seats) if slot.kind == "human" and slot.peer == me),
@@ -213,6 +223,11 @@ async def _held_anywhere(identity: Identity, room: SatIn, pins: RoomPins) -> Hel
     for answer in answers:
         if isinstance(answer, HeldSeat):
             return answer
+    if any(isinstance(answer, RoomEnded) for answer in answers):
+        # Over: its voters, still online at the game's end, wait for
+        # nothing (a play-test: "Room … waits for your machine" of a game
+        # that had ended, and j showed its end).
+        return None
     for answer in answers:
         if isinstance(answer, BaseException):
             raise answer

@@ -14,7 +14,7 @@ import pytest
 from net.authority.host import HostedRoom
 from net.identity import Identity
 from net.peer.pins import RoomPins, SatIn
-from net.peer.rejoin import held_seat, seat_to_rejoin
+from net.peer.rejoin import RoomEnded, held_seat, seat_to_rejoin
 from net.peer.remote import RemoteTable
 from net.protocol.wire import room_topic
 from tests.net.brokers import closed_port
@@ -106,7 +106,7 @@ async def test_a_room_left_or_closed_or_out_of_reach_is_not_offered(
     [newest, *_] = pins.recent(5)
     assert newest.code == closing.code and await held_seat(identity, newest) is not None
     await closing.close()  # closed for good
-    assert await held_seat(identity, newest) is None
+    assert await held_seat(identity, newest) == RoomEnded(closing.code)
 
     with closed_port() as port:
         gone = SatIn(room.code, sat.key, ("127.0.0.1", port), int(time.time()))
@@ -152,3 +152,30 @@ async def test_a_seat_in_a_room_whose_table_moved_since_is_offered_by_its_voters
     finally:
         for table in (bob, cy, hostess):
             await table.close()
+
+
+async def test_a_room_whose_state_says_it_ended_is_not_waited_for(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Found in a play-test (6 December): back after the game had ended
+    (the host on its game-over screen, its voter still online), the home
+    screen said "Room … waits for your machine", and j showed the game's
+    end. A room whose state says over or closed is neither offered nor
+    surveyed for voters waiting. Mutation: the RoomEnded check left out."""
+    from net.peer import rejoin
+
+    identity, pins = Identity.generate(), RoomPins(tmp_path / "room_keys.json")
+    pins.remember("ABC123", Identity.generate().public_key, BROKER)
+    pins.remember_voters("ABC123", frozenset({identity.public_key}))
+    surveyed: list[str] = []
+
+    async def ended(identity: Identity, room: SatIn, voters: frozenset[bytes]) -> RoomEnded:
+        return RoomEnded(room.code)
+
+    async def waiting(*args: object) -> None:
+        surveyed.append("asked")
+
+    monkeypatch.setattr(rejoin, "held_seat", ended)
+    monkeypatch.setattr(rejoin, "_waiting_for_us", waiting)
+    assert await seat_to_rejoin(identity, pins) is None
+    assert surveyed == []
