@@ -260,3 +260,33 @@ async def test_page_up_reads_the_log_s_earlier_lines_and_end_follows_it_again(
         help_screen = app.screen
         assert isinstance(help_screen, HelpScreen)
         assert ("PgUp/PgDn", "Log: earlier/later") in help_screen.keys
+
+
+async def test_the_trick_panel_names_a_stand_in_as_the_log_does(private_config: Path) -> None:
+    """At a networked table a bot plays for Ada while she is away: the trick
+    panel's sentences name "Ada's bot", as the log does (a play-test read
+    "2nd: Kim takes two." beside "second Kim's bot" in the log)."""
+    from net.protocol.wire import RoomState, SeatState
+
+    write_settings(private_config, players={"passpass": 5})
+    app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        seats = [SeatState(name, "bot", "heuristic", "", True) for name in table.names]
+        seats[0] = SeatState(table.names[0], "human", "", "", True)
+        seats[1] = SeatState(table.names[1], "human", "heuristic", "", False)  # away, covered
+        table._room = RoomState(
+            room="ABC123", game="passpass", config={}, host="You", phase="playing",
+            seats=seats, seq=1, stamp=1,
+        )  # fmt: skip
+        await pilot.press("1")  # play V1: Ada's V12 wins, her bot picks, you choose
+        for _ in range(200):
+            await pilot.pause()
+            if isinstance(app.screen, ChoiceScreen):
+                break
+        assert isinstance(app.screen, ChoiceScreen)
+        summary = table.query_one(TrickView).summary
+        assert f"{table.names[1]}'s bot picked " in summary, summary

@@ -754,7 +754,6 @@ class TableScreen(PasseScreen):
                 self.game_log.add(line)
         finally:
             self._by_stand_in = False
-            self._covered = ()
         self.view = update.view
         if self._room is not None and tuple(update.view.to_act) != self._to_act_shown:
             self._show_network()  # "the game waits for them" when their turn comes
@@ -764,10 +763,13 @@ class TableScreen(PasseScreen):
         # game): it fills the log, but what happened before is not news.
         self.catching_up = self.updates_received == 1
         try:
+            # The board's sentences too ("2nd: Kim's bot takes two", as the
+            # log says it: a play-test read "Kim takes two" beside it).
             self.show_view(update.view, update.events)
         finally:
             self.catching_up = False
             self._update_lines = {}
+            self._covered = ()
         keys = self.bindings_state()
         if keys != self._bindings_state:
             self._bindings_state = keys
