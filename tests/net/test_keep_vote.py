@@ -72,7 +72,9 @@ async def test_a_leaver_s_machine_votes_until_the_game_ends_with_another_machine
         # (his seat was given up: never started again from it).
         await until(lambda: bob.closed)
         assert bob.voter is not None and bob.voter.replica.driver.node.stands is False
-        assert not bob.voter.replica.driver.storage.path.exists()
+        # (closed says it began: its voter's close, the file's removal, follow)
+        voter_file = bob.voter.replica.driver.storage.path
+        await until(lambda: not voter_file.exists())
     finally:
         for table in tables:
             await table.close()

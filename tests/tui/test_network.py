@@ -1694,6 +1694,9 @@ async def _started_with_bob_voting_only(
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, PassPassTableScreen), "table")
     table = pilot.app.screen
     assert isinstance(table, PassPassTableScreen)
+    # Its first view too: before it, no game is in progress here, and q went
+    # home without a question (CI, a clean clone: once).
+    await wait_until(pilot, lambda: table.pp_view is not None, "the first view")
     voters = [t.voter for t in (remote, bob)]
     await wait_until(
         pilot,
