@@ -526,11 +526,15 @@ class RemoteTable(TableClient):
         if self.seat is not None and not self._closed:
             self._take_seat_again()
 
-    async def _abandon(self) -> None:
+    async def _stop_beat(self) -> None:
+        """No more "online" records (see _beat_presence): before our "gone"."""
         if self._beat is not None:
-            with contextlib.suppress(Exception):  # never "online" again after our "gone"
+            with contextlib.suppress(Exception):
                 await stop_task(self._beat)
             self._beat = None
+
+    async def _abandon(self) -> None:
+        await self._stop_beat()
         if self._link is not None:
             # "Gone" for whoever is connected now; then, in a room that is
             # over or closed, which needs our presence no more, cleared rather
@@ -1924,10 +1928,7 @@ class RemoteTable(TableClient):
             listeners.clear()
         for voter in self._voters_here():
             voter.replica.driver.node.retire()
-        if self._beat is not None:
-            with contextlib.suppress(Exception):
-                await stop_task(self._beat)
-            self._beat = None
+        await self._stop_beat()
         link = self._link
         if link is not None and link.connected:
             topic = presence_topic(self.code, self.identity.peer_id)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from core.engine import View
 from core.passpass.state import PassPassView
@@ -122,6 +123,14 @@ class RiggedApp(PasseApp):
         return LocalClient(Table.around(state, seats, bot_delay=0), 0)
 
 
+async def choice_opens(pilot: Pilot[Any]) -> None:
+    """Until a choice dialog is open (the bots answer at once), or 200 turns."""
+    for _ in range(200):
+        await pilot.pause()
+        if isinstance(pilot.app.screen, ChoiceScreen):
+            return
+
+
 async def test_second_winner_chooses_among_tied_lowest_cards(private_config: Path) -> None:
     write_settings(private_config, players={"passpass": 5})
     app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
@@ -131,10 +140,7 @@ async def test_second_winner_chooses_among_tied_lowest_cards(private_config: Pat
         table = app.screen
         assert isinstance(table, PassPassTableScreen)
         await pilot.press("1")  # play V1
-        for _ in range(200):
-            await pilot.pause()
-            if isinstance(app.screen, ChoiceScreen):
-                break
+        await choice_opens(pilot)
         choice = app.screen
         assert isinstance(choice, ChoiceScreen) and choice.kind == "take"
         assert len(choice.options) >= 2
@@ -283,10 +289,7 @@ async def test_the_trick_panel_names_a_stand_in_as_the_log_does(private_config: 
             seats=seats, seq=1, stamp=1,
         )  # fmt: skip
         await pilot.press("1")  # play V1: Ada's V12 wins, her bot picks, you choose
-        for _ in range(200):
-            await pilot.pause()
-            if isinstance(app.screen, ChoiceScreen):
-                break
+        await choice_opens(pilot)
         assert isinstance(app.screen, ChoiceScreen)
         summary = table.query_one(TrickView).summary
         assert f"{table.names[1]}'s bot picked " in summary, summary
