@@ -396,3 +396,20 @@ def test_a_room_s_options_from_the_host_are_listed_in_bounded_words() -> None:
     assert others[-1] == f"{MAX_SETTINGS_SHOWN - 2}={MAX_SETTINGS_SHOWN - 2}, 2 more"
     plain = describe_settings(msgspec.structs.replace(room, config={**room.config, "target": 9}))
     assert plain == "3 players · each for themselves\ntarget=9"
+
+
+@pytest.mark.parametrize("name", ["[b red]Kim", "[/]Kim", "[$accent]Kim"])
+async def test_the_join_screen_shows_the_typed_name_as_text(
+    private_config: Path, name: str
+) -> None:
+    """A play-test (6 December): "Enter joins as [b red]Kim" showed Kim in
+    bold red on the joiner's own join screen (``[/]`` would have ended Passe)."""
+    from tui.screens.join import JoinScreen
+
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(JoinScreen(name))
+        await pilot.pause()
+        explain = app.screen.query_one("#join-explain", Static)
+        assert str(explain.render()).startswith(f"Enter joins as {name}")
+        assert app.is_running

@@ -149,8 +149,11 @@ class JoinScreen(PasseScreen):
                 id="join-code",
             )
             yield Static(
-                f"Enter joins as {self.player_name}"
-                + (" (your name on the home screen)." if self.name_from_home else "."),
+                # The name the person typed: text, never markup ("[b red]Kim").
+                plain(
+                    f"Enter joins as {self.player_name}"
+                    + (" (your name on the home screen)." if self.name_from_home else ".")
+                ),
                 id="join-explain",
             )
             yield Static("", id="join-message")
