@@ -1811,12 +1811,14 @@ class RemoteTable(TableClient):
         self.seq = update.seq
         self.acked = max(self.acked, update.ack)
         self._started.set()
+        room = self.room
+        if room is not None and room.record is not None and room.salt:
+            # It came after the end: checked too, before it is shown, so
+            # that the screen reading this update reads the check it completes.
+            self._check_deal(room)
         self._deliver(
             tuple(fresh), None if update.rejected is None else clean_text(update.rejected)
         )
-        room = self.room
-        if room is not None and room.record is not None and room.salt:
-            self._check_deal(room)  # it came after the end: checked too
 
     def _deliver(self, events: tuple[Event, ...] = (), rejected: str | None = None) -> None:
         if self._listener is not None and self.view is not None:

@@ -189,3 +189,69 @@ async def test_a_guest_whose_table_moved_is_not_told_the_host_may_open_a_next_ga
         await pilot.pause()
         hint = str(over.query_one("#game-over-hint", Static).render())
         assert hint.startswith(INVITED_KEYS_HINT), hint
+
+
+async def _networked_game_over(private_config: Path, final_room_first: bool) -> list[str]:
+    """A joiner's dominoes table (a RemoteTable fed a faithful authority's
+    updates, tests/net/test_dealcheck.py) at the end of a game: the final
+    room state, which reveals the record, comes before or after the last
+    update (two topics: MQTT orders neither against the other). What the
+    game-over screen's deal check reads, step by step."""
+    from tests.net.test_dealcheck import deliver, final_room, peer_at_table, updates_for_seat
+
+    remote, game = peer_at_table("dominoes", 2)
+    record, updates = updates_for_seat("dominoes", 2, 0)
+    last = [update for update in updates if update.seq == len(record.actions)]
+    room = final_room(remote, record, game)
+
+    def room_comes() -> None:
+        # As RemoteTable._on_room_message takes a room state that reveals
+        # the record: checked, the end taken from it, then told.
+        remote.room = room
+        remote._check_deal(room)
+        remote._finish_from_record(room)
+        for listener in list(remote._room_listeners):
+            listener(room)
+
+    said: list[str] = []
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        table = DominoesTableScreen(remote)
+        app.push_screen(table)
+        await pilot.pause()
+        for update in updates[: len(updates) - len(last)]:
+            deliver(remote, update)
+        await pilot.pause()
+        for step in ("room", "last") if final_room_first else ("last", "room"):
+            if step == "room":
+                room_comes()
+            else:
+                for update in last:
+                    deliver(remote, update)
+            await pilot.pause()
+            await pilot.pause()
+            # Shown, or waiting behind the rounds' summaries.
+            waiting = [dialog for dialog, _ in table.deferred]
+            over = next(s for s in [*app.screen_stack, *waiting] if isinstance(s, GameOverScreen))
+            said.append(over.deal_check)
+        while not isinstance(app.screen, GameOverScreen):
+            await pilot.press("enter")  # the rounds' summaries read
+        shown = str(app.screen.query_one("#deal-check", Static).render())
+        assert shown == said[-1]
+    return said
+
+
+async def test_the_game_over_screen_says_the_deal_check_whatever_comes_last(
+    private_config: Path,
+) -> None:
+    """A play-test (6 December): a rejoined player's game-over screen stayed
+    on "checking the deal…" while the kept record said "Deal verified". The
+    screen said the check once, at a room state only: a check completed by
+    an update that came after the room state (or the record before the last
+    view) never reached it."""
+    room_then_last = await _networked_game_over(private_config, final_room_first=True)
+    assert room_then_last[0].startswith("Deal verified for what this Passe was shown: ")
+    assert room_then_last[1].startswith("Deal verified: all "), room_then_last
+    last_then_room = await _networked_game_over(private_config, final_room_first=False)
+    assert last_then_room[0].startswith("Fair deal: checking"), last_then_room
+    assert last_then_room[1].startswith("Deal verified: all "), last_then_room

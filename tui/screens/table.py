@@ -183,7 +183,7 @@ class TableScreen(PasseScreen):
         self._network_listeners: list[Callable[[], None]] = []
         self._room: RoomState | None = None
         self._room_notice = ""
-        self._deal_check_said = False
+        self._deal_check_said = ""  # the deal check's words as last said
         self._link_up = True
         self._host_up = True
         # A move sent just before the table went away (issue 18 item 2).
@@ -566,20 +566,28 @@ class TableScreen(PasseScreen):
 
     def _say_deal_check(self) -> None:
         """At the end, whether the revealed deal matched its commitment and
-        everything this seat was shown (docs/protocol.md): said once, a
-        warning naming the first mismatch if not."""
+        everything this seat was shown (docs/protocol.md): a toast the first
+        time, a warning naming the first mismatch if not, and the game-over
+        screen's line each time its words change: the final room state and
+        the last update come on two topics, in either order, and the later
+        one completes the check (a play-test's screen stayed on "checking")."""
         remote = remote_table(self.client)
-        if remote is None or remote.verified is None or self._deal_check_said:
+        if remote is None or remote.verified is None:
             return
-        self._deal_check_said = True
+        text = self.deal_check_text()
+        if text == self._deal_check_said:
+            return
+        first_time = not self._deal_check_said
+        self._deal_check_said = text
         over = self._game_over_screen()
         if over is not None:
-            over.say_deal_check(self.deal_check_text())
+            over.say_deal_check(text)
         for dialog, _ in self.deferred:
             if isinstance(dialog, GameOverScreen):
-                dialog.deal_check = self.deal_check_text()
+                dialog.deal_check = text
         if remote.verified:
-            self.notify("The revealed deal gives everything you were shown.", title="Fair deal")
+            if first_time:
+                self.notify("The revealed deal gives everything you were shown.", title="Fair deal")
         else:
             self.notify(
                 remote.deal_report,
@@ -781,6 +789,7 @@ class TableScreen(PasseScreen):
         if update.view.is_over and not self.game_over_shown:
             self.game_over_shown = True
             self.show_game_over(update.view)
+        self._say_deal_check()  # an update after the record completes the check
 
     @property
     def confirm_plays(self) -> bool:
