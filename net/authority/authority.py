@@ -29,6 +29,8 @@ from nacl.signing import SigningKey
 from core.engine import Config, Event, IllegalAction
 from core.registry import get_game
 from net.authority.replication import (
+    MIN_STANDING,
+    MIN_VOTERS,
     RoomReplica,
     can_fail_over,
     close_quietly,
@@ -67,6 +69,7 @@ from net.protocol.wire import (
     Admit,
     EntryAt,
     Envelope,
+    FailoverOutlook,
     Hello,
     Knocking,
     Knocks,
@@ -1193,6 +1196,23 @@ class Authority:
             return [*dealers, *(key for key in people if key not in dealers)], len(dealers) - 1
         return [self._voter.public_key, *people], standing
 
+    def failover_outlook(self) -> tuple[FailoverOutlook, int]:
+        """What the failover setting comes to if the game started now (the
+        lobby's one line, the host's and, through the room state, each
+        joiner's): off, short of how many more people's machines that stand,
+        or on."""
+        if not self.failover:
+            return "off", 0
+        voters, standing = self.failover_voters()
+        missing = max(MIN_VOTERS - len(voters), MIN_STANDING - standing)
+        return ("short", missing) if missing > 0 else ("on", 0)
+
+    def set_failover(self, on: bool) -> None:
+        """The host's lobby setting (f): said to the joiners at once."""
+        self.failover = on
+        if self.phase == LOBBY:
+            self._publish_room()
+
     @property
     def _voter(self) -> Identity:
         """This process's key in the room's election (the dealer's own, in
@@ -1495,6 +1515,11 @@ class Authority:
             brokers=self._voter_brokers(),
             dealer=clean_name(self.dealer_name, "")[:40] if self.dealer_name else "",
             bot_due=sorted(self._away_timers),
+            failover=(
+                self.failover_outlook()[0]
+                if self.phase == LOBBY and self.dealers is None and not self.dealer_name
+                else ""
+            ),
         )
 
     def _voter_brokers(self) -> list[VoterBroker]:
@@ -2168,11 +2193,14 @@ class Authority:
         # Whether this person stands for the table (issue 20), as their
         # latest Hello says; kept for seated keys only (bounded).
         seated = {slot.key for slot in self.seats if slot.key is not None}
+        outlook = self.failover_outlook()
         self.declined &= seated
         if key in seated and not hello.stand:
             self.declined.add(key)
         else:
             self.declined.discard(key)
+        if self.phase == LOBBY and self.failover_outlook() != outlook:
+            self._publish_room()  # the lobby's failover line, everyone's
 
     def _seat_hello(self, key: bytes, hello: Hello) -> None:
         seat = self._seat_of(key)

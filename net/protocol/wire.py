@@ -17,7 +17,7 @@ decryptable.
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Final, TypeVar
+from typing import Annotated, Any, Final, Literal, TypeVar
 
 import msgspec
 from msgspec import Meta, Struct
@@ -423,6 +423,13 @@ class VoterBroker(Struct, array_like=True, forbid_unknown_fields=True):
     broker: Annotated[str, Meta(max_length=64)]
 
 
+# What a lobby's failover setting comes to if its game started now (issue
+# 20; RoomState.failover): "off" (the host turned it off), "short" (it needs
+# more people's machines that stand), "on"; "" outside a lobby, in a
+# dealer's room, or from a Passe that does not say.
+FailoverOutlook = Literal["", "off", "short", "on"]
+
+
 class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True, omit_defaults=True):
     """The room in public, retained. ``phase``: lobby, playing, over, closed.
     ``stamp`` grows with every publication (ms), so an older copy is ignored.
@@ -461,6 +468,10 @@ class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True, o
     # The seats of people away whom a bot will play for unless they are back
     # first (a table that stands bots in by itself; its notice says when).
     bot_due: Annotated[list[Annotated[int, Meta(ge=0, le=15)]], Meta(max_length=16)] = []
+    # In a lobby: whether its game would fail over, as its host's lobby says
+    # (a joiner's read "yours may hold the deck" where the host's said the
+    # room needed more machines: a play-test).
+    failover: FailoverOutlook = ""
 
 
 room_state_decoder: Final = msgspec.msgpack.Decoder(RoomState)

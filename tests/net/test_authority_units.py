@@ -1767,8 +1767,15 @@ def test_the_room_state_says_everything_public() -> None:
         record=None,
         salt=b"",
         notice="",
+        failover="on",  # three voters: this process, Ana's and Robo's, both standing
     )
     assert authority.room_state().stamp > state.stamp  # each one newer
+    authority.set_failover(False)
+    assert authority.room_state().failover == "off"
+    authority.set_failover(True)
+    authority.declined.add(robo.public_key)
+    assert authority.room_state().failover == "short"
+    assert authority.failover_outlook() == ("short", 1)
 
 
 async def test_the_room_state_reveals_the_record_and_salt_only_at_the_end() -> None:

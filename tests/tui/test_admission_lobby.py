@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from net.identity import Identity, fingerprint
@@ -356,11 +357,75 @@ async def test_failover_is_on_and_the_lobby_says_what_it_needs_and_f_turns_it_of
                 ),
                 "one more",
             )
+            # The joiners read what the host's lobby says (the room state's
+            # failover): a play-test's joiner was promised the deck.
+            await wait_until(pilot, lambda: outlook(eve) == "short", "Eve told: short")
             await pilot.press("f")
             assert not hosted.authority.failover
             assert "Failover off (f)" in text_of(lobby, "#lobby-info")
+            await wait_until(pilot, lambda: outlook(eve) == "off", "Eve told: off")
             await pilot.press("f")
             assert hosted.authority.failover
+            await wait_until(pilot, lambda: outlook(eve) == "short", "Eve told: short again")
+            bob = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Bob")
+            bob_joins = asyncio.create_task(bob.join())
+            try:
+                await wait_until(pilot, lambda: "Bob" in hint(lobby), "Bob's knock")
+                await pilot.press("y")
+                await asyncio.wait_for(bob_joins, 10)
+                await wait_until(
+                    pilot, lambda: outlook(eve) == outlook(bob) == "on", "three machines: on"
+                )
+                bob.set_stand(False)  # Bob declines: one standing person short
+                await wait_until(pilot, lambda: outlook(eve) == "short", "Bob declined: short")
+                lobby._render_room()
+                line = " ".join(text_of(lobby, "#lobby-info").split())
+                assert "needs 1 more person's machine that stands" in line, line
+            finally:
+                bob_joins.cancel()
+                await bob.close()
         finally:
             joining.cancel()
             await eve.close()
+
+
+def outlook(table: RemoteTable) -> str:
+    """What the room state tells a joiner of the lobby's failover."""
+    return "" if table.room is None else table.room.failover
+
+
+@pytest.mark.parametrize(
+    ("told", "stand", "says"),
+    [
+        ("on", True, "You stand (f declines): if the host's machine stops, yours may hold"),
+        ("on", False, "You declined to stand (f): if the host's machine stops, yours votes"),
+        ("short", True, "Failover needs more people's machines: until then, if the host's"),
+        ("short", False, "game waits (you declined, f stands)."),
+        ("off", True, "Failover off (the host's f): if the host's machine stops, the game"),
+    ],
+)
+async def test_a_joiner_s_lobby_says_what_the_host_s_says_of_failover(
+    private_config: Path, told: str, stand: bool, says: str
+) -> None:
+    """A play-test (6 December): with two people, the joiner's lobby said
+    "You stand: if the host's machine stops, yours may hold the deck" while
+    the host's said the room needed more people's machines to fail over."""
+    from net.protocol.wire import RoomState, SeatState
+    from tui.messages import RoomChanged
+    from tui.screens.lobby import LobbyScreen
+
+    app = network_app(private_config, ("127.0.0.1", 9))
+    async with app.run_test(size=SIZE) as pilot:
+        table = RemoteTable(Identity.generate(), "ABC123", "127.0.0.1", 9, "Eve")
+        table.seat, table.stand = 1, stand
+        lobby = LobbyScreen(table=table)
+        app.push_screen(lobby)
+        await pilot.pause()
+        seats = [SeatState("Zed", "human", "", "a" * 16), SeatState("Eve", "human", "", "b" * 16)]
+        room = RoomState("ABC123", "passpass", {"players": 3}, "Zed", "lobby", seats, 0, 1)
+        lobby.post_message(RoomChanged(msgspec.structs.replace(room, failover=told)))
+        await wait_until(pilot, lambda: lobby.room is not None, "the room")
+        line = " ".join(text_of(lobby, "#lobby-info").split())
+        assert says in line, line
+        if told != "on":
+            assert "hold the deck" not in line

@@ -29,7 +29,6 @@ from textual.widgets import Static
 from core.engine import ConfigError, IllegalAction
 from core.registry import game_info, get_game
 from net.authority.authority import MAX_KNOCKS
-from net.authority.replication import MIN_STANDING, MIN_VOTERS
 from net.identity import fingerprint
 from net.protocol.codes import format_code
 from net.protocol.text import clean_text
@@ -502,6 +501,17 @@ class LobbyScreen(PasseScreen):
                     "if the dealer stops, another dealer takes the table, or it goes on "
                     "when the dealer is back."
                 )
+            # As the host's lobby says it (the room state's failover):
+            # a play-test's joiner read "yours may hold the deck" where
+            # the host's said the room needed more machines.
+            if self.room.failover == "off":
+                return "\nFailover off (the host's f): if the host's machine stops, the game waits."
+            if self.room.failover == "short":
+                choice = "you stand, f declines" if self.table.stand else "you declined, f stands"
+                return (
+                    "\nFailover needs more people's machines: until then, if the host's "
+                    f"machine stops, the game waits ({choice})."
+                )
             if self.table.stand:
                 return (
                     "\nYou stand (f declines): if the host's machine stops, "
@@ -512,11 +522,10 @@ class LobbyScreen(PasseScreen):
                 "yours votes but never holds the deck."
             )
         authority = self.hosted.authority
-        if not authority.failover:
+        outlook, missing = authority.failover_outlook()
+        if outlook == "off":
             return "\nFailover off (f): if this machine stops, the game waits for it."
-        voters, standing = authority.failover_voters()
-        missing = max(MIN_VOTERS - len(voters), MIN_STANDING - standing)
-        if missing > 0:
+        if outlook == "short":
             whose = "person's machine" if missing == 1 else "people's machines"
             who = " here"
             if authority.declined:
@@ -538,7 +547,7 @@ class LobbyScreen(PasseScreen):
         if self.room is None or self.room.phase != "lobby" or self.hosted is None:
             return
         authority = self.hosted.authority
-        authority.failover = not authority.failover
+        authority.set_failover(not authority.failover)
         self._render_room()
 
     @property
