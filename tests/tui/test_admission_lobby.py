@@ -49,9 +49,14 @@ async def test_a_knock_is_shown_and_answered_by_the_host(
 ) -> None:
     write_settings(private_config, name="Zed", players={"passpass": 3})
     app = network_app(private_config, mosquitto)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         lobby, hosted = await host_from_home(pilot)
         authority = hosted.authority
+        # This Passe's first room: its player key is new, and said so briefly.
+        await wait_until(pilot, lambda: app._notifications, "the key's toast")
+        assert [n.message for n in app._notifications] == [
+            "New player key made: it gets you your seat back after a dropped connection."
+        ]
         # The host key's fingerprint, to compare aloud, under the code.
         box = lobby.query_one("#lobby-code-box")
         await wait_until(pilot, lambda: box.border_subtitle, "the key under the code")
@@ -77,7 +82,14 @@ async def test_a_knock_is_shown_and_answered_by_the_host(
         )
         await wait_until(pilot, lambda: knocking, "the joiner told it waits")
         assert "asked to let you in" in knocking[0]
-        assert any(n.title == "Someone knocks" for n in app._notifications)
+        # The knock's toast alone: the new key's, stacked under it, hid the
+        # knock line (a play-test, 6 December).
+        assert [n.title for n in app._notifications] == ["Someone knocks"]
+        await pilot.pause()
+        await wait_until(pilot, lambda: app.screen.query("Toast"), "the knock's toast shown")
+        line = lobby.query_one("#lobby-seat-hint").region
+        toasts = [toast.region for toast in app.screen.query("Toast")]
+        assert toasts and not any(toast.overlaps(line) for toast in toasts), (toasts, line)
         await pilot.press("n")
         # Answered, its toast goes (a play-test: it stayed, as if waiting).
         assert not any(n.title == "Someone knocks" for n in app._notifications)

@@ -100,7 +100,9 @@ def test_an_ssh_guest_is_told_what_to_tell_a_friend(monkeypatch: pytest.MonkeyPa
     )
     assert "ssh -t -p 2299 SERVER join ABC-123" in join_lines("ABC-123")
     said = key_notice("made a new key")
-    assert said.startswith("Made a new key. Your player key is how rooms know you")
+    assert said == "New player key made: it gets you your seat back after a dropped connection."
+    said = key_notice("your key file /k was damaged: kept as k.corrupt, made a new key")
+    assert said.startswith("Your key file /k was damaged: kept as k.corrupt, made a new key. ")
 
 
 def test_points_read_as_words() -> None:

@@ -303,9 +303,9 @@ class JoinScreen(PasseScreen):
         finally:
             self.joining = False
         if notice:
-            from tui.screens.lobby import key_notice
+            from tui.screens.lobby import say_key_notice
 
-            self.notify(key_notice(notice), title="Your player key", timeout=8)
+            say_key_notice(self, notice)
         self.app.switch_screen(LobbyScreen(table=table))
 
     def _say(self, text: str, *, problem: bool = False) -> None:
