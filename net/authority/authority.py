@@ -298,6 +298,7 @@ class SeatSlot:
             self.plays if remote_bot else self.level,
             peer_id(self.key) if self.key is not None else "",
             self.present if self.kind == HUMAN else self.kind == BOT,
+            self.replaced,
         )
 
 
@@ -784,7 +785,14 @@ class Authority:
             salt=self._salt,
             phase=self.phase,
             seats=[
-                SavedSeat(seat.name, seat.kind, seat.level, seat.key, list(seat.stood_in))
+                SavedSeat(
+                    seat.name,
+                    seat.kind,
+                    seat.level,
+                    seat.key,
+                    list(seat.stood_in),
+                    replaced=seat.replaced,
+                )
                 for seat in self.seats
             ],
             actions=list(self.table.record().actions) if self.table is not None else [],
@@ -834,7 +842,14 @@ class Authority:
             # Who is here is known again as each person reconnects (or their
             # retained presence arrives): the broker may have died with the host.
             seats=[
-                SeatSlot(seat.name, seat.kind, seat.level, seat.key, stood_in=_spans(seat.stood_in))
+                SeatSlot(
+                    seat.name,
+                    seat.kind,
+                    seat.level,
+                    seat.key,
+                    stood_in=_spans(seat.stood_in),
+                    replaced=seat.replaced,
+                )
                 for seat in saved.seats
             ],
             phase=saved.phase,

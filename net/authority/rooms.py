@@ -74,6 +74,9 @@ class SavedSeat(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     # Left out when there is none: a voter of an earlier Passe reads the
     # room's log entries as before.
     stood_in: list[tuple[int, int | None]] = []
+    # A bot playing on for a person who left (SeatSlot.replaced): its name
+    # is still theirs, and the next game does not keep it.
+    replaced: bool = False
 
 
 class NonceMark(msgspec.Struct, forbid_unknown_fields=True):

@@ -405,15 +405,20 @@ AuthorityMessage = Welcome | Refused | Update | Watched | Knocks
 authority_message_decoder: Final = msgspec.msgpack.Decoder(AuthorityMessage)
 
 
-class SeatState(Struct, array_like=True, forbid_unknown_fields=True):
+class SeatState(Struct, array_like=True, forbid_unknown_fields=True, omit_defaults=True):
     """``kind``: "open", "human" or "bot"; ``level`` the bot's level (for a
-    person's seat, the bot playing for them while they are away)."""
+    person's seat, the bot playing for them while they are away);
+    ``replaced``: a bot that plays on for a person who left the game (its
+    name is still theirs). Trailing fields at their defaults are left out."""
 
     name: Annotated[str, Meta(max_length=40)]
     kind: Annotated[str, Meta(max_length=10)]
     level: Annotated[str, Meta(max_length=20)] = ""
     peer: Annotated[str, Meta(max_length=16)] = ""
     present: bool = False
+    # A player who came back, or came late, read "Kim plays" for the bot
+    # that took the seat Kim left: only those who saw Kim sit knew.
+    replaced: bool = False
 
 
 class VoterBroker(Struct, array_like=True, forbid_unknown_fields=True):

@@ -256,6 +256,12 @@ async def test_leaving_mid_game_hands_the_seat_to_a_bot_for_good(
     assert authority.table.seats[0].is_bot
     ((where, state),) = sent(authority, ana)
     assert where == "room" and state.notice == "Ana left the game; a bot plays for them"
+    # Said in the room state, for players who never saw Ana sit (a
+    # returning one read "Ana plays" for the bot), and kept across a resume
+    # or a failover (the room's snapshot).
+    assert state.seats[0].replaced and not state.seats[1].replaced
+    again = Authority.restore(authority.snapshot(BrokerChoice(False, "127.0.0.1", 1)), "h", 1)
+    assert again.seats[0].replaced and again.room_state().seats[0].replaced
     # The next game's seats: hers is free, not her stand-in's.
     assert authority.next_seats()[0] == SeatSlot("Seat 1")
 

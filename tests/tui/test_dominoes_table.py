@@ -686,7 +686,9 @@ async def test_the_moves_of_a_bot_that_took_a_left_seat_read_as_the_bot_s(
 ) -> None:
     """Ada left the game and a bot took her seat: her seat's moves read
     "Ada's bot plays…", as a stand-in's do (a play-test read "Kim plays
-    V10" after Kim had left)."""
+    V10" after Kim had left), also for a player who never saw her sit (a
+    returning one, whose first room state has the bot: the room says
+    ``replaced``)."""
     from net.protocol.wire import RoomState, SeatState
 
     app = QuickAdaApp(config_path=private_config, bot_delay=0, seed=1)
@@ -702,8 +704,8 @@ async def test_the_moves_of_a_bot_that_took_a_left_seat_read_as_the_bot_s(
                 seats=[you, ada], seq=1, stamp=1,
             )  # fmt: skip
 
-        table.post_message(RoomChanged(room(SeatState("Ada", "human", "", "", True))))
-        table.post_message(RoomChanged(room(SeatState("Ada", "bot", "heuristic", "", True))))
+        left = SeatState("Ada", "bot", "heuristic", "", True, replaced=True)
+        table.post_message(RoomChanged(room(left)))
         await pilot.pause()
         await pilot.press("right", "right", "enter")  # 2-3; Ada's bot answers
         await pilot.pause(0.3)

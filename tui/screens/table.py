@@ -175,10 +175,6 @@ class TableScreen(PasseScreen):
         # event's id), for the screen's own sentences about those events
         # ("Last: Your bot plays Y1", not "Last: You play Y1"): logged_line.
         self._update_lines: dict[int, str] = {}
-        # The seats a person sat in during this game: one that a bot holds
-        # now was left (the authority's Leave), and its moves read as the
-        # bot's ("Kim's bot plays"), as a stand-in's do (a play-test).
-        self._people_seats: set[int] = set()
         # A networked table (tui/netplay.py): the room's state and our link.
         self._network_listeners: list[Callable[[], None]] = []
         self._room: RoomState | None = None
@@ -463,10 +459,6 @@ class TableScreen(PasseScreen):
         self._room_notice = room.notice
         was_closed = self.room_closed
         self._room = room
-        if room.phase == "playing":
-            self._people_seats.update(
-                n for n, seat in enumerate(room.seats) if seat.kind == "human"
-            )
         self._show_network()
         self._say_deal_check()
         self._keep_record()  # the final room state reveals the record
@@ -720,10 +712,13 @@ class TableScreen(PasseScreen):
         room = self._room
         if room is None or room.phase != "playing":
             return ()
+        # A seat its person left (the authority's Leave): its bot's moves read
+        # as the bot's ("Kim's bot plays"), as a stand-in's do, for those who
+        # saw Kim sit and those who came after (play-tests).
         left = [
             n
             for n, seat in enumerate(room.seats)
-            if seat.kind == "bot" and n in self._people_seats and n != self.client.seat
+            if seat.kind == "bot" and seat.replaced and n != self.client.seat
         ]
         return tuple(sorted({*away_seats(room.seats, self.client.seat, covered=True), *left}))
 
