@@ -7,10 +7,13 @@ peers as real RemoteTables over the machine's Mosquitto."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import msgspec
 import pytest
+from textual.pilot import Pilot
 
 from net.identity import Identity, fingerprint
 from net.peer.remote import JoinError, RemoteTable
@@ -355,12 +358,7 @@ async def test_failover_is_on_and_the_lobby_says_what_it_needs_and_f_turns_it_of
         assert hosted.authority.failover
         line = text_of(lobby, "#lobby-info")
         assert "needs 2 more people's machines" in " ".join(line.split()), line
-        eve = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Eve")
-        joining = asyncio.create_task(eve.join())
-        try:
-            await wait_until(pilot, lambda: "Eve" in hint(lobby), "Eve's knock")
-            await pilot.press("y")
-            await asyncio.wait_for(joining, 10)
+        async with let_in(pilot, lobby, hosted.code, mosquitto, "Eve") as eve:
             await wait_until(
                 pilot,
                 lambda: (
@@ -379,12 +377,7 @@ async def test_failover_is_on_and_the_lobby_says_what_it_needs_and_f_turns_it_of
             await pilot.press("f")
             assert hosted.authority.failover
             await wait_until(pilot, lambda: outlook(eve) == "short", "Eve told: short again")
-            bob = RemoteTable(Identity.generate(), hosted.code, *mosquitto, "Bob")
-            bob_joins = asyncio.create_task(bob.join())
-            try:
-                await wait_until(pilot, lambda: "Bob" in hint(lobby), "Bob's knock")
-                await pilot.press("y")
-                await asyncio.wait_for(bob_joins, 10)
+            async with let_in(pilot, lobby, hosted.code, mosquitto, "Bob") as bob:
                 await wait_until(
                     pilot, lambda: outlook(eve) == outlook(bob) == "on", "three machines: on"
                 )
@@ -393,12 +386,23 @@ async def test_failover_is_on_and_the_lobby_says_what_it_needs_and_f_turns_it_of
                 lobby._render_room()
                 line = " ".join(text_of(lobby, "#lobby-info").split())
                 assert "needs 1 more person's machine that stands" in line, line
-            finally:
-                bob_joins.cancel()
-                await bob.close()
-        finally:
-            joining.cancel()
-            await eve.close()
+
+
+@contextlib.asynccontextmanager
+async def let_in(
+    pilot: Pilot[None], lobby: object, code: str, broker: tuple[str, int], name: str
+) -> AsyncIterator[RemoteTable]:
+    """``name`` knocks at the host's lobby, and the host's y seats them."""
+    table = RemoteTable(Identity.generate(), code, *broker, name)
+    joining = asyncio.create_task(table.join())
+    try:
+        await wait_until(pilot, lambda: name in hint(lobby), f"{name}'s knock")
+        await pilot.press("y")
+        await asyncio.wait_for(joining, 10)
+        yield table
+    finally:
+        joining.cancel()
+        await table.close()
 
 
 def outlook(table: RemoteTable) -> str:
