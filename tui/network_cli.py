@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 USAGE_ERROR = 2
 HEADLESS_BOTS = ("normal", "hard", "expert", "easy", "random", "heuristic")
-DEAL_CHECK_WAIT = 10.0  # seconds for the final room state after the last view
 # A headless host lets a bot play for a person away this long (seconds).
 STAND_IN_AFTER = 120.0
 # A headless host frees a lobby seat whose holder shows no live presence
@@ -994,6 +993,8 @@ async def _join(args: argparse.Namespace) -> int:
         view = table.view
         result = view.result if view is not None else None
         # The record comes with the final room state, just after the view.
+        from net.peer.dealcheck import DEAL_CHECK_WAIT
+
         verified = await table.deal_check(DEAL_CHECK_WAIT)
         record = table.record()
         # Kept as the app keeps its games (issue 21), from this seat's view.
@@ -1065,6 +1066,8 @@ async def _watch(args: argparse.Namespace) -> int:
         await done.wait()
         view = watcher.view
         result = view.result if view is not None else None
+        from net.peer.dealcheck import DEAL_CHECK_WAIT
+
         _emit(
             "over",
             winners=list(result.winners) if result else [],

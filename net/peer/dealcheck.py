@@ -51,6 +51,9 @@ VIEW_BYTES_KEPT = 4 * 1024 * 1024
 SAME_SEQ_KEPT = 2
 # The longest value quoted in a mismatch (a whole hand, a train of tiles).
 WORDS_MOST = 120
+# Seconds a peer waits, after its last view, for the final room state that
+# reveals the record before it says the deal is not checked (yet).
+DEAL_CHECK_WAIT = 10.0
 
 # Maps with sorted keys: equal data, equal bytes (as net/protocol/codec.py compares).
 _canonical = msgspec.msgpack.Encoder(order="sorted")

@@ -22,9 +22,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.screen import Screen
+from textual.timer import Timer
 
 from core.engine import Action, ConfigError, Event, IllegalAction, Names, View, acts, plural
 from net.authority.table import TableUpdate
+from net.peer import dealcheck
 from net.peer.client import TableClient
 from net.peer.failover import TABLE_MOVED_HERE, table_moved_notice
 from net.protocol.codes import format_code
@@ -180,6 +182,9 @@ class TableScreen(PasseScreen):
         self._room: RoomState | None = None
         self._room_notice = ""
         self._deal_check_said = ""  # the deal check's words as last said
+        # The final room state did not come within DEAL_CHECK_WAIT of the end.
+        self._deal_check_overdue = False
+        self.deal_check_timer: Timer | None = None  # armed at the game's end
         self._link_up = True
         self._host_up = True
         # A move sent just before the table went away (issue 18 item 2).
@@ -534,6 +539,11 @@ class TableScreen(PasseScreen):
                 "Fair deal: the others check this deal at the end against its commitment "
                 "and, replayed, against everything they were shown."
             )
+        if remote.verified is None and self._deal_check_overdue:
+            return (
+                "Fair deal: not checked: the revealed deal has not come (the table's "
+                "machine may be gone). It is checked if it comes."
+            )
         if remote.verified is None:
             return "Fair deal: checking the deal against everything you were shown…"
         return remote.deal_report
@@ -571,12 +581,7 @@ class TableScreen(PasseScreen):
             return
         first_time = not self._deal_check_said
         self._deal_check_said = text
-        over = self._game_over_screen()
-        if over is not None:
-            over.say_deal_check(text)
-        for dialog, _ in self.deferred:
-            if isinstance(dialog, GameOverScreen):
-                dialog.deal_check = text
+        self._show_deal_check(text)
         if remote.verified:
             if first_time:
                 self.notify("The revealed deal gives everything you were shown.", title="Fair deal")
@@ -927,6 +932,26 @@ class TableScreen(PasseScreen):
             deal_check=self.deal_check_text(),
         )
         self.push_dialog(screen, self._after_game_over)
+        if remote is not None and remote.verified is None and not self.hosting:
+            # "Checking…" for ever where the final room state never comes
+            # (its broker gone with the table's machine): said after a while.
+            self.deal_check_timer = self.set_timer(dealcheck.DEAL_CHECK_WAIT, self._deal_check_late)
+
+    def _deal_check_late(self) -> None:
+        remote = remote_table(self.client)
+        if remote is None or remote.verified is not None:
+            return
+        self._deal_check_overdue = True
+        self._show_deal_check(self.deal_check_text())
+
+    def _show_deal_check(self, text: str) -> None:
+        """The deal check's line on the game-over screen, shown or waiting."""
+        over = self._game_over_screen()
+        if over is not None:
+            over.say_deal_check(text)
+        for dialog, _ in self.deferred:
+            if isinstance(dialog, GameOverScreen):
+                dialog.deal_check = text
 
     def _after_game_over(self, choice: str | None) -> None:
         if choice == AGAIN and self.networked:
