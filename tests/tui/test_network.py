@@ -1100,7 +1100,8 @@ async def test_a_joiner_declines_to_stand_with_f_and_the_host_hears_it(
 ) -> None:
     """Issue 20: a person may decline to be a candidate. The joiner's
     lobby says they stand; f declines (the host's authority hears it in a
-    Hello for the seat), f again stands."""
+    Hello for the seat), f again stands. This room of two people's machines
+    cannot fail over, and the line says so, as the host's does."""
     write_settings(private_config, name="Zed")
     app = network_app(private_config, mosquitto)
     async with app.run_test(size=SIZE) as pilot:
@@ -1108,17 +1109,23 @@ async def test_a_joiner_declines_to_stand_with_f_and_the_host_hears_it(
         await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         lobby = app.screen
         assert isinstance(lobby, LobbyScreen) and lobby.table is not None
-        await wait_until(pilot, lambda: "You stand (f" in text_of(lobby, "#lobby-info"), "stand")
+        await wait_until(pilot, lambda: "you stand, f declines" in info(lobby), "stand")
+        assert "Failover needs more people's machines" in info(lobby)
         # The footer lists it too (the line above says "f declines").
         shown = [b.binding for b in lobby.active_bindings.values() if b.binding.show and b.enabled]
         assert any(b.key == "f" and b.description == "Stand or not" for b in shown)
         key = lobby.table.identity.public_key
         await pilot.press("f")
         await wait_until(pilot, lambda: key in hosted.authority.declined, "the host hears it")
-        assert "You declined to stand (f)" in text_of(lobby, "#lobby-info")
+        assert "you declined, f stands" in info(lobby)
         await pilot.press("f")
         await wait_until(pilot, lambda: key not in hosted.authority.declined, "stands again")
-        assert "You stand (f" in text_of(lobby, "#lobby-info")
+        assert "you stand, f declines" in info(lobby)
+
+
+def info(lobby: LobbyScreen) -> str:
+    """The lobby's Game box in one line (its words wrap at 80x24)."""
+    return " ".join(text_of(lobby, "#lobby-info").split())
 
 
 # -- a hosted room whose host process died ----------------------------------
