@@ -45,6 +45,8 @@ async def test_a_flood_of_knocks_makes_one_toast_and_i_lets_a_key_in(
 ) -> None:
     app = network_app(private_config, mosquitto)
     async with app.run_test(size=SIZE) as pilot:
+        bells: list[int] = []
+        app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
         lobby, hosted = await host_from_home(pilot)
         # Someone seated (so x Remove shows too: the fullest footer).
         guest = Identity.generate()
@@ -59,8 +61,9 @@ async def test_a_flood_of_knocks_makes_one_toast_and_i_lets_a_key_in(
             pilot, lambda: "queue is full" in text_of(lobby, "#lobby-seat-hint"), "the full queue"
         )
         await pilot.pause()  # a notification is a message to the app
-        toasts = [n for n in app._notifications if n.title == "Someone knocks"]
-        assert len(toasts) == 1, [n.message for n in toasts]
+        # One bell for the flood, no toast: the lobby's line says it.
+        assert bells == [1, 1]  # the guest's knock, then the flood's first
+        assert not [n for n in app._notifications if n.title == "Someone knocks"]
         assert "i lets in a key" in text_of(lobby, "#lobby-seat-hint")
         shown = [description for description, _ in footer_keys(app)]
         assert {"Let in", "Turn away", "By key", "Remove"} <= set(shown), shown
@@ -82,3 +85,41 @@ async def test_a_flood_of_knocks_makes_one_toast_and_i_lets_a_key_in(
             "the key let in",
         )
         assert wanted.public_key not in hosted.authority.knocks
+
+
+async def test_a_knock_at_a_full_screen_of_seats_is_seen_and_told_from_elsewhere(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """Eight seats fill the lobby at 80x24: a toast at the bottom covered
+    the knock line it announced (a play-test). On the lobby the line says
+    it, whole, and a bell rings; on another screen (the help), a toast."""
+    from textual.widgets import Static
+
+    from tests.tui.conftest import SIZE, write_settings
+    from tui.screens.help import HelpScreen
+
+    write_settings(private_config, name="Zed", game="fashion", players={"fashion": 8})
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        bells: list[int] = []
+        app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
+        lobby, hosted = await host_from_home(pilot)
+        assert len(hosted.authority.seats) == 8
+        knock(hosted, Identity.generate(), "Eve")
+        await wait_until(pilot, lambda: lobby.knock is not None, "Eve's knock")
+        await pilot.pause()
+        line = lobby.query_one("#lobby-seat-hint", Static)
+        assert "Eve" in str(line.render()) and "n turns them away" in str(line.render())
+        covering = [t.region for t in app.screen.query("Toast") if t.region.overlaps(line.region)]
+        assert covering == [] and bells == [1]
+        await pilot.press("y")
+        await wait_until(pilot, lambda: lobby.knock is None, "Eve let in")
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        knock(hosted, Identity.generate(), "Kim")
+        await wait_until(
+            pilot,
+            lambda: any(n.title == "Someone knocks" for n in app._notifications),
+            "a toast over the help",
+        )
+        assert bells == [1]

@@ -349,9 +349,9 @@ class LobbyScreen(PasseScreen):
             self._knocks_seen = {knock.key for knock in knocks}
         self._knocks_untold += len(new)
         now = time.monotonic()
-        # One toast at a time (found by hand: eight strangers' knocks
+        # One alert at a time (found by hand: eight strangers' knocks
         # stacked eight toasts over half the lobby); the seats' line
-        # below always names the oldest knock and counts the others.
+        # always names the oldest knock and counts the others.
         if new and now - self._knock_toast_at >= KNOCK_TOAST_GAP:
             self._knock_toast_at = now
             if self._knocks_untold == 1:
@@ -360,11 +360,17 @@ class LobbyScreen(PasseScreen):
                 text = f"{self._knocks_untold} people knock: y or n for each, oldest first"
             self._knocks_untold = 0
             if now < self._key_toast_until:
-                # The key's toast and the knock's, stacked, hid the knock
-                # line above them (a play-test): the knock is what to act on.
+                # The key's toast hid the knock line (a play-test): the
+                # knock is what to act on.
                 self._key_toast_until = 0.0
                 self.app.clear_notifications()
-            self.notify(text, title="Someone knocks", markup=False, timeout=6)
+            if self.is_active:
+                # The lobby's knock line says it: a toast, at the bottom,
+                # covered that very line where the seats fill the screen
+                # (8 seats at 80x24). A bell, as at a door.
+                self.app.bell()
+            else:
+                self.notify(text, title="Someone knocks", markup=False, timeout=6)
 
     def _follow_room(self) -> None:
         table = self.table
