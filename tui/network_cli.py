@@ -782,12 +782,8 @@ async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:
         )
         if room.reach_note:
             print(f"passe: {room.reach_note}", file=sys.stderr)
-        if room.moved_from is not None:
-            print(
-                f"passe: port {room.moved_from} was taken: peers waiting there must join "
-                f"again with {room.join_hint}",
-                file=sys.stderr,
-            )
+        if room.moved_note:
+            print(f"passe: {room.moved_note}", file=sys.stderr)
         if authority.phase == "lobby":
             from net.peer.headless import fill_and_start
 

@@ -107,6 +107,20 @@ class HostedRoom:
         )
 
     @property
+    def moved_note(self) -> str:
+        """One line for the host when its resumed room's broker could not
+        take its old port back, else "": others find the room on the LAN
+        (their Passe looks there once the old port has no state of it), or
+        join again by hand."""
+        if self.moved_from is None:
+            return ""
+        return (
+            f"port {self.moved_from} was taken: the room's broker is on port "
+            f"{self.broker_port} now; the others' Passe looks for it on the LAN, "
+            f"else they join again with {self.join_hint}"
+        )
+
+    @property
     def join_hint(self) -> str:
         host = f"[{self.lan_address}]" if ":" in self.lan_address else self.lan_address
         return f"{format_code(self.code)}@{host}:{self.broker_port}"

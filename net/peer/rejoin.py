@@ -207,6 +207,37 @@ async def held_seat(
     )
 
 
+async def room_is_at(code: str, key: bytes, broker: tuple[str, int]) -> bool:
+    """Whether ``broker`` holds room ``code``'s state, signed by ``key`` (its
+    table's) and open, within CONNECT_WAIT + ANSWER_WAIT seconds: where a
+    peer whose broker lost the room may go (RemoteTable._look_for_the_room),
+    never to a broker that only advertises it."""
+    topic = room_topic(code)
+    found = asyncio.Event()
+
+    async def on_message(got: str, payload: bytes) -> None:
+        if got != topic:
+            return
+        try:
+            state = open_body(open_envelope(topic, payload, expect_key=key), room_state_decoder)
+        except WireError:
+            return
+        if state.room == code and state.phase in OPEN_PHASES:
+            found.set()
+
+    link = MqttLink(*broker, subscriptions=[topic], on_message=on_message)
+    try:
+        await link.start(timeout=CONNECT_WAIT)
+    except BrokerUnreachable:
+        return False
+    try:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(found.wait(), ANSWER_WAIT)
+    finally:
+        await link.close()
+    return found.is_set()
+
+
 async def _held_anywhere(identity: Identity, room: SatIn, pins: RoomPins) -> HeldSeat | None:
     """:func:`held_seat` at the broker pinned, else at the first of the
     room's standby brokers (remembered) that has it: its table may have
@@ -338,5 +369,6 @@ __all__ = [
     "held_seat",
     "locate_room",
     "room_between_machines",
+    "room_is_at",
     "seat_to_rejoin",
 ]

@@ -135,6 +135,13 @@ KEEP_VOTE_AT_MOST = 4 * 3600.0
 
 # Other keys' room states kept for an announcement that may name one.
 MAX_FOREIGN_ROOMS = 4
+# Seconds after a (re)connection for the room's state to come: a broker
+# that has none is not the room's (another program's on the port where the
+# room's was, its host's machine back with that port taken: a play-test),
+# and the room is looked for on the LAN (mDNS), then every ROOM_SEARCH_GAP.
+ROOM_HERE_WAIT = 5.0
+ROOM_SEARCH_GAP = 10.0
+ROOM_SEARCH_WAIT = 3.0  # seconds for the room's advert to answer
 
 
 class JoinError(Exception):
@@ -248,6 +255,10 @@ class RemoteTable(TableClient):
         self._floods = FloodLog(log)
         self._host_epoch = -1
         self._room_seen = asyncio.Event()
+        # Whether the room's state came over the link's current connection,
+        # and the search for it elsewhere while it does not (_watch_room_here).
+        self._room_here = False
+        self._room_search: asyncio.Task[object] | None = None
         self._foreign_version: int | None = None
         self._pending: asyncio.Future[Welcome | Refused | Watched] | None = None
         self._beat: asyncio.Task[None] | None = None  # see _beat_presence
@@ -693,6 +704,7 @@ class RemoteTable(TableClient):
     async def _on_connect(self) -> None:
         assert self._link is not None
         self._host_unknown_here((self._link.host, self._link.port))
+        self._watch_room_here()
         if self.keeps_vote:
             return  # left the game: no presence, no seat (its voter has its own link)
         await self._link.publish(
@@ -723,6 +735,65 @@ class RemoteTable(TableClient):
         self.host_present = False
         for listener in list(self._host_listeners):
             listener(False)
+
+    def _watch_room_here(self) -> None:
+        """(Re)connected: the room's retained state comes with the
+        subscription wherever the room is. If it does not, this broker is
+        not the room's (its host's machine came back and its broker took
+        another port, where ours was taken by another program: a
+        play-test's peers waited on the wrong broker for good, their link
+        "up"), and the room is looked for on the LAN."""
+        self._room_here = False
+        if self.room is None or self.cluster or self._closed or self.keeps_vote:
+            return  # not found yet (a join says so), or a cluster's nodes share it
+        if self._room_search is None or self._room_search.done():
+            self._room_search = spawn(self._look_for_the_room(), "a look for the room")
+
+    async def _look_for_the_room(self) -> None:
+        await asyncio.sleep(ROOM_HERE_WAIT)
+        said = False
+        while not self._closed and not self._room_here:
+            link = self._link
+            if link is None or not link.connected:
+                return  # the next connection watches again
+            here = (link.host, link.port)
+            # Once a connection at warning, then quietly (a long wait for a
+            # table gone makes no log of its own).
+            log.log(
+                logging.DEBUG if said else logging.WARNING,
+                "room %s: the broker at %s:%s has no state of it: looking on the LAN",
+                self.code,
+                *here,
+            )
+            said = True
+            where = await self._room_on_the_lan(here)
+            if where is not None and not self._room_here and not self._closed:
+                log.warning("room %s: found at %s:%s: going there", self.code, *where)
+                self.broker_host, self.broker_port = where
+                self._pin()
+                link.move_to(where)
+                return
+            await asyncio.sleep(ROOM_SEARCH_GAP)
+
+    async def _room_on_the_lan(self, here: tuple[str, int]) -> tuple[str, int] | None:
+        """Where the LAN advertises the room (other than ``here``), its state
+        signed by its table there; None if nowhere."""
+        from net.lan.discovery import DiscoveryError, find_room
+        from net.peer.rejoin import room_is_at
+
+        key = self.authority_key
+        try:
+            advert = await find_room(self.code, timeout=ROOM_SEARCH_WAIT)
+        except (DiscoveryError, CodeError, OSError) as error:
+            log.info("room %s: cannot look on the LAN: %s", self.code, error)
+            return None
+        if advert is None or key is None:
+            return None
+        for address in advert.addresses or ("127.0.0.1",):
+            where = (address, advert.port)
+            if where != here and await room_is_at(self.code, key, where):
+                return where
+        return None
 
     def _rejoin(self) -> None:
         """Back (our link, or the host's): take our seat again, if we hold
@@ -1043,6 +1114,7 @@ class RemoteTable(TableClient):
             return
         if room.room != self.code:
             return
+        self._room_here = True  # this broker is the room's (_watch_room_here)
         room = shown_room(room)
         if self.authority_key is None:
             # Trust on first use: the room's authority is whoever signs its
@@ -1946,6 +2018,8 @@ class RemoteTable(TableClient):
             return
         self._closed = True
         self._listener = None
+        if self._room_search is not None:
+            self._room_search.cancel()
         if self._keep_vote_until is not None:
             self._keep_vote_until.cancel()
         if self._commit_wait is not None:

@@ -11,6 +11,7 @@ presence).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 from core.engine import GameRecord
 from core.registry import get_game
 from net.identity import Identity
+from net.lan.broker import BrokerError, EmbeddedBroker, start_embedded_broker
 from net.protocol.wire import (
     Refused,
     authority_message_decoder,
@@ -217,3 +219,62 @@ async def test_resuming_a_room_hosted_now_says_so_and_a_killed_hosts_lock_does_n
     finally:
         for process in (host, again):
             await process.stop()
+
+
+async def _take_the_port(port: int) -> EmbeddedBroker:
+    """Another program's broker on ``port`` (here another embedded one),
+    as soon as the port is free (the killed host's broker child goes with
+    it, a moment later)."""
+    deadline = asyncio.get_running_loop().time() + DEADLINE
+    while True:
+        try:
+            return await start_embedded_broker("127.0.0.1", port, tries=1)
+        except BrokerError:
+            if asyncio.get_running_loop().time() > deadline:
+                raise
+            await asyncio.sleep(0.1)  # polling a port: no event says it is free
+
+
+@pytest.mark.long
+async def test_a_resumed_host_whose_port_was_taken_is_found_where_it_went(
+    tmp_path: Path,
+) -> None:
+    """A play-test (6 December): the host's machine died, another Passe's
+    room took its broker's port, and the host resumed on the next one. Its
+    peer, reconnected to the newcomer's broker at the old address, said
+    "link up" and waited for good. A broker without the room's state is
+    not the room's: the peer looks for the room on the LAN (mDNS), checks
+    that its state is there, signed by its table, goes, and plays on."""
+    host = PasseProcess("host", tmp_path)
+    ana = PasseProcess("ana", tmp_path)
+    setup = host_args("dominoes", 3, wait_for=1, port=0, bot_delay=0, seed=5, advertise=True)
+    squatter: EmbeddedBroker | None = None
+    try:
+        await host.start(*setup)
+        room = await host.expect("room")
+        code, port = room["code"], int(room["broker"].rsplit(":", 1)[1])
+        await ana.start(
+            "join", f"{code}@127.0.0.1:{port}", "--bot", "heuristic", "--name", "Ana", "--seed", "3"
+        )
+        await ana.expect("seated")
+        await ana.expect("acted")
+        host.kill()
+        assert await host.finish() != 0
+        squatter = await _take_the_port(port)
+        await host.start("host", "--resume", "--headless")  # advertised, as by default
+        resumed = await host.expect("room")
+        assert resumed["code"] == code and resumed["broker"] != f"127.0.0.1:{port}"
+        over = await host.expect("over")
+        assert (await ana.expect("over"))["winners"] == over["result"]["winners"]
+        assert await host.finish() == 0
+        # The host was told, and so were we by the peer's log.
+        assert f"port {port} was taken: the room's broker is on port" in (await host.report())
+        assert "found at 127.0.0.1:" in (await ana.report())
+    except BaseException:
+        print(await host.report(), await ana.report())
+        raise
+    finally:
+        for process in (host, ana):
+            await process.stop()
+        if squatter is not None:
+            await squatter.stop()

@@ -318,6 +318,16 @@ class LobbyScreen(PasseScreen):
         self.table = table
         if notice:
             self._key_toast_until = time.monotonic() + say_key_notice(self, notice)
+        if hosted.moved_note:
+            # A resumed room whose broker's port another program took.
+            moved = hosted.moved_note
+            self.notify(
+                moved[:1].upper() + moved[1:] + ".",
+                title="The room moved",
+                severity="warning",
+                timeout=20,
+                markup=False,
+            )
         hosted.authority.on_change.append(self._on_authority_change)
         hosted.authority.on_warning.append(self._on_warning)
         for text in hosted.authority.warnings:  # before we listened
