@@ -396,3 +396,28 @@ def test_records_are_bounded_and_a_folder_that_cannot_be_written_is_said(
     left = record_paths(folder)
     assert len(left) == MAX_RECORDS and left[0].name.startswith(f"2025{MAX_RECORDS + 4:04d}")
     assert len(write(kept).encode()) < MAX_FILE_BYTES
+
+
+async def test_pgup_and_pgdn_page_a_replay_s_log(private_config: Path, private_data: Path) -> None:
+    """A play-test (6 December): at a replay's end, PgUp did nothing, and
+    the log's first lines, above, could not be read."""
+    path = keep(private_data, "passpass", 8)
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_replay(pilot, path)
+        await pilot.press("end")
+        await pilot.pause()
+        log = screen.game_log
+        assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y
+        await pilot.press("pageup", "pageup")
+        await pilot.pause()
+        assert log.scroll_y < log.max_scroll_y
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y
+        # The help lists them, and each pair as the footer does (it read
+        # "end  Ends" beside the footer's "↑↓ Ends").
+        await pilot.press("f1")
+        keys = {words: key for key, words in app.screen.keys}  # type: ignore[attr-defined]
+        assert keys["Ends"] == "↑↓" and keys["Move"] == "←→" and keys["Round"] == "[]"
+        assert keys["Log: earlier/later"] == "PgUp/PgDn"

@@ -630,3 +630,35 @@ async def test_n_watches_the_next_game_at_the_table(
         await watcher.close()
         for room in reversed(rooms):
             await room.close()
+
+
+@pytest.mark.parametrize("closed", [False, True])
+async def test_pgup_and_pgdn_page_a_watcher_s_log(private_config: Path, closed: bool) -> None:
+    """A play-test (6 December): a watcher who came mid-game saw the log
+    from the middle of a sentence, and PgUp (or ↑, the room closed, as its
+    line said) did nothing."""
+    watcher = watched("passpass", moves=40)
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = watch_screen(watcher)
+        app.push_screen(screen)
+        await wait_until(pilot, lambda: screen.game_log.max_scroll_y > 0, "a long log")
+        log = screen.game_log
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y
+        if closed:
+            watcher.room = RoomState(**{**_fields(watcher.room), "phase": "closed"})
+            screen.post_message(RoomChanged(watcher.room))
+            await wait_until(pilot, lambda: screen.room_closed, "closed")
+            await pilot.press("up", "up")
+            await pilot.pause()
+            assert log.scroll_y < log.max_scroll_y
+            await pilot.press("end")
+            await pilot.pause()
+            assert log.scroll_y == log.max_scroll_y
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert log.scroll_y < log.max_scroll_y
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y

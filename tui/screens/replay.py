@@ -45,6 +45,7 @@ REPLAY_ACTIONS = frozenset(
         "help",
         "quit",
         "last_trick",
+        "log_page",  # PgUp/PgDn (End goes to the game's end here)
     }
 )
 # What a table screen keeps that is no moment's own: never forgotten (the
@@ -58,7 +59,8 @@ REPLAY_GUIDE = (
     "one before), the start of the next round.\n"
     "v: whose view is shown: each seat's in turn (their hand, what they were\n"
     "told), then the spectator's (what everyone saw). The game is over, so\n"
-    "every hand may be looked at. The log and the scores are as at that moment.\n"
+    "every hand may be looked at. The log and the scores are as at that moment\n"
+    "(PgUp/PgDn page the log).\n"
     "The bar above the table says where you are: the move, the round, whose\n"
     "view, and the move just made (seat numbers as in the file, from 1).\n"
     "r: the rules; q/Escape: leave the replay."
@@ -81,12 +83,17 @@ class ReplayTableScreen(ReadOnlyTableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         # Priority: the game's widgets bind some of these keys (the hands'
         # arrows, dominoes' [ and ]); in a replay they all step.
+        # Each pair's twin says the pair too: the help lists whichever of
+        # the two it meets first (it read "end  Ends" beside the footer's
+        # "↑↓ Ends": a play-test).
         Binding("left", "step(-1)", "Move", key_display="←→", priority=True),
-        Binding("right", "step(1)", "Move", show=False, priority=True),
+        Binding("right", "step(1)", "Move", key_display="←→", show=False, priority=True),
         Binding("up,home", "to_start", "Ends", key_display="↑↓", priority=True),
-        Binding("down,end", "to_end", "Ends", show=False, priority=True),
+        Binding("down,end", "to_end", "Ends", key_display="↑↓", show=False, priority=True),
         Binding("left_square_bracket", "round(-1)", "Round", key_display="[]", priority=True),
-        Binding("right_square_bracket", "round(1)", "Round", show=False, priority=True),
+        Binding(
+            "right_square_bracket", "round(1)", "Round", key_display="[]", show=False, priority=True
+        ),
         Binding("v", "cycle_view", "View", tooltip="Whose view: each seat's, then the spectator's"),
         Binding("q,escape", "leave", "Back", key_display="q", tooltip="Leave the replay"),
     ]

@@ -148,7 +148,7 @@ class TableScreen(PasseScreen):
         # The log's earlier lines (a play-test: no key scrolled it). Not in
         # the footer, which has no room at 80 columns: help lists them.
         Binding("pageup", "log_page(-1)", LOG_PAGES, key_display="PgUp/PgDn", show=False),
-        Binding("pagedown", "log_page(1)", LOG_PAGES, show=False),
+        Binding("pagedown", "log_page(1)", LOG_PAGES, key_display="PgUp/PgDn", show=False),
         Binding("end", "log_end", "Log: newest line", key_display="End", show=False),
     ]
 

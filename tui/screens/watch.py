@@ -37,9 +37,13 @@ from tui.widgets.status_line import StatusLine
 if TYPE_CHECKING:
     from net.peer.watch import Watcher
 
-# What acts while watching: reading (rules, help, the last trick) and leaving.
+# What acts while watching: reading (rules, help, the last trick, the log's
+# pages) and leaving.
 WATCH_ACTIONS = frozenset(
-    {"leave", "rules", "help", "app.help", "quit", "app.quit", "last_trick", "watch_next"}
+    {
+        *("leave", "rules", "help", "app.help", "quit", "app.quit", "last_trick"),
+        *("watch_next", "log_page", "log_end"),
+    }
 )
 WATCH_GUIDE = (
     "You are watching this table: you have no seat, and nothing you press\n"
@@ -47,6 +51,7 @@ WATCH_GUIDE = (
     "bids hidden until they are revealed, the table, the scores and the log.\n"
     "The host's Passe sends it to you alone, sealed to a key made for this\n"
     "watch: the room learns nothing of who you are.\n"
+    "PgUp/PgDn: the log's pages (End: its newest line again).\n"
     "r: the rules; q or Escape: stop watching (nothing is lost); n, once the\n"
     "host opens the next game at this table: watch that game."
 )
