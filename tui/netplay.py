@@ -48,6 +48,12 @@ SSH_PORT_ENV = "PASSE_SSH_PORT"
 # Set by `passe serve --web` for a browser's app (docs/web.md): its lobby
 # tells friends how to join from a browser.
 WEB_ENV = "PASSE_WEB"
+# Set by `passe serve` for a second live session of the same player: its
+# directory is a throw-away one (docs/ssh.md), and its home screen says so.
+SECOND_SESSION_ENV = "PASSE_SECOND_SESSION"
+SECOND_SESSION_NOTE = (
+    "You play in another window already: what you do here (games, settings, records) is not kept."
+)
 DEFAULT_PORT = 1883
 # A seat whose key was not heard this long (no presence record, which peers
 # re-publish every 15 s, and no request) is away: on a host at a screen, and
@@ -631,6 +637,8 @@ def _one_line(error: BaseException, fallback: str) -> str:
 __all__ = [
     "BIND_ENV",
     "BROKER_ENV",
+    "SECOND_SESSION_ENV",
+    "SECOND_SESSION_NOTE",
     "SERVED_ENV",
     "SSH_PORT_ENV",
     "WEB_ENV",

@@ -156,6 +156,10 @@ def test_a_player_directory_is_never_shared_by_two_live_sessions() -> None:
     assert not throw_away and first.name.startswith("key-") and "/" not in first.name[4:]
     second, throw_away_too = hub.claim_directory(keyed)
     assert throw_away_too and second != first and second.parent == hub.guests
+    # The second session's app is told, and says so on its home screen (a
+    # play-test's game played there was gone without a word).
+    assert hub.environment(Request(), keyed, second)["PASSE_SECOND_SESSION"] == "1"
+    assert "PASSE_SECOND_SESSION" not in hub.environment(Request(), keyed, first)
     hub.release_directory(second, throw_away_too)
     assert not second.exists()
     hub.release_directory(first, throw_away)

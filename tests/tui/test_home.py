@@ -328,3 +328,32 @@ async def test_the_name_deleted_shows_it_is_empty_not_the_default_name(
         assert field.value == ""
         shown = field.render_line(0).text  # what the field's row shows
         assert shown.strip() == NAME_PLACEHOLDER, shown
+
+
+async def test_a_second_session_of_a_served_player_is_told_nothing_is_kept(
+    private_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A play-test (6 December): the same player in a second SSH session or
+    browser tab got a throw-away directory (docs/ssh.md), and a game played
+    there was gone when it closed, without a word on any screen."""
+    from tui.netplay import SECOND_SESSION_NOTE
+
+    monkeypatch.setenv("PASSE_SECOND_SESSION", "1")
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        games = app.screen.query_one("#games", Static)
+        text = " ".join(str(games.render()).split())
+        assert text.startswith(" ".join(SECOND_SESSION_NOTE.split())), text
+        assert games.region.height >= 4 and "not kept" in screen_text(app)
+    monkeypatch.delenv("PASSE_SECOND_SESSION")
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "another window" not in str(app.screen.query_one("#games", Static).render())
+
+
+def screen_text(app: PasseApp) -> str:
+    import html
+
+    return html.unescape(app.export_screenshot()).replace("\xa0", " ")

@@ -9,6 +9,7 @@ has room for two more lines)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -303,6 +304,10 @@ class HomeScreen(PasseScreen):
         the network is in it). Only games that cannot be played yet are
         listed (as "coming")."""
         lines = [f"{entry.title}: {entry.note}" for entry in self.entries if not entry.playable]
+        from tui.netplay import SECOND_SESSION_ENV, SECOND_SESSION_NOTE
+
+        if os.environ.get(SECOND_SESSION_ENV):
+            lines.insert(0, SECOND_SESSION_NOTE)
         saved = self._saved_description()
         if saved:
             if lines:

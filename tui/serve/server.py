@@ -32,7 +32,7 @@ import asyncssh
 from core.engine import plural
 from net.paths import data_dir
 from net.protocol.text import safe_logging
-from tui.netplay import BIND_ENV, SERVED_ENV, SSH_PORT_ENV
+from tui.netplay import BIND_ENV, SECOND_SESSION_ENV, SERVED_ENV, SSH_PORT_ENV
 from tui.serve.host_key import fingerprint, load_or_create_host_key
 from tui.serve.identity import Identity, player_name, shown
 from tui.serve.session import PasseSession, Request, stopped_farewell
@@ -217,6 +217,11 @@ class Hub:
         env["PASSE_CONFIG_DIR"] = str(directory)
         env["PASSE_DATA_DIR"] = str(directory)
         env[SERVED_ENV] = "1"  # a guest: the server's paths are not theirs to read
+        if directory.parent == self.guests:
+            # A second session of a player already here: nothing it does is
+            # kept, and its home screen says so (a play-test found a game
+            # played there gone, without a word).
+            env[SECOND_SESSION_ENV] = "1"
         if self.port is not None and self.root.name == "ssh":
             env[SSH_PORT_ENV] = str(self.port)
         if identity.key:
