@@ -244,6 +244,13 @@ async def test_dominoes_and_fashion_replay_at_their_own_tables(
         ):
             screen = await open_replay(pilot, keep(private_data, game_id, 5))
             assert isinstance(screen, table_type)
+            # The game's own layout (Textual takes CSS from a class's first
+            # base only: a play-test saw five blank rows and a half hand).
+            await pilot.pause()
+            right = screen.query_one("#fa-right" if game_id == "fashion" else "#dominoes-right")
+            assert right.region.width == (30 if game_id == "fashion" else 34)
+            if game_id == "fashion":
+                assert screen.query_one("#fa-top").region.height == 6
             # The footer is laid out a refresh later (a loaded machine).
             await wait_until(pilot, lambda: footer_fits(app), f"{game_id}: the footer fits")
             # Only the replay's keys: none of the game's (fashion's offer

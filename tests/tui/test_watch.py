@@ -662,3 +662,21 @@ async def test_pgup_and_pgdn_page_a_watcher_s_log(private_config: Path, closed: 
         await pilot.press("pagedown", "pagedown")
         await pilot.pause()
         assert log.scroll_y == log.max_scroll_y
+
+
+@pytest.mark.parametrize(
+    ("game_id", "panel", "width"),
+    [("fashion", "#fa-right", 30), ("dominoes", "#dominoes-right", 34)],
+)
+async def test_a_watched_table_has_its_game_s_layout(
+    private_config: Path, game_id: str, panel: str, width: int
+) -> None:
+    """A play-test (6 December): a watched fashion table had five blank rows
+    and its hand cut to half width, dominoes' hand narrower: the game's own
+    CSS was lost (Textual takes it from a class's first base only)."""
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(watch_screen(watched(game_id, moves=6)))
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.query_one(panel).region.width == width

@@ -3,6 +3,7 @@ and a watch. Put before a game's table screen; each adds its own keys."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -53,11 +54,26 @@ def over_game_table(
     screen_type = made.get(game_id)
     if screen_type is None:
         table_type = load_table_screen(game_id)
-        screen_type = type(
-            f"{prefix}{table_type.__name__}", (base, table_type), {"TITLE_IN_HELP": title}
-        )
+        name = f"{prefix}{table_type.__name__}"
+        attributes = {"TITLE_IN_HELP": title, "DEFAULT_CSS": _game_css(table_type, base, name)}
+        screen_type = type(name, (base, table_type), attributes)
         made[game_id] = screen_type
     return screen_type
+
+
+def _game_css(table_type: type[TableScreen], base: type[TableScreen], name: str) -> str:
+    """The CSS of the game's table screen, for the class ``name`` put
+    before it: Textual takes a class's CSS from its first base's line only
+    (DOMNode._css_bases), here ``base``'s, so a replay or a watch of
+    fashion or dominoes lost its game's layout (a play-test: five blank
+    rows, a hand cut to half width). Its type selectors name ``name``."""
+    inherited = set(base._css_bases(base))
+    rules = [
+        re.sub(rf"\b{re.escape(cls.__name__)}\b", name, css)
+        for cls in table_type._css_bases(table_type)
+        if cls not in inherited and (css := cls.__dict__.get("DEFAULT_CSS", ""))
+    ]
+    return "\n".join(reversed(rules))  # the game's own last: it wins a tie
 
 
 __all__ = ["ReadOnlyTableScreen", "over_game_table"]
