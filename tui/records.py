@@ -161,10 +161,16 @@ class PastGame:
         line = f"{when} · {title}, {game.players} players"
         outcome = game.outcome
         if outcome is not None:
-            winners = " and ".join(names[seat] for seat in outcome.winners if seat < len(names))
-            line += f": {winners} won"
-            if game.viewer is not None and game.viewer < len(outcome.scores):
-                line += f" (you {outcome.scores[game.viewer]})"
+            viewer = game.viewer if game.viewer is not None else -1
+            # The viewer is "you" among the winners too, and last ("Ada and
+            # you won"): a play-test read "Ada won (you 29)", Ada being them.
+            winners = sorted(
+                (seat for seat in outcome.winners if seat < len(names)), key=lambda s: s == viewer
+            )
+            words = " and ".join("you" if seat == viewer else names[seat] for seat in winners)
+            line += f": {words} won"
+            if 0 <= viewer < len(outcome.scores):
+                line += f" (your score {outcome.scores[viewer]})"
         else:
             line += ", unfinished"
         return clean_text(line)

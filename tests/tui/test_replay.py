@@ -5,6 +5,7 @@ Home/End, [ ], v), at 80x24; a record that does not replay is a notice."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from pathlib import Path
@@ -428,3 +429,24 @@ async def test_pgup_and_pgdn_page_a_replay_s_log(private_config: Path, private_d
         keys = {words: key for key, words in app.screen.keys}  # type: ignore[attr-defined]
         assert keys["Ends"] == "↑↓" and keys["Move"] == "←→" and keys["Round"] == "[]"
         assert keys["Log: earlier/later"] == "PgUp/PgDn"
+
+
+def test_a_past_game_says_you_for_the_viewer_among_the_winners(tmp_path: Path) -> None:
+    """A play-test (6 December): "Ada won (you 29)" where Ada was the one
+    reading it."""
+    from tui.records import PastGame, read_game_file
+
+    path = keep(tmp_path, "dominoes", 2)  # seat 1 ("Tess") is the viewer
+    game = read_game_file(path, tags_only=True)
+    assert game.outcome is not None and game.viewer == 0
+    names = shown_names(game)
+    score = game.outcome.scores[0]
+
+    def said(winners: tuple[int, ...]) -> str:
+        outcome = dataclasses.replace(game.outcome, winners=winners)  # type: ignore[arg-type]
+        line = PastGame(path, dataclasses.replace(game, outcome=outcome)).describe()
+        return line.split(": ", 1)[1]
+
+    assert said((0,)) == f"you won (your score {score})"
+    assert said((1,)) == f"{names[1]} won (your score {score})"
+    assert said((0, 2)) == f"{names[2]} and you won (your score {score})"
