@@ -258,6 +258,11 @@ async def test_a_room_closed_before_its_game_started_is_said(private_config: Pat
         screen.post_message(RoomChanged(watcher.room))
         await wait_until(pilot, lambda: "closed the room before" in screen_text(app), "closed")
         assert screen.query_one("#watch-lobby").display
+        # No log to scroll here, and q goes home (a play-test read "↑↓
+        # scroll the log" over this note).
+        assert status(app).endswith("q: home"), status(app)
+        exiting = watch_screen(in_the_lobby("passpass"), exits=True)
+        assert exiting.closed_status().endswith("q: leave Passe")
 
 
 @pytest.mark.parametrize("game_id", ["passpass", "dominoes", "fashion"])

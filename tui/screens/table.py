@@ -487,8 +487,12 @@ class TableScreen(PasseScreen):
         log = self.game_log
         log.can_focus = True
         self.set_focus(log)
-        self.query_one(StatusLine).say(CLOSED_STATUS, your_turn=False)
+        self.query_one(StatusLine).say(self.closed_status(), your_turn=False)
         self.refresh_bindings()
+
+    def closed_status(self) -> str:
+        """The status line once the host closed the room."""
+        return CLOSED_STATUS
 
     def _reachability_changed(self) -> None:
         """The host or our link went or came back (issue 18 item 2): a move
@@ -871,7 +875,7 @@ class TableScreen(PasseScreen):
         if self.round_end_title:
             text, your_turn = f"{self.round_end_title}: read the summary, Enter goes on.", False
         if self.room_closed:
-            text, your_turn = CLOSED_STATUS, False
+            text, your_turn = self.closed_status(), False
         elif your_turn and self.unreachable:
             # One line at 80 columns: the bar above says more.
             text = f"Your turn, once the table is back ({self.unreachable})."

@@ -164,6 +164,14 @@ class WatchTableScreen(ReadOnlyTableScreen):
             parts.append(self._game_words)
         return " · ".join(parts)
 
+    def closed_status(self) -> str:
+        """Where q goes from here (Passe ends, opened by `passe watch`), and
+        a log to scroll only once the game had one (a play-test read "q:
+        home (↑↓ scroll the log)" over a lobby's note, q ending Passe)."""
+        where = "q: leave Passe" if self.exits else "q: home"
+        scroll = " (↑↓ scroll the log)" if self.view is not None else ""
+        return f"The host closed the room: this game cannot go on. {where}{scroll}"
+
     def say_status(self, text: str, *, your_turn: bool) -> None:
         # The game's words, behind the line that says we only watch.
         self._game_words = text
