@@ -157,7 +157,7 @@ async def test_watch_runs_passe_watch(
         target = f"{code}@127.0.0.1:1883"
         client = SshBinaryClient(ssh_arguments(server, "nia", "watch", target), 80, 24)
         clients.append(client)
-        await client.terminal.wait_for(f"Watching {format_code(code)} (you have no seat)")
+        await client.terminal.wait_for(f"Watching {format_code(code)} (no seat)")
         await server.wait_log(rf"session 1 start: user 'nia' .*, watch {code}@127.0.0.1:1883, ")
     finally:
         await host.stop()

@@ -139,7 +139,7 @@ async def test_the_watch_screen_is_read_only_says_so_and_has_help(
         # Read once painted (a loaded machine lays out later than one pause).
         await wait_until(pilot, lambda: status(app).startswith("Watching ABC-123"), "the line")
         line = status(app)
-        assert line.startswith("Watching ABC-123 (you have no seat)"), line
+        assert line.startswith("Watching ABC-123 (no seat)"), line
         assert "2 watching" in line
         await wait_until(pilot, lambda: help_fits(app), "F1 Help in the footer, within 80 columns")
         # Only reading and leaving are offered: none of the game's keys.
@@ -404,7 +404,7 @@ async def test_f3_watches_the_typed_room_and_players_see_the_count(
             assert isinstance(app.screen, JoinScreen)
             await pilot.press(*hosted.code.lower(), "f3")
             await wait_until(pilot, lambda: isinstance(app.screen, WatchTableScreen), "watching")
-            line = f"Watching {format_code(hosted.code)} (you have no seat)"
+            line = f"Watching {format_code(hosted.code)} (no seat)"
             await wait_until(pilot, lambda: status(app).startswith(line), line)
             watching = app.screen
             assert isinstance(watching, WatchTableScreen)
@@ -513,7 +513,7 @@ async def test_w_in_the_lan_list_watches_that_room(
             assert app.screen is screen and not getattr(screen, "joining", True)
             await pilot.press("down", "w")
             await wait_until(pilot, lambda: isinstance(app.screen, WatchTableScreen), "watching")
-            line = f"Watching {format_code(hosted.code)} (you have no seat)"
+            line = f"Watching {format_code(hosted.code)} (no seat)"
             await wait_until(pilot, lambda: status(app).startswith(line), line)
             await wait_until(pilot, lambda: len(hosted.authority.watchers) == 1, "a watcher")
             assert all(seat.kind == "open" for seat in hosted.authority.seats)
@@ -622,7 +622,7 @@ async def test_n_watches_the_next_game_at_the_table(
             )
             nxt = app.screen
             assert isinstance(nxt, WatchTableScreen) and nxt.watcher.code == following.code
-            line = f"Watching {format_code(following.code)} (you have no seat)"
+            line = f"Watching {format_code(following.code)} (no seat)"
             await wait_until(pilot, lambda: status(app).startswith(line), line)
             assert nxt.watcher.authority_key == hosted.authority.identity.public_key
             assert nxt.watcher.identity.public_key != watcher.identity.public_key
@@ -685,3 +685,20 @@ async def test_a_watched_table_has_its_game_s_layout(
         await pilot.pause()
         await pilot.pause()
         assert app.screen.query_one(panel).region.width == width
+
+
+@pytest.mark.parametrize("game_id", ["passpass", "dominoes", "fashion"])
+async def test_the_watcher_s_line_fits_at_80_columns(private_config: Path, game_id: str) -> None:
+    """A play-test (6 December) read "Watching V51-MNA (you have no seat) ·
+    1 watching · R1 T1 · Waiting for Ada to", cut at 80 columns."""
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        for moves in range(0, 60, 3):
+            screen = watch_screen(watched(game_id, moves=moves, watching=12))
+            await app.push_screen(screen)
+            await pilot.pause()
+            line = screen.query_one(StatusLine)
+            text = str(line.render()).rstrip()
+            rows = line.region.height
+            assert rows <= 2 and len(text) <= (line.region.width - 2) * rows, (moves, text)
+            app.pop_screen()

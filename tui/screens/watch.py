@@ -97,6 +97,9 @@ class WatchTableScreen(ReadOnlyTableScreen):
     WatchTableScreen.-lobby > StatusLine { display: block; }
     WatchTableScreen.-lobby > PasseFooter { display: block; }
     WatchTableScreen.-lobby > #watch-lobby { display: block; }
+    /* Watching, the count and the game's words: two rows where one is not
+       enough at 80 columns (a play-test read it cut). */
+    WatchTableScreen StatusLine { height: auto; max-height: 2; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "leave", "Leave", key_display="q", tooltip="Stop watching"),
@@ -149,7 +152,9 @@ class WatchTableScreen(ReadOnlyTableScreen):
         """The line above the table: watching, how many watch, and what
         happens at the table."""
         watcher = self.watcher
-        parts = [f"Watching {format_code(watcher.code)} (you have no seat)"]
+        # Short: the game's words follow, within 80 columns (a play-test read
+        # "… · R1 T1 · Waiting for Ada to", cut).
+        parts = [f"Watching {format_code(watcher.code)} (no seat)"]
         parts.append(watching_words(max(watcher.watching, 1)))
         room = watcher.room
         if self.view is None and room is not None and room.phase == "lobby":
