@@ -63,7 +63,12 @@ ADMIT_ASK = "ask"  # net.authority.authority's rule for a host with a screen: ea
 
 
 class NetplayError(Exception):
-    """Hosting or joining failed; the message is one line for a person."""
+    """Hosting or joining failed; the message is one line for a person.
+    ``code``: a join's refusal code (net/peer/remote.py JoinError), or ""."""
+
+    def __init__(self, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -601,7 +606,7 @@ async def join_target(
     try:
         await table.join()
     except JoinError as error:
-        raise NetplayError(str(error)) from None
+        raise NetplayError(str(error), error.code) from None
     except BaseException as error:  # failed, or cancelled: the person went back
         await table.close()
         if isinstance(error, Exception):

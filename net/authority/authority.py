@@ -999,15 +999,15 @@ class Authority:
     def _full(self) -> str:
         """What a key that finds no seat reads: what it can do instead
         (found in a play-test: "room X is full" and nothing else)."""
-        return f"room {self.shown_code} is full: you can still watch it"
+        return f"room {self.shown_code} is full: you can still watch it."
 
     def _turned_away(self) -> str:
         """What a key the host turned away reads, now and at each try: what
         it can do (found in a play-test: no hint at all)."""
         return (
-            f"the host of room {self.shown_code} did not let you in, and this room will not "
-            "let your key in again: if it was a mistake, ask the host to open a new room. "
-            "You can still watch this one"
+            f"the host of room {self.shown_code} did not let you in, nor will this room "
+            "let your key in again (if it was a mistake, ask them for a new room). "
+            "You can still watch it."
         )
 
     def _changed(self) -> None:

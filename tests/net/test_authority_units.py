@@ -67,7 +67,7 @@ from tests.net.rooms_in_process import (
 )
 
 # What a key that finds no seat reads (net/authority/authority.py _full).
-FULL = f"room {format_code(CODE)} is full: you can still watch it"
+FULL = f"room {format_code(CODE)} is full: you can still watch it."
 
 
 def unroomed(message: str) -> str:
@@ -314,9 +314,9 @@ def test_a_refused_knock_is_told_in_words_and_the_room_says_so() -> None:
     )
     assert eve.public_key in authority.barred and not authority.knocks
     assert authority._turned_away() == (  # what to do, not only what happened
-        f"the host of room {format_code(CODE)} did not let you in, and this room will not "
-        "let your key in again: if it was a mistake, ask the host to open a new room. "
-        "You can still watch this one"
+        f"the host of room {format_code(CODE)} did not let you in, nor will this room "
+        "let your key in again (if it was a mistake, ask them for a new room). "
+        "You can still watch it."
     )
     assert authority.room_state().notice == "the host turned someone away"
     hello(authority, eve, n=4, name="Eve")

@@ -1867,7 +1867,7 @@ async def test_joining_says_why_not_in_words() -> None:
             with pytest.raises(JoinError) as error:
                 await table.join(timeout=0.5)
             assert (str(error.value), error.value.code) == (
-                f"room {format_code(code)} is full: you can still watch it",
+                f"room {format_code(code)} is full: you can still watch it.",
                 "full",
             )
             authority.set_bot(0, None)

@@ -96,6 +96,15 @@ async def test_a_knock_is_shown_and_answered_by_the_host(
             await asyncio.wait_for(eve_joins, 10)
         assert refused.value.code == "denied" and "did not let you in" in str(refused.value)
         assert "knocks" not in hint(lobby)
+        # One toast for it, not the room's notice of the host's own doing
+        # too (a play-test read "Eve was turned away." and "the host turned
+        # someone away").
+        await wait_until(
+            pilot, lambda: lobby.room is not None and lobby.room.notice, "the notice, shown"
+        )
+        await pilot.pause()
+        said = [str(n.message) for n in app._notifications]
+        assert said == ["[b]Eve[/b] was turned away."], said
         assert "Eve" not in seats_text(lobby)
         await eve.close()
 

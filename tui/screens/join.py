@@ -298,7 +298,11 @@ class JoinScreen(PasseScreen):
             # A host with a screen is asked about a new key: say we wait for it.
             table, notice = await join_target(target, self.player_name, on_knock=self._say)
         except NetplayError as error:
-            self._say(str(error), problem=True)
+            # Turned away, or no seat left: watching is what is left, and
+            # this screen's F3 does it (a play-test: "You can still watch
+            # this one", and no word of how).
+            watch = " F3 watches it." if error.code in ("denied", "full") else ""
+            self._say(f"{error}{watch}", problem=True)
             return
         finally:
             self.joining = False

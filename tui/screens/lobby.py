@@ -412,8 +412,15 @@ class LobbyScreen(PasseScreen):
     def on_room_changed(self, message: RoomChanged) -> None:
         room = message.room
         self.room = room
-        if room.notice and room.notice != self._notice and room.phase == "lobby":
-            self.notify(room.notice, title="Room")
+        if (
+            room.notice
+            and room.notice != self._notice
+            and room.phase == "lobby"
+            # The host's own doing is said by this screen as it is done ("Dora
+            # was turned away."): not twice (a play-test).
+            and not (self.hosting and room.notice.startswith("the host "))
+        ):
+            self.notify(room.notice, title="Room", markup=False)
         self._notice = room.notice
         self._render_room()
         if room.phase in ("playing", "over") and not self.table_shown:
