@@ -450,3 +450,35 @@ def test_a_past_game_says_you_for_the_viewer_among_the_winners(tmp_path: Path) -
     assert said((0,)) == f"you won (your score {score})"
     assert said((1,)) == f"{names[1]} won (your score {score})"
     assert said((0, 2)) == f"{names[2]} and you won (your score {score})"
+
+
+@pytest.mark.parametrize("game_id", ["passpass", "dominoes", "fashion"])
+async def test_no_hand_is_active_in_a_replay(
+    private_config: Path, private_data: Path, game_id: str
+) -> None:
+    """A play-test (6 December): a replay showed a hand's cursor (▲, ▼)
+    when the seat viewed was to act, and dominoes' L/R hints at the game's
+    end: nothing plays here."""
+    from tui.games.dominoes.hand import DominoHand
+    from tui.games.fashion.hand import FashionHand
+    from tui.games.passpass.hand import HandView
+
+    hand_type = {"passpass": HandView, "dominoes": DominoHand, "fashion": FashionHand}[game_id]
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_replay(pilot, keep(private_data, game_id, 5))
+        acting = [
+            step
+            for step in range(min(screen.replay.steps, 40))
+            if 0 in screen.replay.moment(step, 0).view.to_act
+        ]
+        assert acting, "the viewed seat acts at some step"
+        for step in acting[:5]:
+            screen.go_to(step)
+            await pilot.pause()
+            hand = screen.query_one(hand_type)
+            assert not (hand.mode if isinstance(hand, FashionHand) else hand.active), step
+        await pilot.press("end")
+        await pilot.pause()
+        if game_id == "dominoes":
+            assert all(item.fits == "" for item in screen.query_one(DominoHand).items)

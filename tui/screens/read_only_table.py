@@ -21,6 +21,7 @@ class ReadOnlyTableScreen(TableScreen):
     it), and leaving loses nothing."""
 
     AUTO_FOCUS = None  # the screen keeps the keys: no widget takes them
+    PLAYS = False  # no cursor in a hand, no choice offered
 
     @property
     def in_progress(self) -> bool:

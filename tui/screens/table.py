@@ -134,6 +134,10 @@ class TableScreen(PasseScreen):
         (0, "-normal"),
         (120, "-wide"),
     ]
+    # Whether a person plays at this screen: the viewed seat's turn makes
+    # its hand active (a cursor, its keys). Not at a replay's or a watch's
+    # (ReadOnlyTableScreen: a play-test saw a cursor where nothing plays).
+    PLAYS: ClassVar[bool] = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "rules", "Rules"),
         Binding("q,escape", "leave", "Quit", key_display="q"),

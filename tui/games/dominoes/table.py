@@ -104,7 +104,7 @@ class DominoesTableScreen(TableScreen):
         return self.view if isinstance(self.view, DominoesView) else None
 
     def mine(self, view: DominoesView) -> bool:
-        return view.seat is not None and view.turn == view.seat and not view.is_over
+        return self.PLAYS and view.seat is not None and view.turn == view.seat and not view.is_over
 
     def show_view(self, view: View, events: Sequence[Event]) -> None:
         assert isinstance(view, DominoesView)
@@ -168,7 +168,10 @@ class DominoesTableScreen(TableScreen):
         return sum(t.pips for t in view.hand)
 
     def _fits(self, view: DominoesView, tile: Tile) -> str:
-        """The ends a tile fits now (shown under it in the hand)."""
+        """The ends a tile fits now (shown under it in the hand): none once
+        the game is over (a replay's end showed them, a play-test)."""
+        if view.is_over:
+            return ""
         if view.ends is None:
             return "any"  # DO-6: any tile leads
         left, right = view.ends

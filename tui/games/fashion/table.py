@@ -159,7 +159,7 @@ class FashionTableScreen(TableScreen):
 
     def _mine(self, view: FashionView | None = None) -> bool:
         view = view or self.fa_view
-        return bool(view and not view.is_over and view.seat in view.to_act)
+        return bool(self.PLAYS and view and not view.is_over and view.seat in view.to_act)
 
     def _legal(self, kind: type[Action]) -> list[Action]:
         view = self.fa_view

@@ -260,7 +260,7 @@ class PassPassTableScreen(TableScreen):
     def show_view(self, view: View, events: Sequence[Event]) -> None:
         assert isinstance(view, PassPassView)
         me = view.seat
-        mine = me is not None and me in view.to_act and not view.is_over
+        mine = self.PLAYS and me is not None and me in view.to_act and not view.is_over
         self._show_hand(view, mine)
         self._show_trick(view, mine)
         self.query_one(OpponentsPanel).show(view, self.panel_names())
@@ -282,7 +282,8 @@ class PassPassTableScreen(TableScreen):
         view = self.pp_view
         if view is None:
             return
-        mine = view.seat is not None and view.seat in view.to_act and not view.is_over
+        mine = self.PLAYS and view.seat is not None and view.seat in view.to_act
+        mine = mine and not view.is_over
         self.say_status(self._status(view, mine), your_turn=mine)
 
     def refocus(self) -> None:
