@@ -250,6 +250,10 @@ def moment_text(replay: Replay, step: int, seat: int | None) -> str:
     lines.extend(f"  {event.describe(names)}" for event in moment.events)
     lines.append("")
     lines.append("View:")
+    # The view's own data: its seats count from 0, where the lines above
+    # count from 1 as the file does (a play-test read "To act: seat 2"
+    # beside "leader: 1").
+    lines.append("  (the view's data, as the engine keeps it: seats count from 0 here)")
     data: dict[str, Any] = view.to_data()
     for name, value in data.items():
         if name not in _COMMON_FIELDS:

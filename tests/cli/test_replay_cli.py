@@ -65,6 +65,7 @@ def test_a_moment_is_printed_as_text(record: Path, capsys: pytest.CaptureFixture
     assert text.startswith("Pass Pass, 4 players · step 6 of ")
     assert "seen by seat 2 (Ada)" in text.splitlines()[0]
     assert "\nLog:\n" in text and "\nView:\n" in text and "  hand: " in text
+    assert "seats count from 0 here" in text  # beside "seat 2" counted from 1
     # The spectator at the end: the result, no hand of its own.
     assert main(["replay", str(record), "--seat", "spectator"]) == 0
     end = capsys.readouterr().out
