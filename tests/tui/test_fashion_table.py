@@ -828,3 +828,27 @@ async def test_one_card_reads_one_card(private_config: Path) -> None:
         assert isinstance(choice, ChoiceScreen) and choice.kind == "player", choice
         assert "Ada: 1 card, 0 points" in choice.options, choice.options
         assert "You (you): 0 cards, 0 points" in choice.options, choice.options
+
+
+def test_the_final_scores_show_a_whole_season_collection() -> None:
+    """A play-test (6 December): a long season collection was cut with "…"
+    on the game-over screen, with no way to read the rest."""
+    import dataclasses
+    import io
+
+    from rich.console import Console
+
+    from net.authority.table import SeatSpec, Table
+    from net.peer.client import LocalClient
+    from tests.core.notation_checks import played
+
+    state = played("fashion", 4, False, 7)
+    table = Table.around(state, [SeatSpec(name) for name in ("You", "Ada", "Bo", "Cy")])
+    screen = FashionTableScreen(LocalClient(table, 0))
+    view = state.view(0)
+    long_hand = ("RDW", "RJS", "RTS", "UJS", "UJW", "UJO", "UTS", "UTL", "UCS", "UCL", "KDS", "KJS")
+    view = dataclasses.replace(view, season_hands=(long_hand, (), (), ()))
+    out = io.StringIO()
+    Console(file=out, width=76, color_system=None).print(screen.final_scores(view))
+    shown = out.getvalue()
+    assert "…" not in shown and all(code in shown for code in long_hand), shown

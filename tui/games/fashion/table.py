@@ -709,7 +709,8 @@ class FashionTableScreen(TableScreen):
         table.add_column("Pile", justify="right")
         table.add_column("Season", justify="right")
         table.add_column("Total", justify="right")
-        table.add_column("Season collection (FA-15)", no_wrap=True, max_width=40)
+        # Wrapped, never cut: a long collection ended in "…" (a play-test).
+        table.add_column("Season collection (FA-15)", max_width=40)
         season = view.season_points or (0,) * view.players
         hands = view.season_hands or ((),) * view.players
         for seat in range(view.players):
