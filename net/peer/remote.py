@@ -698,6 +698,10 @@ class RemoteTable(TableClient):
     def _on_link_state(self, up: bool) -> None:
         if up and self._link is not None:
             self._last_broker = (self._link.host, self._link.port)
+        if not up:
+            # Down: where the room's broker was, nothing may answer now, or
+            # something that is not a broker (the room went elsewhere).
+            self._watch_room_here()
         for listener in list(self._link_listeners):
             listener(up)
 
@@ -737,12 +741,13 @@ class RemoteTable(TableClient):
             listener(False)
 
     def _watch_room_here(self) -> None:
-        """(Re)connected: the room's retained state comes with the
-        subscription wherever the room is. If it does not, this broker is
-        not the room's (its host's machine came back and its broker took
+        """(Re)connected, or down: the room's retained state comes with the
+        subscription wherever the room is. If it does not come, this broker
+        is not the room's (its host's machine came back and its broker took
         another port, where ours was taken by another program: a
         play-test's peers waited on the wrong broker for good, their link
-        "up"), and the room is looked for on the LAN."""
+        "up"), or there is none where it was, and the room is looked for on
+        the LAN."""
         self._room_here = False
         if self.room is None or self.cluster or self._closed or self.keeps_vote:
             return  # not found yet (a join says so), or a cluster's nodes share it
@@ -754,15 +759,16 @@ class RemoteTable(TableClient):
         said = False
         while not self._closed and not self._room_here:
             link = self._link
-            if link is None or not link.connected:
-                return  # the next connection watches again
-            here = (link.host, link.port)
+            if link is None or link.closed:
+                return
+            here = (link.host, link.port)  # where it is, or tries to be
             # Once a connection at warning, then quietly (a long wait for a
             # table gone makes no log of its own).
             log.log(
                 logging.DEBUG if said else logging.WARNING,
-                "room %s: the broker at %s:%s has no state of it: looking on the LAN",
+                "room %s: %s at %s:%s: looking for it on the LAN",
                 self.code,
+                "no state of it on the broker" if link.connected else "no broker",
                 *here,
             )
             said = True

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import socket
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ import pytest
 from core.engine import GameRecord
 from core.registry import get_game
 from net.identity import Identity
-from net.lan.broker import BrokerError, EmbeddedBroker, start_embedded_broker
+from net.lan.broker import BrokerError, start_embedded_broker
 from net.protocol.wire import (
     Refused,
     authority_message_decoder,
@@ -221,34 +222,47 @@ async def test_resuming_a_room_hosted_now_says_so_and_a_killed_hosts_lock_does_n
             await process.stop()
 
 
-async def _take_the_port(port: int) -> EmbeddedBroker:
-    """Another program's broker on ``port`` (here another embedded one),
-    as soon as the port is free (the killed host's broker child goes with
-    it, a moment later)."""
+async def _take_the_port(port: int, squatter: str, stack: contextlib.AsyncExitStack) -> None:
+    """Another program on ``port`` as soon as it is free (the killed host's
+    broker child goes with it, a moment later): another embedded broker, or
+    a program that is no broker at all (it listens and never answers)."""
     deadline = asyncio.get_running_loop().time() + DEADLINE
     while True:
         try:
-            return await start_embedded_broker("127.0.0.1", port, tries=1)
-        except BrokerError:
+            if squatter == "broker":
+                broker = await start_embedded_broker("127.0.0.1", port, tries=1)
+                stack.push_async_callback(broker.stop)
+            else:
+                blocker = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                stack.callback(blocker.close)
+                # As a server does (the old broker's connections wait out
+                # their TIME_WAIT on this port).
+                blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                blocker.bind(("127.0.0.1", port))
+                blocker.listen()
+            return
+        except (BrokerError, OSError):
             if asyncio.get_running_loop().time() > deadline:
                 raise
             await asyncio.sleep(0.1)  # polling a port: no event says it is free
 
 
 @pytest.mark.long
+@pytest.mark.parametrize("squatter", ["broker", "program"])
 async def test_a_resumed_host_whose_port_was_taken_is_found_where_it_went(
-    tmp_path: Path,
+    tmp_path: Path, squatter: str
 ) -> None:
     """A play-test (6 December): the host's machine died, another Passe's
     room took its broker's port, and the host resumed on the next one. Its
     peer, reconnected to the newcomer's broker at the old address, said
     "link up" and waited for good. A broker without the room's state is
     not the room's: the peer looks for the room on the LAN (mDNS), checks
-    that its state is there, signed by its table, goes, and plays on."""
+    that its state is there, signed by its table, goes, and plays on. The
+    same where the port's new owner is no broker (the peer's link down)."""
     host = PasseProcess("host", tmp_path)
     ana = PasseProcess("ana", tmp_path)
     setup = host_args("dominoes", 3, wait_for=1, port=0, bot_delay=0, seed=5, advertise=True)
-    squatter: EmbeddedBroker | None = None
+    squatters = contextlib.AsyncExitStack()
     try:
         await host.start(*setup)
         room = await host.expect("room")
@@ -260,7 +274,7 @@ async def test_a_resumed_host_whose_port_was_taken_is_found_where_it_went(
         await ana.expect("acted")
         host.kill()
         assert await host.finish() != 0
-        squatter = await _take_the_port(port)
+        await _take_the_port(port, squatter, squatters)
         await host.start("host", "--resume", "--headless")  # advertised, as by default
         resumed = await host.expect("room")
         assert resumed["code"] == code and resumed["broker"] != f"127.0.0.1:{port}"
@@ -276,5 +290,4 @@ async def test_a_resumed_host_whose_port_was_taken_is_found_where_it_went(
     finally:
         for process in (host, ana):
             await process.stop()
-        if squatter is not None:
-            await squatter.stop()
+        await squatters.aclose()
