@@ -357,3 +357,38 @@ def screen_text(app: PasseApp) -> str:
     import html
 
     return html.unescape(app.export_screenshot()).replace("\xa0", " ")
+
+
+async def test_keys_that_come_together_are_typed_in_order(private_config: Path) -> None:
+    """A play-test (6 December): backspace three times and "Zoe", sent
+    together (tmux, a paste, a slow SSH link), left the name field empty:
+    Textual's Input ran its bound keys (backspace) after the characters
+    typed behind them (Textual issue #6605). Every text field of Passe is a
+    TextField, which runs them in order."""
+    from textual import events
+
+    from tui.widgets.text_field import TextField
+
+    write_settings(private_config, name="Ada")
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        field = app.screen.query_one("#name", Input)
+        assert isinstance(field, TextField)
+        field.focus()
+        await pilot.pause()
+        field.cursor_position = len(field.value)
+        typed = [("backspace", None)] * 3 + [("z", "z"), ("o", "o"), ("e", "e"), ("left", None)]
+        typed += [("backspace", None), ("i", "i")]
+        for key, character in typed:  # all at once, none waited for
+            app.post_message(events.Key(key, character))
+        await pilot.pause()
+        await pilot.pause()
+        assert field.value == "zie"
+        # The room code's field and the dialogs' (a key's first digits) too.
+        from tui.screens.expect_key import ExpectKeyScreen
+        from tui.screens.join import JoinScreen
+
+        await app.push_screen(JoinScreen("Ana"))
+        assert isinstance(app.screen.query_one("#join-code"), TextField)
+        await app.push_screen(ExpectKeyScreen())
+        assert isinstance(app.screen.query_one("#dialog-input"), TextField)

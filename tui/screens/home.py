@@ -39,6 +39,7 @@ from tui.session import BOT_NAMES, seat_names
 from tui.settings import BOT_LEVELS, BOT_SPEEDS, NAME_LENGTH, Settings, clean_name
 from tui.widgets.chooser import FOCUS_MARK, NO_MARK, Chooser
 from tui.widgets.footer import PasseFooter
+from tui.widgets.text_field import TextField
 
 if TYPE_CHECKING:
     from net.authority.rooms import SavedRoom
@@ -157,7 +158,7 @@ class HomeScreen(PasseScreen):
                 yield Chooser[bool]("Teams", [], id="teams")
                 with Horizontal(id="name-row"):
                     yield Label(NO_MARK + NAME_LABEL, id="name-label")
-                    yield Input(
+                    yield TextField(
                         self.settings.name,
                         # Not "You", the default name itself: deleted, the
                         # name looked unchanged (found in a play-test).

@@ -13,6 +13,7 @@ from textual.widgets import Input, Static
 
 from tui.screens.base import PasseModal
 from tui.widgets.footer import PasseFooter
+from tui.widgets.text_field import TextField
 
 
 class InputDialog(PasseModal[str | None]):
@@ -34,7 +35,7 @@ class InputDialog(PasseModal[str | None]):
         with Vertical(classes="dialog"):
             yield Static(self.TITLE, classes="dialog-title")
             yield Static(self.EXPLANATION)
-            yield Input(
+            yield TextField(
                 self.initial,
                 placeholder=self.PLACEHOLDER,
                 max_length=self.MAX_LENGTH,

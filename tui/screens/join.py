@@ -29,6 +29,7 @@ from tui.plain import plain
 from tui.screens.base import PasseScreen
 from tui.widgets.fit import pad
 from tui.widgets.footer import PasseFooter
+from tui.widgets.text_field import TextField
 
 if TYPE_CHECKING:
     from net.lan.discovery import RoomAdvert
@@ -141,7 +142,7 @@ class JoinScreen(PasseScreen):
     def compose(self) -> ComposeResult:
         yield Static("Passe · join a LAN game", classes="screen-title")
         with Vertical(id="join-box"):
-            yield Input(
+            yield TextField(
                 self.initial_code,
                 placeholder="room code, e.g. ABC-123 (or ABC-123@HOST:PORT)",
                 max_length=80,
