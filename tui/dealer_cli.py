@@ -81,9 +81,13 @@ def run_dealer(args: argparse.Namespace) -> int:
             brokers = _brokers(args.broker)
         except argparse.ArgumentTypeError as error:
             return _fail(f"--broker: {error}")
+    from net.dealer.service import HANDOVER_WAIT
     from tui.terminal import Shutdown, guard_standard_streams
 
-    shutdown = Shutdown()
+    # A stop hands each table on, which may take HANDOVER_WAIT: a player's
+    # 3 s ended a dealer in the middle of it (exit 143, a play-test). A
+    # second signal still ends it at once.
+    shutdown = Shutdown(grace=HANDOVER_WAIT + 5.0)
     guard_standard_streams(shutdown)
     from net.protocol.text import safe_logging
 

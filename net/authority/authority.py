@@ -1306,6 +1306,18 @@ class Authority:
         """The notice the next room state carries (our own words)."""
         self._notice = notice
 
+    def name_dealer(self, name: str) -> None:
+        """This room is the dealer ``name``'s (RoomState.dealer): said at
+        once where the room runs already. A dealer that resumed its room
+        set the name after the room's first state, and a state that named
+        no dealer stayed retained: at its next stop every screen read "the
+        host (Lea) is away" (a play-test)."""
+        if name == self.dealer_name:
+            return
+        self.dealer_name = name
+        if self._outbox is not None and loop_running():
+            self._schedule_republish()
+
     def step_down(self, term: int) -> None:
         """A higher term's authority exists (this process was cut off): it
         holds the table now; this one stops at once, its room kept."""

@@ -483,7 +483,7 @@ class Dealer:
         authority.voter_identity = self.identity
         authority.voter_dir = self.rooms_dir
         authority.dealers = ()
-        authority.dealer_name = self.name
+        authority.name_dealer(self.name)
         authority.allowed_keys = frozenset(kept.admit)
         if kept.admit:
             authority.watch_presence(None)
@@ -867,7 +867,7 @@ class Dealer:
         return known.name if known is not None else peer_id(key)
 
     def _took_over(self, code: str, authority: Authority) -> None:
-        authority.dealer_name = self.name
+        authority.name_dealer(self.name)
         held = self.held.get(code)
         # The person who asked for the room stays its host (they were
         # "for DY" in the status, and the room "hosted by" its dealer).
@@ -928,11 +928,35 @@ class Dealer:
         authority = room.authority
         replica = authority.replica
         config = decode_room_config(authority.election) if authority.election else None
+        # The other dealers that hold it and are online now: only they can
+        # take it. One gone already could not, and the table fell silent for
+        # a hand-over nobody took, its people never told (a play-test: the
+        # table had moved here from a dealer stopped before).
         others = (
-            [v.key for v in config.voters if v.dealer and v.key != self.identity.public_key]
+            [
+                v.key
+                for v in config.voters
+                if v.dealer and v.key != self.identity.public_key and v.key in self.dealers
+            ]
             if config is not None
             else []
         )
+        if replica is not None and not others and room.taken and authority.phase == "playing":
+            # Taken over here, no other dealer online: it waits for this
+            # dealer, whose voter's file holds it (set aside as the dealer
+            # stops, held again when it starts: resume_held). Its table
+            # goes away saying so: its people see the dealer away.
+            log.info(
+                "room %s: waits for this dealer (no other dealer online to take it): "
+                "it goes on when this dealer starts again with the same data directory",
+                room.code,
+            )
+            self._event("kept", code=room.code)
+            if room.task is not None:
+                room.task.cancel()
+            self.rooms.pop(room.code, None)
+            await authority.close(keep=True)
+            return
         if (
             (replica is None or not others)
             and authority.phase == "playing"

@@ -51,6 +51,9 @@ async def play_with_bot(
 
     # The table moved to another machine (issue 20): scripts and tests see it.
     table.on_moved(lambda term: emit("moved", term=term, here=table.runs_the_table))
+    # The table's machine (its presence) comes and goes: said, as the
+    # screens' bar says "the host is away" (scripts and tests read it).
+    table.on_host(lambda up: emit("table", present=up))
     # What the table screen shows of each new room notice ("The table moved
     # to Bob's machine ..."), each once.
     notices: list[str] = []

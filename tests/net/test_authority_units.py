@@ -3710,3 +3710,26 @@ def test_a_stand_in_s_delay_is_said_in_minutes_and_seconds() -> None:
         "2 min 6 s",
         "0 s",
     ]
+
+
+async def test_a_dealer_named_once_the_room_runs_is_said_at_once() -> None:
+    """A play-test (6 December): a dealer that resumed its room named
+    itself after the room's first state was out, and that state, naming no
+    dealer, stayed retained: at the dealer's next stop every screen read
+    "the host (Lea) is away". Kills name_dealer's mutants."""
+    ana = Identity.generate()
+    authority = room()
+    await in_play(authority, ana)
+    sent(authority, ana)
+    authority.name_dealer("D1")
+    assert authority.dealer_name == "D1"
+    await within_turns(lambda: bool(authority._outbox))
+    ((_, state),) = [m for m in sent(authority, ana) if m[0] == "room"]
+    assert state.dealer == "D1"
+    authority.name_dealer("D1")  # the same name: nothing to say again
+    await asyncio.sleep(0)
+    assert [m for m in sent(authority, ana) if m[0] == "room"] == []
+    # Before the room runs (no outbox yet): only kept, for its first state.
+    fresh = room()
+    fresh.name_dealer("D2")
+    assert fresh.dealer_name == "D2" and fresh.room_state().dealer == "D2"

@@ -1925,10 +1925,14 @@ def a_handed_room(
     replica: HandingReplica | None = None,
     others: int = 1,
     kept: bool = True,
+    online: bool = True,
 ) -> tuple[DealtRoom, Table, Hosted, list[bytes]]:
-    """A room this dealer runs, stood in for; its other dealers' keys."""
+    """A room this dealer runs, stood in for; its other dealers' keys (seen
+    online by this dealer, unless ``online`` is false)."""
     me = dealer.identity.public_key
     keys = [Identity.generate().public_key for _ in range(others)]
+    if online:
+        dealer.dealers.update({key: OtherDealer(f"D{n}", 1, True, 5) for n, key in enumerate(keys)})
     player = Identity.generate().public_key
     config, _ = make_room_config(dealer.identity, [me, *keys, player], dealers={me, *keys})
     authority = Table(CODE, phase, replica, encode_room_config(config))
@@ -2005,6 +2009,36 @@ async def test_a_game_nobody_else_holds_is_kept_on_disk_as_the_dealer_stops(
     ]
     assert events.seen == [("kept", {"code": CODE})]
     assert hosted.closed == [True] and authority.calls == [] and dealer.rooms == {}
+    await settle()
+    assert room.task.cancelled()
+
+
+@pytest.mark.parametrize("taken", [True, False])
+async def test_a_table_whose_other_dealers_are_gone_is_not_handed_to_them(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, taken: bool
+) -> None:
+    """A play-test (6 December): the dealer running a table it had taken
+    over stopped with no other dealer online: it fell silent for a hand-over
+    nobody could take, and its people were never told. Its own room is kept
+    on disk as ever; a room taken over here waits for this dealer (its
+    voter's file holds it) and its table goes saying "gone"."""
+    events = Events()
+    dealer, _ = a_dealer(tmp_path, on_event=events)
+    replica = HandingReplica(2, caught_up=set(), successor=False)
+    room, authority, hosted, _ = a_handed_room(dealer, replica=replica, online=False)
+    room.taken = taken
+    room.task = asyncio.create_task(asyncio.Event().wait())
+    await asyncio.wait_for(dealer._hand_over(room), 5)
+    assert events.seen == [("kept", {"code": CODE})]
+    assert replica.calls == [] and dealer.rooms == {}  # no hand-over, no abdication
+    if taken:
+        assert authority.calls == ["close keep=True"] and hosted.closed == []
+        assert said(caplog) == [
+            f"INFO room {CODE}: waits for this dealer (no other dealer online to take it): "
+            "it goes on when this dealer starts again with the same data directory"
+        ]
+    else:
+        assert authority.calls == [] and hosted.closed == [True]
     await settle()
     assert room.task.cancelled()
 

@@ -262,6 +262,57 @@ async def test_a_dealer_killed_while_running_its_room_holds_it_again_when_starte
             await holds_again_and_takes_over(again, room, other, peers)
 
 
+async def test_the_last_dealer_stopped_after_a_takeover_says_its_table_is_away(
+    tmp_path: Path,
+) -> None:
+    """A play-test (6 December): the table moved from a dealer stopped (or
+    killed) to the other; that one stopped too, with no dealer online to
+    take it. It fell silent for a hand-over nobody could take, the
+    process ended at 3 s with 143, and the players' screens said nothing
+    while their moves went unanswered. Now it says "kept", its table says
+    "gone" (each player sees it away), it exits 0, and started again it
+    holds the room again, takes the table, and the game ends."""
+    async with broker_at("mosquitto") as (host, port):
+        broker = f"{host}:{port}"
+        maker, other = await start_dealers(tmp_path, 2, broker)
+        again = PasseProcess("dealer1", tmp_path)  # the same name: the same files
+        peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(3)]
+        async with reported(maker, other, again, *peers):
+            room = await dealt_game(tmp_path, broker, maker, peers)
+            await peers[0].expect("acted")
+            hold_the_game(peers)
+            maker.kill()
+            assert maker.process is not None
+            await maker.process.wait()
+            assert (await other.expect("took_over"))["code"] == room["code"]
+            for peer in peers[:-1]:
+                await peer.expect("moved")
+                skip_read(peer, "table")  # the first dealer's table, then its will
+                while not (await peer.expect("table"))["present"]:
+                    pass  # the new table's presence, once it runs there
+                skip_read(peer, "table")
+            assert other.process is not None
+            other.process.terminate()  # nobody online to hand it to
+            assert (await other.expect("kept"))["code"] == room["code"]
+            assert await other.finish() == 0
+            for peer in peers[:-1]:  # the frozen one reads it when it goes on
+                assert (await peer.expect("table"))["present"] is False
+            await start_again(again, broker, "D1")
+            assert (await again.expect("holds_again"))["code"] == room["code"]
+            assert (await again.expect("took_over"))["code"] == room["code"]
+            go_on(peers)
+            await all_end_verified(peers)
+            assert (await again.expect("over"))["code"] == room["code"]
+
+
+def skip_read(process: PasseProcess, event: str) -> None:
+    """Every ``event`` line ``process`` printed so far counts as seen: the
+    next expect(event) is one printed after them."""
+    for line in process.lines:
+        if line.get("event") == event:
+            line["_seen"] = True
+
+
 def hold_the_game(peers: list[PasseProcess]) -> None:
     """The last of the bot players frozen (SIGSTOP): the game waits at its
     next turn, so that it outlasts a dealer's restart and catch-up (CI, 4
