@@ -176,7 +176,13 @@ async def test_a_guest_whose_table_moved_is_not_told_the_host_may_open_a_next_ga
     is left to open one. It says the table moved; an invitation (a headless
     host that follows its moved table may still open one) says so instead."""
     from core.engine import Result
-    from tui.screens.game_over import GUEST, GUEST_KEYS_HINT, INVITED_KEYS_HINT, MOVED_KEYS_HINT
+    from tui.screens.game_over import (
+        DEALT_KEYS_HINT,
+        GUEST,
+        GUEST_KEYS_HINT,
+        INVITED_KEYS_HINT,
+        MOVED_KEYS_HINT,
+    )
 
     names = ("You", "Ada")
     result = Result(winners=(1,), shared=False, scores=(3, 9), reason="reached 9 points")
@@ -191,6 +197,13 @@ async def test_a_guest_whose_table_moved_is_not_told_the_host_may_open_a_next_ga
         await pilot.pause()
         hint = str(over.query_one("#game-over-hint", Static).render())
         assert hint.startswith(INVITED_KEYS_HINT), hint
+        # A dealer's room, moved or not: no dealer opens a next game (a
+        # play-test read that "the table's new host", a dealer, might).
+        dealt = GameOverScreen(result, names, 0, "scores", table=GUEST, moved=True, dealt=True)
+        await app.push_screen(dealt)
+        await pilot.pause()
+        hint = str(dealt.query_one("#game-over-hint", Static).render())
+        assert hint.startswith(DEALT_KEYS_HINT) and "host" not in hint, hint
 
 
 async def _networked_game_over(private_config: Path, final_room_first: bool) -> list[str]:

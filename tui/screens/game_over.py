@@ -39,6 +39,9 @@ INVITED_KEYS_HINT = "a / Enter: join the next game · h / Esc: home · q: quit"
 HOST_GONE_KEYS_HINT = "h / Esc: home · q: quit (the host has left the table)"
 # The table moved to a player's machine (issue 20): that person may open one.
 MOVED_KEYS_HINT = "h / Esc: home · q: quit (the table's new host may open a next game)"
+# A dealer's room (passe dealer): no dealer opens a next game (a play-test
+# read that "the table's new host" might, the dealer that took it over).
+DEALT_KEYS_HINT = "h / Esc: home · q: quit (a dealer's room has no next game)"
 SCROLL_HINT = " · ↑↓ scroll"
 
 
@@ -85,6 +88,7 @@ class GameOverScreen(PasseModal[str]):
         table: str = LOCAL,
         invited: bool = False,
         moved: bool = False,
+        dealt: bool = False,
         deal_check: str = "",
     ) -> None:
         super().__init__()
@@ -98,6 +102,7 @@ class GameOverScreen(PasseModal[str]):
         # The table moved from its host's machine to a player's: no host is
         # left to open a next game (found by hand: the screens said one may).
         self.moved = moved
+        self.dealt = dealt  # a dealer's room: nobody opens a next game
         self.result = result
         self.names = tuple(names)
         self.seat = seat
@@ -133,6 +138,8 @@ class GameOverScreen(PasseModal[str]):
         if self.table == GUEST:
             if self.invited:
                 return INVITED_KEYS_HINT
+            if self.dealt:
+                return DEALT_KEYS_HINT
             if self.moved:
                 return MOVED_KEYS_HINT
             return HOST_GONE_KEYS_HINT if self.host_gone else GUEST_KEYS_HINT

@@ -937,6 +937,7 @@ class TableScreen(PasseScreen):
             table=table,
             invited=remote is not None and remote.next_code is not None,
             moved=remote is not None and remote.moved,
+            dealt=remote is not None and remote.room is not None and bool(remote.room.dealer),
             deal_check=self.deal_check_text(),
         )
         self.push_dialog(screen, self._after_game_over)
