@@ -693,11 +693,13 @@ def shown_as_it_acts(screen: Screen[Any], binding: Binding) -> Binding:
 
 
 def _a_textual_widgets_key(node: object, action: str) -> bool:
-    """Whether ``action`` is one of the keys a Textual widget class that
-    ``node`` is made of binds itself (an Input's cursor and selection keys:
-    editing keys everyone knows, not Passe's)."""
+    """Whether ``action`` is one of the keys a Textual class that ``node``
+    is made of binds itself (an Input's cursor and selection keys, a scroll
+    container's, a screen's Tab: keys everyone knows, not Passe's; the
+    rules' help listed "↑ Scroll Up", "^pgup Page Left" and "tab Focus
+    Next" beside Passe's own "↑↓ Scroll", a play-test)."""
     for cls in type(node).__mro__:
-        if not cls.__module__.startswith("textual.widgets"):
+        if not cls.__module__.startswith("textual."):
             continue
         for entry in cls.__dict__.get("BINDINGS", ()):
             bound = entry.action if isinstance(entry, Binding) else entry[1]

@@ -667,3 +667,26 @@ async def test_the_bot_delay_given_for_a_run_is_the_speed_shown_until_another_is
         assert app.bot_delay == 1.5
         await pilot.press("q")
     assert json.loads(private_config.read_text(encoding="utf-8"))["bot_delay"] == 1.5
+
+
+@pytest.mark.parametrize("opening", ["rules", "join"])
+async def test_help_lists_passe_s_keys_not_textual_s_own(
+    private_config: Path, opening: str
+) -> None:
+    """A play-test (6 December): F1 on the rules listed "↑ Scroll Up", "←
+    Scroll Left", "^pgup Page Left", "tab Focus Next" (the scroll
+    container's and the screen's own keys) beside Passe's "↑↓ Scroll"."""
+    from tests.tui.conftest import write_settings
+
+    write_settings(private_config, name="Zed")  # j asks for none first
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r" if opening == "rules" else "j")
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        words = [description for _, description in app.screen.keys]
+        for textual_s in ("Scroll Up", "Scroll Left", "Page Left", "Focus Next", "Focus Previous"):
+            assert textual_s not in words, words
+        assert ("↑↓", "Scroll") in app.screen.keys or opening == "join"
