@@ -450,3 +450,32 @@ async def test_a_joiner_s_lobby_says_what_the_host_s_says_of_failover(
         assert says in line, line
         if told != "on":
             assert "hold the deck" not in line
+
+
+async def test_a_newcomer_is_not_told_what_happened_before_they_came(
+    private_config: Path,
+) -> None:
+    """A play-test (6 December): a joiner was greeted with the toast "the
+    host turned someone away", of a refusal before they knocked. The first
+    room state tells what was; the notices after it are news (a sentence)."""
+    from net.protocol.wire import RoomState, SeatState
+    from tui.messages import RoomChanged
+    from tui.screens.lobby import LobbyScreen
+
+    app = network_app(private_config, ("127.0.0.1", 9))
+    async with app.run_test(size=SIZE) as pilot:
+        table = RemoteTable(Identity.generate(), "ABC123", "127.0.0.1", 9, "Eve")
+        table.seat = 1
+        lobby = LobbyScreen(table=table)
+        app.push_screen(lobby)
+        await pilot.pause()
+        seats = [SeatState("Zed", "human", "", "a" * 16), SeatState("Eve", "human", "", "b" * 16)]
+        room = RoomState("ABC123", "passpass", {"players": 3}, "Zed", "lobby", seats, 0, 1)
+        before = msgspec.structs.replace(room, notice="the host turned someone away")
+        lobby.post_message(RoomChanged(before))
+        await wait_until(pilot, lambda: lobby.room is not None, "the room")
+        await pilot.pause()
+        assert list(app._notifications) == []
+        lobby.post_message(RoomChanged(msgspec.structs.replace(room, notice="kim left", stamp=2)))
+        await wait_until(pilot, lambda: list(app._notifications), "the news")
+        assert [str(n.message) for n in app._notifications] == ["Kim left"]

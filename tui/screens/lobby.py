@@ -411,16 +411,22 @@ class LobbyScreen(PasseScreen):
 
     def on_room_changed(self, message: RoomChanged) -> None:
         room = message.room
+        # The first state seen tells what happened before we came (a
+        # play-test's newcomer was told "the host turned someone away"):
+        # news are the notices that change after it.
+        news = self.room is not None
         self.room = room
         if (
-            room.notice
+            news
+            and room.notice
             and room.notice != self._notice
             and room.phase == "lobby"
             # The host's own doing is said by this screen as it is done ("Dora
             # was turned away."): not twice (a play-test).
             and not (self.hosting and room.notice.startswith("the host "))
         ):
-            self.notify(room.notice, title="Room", markup=False)
+            notice = room.notice[:1].upper() + room.notice[1:]
+            self.notify(notice, title="Room", markup=False)
         self._notice = room.notice
         self._render_room()
         if room.phase in ("playing", "over") and not self.table_shown:
