@@ -649,7 +649,7 @@ async def test_a_full_room_and_a_started_game_are_refused_in_one_line(
         await type_code(pilot, hosted.code)
         # And how: this screen's F3 (a play-test found no word of it).
         assert await wait_for_answer(pilot) == (
-            f"Room {format_code(hosted.code)} is full: you can still watch it. F3 watches it."
+            f"Room {format_code(hosted.code)} is full: you can still watch it (F3)."
         )
         authority.start_game()
         await type_code(pilot, hosted.code)
@@ -1811,7 +1811,8 @@ async def test_where_the_table_moved_its_new_machine_opens_the_next_game(
             assert isinstance(table, PassPassTableScreen)
             await wait_until(
                 pilot,
-                lambda: TABLE_MOVED_HERE in table.game_log.lines_written,
+                # In the log as a sentence (a play-test: it had no stop).
+                lambda: f"{TABLE_MOVED_HERE}." in table.game_log.lines_written,
                 "the move told to its new machine's person",
             )
             assert not any("Zed's machine" in line for line in table.game_log.lines_written)

@@ -302,8 +302,10 @@ class JoinScreen(PasseScreen):
             # Turned away, or no seat left: watching is what is left, and
             # this screen's F3 does it (a play-test: "You can still watch
             # this one", and no word of how).
-            watch = " F3 watches it." if error.code in ("denied", "full") else ""
-            self._say(f"{error}{watch}", problem=True)
+            said = str(error)
+            if error.code in ("denied", "full") and said.endswith("watch it."):
+                said = f"{said[:-1]} (F3)."  # not "… watch it. F3 watches it."
+            self._say(said, problem=True)
             return
         finally:
             self.joining = False

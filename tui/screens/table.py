@@ -462,9 +462,11 @@ class TableScreen(PasseScreen):
             notice = self._in_our_words(room.notice)
             self.notify(notice, title="Table")
             # And in the log, to be read later (issue 18: a guest who quit
-            # left no trace on the host's table once the toast was gone).
+            # left no trace on the host's table once the toast was gone), a
+            # sentence among its sentences ("You are back" had no stop).
             if self.view is not None:
-                self.game_log.add(notice)
+                line = notice[:1].upper() + notice[1:]
+                self.game_log.add(line if line.endswith((".", "!", "?", "…")) else f"{line}.")
         self._room_notice = room.notice
         was_closed = self.room_closed
         self._room = room
