@@ -1215,12 +1215,20 @@ class Authority:
         """What the failover setting comes to if the game started now (the
         lobby's one line, the host's and, through the room state, each
         joiner's): off, short of how many more people's machines that stand,
-        or on."""
+        never (its free seats could not bring them: a full room of two said
+        it needed one more, a play-test), or on."""
         if not self.failover:
             return "off", 0
         voters, standing = self.failover_voters()
         missing = max(MIN_VOTERS - len(voters), MIN_STANDING - standing)
-        return ("short", missing) if missing > 0 else ("on", 0)
+        if missing <= 0:
+            return "on", 0
+        # What it could come to: each free seat a person's machine that
+        # stands, each seated person who declined standing after all.
+        free = sum(1 for slot in self.seats if slot.kind == OPEN)
+        people = len(voters) - 1
+        could = MIN_VOTERS <= len(voters) + free and MIN_STANDING <= people + free
+        return ("short", missing) if could else ("never", missing)
 
     def set_failover(self, on: bool) -> None:
         """The host's lobby setting (f): said to the joiners at once."""

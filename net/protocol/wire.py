@@ -430,9 +430,10 @@ class VoterBroker(Struct, array_like=True, forbid_unknown_fields=True):
 
 # What a lobby's failover setting comes to if its game started now (issue
 # 20; RoomState.failover): "off" (the host turned it off), "short" (it needs
-# more people's machines that stand), "on"; "" outside a lobby, in a
-# dealer's room, or from a Passe that does not say.
-FailoverOutlook = Literal["", "off", "short", "on"]
+# more people's machines that stand), "never" (more than its free seats
+# could bring), "on"; "" outside a lobby, in a dealer's room, or from a
+# Passe that does not say.
+FailoverOutlook = Literal["", "off", "short", "never", "on"]
 
 
 class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True, omit_defaults=True):

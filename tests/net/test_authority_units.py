@@ -1780,7 +1780,12 @@ def test_the_room_state_says_everything_public() -> None:
     assert authority.room_state().failover == "off"
     authority.set_failover(True)
     authority.declined.add(robo.public_key)
-    assert authority.room_state().failover == "short"
+    assert authority.room_state().failover == "short"  # Robo may stand after all
+    assert authority.failover_outlook() == ("short", 1)
+    # Robo's seat a bot's: no free seat, one person: never enough machines.
+    authority.set_bot(1, "random")
+    assert authority.failover_outlook() == ("never", 1)
+    authority.set_bot(2, None)  # a free seat: someone may still come
     assert authority.failover_outlook() == ("short", 1)
 
 

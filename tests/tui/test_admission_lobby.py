@@ -423,6 +423,7 @@ def outlook(table: RemoteTable) -> str:
         ("short", True, "Failover needs more people's machines: until then, if the host's"),
         ("short", False, "game waits (you declined, f stands)."),
         ("off", True, "Failover off (the host's f): if the host's machine stops, the game"),
+        ("never", True, "Too few seats for people's machines to fail over: if the host's"),
     ],
 )
 async def test_a_joiner_s_lobby_says_what_the_host_s_says_of_failover(

@@ -560,6 +560,11 @@ class LobbyScreen(PasseScreen):
             # the host's said the room needed more machines.
             if self.room.failover == "off":
                 return "\nFailover off (the host's f): if the host's machine stops, the game waits."
+            if self.room.failover == "never":
+                return (
+                    "\nToo few seats for people's machines to fail over: if the host's "
+                    "machine stops, the game waits."
+                )
             if self.room.failover == "short":
                 choice = "you stand, f declines" if self.table.stand else "you declined, f stands"
                 return (
@@ -579,6 +584,11 @@ class LobbyScreen(PasseScreen):
         outlook, missing = authority.failover_outlook()
         if outlook == "off":
             return "\nFailover off (f): if this machine stops, the game waits for it."
+        if outlook == "never":
+            return (
+                "\nFailover on (f), but this room's seats are too few for enough people's "
+                "machines: if this machine stops, the game waits for it."
+            )
         if outlook == "short":
             whose = "person's machine" if missing == 1 else "people's machines"
             who = " here"
