@@ -202,6 +202,9 @@ def print_status(as_json: bool) -> int:
     try:
         status = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        if as_json:  # what a script reads: JSON always (a play-test got a sentence)
+            print(json.dumps({"running": False, "rooms": [], "kept": []}, indent=1))
+            return 1
         print(f"No dealer has run with this data directory ({path.parent}).")
         return 1
     except (OSError, ValueError, RecursionError) as error:

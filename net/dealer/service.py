@@ -341,13 +341,17 @@ class Dealer:
             if self.dealers.pop(envelope.sender, None) is not None:
                 log.info("dealer %s (%s) is gone", name, peer)
                 self._event("other_dealer", name=name, key=peer, online=False)
+                self._status_soon()  # its status names the others online
             return
         if len(self.dealers) >= 64 and known is None:
             return  # a flood of fresh dealer keys: the first 64 are plenty
+        self.dealers[envelope.sender] = OtherDealer(name, presence.epoch, True, presence.free)
         if known is None:
             log.info("dealer %s (%s) is online", name, peer)
             self._event("other_dealer", name=name, key=peer, online=True)
-        self.dealers[envelope.sender] = OtherDealer(name, presence.epoch, True, presence.free)
+            # Named in the status from now on (it said "none" until a room
+            # started, and named a dealer gone: a play-test).
+            self._status_soon()
 
     def _on_inbox(self, payload: bytes, now: float) -> None:
         if len(payload) > MAX_DEALER_PAYLOAD:

@@ -2157,6 +2157,22 @@ def test_another_dealer_online_is_known_with_its_room_to_spare(
     assert dealer.dealers == {} and len(said(caplog)) == 2 and len(events.seen) == 2
 
 
+def test_the_status_names_the_other_dealers_online_as_they_come_and_go(tmp_path: Path) -> None:
+    """A play-test (6 December): `passe dealer --status` said "other
+    dealers online: none" with one online, until a room started, and named
+    one gone since."""
+    dealer, _ = a_dealer(tmp_path)
+    other = Identity.generate()
+
+    def named() -> list[str]:
+        return list(json.loads((tmp_path / STATUS_FILE).read_text())["dealers"])
+
+    dealer._on_presence(*presence_of(other, epoch=5, free=3), 1.0)
+    assert named() == ["DX"]
+    dealer._on_presence(*presence_of(other, online=False, epoch=5), 2.0)
+    assert named() == []
+
+
 def test_a_dealer_s_name_is_cleaned_or_replaced() -> None:
     events = Events()
     dealer, _ = a_dealer(on_event=events)

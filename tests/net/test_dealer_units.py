@@ -383,3 +383,17 @@ def test_the_status_says_each_room_in_words(
     assert print_status(as_json=False) == 1
     out = capsys.readouterr().out
     assert "not running" in out and "When it stopped: 2 rooms of at most 200" in out, out
+
+
+def test_the_status_of_no_dealer_as_json_is_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A play-test (6 December): `passe dealer --status --json` where no
+    dealer ever ran printed a sentence, which a script cannot read."""
+    from tui.dealer_cli import print_status
+
+    monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path))
+    assert print_status(as_json=True) == 1
+    assert json.loads(capsys.readouterr().out) == {"running": False, "rooms": [], "kept": []}
+    assert print_status(as_json=False) == 1
+    assert capsys.readouterr().out.startswith("No dealer has run with this data directory")
