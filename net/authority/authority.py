@@ -1227,7 +1227,7 @@ class Authority:
         # stands, each seated person who declined standing after all.
         free = sum(1 for slot in self.seats if slot.kind == OPEN)
         people = len(voters) - 1
-        could = MIN_VOTERS <= len(voters) + free and MIN_STANDING <= people + free
+        could = len(voters) + free >= MIN_VOTERS and people + free >= MIN_STANDING
         return ("short", missing) if could else ("never", missing)
 
     def set_failover(self, on: bool) -> None:
