@@ -945,41 +945,35 @@ class Dealer:
             if config is not None
             else []
         )
-        if replica is not None and not others and room.taken and authority.phase == "playing":
-            # Taken over here, no other dealer online: it waits for this
-            # dealer, whose voter's file holds it (set aside as the dealer
-            # stops, held again when it starts: resume_held). Its table
-            # goes away saying so: its people see the dealer away.
-            log.info(
-                "room %s: waits for this dealer (no other dealer online to take it): "
-                "it goes on when this dealer starts again with the same data directory",
-                room.code,
-            )
-            self._event("kept", code=room.code)
-            if room.task is not None:
-                room.task.cancel()
-            self.rooms.pop(room.code, None)
-            await authority.close(keep=True)
-            return
-        if (
+        # Taken over here, no other dealer online: it waits for this
+        # dealer, whose voter's file holds it (set aside as the dealer
+        # stops, held again when it starts: resume_held).
+        waits = replica is not None and not others and room.taken
+        # Made here, nobody else able to run it: kept as a host keeps its
+        # room on SIGTERM, to be resumed.
+        kept = (
             (replica is None or not others)
-            and authority.phase == "playing"
             and room.kept is not None
             and room.hosted is not None
             and self.rooms_dir is not None
-        ):
-            # Nobody else can run it: kept as a host keeps its room on
-            # SIGTERM; its people see the dealer away meanwhile.
+        )
+        if authority.phase == "playing" and (waits or kept):
             log.info(
-                "room %s: kept as this dealer stops (no other dealer holds it): "
-                "it goes on when this dealer starts again with the same data directory",
+                "room %s: %s as this dealer stops (no other dealer %s): it goes on when "
+                "this dealer starts again with the same data directory",
                 room.code,
+                "waits for it" if waits else "kept",
+                "online to take it" if waits else "holds it",
             )
             self._event("kept", code=room.code)
             if room.task is not None:
                 room.task.cancel()
             self.rooms.pop(room.code, None)
-            await room.hosted.close(keep=True)
+            # Its table goes saying so: its people see the dealer away.
+            if room.hosted is not None:
+                await room.hosted.close(keep=True)
+            else:
+                await authority.close(keep=True)
             return
         if replica is None or not others or authority.phase != "playing":
             why = "in its lobby" if authority.phase == "lobby" else "no other dealer holds it"

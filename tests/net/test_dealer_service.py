@@ -2027,6 +2027,8 @@ async def test_a_table_whose_other_dealers_are_gone_is_not_handed_to_them(
     replica = HandingReplica(2, caught_up=set(), successor=False)
     room, authority, hosted, _ = a_handed_room(dealer, replica=replica, online=False)
     room.taken = taken
+    if taken:  # a table taken over runs in no room this dealer hosted
+        room.hosted, room.kept = None, None
     room.task = asyncio.create_task(asyncio.Event().wait())
     await asyncio.wait_for(dealer._hand_over(room), 5)
     assert events.seen == [("kept", {"code": CODE})]
@@ -2034,8 +2036,8 @@ async def test_a_table_whose_other_dealers_are_gone_is_not_handed_to_them(
     if taken:
         assert authority.calls == ["close keep=True"] and hosted.closed == []
         assert said(caplog) == [
-            f"INFO room {CODE}: waits for this dealer (no other dealer online to take it): "
-            "it goes on when this dealer starts again with the same data directory"
+            f"INFO room {CODE}: waits for it as this dealer stops (no other dealer online to "
+            "take it): it goes on when this dealer starts again with the same data directory"
         ]
     else:
         assert authority.calls == [] and hosted.closed == [True]
