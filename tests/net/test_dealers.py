@@ -249,13 +249,7 @@ async def test_a_dealer_killed_while_running_its_room_holds_it_again_when_starte
         again = PasseProcess("dealer0", tmp_path)  # the same name: the same files
         peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(3)]
         async with reported(maker, other, again, *peers):
-            room = await dealt_game(tmp_path, broker, maker, peers)
-            await peers[0].expect("acted")
-            hold_the_game(peers)
-            maker.kill()
-            assert maker.process is not None
-            await maker.process.wait()
-            assert (await other.expect("took_over"))["code"] == room["code"]
+            room = await taken_over(tmp_path, broker, maker, other, peers)
             await start_again(again, broker, "D0")
             closed = await again.expect("closed")
             assert closed["code"] == room["code"] and "other dealers hold it" in closed["why"]
@@ -278,13 +272,7 @@ async def test_the_last_dealer_stopped_after_a_takeover_says_its_table_is_away(
         again = PasseProcess("dealer1", tmp_path)  # the same name: the same files
         peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(3)]
         async with reported(maker, other, again, *peers):
-            room = await dealt_game(tmp_path, broker, maker, peers)
-            await peers[0].expect("acted")
-            hold_the_game(peers)
-            maker.kill()
-            assert maker.process is not None
-            await maker.process.wait()
-            assert (await other.expect("took_over"))["code"] == room["code"]
+            room = await taken_over(tmp_path, broker, maker, other, peers)
             for peer in peers[:-1]:
                 await peer.expect("moved")
                 skip_read(peer, "table")  # the first dealer's table, then its will
@@ -303,6 +291,25 @@ async def test_the_last_dealer_stopped_after_a_takeover_says_its_table_is_away(
             go_on(peers)
             await all_end_verified(peers)
             assert (await again.expect("over"))["code"] == room["code"]
+
+
+async def taken_over(
+    tmp_path: Path,
+    broker: str,
+    maker: PasseProcess,
+    other: PasseProcess,
+    peers: list[PasseProcess],
+) -> dict[str, Any]:
+    """A game ``maker`` deals, the last player frozen (hold_the_game), then
+    ``maker`` SIGKILLed: ``other`` takes its table. The room."""
+    room = await dealt_game(tmp_path, broker, maker, peers)
+    await peers[0].expect("acted")
+    hold_the_game(peers)
+    maker.kill()
+    assert maker.process is not None
+    await maker.process.wait()
+    assert (await other.expect("took_over"))["code"] == room["code"]
+    return room
 
 
 def skip_read(process: PasseProcess, event: str) -> None:
