@@ -207,35 +207,50 @@ async def held_seat(
     )
 
 
-async def room_is_at(code: str, key: bytes, broker: tuple[str, int]) -> bool:
-    """Whether ``broker`` holds room ``code``'s state, signed by ``key`` (its
-    table's) and open, within CONNECT_WAIT + ANSWER_WAIT seconds: where a
-    peer whose broker lost the room may go (RemoteTable._look_for_the_room),
-    never to a broker that only advertises it."""
-    topic = room_topic(code)
-    found = asyncio.Event()
+async def room_is_at(
+    code: str, key: bytes, broker: tuple[str, int], *, after_epoch: int = -1
+) -> bool:
+    """Whether room ``code``'s table runs at ``broker``, within CONNECT_WAIT +
+    ANSWER_WAIT seconds: its state there, signed by ``key`` (its table's)
+    and open, and the table's presence online, of a connection newer than
+    ``after_epoch`` (the last one the asking peer saw). Where a peer whose
+    broker lost the room may go (RemoteTable._look_for_the_room), never to
+    a broker that only advertises it, nor to one where someone replays the
+    table's old signed records: they name no newer connection."""
+    state_topic = room_topic(code)
+    table_topic = presence_topic(code, peer_id(key))
+    state_seen, table_seen = asyncio.Event(), asyncio.Event()
 
-    async def on_message(got: str, payload: bytes) -> None:
-        if got != topic:
-            return
+    async def on_message(topic: str, payload: bytes) -> None:
         try:
-            state = open_body(open_envelope(topic, payload, expect_key=key), room_state_decoder)
+            envelope = open_envelope(topic, payload, expect_key=key)
+            if topic == state_topic:
+                state = open_body(envelope, room_state_decoder)
+                if state.room == code and state.phase in OPEN_PHASES:
+                    state_seen.set()
+            elif topic == table_topic:
+                presence = open_body(envelope, presence_decoder)
+                if presence.room == code and presence.online and presence.epoch > after_epoch:
+                    table_seen.set()
         except WireError:
             return
-        if state.room == code and state.phase in OPEN_PHASES:
-            found.set()
 
-    link = MqttLink(*broker, subscriptions=[topic], on_message=on_message)
+    async def both() -> None:
+        await state_seen.wait()
+        await table_seen.wait()
+
+    subscriptions = [state_topic, table_topic]
+    link = MqttLink(*broker, subscriptions=subscriptions, on_message=on_message)
     try:
         await link.start(timeout=CONNECT_WAIT)
     except BrokerUnreachable:
         return False
     try:
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(found.wait(), ANSWER_WAIT)
+            await asyncio.wait_for(both(), ANSWER_WAIT)
     finally:
         await link.close()
-    return found.is_set()
+    return state_seen.is_set() and table_seen.is_set()
 
 
 async def _held_anywhere(identity: Identity, room: SatIn, pins: RoomPins) -> HeldSeat | None:

@@ -698,9 +698,11 @@ class RemoteTable(TableClient):
     def _on_link_state(self, up: bool) -> None:
         if up and self._link is not None:
             self._last_broker = (self._link.host, self._link.port)
-        if not up:
+        if not up and not (self.room is not None and self.room.standby):
             # Down: where the room's broker was, nothing may answer now, or
-            # something that is not a broker (the room went elsewhere).
+            # something that is not a broker (the room went elsewhere). Not
+            # a room whose voters' standby brokers are its succession: its
+            # election and survey find its table (docs/election.md 10).
             self._watch_room_here()
         for listener in list(self._link_listeners):
             listener(up)
@@ -751,6 +753,8 @@ class RemoteTable(TableClient):
         self._room_here = False
         if self.room is None or self.cluster or self._closed or self.keeps_vote:
             return  # not found yet (a join says so), or a cluster's nodes share it
+        if self.room.phase not in ("lobby", "playing"):
+            return  # over or closed: nothing to find
         if self._room_search is None or self._room_search.done():
             self._room_search = spawn(self._look_for_the_room(), "a look for the room")
 
@@ -758,8 +762,8 @@ class RemoteTable(TableClient):
         await asyncio.sleep(ROOM_HERE_WAIT)
         said = False
         while not self._closed and not self._room_here:
-            link = self._link
-            if link is None or link.closed:
+            link, room = self._link, self.room
+            if link is None or link.closed or room is None or room.phase in ("over", "closed"):
                 return
             here = (link.host, link.port)  # where it is, or tries to be
             # Once a connection at warning, then quietly (a long wait for a
@@ -797,7 +801,9 @@ class RemoteTable(TableClient):
             return None
         for address in advert.addresses or ("127.0.0.1",):
             where = (address, advert.port)
-            if where != here and await room_is_at(self.code, key, where):
+            if where != here and await room_is_at(
+                self.code, key, where, after_epoch=self._host_epoch
+            ):
                 return where
         return None
 

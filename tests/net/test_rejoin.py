@@ -8,6 +8,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -179,3 +180,51 @@ async def test_a_room_whose_state_says_it_ended_is_not_waited_for(
     monkeypatch.setattr(rejoin, "_waiting_for_us", waiting)
     assert await seat_to_rejoin(identity, pins) is None
     assert surveyed == []
+
+
+async def test_a_room_is_at_a_broker_only_with_its_table_newer_than_seen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where a peer whose broker lost its room may go (RemoteTable's look on
+    the LAN): a broker with the room's state signed by its table, and the
+    table's presence online from a connection newer than the one the peer
+    saw. Old signed records replayed on another broker (a stranger's lure,
+    the code being public) name no newer connection."""
+    from net.peer import rejoin
+    from net.peer.rejoin import room_is_at
+    from net.protocol.codes import new_code
+    from net.protocol.wire import RoomState, presence_topic, seal, sealed_presence
+    from tests.net.peers import clear_room
+
+    need_mosquitto()
+
+    async def absent(*args: Any, **options: Any) -> bool:
+        """Not there: waited for a short while only (the retained records
+        come at once on a local broker; a wait's end is all "no" can be)."""
+        monkeypatch.setattr(rejoin, "ANSWER_WAIT", 0.5)
+        try:
+            return not await room_is_at(*args, **options)
+        finally:
+            monkeypatch.undo()
+
+    table, other = Identity.generate(), Identity.generate()
+    code = new_code()
+    state = RoomState(code, "dominoes", {"players": 2}, "Ada", "playing", [], 3, 7)
+    where = ("127.0.0.1", 1883)
+    topic = presence_topic(code, table.peer_id)
+    try:
+        async with RawClient(*where, []) as publisher:
+            await publisher.publish(room_topic(code), seal(table, room_topic(code), state), True)
+            assert await absent(code, table.public_key, where)  # no table there
+            online = sealed_presence(table, topic, code, 41, online=True)
+            await publisher.publish(topic, online, retain=True)
+            assert await room_is_at(code, table.public_key, where, after_epoch=40)
+            # The same connection as the one seen, replayed: not a table there.
+            assert await absent(code, table.public_key, where, after_epoch=41)
+            # Another key's records: not this room's table.
+            assert await absent(code, other.public_key, where)
+            gone = sealed_presence(table, topic, code, 42, online=False)
+            await publisher.publish(topic, gone, retain=True)
+            assert await absent(code, table.public_key, where)
+    finally:
+        await clear_room(code)
