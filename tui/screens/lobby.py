@@ -231,7 +231,8 @@ class LobbyScreen(PasseScreen):
         "a room shown with another key is not this host's.\n"
         "Joiner: a seat's number moves you to that seat while it is free.\n"
         "'AWAY' marks a person whose connection dropped: they come back by\n"
-        "themselves. q leaves the room (the host's leaving closes it)."
+        "themselves; 'not here yet', one invited who has not come yet.\n"
+        "q leaves the room (the host's leaving closes it)."
     )
 
     def __init__(

@@ -25,11 +25,16 @@ def team_of(seat: int, players: int) -> int:
     return seat % max(1, players // 2)
 
 
-def seat_line(seat: SeatState, *, mine: bool) -> tuple[str, str]:
-    """Who sits there and how they are, in words (never by colour alone)."""
+def seat_line(seat: SeatState, *, mine: bool, seen: bool = True) -> tuple[str, str]:
+    """Who sits there and how they are, in words (never by colour alone).
+    ``seen``: whether this lobby saw the person present; one it never saw
+    is not yet here (invited to the next game, or a resumed room's player
+    not back yet), which "AWAY" (their connection dropped) would misstate."""
     if seat.kind == HUMAN:
         name = f"{seat.name} (you)" if mine else seat.name
-        return name, "person · present" if seat.present else "person · AWAY"
+        if seat.present:
+            return name, "person · present"
+        return name, "person · AWAY" if seen else "person · not here yet"
     if seat.kind == BOT and seat.peer:  # a bot process elsewhere (passe join --bot)
         # Not its level: a Hello says only that it is a bot, and the room's
         # state names "heuristic" whatever it plays at (found by hand: "Bob
@@ -67,10 +72,15 @@ class SeatList(Static, can_focus=True):
         # keys pressed faster than the room answers (a burst of →) each step
         # on from the previous ask, not from the state they all saw.
         self._asked: dict[int, str | None] = {}
+        # The keys this lobby saw present (seat_line's ``seen``).
+        self._seen_present: set[str] = set()
 
     def show(self, room: RoomState, mine: int | None) -> None:
         self.room = room
         self.mine = mine
+        self._seen_present.update(
+            seat.peer for seat in room.seats if seat.present and seat.kind == HUMAN
+        )
         for seat, level in list(self._asked.items()):
             if not self._changeable(seat) or _level_of(room.seats[seat]) == level:
                 del self._asked[seat]
@@ -106,7 +116,8 @@ class SeatList(Static, can_focus=True):
         table.add_column("who", ratio=1, no_wrap=True, overflow="ellipsis")
         table.add_column("how", width=22, no_wrap=True)
         for n, seat in enumerate(room.seats):
-            name, how = seat_line(seat, mine=n == self.mine)
+            seen = seat.peer in self._seen_present
+            name, how = seat_line(seat, mine=n == self.mine, seen=seen)
             chosen = self.editable and n == self.cursor and self._changeable(n)
             row: list[Text | str] = [Text("▶" if chosen else " "), str(n + 1)]
             if teams:
