@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.engine import ConfigError
+from core.engine import ConfigError, GameRecord, PasseError, Result
 
 if TYPE_CHECKING:
     from net.authority.host import ClosedRoom, HostedRoom
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from net.lan.discovery import RoomAdvert
     from net.peer.client import TableClient
     from net.peer.pins import RoomPins
-    from net.peer.rejoin import HeldSeat
+    from net.peer.rejoin import EndedAway, HeldSeat
     from net.peer.remote import RemoteTable
     from net.peer.watch import Watcher
 
@@ -554,12 +554,13 @@ def pins_kept() -> bool:
         return False
 
 
-async def room_to_rejoin() -> HeldSeat | None:
+async def room_to_rejoin() -> HeldSeat | EndedAway | None:
     """The latest room whose seat this person's key still holds, its host
-    present (issue 18: an SSH guest after a server restart). A room this
-    machine hosted whose host process died is ``u``'s to resume, not this
-    (one a live process hosts here is a room like any other). Never
-    raises: None then."""
+    present (issue 18: an SSH guest after a server restart), or whose game
+    ended while this person was away (to keep: :func:`settle_ended_away`).
+    A room this machine hosted whose host process died is ``u``'s to
+    resume, not this (one a live process hosts here is a room like any
+    other). Never raises: None then."""
     from net.authority.rooms import is_hosted
     from net.paths import ROOM_SUFFIX, rooms_dir
     from net.peer.rejoin import seat_to_rejoin
@@ -574,6 +575,57 @@ async def room_to_rejoin() -> HeldSeat | None:
         return await seat_to_rejoin(identity, _pins(), skip=interrupted)
     except Exception:  # a damaged key file, no network: nothing to offer
         return None
+
+
+@dataclass(frozen=True)
+class EndedGame:
+    """A game that ended while this person was away, replayed: what the
+    app keeps of it and what the home screen says."""
+
+    code: str
+    title: str
+    host_name: str
+    seat: int
+    names: tuple[str, ...]
+    record: GameRecord
+    result: Result
+
+
+def settle_ended_away(ended: EndedAway) -> EndedGame | None:
+    """The game of ``ended``, replayed by the engine from its revealed
+    record (network data: one that does not replay to its end is nothing
+    to keep, None), and its room forgotten either way (its pin's broker
+    and this key's voter files), so that it is offered once. Never raises."""
+    from core.registry import game_info, get_game
+    from net.peer.rejoin import forget_ended
+
+    try:
+        record = GameRecord.from_data(ended.record)
+        game = get_game(ended.game)
+        state = game.replay(record)
+        result = state.result()
+        if record.game != ended.game or not state.is_over or result is None:
+            raise ValueError("the record does not end its game")
+        if ended.seat >= state.players or len(ended.names) != state.players:
+            raise ValueError("the record's seats are not the room's")
+        settled: EndedGame | None = EndedGame(
+            ended.code,
+            game_info(ended.game).title,
+            ended.host_name,
+            ended.seat,
+            ended.names,
+            record,
+            result,
+        )
+    except (PasseError, ValueError) as error:
+        log.info("room %s ended while away; its record is not kept: %s", ended.code, error)
+        settled = None
+    try:
+        identity, _ = _user_identity()
+        forget_ended(ended, identity, _pins())
+    except Exception as error:  # a damaged key file: offered again next time
+        log.info("room %s: not forgotten: %s", ended.code, error)
+    return settled
 
 
 def _pins() -> RoomPins:
@@ -647,6 +699,7 @@ __all__ = [
     "SERVED_ENV",
     "SSH_PORT_ENV",
     "WEB_ENV",
+    "EndedGame",
     "HostPlan",
     "NetplayError",
     "NetworkOptions",
@@ -669,6 +722,7 @@ __all__ = [
     "room_between_machines",
     "room_to_rejoin",
     "rooms_left_here",
+    "settle_ended_away",
     "table_name",
     "watch_target",
 ]

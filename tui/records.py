@@ -138,6 +138,14 @@ def shown_names(game: GameFile) -> tuple[str, ...]:
     return tuple(clean_name(name) for name in names_or_seats(game))
 
 
+def winners_words(winners: Sequence[int], names: Sequence[str], viewer: int | None) -> str:
+    """Who won, in words: the viewer is "you" among the winners too, and
+    last ("Ada and you"): a play-test read "Ada won (you 29)", Ada being
+    them."""
+    seats = sorted((seat for seat in winners if seat < len(names)), key=lambda s: s == viewer)
+    return " and ".join("you" if seat == viewer else names[seat] for seat in seats)
+
+
 @dataclass(frozen=True)
 class PastGame:
     """One entry of the "Past games" list: a record file and what it says
@@ -162,13 +170,7 @@ class PastGame:
         outcome = game.outcome
         if outcome is not None:
             viewer = game.viewer if game.viewer is not None else -1
-            # The viewer is "you" among the winners too, and last ("Ada and
-            # you won"): a play-test read "Ada won (you 29)", Ada being them.
-            winners = sorted(
-                (seat for seat in outcome.winners if seat < len(names)), key=lambda s: s == viewer
-            )
-            words = " and ".join("you" if seat == viewer else names[seat] for seat in winners)
-            line += f": {words} won"
+            line += f": {winners_words(outcome.winners, names, viewer)} won"
             if 0 <= viewer < len(outcome.scores):
                 line += f" (your score {outcome.scores[viewer]})"
         else:
@@ -201,4 +203,5 @@ __all__ = [
     "records_dir",
     "save_record",
     "shown_names",
+    "winners_words",
 ]

@@ -27,7 +27,7 @@ from net.authority.host import advertise_taken_over, broker_binds, shown_address
 from net.authority.replication import ReplicaError, RoomReplica, close_quietly, spawn
 from net.election.driver import FileStorage, StorageError
 from net.election.messages import Config
-from net.files import write_atomic
+from net.files import LockHeld, hold_lock, let_go, write_atomic
 from net.identity import Identity
 from net.paths import data_dir
 
@@ -107,6 +107,30 @@ def stored_standby_port(code: str, identity: Identity, directory: Path | None = 
     except (OSError, UnicodeDecodeError):
         return 0
     return int(text) if text.isdecimal() and 0 < int(text) < 65536 else 0
+
+
+def forget_voter(code: str, identity: Identity, directory: Path | None = None) -> bool:
+    """Remove this key's voter file for room ``code`` and its standby note,
+    the room being over (as :meth:`SeatVoter.close` does at a game's end
+    this process saw); False, and nothing removed, while a process holds
+    the file (its lock: the game may still be running here)."""
+    path = voter_file(code, identity, directory)
+    lock = path.with_suffix(".lock")
+    if not path.exists():
+        return True
+    try:
+        held = hold_lock(lock)
+    except (LockHeld, OSError):
+        return False
+    try:
+        path.unlink(missing_ok=True)
+        standby_file(code, identity, directory).unlink(missing_ok=True)
+    except OSError as error:
+        log.warning("room %s: could not remove this seat's voter file: %s", code, error)
+        return False
+    finally:
+        let_go(lock, held)
+    return True
 
 
 def stored_election(code: str, identity: Identity, directory: Path | None = None) -> bytes | None:

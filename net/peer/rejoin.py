@@ -28,6 +28,7 @@ import logging
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 from net.election.survey import CONNECT_WAIT as SURVEY_CONNECT_WAIT
 from net.election.survey import choose, survey
@@ -59,12 +60,29 @@ MAX_FOREIGN = 4  # other keys' room states kept while an announcement may come
 
 
 @dataclass(frozen=True)
+class EndedAway:
+    """A game whose seat our key held that ended while this process was
+    away (its machine off, say): the final room state, signed by its
+    table, revealed the record. Names are cleaned; the record is network
+    data, for the engine to replay before anything is believed of it."""
+
+    code: str
+    game: str  # the game's id, cleaned
+    host_name: str  # cleaned: shown as text
+    seat: int
+    names: tuple[str, ...]  # cleaned
+    record: dict[str, Any] = dataclasses.field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class RoomEnded:
     """The room's broker has its state, signed by its table, and the room is
     over or closed: nothing to rejoin, nor to wait for (its voters may still
-    be online at the game's end)."""
+    be online at the game's end). ``ended``: the game our seat was in, if
+    the state says how it ended."""
 
     code: str
+    ended: EndedAway | None = None
 
 
 @dataclass(frozen=True)
@@ -184,7 +202,8 @@ async def held_seat(
     finally:
         await link.close()
     if states and states[-1].phase not in OPEN_PHASES:
-        return RoomEnded(code)  # whoever is online: the game is done
+        # Whoever is online: the game is done.
+        return RoomEnded(code, _ended_away(code, states[-1], identity))
     if not states or online[-1:] != [True]:
         return None
     state = states[-1]  # retained: one each, unless the room changed meanwhile
@@ -204,6 +223,32 @@ async def held_seat(
         seat,
         state.phase,
         clean_name(state.seats[seat].name, ""),
+    )
+
+
+def _ended_away(code: str, state: RoomState, identity: Identity) -> EndedAway | None:
+    """The game of ``state``, over with its record revealed, if our key held
+    a seat in it (as a person, or a bot playing on for us)."""
+    if state.phase != "over" or state.record is None:
+        return None
+    me = identity.peer_id
+    seat = next(
+        (
+            n
+            for n, slot in enumerate(state.seats)
+            if slot.kind in ("human", "bot") and slot.peer == me
+        ),
+        None,
+    )
+    if seat is None:
+        return None
+    return EndedAway(
+        code,
+        clean_text(state.game, 20),
+        clean_name(state.host, "the host"),
+        seat,
+        tuple(clean_name(slot.name, f"Seat {n + 1}") for n, slot in enumerate(state.seats)),
+        state.record,
     )
 
 
@@ -253,7 +298,9 @@ async def room_is_at(
     return state_seen.is_set() and table_seen.is_set()
 
 
-async def _held_anywhere(identity: Identity, room: SatIn, pins: RoomPins) -> HeldSeat | None:
+async def _held_anywhere(
+    identity: Identity, room: SatIn, pins: RoomPins
+) -> HeldSeat | EndedAway | None:
     """:func:`held_seat` at the broker pinned, else at the first of the
     room's standby brokers (remembered) that has it: its table may have
     moved to one while this process was away (docs/election.md section 13)."""
@@ -269,11 +316,12 @@ async def _held_anywhere(identity: Identity, room: SatIn, pins: RoomPins) -> Hel
     for answer in answers:
         if isinstance(answer, HeldSeat):
             return answer
-    if any(isinstance(answer, RoomEnded) for answer in answers):
+    ended = [answer for answer in answers if isinstance(answer, RoomEnded)]
+    if ended:
         # Over: its voters, still online at the game's end, wait for
         # nothing (a play-test: "Room … waits for your machine" of a game
-        # that had ended, and j showed its end).
-        return None
+        # that had ended, and j showed its end). How it ended, if it says.
+        return next((answer.ended for answer in ended if answer.ended is not None), None)
     for answer in answers:
         if isinstance(answer, BaseException):
             raise answer
@@ -305,10 +353,12 @@ async def _waiting_for_us(
 
 async def seat_to_rejoin(
     identity: Identity, pins: RoomPins, *, skip: Collection[str] = ()
-) -> HeldSeat | None:
+) -> HeldSeat | EndedAway | None:
     """The latest room of the last few sat in (none of ``skip``: rooms this
     machine hosts, which ``u`` resumes) where our key still holds a seat,
-    looked at all at once; None when there is none."""
+    or whose game ended with our seat while we were away (its end then, to
+    be kept and the room forgotten: :func:`forget_ended`), looked at all at
+    once; None when there is none."""
     since = int(time.time()) - MAX_AGE
     rooms = [
         room for room in pins.recent(LOOK_AT + len(skip), since=since) if room.code not in skip
@@ -321,7 +371,7 @@ async def seat_to_rejoin(
         return_exceptions=True,
     )
     for room, answer in zip(rooms, answers, strict=True):
-        if isinstance(answer, HeldSeat):
+        if isinstance(answer, HeldSeat | EndedAway):
             return answer  # newest first
         if isinstance(answer, BaseException) and not isinstance(answer, asyncio.CancelledError):
             log.info("could not look at room %s: %s", room.code, answer)
@@ -379,8 +429,21 @@ async def room_between_machines(
     return await locate_room(code, pins, own_ports=own - {0}, local=local)
 
 
+def forget_ended(ended: EndedAway, identity: Identity, pins: RoomPins) -> None:
+    """The game of ``ended`` is kept: its room is no room to look at again,
+    and this key's voter files for it go (nobody elects in it again), unless
+    a process of this machine still holds them."""
+    from net.peer.failover import forget_voter
+
+    pins.forget_broker(ended.code)
+    forget_voter(ended.code, identity)
+
+
 __all__ = [
+    "EndedAway",
     "HeldSeat",
+    "RoomEnded",
+    "forget_ended",
     "held_seat",
     "locate_room",
     "room_between_machines",

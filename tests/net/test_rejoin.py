@@ -228,3 +228,52 @@ async def test_a_room_is_at_a_broker_only_with_its_table_newer_than_seen(
             assert await absent(code, table.public_key, where)
     finally:
         await clear_room(code)
+
+
+async def test_a_game_that_ended_while_we_were_away_is_told_once_and_its_voter_files_go(
+    room: HostedRoom, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By hand (6 December): a player whose machine died came back after
+    their game ended (a bot played on for them) to nothing at all: no word,
+    no record, and their voter files left on disk. The room's final state,
+    signed by its table, reveals the record: it is offered once, with our
+    seat and everyone's names; once forgotten, the room is not looked at
+    again, and this key's voter files go (not while a process holds them)."""
+    from net.peer.failover import forget_voter, standby_file, voter_file
+    from net.peer.rejoin import EndedAway, forget_ended
+
+    monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path / "data"))
+    identity, pins = Identity.generate(), RoomPins(tmp_path / "room_keys.json")
+    seat = await sit_and_go(room, identity, pins)
+    [sat] = pins.recent(5)
+    votes, note = voter_file(room.code, identity), standby_file(room.code, identity)
+    votes.parent.mkdir(parents=True)
+    votes.write_bytes(b"a voter's log")
+    note.write_text("41883")
+    room.authority.stand_in(seat, "random")  # our machine is gone: a bot plays on
+    await asyncio.wait_for(room.authority.wait_over(), WAIT)
+    ended = await seat_to_rejoin(identity, pins)
+    assert isinstance(ended, EndedAway), ended
+    assert (ended.code, ended.seat, ended.game, ended.host_name) == (
+        room.code,
+        seat,
+        "passpass",
+        "Hugo",
+    )
+    assert ended.names[seat] == "Tess" and len(ended.names) == 3
+    assert ended.record["game"] == "passpass"
+    # Someone else's key held no seat there: nothing for them.
+    assert await held_seat(Identity.generate(), sat) == RoomEnded(room.code)
+    # While a process of ours holds the voter file, it stays.
+    from net.files import hold_lock, let_go
+
+    lock = votes.with_suffix(".lock")
+    held = hold_lock(lock)
+    try:
+        assert not forget_voter(room.code, identity) and votes.exists()
+    finally:
+        let_go(lock, held)
+    forget_ended(ended, identity, pins)
+    assert not votes.exists() and not note.exists()
+    assert await seat_to_rejoin(identity, pins) is None  # told once
+    assert RoomPins(pins.path).get(room.code) == sat.key  # its key stays pinned

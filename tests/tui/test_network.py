@@ -2669,3 +2669,57 @@ async def test_a_leaver_s_machine_votes_on_from_home_and_quitting_asks_first(
         await bob.close()
         await hostess.close()
         await room.close()
+
+
+async def test_a_game_that_ended_while_one_s_machine_was_away_is_told_and_kept(
+    private_config: Path, mosquitto: tuple[str, int]
+) -> None:
+    """By hand (6 December): Ben's machine died mid-game, the host put a
+    bot in for him, the game ended; back, Ben's home screen said nothing,
+    and his past games lacked it. Now it says how it ended, once, and keeps
+    the record (its deal check saying why it was not checked)."""
+    from net.identity import load_identity
+    from net.peer.pins import RoomPins
+    from tui.records import past_games
+    from tui.screens.home import ENDED_AWAY_CHECK
+
+    room = await open_test_room("dominoes", 2, mosquitto, seed=6, host_name="Ann")
+    try:
+        me = load_identity().identity
+        ben = RemoteTable(me, room.code, *mosquitto, "Ben", pins=RoomPins())
+        seat = await asyncio.wait_for(ben.join(), WAIT)
+        room.authority.set_bot(1 - seat, "random")  # Ann's hand, played for this test
+        room.authority.start_game()
+        await ben.wait_started()
+        await ben.close()  # his machine is gone, his seat still his
+        room.authority.stand_in(seat, "random")
+        await asyncio.wait_for(room.authority.wait_over(), WAIT)
+        table = room.authority.table
+        result, record = table.state.result() if table else None, table.record() if table else None
+        assert result is not None and record is not None
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            home = app.screen
+            assert isinstance(home, HomeScreen)
+            await wait_until(pilot, lambda: "ended while you" in text_of(home, "#games"), "told")
+            words = text_of(home, "#games")
+            assert f"room {format_code(room.code)}" in words and "host Ann" in words, words
+            winner = "you" if result.winners == (seat,) else "Ann"
+            assert f"were away: {winner} won." in words.replace("\n", " "), words
+            await wait_until(pilot, lambda: past_games(app.records_path), "kept")
+            [kept] = past_games(app.records_path)
+            assert kept.game is not None and kept.game.viewer == seat
+            assert kept.game.deal_check == ENDED_AWAY_CHECK
+            assert read_game_file(kept.path).record.to_data() == record.to_data()
+        # Told once: the next Passe looks at the room no more.
+        app = network_app(private_config, mosquitto)
+        async with app.run_test(size=SIZE) as pilot:
+            home = app.screen
+            await pilot.pause(0.5)
+            worker_done = [w for w in app.workers if w.group == "rejoin"]
+            for worker in worker_done:
+                await worker.wait()
+            assert "ended while you" not in text_of(home, "#games")
+            assert len(past_games(app.records_path)) == 1
+    finally:
+        await room.close()

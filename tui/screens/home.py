@@ -25,6 +25,7 @@ from core.registry import game_info
 from tui.games import GameEntry, game_entries
 from tui.messages import (
     BotSpeedChosen,
+    GameRecorded,
     HostRequested,
     JoinRequested,
     NewGameRequested,
@@ -44,9 +45,16 @@ from tui.widgets.text_field import TextField
 if TYPE_CHECKING:
     from net.authority.rooms import SavedRoom
     from net.peer.rejoin import HeldSeat
+    from tui.netplay import EndedGame
     from tui.options import GameOption
 
 MAX_BOT_SEATS = len(BOT_NAMES)
+# The deal check kept with a game that ended while this person's machine
+# was away: nothing it was shown survives its process to compare with.
+ENDED_AWAY_CHECK = (
+    "Fair deal: not checked: the game ended while this machine was away, and nothing "
+    "it was shown was kept to compare with."
+)
 PANELS = ("home-game", "home-seats")
 NAME_LABEL = "Your name  "
 NAME_PLACEHOLDER = "type a name (You if none)"
@@ -141,6 +149,8 @@ class HomeScreen(PasseScreen):
         self.hosted_moved = False  # ...whose table moved to a player's (issue 20)
         # A room joined earlier whose seat our key still holds (issue 18).
         self.rejoin: HeldSeat | None = None
+        # Games that ended while this person was away, kept now: said once.
+        self.ended_away: list[str] = []
         # The code of the interrupted room being closed for good (x), if any.
         self.closing: str | None = None
 
@@ -330,6 +340,10 @@ class HomeScreen(PasseScreen):
             if lines:
                 lines.append("")
             lines.append(self._describe_rejoin(self.rejoin))
+        for ended in self.ended_away:
+            if lines:
+                lines.append("")
+            lines.append(ended)
         return "\n".join(lines)
 
     def _look_for_seat(self) -> None:
@@ -345,11 +359,19 @@ class HomeScreen(PasseScreen):
         import asyncio
         import importlib
 
-        from tui.netplay import room_to_rejoin
+        from net.peer.rejoin import EndedAway
+        from tui.netplay import room_to_rejoin, settle_ended_away
 
         # The network layer takes ~0.2 s to import: not on the screen's loop.
         await asyncio.to_thread(importlib.import_module, "net.peer.rejoin")
         held = await room_to_rejoin()
+        if isinstance(held, EndedAway):
+            settled = await asyncio.to_thread(settle_ended_away, held)
+            if settled is not None and self.is_attached:
+                self._keep_ended_away(settled)
+            held = await room_to_rejoin()  # an older room, still open
+            if isinstance(held, EndedAway):
+                held = None  # the next look's
         if held is not None and held.code == self.closing:
             # Opened again only to be closed (x), this process hosts it: our
             # seat there is nothing to rejoin (found by hand: "j to rejoin"
@@ -358,6 +380,26 @@ class HomeScreen(PasseScreen):
         if not self.is_attached or held == self.rejoin:
             return
         self.rejoin = held
+        self.query_one("#games", Static).update(plain(self._games_text()))
+
+    def _keep_ended_away(self, ended: EndedGame) -> None:
+        """A game that ended while this person's machine was away (its
+        process killed, a laptop's battery): kept with their past games, as
+        their own Passe would have at its end, and said here once (a
+        play-test: the player came back to nothing at all)."""
+        from net.protocol.codes import format_code
+        from tui.records import winners_words
+
+        self.post_message(
+            GameRecorded(ended.record, ended.names, ended.seat, ended.result, ENDED_AWAY_CHECK)
+        )
+        winners = winners_words(ended.result.winners, ended.names, ended.seat)
+        self.ended_away.append(
+            f"Your game in room {format_code(ended.code)}\n"
+            f"({ended.title}, host {ended.host_name})\n"
+            f"ended while you were away: {winners} won.\n"
+            "p: past games."
+        )
         self.query_one("#games", Static).update(plain(self._games_text()))
 
     @staticmethod
