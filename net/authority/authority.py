@@ -439,6 +439,11 @@ class Authority:
     # heard on them (``Admit``). None: the host, in this process, decides.
     owner: bytes | None = None
     _owner_told: list[Knocking] | None = None  # the knocks last sent to the owner
+    # The owner left the lobby (q): nobody is left to let anyone in, and the
+    # room they asked for closes, as a host's does when the host leaves (a
+    # play-test's knocks waited for the lobby's timeout, fifteen minutes).
+    owner_left: asyncio.Event = field(default_factory=asyncio.Event)
+    _closing_notice: str = ""  # the final state's notice, if not "… closed the room"
     # Seconds a lobby seat may be held with no live presence before it is
     # freed (None: the host frees it, on screen); a bot process's seat is
     # freed as soon as its presence goes (issue 18 item 9).
@@ -643,7 +648,7 @@ class Authority:
             if self.phase == CLOSED:
                 # The final state's notice says what happened last (issue 18
                 # item 4: it kept an older one, such as "... left the game").
-                self._notice = f"{self.host_name[:64]} closed the room"
+                self._notice = self._closing_notice or f"{self.host_name[:64]} closed the room"
         final: list[tuple[str, bytes]] = []
         # A table that moved away says nothing more (its successor's room
         # state and presences are on those topics now).
@@ -2558,6 +2563,9 @@ class Authority:
             # The key is unbound with the seat: it gives no hold on the next taker.
             self.seats[seat] = SeatSlot(f"Seat {seat + 1}")
             self._notice = f"{name} left"
+            if key == self.owner:
+                self._closing_notice = f"{name[:64]}, who asked for this room, left: it is closed"
+                self.owner_left.set()
         elif self.phase == PLAYING and self.table is not None:
             self.seats[seat] = SeatSlot(name, BOT, REPLACEMENT_BOT, present=True, replaced=True)
             self._logs.pop(seat, None)

@@ -630,13 +630,22 @@ class Dealer:
                 before_start=lambda: self._choose_dealers(authority),
             )
         )
+        owner_left = asyncio.ensure_future(authority.owner_left.wait())
+        either = [filling, owner_left]
         try:
-            await asyncio.wait([filling], timeout=FIRST_SEAT_WAIT)
-            if not filling.done() and not _someone_sat(authority):
+            await asyncio.wait(either, timeout=FIRST_SEAT_WAIT, return_when=asyncio.FIRST_COMPLETED)
+            if owner_left.done():
+                why = "its asker left it"
+            elif not filling.done() and not _someone_sat(authority):
                 why = f"nobody sat in {FIRST_SEAT_WAIT / 60:g} minutes"
             else:
-                await asyncio.wait([filling], timeout=LOBBY_TIMEOUT - FIRST_SEAT_WAIT)
-                why = f"nobody came in {LOBBY_TIMEOUT / 60:g} minutes"
+                timeout = LOBBY_TIMEOUT - FIRST_SEAT_WAIT
+                await asyncio.wait(either, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                why = (
+                    "its asker left it"
+                    if owner_left.done()
+                    else (f"nobody came in {LOBBY_TIMEOUT / 60:g} minutes")
+                )
             if not filling.done():
                 await stop_task(filling)
                 log.info("room %s: %s: closed", room.code, why)
@@ -646,6 +655,7 @@ class Dealer:
             filling.result()  # its failure, if it failed
         finally:
             self._lobby_done(asker)
+            owner_left.cancel()
             if not filling.done():
                 filling.cancel()
         self._send_holds(authority)

@@ -223,6 +223,9 @@ class RemoteTable(TableClient):
         # a dealer's room asked for by this person, wire.Knocks), names
         # cleaned; and who wants to know.
         self.waiting: list[Knocking] = []
+        # Told the knocks (an empty list at sitting down): this seat owns the
+        # room; its leaving the lobby closes it (Authority.owner_left).
+        self.owns_room = False
         self._waiting_listeners: list[Callable[[list[Knocking]], None]] = []
         self.removed: str | None = None  # why the host took our seat, if it did
         self.next_code: str | None = None  # where the table plays its next game
@@ -501,6 +504,7 @@ class RemoteTable(TableClient):
         )
 
     def _on_knocks(self, message: Knocks) -> None:
+        self.owns_room = True
         self.waiting = [
             Knocking(knock.key, clean_name(knock.name, "someone"), knock.seat)
             for knock in message.knocks
@@ -1165,6 +1169,14 @@ class RemoteTable(TableClient):
                 # brokers of finished games, a play-test, 5 December).
                 self.pins.forget_broker(self.code)
         self._room_seen.set()
+        pending = self._pending
+        if self.knocking and room.phase == "closed" and pending is not None and not pending.done():
+            # Nobody is left to let us in (a host who quit, a dealer's room
+            # whose asker left): said now, not at KNOCK_WAIT's end.
+            why = f": {room.notice}" if room.notice else ""
+            pending.set_result(
+                Refused(self.code, f"room {self.shown_code} was closed{why}", "closed")
+            )
         if self.keeps_vote and all(seat.peer != self.identity.peer_id for seat in room.seats):
             # The table has our Leave: the seat is not ours any more, never
             # to be taken back, so our voter's files go when it closes. Not

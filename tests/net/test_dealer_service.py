@@ -789,9 +789,11 @@ class Waits:
     def __getattr__(self, name: str) -> Any:
         return getattr(asyncio, name)
 
-    async def wait(self, tasks: Any, *, timeout: float | None = None) -> Any:
+    async def wait(
+        self, tasks: Any, *, timeout: float | None = None, return_when: str = asyncio.ALL_COMPLETED
+    ) -> Any:
         self.timeouts.append(timeout)
-        return await asyncio.wait(tasks, timeout=timeout)
+        return await asyncio.wait(tasks, timeout=timeout, return_when=return_when)
 
 
 @pytest.fixture

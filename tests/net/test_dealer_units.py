@@ -241,6 +241,49 @@ async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_their_seat(
             await dealer.stop()
 
 
+async def test_the_asker_leaving_their_lobby_closes_the_room_and_its_knocks_hear_it(
+    tmp_path: Path,
+) -> None:
+    """By hand (6 December): the asker of a dealer's room left its lobby
+    (q); the room stayed open, and a knock on it waited for the lobby's
+    timeout (fifteen minutes) with nobody left to answer it. Now the room
+    closes, as a hosted room does when its host leaves: the knocking join
+    is refused at once, the final state says why, the dealer lets it go."""
+    from net.peer.remote import JoinError, RemoteTable
+
+    async with broker_at("mosquitto") as (host, port):
+        dealer = Dealer(Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path)
+        await dealer.start()
+        ana, ben = Identity.generate(), Identity.generate()
+        tables: list[RemoteTable] = []
+        try:
+            dealt = await ask_dealer(
+                Identity.generate(), host, port, Deal(1, "dominoes", 3, "Ana", owner=ana.public_key)
+            )
+            owner, bens = tables = [
+                RemoteTable(ana, dealt.code, host, port, "Ana"),
+                RemoteTable(ben, dealt.code, host, port, "Ben"),
+            ]
+            assert await owner.join() == 0
+            knocked = asyncio.Event()
+            owner.on_waiting(lambda knocks: knocked.set() if knocks else None)
+            ben_joins = asyncio.create_task(bens.join())
+            await asyncio.wait_for(knocked.wait(), DEADLINE)
+            assert owner.owns_room and not bens.owns_room  # the leave dialog's words
+            await owner.leave()
+            with pytest.raises(JoinError, match="closed"):
+                await asyncio.wait_for(ben_joins, DEADLINE)
+            assert bens.room is not None and bens.room.phase == "closed"
+            assert bens.room.notice == "Ana, who asked for this room, left: it is closed"
+            async with asyncio.timeout(DEADLINE):
+                while dealt.code in dealer.rooms:
+                    await asyncio.sleep(0.05)
+        finally:
+            for table in tables:
+                await table.close()
+            await dealer.stop()
+
+
 async def test_a_room_whose_voter_file_says_it_fails_over_is_never_resumed(
     tmp_path: Path,
 ) -> None:

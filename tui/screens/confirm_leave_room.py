@@ -42,6 +42,9 @@ PLAYER_CUT_OFF_TEXT = (
     "A networked game is not saved here."
 )
 PLAYER_IN_LOBBY_TEXT = "The others see your seat free again."
+OWNER_IN_LOBBY_TEXT = (
+    "You asked the dealer for this room and decide who\nsits: leaving closes it for everyone in it."
+)
 
 
 def vote_needed(machines: tuple[int, int] | None) -> bool:

@@ -39,6 +39,7 @@ from tui.plain import plain
 from tui.screens.base import PasseScreen
 from tui.screens.confirm_leave_room import (
     HOST_TEXT,
+    OWNER_IN_LOBBY_TEXT,
     PLAYER_IN_LOBBY_TEXT,
     ConfirmLeaveRoomScreen,
 )
@@ -991,7 +992,8 @@ class LobbyScreen(PasseScreen):
         if self.problem is not None or (self.room is not None and self.room.phase == "closed"):
             self._leave(HOME)
             return
-        text = HOST_TEXT if self.hosting else PLAYER_IN_LOBBY_TEXT
+        owner = self.table is not None and self.table.owns_room
+        text = HOST_TEXT if self.hosting else OWNER_IN_LOBBY_TEXT if owner else PLAYER_IN_LOBBY_TEXT
         self.app.push_screen(ConfirmLeaveRoomScreen("Leave this room?", text), self._leave)
 
     def _leave(self, choice: str | None) -> None:
