@@ -70,12 +70,15 @@ class SpyWatcher(Watcher):
         await super().submit(action)
 
 
-def watched(game_id: str, moves: int, seed: int = 3, watching: int = 2) -> SpyWatcher:
+def watched(
+    game_id: str, moves: int, seed: int = 3, watching: int = 2, players: int = 0
+) -> SpyWatcher:
     """A watcher of a ``game_id`` game after ``moves`` moves (random legal
     moves, seeded), holding the spectator's view and the public log, as if
-    they had arrived."""
+    they had arrived; ``players``: PLAYERS's by default."""
     game = get_game(game_id)
-    players = PLAYERS[game_id]
+    players = players or PLAYERS[game_id]
+    names = (*NAMES, *(f"P{n}" for n in range(len(NAMES) + 1, 17)))
     state = game.new_game(game.make_config(players=players), seed)
     chooser = random.Random(seed)
     events = [e for e in state.opening_events if e.for_seat(None) is not None]
@@ -88,14 +91,14 @@ def watched(game_id: str, moves: int, seed: int = 3, watching: int = 2) -> SpyWa
     watcher = SpyWatcher()
     watcher.game_id = game_id
     watcher.codec = codec_for(game)
-    watcher.names = NAMES[:players]
+    watcher.names = names[:players]
     watcher.room = RoomState(
         room="ABC123",
         game=game_id,
         config={"players": players},
         host="Hostess",
         phase="playing",
-        seats=[SeatState(name, "human", "", "", True) for name in NAMES[:players]],
+        seats=[SeatState(name, "human", "", "", True) for name in names[:players]],
         seq=moves,
         stamp=1,
     )
@@ -685,6 +688,26 @@ async def test_a_watched_table_has_its_game_s_layout(
         await pilot.pause()
         await pilot.pause()
         assert app.screen.query_one(panel).region.width == width
+
+
+async def test_watching_eight_designers_the_log_takes_the_empty_hand_s_room(
+    private_config: Path,
+) -> None:
+    """By hand (6 December): watching Passe fashion for 8 at 80x24, the log
+    beside the eight designers had two rows, the empty hand panel eleven.
+    A spectator's log takes the hand's room; the hand panel keeps its note
+    and its two lines of the phase's hint."""
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = watch_screen(watched("fashion", moves=3, players=8))
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.pause()
+        log = screen.query_one(GameLog)
+        assert log.content_region.height >= 6, log.content_region  # it was 2
+        assert log.content_region.width >= 44  # the hand's width, not the right column's
+        text = screen_text(app)
+        assert "Every hand is face down" in text and "(FA-7)" in text, text
 
 
 @pytest.mark.parametrize("game_id", ["passpass", "dominoes", "fashion"])

@@ -21,6 +21,7 @@ A long hand scrolls with the cursor.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -107,8 +108,8 @@ class FashionCardRow(Widget, can_focus=True):
             super().__init__()
             self.source = source
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
         self.items: tuple[CardItem, ...] = ()
         self.hint = ""
         self.empty = self.EMPTY  # what the row says with no card (a spectator's hand: its own)
@@ -192,7 +193,10 @@ class FashionCardRow(Widget, can_focus=True):
                 line.append(" " + (short_tags(item.tags) if short else item.tags), tag_style)
             lines.append(line)
         if not count:
-            lines.append(Text(f"  {self.empty}", style=tag_style))
+            # Wrapped here, a line a row: wrapped by the terminal, it took
+            # the rows of the hint below it (a spectator's short hand panel).
+            for part in textwrap.wrap(self.empty, max(8, width - 2)) if width else [self.empty]:
+                lines.append(Text(f"  {part}", style=tag_style))
         if more:
             above, below = self.top, count - self.top - shown
             lines.append(Text(f"  ↑ {above} more · ↓ {below} more (of {count})", style=tag_style))

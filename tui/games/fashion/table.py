@@ -96,6 +96,8 @@ class FashionTableScreen(TableScreen):
     FashionTableScreen #fa-top { height: 6; }
     FashionTableScreen #fa-main { height: 1fr; }
     FashionTableScreen #fa-right { width: 30; }
+    FashionTableScreen #fa-left { width: 1fr; }
+    FashionTableScreen FashionHand.-spectator { height: 7; }
     /* From 120 columns (the base's -wide class) the log and players widen. */
     FashionTableScreen.-wide #fa-right { width: 48; }
     """
@@ -145,10 +147,20 @@ class FashionTableScreen(TableScreen):
             yield FashionSlots(id="slots")
             yield FashionOffer(id="offer")
         with Horizontal(id="fa-main"):
-            yield FashionHand(id="hand")
-            with Vertical(id="fa-right"):
-                yield FashionPlayers(id="players")
-                yield GameLog(id="log")
+            if self.client.seat is None:
+                # A spectator (a watcher, a seatless replay) holds no hand:
+                # the log takes the hand's room (watching eight designers
+                # at 80x24, the log beside them had two rows).
+                with Vertical(id="fa-left"):
+                    yield FashionHand(id="hand", classes="-spectator")
+                    yield GameLog(id="log")
+                with Vertical(id="fa-right"):
+                    yield FashionPlayers(id="players")
+            else:
+                yield FashionHand(id="hand")
+                with Vertical(id="fa-right"):
+                    yield FashionPlayers(id="players")
+                    yield GameLog(id="log")
         yield PasseFooter(compact=True)  # five decision keys besides the frame's own
 
     # -- the view ------------------------------------------------------------
