@@ -105,6 +105,22 @@ MAX_QUEUED_BYTES = 1024 * 1024
 MAX_QUEUED_TOTAL = 32 * 1024 * 1024  # all clients together (past it: see Outbox)
 MESSAGE_OVERHEAD = 4 * 1024
 WRITE_STALL = 10.0  # seconds a client may read nothing while messages wait for it
+# Retained messages, which amqtt keeps for ever (a stranger retaining 1 MiB
+# payloads on fresh topics grew it without bound: 80 MiB for 20,000 of 4 KB,
+# 7 December). Each source address may hold RETAINED_PER_ADDRESS topics and
+# RETAINED_BYTES_PER_ADDRESS bytes (payload and topic, plus RETAINED_OVERHEAD
+# each for amqtt's objects), all addresses RETAINED_TOTAL and
+# RETAINED_BYTES_TOTAL; a retained payload over RETAINED_PAYLOAD (the
+# protocol's MAX_PAYLOAD) is never kept. Past a bound the message is still
+# delivered, only not retained (its topic keeps what it had): Passe's own
+# retained messages (a room's state, presences, an announcement) are a few
+# per room and per peer, far inside them.
+RETAINED_PAYLOAD = 256 * 1024
+RETAINED_PER_ADDRESS = 8192
+RETAINED_BYTES_PER_ADDRESS = 16 * 1024 * 1024
+RETAINED_TOTAL = 32768
+RETAINED_BYTES_TOTAL = 64 * 1024 * 1024
+RETAINED_OVERHEAD = 512
 FLOOD_LOG_INTERVAL = 30.0  # seconds between lines about refused connections
 # CONNACK return codes (MQTT 3.1.1, 3.2.2.3).
 IDENTIFIER_REJECTED = 2
@@ -339,6 +355,75 @@ class Limits:
     write_stall: float = WRITE_STALL
     queued_bytes: int = MAX_QUEUED_BYTES
     queued_total: int = MAX_QUEUED_TOTAL
+    retained_per_address: int = RETAINED_PER_ADDRESS
+    retained_bytes_per_address: int = RETAINED_BYTES_PER_ADDRESS
+    retained_total: int = RETAINED_TOTAL
+    retained_bytes_total: int = RETAINED_BYTES_TOTAL
+
+
+@dataclass
+class RetainedQuota:
+    """Who holds which retained topic and what it costs, sans I/O (see
+    RETAINED_PER_ADDRESS): :meth:`admit` says whether a retained message
+    may be kept and, if so, counts it. ``refused`` counts the others, for
+    the log."""
+
+    per_address: int = RETAINED_PER_ADDRESS
+    bytes_per_address: int = RETAINED_BYTES_PER_ADDRESS
+    total: int = RETAINED_TOTAL
+    bytes_total: int = RETAINED_BYTES_TOTAL
+    largest: int = RETAINED_PAYLOAD
+    refused: int = 0
+    held: dict[str, tuple[str, int]] = field(default_factory=dict)  # topic: address, cost
+    _count: dict[str, int] = field(default_factory=dict)
+    _bytes: dict[str, int] = field(default_factory=dict)
+    _bytes_total: int = 0
+
+    def admit(self, address: str, topic: str, size: int) -> bool:
+        """Whether ``address`` may retain ``size`` bytes on ``topic`` (replacing
+        what the topic holds, whoever retained it); counted if so."""
+        if size > self.largest:
+            self.refused += 1
+            return False
+        cost = size + len(topic) + RETAINED_OVERHEAD
+        before = self.held.get(topic)
+        count = self._count.get(address, 0)
+        spent = self._bytes.get(address, 0)
+        total, bytes_total = len(self.held), self._bytes_total
+        if before is not None:
+            total -= 1
+            bytes_total -= before[1]
+            if before[0] == address:
+                count -= 1
+                spent -= before[1]
+        if (
+            count + 1 > self.per_address
+            or spent + cost > self.bytes_per_address
+            or total + 1 > self.total
+            or bytes_total + cost > self.bytes_total
+        ):
+            self.refused += 1
+            return False
+        self.release(topic)
+        self.held[topic] = (address, cost)
+        self._count[address] = self._count.get(address, 0) + 1
+        self._bytes[address] = self._bytes.get(address, 0) + cost
+        self._bytes_total += cost
+        return True
+
+    def release(self, topic: str) -> None:
+        """The topic's retained message is cleared (or replaced)."""
+        before = self.held.pop(topic, None)
+        if before is None:
+            return
+        address, cost = before
+        self._bytes_total -= cost
+        left = self._count[address] - 1
+        if left:
+            self._count[address] = left
+            self._bytes[address] -= cost
+        else:
+            del self._count[address], self._bytes[address]
 
 
 @dataclass
@@ -574,6 +659,13 @@ async def serve(
     # join a room at the same moment; iterating a snapshot avoids it.
     broker._subscriptions = _SnapshotDict(broker._subscriptions)
     _only_own_retained(broker)
+    quota = RetainedQuota(
+        limits.retained_per_address,
+        limits.retained_bytes_per_address,
+        limits.retained_total,
+        limits.retained_bytes_total,
+    )
+    _bounded_retained(broker, quota)
     _bounded_queues(broker)
     _payloads_shown_by_size(broker)
     await broker.start()
@@ -647,7 +739,7 @@ async def serve(
         await broker.shutdown()
         raise
     print(f"{_READY} {bound}", flush=True)
-    reporter = asyncio.get_running_loop().create_task(_report_floods(gate, outboxes))
+    reporter = asyncio.get_running_loop().create_task(_report_floods(gate, outboxes, quota))
     await stop.wait()
     reporter.cancel()
     server.close()
@@ -674,23 +766,25 @@ async def serve(
 
 
 async def _report_floods(
-    gate: Gate, outboxes: Outboxes, interval: float = FLOOD_LOG_INTERVAL
+    gate: Gate, outboxes: Outboxes, quota: RetainedQuota, interval: float = FLOOD_LOG_INTERVAL
 ) -> None:
-    """One line per interval at most about connections refused or dropped
-    and messages not queued for clients that do not read (a flood must not
-    flood the log)."""
-    said = (0, 0, 0)
+    """One line per interval at most about connections refused or dropped,
+    messages not queued for clients that do not read and retained messages
+    not kept (a flood must not flood the log)."""
+    said = (0, 0, 0, 0)
     while True:
         await asyncio.sleep(interval)
-        now = (gate.refused, gate.dropped, outboxes.dropped)
+        now = (gate.refused, gate.dropped, outboxes.dropped, quota.refused)
         if now != said:
             _log.warning(
                 "in the last %g s: %d connections refused, %d dropped before their CONNECT, "
-                "%d messages not queued for clients that do not read",
+                "%d messages not queued for clients that do not read, %d retained messages "
+                "not kept (over a bound)",
                 interval,
                 now[0] - said[0],
                 now[1] - said[1],
                 now[2] - said[2],
+                now[3] - said[3],
             )
             said = now
 
@@ -816,6 +910,28 @@ def _only_own_retained(broker: Any) -> None:
     broker._publish_retained_messages_for_subscription = publish_own
 
 
+def _bounded_retained(broker: Any, quota: RetainedQuota) -> None:
+    """Every retained message amqtt would keep (a client's, or a will's)
+    goes through ``quota`` first, by the address of the session it came
+    from; one refused is not kept (it was delivered all the same). An
+    empty one clears its topic as always. Messages the broker makes itself
+    (no session) are kept."""
+    retain = broker.retain_message
+
+    async def bounded(
+        source_session: Any, topic_name: str | None, data: bytes | None, qos: int | None = None
+    ) -> None:
+        if topic_name is not None and data and source_session is not None:
+            address = str(getattr(source_session, "remote_address", None) or "?")
+            if not quota.admit(address, topic_name, len(data)):
+                return
+        elif topic_name is not None and not data:
+            quota.release(topic_name)
+        await retain(source_session, topic_name, data, qos)
+
+    broker.retain_message = bounded
+
+
 async def _flush(broker: Any, timeout: float) -> None:
     """Until amqtt has handed every message it holds to its subscribers (and,
     at QoS 1, had them acknowledged), or ``timeout`` seconds. amqtt 0.12 has
@@ -874,6 +990,10 @@ _LIMIT_OPTIONS: dict[str, type] = {
     "write_stall": float,
     "queued_bytes": int,
     "queued_total": int,
+    "retained_per_address": int,
+    "retained_bytes_per_address": int,
+    "retained_total": int,
+    "retained_bytes_total": int,
 }
 
 

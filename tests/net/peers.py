@@ -135,15 +135,19 @@ class WatchedTable:
 class RawClient:
     """A bare MQTT client: records what it sees and publishes anything."""
 
-    def __init__(self, host: str, port: int, subscriptions: list[str]) -> None:
+    def __init__(self, host: str, port: int, subscriptions: list[str], *, source: str = "") -> None:
+        """``source``: the local address to connect from (another loopback
+        address is another machine to the embedded broker's per-address
+        bounds)."""
         self.host, self.port, self.subscriptions = host, port, subscriptions
+        self.source = source
         self.messages: list[tuple[str, bytes]] = []
         self._client: aiomqtt.Client | None = None
         self._task: asyncio.Task[None] | None = None
         self._arrived = asyncio.Condition()
 
     async def __aenter__(self) -> RawClient:
-        self._client = aiomqtt.Client(self.host, self.port)
+        self._client = aiomqtt.Client(self.host, self.port, bind_address=self.source)
         await self._client.__aenter__()
         for pattern in self.subscriptions:
             await self._client.subscribe(pattern, qos=1)

@@ -28,6 +28,7 @@ from net.lan.broker import (
     Limits,
     Outboxes,
     RefusedConnect,
+    RetainedQuota,
     parse_connect,
     start_embedded_broker,
 )
@@ -448,3 +449,89 @@ def test_an_outbox_takes_one_message_always_then_up_to_its_caps() -> None:
     first.release(60)
     first.release(40)
     assert second.admit(20) and shared.queued == 60
+
+
+# -- retained messages (7 December: a stranger's grew the broker without bound) --
+
+
+def test_a_retained_quota_counts_each_address_and_all_and_frees_what_is_cleared() -> None:
+    """Each address may hold so many retained topics and bytes, all of them
+    together so many; a payload over the largest is never kept; replacing a
+    topic counts once, and moves it to its new holder; clearing frees it."""
+    quota = RetainedQuota(per_address=2, bytes_per_address=3000, total=3, bytes_total=10_000)
+    quota.largest = 1000
+    assert quota.admit("10.0.0.9", "t/1", 100) and quota.admit("10.0.0.9", "t/2", 100)
+    assert not quota.admit("10.0.0.9", "t/3", 100)  # its two topics
+    assert quota.admit("10.0.0.9", "t/2", 200)  # a topic of its own, replaced
+    assert quota.admit("10.0.0.1", "h/1", 100)
+    assert not quota.admit("10.0.0.1", "h/2", 100)  # three in all
+    assert not quota.admit("10.0.0.1", "h/1", 1001)  # too large: h/1 keeps what it had
+    assert quota.held["h/1"][0] == "10.0.0.1"
+    assert quota.refused == 3
+    quota.release("t/1")
+    assert quota.admit("10.0.0.1", "h/2", 100)
+    assert not quota.admit("10.0.0.1", "t/2", 100)  # 10.0.0.1 would hold three
+    quota.release("h/2")
+    # Another address's topic, replaced: now the replacer's.
+    assert quota.admit("10.0.0.1", "t/2", 100) and quota.held["t/2"][0] == "10.0.0.1"
+    assert quota.admit("10.0.0.9", "t/1", 1) and not quota.admit("10.0.0.9", "t/3", 1)  # 3 in all
+    for topic in ("h/1", "t/1", "t/2"):
+        quota.release(topic)
+    assert quota.held == {} and quota._count == {} and quota._bytes == {}
+    assert quota._bytes_total == 0
+    # Bytes: per address, then in all.
+    small = RetainedQuota(per_address=100, bytes_per_address=2000, total=100, bytes_total=3100)
+    assert small.admit("a", "x", 1000) and not small.admit("a", "y", 1000)  # 512 each on top
+    assert small.admit("b", "y", 1000) and not small.admit("c", "z", 100)
+
+
+# The broker's RSS with every retained bound of three addresses reached,
+# the defaults: 48 MiB of retained payloads (MiB).
+RETAINED_RSS_BOUND = 100.0
+
+
+async def test_retained_messages_past_an_address_s_bound_are_not_kept_and_honest_ones_are() -> None:
+    """By hand (7 December): 20,000 retained messages of 4 KB from one
+    client grew the embedded broker from 29 to 113 MiB, without bound (1 MiB
+    payloads would have been 1 MiB each). Now three addresses each fill
+    their bound and go on (84 MB offered in all); the broker holds at most
+    its bound, and an honest client from its own address still retains its
+    presence, which a newcomer receives."""
+    payload = bytes(4000)
+    async with running(Limits()) as broker:
+        before = rss_mib(broker.pid)
+        for address in ("127.0.0.2", "127.0.0.3", "127.0.0.4"):
+            async with aiomqtt.Client(
+                broker.host, broker.port, bind_address=address, timeout=30
+            ) as flood:
+                for n in range(7000):
+                    await flood.publish(
+                        f"passe/v1/FLOOD1/presence/{address}-{n}", payload, retain=True
+                    )
+                # A payload over the largest: never kept.
+                await flood.publish("passe/v1/FLOOD1/room", bytes(300 * 1024), qos=1, retain=True)
+        after = rss_mib(broker.pid)
+        async with aiomqtt.Client(broker.host, broker.port, timeout=10) as honest:
+            await honest.publish("passe/v1/HONEST/presence/me", b"online", qos=1, retain=True)
+        async with aiomqtt.Client(broker.host, broker.port, timeout=10) as newcomer:
+            await newcomer.subscribe("passe/v1/HONEST/presence/me", qos=1)
+            message = await asyncio.wait_for(anext(aiter(newcomer.messages)), 5)
+            assert message.payload == b"online" and message.retain
+            # Each address's first topics are kept, up to its bound; none after.
+            limits = Limits()
+            cost = 4000 + len("passe/v1/FLOOD1/presence/127.0.0.2-1000") + 512
+            last = min(limits.retained_per_address, limits.retained_bytes_per_address // cost) - 1
+            looked = [
+                f"passe/v1/FLOOD1/presence/127.0.0.{a}-{n}" for a in (2, 3, 4) for n in (0, last)
+            ]
+            beyond = [f"passe/v1/FLOOD1/presence/127.0.0.{a}-{last + 1}" for a in (2, 3, 4)]
+            for topic in [*looked, *beyond, "passe/v1/FLOOD1/room"]:
+                await newcomer.subscribe(topic, qos=0)
+            kept: list[str] = []
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(2):
+                    async for message in newcomer.messages:
+                        kept.append(message.topic.value)
+        assert sorted(kept) == sorted(looked), kept
+        assert after < RETAINED_RSS_BOUND, f"{before:.1f} -> {after:.1f} MiB"
+        print(f"embedded broker RSS: {before:.1f} -> {after:.1f} MiB, {last + 1} kept per address")

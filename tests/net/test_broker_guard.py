@@ -1617,9 +1617,9 @@ async def test_refusals_are_logged_once_a_round_as_what_changed_since() -> None:
     handler = Lines(logging.WARNING)
     logger = logging.getLogger("passe.broker")
     logger.addHandler(handler)
-    gate, outboxes = Counters(), Counters()
+    gate, outboxes, quota = Counters(), Counters(), Counters()
     reporter = asyncio.create_task(
-        broker_module._report_floods(gate, outboxes, 0.0)  # type: ignore[arg-type]
+        broker_module._report_floods(gate, outboxes, quota, 0.0)  # type: ignore[arg-type]
     )
     try:
         await gate.rounds(3)
@@ -1631,16 +1631,21 @@ async def test_refusals_are_logged_once_a_round_as_what_changed_since() -> None:
         gate.dropped = 4
         outboxes.dropped = 7
         await gate.rounds(3)
+        quota.refused_ = 9
+        await gate.rounds(3)
     finally:
         reporter.cancel()
         logger.removeHandler(handler)
+    kept = ", {} retained messages not kept (over a bound)"
     assert lines == [
         "in the last 0 s: 2 connections refused, 1 dropped before their CONNECT, "
-        "5 messages not queued for clients that do not read",
+        "5 messages not queued for clients that do not read" + kept.format(0),
         "in the last 0 s: 1 connections refused, 0 dropped before their CONNECT, "
-        "0 messages not queued for clients that do not read",
+        "0 messages not queued for clients that do not read" + kept.format(0),
         "in the last 0 s: 0 connections refused, 3 dropped before their CONNECT, "
-        "2 messages not queued for clients that do not read",
+        "2 messages not queued for clients that do not read" + kept.format(0),
+        "in the last 0 s: 0 connections refused, 0 dropped before their CONNECT, "
+        "0 messages not queued for clients that do not read" + kept.format(9),
     ]
 
 
@@ -2088,8 +2093,8 @@ async def test_the_flood_log_counts_what_the_serving_gate_refused(
     interval is cut short). Kills the mutants of serve's reporter task."""
     report = broker_module._report_floods
 
-    def soon(gate: Gate, outboxes: Outboxes) -> Any:
-        return report(gate, outboxes, 0.001)
+    def soon(gate: Gate, outboxes: Outboxes, quota: Any) -> Any:
+        return report(gate, outboxes, quota, 0.001)
 
     monkeypatch.setattr(broker_module, "_report_floods", soon)
     with said() as log:
@@ -2104,7 +2109,8 @@ async def test_the_flood_log_counts_what_the_serving_gate_refused(
             await log.until(lambda lines: any("refused" in line for line in lines), nothing_more)
     assert log.lines[0] == (
         "in the last 0.001 s: 1 connections refused, 0 dropped before their CONNECT, "
-        "0 messages not queued for clients that do not read"
+        "0 messages not queued for clients that do not read, 0 retained messages not kept "
+        "(over a bound)"
     )
 
 

@@ -65,6 +65,7 @@ GAME, PLAYERS, SEED = "passpass", 3, 41
 QUICK = {"hellos": 300, "mixed": 1.0}
 SOAK = {"hellos": 5000, "mixed": 30.0}
 PRESENCES = {"quick": 1000, "soak": 30000}
+ATTACKER = "127.0.0.2"  # the flooding client's address: another machine
 RATES = {"hellos": 200, "junk": 30, "replays": 200, "seated": 400, "forged": 5}
 SOAK_MESSAGES = 50_000  # per broker, at least (issue 19: 100,000 over both)
 # Seconds a host bot waits before its move: the game must outlast the flood
@@ -391,7 +392,9 @@ async def play_mixed(
             before = rss_mb(game.pid)
             broker_process = broker_pid(game) if game.embedded else None
             watched = [f"passe/v1/{game.code}/room", f"passe/v1/{game.code}/a/+"]
-            async with RawClient("127.0.0.1", game.port, []) as attacker:
+            # The attacker's machine is not the players' (the embedded
+            # broker bounds what each address may retain).
+            async with RawClient("127.0.0.1", game.port, [], source=ATTACKER) as attacker:
                 await presences(game, attacker, presence_count)
                 async with RawClient("127.0.0.1", game.port, watched) as spy:
                     authority = await authority_key(game, spy)
