@@ -121,6 +121,15 @@ RETAINED_BYTES_PER_ADDRESS = 16 * 1024 * 1024
 RETAINED_TOTAL = 32768
 RETAINED_BYTES_TOTAL = 64 * 1024 * 1024
 RETAINED_OVERHEAD = 512
+# Topic filters one session may hold: an authority follows at most 64
+# presences (16 seats, 32 waiting keys, 8 knocks, 8 watchers) besides a few
+# topics of its own; a peer, five; a dealer, one per room it holds for
+# another (200 at most). Beyond it a SUBSCRIBE's filter is refused (SUBACK
+# 0x80): 50,000 filters from one client had grown the broker by 30 MiB,
+# and each publish is matched against every filter. A filter is at most
+# MAX_FILTER_LENGTH characters (Passe's are under 80; MQTT allows 65,535).
+MAX_FILTERS_PER_SESSION = 256
+MAX_FILTER_LENGTH = 256
 FLOOD_LOG_INTERVAL = 30.0  # seconds between lines about refused connections
 # CONNACK return codes (MQTT 3.1.1, 3.2.2.3).
 IDENTIFIER_REJECTED = 2
@@ -359,6 +368,7 @@ class Limits:
     retained_bytes_per_address: int = RETAINED_BYTES_PER_ADDRESS
     retained_total: int = RETAINED_TOTAL
     retained_bytes_total: int = RETAINED_BYTES_TOTAL
+    filters_per_session: int = MAX_FILTERS_PER_SESSION
 
 
 @dataclass
@@ -666,6 +676,7 @@ async def serve(
         limits.retained_bytes_total,
     )
     _bounded_retained(broker, quota)
+    _bounded_subscriptions(broker, limits.filters_per_session)
     _bounded_queues(broker)
     _payloads_shown_by_size(broker)
     await broker.start()
@@ -932,6 +943,53 @@ def _bounded_retained(broker: Any, quota: RetainedQuota) -> None:
     broker.retain_message = bounded
 
 
+SUBSCRIPTION_REFUSED = 0x80  # a SUBACK's failure code (MQTT 3.1.1, 3.9.3)
+
+
+def _bounded_subscriptions(broker: Any, per_session: int) -> None:
+    """A session holds at most ``per_session`` topic filters: a new one past
+    it is refused (SUBACK 0x80); a filter already held may be subscribed
+    again. A filter nobody holds any more is forgotten at once (amqtt 0.12
+    kept an empty entry for each filter unsubscribed, for ever: fresh
+    filters subscribed and unsubscribed grew it without bound)."""
+    held: dict[str, set[str]] = {}  # client id: its filters
+    add, delete = broker.add_subscription, broker._del_subscription
+    subscriptions = broker._subscriptions
+
+    def forget_if_empty(a_filter: str) -> None:
+        if not subscriptions.get(a_filter, True):
+            del subscriptions[a_filter]
+
+    async def add_subscription(subscription: tuple[str, int], session: Any) -> int:
+        topic_filter = subscription[0]
+        filters = held.setdefault(session.client_id, set())
+        if len(topic_filter) > MAX_FILTER_LENGTH:
+            return SUBSCRIPTION_REFUSED
+        if topic_filter not in filters and len(filters) >= per_session:
+            return SUBSCRIPTION_REFUSED
+        code: int = await add(subscription, session)
+        if code != SUBSCRIPTION_REFUSED:
+            filters.add(topic_filter)
+        return code
+
+    def del_subscription(a_filter: str, session: Any) -> int:
+        deleted: int = delete(a_filter, session)
+        held.get(session.client_id, set()).discard(a_filter)
+        forget_if_empty(a_filter)
+        return deleted
+
+    async def del_all_subscriptions(session: Any) -> None:
+        # As amqtt's, which would find the filters emptied here gone.
+        held.pop(session.client_id, None)
+        for a_filter in list(subscriptions):
+            if delete(a_filter, session):
+                forget_if_empty(a_filter)
+
+    broker.add_subscription = add_subscription
+    broker._del_subscription = del_subscription
+    broker._del_all_subscriptions = del_all_subscriptions
+
+
 async def _flush(broker: Any, timeout: float) -> None:
     """Until amqtt has handed every message it holds to its subscribers (and,
     at QoS 1, had them acknowledged), or ``timeout`` seconds. amqtt 0.12 has
@@ -994,6 +1052,7 @@ _LIMIT_OPTIONS: dict[str, type] = {
     "retained_bytes_per_address": int,
     "retained_total": int,
     "retained_bytes_total": int,
+    "filters_per_session": int,
 }
 
 

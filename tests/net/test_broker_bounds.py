@@ -535,3 +535,51 @@ async def test_retained_messages_past_an_address_s_bound_are_not_kept_and_honest
         assert sorted(kept) == sorted(looked), kept
         assert after < RETAINED_RSS_BOUND, f"{before:.1f} -> {after:.1f} MiB"
         print(f"embedded broker RSS: {before:.1f} -> {after:.1f} MiB, {last + 1} kept per address")
+
+
+async def test_a_session_holds_so_many_filters_and_unsubscribed_ones_are_forgotten() -> None:
+    """By hand (7 December): one client's 50,000 filters grew the embedded
+    broker by 30 MiB (each publish is matched against them all), and amqtt
+    kept an empty entry for every filter ever unsubscribed. On amqtt's own
+    broker object: a session's new filter past the bound is refused (SUBACK
+    0x80), one it holds may be subscribed again, one let go frees its place
+    and leaves nothing behind; a session's end frees all of its own."""
+    from amqtt.broker import Broker
+    from amqtt.session import Session
+
+    from net.lan import broker as broker_module
+
+    broker = Broker(broker_module._broker_config())
+    broker._subscriptions = broker_module._SnapshotDict(broker._subscriptions)
+    broker_module._bounded_subscriptions(broker, 3)
+    ana, ben = Session(), Session()
+    ana.client_id, ben.client_id = "ana", "ben"
+    codes = [await broker.add_subscription((f"t/{n}", 1), ana) for n in range(5)]
+    assert codes == [1, 1, 1, 0x80, 0x80]
+    assert await broker.add_subscription(("t/0", 0), ana) == 0  # held: again
+    assert await broker.add_subscription(("t/3", 1), ben) == 1  # another session's own
+    assert broker._del_subscription("t/1", ana) == 1
+    assert "t/1" not in broker._subscriptions  # nobody holds it: forgotten
+    assert await broker.add_subscription(("t/4", 1), ana) == 1  # its place, freed
+    for n in range(1000):  # churn: nothing stays behind
+        assert await broker.add_subscription((f"churn/{n}", 0), ben) == 0
+        assert broker._del_subscription(f"churn/{n}", ben) == 1
+    assert sorted(broker._subscriptions) == ["t/0", "t/2", "t/3", "t/4"]
+    await broker._del_all_subscriptions(ana)
+    assert sorted(broker._subscriptions) == ["t/3"]
+    assert [await broker.add_subscription((f"u/{n}", 1), ana) for n in range(4)] == [1, 1, 1, 0x80]
+
+
+async def test_the_serving_broker_refuses_a_session_s_filters_past_its_bound() -> None:
+    """The bound is the serving broker's: a SUBSCRIBE of 300 filters gets
+    256 granted and the rest refused, as is a filter of 257 characters, and
+    the client's honest traffic goes on."""
+    async with running(Limits()) as broker:
+        async with aiomqtt.Client(broker.host, broker.port, timeout=10) as client:
+            long = "passe/v1/LONG00/" + "x" * 241
+            assert [int(getattr(c, "value", c)) for c in await client.subscribe(long)] == [0x80]
+            granted = await client.subscribe([(f"passe/v1/MANY00/x/{n}", 0) for n in range(300)])
+            codes = [int(getattr(code, "value", code)) for code in granted]
+            assert codes.count(0) == Limits().filters_per_session == 256
+            assert codes.count(0x80) == 300 - 256
+        await honest_round_trip(broker)
