@@ -130,6 +130,11 @@ RETAINED_OVERHEAD = 512
 # MAX_FILTER_LENGTH characters (Passe's are under 80; MQTT allows 65,535).
 MAX_FILTERS_PER_SESSION = 256
 MAX_FILTER_LENGTH = 256
+# A CONNECT is at most this many bytes (its will included, which amqtt holds
+# for the session's life): Passe's wills are presences of a few hundred
+# bytes; a CONNECT of the largest packet's size, 1 MiB, from each of the
+# sessions allowed would have held 320 MiB of wills.
+MAX_CONNECT_SIZE = 8 * 1024
 FLOOD_LOG_INTERVAL = 30.0  # seconds between lines about refused connections
 # CONNACK return codes (MQTT 3.1.1, 3.2.2.3).
 IDENTIFIER_REJECTED = 2
@@ -705,7 +710,7 @@ async def serve(
             waiting[token] = writer
             try:
                 async with asyncio.timeout(limits.connect_timeout):
-                    first = await read_first_packet(reader, max_packet_size)
+                    first = await read_first_packet(reader, min(max_packet_size, MAX_CONNECT_SIZE))
             finally:
                 gate.leave_pending(token)
                 waiting.pop(token, None)

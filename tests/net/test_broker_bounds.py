@@ -583,3 +583,21 @@ async def test_the_serving_broker_refuses_a_session_s_filters_past_its_bound() -
             assert codes.count(0) == Limits().filters_per_session == 256
             assert codes.count(0x80) == 300 - 256
         await honest_round_trip(broker)
+
+
+async def test_a_connect_carrying_a_large_will_is_closed_and_a_passe_will_is_not() -> None:
+    """amqtt holds a session's will for the session's life: a CONNECT of
+    1 MiB (a will of that size) from each session allowed would have held
+    320 MiB. A CONNECT over MAX_CONNECT_SIZE is closed unanswered; a client
+    with a will of a presence's size connects."""
+    from net.lan.broker import MAX_CONNECT_SIZE
+
+    async with running(Limits()) as broker:
+        big = aiomqtt.Will("passe/v1/WILL00/presence/x", bytes(MAX_CONNECT_SIZE), retain=True)
+        with pytest.raises(aiomqtt.MqttError):
+            async with aiomqtt.Client(broker.host, broker.port, will=big, timeout=2):
+                pass
+        small = aiomqtt.Will("passe/v1/WILL00/presence/x", bytes(300), retain=True)
+        async with aiomqtt.Client(broker.host, broker.port, will=small, timeout=5) as client:
+            await client.subscribe("passe/v1/WILL00/presence/x")
+        await honest_round_trip(broker)
