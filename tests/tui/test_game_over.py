@@ -280,3 +280,64 @@ async def test_the_game_over_screen_says_the_deal_check_whatever_comes_last(
     assert last_then_room[0].startswith("Fair deal: checking"), last_then_room
     assert last_then_room[1].startswith("Fair deal: not checked: the revealed deal has not come")
     assert last_then_room[2].startswith("Deal verified: all "), last_then_room
+
+
+@pytest.mark.parametrize(("size", "scrolls"), [((80, 24), True), ((130, 45), False)])
+async def test_a_taller_terminal_shows_more_of_the_final_scores(
+    private_config: Path, size: tuple[int, int], scrolls: bool
+) -> None:
+    """A play-test (7 December) at 130x45 read a 21-row game-over dialog
+    that still scrolled its scores: the dialog now takes nine tenths of the
+    terminal's height (21 rows at 80x24, as before)."""
+    from rich.text import Text
+
+    from core.engine import Result
+
+    scores = Text("\n".join(f"row {n}" for n in range(28)))
+    result = Result(winners=(0,), shared=False, scores=(9, 3), reason="reached 9 points")
+    app = make_app(private_config)
+    async with app.run_test(size=size) as pilot:
+        over = GameOverScreen(result, ("You", "Ada"), 0, scores, deal_check="Fair deal: checked.")
+        await app.push_screen(over)
+        for _ in range(3):
+            await pilot.pause()
+        box = over.query_one("#game-over-box")
+        assert (over.query_one(VerticalScroll).max_scroll_y > 0) is scrolls
+        assert box.region.height == (21 if scrolls else box.region.height)
+        assert box.region.height <= size[1] - 2
+
+
+async def test_the_game_over_screen_is_not_covered_by_toasts(private_config: Path) -> None:
+    """A play-test (7 December): Enter pressed as the last trick ended left
+    a "Not now … is picking a card; wait" toast on the game-over screen, and
+    the "Fair deal" toast covered the deal check's own line and the keys.
+    The game's toasts go with it; the deal check is said by the screen."""
+    from tests.net.test_dealcheck import deliver, final_room, peer_at_table, updates_for_seat
+
+    remote, game = peer_at_table("dominoes", 2)
+    record, updates = updates_for_seat("dominoes", 2, 0)
+    last = [update for update in updates if update.seq == len(record.actions)]
+    room = final_room(remote, record, game)
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        for update in updates[: len(updates) - len(last)]:
+            deliver(remote, update)
+        table = DominoesTableScreen(remote)
+        app.push_screen(table)
+        await pilot.pause()
+        table.notify("Ada is playing; wait.", title="Not now")
+        for update in last:
+            deliver(remote, update)
+        remote.room = room
+        remote._check_deal(room)
+        for listener in list(remote._room_listeners):
+            listener(room)
+        for _ in range(3):
+            await pilot.pause()
+        while not isinstance(app.screen, GameOverScreen):
+            await pilot.press("enter")  # the rounds' summaries read
+        assert [n.title for n in app._notifications] == [], list(app._notifications)
+        assert app.screen.deal_check.startswith("Deal verified")
+        # Keys that would have explained a turn say nothing now.
+        table.action_explain()
+        assert not list(app._notifications)

@@ -593,7 +593,12 @@ class TableScreen(PasseScreen):
         self._deal_check_said = text
         self._show_deal_check(text)
         if remote.verified:
-            if first_time:
+            shown = self._game_over_screen() is not None or any(
+                isinstance(dialog, GameOverScreen) for dialog, _ in self.deferred
+            )
+            if first_time and not shown:
+                # The game-over screen says it itself: a toast there covered
+                # that very line and the keys (a play-test).
                 self.notify("The revealed deal gives everything you were shown.", title="Fair deal")
         else:
             self.notify(
@@ -942,6 +947,10 @@ class TableScreen(PasseScreen):
             dealt=remote is not None and remote.room is not None and bool(remote.room.dealer),
             deal_check=self.deal_check_text(),
         )
+        # What was said during the game is over with it: a "Not now" of a
+        # key pressed as the last move came covered the dialog's last lines
+        # and spoke of a turn that was no more (a play-test).
+        self.app.clear_notifications()
         self.push_dialog(screen, self._after_game_over)
         if remote is not None and remote.verified is None and not self.hosting:
             # "Checking…" for ever where the final room state never comes
@@ -996,6 +1005,8 @@ class TableScreen(PasseScreen):
         self.app.push_screen(RulesScreen(self.client.game_id))
 
     def action_explain(self) -> None:
+        if self.view is not None and self.view.is_over:
+            return  # nothing waits for a turn any more
         self.notify(self.explain(), title="Not now", severity="information")
 
     def action_leave(self) -> None:
