@@ -344,6 +344,53 @@ async def test_selections_are_explained_before_they_are_sent(private_config: Pat
         assert "RDW" not in view.hand and view.phase != "action"
 
 
+async def test_confirm_asks_before_each_decision_and_no_sends_nothing(
+    private_config: Path,
+) -> None:
+    """A play-test (7 December): with "Confirm" on, a bid and a take went at
+    once, though the table's help promised a question (only Pass Pass and
+    dominoes asked). Each decision now asks; "No" sends nothing."""
+    from tests.tui.conftest import write_settings
+    from tui.screens.table import CONFIRM_CHOICE
+
+    write_settings(private_config, confirm_plays=True)
+    app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_fashion(pilot, players=2)
+        table = app.screen
+        assert isinstance(table, FashionTableScreen) and table.confirm_plays
+        view = table.fa_view
+        assert view is not None and view.phase == "auction"
+
+        async def asked(title: str, answer: str) -> None:
+            for _ in range(50):
+                await pilot.pause()
+                if isinstance(app.screen, ChoiceScreen) and app.screen.kind == CONFIRM_CHOICE:
+                    break
+            dialog = app.screen
+            assert isinstance(dialog, ChoiceScreen) and dialog.kind == CONFIRM_CHOICE, dialog
+            assert dialog.choice_title == title
+            await pilot.press(answer)
+            await pilot.pause()
+
+        await pilot.press(str(view.hand.index("UTL") + 1))
+        await asked("Bid UTL?", "2")  # no: nothing bid
+        view = table.fa_view
+        assert view is not None and view.phase == "auction" and view.my_bid is None
+        await pilot.press(str(view.hand.index("UTL") + 1))
+        await asked("Bid UTL?", "1")
+        for _ in range(50):
+            await pilot.pause()
+            if isinstance(app.screen, ChoiceScreen):
+                break
+        await pilot.press("1")  # you play first...
+        await asked("Let yourself play first?", "1")
+        await pilot.press("space", "down", "space", "enter")  # take the first two
+        await asked("Take KCO and WTS?", "1")
+        view = table.fa_view
+        assert view is not None and view.phase == "action" and "WTS" in view.hand
+
+
 async def test_rule_change_picks_a_then_b_then_the_feature(private_config: Path) -> None:
     app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
     async with app.run_test(size=SIZE) as pilot:

@@ -481,7 +481,9 @@ class FashionTableScreen(TableScreen):
             action = Bid(card)
             if self._is_legal(action):
                 self.query_one(FashionHand).mode = ""
-                await self.submit(action)
+                # Through play: "Confirm" on asks first (a play-test's bids
+                # went at once though the help promised a question).
+                await self.play(action, f"bid {CODE[card]}")
             else:
                 self.notify(f"You cannot bid {CODE[card]} now.", title="Not allowed")
             return
@@ -555,7 +557,7 @@ class FashionTableScreen(TableScreen):
             return
         self.offer_pick = []
         self.query_one(FashionOffer).mode = ""
-        await self.submit(action)
+        await self.play(action, f"take {CODE[one]} and {CODE[two]}")
 
     def _pick_for_change(self, card: Card) -> None:
         if self.change_a is None:
@@ -604,7 +606,10 @@ class FashionTableScreen(TableScreen):
             if index is None or not self._is_legal(options[index]):
                 return
             self.changing, self.change_a = False, None
-            self.run_worker(self.submit(options[index]), exclusive=False)
+            attribute = options[index].attribute
+            feature = feature_name((attribute, CARD_ATTRS[b][attribute]))
+            change = f"give the {SLOT_WORDS[slot]} slot {feature}"
+            self.run_worker(self.play(options[index], change), exclusive=False)
 
         title = f"Rule change: the {SLOT_WORDS[slot]} slot (FA-13)"
         self.app.push_screen(ChoiceScreen(title, body, labels, kind="feature"), chosen)
@@ -655,7 +660,7 @@ class FashionTableScreen(TableScreen):
             return
         self.selection = []
         self.query_one(FashionHand).mode = ""
-        await self.submit(action)
+        await self.play(action, "announce " + " ".join(CODE[card] for card in action.cards))
 
     def action_change(self) -> None:
         view = self.fa_view
@@ -672,7 +677,7 @@ class FashionTableScreen(TableScreen):
             self.notify(self.explain(), title="Not now")
             return
         self.query_one(FashionHand).mode = ""
-        await self.submit(End())
+        await self.play(End(), "end your turn")
 
     def action_player(self) -> None:
         view = self.fa_view
@@ -707,7 +712,10 @@ class FashionTableScreen(TableScreen):
             current = self.fa_view
             if index is None or current is None or not self._is_legal(options[index]):
                 return
-            self.run_worker(self.submit(options[index]), exclusive=False)
+            seat = options[index].seat
+            who = "yourself" if seat == current.seat else self.names[seat]
+            order = "first" if first else "next"
+            self.run_worker(self.play(options[index], f"let {who} play {order}"), exclusive=False)
 
         title = f"Who plays {'first' if first else 'next'}?"
         self.app.push_screen(ChoiceScreen(title, body, labels, kind="player"), chosen)
