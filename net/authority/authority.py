@@ -2274,6 +2274,13 @@ class Authority:
                 OVER: f"the game in room {self.shown_code} is over",
                 CLOSED: f"room {self.shown_code} is closed",
             }.get(self.phase, f"the game in room {self.shown_code} has already started")
+            if self.phase == PLAYING and key in self._former:
+                # Their own leaving (a play-test's player, back from a call,
+                # read only "has already started").
+                said = (
+                    f"you left the game in room {self.shown_code}, and a bot plays on in "
+                    "your place: a seat left is not taken back"
+                )
             self._refuse(key, said, "started", hello.n)
             return
         if hello.seat is not None and hello.seat >= len(self.seats):

@@ -1296,14 +1296,26 @@ def test_a_hello_once_started_or_for_no_such_seat_is_refused_in_words() -> None:
     assert to(authority, eve) == [
         refusal(f"the game in room {format_code(CODE)} has already started", "started", 3)
     ]
-    authority.phase = "over"
+    # A key that gave up its seat in this game is told that, not "started"
+    # (a play-test's player, back from a call).
+    authority._former[eve.public_key] = None
     hello(authority, eve, n=4)
     assert to(authority, eve) == [
-        refusal(f"the game in room {format_code(CODE)} is over", "started", 4)
+        refusal(
+            f"you left the game in room {format_code(CODE)}, and a bot plays on in your "
+            "place: a seat left is not taken back",
+            "started",
+            4,
+        )
+    ]
+    authority.phase = "over"
+    hello(authority, eve, n=5)
+    assert to(authority, eve) == [
+        refusal(f"the game in room {format_code(CODE)} is over", "started", 5)
     ]
     authority.phase = "closed"  # not "has already started" (a dealer's lobby that closed)
-    hello(authority, eve, n=5)
-    assert to(authority, eve) == [refusal(f"room {format_code(CODE)} is closed", "started", 5)]
+    hello(authority, eve, n=6)
+    assert to(authority, eve) == [refusal(f"room {format_code(CODE)} is closed", "started", 6)]
 
 
 def test_a_reconnecting_person_is_welcomed_present_and_the_room_published() -> None:

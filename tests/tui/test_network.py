@@ -519,7 +519,7 @@ async def test_join_errors_are_one_line_on_the_join_screen(
         # No elapsed-time assertion: this machine is shared and noisy.)
         await type_code(pilot, "QQQ-QQ7")
         message = await wait_for_answer(pilot)
-        assert message == "No room QQQ-QQ7 at 127.0.0.1:1883: check the code"
+        assert message == "No room QQQ-QQ7 at 127.0.0.1:1883: check the code."
         # While it looks, it says so, naming the room (a play-tester read a
         # screen that said nothing for 8 s after a double loss).
         screen._start_join(text="qqqqq7")
@@ -655,8 +655,9 @@ async def test_a_full_room_and_a_started_game_are_refused_in_one_line(
         await type_code(pilot, hosted.code)
         message = await wait_for_answer(pilot)
         assert message in (
-            f"The game in room {format_code(hosted.code)} has already started",
-            f"The game in room {format_code(hosted.code)} is over",  # random bots can be that quick
+            f"The game in room {format_code(hosted.code)} has already started: "
+            "you can still watch it (F3).",
+            f"The game in room {format_code(hosted.code)} is over.",  # random bots are that quick
         )
         assert isinstance(app.screen, JoinScreen)
 
@@ -785,8 +786,9 @@ async def test_a_started_game_is_in_play_on_the_lan_list_and_refused_in_words(
             rooms.highlighted = index
             await pilot.press("enter")
             await wait_until(pilot, lambda: "started" in screen.message_text, "the refusal")
-            assert (
-                screen.message_text == f"The game in room {format_code(code)} has already started"
+            assert screen.message_text == (
+                f"The game in room {format_code(code)} has already started: "
+                "you can still watch it (F3)."
             )
             assert isinstance(app.screen, JoinScreen)
     except BaseException:

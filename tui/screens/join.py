@@ -305,6 +305,10 @@ class JoinScreen(PasseScreen):
             said = str(error)
             if error.code in ("denied", "full") and said.endswith("watch it."):
                 said = f"{said[:-1]} (F3)."  # not "… watch it. F3 watches it."
+            elif error.code == "started" and said.endswith(("has already started", "taken back")):
+                said += ": you can still watch it (F3)."  # a game in play, as a full room's
+            elif not said.endswith((".", "!", "?", ")")):
+                said += "."  # a sentence (a play-test: "… has already started", no stop)
             self._say(said, problem=True)
             return
         finally:
