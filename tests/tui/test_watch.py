@@ -725,3 +725,35 @@ async def test_the_watcher_s_line_fits_at_80_columns(private_config: Path, game_
             rows = line.region.height
             assert rows <= 2 and len(text) <= (line.region.width - 2) * rows, (moves, text)
             app.pop_screen()
+
+
+async def test_a_notice_from_before_the_screen_opened_is_not_logged_as_news(
+    private_config: Path,
+) -> None:
+    """A play-test (7 December): a watcher's log, and a rejoined player's,
+    read "Lee left the game; a bot plays for them" after the moves that had
+    followed Lee's leaving: the room state the screen is told first is the
+    room as it was, its notice old. A notice that comes later is news."""
+    watcher = watched("passpass", moves=6)
+    assert watcher.room is not None
+    watcher.room = msgspec.structs.replace(
+        watcher.room, notice="Bo left the game; a bot plays for them"
+    )
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = watch_screen(watcher)
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.pause()
+        assert not any("Bo left" in line for line in screen.game_log.lines_written)
+        later = msgspec.structs.replace(
+            watcher.room, notice="Di left the game; a bot plays for them", stamp=2
+        )
+        watcher.room = later
+        for listener in list(watcher._room_listeners):
+            listener(later)
+        await pilot.pause()
+        await pilot.pause()
+        lines = screen.game_log.lines_written
+        assert lines[-1] == "Di left the game; a bot plays for them.", lines[-3:]
+        assert not any("Bo left" in line for line in lines)

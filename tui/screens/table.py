@@ -458,7 +458,12 @@ class TableScreen(PasseScreen):
 
     def on_room_changed(self, message: RoomChanged) -> None:
         room = message.room
-        if room.notice and room.notice != self._room_notice and room.phase == "playing":
+        # The first state this screen is told is the room as it was when it
+        # opened: its notice happened before (a rejoined player's and a
+        # watcher's log read "Lee left the game" after the moves that
+        # followed it, a play-test).
+        news = self._room is not None
+        if news and room.notice and room.notice != self._room_notice and room.phase == "playing":
             notice = self._in_our_words(room.notice)
             self.notify(notice, title="Table")
             # And in the log, to be read later (issue 18: a guest who quit
