@@ -899,3 +899,29 @@ def test_the_final_scores_show_a_whole_season_collection() -> None:
     Console(file=out, width=76, color_system=None).print(screen.final_scores(view))
     shown = out.getvalue()
     assert "…" not in shown and all(code in shown for code in long_hand), shown
+
+
+async def test_a_long_hand_says_only_the_way_there_is_more(private_config: Path) -> None:
+    """A play-test (7 December) read "↑ 0 more · ↓ 2 more (of 12)": at the
+    top of a long hand only what is below is said, at the bottom only what
+    is above, in between both."""
+    from tui.games.fashion.card_row import CardItem
+
+    app = SevenCardsApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_fashion(pilot, players=2)
+        table = app.screen
+        assert isinstance(table, FashionTableScreen)
+        hand = table.query_one(FashionHand)
+        hand.set_items(tuple(CardItem(card, " ", "") for card in range(20)))
+        await pilot.pause()
+
+        def last_line() -> str:
+            return hand.card_lines()[-1].plain.strip()
+
+        hand.cursor = 0
+        assert last_line().startswith("↓ ") and last_line().endswith("(of 20)"), last_line()
+        hand.cursor = 19
+        assert last_line().startswith("↑ ") and "↓" not in last_line(), last_line()
+        hand.top, hand.cursor = 0, 15  # scrolled down from the top: cards both ways
+        assert "↑ " in last_line() and " · ↓ " in last_line(), last_line()

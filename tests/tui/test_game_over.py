@@ -341,3 +341,14 @@ async def test_the_game_over_screen_is_not_covered_by_toasts(private_config: Pat
         # Keys that would have explained a turn say nothing now.
         table.action_explain()
         assert not list(app._notifications)
+
+
+def test_three_winners_read_as_a_list() -> None:
+    """A play-test (7 December) read "Shared victory: A and B and C!"."""
+    from core.engine import Result
+    from tui.screens.game_over import verdict
+
+    three = Result(winners=(0, 1, 2), shared=True, scores=(5, 5, 5), reason="a tie")
+    assert verdict(three, ("Ana", "Bo", "Cy"), None).startswith("Shared victory: Ana, Bo and Cy!")
+    two = Result(winners=(0, 2), shared=True, scores=(5, 1, 5), reason="a tie")
+    assert verdict(two, ("Ana", "Bo", "Cy"), None).startswith("Shared victory: Ana and Cy!")

@@ -398,12 +398,12 @@ def test_a_room_s_options_from_the_host_are_listed_in_bounded_words() -> None:
     text = describe_settings(msgspec.structs.replace(room, config=config))
     first, options = text.split("\n")
     assert first == "3 players · each for themselves"
-    huge, *others = options.split(", opt")
-    assert huge.startswith("huge=[0, 1, 2") and len(huge) <= SETTING_CELLS
-    assert others[:-1] == [f"{n}={n}" for n in range(MAX_SETTINGS_SHOWN - 2)]
-    assert others[-1] == f"{MAX_SETTINGS_SHOWN - 2}={MAX_SETTINGS_SHOWN - 2}, 2 more"
+    huge, *others = options.split(", Opt")
+    assert huge.startswith("Huge: [0, 1, 2") and len(huge) <= SETTING_CELLS
+    assert others[:-1] == [f"{n}: {n}" for n in range(MAX_SETTINGS_SHOWN - 2)]
+    assert others[-1] == f"{MAX_SETTINGS_SHOWN - 2}: {MAX_SETTINGS_SHOWN - 2}, 2 more"
     plain = describe_settings(msgspec.structs.replace(room, config={**room.config, "target": 9}))
-    assert plain == "3 players · each for themselves\ntarget=9"
+    assert plain == "3 players · each for themselves\nTarget: 9"
 
 
 @pytest.mark.parametrize("name", ["[b red]Kim", "[/]Kim", "[$accent]Kim"])

@@ -1004,7 +1004,7 @@ async def test_a_hosted_room_has_the_home_screens_game_options(
     async with app.run_test(size=SIZE) as pilot:
         lobby, hosted = await host_from_home(pilot)
         assert hosted.authority.config.to_data()["target"] == 61
-        assert "Passe dominoes · 2 players · each for themselves\ntarget=61" in text_of(
+        assert "Passe dominoes · 2 players · each for themselves\nTarget: 61" in text_of(
             lobby, "#lobby-info"
         )
 

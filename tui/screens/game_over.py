@@ -61,7 +61,9 @@ class ScoresScroll(VerticalScroll):
 
 
 def verdict(result: Result, names: Sequence[str], seat: int | None) -> str:
-    winners = " and ".join(names[s] for s in result.winners)
+    # "A, B and C" (a play-test read "A and B and C").
+    listed = [names[s] for s in result.winners]
+    winners = " and ".join([", ".join(listed[:-1]), listed[-1]] if len(listed) > 2 else listed)
     if result.shared:
         headline = f"Shared victory: {winners}!"
     elif seat is not None and seat in result.winners:

@@ -59,7 +59,7 @@ PANELS = ("home-game", "home-seats")
 NAME_LABEL = "Your name  "
 NAME_PLACEHOLDER = "type a name (You if none)"
 CONFIRM_LABEL = "Confirm"
-CONFIRM_CHOICES = [("no: a key plays at once", False), ("yes: ask before each play", True)]
+CONFIRM_CHOICES = [("no: a key plays at once", False), ("yes: ask first", True)]
 
 
 class HomeScreen(PasseScreen):

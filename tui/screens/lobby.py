@@ -83,7 +83,9 @@ def describe_settings(room: RoomState) -> str:
     except ConfigError:
         defaults = {}
     extra = [
-        clean_text(f"{key}={value}", SETTING_CELLS)
+        # Words, not the command line's key=value (a play-test read
+        # "target=15" in a lobby).
+        clean_text(f"{str(key).replace('_', ' ').capitalize()}: {value}", SETTING_CELLS)
         for key, value in sorted(config.items())
         if key not in SETTING_NAMES and defaults.get(key) != value
     ]

@@ -199,7 +199,10 @@ class FashionCardRow(Widget, can_focus=True):
                 lines.append(Text(f"  {part}", style=tag_style))
         if more:
             above, below = self.top, count - self.top - shown
-            lines.append(Text(f"  ↑ {above} more · ↓ {below} more (of {count})", style=tag_style))
+            # Only the way there is more ("↑ 0 more" was noise, a play-test).
+            ways = [f"↑ {above} more" if above else "", f"↓ {below} more" if below else ""]
+            said = " · ".join(way for way in ways if way)
+            lines.append(Text(f"  {said} (of {count})", style=tag_style))
         return lines
 
     def render(self) -> RenderableType:
