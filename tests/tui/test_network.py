@@ -1057,6 +1057,8 @@ async def test_a_joiner_moves_to_another_free_seat(
             lambda: any("is taken" in n.message for n in app._notifications),
             "the refusal",
         )
+        # A sentence (a play-test's toast read "seat 1 is taken.").
+        assert f"Seat {(first or 0) + 1} is taken." in [n.message for n in app._notifications]
         assert lobby.table.seat == free
 
 

@@ -71,6 +71,13 @@ SETTING_CELLS = 40
 MAX_SETTINGS_SHOWN = 6
 
 
+def sentence(text: str) -> str:
+    """A refusal's words as a sentence: a capital, a full stop (a play-test's
+    toast read "seat 1 is taken.")."""
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", ")")) else f"{text}."
+
+
 def describe_settings(room: RoomState) -> str:
     """The room's settings in words; options only where they differ from the
     game's defaults (a default table of values is no news to anyone)."""
@@ -775,7 +782,9 @@ class LobbyScreen(PasseScreen):
             try:
                 self.hosted.authority.remove(seat)
             except IllegalAction as error:  # they left, or the game started, meanwhile
-                self.notify(error.reason, title="Not now", severity="warning", markup=False)
+                self.notify(
+                    sentence(error.reason), title="Not now", severity="warning", markup=False
+                )
                 return
             self.notify(f"{name} was taken out of seat {seat + 1}.", title="Room", markup=False)
 
@@ -830,7 +839,7 @@ class LobbyScreen(PasseScreen):
             self.hosted.authority.set_bot(message.seat, message.level)
         except (IllegalAction, ConfigError) as error:
             self.query_one(SeatList).forget_ask(message.seat)
-            self.notify(str(error), title="Not now", severity="warning")
+            self.notify(sentence(str(error)), title="Not now", severity="warning", markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("admit", "turn_away"):
@@ -934,7 +943,7 @@ class LobbyScreen(PasseScreen):
         try:
             self.hosted.authority.stand_in(seat)
         except (IllegalAction, ConfigError) as error:
-            self.notify(str(error), title="Not now", severity="warning")
+            self.notify(sentence(str(error)), title="Not now", severity="warning", markup=False)
 
     # -- the next game at this table ---------------------------------------------
 
