@@ -899,7 +899,7 @@ class LobbyScreen(PasseScreen):
         try:
             await table.change_seat(seat)
         except JoinError as error:
-            self.notify(f"{error}.", title="Seat", severity="warning")
+            self.notify(sentence(str(error)), title="Seat", severity="warning", markup=False)
 
     def action_start(self) -> None:
         if self.hosted is None:
