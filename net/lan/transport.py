@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import random
 import socket
@@ -71,6 +72,35 @@ logging.getLogger("mqtt").addFilter(_LateAcknowledgement())
 
 class BrokerUnreachable(ConnectionError):
     """The broker could not be reached; the message says where and why."""
+
+
+# Why a connection failed, in words for a person (a play-test read "([Errno
+# 111] Connection refused)"), by errno, whether aiomqtt wrapped the OSError
+# or only quoted it.
+_WHY_BY_ERRNO = {
+    errno.ECONNREFUSED: "nothing answers on that port",
+    errno.EHOSTUNREACH: "that address cannot be reached from here",
+    errno.ENETUNREACH: "that network cannot be reached from here",
+    errno.ETIMEDOUT: "no answer in time",
+    errno.ECONNRESET: "the connection was cut",
+}
+
+
+def why_unreachable(error: BaseException) -> str:
+    """A failed connection's reason in words (the error's own text where
+    none is known)."""
+    for cause in (error, error.__cause__, error.__context__):
+        if isinstance(cause, OSError) and cause.errno in _WHY_BY_ERRNO:
+            return _WHY_BY_ERRNO[cause.errno]
+        if isinstance(cause, socket.gaierror):
+            return "no such host name"
+    text = str(error)
+    for number, words in _WHY_BY_ERRNO.items():
+        if f"[Errno {number}]" in text:
+            return words
+    if isinstance(error, TimeoutError) or not text:
+        return "no answer in time" if isinstance(error, TimeoutError) else type(error).__name__
+    return text
 
 
 async def stop_task(task: asyncio.Task[None], again_after: float = 1.0) -> None:
@@ -474,7 +504,7 @@ class MqttLink:
         except asyncio.CancelledError:
             raise
         except (aiomqtt.MqttError, OSError, TimeoutError) as error:
-            self._last_error = str(error) or type(error).__name__
+            self._last_error = why_unreachable(error)
             # Said at info once the link had been up: why it is not back
             # (PASSE_LOG=info); at most one line per broker of the list per
             # pass, and passes wait a backoff (at least BACKOFF_FIRST).

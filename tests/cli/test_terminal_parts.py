@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import io
+import os
 import signal
 from pathlib import Path
 
@@ -74,3 +75,22 @@ def test_bytes_that_are_not_utf_8_are_keys_not_a_crash() -> None:
     assert _keys(terminal, b"\xc3") == []
     assert _keys(terminal, b"\xa9") == ["\u00e9"]  # é, cut between two reads
     assert _keys(terminal, b"\x1b[A") == ["up"]
+
+
+def test_the_log_file_keeps_passe_s_lines_not_the_markdown_parser_s(tmp_path: Path) -> None:
+    """A play-test (7 December): with PASSE_LOG=debug, opening the rules
+    wrote 3,889 lines of the markdown parser's tokens into the log file,
+    of a log of 4,602. Passe's debug lines stay; the parser's debug go."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "passe.log"
+    script = (
+        "import logging; from tui.terminal import log_to_file; log_to_file(); "
+        "logging.getLogger('markdown_it.rules_block').debug('a token'); "
+        "logging.getLogger('passe.net').debug('a Passe line')"
+    )
+    env = {**os.environ, "PASSE_LOG_FILE": str(log), "PASSE_LOG": "debug"}
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=Path.cwd())
+    text = log.read_text()
+    assert "a Passe line" in text and "a token" not in text, text

@@ -646,3 +646,23 @@ async def test_a_connection_cancelled_as_it_came_up_ends_without_a_traceback() -
         client._connected = connected
     finally:
         await link.close(graceful=False)
+
+
+async def test_an_unreachable_broker_is_said_in_words() -> None:
+    """A play-test (7 December) read "Cannot reach the broker at
+    127.0.0.1:9 ([Errno 111] Connection refused)": the reason is in words,
+    whether the OSError came wrapped by aiomqtt or only quoted by it."""
+    with closed_port() as port:
+        link = MqttLink("127.0.0.1", port, subscriptions=[], on_message=lambda t, p: None)
+        with pytest.raises(BrokerUnreachable) as unreachable:
+            await link.start(timeout=1.0)
+    assert str(unreachable.value) == (
+        f"cannot reach the broker at 127.0.0.1:{port} (nothing answers on that port)"
+    )
+    why = transport.why_unreachable
+    assert why(aiomqtt.MqttError("[Errno 113] No route to host")) == (
+        "that address cannot be reached from here"
+    )
+    assert why(socket.gaierror(-2, "Name or service not known")) == "no such host name"
+    assert why(TimeoutError()) == "no answer in time"
+    assert why(aiomqtt.MqttError("Operation timed out")) == "Operation timed out"
