@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import msgspec
 import pytest
 from rich.console import Console
 from textual.containers import VerticalScroll
@@ -352,3 +353,41 @@ def test_three_winners_read_as_a_list() -> None:
     assert verdict(three, ("Ana", "Bo", "Cy"), None).startswith("Shared victory: Ana, Bo and Cy!")
     two = Result(winners=(0, 2), shared=True, scores=(5, 1, 5), reason="a tie")
     assert verdict(two, ("Ana", "Bo", "Cy"), None).startswith("Shared victory: Ana and Cy!")
+
+
+async def test_a_seat_whose_person_left_is_named_its_bot_at_the_end(
+    private_config: Path,
+) -> None:
+    """A play-test (7 December): Lee left the game, his bot played on and
+    won; the log said "Game over: Lee's bot wins", the game-over screen
+    "Lee wins.". The screen names the bot too."""
+    from net.protocol.wire import SeatState
+    from tests.net.test_dealcheck import deliver, final_room, peer_at_table, updates_for_seat
+    from tui.messages import RoomChanged
+
+    remote, game = peer_at_table("dominoes", 2)
+    record, updates = updates_for_seat("dominoes", 2, 0)
+    room = final_room(remote, record, game)
+    playing = msgspec.structs.replace(
+        room,
+        phase="playing",
+        record=None,
+        seats=[
+            SeatState("You", "human", "", "0123456789abcdef", True),
+            SeatState("Lee", "bot", "heuristic", "fedcba9876543210", True, True),
+        ],
+    )
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        table = DominoesTableScreen(remote)
+        app.push_screen(table)
+        await pilot.pause()
+        table.post_message(RoomChanged(playing))
+        await pilot.pause()
+        for update in updates:
+            deliver(remote, update)
+        for _ in range(3):
+            await pilot.pause()
+        waiting = [dialog for dialog, _ in table.deferred]
+        over = next(s for s in [*app.screen_stack, *waiting] if isinstance(s, GameOverScreen))
+        assert over.names[1] == f"{table.names[1]}'s bot" and over.names[0] == table.names[0]

@@ -941,9 +941,16 @@ class TableScreen(PasseScreen):
         # A table that moved here (issue 20): this person hosts the next game.
         hosting = self.hosting or self._runs_the_table()
         table = LOCAL if remote is None else HOSTING if hosting else GUEST
+        # A seat whose person left the game ended with their bot: "Lee's bot
+        # wins", as the log says it (a play-test read "Lee wins." beside it).
+        seats = self._room.seats if self._room is not None else []
+        left = {n for n, seat in enumerate(seats) if seat.kind == "bot" and seat.replaced} - {
+            view.seat
+        }
+        names = tuple(f"{name}'s bot" if n in left else name for n, name in enumerate(self.names))
         screen = GameOverScreen(
             view.result,
-            self.names,
+            names,
             view.seat,
             self.final_scores(view),
             table=table,
