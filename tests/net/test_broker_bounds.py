@@ -541,9 +541,11 @@ async def test_retained_messages_past_an_address_s_bound_are_not_kept_and_honest
     what the bound allows is kept, and an honest client from its own
     address still retains its presence."""
     limits = Limits(retained_per_address=300, retained_total=2000)
-    before, after, kept = await _retained_flood(limits, 400)
+    before, after, kept = await _retained_flood(limits, 1500)
     assert kept == 300
-    assert after - before < 3 * 400 * 4000 / 2**20, f"{before:.1f} -> {after:.1f} MiB"
+    # What 300 a address cost (3.5 MiB of payloads, and amqtt's objects),
+    # far under the 17 MiB all 1,500 a address would.
+    assert after - before < 8.0, f"{before:.1f} -> {after:.1f} MiB"
 
 
 @pytest.mark.soak
