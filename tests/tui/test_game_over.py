@@ -5,18 +5,22 @@ dialog at 80x24."""
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 import pytest
 from rich.console import Console
 from textual.containers import VerticalScroll
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from core.dominoes import DominoesView
 from core.dominoes.model import RoundSummary
 from core.engine import View
 from net.peer import dealcheck
+from net.peer.remote import RemoteTable
+from net.protocol.wire import RoomState, Update
 from tests.tui.conftest import SIZE, continue_game, make_app, save_when
 from tests.tui.test_dominoes_table import Driver
 from tui.games.dominoes.scores import render_rounds
@@ -207,44 +211,67 @@ async def test_a_guest_whose_table_moved_is_not_told_the_host_may_open_a_next_ga
         assert hint.startswith(DEALT_KEYS_HINT) and "host" not in hint, hint
 
 
+@dataclass
+class EndComing:
+    """A joiner's dominoes table (a RemoteTable fed a faithful authority's
+    updates, tests/net/test_dealcheck.py), open on the game so far: its
+    last updates and its final room state (which reveals the record) are
+    still to come."""
+
+    remote: RemoteTable
+    table: DominoesTableScreen
+    last: list[Update]
+    room: RoomState
+
+    def deliver_last(self) -> None:
+        from tests.net.test_dealcheck import deliver
+
+        for update in self.last:
+            deliver(self.remote, update)
+
+
+async def end_coming(pilot: Pilot[None]) -> EndComing:
+    from tests.net.test_dealcheck import deliver, final_room, peer_at_table, updates_for_seat
+
+    remote, game = peer_at_table("dominoes", 2)
+    record, updates = updates_for_seat("dominoes", 2, 0)
+    last = [update for update in updates if update.seq == len(record.actions)]
+    # The game so far before the table opens (one update of it all, as a
+    # rejoin's: a move at a time takes seconds on a busy machine).
+    for update in updates[: len(updates) - len(last)]:
+        deliver(remote, update)
+    table = DominoesTableScreen(remote)
+    pilot.app.push_screen(table)
+    await pilot.pause()
+    return EndComing(remote, table, last, final_room(remote, record, game))
+
+
 async def _networked_game_over(private_config: Path, final_room_first: bool) -> list[str]:
     """A joiner's dominoes table (a RemoteTable fed a faithful authority's
     updates, tests/net/test_dealcheck.py) at the end of a game: the final
     room state, which reveals the record, comes before or after the last
     update (two topics: MQTT orders neither against the other). What the
     game-over screen's deal check reads, step by step."""
-    from tests.net.test_dealcheck import deliver, final_room, peer_at_table, updates_for_seat
-
-    remote, game = peer_at_table("dominoes", 2)
-    record, updates = updates_for_seat("dominoes", 2, 0)
-    last = [update for update in updates if update.seq == len(record.actions)]
-    room = final_room(remote, record, game)
-
-    def room_comes() -> None:
-        # As RemoteTable._on_room_message takes a room state that reveals
-        # the record: checked, the end taken from it, then told.
-        remote.room = room
-        remote._check_deal(room)
-        remote._finish_from_record(room)
-        for listener in list(remote._room_listeners):
-            listener(room)
-
     said: list[str] = []
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
-        # The game so far, before the table opens (one update of it all, as
-        # a rejoin's: a move at a time takes seconds on a busy machine).
-        for update in updates[: len(updates) - len(last)]:
-            deliver(remote, update)
-        table = DominoesTableScreen(remote)
-        app.push_screen(table)
-        await pilot.pause()
+        end = await end_coming(pilot)
+        remote, table, room = end.remote, end.table, end.room
+
+        def room_comes() -> None:
+            # As RemoteTable._on_room_message takes a room state that
+            # reveals the record: checked, the end taken from it, then told.
+            remote.room = room
+            remote._check_deal(room)
+            remote._finish_from_record(room)
+            for listener in list(remote._room_listeners):
+                listener(room)
+
         for step in ("room", "last") if final_room_first else ("last", "late", "room"):
             if step == "room":
                 room_comes()
             elif step == "last":
-                for update in last:
-                    deliver(remote, update)
+                end.deliver_last()
             else:
                 # DEAL_CHECK_WAIT (an hour here: a run's pace decides
                 # nothing) passes with no room state.
@@ -313,22 +340,12 @@ async def test_the_game_over_screen_is_not_covered_by_toasts(private_config: Pat
     a "Not now … is picking a card; wait" toast on the game-over screen, and
     the "Fair deal" toast covered the deal check's own line and the keys.
     The game's toasts go with it; the deal check is said by the screen."""
-    from tests.net.test_dealcheck import deliver, final_room, peer_at_table, updates_for_seat
-
-    remote, game = peer_at_table("dominoes", 2)
-    record, updates = updates_for_seat("dominoes", 2, 0)
-    last = [update for update in updates if update.seq == len(record.actions)]
-    room = final_room(remote, record, game)
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
-        for update in updates[: len(updates) - len(last)]:
-            deliver(remote, update)
-        table = DominoesTableScreen(remote)
-        app.push_screen(table)
-        await pilot.pause()
+        end = await end_coming(pilot)
+        remote, table, room = end.remote, end.table, end.room
         table.notify("Ada is playing; wait.", title="Not now")
-        for update in last:
-            deliver(remote, update)
+        end.deliver_last()
         remote.room = room
         remote._check_deal(room)
         for listener in list(remote._room_listeners):
@@ -362,35 +379,24 @@ async def test_a_seat_whose_person_left_is_named_its_bot_at_the_end(
     won; the log said "Game over: Lee's bot wins", the game-over screen
     "Lee wins.". The screen names the bot too."""
     from net.protocol.wire import SeatState
-    from tests.net.test_dealcheck import deliver, final_room, peer_at_table, updates_for_seat
     from tui.messages import RoomChanged
 
-    remote, game = peer_at_table("dominoes", 2)
-    record, updates = updates_for_seat("dominoes", 2, 0)
-    room = final_room(remote, record, game)
-    playing = msgspec.structs.replace(
-        room,
-        phase="playing",
-        record=None,
-        seats=[
-            SeatState("You", "human", "", "0123456789abcdef", True),
-            SeatState("Lee", "bot", "heuristic", "fedcba9876543210", True, True),
-        ],
-    )
-    last = [update for update in updates if update.seq == len(record.actions)]
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
-        # The game so far before the table opens (a move at a time takes
-        # seconds on a busy machine), the end once it is open.
-        for update in updates[: len(updates) - len(last)]:
-            deliver(remote, update)
-        table = DominoesTableScreen(remote)
-        app.push_screen(table)
-        await pilot.pause()
+        end = await end_coming(pilot)
+        table = end.table
+        playing = msgspec.structs.replace(
+            end.room,
+            phase="playing",
+            record=None,
+            seats=[
+                SeatState("You", "human", "", "0123456789abcdef", True),
+                SeatState("Lee", "bot", "heuristic", "fedcba9876543210", True, True),
+            ],
+        )
         table.post_message(RoomChanged(playing))
         await pilot.pause()
-        for update in last:
-            deliver(remote, update)
+        end.deliver_last()
         for _ in range(3):
             await pilot.pause()
         waiting = [dialog for dialog, _ in table.deferred]
