@@ -250,8 +250,13 @@ async def test_a_game_that_ended_while_we_were_away_is_told_once_and_its_voter_f
     votes.parent.mkdir(parents=True)
     votes.write_bytes(b"a voter's log")
     note.write_text("41883")
-    room.authority.stand_in(seat, "random")  # our machine is gone: a bot plays on
-    await asyncio.wait_for(room.authority.wait_over(), WAIT)
+    async with RawClient(*BROKER, [room_topic(room.code)]) as spy:
+        room.authority.stand_in(seat, "random")  # our machine is gone: a bot plays on
+        # The broker has the final state (the game's end is published after
+        # the authority's own end: a loaded machine's lookup saw "playing").
+        await spy.until(
+            lambda t, p: (s := room_state_of(t, p)) is not None and s.record is not None
+        )
     ended = await seat_to_rejoin(identity, pins)
     assert isinstance(ended, EndedAway), ended
     assert (ended.code, ended.seat, ended.game, ended.host_name) == (

@@ -658,18 +658,16 @@ async def test_pgup_and_pgdn_page_a_watcher_s_log(private_config: Path, closed: 
             watcher.room = RoomState(**{**_fields(watcher.room), "phase": "closed"})
             screen.post_message(RoomChanged(watcher.room))
             await wait_until(pilot, lambda: screen.room_closed, "closed")
+            # Each key's scroll is animated: waited for, not a pause (it
+            # had not moved yet after one pause on a loaded machine).
             await pilot.press("up", "up")
-            await pilot.pause()
-            assert log.scroll_y < log.max_scroll_y
+            await wait_until(pilot, lambda: log.scroll_y < log.max_scroll_y, "up")
             await pilot.press("end")
-            await pilot.pause()
-            assert log.scroll_y == log.max_scroll_y
+            await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y, "end")
         await pilot.press("pageup")
-        await pilot.pause()
-        assert log.scroll_y < log.max_scroll_y
+        await wait_until(pilot, lambda: log.scroll_y < log.max_scroll_y, "page up")
         await pilot.press("pagedown", "pagedown")
-        await pilot.pause()
-        assert log.scroll_y == log.max_scroll_y
+        await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y, "page down")
 
 
 @pytest.mark.parametrize(
