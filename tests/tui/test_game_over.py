@@ -23,6 +23,7 @@ from net.peer.remote import RemoteTable
 from net.protocol.wire import RoomState, Update
 from tests.tui.conftest import SIZE, continue_game, make_app, save_when
 from tests.tui.test_dominoes_table import Driver
+from tests.tui.test_network import wait_until
 from tui.games.dominoes.scores import render_rounds
 from tui.games.dominoes.table import DominoesTableScreen
 from tui.screens.game_over import GameOverScreen
@@ -345,6 +346,9 @@ async def test_the_game_over_screen_is_not_covered_by_toasts(private_config: Pat
         end = await end_coming(pilot)
         remote, table, room = end.remote, end.table, end.room
         table.notify("Ada is playing; wait.", title="Not now")
+        # Shown before the end comes, as a key pressed during the last
+        # trick's was (a notify is a message: it raced the update on 3.13).
+        await wait_until(pilot, lambda: bool(list(app._notifications)), "the toast")
         end.deliver_last()
         remote.room = room
         remote._check_deal(room)
