@@ -227,19 +227,26 @@ async def test_the_last_trick_of_a_game_won_at_a_pick_shows_every_card(
         expected = [kept if card == res.picked else NOBODY for _, card in res.plays]
         assert [item.below for item in trick.items] == expected
         assert tags.split() == expected and "out" not in tags
-        # Why the second winner took nothing, all of it on the screen.
-        summary = trick.summary
 
+        # Why the second winner took nothing, all of it on the screen.
         def words() -> str:
             return " ".join(" ".join(trick_lines(pilot, screen)[4:]).split())
 
-        # As drawn once the panel has its size (CI, Python 3.13 under load,
-        # 6 December: read a refresh early, its last line not drawn yet).
+        def settled() -> bool:
+            # The summary as the end has it, and drawn once the panel has its
+            # size (CI, Python 3.13 under load, 6 December: read a refresh
+            # early, its last line not drawn yet; then the summary read
+            # before the end's own had replaced it).
+            return "won the game at once" in trick.summary and words() == " ".join(
+                trick.summary.split()
+            )
+
         for _ in range(100):
-            if words() == " ".join(summary.split()):
+            if settled():
                 break
             await pilot.pause(0.02)
-        assert words() == " ".join(summary.split())
+        assert settled(), (words(), trick.summary)
+        summary = trick.summary
         rule = "PP-24" if teams else "PP-19"
         second = screen.acts(res.second_winner, "took", start=False)
         assert f"; {second} nothing: a third Pass Pass won the game at once ({rule})." in summary
