@@ -632,20 +632,20 @@ class Dealer:
         )
         owner_left = asyncio.ensure_future(authority.owner_left.wait())
         either = [filling, owner_left]
+        first = asyncio.FIRST_COMPLETED
         try:
-            await asyncio.wait(either, timeout=FIRST_SEAT_WAIT, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(either, timeout=FIRST_SEAT_WAIT, return_when=first)
+            sat = _someone_sat(authority)
+            if sat and not (filling.done() or owner_left.done()):
+                await asyncio.wait(
+                    either, timeout=LOBBY_TIMEOUT - FIRST_SEAT_WAIT, return_when=first
+                )
             if owner_left.done():
                 why = "its asker left it"
-            elif not filling.done() and not _someone_sat(authority):
-                why = f"nobody sat in {FIRST_SEAT_WAIT / 60:g} minutes"
+            elif sat:
+                why = f"nobody came in {LOBBY_TIMEOUT / 60:g} minutes"
             else:
-                timeout = LOBBY_TIMEOUT - FIRST_SEAT_WAIT
-                await asyncio.wait(either, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-                why = (
-                    "its asker left it"
-                    if owner_left.done()
-                    else (f"nobody came in {LOBBY_TIMEOUT / 60:g} minutes")
-                )
+                why = f"nobody sat in {FIRST_SEAT_WAIT / 60:g} minutes"
             if not filling.done():
                 await stop_task(filling)
                 log.info("room %s: %s: closed", room.code, why)

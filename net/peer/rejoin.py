@@ -46,6 +46,7 @@ from net.protocol.wire import (
     presence_topic,
     room_state_decoder,
     room_topic,
+    seat_held_by,
 )
 
 log = logging.getLogger("passe.rejoin")
@@ -231,15 +232,7 @@ def _ended_away(code: str, state: RoomState, identity: Identity) -> EndedAway | 
     a seat in it (as a person, or a bot playing on for us)."""
     if state.phase != "over" or state.record is None:
         return None
-    me = identity.peer_id
-    seat = next(
-        (
-            n
-            for n, slot in enumerate(state.seats)
-            if slot.kind in ("human", "bot") and slot.peer == me
-        ),
-        None,
-    )
+    seat = seat_held_by(state.seats, identity.peer_id)
     if seat is None:
         return None
     return EndedAway(

@@ -86,6 +86,7 @@ from net.protocol.wire import (
     room_state_decoder,
     seal,
     sealed_presence,
+    seat_held_by,
     to_authority_topic,
     to_peer_topic,
     watchers_decoder,
@@ -1746,16 +1747,7 @@ class RemoteTable(TableClient):
 
     def _seat_held(self, room: RoomState) -> int | None:
         """The seat bound to our key in ``room``, if any."""
-        me = self.identity.peer_id
-        return next(
-            # A bot process's seat is listed as a bot, bound to its key alike.
-            (
-                n
-                for n, seat in enumerate(room.seats)
-                if seat.kind in ("human", "bot") and seat.peer == me
-            ),
-            None,
-        )
+        return seat_held_by(room.seats, self.identity.peer_id)
 
     def _finish_from_record(self, room: RoomState) -> None:
         """The game ended while we were away, and its host may be gone (a

@@ -17,6 +17,7 @@ decryptable.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Annotated, Any, Final, Literal, TypeVar
 
 import msgspec
@@ -421,6 +422,15 @@ class SeatState(Struct, array_like=True, forbid_unknown_fields=True, omit_defaul
     replaced: bool = False
 
 
+def seat_held_by(seats: Sequence[SeatState], peer: str) -> int | None:
+    """The seat bound to the key of peer id ``peer``: a person's, or a bot
+    process's (listed as a bot, bound to its key alike); None if none."""
+    return next(
+        (n for n, seat in enumerate(seats) if seat.kind in ("human", "bot") and seat.peer == peer),
+        None,
+    )
+
+
 class VoterBroker(Struct, array_like=True, forbid_unknown_fields=True):
     """A voter's standby broker ("host:port"), as its presence announced it."""
 
@@ -585,6 +595,7 @@ __all__ = [
     "room_state_decoder",
     "room_topic",
     "seal",
+    "seat_held_by",
     "sender_id",
     "to_authority_topic",
     "to_peer_topic",
