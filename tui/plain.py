@@ -33,4 +33,11 @@ def literal(value: RenderableType) -> RenderableType | Content:
     return Content(value) if isinstance(value, str) else value
 
 
-__all__ = ["cells", "literal", "plain"]
+def sentence(text: str) -> str:
+    """Words from elsewhere (a refusal's, an error's) as a sentence: a
+    capital, a full stop (a play-test's toast read "seat 1 is taken.")."""
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", ")")) else f"{text}."
+
+
+__all__ = ["cells", "literal", "plain", "sentence"]

@@ -25,7 +25,7 @@ from tui.netplay import (
     resolve_target,
     watch_target,
 )
-from tui.plain import plain
+from tui.plain import plain, sentence
 from tui.screens.base import PasseScreen
 from tui.widgets.fit import pad
 from tui.widgets.footer import PasseFooter
@@ -307,9 +307,8 @@ class JoinScreen(PasseScreen):
                 said = f"{said[:-1]} (F3)."  # not "… watch it. F3 watches it."
             elif error.code == "started" and said.endswith(("has already started", "taken back")):
                 said += ": you can still watch it (F3)."  # a game in play, as a full room's
-            elif not said.endswith((".", "!", "?", ")")):
-                said += "."  # a sentence (a play-test: "… has already started", no stop)
-            self._say(said, problem=True)
+            # A sentence (a play-test: "… has already started", no stop).
+            self._say(sentence(said), problem=True)
             return
         finally:
             self.joining = False

@@ -35,7 +35,7 @@ from net.protocol.text import clean_text
 from tui.games import load_table_screen
 from tui.messages import KnocksChanged, LinkChanged, QuitRequested, RoomChanged, SeatLevelChosen
 from tui.netplay import HostPlan, NetplayError, open_hosted_room
-from tui.plain import plain
+from tui.plain import plain, sentence
 from tui.screens.base import PasseScreen
 from tui.screens.confirm_leave_room import (
     HOST_TEXT,
@@ -69,13 +69,6 @@ def spoken_code(code: str) -> str:
 # A room's options as the lobby lists them: each within one line's part.
 SETTING_CELLS = 40
 MAX_SETTINGS_SHOWN = 6
-
-
-def sentence(text: str) -> str:
-    """A refusal's words as a sentence: a capital, a full stop (a play-test's
-    toast read "seat 1 is taken.")."""
-    text = text[:1].upper() + text[1:]
-    return text if text.endswith((".", "!", "?", ")")) else f"{text}."
 
 
 def describe_settings(room: RoomState) -> str:

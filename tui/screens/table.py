@@ -740,12 +740,17 @@ class TableScreen(PasseScreen):
         # A seat its person left (the authority's Leave): its bot's moves read
         # as the bot's ("Kim's bot plays"), as a stand-in's do, for those who
         # saw Kim sit and those who came after (play-tests).
-        left = [
+        covered = away_seats(room.seats, self.client.seat, covered=True)
+        return tuple(sorted({*covered, *self._seats_left()}))
+
+    def _seats_left(self) -> set[int]:
+        """Others' seats whose person left the game: a bot plays on there."""
+        seats = self._room.seats if self._room is not None else []
+        return {
             n
-            for n, seat in enumerate(room.seats)
+            for n, seat in enumerate(seats)
             if seat.kind == "bot" and seat.replaced and n != self.client.seat
-        ]
-        return tuple(sorted({*away_seats(room.seats, self.client.seat, covered=True), *left}))
+        }
 
     def acts(self, seat: int, verb: str, *, start: bool = True) -> str:
         """A seat as the subject of a sentence: "Ada leads", "You lead" (or
@@ -943,10 +948,7 @@ class TableScreen(PasseScreen):
         table = LOCAL if remote is None else HOSTING if hosting else GUEST
         # A seat whose person left the game ended with their bot: "Lee's bot
         # wins", as the log says it (a play-test read "Lee wins." beside it).
-        seats = self._room.seats if self._room is not None else []
-        left = {n for n, seat in enumerate(seats) if seat.kind == "bot" and seat.replaced} - {
-            view.seat
-        }
+        left = self._seats_left()
         names = tuple(f"{name}'s bot" if n in left else name for n, name in enumerate(self.names))
         screen = GameOverScreen(
             view.result,
