@@ -300,6 +300,14 @@ class Advertiser:
         except (OSError, RuntimeError) as exc:
             await zeroconf.async_close()
             raise DiscoveryError(f"cannot advertise the room on the LAN: {exc}") from exc
+        except BaseException:
+            # Cancelled as it probed (the table that asked closed): whatever
+            # was registered goes, or it answered for the room's code for
+            # the process's life, and the room's next table could not be
+            # advertised (CI, 6 December).
+            with contextlib.suppress(Exception):
+                await zeroconf.async_close()
+            raise
         self._zeroconf, self._info, self.advert = zeroconf, info, checked
         return checked
 

@@ -45,6 +45,11 @@ PRESENCE_TIMEOUT = 60.0
 # Seconds a closing voter waits for its standby broker's start to end (the
 # broker is then stopped, not left running).
 STANDBY_START_WAIT = 10.0
+# A table taken over whose advert was refused (the room's code answered for
+# on the LAN: a table that stepped down on a machine cut off from the others
+# may not know it yet) asks again after this, doubling up to the most.
+ADVERT_AGAIN_FIRST = 5.0
+ADVERT_AGAIN_MOST = 60.0
 
 
 def votes_dir() -> Path:
@@ -224,6 +229,12 @@ class SeatVoter:
         # The room is advertised on the LAN from here once taken over.
         self.advertise = advertise
         self.advertiser: Advertiser | None = None
+        # The table taken over as it starts and is advertised (_run):
+        # cancelled when this voter closes, so that an advert that was still
+        # probing is not registered after the close, for a dead table (it
+        # then answered for the room's code, and the next table's advert
+        # was refused: CI, 6 December).
+        self._running: asyncio.Task[object] | None = None
         self.failed: str | None = None  # why this process could not take the table
         self._handed = False  # its table handed over (hand_over_table)
         self._standby_note = standby_file(code, identity, directory)
@@ -270,6 +281,11 @@ class SeatVoter:
     async def close(self) -> None:
         if self._handed:
             return  # its table, replica, broker and advert are another's now
+        running, self._running = self._running, None
+        if running is not None and not running.done():
+            running.cancel()
+            with contextlib.suppress(BaseException):
+                await running
         authority = self.authority
         if authority is not None:
             # Mid-game, this process only goes away (the others elect the
@@ -351,7 +367,7 @@ class SeatVoter:
         authority.adopt_replica(self.replica, self.election)
         self.authority = authority
         log.info("room %s: term %d: the table runs here now", self.code, term)
-        spawn(self._run(authority), "the table taken over")
+        self._running = spawn(self._run(authority), "the table taken over")
         if self.on_table is not None:
             self.on_table(authority)
 
@@ -363,13 +379,35 @@ class SeatVoter:
         # Whoever is away (the old host's person above all) gets a bot after
         # a while, as at a headless host: nobody here decides it.
         authority.watch_away(STAND_IN_AFTER)
-        if self.advertise:
-            self.advertiser = await advertise_taken_over(authority, self.broker)
+        if not self.advertise:
+            return
+        again = ADVERT_AGAIN_FIRST
+        while True:
+            advertiser = await advertise_taken_over(authority, self.broker)
+            if authority.stepped_down is not None:
+                # Another table was elected as this one was advertised: its
+                # advert is the room's, not this one's.
+                if advertiser is not None:
+                    await advertiser.close()
+                return
+            if advertiser is not None:
+                self.advertiser = advertiser
+                return
+            if self.authority is not authority:
+                return  # closed or handed on: nobody advertises from here
+            await asyncio.sleep(again)
+            again = min(again * 2, ADVERT_AGAIN_MOST)
 
     def _stepped_down(self, term: int) -> None:
         authority = self.authority
         if authority is not None:
             authority.step_down(term)
+        # The room is advertised by the table of ``term`` now: this one's
+        # advert, left, answered for the room's code and pointed a person
+        # who came back at a table that runs nothing.
+        advertiser, self.advertiser = self.advertiser, None
+        if advertiser is not None:
+            spawn(advertiser.close(), "a stepped-down table's advert's withdrawal")
 
 
 __all__ = [

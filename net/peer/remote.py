@@ -771,24 +771,57 @@ class RemoteTable(TableClient):
             if link is None or link.closed or room is None or room.phase in ("over", "closed"):
                 return
             here = (link.host, link.port)  # where it is, or tries to be
-            # Once a connection at warning, then quietly (a long wait for a
-            # table gone makes no log of its own).
-            log.log(
-                logging.DEBUG if said else logging.WARNING,
-                "room %s: %s at %s:%s: looking for it on the LAN",
-                self.code,
-                "no state of it on the broker" if link.connected else "no broker",
-                *here,
-            )
-            said = True
-            where = await self._room_on_the_lan(here)
+            nothing_here = "no state of it on the broker" if link.connected else "no broker"
+            where = self._where_this_machine_s_voters_are(here)
+            if where is not None:
+                log.warning(
+                    "room %s: %s at %s:%s: going to %s:%s, where this machine's voter "
+                    "hears its table",
+                    self.code,
+                    nothing_here,
+                    *here,
+                    *where,
+                )
+            else:
+                # Once a connection at warning, then quietly (a long wait
+                # for a table gone makes no log of its own).
+                log.log(
+                    logging.DEBUG if said else logging.WARNING,
+                    "room %s: %s at %s:%s: looking for it on the LAN",
+                    self.code,
+                    nothing_here,
+                    *here,
+                )
+                said = True
+                where = await self._room_on_the_lan(here)
+                if where is not None and not self._room_here and not self._closed:
+                    log.warning("room %s: found at %s:%s: going there", self.code, *where)
             if where is not None and not self._room_here and not self._closed:
-                log.warning("room %s: found at %s:%s: going there", self.code, *where)
                 self.broker_host, self.broker_port = where
                 self._pin()
                 link.move_to(where)
                 return
             await asyncio.sleep(ROOM_SEARCH_GAP)
+
+    def _where_this_machine_s_voters_are(self, here: tuple[str, int]) -> tuple[str, int] | None:
+        """Another broker where a voter of this process (its seat's, or the
+        room's first voter, run again by the machine that made it) is up
+        and knows the authority of a term at least the one this seat
+        follows: the table is there, whether or not the LAN says so (a
+        seat that sat on a standby broker the table had left, its room's
+        advert refused, waited there for good: CI, 6 December)."""
+        voters = [self.voter, self._maker[1] if self._maker is not None else None]
+        for voter in voters:
+            if voter is None:
+                continue
+            driver = voter.replica.driver
+            link = driver.link
+            if link is None or not link.connected or driver.node.authority is None:
+                continue
+            where = (link.host, link.port)
+            if where != here and driver.node.term >= self.term:
+                return where
+        return None
 
     async def _room_on_the_lan(self, here: tuple[str, int]) -> tuple[str, int] | None:
         """Where the LAN advertises the room (other than ``here``), its state

@@ -263,6 +263,37 @@ async def test_update_then_close() -> None:
     assert await find_room(code, timeout=1.0) is None
 
 
+async def test_an_advert_cancelled_once_registered_is_withdrawn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cancelled after its name was registered, as it announces it (the
+    table that asked for it closed): nothing answers for the code after.
+    Left registered, a closed table's advert answered for the room's code
+    for the process's life (CI, 6 December)."""
+    registered = asyncio.Event()
+    register = AsyncZeroconf.async_register_service
+
+    async def noting(self: AsyncZeroconf, *arguments: object, **options: object) -> object:
+        announced = await register(self, *arguments, **options)  # type: ignore[arg-type]
+        registered.set()
+        return announced
+
+    monkeypatch.setattr(AsyncZeroconf, "async_register_service", noting)
+    code = new_code()
+    advertiser = Advertiser()
+    starting = asyncio.ensure_future(advertiser.start(advert(code)))
+    await registered.wait()
+    assert not starting.done()  # its announcements still going out
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+    await advertiser.close()  # nothing to withdraw: harmless
+    # The room's next table advertises the code (refused while the first
+    # registration answered for it).
+    async with Advertiser() as again:
+        assert (await again.start(advert(code))).code == code
+
+
 async def test_hostile_records_on_the_network_are_skipped() -> None:
     good, bad = new_code(), new_code()
     hostile = AsyncServiceInfo(

@@ -2642,3 +2642,80 @@ async def test_a_refused_join_closes_the_voter_it_started_from_its_file() -> Non
     with pytest.raises(JoinError, match="no room"):
         await table.join(timeout=0.3)
     assert closed == ["voter"] and table._closed
+
+
+class LinkHere:
+    """A seat's link, as far as the room's search moves it."""
+
+    def __init__(self, where: tuple[str, int]) -> None:
+        self.host, self.port = where
+        self.connected, self.closed = True, False
+        self.moved_to: list[tuple[str, int]] = []
+
+    def move_to(self, broker: tuple[str, int]) -> None:
+        self.moved_to.append(broker)
+
+
+def voter_at(where: tuple[str, int], *, term: int, knows_authority: bool, up: bool = True) -> Any:
+    """A voter of this process, as far as the seat reads where it is."""
+    link = SimpleNamespace(host=where[0], port=where[1], connected=up)
+    node = SimpleNamespace(term=term, authority=b"k" * 32 if knows_authority else None)
+    return SimpleNamespace(replica=SimpleNamespace(driver=SimpleNamespace(link=link, node=node)))
+
+
+async def test_a_seat_with_no_room_where_it_is_goes_where_its_machine_s_voter_hears_the_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A seat on a broker where the room's state does not come goes where a
+    voter of its own process is up and knows the authority of a term at
+    least the seat's, before it looks on the LAN: its seat's voter, or the
+    room's first voter run again by the machine that made it (the maker).
+    A seat on the LAN: a stale advert answered for the room's code, the
+    live table's was refused, and the old host's seat, back, sat on a
+    standby broker the table had left (CI, 6 December). Not to a voter
+    that is down, knows no authority, is behind the seat, or is where the
+    seat is already: those are looked for on the LAN."""
+    monkeypatch.setattr(remote_module, "ROOM_HERE_WAIT", 0.0)
+    monkeypatch.setattr(remote_module, "ROOM_SEARCH_GAP", 0.0)
+    here, there = ("127.0.0.1", 40001), ("127.0.0.1", 40002)
+    looked: list[tuple[str, int]] = []
+
+    def ready(**voters: Any) -> tuple[RemoteTable, LinkHere]:
+        table = remote()
+        table.room = a_room_state(phase="playing")
+        table.term = 3
+        link = LinkHere(here)
+        table._link = link  # type: ignore[assignment]
+        table.voter = voters.get("voter")
+        maker = voters.get("maker")
+        table._maker = (SimpleNamespace(), maker) if maker is not None else None  # type: ignore[assignment]
+        return table, link
+
+    async def on_the_lan(self: RemoteTable, where: tuple[str, int]) -> None:
+        looked.append(where)
+        self._closed = True  # looked once: enough for this test
+
+    monkeypatch.setattr(RemoteTable, "_room_on_the_lan", on_the_lan)
+    for found in (
+        {"voter": voter_at(there, term=3, knows_authority=True)},
+        {"maker": voter_at(there, term=4, knows_authority=True)},
+        {
+            "voter": voter_at(here, term=3, knows_authority=True),
+            "maker": voter_at(there, term=3, knows_authority=True),
+        },
+    ):
+        table, link = ready(**found)
+        await table._look_for_the_room()
+        assert link.moved_to == [there] and (table.broker_host, table.broker_port) == there
+        assert looked == []
+    for not_found in (
+        {},
+        {"voter": voter_at(there, term=3, knows_authority=False)},
+        {"voter": voter_at(there, term=2, knows_authority=True)},
+        {"maker": voter_at(there, term=3, knows_authority=True, up=False)},
+        {"voter": voter_at(here, term=5, knows_authority=True)},
+    ):
+        looked.clear()
+        table, link = ready(**not_found)
+        await table._look_for_the_room()
+        assert link.moved_to == [] and looked == [here], not_found

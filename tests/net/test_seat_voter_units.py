@@ -76,6 +76,7 @@ class TableRunHere:
     def __init__(self, phase: str = "playing") -> None:
         self.phase = phase
         self.calls: list[tuple[str, object]] = []
+        self.stepped_down: int | None = None
 
     async def start(self, *, timeout: float | None) -> None:
         self.calls.append(("start", timeout))
@@ -94,6 +95,7 @@ class TableRunHere:
 
     def step_down(self, term: int) -> None:
         self.calls.append(("step_down", term))
+        self.stepped_down = term
 
 
 def config_with(me: Identity) -> Config:
@@ -308,6 +310,98 @@ async def test_a_table_taken_over_waits_for_its_broker_watches_the_away_and_is_a
     assert advertised == [(table, standby)] and quiet.advertiser is None
 
 
+async def test_a_voter_closed_while_its_table_is_advertised_leaves_no_advert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """close() as the table taken over is still being advertised (mDNS
+    probes for a second or more) cancels the advertising: left to finish,
+    the advert of a closed table answered for the room's code for the
+    process's life, and the next table's advert was refused (CI, 6
+    December: the seats found the dead table on the LAN and not the live
+    one). Kills the cancel in close."""
+    asking = asyncio.Event()
+    cancelled: list[bool] = []
+
+    async def advertise(authority: object, broker: object) -> Advertiser:
+        asking.set()
+        try:
+            await asyncio.Event().wait()  # probing, for as long as it takes
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+        raise AssertionError("never reached")
+
+    monkeypatch.setattr(failover, "advertise_taken_over", advertise)
+    voter, _ = a_voter(tmp_path)
+    table = TableRunHere()
+    run_here(voter, table)
+    voter._running = asyncio.get_running_loop().create_task(voter._run(table))  # type: ignore[arg-type]
+    await asking.wait()
+    await voter.close()
+    assert cancelled == [True] and voter.advertiser is None and voter._running is None
+
+
+async def test_a_table_taken_over_asks_again_for_a_refused_advert_until_it_stops_being_the_room_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """_run: an advert refused (the room's code still answered for on the
+    LAN) is asked for again, waiting longer each time, while the table is
+    this voter's; a table closed meanwhile asks no more, and one that
+    stepped down as its advert was made withdraws it."""
+    waits: list[float] = []
+
+    async def no_wait(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(failover.asyncio, "sleep", no_wait)
+    answers: list[Advertiser | None] = [None, None, None, Advertiser()]
+
+    async def advertise(authority: object, broker: object) -> Advertiser | None:
+        return answers.pop(0)
+
+    monkeypatch.setattr(failover, "advertise_taken_over", advertise)
+    voter, _ = a_voter(tmp_path)
+    table = TableRunHere()
+    run_here(voter, table)
+    await voter._run(table)  # type: ignore[arg-type]
+    assert answers == [] and voter.advertiser is not None
+    first = failover.ADVERT_AGAIN_FIRST
+    assert waits == [first, 2 * first, 4 * first]
+    # Closed (no longer this voter's table): refused once, it stops there.
+    waits.clear()
+    answers[:] = [None, Advertiser()]
+    gone, _ = a_voter(tmp_path / "gone")
+    await gone._run(TableRunHere())  # type: ignore[arg-type]
+    assert waits == [] and gone.advertiser is None and len(answers) == 1
+    # Stepped down as it was advertised: the room is another table's.
+    made = Advertiser()
+    stepping = TableRunHere()
+
+    async def advertise_as_it_steps_down(authority: object, broker: object) -> Advertiser:
+        stepping.step_down(5)
+        return made
+
+    monkeypatch.setattr(failover, "advertise_taken_over", advertise_as_it_steps_down)
+    late, _ = a_voter(tmp_path / "late")
+    run_here(late, stepping)
+    await late._run(stepping)  # type: ignore[arg-type]
+    assert made.closed and late.advertiser is None
+
+
+async def test_a_table_that_steps_down_withdraws_its_advert(tmp_path: Path) -> None:
+    """Another table was elected: this one's advert goes (left, it answered
+    for the room's code, and a person who came back was sent to a table
+    that runs nothing). Kills _stepped_down's withdrawal."""
+    voter, _ = a_voter(tmp_path)
+    table = TableRunHere()
+    run_here(voter, table)
+    voter.advertiser = advert = Advertiser()  # type: ignore[assignment]
+    voter._stepped_down(4)
+    for _ in range(3):
+        await asyncio.sleep(0)  # the withdrawal runs
+    assert table.calls == [("step_down", 4)] and advert.closed and voter.advertiser is None
+
+
 def logged_room() -> tuple[SavedRoom, SavedRoom]:
     """A game of three (Host, Ana, Bo) just dealt, and the room as a
     voter's log rebuilds it (no private key in it)."""
@@ -342,6 +436,7 @@ async def test_the_table_taken_over_runs_in_the_background_and_a_failure_there_i
         for _ in range(3):
             await asyncio.sleep(0)  # the task runs and fails
     assert voter.authority is not None and ran == [voter.authority]
+    assert voter._running is not None and voter._running.done()  # kept, for close to cancel
     assert caplog.messages == ["the table taken over failed: no broker answers"]
     if voter.authority.table is not None:
         await voter.authority.table.stop()
