@@ -964,6 +964,9 @@ class Authority:
         waiting is let in now and returned; otherwise its next Hello is let
         in, whatever the knock queue holds."""
         prefix = key_prefix(typed)
+        # A key turned away (n) is let in again by its start: a host who
+        # turned away a friend by mistake had no way back but a new room.
+        self.barred = {key for key in self.barred if not peer_id(key).startswith(prefix)}
         waiting = next(
             (knock for key, knock in self.knocks.items() if peer_id(key).startswith(prefix)), None
         )

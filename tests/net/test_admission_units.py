@@ -121,6 +121,12 @@ def test_a_knock_waits_for_the_host_then_admit_or_refuse() -> None:
     assert not authority.knocks and eve.public_key in authority.barred
     hello(authority, eve, n=2, name="Eve")  # refused again, no new knock
     assert not authority.knocks
+    # Turned away by mistake: the host types the start of Eve's key (i), and
+    # her next Hello sits (a bar that only a new room lifted, by hand).
+    assert authority.expect(fingerprint(eve.public_key)[:9]) is None
+    assert eve.public_key not in authority.barred
+    hello(authority, eve, n=3, name="Eve")
+    assert eve.public_key in holders(authority) and not authority.knocks
     # A key let in (or seated) never knocks again: a reconnection.
     hello(authority, ana, n=2, seat=2)
     assert holders(authority)[2] == ana.public_key and not authority.knocks

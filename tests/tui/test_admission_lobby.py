@@ -30,6 +30,7 @@ from tests.tui.test_network import (  # the lobby helpers those tests share
     text_of,
     wait_until,
 )
+from tui.screens.expect_key import ExpectKeyScreen
 
 __all__ = ["mosquitto", "private_data"]  # fixtures, used by name
 
@@ -104,8 +105,22 @@ async def test_a_knock_is_shown_and_answered_by_the_host(
         )
         await pilot.pause()
         said = [str(n.message) for n in app._notifications]
-        assert said == ["[b]Eve[/b] was turned away."], said
+        eve_print = fingerprint(eve_key.public_key)
+        assert said == [
+            f"[b]Eve[/b] was turned away. By mistake? i and their key, {eve_print}, "
+            "let them in again."
+        ], said
         assert "Eve" not in seats_text(lobby)
+        await eve.close()
+        # By mistake: i and the start of her key undo it (n barred a key for
+        # good: only a new room let a friend turned away in).
+        await pilot.press("i")
+        assert isinstance(app.screen, ExpectKeyScreen)
+        await pilot.press(*eve_print[:9], "enter")
+        await wait_until(pilot, lambda: app.screen is lobby, "the lobby again")
+        eve = RemoteTable(eve_key, hosted.code, *mosquitto, "[b]Eve[/b]")
+        assert await asyncio.wait_for(eve.join(), 10) is not None
+        await wait_until(pilot, lambda: "[b]Eve[/b]" in seats_text(lobby), "Eve seated")
         await eve.close()
 
         # Ana knocks; y lets her in; she never knocks again (she comes back).

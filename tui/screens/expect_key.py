@@ -18,7 +18,7 @@ class ExpectKeyScreen(InputDialog):
         "Ask them to read the key their join screen shows, and type\n"
         f"at least its first {EXPECT_DIGITS} characters (dashes do not matter).\n"
         "Their key is let in as soon as it knocks, however many\n"
-        "others are waiting.\n"
+        "others are waiting, and even if n turned it away before.\n"
     )
     PLACEHOLDER = "e.g. 8ef4-36c2"
     MAX_LENGTH = 24

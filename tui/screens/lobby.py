@@ -724,7 +724,13 @@ class LobbyScreen(PasseScreen):
             with contextlib.suppress(IllegalAction):
                 self.hosted.authority.refuse(knock.key)
             self._knock_answered()
-            self.notify(f"{knock.name} was turned away.", title="Room", markup=False)
+            # Not for good: i and the key's start let it in again.
+            self.notify(
+                f"{knock.name} was turned away. By mistake? i and their key, "
+                f"{fingerprint(knock.key)}, let them in again.",
+                title="Room",
+                markup=False,
+            )
             self._render_room()
 
     def removable_seats(self) -> list[int]:
@@ -838,9 +844,13 @@ class LobbyScreen(PasseScreen):
         if action in ("admit", "turn_away"):
             return self.knock is not None
         if action == "expect_key":
-            # Only when it is needed: a full queue (the footer has no room
-            # for a key that does nothing new).
-            return self.hosted is not None and len(self.hosted.authority.knocks) >= MAX_KNOCKS
+            # Only when it is needed (the footer has no room for a key that
+            # does nothing new): a full queue, or a key turned away, which
+            # it lets in again (n by mistake).
+            if self.hosted is None:
+                return False
+            authority = self.hosted.authority
+            return len(authority.knocks) >= MAX_KNOCKS or bool(authority.barred)
         if action == "failover":
             return self.room is not None and self.room.phase == "lobby" and self.hosted is not None
         if action == "stand":
