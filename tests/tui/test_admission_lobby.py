@@ -440,10 +440,10 @@ def outlook(table: RemoteTable) -> str:
 @pytest.mark.parametrize(
     ("told", "stand", "says"),
     [
-        ("on", True, "You stand (f declines): if the host's machine stops, yours may hold"),
-        ("on", False, "You declined to stand (f): if the host's machine stops, yours votes"),
+        ("on", True, "If the host's machine stops, yours may take over the table and hold"),
+        ("on", False, "Yours will not take over the table (f to allow it): if the host's"),
         ("short", True, "Failover needs more people's machines: until then, if the host's"),
-        ("short", False, "game waits (you declined, f stands)."),
+        ("short", False, "game waits (yours will not take over: f to allow it)."),
         ("off", True, "Failover off (the host's f): if the host's machine stops, the game"),
         ("never", True, "Too few seats for people's machines to fail over: if the host's"),
     ],

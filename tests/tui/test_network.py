@@ -1114,18 +1114,18 @@ async def test_a_joiner_declines_to_stand_with_f_and_the_host_hears_it(
         await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         lobby = app.screen
         assert isinstance(lobby, LobbyScreen) and lobby.table is not None
-        await wait_until(pilot, lambda: "you stand, f declines" in info(lobby), "stand")
+        await wait_until(pilot, lambda: "yours may take over: f to refuse" in info(lobby), "stand")
         assert "Failover needs more people's machines" in info(lobby)
-        # The footer lists it too (the line above says "f declines").
+        # The footer lists it too (the line above says "f to refuse").
         shown = [b.binding for b in lobby.active_bindings.values() if b.binding.show and b.enabled]
-        assert any(b.key == "f" and b.description == "Stand or not" for b in shown)
+        assert any(b.key == "f" and b.description == "Take over?" for b in shown)
         key = lobby.table.identity.public_key
         await pilot.press("f")
         await wait_until(pilot, lambda: key in hosted.authority.declined, "the host hears it")
-        assert "you declined, f stands" in info(lobby)
+        assert "yours will not take over: f to allow it" in info(lobby)
         await pilot.press("f")
         await wait_until(pilot, lambda: key not in hosted.authority.declined, "stands again")
-        assert "you stand, f declines" in info(lobby)
+        assert "yours may take over: f to refuse" in info(lobby)
 
 
 def info(lobby: LobbyScreen) -> str:

@@ -202,7 +202,7 @@ class LobbyScreen(PasseScreen):
         # A joiner's f (stand for the table, or decline): in the footer, where
         # a joiner's keys leave room (a play-tester read "f declines" above
         # and looked for f below, 5 December).
-        Binding("f", "stand", "Stand or not"),
+        Binding("f", "stand", "Take over?"),
         # A joiner moves to another free seat (e.g. beside a partner).
         Binding("1", "sit(0)", "Sit in seat", key_display="1-8"),
         # The same description for every seat's key: the footer reads the
@@ -228,8 +228,8 @@ class LobbyScreen(PasseScreen):
         "f turns failover on or off: with it, if this machine stops mid-game,\n"
         "the players' machines elect one of them, which holds the deck from\n"
         "then on, and the game goes on (3 or more people's machines needed,\n"
-        "2 of the joiners' standing). A joiner's f declines to stand (their\n"
-        "machine still votes, never holds the deck), or stands again.\n"
+        "2 of the joiners' allowed to take over). A joiner's f refuses to let their\n"
+        "machine take over (it still votes, never holds the deck), or allows it.\n"
         "Check aloud the host key under the code:\n"
         "a room shown with another key is not this host's.\n"
         "Joiner: a seat's number moves you to that seat while it is free.\n"
@@ -570,19 +570,25 @@ class LobbyScreen(PasseScreen):
                     "machine stops, the game waits."
                 )
             if self.room.failover == "short":
-                choice = "you stand, f declines" if self.table.stand else "you declined, f stands"
+                # In words, not the election's: a play-tester did not know
+                # what "you stand" meant.
+                choice = (
+                    "yours may take over: f to refuse"
+                    if self.table.stand
+                    else "yours will not take over: f to allow it"
+                )
                 return (
                     "\nFailover needs more people's machines: until then, if the host's "
                     f"machine stops, the game waits ({choice})."
                 )
             if self.table.stand:
                 return (
-                    "\nYou stand (f declines): if the host's machine stops, "
-                    "yours may hold the deck."
+                    "\nIf the host's machine stops, yours may take over the table and "
+                    "hold the deck (f to refuse)."
                 )
             return (
-                "\nYou declined to stand (f): if the host's machine stops, "
-                "yours votes but never holds the deck."
+                "\nYours will not take over the table (f to allow it): if the host's "
+                "machine stops, it votes for one that does."
             )
         authority = self.hosted.authority
         outlook, missing = authority.failover_outlook()
