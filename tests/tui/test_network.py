@@ -711,7 +711,8 @@ async def test_a_room_found_on_the_lan_is_joined_from_the_list(
         await wait_until(pilot, lambda: rooms.option_count == 1, "the LAN's rooms")
         line = str(rooms.get_option_at_index(0).prompt)
         code = f"{hosted.code[:3]}-{hosted.code[3:]}"
-        assert line.split() == [code, "Pass", "Pass", "Hostess", "3", "free"]
+        # The room the keys go to is marked, not by colour alone (NO_COLOR).
+        assert line.split() == ["▸", code, "Pass", "Pass", "Hostess", "3", "free"]
         await pilot.press("down", "enter")  # to the list; Enter joins the highlighted room
         await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         await wait_until(pilot, lambda: hosted.authority.seats[0].kind == "human", "a seat taken")
@@ -759,7 +760,7 @@ async def test_a_started_game_is_in_play_on_the_lan_list_and_refused_in_words(
                 lines = [
                     str(rooms.get_option_at_index(n).prompt) for n in range(rooms.option_count)
                 ]
-                return [line for line in lines if line.startswith(shown)]
+                return [line for line in lines if line.lstrip("▸ ").startswith(shown)]
 
             def looked() -> bool:
                 note = str(screen.query_one("#join-lan-note").render())
@@ -780,7 +781,7 @@ async def test_a_started_game_is_in_play_on_the_lan_list_and_refused_in_words(
             index = next(
                 n
                 for n in range(rooms.option_count)
-                if str(rooms.get_option_at_index(n).prompt).startswith(shown)
+                if str(rooms.get_option_at_index(n).prompt).lstrip("▸ ").startswith(shown)
             )
             rooms.focus()
             rooms.highlighted = index

@@ -560,6 +560,35 @@ async def test_number_keys_shown_are_those_that_act_now(private_config: Path) ->
         assert any(description == "Choose by number" for description, _ in footer_keys(app))
 
 
+async def test_a_choice_marks_the_option_the_keys_go_to_not_by_colour_alone(
+    private_config: Path,
+) -> None:
+    """The highlighted option carries a ▸, as a Chooser's row does (the LAN's
+    rooms were told apart by a shade alone: nothing without colour), and the
+    marker follows ↑/↓; Enter chooses the marked one."""
+    from textual.widgets import OptionList
+
+    from tui.screens.choice import ChoiceScreen
+
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        chosen: list[int | None] = []
+        dialog = ChoiceScreen("Which?", "", ["one", "[b]two[/b]"], kind="test")
+        app.push_screen(dialog, chosen.append)
+        await pilot.pause()
+        options = dialog.query_one(OptionList)
+
+        def shown() -> list[str]:
+            return [str(options.get_option_at_index(n).prompt) for n in range(2)]
+
+        assert shown() == ["▸ 1) one", "  2) [b]two[/b]"]
+        await pilot.press("down")
+        assert shown() == ["  1) one", "▸ 2) [b]two[/b]"]  # text, never markup
+        await pilot.press("enter")
+        await pilot.pause()
+        assert chosen == [1]
+
+
 async def test_a_round_summary_closed_twice_leaves_the_table_open(private_config: Path) -> None:
     """Found by hand (4 December, two players over the network): Enter
     pressed twice at a round's summary reached the summary twice, and

@@ -16,6 +16,7 @@ from textual.widgets import OptionList, Static
 from tui.plain import literal, plain
 from tui.screens.base import PasseModal
 from tui.widgets.footer import PasseFooter
+from tui.widgets.marked_option_list import MarkedOptionList
 
 
 class ChoiceScreen(PasseModal[int | None]):
@@ -43,9 +44,8 @@ class ChoiceScreen(PasseModal[int | None]):
             # Titles and options name players: text, never markup (issue 19).
             yield Static(plain(self.choice_title), classes="dialog-title")
             yield Static(literal(self.body))
-            yield OptionList(
-                *[plain(f"{n}) {label}") for n, label in enumerate(self.options, start=1)],
-                id="options",
+            yield MarkedOptionList(
+                [f"{n}) {label}" for n, label in enumerate(self.options, start=1)], id="options"
             )
         yield PasseFooter()
 

@@ -14,7 +14,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.widgets import Input, OptionList, Static
-from textual.widgets.option_list import Option
 
 from tui.netplay import (
     NetplayError,
@@ -27,8 +26,10 @@ from tui.netplay import (
 )
 from tui.plain import plain, sentence
 from tui.screens.base import PasseScreen
+from tui.widgets.chooser import NO_MARK
 from tui.widgets.fit import pad
 from tui.widgets.footer import PasseFooter
+from tui.widgets.marked_option_list import MarkedOptionList
 from tui.widgets.text_field import TextField
 
 if TYPE_CHECKING:
@@ -39,7 +40,10 @@ UNAVAILABLE = "LAN discovery unavailable: type the code with @HOST:PORT, as the 
 
 
 ROOM_COLUMNS = "{code:<9}{game:<16}{host:<22}{seats}"
-ROOM_HEADER = " " + ROOM_COLUMNS.format(code="code", game="game", host="host", seats="seats")
+# Over the list's rows: its padding, then the room the keys go to's ▸.
+ROOM_HEADER = (
+    " " + NO_MARK + ROOM_COLUMNS.format(code="code", game="game", host="host", seats="seats")
+)
 
 
 def shown_code(code: str) -> str:
@@ -160,7 +164,7 @@ class JoinScreen(PasseScreen):
             yield Static("", id="join-message")
         with Vertical(id="join-rooms-box"):
             yield Static("", id="join-lan-note")
-            yield OptionList(id="join-rooms")
+            yield MarkedOptionList(id="join-rooms")
         yield PasseFooter()
 
     def on_mount(self) -> None:
@@ -195,17 +199,16 @@ class JoinScreen(PasseScreen):
         if not self.is_attached:
             return  # joined meanwhile: this screen is gone
         try:
-            rooms = self.query_one("#join-rooms", OptionList)
+            rooms = self.query_one("#join-rooms", MarkedOptionList)
         except NoMatches:
             return  # the screen is being taken down (joined meanwhile)
         self.adverts = list(adverts)
-        rooms.clear_options()
         if not self.adverts:
+            rooms.set_prompts([])
             rooms.display = False
             self._lan_note("No room found on the LAN. F5 looks again.")
             return
-        for advert in self.adverts:
-            rooms.add_option(Option(plain(room_line(advert))))  # text, not markup
+        rooms.set_prompts([room_line(advert) for advert in self.adverts])  # text, not markup
         rooms.highlighted = 0  # Enter on the list joins the first room at once
         rooms.display = True
         self._lan_note(ROOM_HEADER)
