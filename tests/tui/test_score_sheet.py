@@ -57,6 +57,16 @@ def test_in_team_mode_both_partners_figures_show_until_the_team_chooses() -> Non
     text = text_of(render_sheet(view, names))
     line = next(line for line in text.splitlines() if line.startswith(f"Team {'AB'[team]}"))
     assert f"{view.round_points[1]}/1" not in line and "?" in line
+    # Nothing counted yet in a first round: "?", not a sum to be done
+    # ("0+?/0+?", a play-test); the "+?" follows a total there is.
+    assert line.split()[-1] == "?/?", line
+    state.team_totals[team], state.team_pass_pass[team] = 12, 0
+    line = next(
+        line
+        for line in text_of(render_sheet(state.view(0), names)).splitlines()
+        if line.startswith(f"Team {'AB'[team]}")
+    )
+    assert line.split()[-1] == "12+?/?", line
     both = next(line for line in text.splitlines() if line.startswith(f"R1 {'AB'[team]}"))
     assert f"Ada {view.round_points[1]}/1" in both and names[partner] in both
 

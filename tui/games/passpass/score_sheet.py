@@ -127,8 +127,7 @@ def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
                     line.append(Text(figures(view, chosen), style="dim"))
             else:
                 line.append("")
-        unknown = "+?" if pending else ""
-        total = f"{points_total}{unknown}/{pass_pass_total}{unknown}"
+        total = f"{so_far(points_total, pending)}/{so_far(pass_pass_total, pending)}"
         line.append(Text(total, style="bold"))
         table.add_row(*cells(*line))
     parts: list[Table | Text] = [table]
@@ -149,6 +148,15 @@ def render_sheet(view: PassPassView, names: Sequence[str]) -> Group:
         )
         parts.append(Text(f"Scored by: {reps}", style="dim", overflow="ellipsis", no_wrap=True))
     return Group(*parts)
+
+
+def so_far(total: int, pending: bool) -> str:
+    """A team's total while the round's figures are not yet its own (PP-23):
+    "12+?", or "?" alone where nothing is counted yet (a first round's
+    "0+?" read as a sum to be done, a play-test)."""
+    if not pending:
+        return str(total)
+    return f"{total}+?" if total else "?"
 
 
 def chosen_seat(view: PassPassView, team: int) -> int | None:
