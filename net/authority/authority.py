@@ -1000,7 +1000,7 @@ class Authority:
         if knock is None:
             raise IllegalAction("nobody with that key is waiting")
         self.barred.add(key)
-        self._refuse(key, self._turned_away(), "denied", knock.n)
+        self._refuse(key, self._turned_away(key), "denied", knock.n)
         self._notice = "the host turned someone away"
         self._publish_room()
 
@@ -1009,13 +1009,14 @@ class Authority:
         (found in a play-test: "room X is full" and nothing else)."""
         return f"room {self.shown_code} is full: you can still watch it."
 
-    def _turned_away(self) -> str:
+    def _turned_away(self, key: bytes) -> str:
         """What a key the host turned away reads, now and at each try: what
-        it can do (found in a play-test: no hint at all)."""
+        it can do (found in a play-test: no hint at all). A mistake is
+        undone by the key's start (Authority.expect)."""
         return (
-            f"the host of room {self.shown_code} did not let you in, nor will this room "
-            "let your key in again (if it was a mistake, ask them for a new room). "
-            "You can still watch it."
+            f"the host of room {self.shown_code} did not let you in. If it was a mistake, "
+            f"read your key, {fingerprint(key)}, to the host: i on their lobby lets it in; "
+            "then join again. You can still watch it."
         )
 
     def _changed(self) -> None:
@@ -1059,7 +1060,7 @@ class Authority:
         """Whether a new key's Hello may take a seat now; if not, it has been
         answered (knocking, or refused)."""
         if key in self.barred:
-            self._refuse(key, self._turned_away(), "denied", hello.n)
+            self._refuse(key, self._turned_away(key), "denied", hello.n)
             return False
         listed = peer_id(key) in self.allowed_keys
         if key not in self.admitted and self.admission == ADMIT_KEYS and not listed:

@@ -310,17 +310,17 @@ def test_a_refused_knock_is_told_in_words_and_the_room_says_so() -> None:
     authority.refuse(eve.public_key)
     assert sent(authority, eve)[0] == (
         eve.peer_id,
-        refusal(authority._turned_away(), "denied", 3),
+        refusal(authority._turned_away(eve.public_key), "denied", 3),
     )
     assert eve.public_key in authority.barred and not authority.knocks
-    assert authority._turned_away() == (  # what to do, not only what happened
-        f"the host of room {format_code(CODE)} did not let you in, nor will this room "
-        "let your key in again (if it was a mistake, ask them for a new room). "
-        "You can still watch it."
+    assert authority._turned_away(eve.public_key) == (  # what to do, not only what happened
+        f"the host of room {format_code(CODE)} did not let you in. If it was a mistake, "
+        f"read your key, {fingerprint(eve.public_key)}, to the host: i on their lobby lets "
+        "it in; then join again. You can still watch it."
     )
     assert authority.room_state().notice == "the host turned someone away"
     hello(authority, eve, n=4, name="Eve")
-    assert to(authority, eve) == [refusal(authority._turned_away(), "denied", 4)]
+    assert to(authority, eve) == [refusal(authority._turned_away(eve.public_key), "denied", 4)]
 
 
 def test_an_admitted_knock_takes_its_seat_or_any_or_hears_the_game_started() -> None:
