@@ -688,18 +688,23 @@ def advert_phase(phase: str) -> str:
     return phase if phase in PHASES else "over"
 
 
-async def _advertise(room: HostedRoom, game_id: str, host_name: str) -> Advertiser | None:
+async def _advertise(
+    room: HostedRoom, game_id: str, host_name: str, *, again: bool = False
+) -> Advertiser | None:
+    """The room's advert, or None (said in the log: at warning the first
+    time, quietly when ``again``, a table taken over asking again)."""
     from net.lan.discovery import Advertiser
 
+    level = logging.DEBUG if again else logging.WARNING
     if not room.addresses:
-        log.warning("not advertised on the LAN: the broker answers at no IPv4 address")
+        log.log(level, "not advertised on the LAN: the broker answers at no IPv4 address")
         return None
     advert = room_advert(room, game_id, host_name)
     advertiser = Advertiser()
     try:
         await advertiser.start(advert)
     except Exception as error:  # multicast may be blocked: CODE@HOST:PORT still works
-        log.warning("could not advertise the room on the LAN: %s", error)
+        log.log(level, "could not advertise the room on the LAN: %s", error)
         with contextlib.suppress(Exception):
             await advertiser.close()
         return None
@@ -740,13 +745,14 @@ async def next_room_host(
 
 
 async def advertise_taken_over(
-    authority: Authority, embedded: EmbeddedBroker | None
+    authority: Authority, embedded: EmbeddedBroker | None, *, again: bool = False
 ) -> Advertiser | None:
     """A room this process took over, on the LAN where its authority's link
     is now: so that a person who comes back (the old host's, above all)
-    finds it by its code."""
+    finds it by its code. ``again``: asked again after a refusal (its
+    failure is logged quietly: once a minute for a table's life otherwise)."""
     room = await taken_over_room(authority, embedded)
-    return await _advertise(room, authority.game_id, authority.host_name)
+    return await _advertise(room, authority.game_id, authority.host_name, again=again)
 
 
 def default_host_name() -> str:

@@ -381,9 +381,10 @@ class SeatVoter:
         authority.watch_away(STAND_IN_AFTER)
         if not self.advertise:
             return
-        again = ADVERT_AGAIN_FIRST
+        wait, asked = ADVERT_AGAIN_FIRST, False
         while True:
-            advertiser = await advertise_taken_over(authority, self.broker)
+            advertiser = await advertise_taken_over(authority, self.broker, again=asked)
+            asked = True
             if authority.stepped_down is not None:
                 # Another table was elected as this one was advertised: its
                 # advert is the room's, not this one's.
@@ -395,8 +396,8 @@ class SeatVoter:
                 return
             if self.authority is not authority:
                 return  # closed or handed on: nobody advertises from here
-            await asyncio.sleep(again)
-            again = min(again * 2, ADVERT_AGAIN_MOST)
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, ADVERT_AGAIN_MOST)
 
     def _stepped_down(self, term: int) -> None:
         authority = self.authority

@@ -293,8 +293,9 @@ async def test_a_table_taken_over_waits_for_its_broker_watches_the_away_and_is_a
     advertised: list[tuple[object, object]] = []
     advert = Advertiser()
 
-    async def advertise(authority: object, broker: object) -> Advertiser:
+    async def advertise(authority: object, broker: object, *, again: bool) -> Advertiser:
         advertised.append((authority, broker))
+        assert not again  # the first time: a failure would be logged at warning
         return advert
 
     monkeypatch.setattr(failover, "advertise_taken_over", advertise)
@@ -322,7 +323,7 @@ async def test_a_voter_closed_while_its_table_is_advertised_leaves_no_advert(
     asking = asyncio.Event()
     cancelled: list[bool] = []
 
-    async def advertise(authority: object, broker: object) -> Advertiser:
+    async def advertise(authority: object, broker: object, *, again: bool) -> Advertiser:
         asking.set()
         try:
             await asyncio.Event().wait()  # probing, for as long as it takes
@@ -355,8 +356,10 @@ async def test_a_table_taken_over_asks_again_for_a_refused_advert_until_it_stops
 
     monkeypatch.setattr(failover.asyncio, "sleep", no_wait)
     answers: list[Advertiser | None] = [None, None, None, Advertiser()]
+    asked_again: list[bool] = []
 
-    async def advertise(authority: object, broker: object) -> Advertiser | None:
+    async def advertise(authority: object, broker: object, *, again: bool) -> Advertiser | None:
+        asked_again.append(again)  # quietly logged after the first
         return answers.pop(0)
 
     monkeypatch.setattr(failover, "advertise_taken_over", advertise)
@@ -367,6 +370,7 @@ async def test_a_table_taken_over_asks_again_for_a_refused_advert_until_it_stops
     assert answers == [] and voter.advertiser is not None
     first = failover.ADVERT_AGAIN_FIRST
     assert waits == [first, 2 * first, 4 * first]
+    assert asked_again == [False, True, True, True]
     # Closed (no longer this voter's table): refused once, it stops there.
     waits.clear()
     answers[:] = [None, Advertiser()]
@@ -377,7 +381,9 @@ async def test_a_table_taken_over_asks_again_for_a_refused_advert_until_it_stops
     made = Advertiser()
     stepping = TableRunHere()
 
-    async def advertise_as_it_steps_down(authority: object, broker: object) -> Advertiser:
+    async def advertise_as_it_steps_down(
+        authority: object, broker: object, *, again: bool
+    ) -> Advertiser:
         stepping.step_down(5)
         return made
 
@@ -575,3 +581,23 @@ async def test_a_standby_voter_starts_its_broker_beside_its_vote_and_names_it_on
     assert caplog.messages == ["this voter's standby broker failed: address in use"]
     for voter_started in (voter, seat_s, failing):
         await voter_started.close()
+
+
+async def test_an_advert_asked_for_again_fails_quietly(caplog: pytest.LogCaptureFixture) -> None:
+    """A table taken over asks again for a refused advert for as long as it
+    runs: its first failure is a warning, the next ones debug lines (a
+    machine whose multicast is blocked logged one a minute for a table's
+    life otherwise)."""
+    from types import SimpleNamespace
+
+    from net.authority import host
+
+    nowhere = SimpleNamespace(addresses=())
+    with caplog.at_level(logging.DEBUG, logger="passe.host"):
+        assert await host._advertise(nowhere, "passpass", "Ann") is None  # type: ignore[arg-type]
+        assert await host._advertise(nowhere, "passpass", "Ann", again=True) is None  # type: ignore[arg-type]
+    said = [(record.levelno, record.getMessage()) for record in caplog.records]
+    assert said == [
+        (logging.WARNING, "not advertised on the LAN: the broker answers at no IPv4 address"),
+        (logging.DEBUG, "not advertised on the LAN: the broker answers at no IPv4 address"),
+    ]
