@@ -102,7 +102,10 @@ async def test_dominoes_game_over_shows_every_round(private_config: Path) -> Non
         dialog = over.query_one(".dialog")
         assert dialog.region.bottom <= SIZE[1] - 1  # above the footer
         assert scroll.max_scroll_y > 0
-        assert "↑↓ scroll" in str(over.query_one("#game-over-hint", Static).render())
+        # Said once the screen has looked at the scores' size as it is now
+        # (a look after the last layout: CI, 6 December).
+        hint = over.query_one("#game-over-hint", Static)
+        await wait_until(pilot, lambda: "↑↓ scroll" in str(hint.render()), "the scroll hint")
         assert app.focused is scroll
         await pilot.press("down")
         assert scroll.scroll_y > 0

@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.console import RenderableType
-from textual import events
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
+from textual.message import Message
 from textual.widgets import Static
 
 from core.engine import Result
@@ -54,10 +56,21 @@ class ScoresScroll(VerticalScroll):
         Binding("down", "scroll_down", "Scroll", show=False),
     ]
 
+    class Changed(Message):
+        """Whether the scores scroll may have changed: their box's size or
+        their own (the hint said nothing of ↑↓ where the scores grew after
+        the last look: CI, 6 December)."""
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("scroll_up", "scroll_down"):
             return self.max_scroll_y > 0
         return super().check_action(action, parameters)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        self.post_message(self.Changed())
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Changed())
 
 
 def verdict(result: Result, names: Sequence[str], seat: int | None) -> str:
@@ -171,6 +184,10 @@ class GameOverScreen(PasseModal[str]):
     def on_resize(self, event: events.Resize) -> None:
         super().on_resize(event)
         self.call_after_refresh(self._hint_scrolling)  # more or fewer rows now
+
+    @on(ScoresScroll.Changed)
+    def _scores_changed(self) -> None:
+        self.call_after_refresh(self._hint_scrolling)
 
     def _hint_scrolling(self) -> None:
         """Fit the scores to the dialog, and say that they scroll, when they
