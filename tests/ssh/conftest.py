@@ -19,7 +19,7 @@ import sys
 import termios
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -477,6 +477,27 @@ async def play_passpass_to_end(
         if resize_at is not None and sent == resize_at:
             await resize_and_check(client, *resize_to)
     raise AssertionError(f"the game did not end; screen:\n{terminal.text()}")
+
+
+async def play_all_to_end(players: Sequence[tuple[Client, str]]) -> list[int]:
+    """Every player's seat played at once to its end-of-game dialog (each
+    with its own text); the keys each sent. A player stuck fails with every
+    player's screen: the first to give up is often one waiting for another,
+    whose screen says why (a browser tab's wait, 6 December)."""
+    results = await asyncio.gather(
+        *(
+            play_passpass_to_end(client, game_over=over, others="the others")
+            for client, over in players
+        ),
+        return_exceptions=True,
+    )
+    failures = [result for result in results if isinstance(result, BaseException)]
+    if failures:
+        screens = "\n".join(
+            f"--- player {n}:\n{client.terminal.text()}" for n, (client, _) in enumerate(players)
+        )
+        raise AssertionError(f"{failures[0]}\n{screens}") from failures[0]
+    return [result for result in results if isinstance(result, int)]
 
 
 async def resize_and_check(client: Client, columns: int, rows: int) -> None:

@@ -18,7 +18,6 @@ deadlines; nothing sleeps to synchronise.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 
@@ -33,7 +32,7 @@ from tests.ssh.conftest import (
     ServerFactory,
     SshBinaryClient,
     asyncssh_connect,
-    play_passpass_to_end,
+    play_all_to_end,
     ssh_arguments,
 )
 
@@ -99,12 +98,7 @@ async def test_two_ssh_guests_and_a_local_host_play_one_networked_game(
 
         for client in (ada, bruno):
             await client.terminal.wait_for("Your hand")
-        keys = await asyncio.gather(
-            *(
-                play_passpass_to_end(client, game_over=NETWORK_GAME_OVER, others="the others")
-                for client in (ada, bruno)
-            )
-        )
+        keys = await play_all_to_end([(ada, NETWORK_GAME_OVER), (bruno, NETWORK_GAME_OVER)])
         assert all(sent >= 3 for sent in keys), keys
         over = await host.expect("over")
         result = over["result"]

@@ -14,7 +14,6 @@ log lines, with deadlines; nothing sleeps to synchronise.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +29,7 @@ from tests.ssh.conftest import (
     ServerFactory,
     SshBinaryClient,
     passe_command,
-    play_passpass_to_end,
+    play_all_to_end,
     ssh_arguments,
 )
 from tests.web.conftest import BrowserClient, WebServer, new_context
@@ -108,12 +107,7 @@ async def test_browser_tabs_an_ssh_guest_and_a_terminal_play_one_networked_game(
     ]
     for player, _ in players:
         await player.terminal.wait_for("Your hand")
-    keys = await asyncio.gather(
-        *(
-            play_passpass_to_end(player, game_over=over, others="the others")
-            for player, over in players
-        )
-    )
+    keys = await play_all_to_end(players)
     assert all(sent >= 3 for sent in keys), keys
     for player, _ in players:  # the authority's end, told on every screen
         assert "Why: " in player.terminal.text(), player.terminal.text()
