@@ -72,7 +72,7 @@ play: $(STAMP_APP)
 # tests included).
 # 6 December, 2,183 tests: a clean clone's 4:16 on 3.11 and 4:22 on 3.13
 # (CI's part), once the footer stopped rebuilding its keys on every table
-# update (tui/widgets/footer.py: the TUI tests' CPU 234 -> 155 s). The CPU
+# update (tui/widgets/footer.py: the suite's CPU 479 -> 404 CPU-s). The CPU
 # is 90%+ busy throughout (vmstat), so more workers do not help (-n 8: no
 # faster); less CPU per test is what shortens the suite.
 # TESTS=... runs a part (CI's second Python: see .ci/run).
