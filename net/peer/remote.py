@@ -771,32 +771,23 @@ class RemoteTable(TableClient):
             if link is None or link.closed or room is None or room.phase in ("over", "closed"):
                 return
             here = (link.host, link.port)  # where it is, or tries to be
-            nothing_here = "no state of it on the broker" if link.connected else "no broker"
             where = self._where_this_machine_s_voters_are(here)
-            if where is not None:
-                log.warning(
-                    "room %s: %s at %s:%s: going to %s:%s, where this machine's voter "
-                    "hears its table",
-                    self.code,
-                    nothing_here,
-                    *here,
-                    *where,
-                )
-            else:
+            how = "this machine's voter hears its table at"
+            if where is None:
                 # Once a connection at warning, then quietly (a long wait
                 # for a table gone makes no log of its own).
                 log.log(
                     logging.DEBUG if said else logging.WARNING,
                     "room %s: %s at %s:%s: looking for it on the LAN",
                     self.code,
-                    nothing_here,
+                    "no state of it on the broker" if link.connected else "no broker",
                     *here,
                 )
                 said = True
                 where = await self._room_on_the_lan(here)
-                if where is not None and not self._room_here and not self._closed:
-                    log.warning("room %s: found at %s:%s: going there", self.code, *where)
+                how = "found at"
             if where is not None and not self._room_here and not self._closed:
+                log.warning("room %s: %s %s:%s: going there", self.code, how, *where)
                 self.broker_host, self.broker_port = where
                 self._pin()
                 link.move_to(where)
@@ -810,10 +801,8 @@ class RemoteTable(TableClient):
         follows: the table is there, whether or not the LAN says so (a
         seat that sat on a standby broker the table had left, its room's
         advert refused, waited there for good: CI, 6 December)."""
-        voters = [self.voter, self._maker[1] if self._maker is not None else None]
-        for voter in voters:
-            if voter is None:
-                continue
+        maker = self._maker[1] if self._maker is not None else None
+        for voter in (voter for voter in (self.voter, maker) if voter is not None):
             driver = voter.replica.driver
             link = driver.link
             if link is None or not link.connected or driver.node.authority is None:

@@ -40,6 +40,6 @@ class MarkedOptionList(OptionList):
         self._marked = highlighted
 
     def _mark(self, index: int | None, *, marked: bool) -> None:
-        if index is None or not 0 <= index < min(len(self._prompts), self.option_count):
+        if index is None or not 0 <= index < len(self._prompts):
             return
         self.replace_option_prompt_at_index(index, self._shown(self._prompts[index], marked=marked))
