@@ -2430,6 +2430,14 @@ async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_the_lobby(
             assert joining.result() in (1, 2)
             await wait_until(pilot, lambda: "Ben" in seats_text(lobby), "Ben in the seats")
             assert "knocks" not in text_of(lobby, "#lobby-seat-hint")
+            # Its help speaks of the dealer, not of a host's keys that do
+            # nothing here (seating bots, s to start: a play-test).
+            await pilot.press("f1")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+            assert isinstance(app.screen, HelpScreen)
+            notes = app.screen.notes
+            assert "it starts the game itself" in notes and "y lets them in" in notes
+            assert "put a bot" not in notes and "s starts" not in notes
     finally:
         if ben_table is not None:
             await ben_table.close()

@@ -237,6 +237,28 @@ class LobbyScreen(PasseScreen):
         "themselves; 'not here yet', one invited who has not come yet.\n"
         "q leaves the room (the host's leaving closes it)."
     )
+    # A dealer's room (issue 20): no host at a screen seats bots or starts
+    # it, so the host's keys above would only mislead (found by hand).
+    DEALER_GUIDE = (
+        "The room's code is shown large: others type it in Join by code on\n"
+        "their home screen (O and 0, I, L and 1 are the same). Where the LAN\n"
+        "hides the room, they type the whole passe join line shown beside it.\n"
+        "A dealer (named beside the code) deals this room: the dealer, never\n"
+        "a player's machine, holds the deck, and it starts the game itself once\n"
+        "the people it waits for sit (every seat, unless the room was asked\n"
+        "for with --wait-for N: bots take the other seats). If the dealer stops,\n"
+        "another dealer on the same broker takes the table, or the game waits\n"
+        "for it to come back. A dealer's room has no next game: ask for a new\n"
+        "room (passe host --dealer) to play again.\n"
+        "The person who asked for the room decides who sits: someone new knocks\n"
+        "first, their name and key show on that person's lobby; y lets them in,\n"
+        "n turns them away.\n"
+        "Check aloud the key under the code: a room shown with another key is\n"
+        "not this dealer's.\n"
+        "A seat's number moves you to that seat while it is free. 'AWAY' marks\n"
+        "a person whose connection dropped: they come back by themselves.\n"
+        "q leaves the room."
+    )
 
     def __init__(
         self,
@@ -290,6 +312,9 @@ class LobbyScreen(PasseScreen):
         # knock's y and n, F1 Help fell under the palette's entry at 80
         # columns (issue 18: the footer shows every key that works now).
         yield PasseFooter(compact=True, show_command_palette=False)
+
+    def help_notes(self) -> str:
+        return self.DEALER_GUIDE if self.room is not None and self.room.dealer else self.GUIDE
 
     def on_mount(self) -> None:
         self.query_one("#lobby-code-box").border_title = "Room code"
