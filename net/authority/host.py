@@ -762,6 +762,7 @@ def default_host_name() -> str:
 __all__ = [
     "ClosedRoom",
     "HostedRoom",
+    "advert_phase",
     "close_interrupted_room",
     "default_host_name",
     "forget_moved_room",

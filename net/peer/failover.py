@@ -23,7 +23,12 @@ import msgspec
 
 from core.engine import IllegalAction
 from net.authority.authority import Authority
-from net.authority.host import advertise_taken_over, broker_binds, shown_address
+from net.authority.host import (
+    advert_phase,
+    advertise_taken_over,
+    broker_binds,
+    shown_address,
+)
 from net.authority.replication import ReplicaError, RoomReplica, close_quietly, spawn
 from net.election.driver import FileStorage, StorageError
 from net.election.messages import Config
@@ -235,6 +240,7 @@ class SeatVoter:
         # then answered for the room's code, and the next table's advert
         # was refused: CI, 6 December).
         self._running: asyncio.Task[object] | None = None
+        self._advert_update: asyncio.Task[object] | None = None  # the last one (held)
         self.failed: str | None = None  # why this process could not take the table
         self._handed = False  # its table handed over (hand_over_table)
         self._standby_note = standby_file(code, identity, directory)
@@ -393,11 +399,45 @@ class SeatVoter:
                 return
             if advertiser is not None:
                 self.advertiser = advertiser
+                self._advert_follows(authority, advertiser)
                 return
             if self.authority is not authority:
                 return  # closed or handed on: nobody advertises from here
             await asyncio.sleep(wait)
             wait = min(wait * 2, ADVERT_AGAIN_MOST)
+
+    def _advert_follows(self, authority: Authority, advertiser: Advertiser) -> None:
+        """The table's LAN advert says its phase and free seats as they
+        change, as a host's does (net/authority/host.py ``update_advert``):
+        a game over here read "in play" on the LAN list for good (found by
+        hand, 6 December). One update at a time, each with the table as it
+        is when its turn comes; none once the advert is not this voter's
+        (handed on, withdrawn, stepped down)."""
+        lock = asyncio.Lock()
+        shown = advertiser.advert
+        said = (shown.free_seats, shown.phase) if shown is not None else None
+
+        async def update() -> None:
+            async with lock:
+                if self.advertiser is not advertiser:
+                    return
+                with contextlib.suppress(Exception):  # the LAN list is a convenience
+                    await advertiser.update(
+                        free_seats=authority.free_seats, phase=advert_phase(authority.phase)
+                    )
+
+        def changed() -> None:
+            nonlocal said
+            if self.advertiser is not advertiser or self.authority is not authority:
+                authority.on_change.remove(changed)
+                return
+            now = (authority.free_seats, advert_phase(authority.phase))
+            if now != said:
+                said = now
+                self._advert_update = spawn(update(), "the LAN advert's update")
+
+        authority.on_change.append(changed)
+        changed()  # what changed while the advert was being made
 
     def _stepped_down(self, term: int) -> None:
         authority = self.authority

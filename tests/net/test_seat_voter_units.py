@@ -8,8 +8,9 @@ of the module where a mutation shows (docs/testing.md, "The score")."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from net.authority.replication import (
 from net.authority.rooms import BrokerChoice, SavedRoom
 from net.election.messages import Config
 from net.identity import Identity
+from net.lan.discovery import RoomAdvert
 from net.peer import failover
 from net.peer.failover import (
     STAND_IN_AFTER,
@@ -57,11 +59,20 @@ class Broker:
 
 
 class Advertiser:
-    """The room's mDNS advert, as far as the voter uses one."""
+    """The room's mDNS advert, as far as the voter uses one: each update noted."""
 
-    def __init__(self, fails: bool = False) -> None:
+    def __init__(self, fails: bool = False, phase: str = "playing") -> None:
         self.fails = fails
         self.closed = False
+        self.advert: RoomAdvert | None = RoomAdvert(
+            CODE, "passpass", "Ann", 0, 1, 1883, phase=phase
+        )
+        self.updates: list[tuple[int, str | None]] = []
+
+    async def update(self, *, free_seats: int, phase: str | None = None) -> None:
+        self.updates.append((free_seats, phase))
+        assert self.advert is not None
+        self.advert = dataclasses.replace(self.advert, free_seats=free_seats, phase=phase or "")
 
     async def close(self) -> None:
         self.closed = True
@@ -75,8 +86,14 @@ class TableRunHere:
 
     def __init__(self, phase: str = "playing") -> None:
         self.phase = phase
+        self.free_seats = 0
+        self.on_change: list[Callable[[], None]] = []
         self.calls: list[tuple[str, object]] = []
         self.stepped_down: int | None = None
+
+    def changed(self) -> None:
+        for callback in list(self.on_change):
+            callback()
 
     async def start(self, *, timeout: float | None) -> None:
         self.calls.append(("start", timeout))
@@ -309,6 +326,48 @@ async def test_a_table_taken_over_waits_for_its_broker_watches_the_away_and_is_a
     quiet, _ = a_voter(tmp_path / "quiet", advertise=False)
     await quiet._run(TableRunHere())  # type: ignore[arg-type]
     assert advertised == [(table, standby)] and quiet.advertiser is None
+
+
+async def test_a_table_taken_over_s_advert_follows_its_phase_while_it_is_the_voter_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The LAN advert of a table taken over says when its game ends (it read
+    "in play" for good: found by hand), once per change, and a closed
+    room reads as over; once the advert is not this voter's (handed on,
+    stepped down), the table's changes no longer touch it."""
+    advert = Advertiser()
+
+    async def advertise(authority: object, broker: object, *, again: bool) -> Advertiser:
+        return advert
+
+    monkeypatch.setattr(failover, "advertise_taken_over", advertise)
+    voter, _ = a_voter(tmp_path)
+    table = TableRunHere()
+    run_here(voter, table)
+    await voter._run(table)  # type: ignore[arg-type]
+    assert advert.updates == [] and len(table.on_change) == 1  # nothing changed yet
+
+    async def settled() -> None:
+        while voter._advert_update is not None and not voter._advert_update.done():
+            await asyncio.sleep(0)
+
+    table.changed()  # a move: the advert says the same
+    await settled()
+    assert advert.updates == []
+    table.phase = "over"
+    table.changed()
+    table.changed()
+    await settled()
+    assert advert.updates == [(0, "over")]
+    table.phase = "closed"  # withdrawn later; meanwhile "over", as said
+    table.changed()
+    await settled()
+    assert advert.updates == [(0, "over")]
+    voter.advertiser = None  # handed on with the table (hand_over_table)
+    table.phase, table.free_seats = "lobby", 2
+    table.changed()
+    await settled()
+    assert advert.updates == [(0, "over")] and table.on_change == []
 
 
 async def test_a_voter_closed_while_its_table_is_advertised_leaves_no_advert(
