@@ -67,6 +67,7 @@ from net.protocol.wire import (
     STOOD_IN_SPANS,
     Act,
     Admit,
+    Again,
     EntryAt,
     Envelope,
     FailoverOutlook,
@@ -443,6 +444,11 @@ class Authority:
     # room they asked for closes, as a host's does when the host leaves (a
     # play-test's knocks waited for the lobby's timeout, fifteen minutes).
     owner_left: asyncio.Event = field(default_factory=asyncio.Event)
+    # Who opens the next game when the owner asks for it (``Again``): a
+    # dealer's room (net/dealer/service.py); None: nobody (a host opens its
+    # own from its screen). Called once, the game over.
+    on_again: Callable[[], None] | None = None
+    _again_asked: bool = False
     _closing_notice: str = ""  # the final state's notice, if not "… closed the room"
     # Seconds a lobby seat may be held with no live presence before it is
     # freed (None: the host frees it, on screen); a bot process's seat is
@@ -1055,6 +1061,34 @@ class Authority:
             self.admit(admit.key)
         else:
             self.refuse(admit.key)
+
+    def _on_again(self, key: bytes) -> None:
+        """The owner asks for the next game at this table (a dealer's room):
+        the runner's ``on_again`` opens it, once; its notice (retained on
+        the room's ``next`` topic) is the answer. Anyone else, a game not
+        over or a runner that opens none, is refused in words."""
+        if self.owner is None or key != self.owner:
+            self._refuse(
+                key,
+                f"only the person who asked for room {self.shown_code} opens its next game",
+                "denied",
+            )
+        elif self.phase != OVER:
+            self._refuse(key, "the game is not over", "bad")
+        elif self._next_code is not None or self._again_asked:
+            return  # opened, or being opened: its notice comes (retained)
+        elif self.on_again is None:
+            self._refuse(key, f"nobody opens a next game for room {self.shown_code}", "bad")
+        else:
+            self._again_asked = True
+            self.on_again()
+
+    def next_game_refused(self, reason: str) -> None:
+        """``on_again`` could not open the next game: the owner is told why,
+        and may ask again."""
+        self._again_asked = False
+        if self.owner is not None:
+            self._refuse(self.owner, reason, "busy")
 
     def _admission(self, key: bytes, hello: Hello) -> bool:
         """Whether a new key's Hello may take a seat now; if not, it has been
@@ -2214,6 +2248,8 @@ class Authority:
             self._on_watch(key, message)
         elif isinstance(message, Admit):
             self._on_admit(key, message)
+        elif isinstance(message, Again):
+            self._on_again(key)
         if seated and self._seat_of(key) is None:  # gave up their seat
             self._former.pop(key, None)
             self._former[key] = None

@@ -18,7 +18,7 @@ import ipaddress
 import logging
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -307,18 +307,27 @@ async def open_room(
     return await _run(room, advertise)
 
 
-async def open_next_room(room: HostedRoom, *, seed: int | None = None) -> HostedRoom:
+async def open_next_room(
+    room: HostedRoom,
+    *,
+    seed: int | None = None,
+    rooms: Path | None = None,
+    prepare: Callable[[Authority], None] | None = None,
+) -> HostedRoom:
     """The next game at the table of ``room``, whose game is over: a new room
     (its own code, deal and commitment) on the same broker, run by the same
     authority key, with the same seats (each person's bound to their key, the
     same bots). ``room`` then announces it (docs/protocol.md, "The next game")
     and closes; its broker and its LAN advert pass to the new room. Raises
-    ``IllegalAction`` if the game is not over, as :func:`open_room` otherwise."""
+    ``IllegalAction`` if the game is not over, as :func:`open_room` otherwise.
+    ``rooms``: where its file goes, as for :func:`open_room`; ``prepare``
+    sets the new authority up before it starts and is announced (a
+    dealer's room: its owner, net/dealer/service.py)."""
     old = room.authority
     if old.phase != "over":
         raise IllegalAction("the game is not over")
     code = new_code()
-    store = _claim(code)
+    store = _claim(code, rooms)
     store.broker = _choice(room.embedded, room.broker_host, room.broker_port)
     extra = {} if seed is None else {"seed": seed}
     authority = Authority(
@@ -345,6 +354,8 @@ async def open_next_room(room: HostedRoom, *, seed: int | None = None) -> Hosted
         standby=old.standby,
         **extra,  # type: ignore[arg-type]
     )
+    if prepare is not None:
+        prepare(authority)
     try:
         await authority.start()
     except BaseException:

@@ -42,7 +42,14 @@ import msgspec
 from core.engine import ConfigError
 from core.registry import get_game
 from net.authority.authority import Authority
-from net.authority.host import HostedRoom, RoomMoved, close_interrupted_room, open_room, resume_room
+from net.authority.host import (
+    HostedRoom,
+    RoomMoved,
+    close_interrupted_room,
+    open_next_room,
+    open_room,
+    resume_room,
+)
 from net.authority.replication import (
     VoterBusy,
     decode_room_config,
@@ -104,6 +111,9 @@ FIRST_SEAT_WAIT: Final = 5 * 60.0
 # A handing-over dealer waits this long for the next one's log, then for
 # its election (seconds).
 HANDOVER_WAIT: Final = 10.0
+# How long a room whose game is over waits for its owner to ask for the next
+# game at its table (a person reading the scores, then pressing a).
+NEXT_GAME_WAIT: Final = 10 * 60.0
 # A room held again after a restart is let go when no authority of it is
 # heard in this long (seconds): its game ended while this dealer was away.
 # Elections take a few election timeouts (1-2 s each): this is many.
@@ -132,6 +142,12 @@ class DealtRoom:
     taken: bool = False
     task: asyncio.Task[object] | None = None
     kept: KeptRoom | None = None  # what resumes it after a restart (dealt here)
+    # How its lobby fills, as asked (the next game at its table fills so too).
+    wanted: int = 0
+    bots: str = "normal"
+    # Set once the room waits no more for its owner to ask for the next
+    # game at its table (``Again``): that game opened, or the room closed.
+    let_go: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 @dataclass
@@ -456,14 +472,19 @@ class Dealer:
         self._opening.discard((asker, deal.nonce))
         kept = KeptRoom(KEPT_VERSION, hosted.code, name, list(deal.admit), deal.stand_in_after)
         authority = self._deal_with(hosted, kept)
+        wanted = config.players if deal.wait_for == 0 else deal.wait_for
+        room = DealtRoom(
+            hosted.code, game.id, name, authority, hosted, kept=kept, wanted=wanted, bots=deal.bots
+        )
         if deal.owner:
-            # The asker decides who sits, from their seat; they sit at once.
+            # The asker decides who sits, from their seat; they sit at once,
+            # and may ask for the next game at the table once it is over.
             authority.owner = deal.owner
             authority.admitted.add(deal.owner)
+            self._offer_next_game(room)
         hint = hosted.join_hint
         if self.shown:
             hint = f"{hint.split('@', 1)[0]}@{self.shown}"
-        room = DealtRoom(hosted.code, game.id, name, authority, hosted, kept=kept)
         self.rooms[room.code] = room
         self._keep(room)
         log.info(
@@ -477,8 +498,67 @@ class Dealer:
         self._answer(asker, Dealt(deal.nonce, code=room.code, join=hint))
         self._event("dealt", code=room.code, game=game.id, players=config.players)
         self._changed()
-        wanted = config.players if deal.wait_for == 0 else deal.wait_for
         room.task = spawn(self._serve(room, asker, wanted, deal.bots), f"room {room.code}")
+
+    def _offer_next_game(self, room: DealtRoom) -> None:
+        """Its owner's ``Again`` opens the next game at its table."""
+
+        def again() -> None:
+            spawn(self._open_next(room), "a next game")
+
+        room.authority.on_again = again
+
+    async def _open_next(self, room: DealtRoom) -> None:
+        """The next game at ``room``'s table, its game over, as a host opens
+        one (net/authority/host.py ``open_next_room``): a new code and deal,
+        the same room key, the same seats (each person's bound to their
+        key, the same bots), the same owner; ``room`` announces it and
+        closes. Its lobby fills as the first room's did."""
+        old = room.authority
+        owner = old.owner
+        if room.hosted is None or room.kept is None or owner is None:
+            return
+        if self._stopping or self.busy >= self.max_rooms:
+            why = "is stopping" if self._stopping else f"serves {self.busy} rooms, its most"
+            old.next_game_refused(f"this dealer {why}: ask for a new room")
+            return
+
+        def prepare(authority: Authority) -> None:
+            # Before anyone can follow its notice: the owner decides again.
+            authority.owner = owner
+            authority.admitted.add(owner)
+
+        try:
+            hosted = await open_next_room(room.hosted, rooms=self.rooms_dir, prepare=prepare)
+        except Exception as error:  # broker errors carry their own one-line reason
+            log.warning("room %s: could not open its next game: %s", room.code, error)
+            old.next_game_refused(f"the dealer could not open it: {error}")
+            return
+        room.hosted = None  # closed by open_next_room; its broker is the next room's
+        kept = msgspec.structs.replace(room.kept, code=hosted.code, replicated=False)
+        authority = self._deal_with(hosted, kept)
+        following = DealtRoom(
+            hosted.code,
+            room.game,
+            room.asker,
+            authority,
+            hosted,
+            kept=kept,
+            wanted=room.wanted,
+            bots=room.bots,
+        )
+        self._offer_next_game(following)
+        self.rooms[following.code] = following
+        self._keep(following)
+        log.info("room %s: the next game at the table of %s", following.code, room.code)
+        self._event("dealt", code=following.code, game=room.game, after=room.code)
+        self._changed()
+        room.let_go.set()
+        self._lobbies[owner] = self._lobbies.get(owner, 0) + 1  # _serve's end gives it back
+        following.task = spawn(
+            self._serve(following, owner, following.wanted, following.bots),
+            f"room {following.code}",
+        )
 
     def _deal_with(self, hosted: HostedRoom, kept: KeptRoom) -> Authority:
         """``hosted``'s authority, set up as this dealer's: its votes and
@@ -719,6 +799,12 @@ class Dealer:
         log.info("room %s: the game is over", room.code)
         self._event("over", code=room.code)
         self._send_releases(authority)
+        if authority.on_again is not None and not self._stopping:
+            # Its owner may ask for the next game at this table from their
+            # game-over screen (``Again``): the room stays open until then,
+            # for NEXT_GAME_WAIT at most.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(room.let_go.wait(), NEXT_GAME_WAIT)
         await self._close(room)
 
     def _send_releases(self, authority: Authority) -> None:
@@ -732,6 +818,7 @@ class Dealer:
                 spawn(self._link.publish(topic, payload), "a release")
 
     async def _close(self, room: DealtRoom) -> None:
+        room.let_go.set()
         self.rooms.pop(room.code, None)
         self._forget(room.code)
         if room.hosted is not None:

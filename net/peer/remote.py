@@ -62,6 +62,7 @@ from net.protocol.wire import (
     TOPIC_ROOT,
     Act,
     Admit,
+    Again,
     Hello,
     Knocking,
     Knocks,
@@ -504,6 +505,12 @@ class RemoteTable(TableClient):
             Admit(room=self.code, epoch=self._epoch, n=self._next_n(), key=key, yes=yes)
         )
 
+    def ask_next_game(self) -> bool:
+        """As the owner of a dealer's room whose game is over, ask for the
+        next game at this table; its notice (:meth:`on_next`) answers, a
+        refusal comes in words. Whether it could be sent now."""
+        return self._send(Again(room=self.code, epoch=self._epoch, n=self._next_n()))
+
     def _on_knocks(self, message: Knocks) -> None:
         self.owns_room = True
         self.waiting = [
@@ -640,7 +647,7 @@ class RemoteTable(TableClient):
         self._n += 1
         return self._n
 
-    def _send(self, message: Hello | Act | Sync | Leave | Watch | Admit) -> bool:
+    def _send(self, message: Hello | Act | Sync | Leave | Watch | Admit | Again) -> bool:
         if self._link is None or self.authority_key is None:
             return False
         log.debug("to the host: %r (link %s)", message, "up" if self._link.connected else "down")

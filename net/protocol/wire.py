@@ -311,7 +311,15 @@ class Admit(Request, tag="admit"):
     yes: bool
 
 
-PeerMessage = Hello | Act | Sync | Leave | Watch | Admit
+class Again(Request, tag="again"):
+    """The room's owner asks for the next game at this table once its game
+    is over: in a dealer's room (docs/protocol.md section 14) the dealer
+    opens it, with the same seats, and announces it on the room's ``next``
+    topic as a host does. Heeded from the owner's key only; an earlier
+    authority refuses it as malformed (code ``bad``)."""
+
+
+PeerMessage = Hello | Act | Sync | Leave | Watch | Admit | Again
 peer_message_decoder: Final = msgspec.msgpack.Decoder(PeerMessage)
 
 
@@ -564,6 +572,7 @@ __all__ = [
     "STOOD_IN_SPANS",
     "Act",
     "Admit",
+    "Again",
     "AuthorityMessage",
     "Envelope",
     "Hello",

@@ -440,3 +440,90 @@ def test_the_status_of_no_dealer_as_json_is_json(
     assert json.loads(capsys.readouterr().out) == {"running": False, "rooms": [], "kept": []}
     assert print_status(as_json=False) == 1
     assert capsys.readouterr().out.startswith("No dealer has run with this data directory")
+
+
+async def test_the_owner_of_a_dealer_s_room_opens_the_next_game_at_its_table(
+    tmp_path: Path,
+) -> None:
+    """A dealer's room has a next game as a host's does (it had none: found
+    by hand): once its game is over, its owner's ``Again`` has the dealer
+    open it, announced on the old room, with the same room key and seats;
+    the others follow by the key that holds their seat, without knocking.
+    An ``Again`` before the end, or from anyone but the owner, is refused
+    in words and opens nothing."""
+    from net.authority.table import TableUpdate
+    from net.peer.headless import play_with_bot
+    from net.peer.remote import RemoteTable
+    from tests.net.peers import until
+
+    async with broker_at("mosquitto") as (host, port):
+        events = Events()
+        dealer = Dealer(
+            Identity.generate(),
+            "D",
+            host,
+            port,
+            advertise=False,
+            state_dir=tmp_path,
+            bot_delay=0.0,
+            on_event=events,
+        )
+        await dealer.start()
+        ana, ben = Identity.generate(), Identity.generate()
+        tables: list[RemoteTable] = []
+        try:
+            deal = Deal(1, "dominoes", 3, "Ana", wait_for=2, bots="random", owner=ana.public_key)
+            dealt = await ask_dealer(Identity.generate(), host, port, deal)
+            owner, bens = (
+                RemoteTable(key, dealt.code, host, port, name)
+                for key, name in ((ana, "Ana"), (ben, "Ben"))
+            )
+            tables = [owner, bens]
+            assert await owner.join() == 0
+            ben_joins = asyncio.create_task(bens.join())
+            await until(lambda: any(knock.name == "Ben" for knock in owner.waiting))
+            owner.admit(ben.public_key, yes=True)
+            ben_seat = await asyncio.wait_for(ben_joins, DEADLINE)
+            await owner.wait_started()
+            refusals: list[str] = []
+
+            def heard(update: TableUpdate) -> None:
+                if update.rejected is not None:
+                    refusals.append(update.rejected)
+
+            await bens.connect(heard)
+            bens.ask_next_game()  # not the owner
+            await until(lambda: len(refusals) == 1)
+            assert "only the person who asked for room" in refusals[0]
+            await owner.connect(heard)
+            owner.ask_next_game()  # the owner, but the game is on
+            await until(lambda: len(refusals) == 2)
+            assert refusals[1] == "the game is not over"
+            await asyncio.gather(
+                play_with_bot(owner, "random", seed=1), play_with_bot(bens, "random", seed=2)
+            )
+            await bens.connect(heard)
+            bens.ask_next_game()  # still not the owner, the game over
+            await until(lambda: len(refusals) == 3)
+            assert "only the person who asked" in refusals[2] and bens.next_code is None
+            old = dealer.rooms[dealt.code].authority
+            owner.ask_next_game()
+            await until(lambda: owner.next_code is not None and bens.next_code is not None)
+            code = owner.next_code
+            assert code == bens.next_code != dealt.code
+            await until(lambda: code in dealer.rooms)  # announced as it opens
+            following = dealer.rooms[code].authority
+            # The same room key (pinned by its people), the same seats and owner.
+            assert following.identity.public_key == old.identity.public_key
+            assert following.owner == ana.public_key
+            assert [slot.kind for slot in following.seats] == [slot.kind for slot in old.seats]
+            again_ana, again_ben = owner.next_table(), bens.next_table()
+            tables += [again_ana, again_ben]
+            assert await asyncio.wait_for(again_ben.join(), DEADLINE) == ben_seat  # no knock
+            assert await asyncio.wait_for(again_ana.join(), DEADLINE) == 0
+            await again_ana.wait_started()  # filled as the first: two people, a bot
+            await until(lambda: dealt.code not in dealer.rooms)  # the old room goes
+        finally:
+            for table in tables:
+                await table.close()
+            await dealer.stop()

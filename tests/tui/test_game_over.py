@@ -215,6 +215,67 @@ async def test_a_guest_whose_table_moved_is_not_told_the_host_may_open_a_next_ga
         assert hint.startswith(DEALT_KEYS_HINT) and "host" not in hint, hint
 
 
+async def test_the_owner_of_a_dealer_s_room_asks_its_dealer_for_the_next_game_and_joins_it(
+    private_config: Path,
+) -> None:
+    """Found by hand: a dealer's room had no next game. Its owner's a asks
+    the dealer (the screen stays, saying so), a refusal lets them ask
+    again, and the next room's invitation takes them there at once; the
+    others read that its asker may open one, then are invited."""
+    from core.engine import Result
+    from tui.screens.game_over import (
+        AGAIN,
+        ASKING_KEYS_HINT,
+        DEALT_KEYS_HINT,
+        GUEST,
+        HOST_KEYS_HINT,
+    )
+
+    names = ("You", "Ada")
+    result = Result(winners=(1,), shared=False, scores=(3, 9), reason="reached 9 points")
+    asked: list[bool] = []
+
+    def ask_next() -> bool:
+        asked.append(True)
+        return True
+
+    def hint_of(screen: GameOverScreen) -> str:
+        return str(screen.query_one("#game-over-hint", Static).render())
+
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        other = GameOverScreen(result, names, 0, "scores", table=GUEST, dealt=True)
+        await app.push_screen(other)
+        await pilot.pause()
+        assert hint_of(other).startswith(DEALT_KEYS_HINT)
+        await pilot.press("a")  # not theirs to ask: nothing happens
+        assert app.screen is other and asked == []
+        other.dismiss(None)
+        await pilot.pause()
+        chosen: list[str | None] = []
+        owner = GameOverScreen(
+            result, names, 0, "scores", table=GUEST, dealt=True, ask_next=ask_next
+        )
+        await app.push_screen(owner, chosen.append)
+        await pilot.pause()
+        assert hint_of(owner).startswith(HOST_KEYS_HINT)
+        await pilot.press("a")
+        await pilot.pause()
+        assert asked == [True] and app.screen is owner
+        assert hint_of(owner).startswith(ASKING_KEYS_HINT)
+        await pilot.press("a")  # asked already: not again while it is asked
+        assert asked == [True]
+        owner.next_refused()
+        await pilot.pause()
+        assert hint_of(owner).startswith(HOST_KEYS_HINT)
+        await pilot.press("a")
+        await pilot.pause()
+        assert asked == [True, True]
+        owner.invite()  # the dealer opened it: the owner goes there at once
+        await pilot.pause()
+        assert chosen == [AGAIN]
+
+
 @dataclass
 class EndComing:
     """A joiner's dominoes table (a RemoteTable fed a faithful authority's

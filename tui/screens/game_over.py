@@ -11,7 +11,7 @@ word that the scores scroll)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.console import RenderableType
@@ -41,9 +41,10 @@ INVITED_KEYS_HINT = "a / Enter: join the next game · h / Esc: home · q: quit"
 HOST_GONE_KEYS_HINT = "h / Esc: home · q: quit (the host has left the table)"
 # The table moved to a player's machine (issue 20): that person may open one.
 MOVED_KEYS_HINT = "h / Esc: home · q: quit (the table's new host may open a next game)"
-# A dealer's room (passe dealer): no dealer opens a next game (a play-test
-# read that "the table's new host" might, the dealer that took it over).
-DEALT_KEYS_HINT = "h / Esc: home · q: quit (a dealer's room has no next game)"
+# A dealer's room (passe dealer): the person who asked for it asks its
+# dealer for the next game (a); the others are invited once it is open.
+DEALT_KEYS_HINT = "h / Esc: home · q: quit (its asker may open a next game)"
+ASKING_KEYS_HINT = "Asking the dealer for the next game… · h / Esc: home"
 SCROLL_HINT = " · ↑↓ scroll"
 
 
@@ -104,6 +105,7 @@ class GameOverScreen(PasseModal[str]):
         invited: bool = False,
         moved: bool = False,
         dealt: bool = False,
+        ask_next: Callable[[], bool] | None = None,
         deal_check: str = "",
     ) -> None:
         super().__init__()
@@ -117,7 +119,11 @@ class GameOverScreen(PasseModal[str]):
         # The table moved from its host's machine to a player's: no host is
         # left to open a next game (found by hand: the screens said one may).
         self.moved = moved
-        self.dealt = dealt  # a dealer's room: nobody opens a next game
+        self.dealt = dealt  # a dealer's room: its dealer opens the next game
+        # The owner of a dealer's room asks its dealer for the next game
+        # (a), and joins it once it is open: ``asking`` meanwhile.
+        self.ask_next = ask_next
+        self.asking = False
         self.result = result
         self.names = tuple(names)
         self.seat = seat
@@ -146,13 +152,18 @@ class GameOverScreen(PasseModal[str]):
 
     @property
     def again(self) -> bool:
-        return self.table != GUEST or self.invited
+        asks = self.ask_next is not None and not self.asking
+        return self.table != GUEST or self.invited or asks
 
     @property
     def keys_hint(self) -> str:
         if self.table == GUEST:
             if self.invited:
                 return INVITED_KEYS_HINT
+            if self.asking:
+                return ASKING_KEYS_HINT
+            if self.ask_next is not None:
+                return HOST_KEYS_HINT
             if self.dealt:
                 return DEALT_KEYS_HINT
             if self.moved:
@@ -161,10 +172,19 @@ class GameOverScreen(PasseModal[str]):
         return HOST_KEYS_HINT if self.table == HOSTING else KEYS_HINT
 
     def invite(self) -> None:
-        """The host opened the next game at this table: a joins it."""
+        """The host opened the next game at this table: a joins it (at once
+        for the owner of a dealer's room who asked for it)."""
         self.invited = True
+        if self.asking:
+            self.dismiss(AGAIN)
+            return
         self._hint_scrolling()
         self.refresh_bindings()
+
+    def next_refused(self) -> None:
+        """The dealer refused the next game (said in a toast): a may ask again."""
+        self.asking = False
+        self._hint_scrolling()
 
     def host_left(self) -> None:
         """A guest's host went away without opening a next game."""
@@ -213,6 +233,11 @@ class GameOverScreen(PasseModal[str]):
         self.refresh_bindings()
 
     def action_again(self) -> None:
+        if self.table == GUEST and not self.invited and self.ask_next is not None:
+            # The dealer opens it; its notice invites us, and we join then.
+            self.asking = self.ask_next()
+            self._hint_scrolling()
+            return
         self.dismiss(AGAIN)
 
     def action_home(self) -> None:

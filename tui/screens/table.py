@@ -45,6 +45,7 @@ from tui.messages import (
     VoteKept,
 )
 from tui.netplay import remote_table
+from tui.plain import sentence
 from tui.screens.base import PasseScreen
 from tui.screens.choice import ChoiceScreen
 from tui.screens.confirm_quit import HOME, QUIT, ConfirmQuitScreen
@@ -409,7 +410,10 @@ class TableScreen(PasseScreen):
             return  # our own doing
         over = self._game_over_screen()
         if over is not None:
+            asked = over.asking  # the owner of a dealer's room asked for it
             over.invite()
+            if asked:
+                return  # and goes there now: no invitation to read
         host = self._room.host if self._room is not None else "The host"
         if self.client.seat is None:
             # A watcher has no seat there, nor a game-over screen's a (a
@@ -790,7 +794,12 @@ class TableScreen(PasseScreen):
         self.view = update.view
         if self._room is not None and tuple(update.view.to_act) != self._to_act_shown:
             self._show_network()  # "the game waits for them" when their turn comes
-        if update.rejected:
+        over = self._game_over_screen() if view.is_over else None
+        if update.rejected and over is not None and over.asking:
+            # The dealer would not open the next game: its reason, as said.
+            over.next_refused()
+            self.notify(sentence(update.rejected), title="Next game", severity="warning")
+        elif update.rejected:
             self.notify(self.refusal(update.rejected), title="Not allowed", severity="warning")
         # The first update tells the story so far (a resumed or re-joined
         # game): it fills the log, but what happened before is not news.
@@ -950,6 +959,8 @@ class TableScreen(PasseScreen):
         # wins", as the log says it (a play-test read "Lee wins." beside it).
         left = self._seats_left()
         names = tuple(f"{name}'s bot" if n in left else name for n, name in enumerate(self.names))
+        dealt = remote is not None and remote.room is not None and bool(remote.room.dealer)
+        owns = dealt and remote is not None and remote.owns_room
         screen = GameOverScreen(
             view.result,
             names,
@@ -958,7 +969,9 @@ class TableScreen(PasseScreen):
             table=table,
             invited=remote is not None and remote.next_code is not None,
             moved=remote is not None and remote.moved,
-            dealt=remote is not None and remote.room is not None and bool(remote.room.dealer),
+            dealt=dealt,
+            # The person who asked for a dealer's room asks it for the next one.
+            ask_next=remote.ask_next_game if owns and remote is not None else None,
             deal_check=self.deal_check_text(),
         )
         # What was said during the game is over with it: a "Not now" of a
