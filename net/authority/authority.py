@@ -81,6 +81,7 @@ from net.protocol.wire import (
     RoomState,
     SeatState,
     Span,
+    StartNow,
     Sync,
     Update,
     VoterBroker,
@@ -448,6 +449,9 @@ class Authority:
     # dealer's room (net/dealer/service.py); None: nobody (a host opens its
     # own from its screen). Called once, the game over.
     on_again: Callable[[], None] | None = None
+    # Who starts the game when the owner says so (``StartNow``) before
+    # enough people sat: a dealer's room; None: nobody (a host starts its own).
+    on_start_asked: Callable[[], None] | None = None
     _again_asked: bool = False
     _closing_notice: str = ""  # the final state's notice, if not "… closed the room"
     # Seconds a lobby seat may be held with no live presence before it is
@@ -1082,6 +1086,22 @@ class Authority:
         else:
             self._again_asked = True
             self.on_again()
+
+    def _on_start_now(self, key: bytes) -> None:
+        """The owner starts the game without waiting for more people (a
+        dealer's room): its runner's ``on_start_asked`` seats bots in the
+        open seats and starts it. Anyone else, or a runner that waits for
+        nobody's word, is refused in words; once started, it changes nothing."""
+        if self.owner is None or key != self.owner:
+            self._refuse(
+                key, f"only the person who asked for room {self.shown_code} starts it", "denied"
+            )
+        elif self.phase != LOBBY:
+            return  # started already (a request sent again)
+        elif self.on_start_asked is None:
+            self._refuse(key, f"room {self.shown_code} starts by itself", "bad")
+        else:
+            self.on_start_asked()
 
     def next_game_refused(self, reason: str) -> None:
         """``on_again`` could not open the next game: the owner is told why,
@@ -2250,6 +2270,8 @@ class Authority:
             self._on_admit(key, message)
         elif isinstance(message, Again):
             self._on_again(key)
+        elif isinstance(message, StartNow):
+            self._on_start_now(key)
         if seated and self._seat_of(key) is None:  # gave up their seat
             self._former.pop(key, None)
             self._former[key] = None

@@ -701,6 +701,11 @@ class Dealer:
     async def _serve(self, room: DealtRoom, asker: bytes, wanted: int, bots: str) -> None:
         assert room.hosted is not None
         authority = room.authority
+        # Its owner may start it before everyone came (StartNow): bots
+        # take the open seats, as a host's s does.
+        start_now = asyncio.Event()
+        if authority.owner is not None:
+            authority.on_start_asked = start_now.set
         filling = asyncio.ensure_future(
             fill_and_start(
                 room.hosted,
@@ -708,6 +713,7 @@ class Dealer:
                 bots,
                 self._room_event(room.code),
                 before_start=lambda: self._choose_dealers(authority),
+                start_now=start_now,
             )
         )
         owner_left = asyncio.ensure_future(authority.owner_left.wait())

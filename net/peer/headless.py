@@ -97,11 +97,13 @@ async def fill_and_start(
     emit: Callable[..., None] = emit,
     *,
     before_start: Callable[[], None] | None = None,
+    start_now: asyncio.Event | None = None,
 ) -> None:
     """In the lobby, with nobody to decide (a headless host, a dealer):
-    wait for ``wanted`` people present, seat ``bots`` in the open seats,
-    start. ``emit`` hears who sat and who left (``seated``, ``unseated``)
-    and the start (``started``)."""
+    wait for ``wanted`` people present (or for ``start_now``: a dealer's
+    room's owner said so), seat ``bots`` in the open seats, start. ``emit``
+    hears who sat and who left (``seated``, ``unseated``) and the start
+    (``started``)."""
     authority = room.authority
     joined = asyncio.Event()
     seen: set[int] = set()
@@ -129,12 +131,13 @@ async def fill_and_start(
     # It stays: who leaves and comes back mid-game is said too.
     authority.on_change.append(on_change)
     on_change()
+    told = start_now if start_now is not None else asyncio.Event()
     while True:
-        await joined.wait()
+        await _either(joined, told)
         # Everyone's standby broker first (Authority.wait_standby), unless
         # someone left meanwhile.
         await authority.wait_standby()
-        if joined.is_set():
+        if joined.is_set() or told.is_set():
             break
     authority.free_absent()  # seats held by nobody present get bots instead
     for seat, slot in enumerate(authority.seats):
@@ -144,6 +147,16 @@ async def fill_and_start(
         before_start()
     authority.start_game()
     emit("started", seed_hash=authority.seed_hash().hex())
+
+
+async def _either(*events: asyncio.Event) -> None:
+    """Wait until one of ``events`` is set."""
+    waits = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 async def over_or_stepped_down(authority: Authority) -> bool:

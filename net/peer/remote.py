@@ -69,6 +69,7 @@ from net.protocol.wire import (
     Leave,
     Refused,
     RoomState,
+    StartNow,
     Sync,
     Update,
     Watch,
@@ -511,6 +512,11 @@ class RemoteTable(TableClient):
         refusal comes in words. Whether it could be sent now."""
         return self._send(Again(room=self.code, epoch=self._epoch, n=self._next_n()))
 
+    def ask_start(self) -> bool:
+        """As the owner of a dealer's room in its lobby, start the game now:
+        bots take the open seats. Whether it could be sent now."""
+        return self._send(StartNow(room=self.code, epoch=self._epoch, n=self._next_n()))
+
     def _on_knocks(self, message: Knocks) -> None:
         self.owns_room = True
         self.waiting = [
@@ -647,7 +653,7 @@ class RemoteTable(TableClient):
         self._n += 1
         return self._n
 
-    def _send(self, message: Hello | Act | Sync | Leave | Watch | Admit | Again) -> bool:
+    def _send(self, message: Hello | Act | Sync | Leave | Watch | Admit | Again | StartNow) -> bool:
         if self._link is None or self.authority_key is None:
             return False
         log.debug("to the host: %r (link %s)", message, "up" if self._link.connected else "down")

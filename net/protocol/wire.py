@@ -319,7 +319,14 @@ class Again(Request, tag="again"):
     authority refuses it as malformed (code ``bad``)."""
 
 
-PeerMessage = Hello | Act | Sync | Leave | Watch | Admit | Again
+class StartNow(Request, tag="start"):
+    """The room's owner starts the game without waiting for more people: in
+    a dealer's room (docs/protocol.md section 14) the open seats get the
+    room's bots, as a host's s does. Heeded from the owner's key only, in
+    the lobby; an earlier authority refuses it as malformed (code ``bad``)."""
+
+
+PeerMessage = Hello | Act | Sync | Leave | Watch | Admit | Again | StartNow
 peer_message_decoder: Final = msgspec.msgpack.Decoder(PeerMessage)
 
 
@@ -586,6 +593,7 @@ __all__ = [
     "RoomState",
     "SeatState",
     "Span",
+    "StartNow",
     "Sync",
     "Update",
     "Watch",

@@ -527,3 +527,50 @@ async def test_the_owner_of_a_dealer_s_room_opens_the_next_game_at_its_table(
             for table in tables:
                 await table.close()
             await dealer.stop()
+
+
+async def test_the_owner_of_a_dealer_s_room_starts_it_before_everyone_came(
+    tmp_path: Path,
+) -> None:
+    """A dealer's room waits for every seat's person unless asked with
+    --wait-for; its owner now starts it sooner, as a host's s does: bots
+    take the empty seats. Anyone else's StartNow is refused and starts
+    nothing."""
+    from net.peer.remote import RemoteTable
+    from tests.net.peers import until
+
+    async with broker_at("mosquitto") as (host, port):
+        dealer = Dealer(Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path)
+        await dealer.start()
+        ana, ben = Identity.generate(), Identity.generate()
+        tables: list[RemoteTable] = []
+        try:
+            deal = Deal(1, "dominoes", 4, "Ana", bots="random", owner=ana.public_key)
+            dealt = await ask_dealer(Identity.generate(), host, port, deal)
+            owner, bens = (
+                RemoteTable(key, dealt.code, host, port, name)
+                for key, name in ((ana, "Ana"), (ben, "Ben"))
+            )
+            tables = [owner, bens]
+            assert await owner.join() == 0
+            ben_joins = asyncio.create_task(bens.join())
+            await until(lambda: any(knock.name == "Ben" for knock in owner.waiting))
+            owner.admit(ben.public_key, yes=True)
+            await asyncio.wait_for(ben_joins, DEADLINE)
+            # Ben's StartNow: refused (in the lobby a seat has no view to
+            # carry the words: the authority's count of its refusals says it).
+            authority = dealer.rooms[dealt.code].authority
+            bens.ask_start()
+            await until(lambda: authority._floods.counts.get("refused-denied", 0) >= 1)
+            assert authority.phase == "lobby"
+            owner.ask_start()
+            await asyncio.wait_for(owner.wait_started(), DEADLINE)
+            kinds = [slot.kind for slot in authority.seats]
+            assert kinds.count("human") == 2 and kinds.count("bot") == 2
+            owner.ask_start()  # started already: nothing changes
+            await asyncio.wait_for(bens.wait_started(), DEADLINE)
+            assert [slot.kind for slot in authority.seats] == kinds
+        finally:
+            for table in tables:
+                await table.close()
+            await dealer.stop()

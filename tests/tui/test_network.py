@@ -2438,6 +2438,19 @@ async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_the_lobby(
             notes = app.screen.notes
             assert "it starts the game itself" in notes and "y lets them in" in notes
             assert "put a bot" not in notes and "s starts" not in notes
+            await pilot.press("escape")
+            # The person who asked for it starts it before everyone came: s,
+            # offered in the footer; the dealer seats a bot in the empty seat.
+            await wait_until(pilot, lambda: app.screen is lobby, "the lobby again")
+            await wait_until(
+                pilot,
+                lambda: "Start" in {shown for shown, _ in footer_keys(app)},
+                "s in the footer",
+            )
+            await pilot.press("s")
+            authority = dealer.rooms[dealt.code].authority
+            await wait_until(pilot, lambda: authority.phase == "playing", "the game started")
+            assert [slot.kind for slot in authority.seats].count("bot") == 1
     finally:
         if ben_table is not None:
             await ben_table.close()

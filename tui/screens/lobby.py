@@ -253,7 +253,8 @@ class LobbyScreen(PasseScreen):
         "dealer deals it: the same seats, a new code); the others join it with a.\n"
         "The person who asked for the room decides who sits: someone new knocks\n"
         "first, their name and key show on that person's lobby; y lets them in,\n"
-        "n turns them away.\n"
+        "n turns them away. They may also start the game before everyone came:\n"
+        "s, and bots take the empty seats.\n"
         "Check aloud the key under the code: a room shown with another key is\n"
         "not this dealer's.\n"
         "A seat's number moves you to that seat while it is free. 'AWAY' marks\n"
@@ -834,13 +835,15 @@ class LobbyScreen(PasseScreen):
         if self.hosting or self.room is None or self.room.phase != "lobby":
             return
         host = self.room.host or "the host"
-        if event.key == "s":
+        if event.key == "s" and not self._owns_dealt_room():
             event.stop()
-            self.notify(
-                f"Only the host ({host}) starts the game; you play once they do.",
-                title="Start",
-                markup=False,
-            )
+            text = f"Only the host ({host}) starts the game; you play once they do."
+            if self.room.dealer:
+                text = (
+                    f"{self.room.dealer} starts the game when enough people sit, or "
+                    f"{host}, who asked for the room, starts it sooner; you play then."
+                )
+            self.notify(text, title="Start", markup=False)
         elif (
             event.character is not None
             and event.character.isdigit()
@@ -913,6 +916,9 @@ class LobbyScreen(PasseScreen):
                 and any(other.kind == "open" for other in self.room.seats)
             )
         if action == "start":
+            if self._owns_dealt_room():
+                # Its owner starts it before everyone came: bots take the rest.
+                return self.room is not None and self.room.phase == "lobby"
             if not self.hosting or (self.hosted is None and self.problem is not None):
                 return False  # a room that could not open never starts: no key for it
             if self.hosted is None or self.room is None or self.room.phase != "lobby":
@@ -936,7 +942,25 @@ class LobbyScreen(PasseScreen):
         except JoinError as error:
             self.notify(sentence(str(error)), title="Seat", severity="warning", markup=False)
 
+    def _owns_dealt_room(self) -> bool:
+        """This person asked a dealer for this room: they decide who sits
+        and when it starts (the dealer deals it)."""
+        return (
+            not self.hosting
+            and self.room is not None
+            and bool(self.room.dealer)
+            and self.table is not None
+            and self.table.owns_room
+        )
+
     def action_start(self) -> None:
+        if self._owns_dealt_room() and self.table is not None and self.room is not None:
+            if self.table.ask_start():
+                empty = sum(1 for seat in self.room.seats if seat.kind == "open")
+                bots = f": bots take the {empty} empty seats" if empty > 1 else ""
+                bots = ": a bot takes the empty seat" if empty == 1 else bots
+                self._say(f"Asked {self.room.dealer} to start the game{bots}.")
+            return
         if self.hosted is None:
             return
         authority = self.hosted.authority
