@@ -811,6 +811,8 @@ class Dealer:
             # for NEXT_GAME_WAIT at most.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(room.let_go.wait(), NEXT_GAME_WAIT)
+            if self.rooms.get(room.code) is not room:
+                return  # closed meanwhile (this dealer stopping)
         await self._close(room)
 
     def _send_releases(self, authority: Authority) -> None:

@@ -574,3 +574,38 @@ async def test_the_owner_of_a_dealer_s_room_starts_it_before_everyone_came(
             for table in tables:
                 await table.close()
             await dealer.stop()
+
+
+async def test_a_dealer_s_room_over_waits_for_its_owner_a_while_then_closes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A room whose game is over stays for its owner's Again at most
+    NEXT_GAME_WAIT, then closes: its people see its table go, and its place
+    at the dealer is given back."""
+    from net.peer.headless import play_with_bot
+    from net.peer.remote import RemoteTable
+    from tests.net.peers import until
+
+    monkeypatch.setattr(service, "NEXT_GAME_WAIT", 0.5)
+    async with broker_at("mosquitto") as (host, port):
+        dealer = Dealer(
+            Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path, bot_delay=0
+        )
+        await dealer.start()
+        ana = Identity.generate()
+        table: RemoteTable | None = None
+        try:
+            deal = Deal(1, "dominoes", 2, "Ana", wait_for=1, bots="random", owner=ana.public_key)
+            dealt = await ask_dealer(Identity.generate(), host, port, deal)
+            table = RemoteTable(ana, dealt.code, host, port, "Ana")
+            assert await table.join() == 0
+            await asyncio.wait_for(play_with_bot(table, "random", seed=4), DEADLINE)
+            assert dealt.code in dealer.rooms  # over, and waiting for Ana's word
+            await until(lambda: dealt.code not in dealer.rooms)
+            # Its table goes: the seats' game-over screens say so.
+            await until(lambda: table is not None and not table.host_present)
+            assert dealer.busy == 0
+        finally:
+            if table is not None:
+                await table.close()
+            await dealer.stop()

@@ -226,6 +226,7 @@ async def test_the_owner_of_a_dealer_s_room_asks_its_dealer_for_the_next_game_an
     from tui.screens.game_over import (
         AGAIN,
         ASKING_KEYS_HINT,
+        DEALER_GONE_KEYS_HINT,
         DEALT_KEYS_HINT,
         GUEST,
         HOST_KEYS_HINT,
@@ -274,6 +275,19 @@ async def test_the_owner_of_a_dealer_s_room_asks_its_dealer_for_the_next_game_an
         owner.invite()  # the dealer opened it: the owner goes there at once
         await pilot.pause()
         assert chosen == [AGAIN]
+        # The dealer closed the table (nobody asked within NEXT_GAME_WAIT):
+        # nothing left to ask, and every screen says so.
+        for ask in (ask_next, None):
+            late = GameOverScreen(result, names, 0, "scores", table=GUEST, dealt=True, ask_next=ask)
+            await app.push_screen(late)
+            await pilot.pause()
+            late.host_left()
+            await pilot.pause()
+            assert hint_of(late).startswith(DEALER_GONE_KEYS_HINT)
+            await pilot.press("a")
+            assert app.screen is late and len(asked) == 2
+            late.dismiss(None)
+            await pilot.pause()
 
 
 @dataclass

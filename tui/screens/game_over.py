@@ -45,6 +45,7 @@ MOVED_KEYS_HINT = "h / Esc: home · q: quit (the table's new host may open a nex
 # dealer for the next game (a); the others are invited once it is open.
 DEALT_KEYS_HINT = "h / Esc: home · q: quit (its asker may open a next game)"
 ASKING_KEYS_HINT = "Asking the dealer for the next game… · h / Esc: home"
+DEALER_GONE_KEYS_HINT = "h / Esc: home · q: quit (the dealer closed this table)"
 SCROLL_HINT = " · ↑↓ scroll"
 
 
@@ -152,7 +153,7 @@ class GameOverScreen(PasseModal[str]):
 
     @property
     def again(self) -> bool:
-        asks = self.ask_next is not None and not self.asking
+        asks = self.ask_next is not None and not self.asking and not self.host_gone
         return self.table != GUEST or self.invited or asks
 
     @property
@@ -162,6 +163,8 @@ class GameOverScreen(PasseModal[str]):
                 return INVITED_KEYS_HINT
             if self.asking:
                 return ASKING_KEYS_HINT
+            if self.dealt and self.host_gone:
+                return DEALER_GONE_KEYS_HINT
             if self.ask_next is not None:
                 return HOST_KEYS_HINT
             if self.dealt:
