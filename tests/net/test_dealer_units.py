@@ -18,6 +18,7 @@ from net.dealer.client import ask_dealer
 from net.dealer.messages import Deal, Dealt
 from net.dealer.service import STATUS_FILE, Dealer
 from net.identity import Identity, fingerprint
+from net.peer.remote import RemoteTable
 from tests.net.brokers import broker_at
 
 DEADLINE = 20.0
@@ -442,6 +443,18 @@ def test_the_status_of_no_dealer_as_json_is_json(
     assert capsys.readouterr().out.startswith("No dealer has run with this data directory")
 
 
+async def owner_lets_in(owner: RemoteTable, guest: RemoteTable) -> int:
+    """The owner of a dealer's room sits (no knock for them), the guest
+    knocks and the owner lets them in: the guest's seat."""
+    from tests.net.peers import until
+
+    assert await owner.join() == 0
+    joining = asyncio.create_task(guest.join())
+    await until(lambda: any(knock.name == guest.name for knock in owner.waiting))
+    owner.admit(guest.identity.public_key, yes=True)
+    return await asyncio.wait_for(joining, DEADLINE)
+
+
 async def test_the_owner_of_a_dealer_s_room_opens_the_next_game_at_its_table(
     tmp_path: Path,
 ) -> None:
@@ -457,16 +470,8 @@ async def test_the_owner_of_a_dealer_s_room_opens_the_next_game_at_its_table(
     from tests.net.peers import until
 
     async with broker_at("mosquitto") as (host, port):
-        events = Events()
         dealer = Dealer(
-            Identity.generate(),
-            "D",
-            host,
-            port,
-            advertise=False,
-            state_dir=tmp_path,
-            bot_delay=0.0,
-            on_event=events,
+            Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path, bot_delay=0
         )
         await dealer.start()
         ana, ben = Identity.generate(), Identity.generate()
@@ -479,11 +484,7 @@ async def test_the_owner_of_a_dealer_s_room_opens_the_next_game_at_its_table(
                 for key, name in ((ana, "Ana"), (ben, "Ben"))
             )
             tables = [owner, bens]
-            assert await owner.join() == 0
-            ben_joins = asyncio.create_task(bens.join())
-            await until(lambda: any(knock.name == "Ben" for knock in owner.waiting))
-            owner.admit(ben.public_key, yes=True)
-            ben_seat = await asyncio.wait_for(ben_joins, DEADLINE)
+            ben_seat = await owner_lets_in(owner, bens)
             await owner.wait_started()
             refusals: list[str] = []
 
@@ -510,7 +511,7 @@ async def test_the_owner_of_a_dealer_s_room_opens_the_next_game_at_its_table(
             owner.ask_next_game()
             await until(lambda: owner.next_code is not None and bens.next_code is not None)
             code = owner.next_code
-            assert code == bens.next_code != dealt.code
+            assert code is not None and code == bens.next_code != dealt.code
             await until(lambda: code in dealer.rooms)  # announced as it opens
             following = dealer.rooms[code].authority
             # The same room key (pinned by its people), the same seats and owner.
@@ -552,11 +553,7 @@ async def test_the_owner_of_a_dealer_s_room_starts_it_before_everyone_came(
                 for key, name in ((ana, "Ana"), (ben, "Ben"))
             )
             tables = [owner, bens]
-            assert await owner.join() == 0
-            ben_joins = asyncio.create_task(bens.join())
-            await until(lambda: any(knock.name == "Ben" for knock in owner.waiting))
-            owner.admit(ben.public_key, yes=True)
-            await asyncio.wait_for(ben_joins, DEADLINE)
+            await owner_lets_in(owner, bens)
             # Ben's StartNow: refused (in the lobby a seat has no view to
             # carry the words: the authority's count of its refusals says it).
             authority = dealer.rooms[dealt.code].authority
