@@ -466,7 +466,6 @@ async def test_the_owner_of_a_dealer_s_room_opens_the_next_game_at_its_table(
     in words and opens nothing."""
     from net.authority.table import TableUpdate
     from net.peer.headless import play_with_bot
-    from net.peer.remote import RemoteTable
     from tests.net.peers import until
 
     async with broker_at("mosquitto") as (host, port):
@@ -537,7 +536,6 @@ async def test_the_owner_of_a_dealer_s_room_starts_it_before_everyone_came(
     --wait-for; its owner now starts it sooner, as a host's s does: bots
     take the empty seats. Anyone else's StartNow is refused and starts
     nothing."""
-    from net.peer.remote import RemoteTable
     from tests.net.peers import until
 
     async with broker_at("mosquitto") as (host, port):
@@ -580,7 +578,6 @@ async def test_a_dealer_s_room_over_waits_for_its_owner_a_while_then_closes(
     NEXT_GAME_WAIT, then closes: its people see its table go, and its place
     at the dealer is given back."""
     from net.peer.headless import play_with_bot
-    from net.peer.remote import RemoteTable
     from tests.net.peers import until
 
     monkeypatch.setattr(service, "NEXT_GAME_WAIT", 0.5)
