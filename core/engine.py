@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import random
 import threading
 import types
@@ -316,6 +317,31 @@ def _counts(counts: Sequence[int]) -> str:
     if len(counts) == 1:
         return str(counts[0])
     return ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}"
+
+
+def option_from_text(raw: str) -> object:
+    """An option's value written as text (``passe host --option KEY=VALUE``,
+    a dealer's ``Deal``): JSON when it parses (numbers, true/false, lists),
+    else the text itself; values separated by commas are a list
+    (``diamonds=0,0,1,...``)."""
+    value = _json_or_text(raw)
+    if isinstance(value, str) and "," in value:
+        return [_json_or_text(item.strip()) for item in value.split(",")]
+    return value
+
+
+def option_to_text(value: object) -> str:
+    """The text :func:`option_from_text` reads back as ``value``: text as
+    it is, anything else as compact JSON."""
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+def _json_or_text(raw: str) -> object:
+    try:
+        value: object = json.loads(raw)
+    except (ValueError, RecursionError):  # "[[[[…" nested past the parser's depth: text
+        return raw
+    return value
 
 
 def _coerce(name: str, raw: Any, hint: Any) -> Any:
@@ -644,6 +670,8 @@ __all__ = [
     "acts",
     "field",
     "joined",
+    "option_from_text",
+    "option_to_text",
     "plain",
     "plural",
     "possessive",

@@ -56,26 +56,15 @@ def _bot_list(text: str) -> list[str]:
     return names
 
 
-def _value(raw: str) -> object:
-    """A value as JSON when it parses (numbers, true/false, [lists]), else text."""
-    try:
-        value: object = json.loads(raw)
-    except (ValueError, RecursionError):  # "[[[[…" nested past the parser's depth: text
-        return raw
-    return value
-
-
 def _option(text: str) -> tuple[str, object]:
-    """``key=value``; the value is read as JSON when it parses (numbers,
-    true/false, lists), else kept as text; values separated by commas are a
-    list (``diamonds=0,0,1,...``)."""
+    """``key=value``; the value as :func:`core.engine.option_from_text`
+    reads it (JSON when it parses, else text; commas make a list)."""
+    from core.engine import option_from_text
+
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"bad option {text!r}: write KEY=VALUE")
-    value = _value(raw)
-    if isinstance(value, str) and "," in value:
-        return key.strip(), [_value(item.strip()) for item in value.split(",")]
-    return key.strip(), value
+    return key.strip(), option_from_text(raw)
 
 
 def _build_parser() -> argparse.ArgumentParser:

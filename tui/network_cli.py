@@ -318,6 +318,7 @@ def _host_with_dealer(args: argparse.Namespace) -> int:
     """``passe host --dealer``: a dealer on --broker deals the room (issue
     20). Headless, its code is printed (``room``) and this process ends: the
     room is the dealer's; on screen, the person joins it at once."""
+    from core.engine import option_to_text
     from net.dealer.client import DealerError, ask_dealer, new_deal_nonce
     from net.dealer.messages import Deal
     from net.identity import Identity
@@ -353,7 +354,9 @@ def _host_with_dealer(args: argparse.Namespace) -> int:
         players=config.players,
         name=name[:40] or "someone",
         teams=args.teams,
-        options={str(k): str(v) for k, v in args.option},
+        # As text the dealer reads back typed (core.engine.option_from_text):
+        # str(30) was refused there as "not a valid value" (found by hand).
+        options={str(k): option_to_text(v) for k, v in args.option},
         wait_for=args.wait_for or 0,
         bots=args.bots,
         admit=sorted(admission[1]),

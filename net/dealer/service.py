@@ -39,7 +39,7 @@ from typing import Any, Final
 
 import msgspec
 
-from core.engine import ConfigError
+from core.engine import ConfigError, option_from_text
 from core.registry import get_game
 from net.authority.authority import Authority
 from net.authority.host import (
@@ -431,7 +431,7 @@ class Dealer:
             return f"you have {LOBBIES_PER_ASKER} rooms waiting for players here already"
         try:
             game = get_game(deal.game)
-            config = game.make_config(players=deal.players, teams=deal.teams, **deal.options)
+            config = game.make_config(players=deal.players, teams=deal.teams, **_options(deal))
         except (ConfigError, KeyError, TypeError, ValueError) as error:
             return clean_text(str(error) or "this game or these settings do not exist", 300)
         if deal.bots not in game.bots:
@@ -448,7 +448,7 @@ class Dealer:
 
     async def _open(self, asker: bytes, deal: Deal) -> None:
         game = get_game(deal.game)
-        config = game.make_config(players=deal.players, teams=deal.teams, **deal.options)
+        config = game.make_config(players=deal.players, teams=deal.teams, **_options(deal))
         name = clean_name(deal.name, "someone")
         try:
             hosted = await open_room(
@@ -1188,6 +1188,12 @@ class Dealer:
             encoded = msgspec.json.encode(self.status(running=running))
             text = msgspec.json.format(encoded, indent=1).decode()
             write_atomic(self.state_dir / STATUS_FILE, text, durable=False)
+
+
+def _options(deal: Deal) -> dict[str, object]:
+    """The game options a Deal carries as text, typed (the asker wrote them
+    with ``core.engine.option_to_text``, or by hand)."""
+    return {name: option_from_text(text) for name, text in deal.options.items()}
 
 
 def _someone_sat(authority: Authority) -> bool:

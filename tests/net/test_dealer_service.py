@@ -459,6 +459,31 @@ def test_a_good_deal_has_no_problem() -> None:
     assert dealer._deal_problem(asker, Deal(2, "dominoes", 2, "Eve", admit=["a" * 16]), 1.0) is None
 
 
+def test_a_deal_s_options_are_read_as_the_command_line_wrote_them() -> None:
+    """`passe host --dealer --option target=30`: every option that is not
+    text was refused ("option target: '30' is not a valid value": found by
+    hand). The asker writes each as text the dealer reads back typed."""
+    from core.engine import option_to_text
+
+    dealer, _ = a_dealer()
+    asker = Identity.generate().public_key
+    for options, expected in (
+        ({"target": 30}, {"target": 30}),
+        (
+            {"diamonds": [0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3]},
+            {"diamonds": (0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3)},
+        ),
+    ):
+        game = "dominoes" if "target" in options else "passpass"
+        texts = {name: option_to_text(value) for name, value in options.items()}
+        deal = Deal(1, game, 4, "Eve", options=texts)
+        assert dealer._deal_problem(asker, deal, 1.0) is None
+        config = service.get_game(game).make_config(
+            players=4, teams=False, **service._options(deal)
+        )
+        assert {name: getattr(config, name) for name in expected} == expected
+
+
 @pytest.mark.parametrize(
     ("deal", "reason"),
     [
