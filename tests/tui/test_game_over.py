@@ -235,10 +235,11 @@ async def test_the_owner_of_a_dealer_s_room_asks_its_dealer_for_the_next_game_an
     names = ("You", "Ada")
     result = Result(winners=(1,), shared=False, scores=(3, 9), reason="reached 9 points")
     asked: list[bool] = []
+    connected = True
 
     def ask_next() -> bool:
-        asked.append(True)
-        return True
+        asked.append(connected)
+        return connected
 
     def hint_of(screen: GameOverScreen) -> str:
         return str(screen.query_one("#game-over-hint", Static).render())
@@ -269,9 +270,15 @@ async def test_the_owner_of_a_dealer_s_room_asks_its_dealer_for_the_next_game_an
         owner.next_refused()
         await pilot.pause()
         assert hint_of(owner).startswith(HOST_KEYS_HINT)
+        connected = False  # the seat's link down: nothing sent, and it says so
         await pilot.press("a")
         await pilot.pause()
-        assert asked == [True, True]
+        assert not owner.asking and hint_of(owner).startswith(HOST_KEYS_HINT)
+        assert any("Not connected" in n.message for n in app._notifications)
+        connected = True
+        await pilot.press("a")
+        await pilot.pause()
+        assert asked == [True, False, True]
         owner.invite()  # the dealer opened it: the owner goes there at once
         await pilot.pause()
         assert chosen == [AGAIN]
@@ -281,11 +288,16 @@ async def test_the_owner_of_a_dealer_s_room_asks_its_dealer_for_the_next_game_an
             late = GameOverScreen(result, names, 0, "scores", table=GUEST, dealt=True, ask_next=ask)
             await app.push_screen(late)
             await pilot.pause()
+            if ask is not None:
+                await pilot.press("a")  # asked: then the dealer goes
+                await pilot.pause()
+                assert late.asking
             late.host_left()
             await pilot.pause()
-            assert hint_of(late).startswith(DEALER_GONE_KEYS_HINT)
+            assert hint_of(late).startswith(DEALER_GONE_KEYS_HINT) and not late.asking
+            before = len(asked)
             await pilot.press("a")
-            assert app.screen is late and len(asked) == 2
+            assert app.screen is late and len(asked) == before
             late.dismiss(None)
             await pilot.pause()
 

@@ -190,9 +190,11 @@ class GameOverScreen(PasseModal[str]):
         self._hint_scrolling()
 
     def host_left(self) -> None:
-        """A guest's host went away without opening a next game."""
+        """A guest's host went away without opening a next game (a dealer
+        asked for one, too: nothing is coming from it now)."""
         if not self.invited:
             self.host_gone = True
+            self.asking = False
             self._hint_scrolling()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -239,6 +241,12 @@ class GameOverScreen(PasseModal[str]):
         if self.table == GUEST and not self.invited and self.ask_next is not None:
             # The dealer opens it; its notice invites us, and we join then.
             self.asking = self.ask_next()
+            if not self.asking:
+                self.notify(
+                    "Not connected to the room just now: a asks again.",
+                    title="Next game",
+                    severity="warning",
+                )
             self._hint_scrolling()
             return
         self.dismiss(AGAIN)
