@@ -18,9 +18,10 @@ import contextlib
 import logging
 import os
 from pathlib import Path
-from typing import Final
+from typing import Annotated, Final
 
 import msgspec
+from msgspec import Meta
 
 from net.files import write_atomic
 
@@ -44,6 +45,13 @@ class KeptRoom(msgspec.Struct, forbid_unknown_fields=True):
     # Other dealers hold the room's log and shares: it fails over to them,
     # and is never resumed here.
     replicated: bool = False
+    # The person who asked for it on screen (their player key; empty: none),
+    # who starts it early and opens its next game, and how its lobby fills
+    # (the next game's fills so too): kept so that a room resumed after a
+    # restart still has its owner (it refused their next game without).
+    owner: Annotated[bytes, Meta(max_length=32)] = b""
+    wanted: Annotated[int, Meta(ge=0, le=16)] = 0
+    bots: Annotated[str, Meta(max_length=16)] = "normal"
 
 
 _decoder = msgspec.json.Decoder(KeptRoom)

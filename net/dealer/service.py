@@ -470,18 +470,24 @@ class Dealer:
             self._answer(asker, Dealt(deal.nonce, refused=f"could not open a room: {error}"))
             return
         self._opening.discard((asker, deal.nonce))
-        kept = KeptRoom(KEPT_VERSION, hosted.code, name, list(deal.admit), deal.stand_in_after)
-        authority = self._deal_with(hosted, kept)
         wanted = config.players if deal.wait_for == 0 else deal.wait_for
+        kept = KeptRoom(
+            KEPT_VERSION,
+            hosted.code,
+            name,
+            list(deal.admit),
+            deal.stand_in_after,
+            owner=deal.owner,
+            wanted=wanted,
+            bots=deal.bots,
+        )
+        authority = self._deal_with(hosted, kept)
         room = DealtRoom(
             hosted.code, game.id, name, authority, hosted, kept=kept, wanted=wanted, bots=deal.bots
         )
-        if deal.owner:
-            # The asker decides who sits, from their seat; they sit at once,
-            # and may ask for the next game at the table once it is over.
-            authority.owner = deal.owner
-            authority.admitted.add(deal.owner)
-            self._offer_next_game(room)
+        # The asker decides who sits, from their seat; they sit at once,
+        # and may ask for the next game at the table once it is over.
+        self._give_to_owner(room)
         hint = hosted.join_hint
         if self.shown:
             hint = f"{hint.split('@', 1)[0]}@{self.shown}"
@@ -499,6 +505,15 @@ class Dealer:
         self._event("dealt", code=room.code, game=game.id, players=config.players)
         self._changed()
         room.task = spawn(self._serve(room, asker, wanted, deal.bots), f"room {room.code}")
+
+    def _give_to_owner(self, room: DealtRoom) -> None:
+        """The person who asked for ``room`` on screen (its record's owner,
+        if any) decides who sits and opens its next game."""
+        owner = room.kept.owner if room.kept is not None else b""
+        if owner:
+            room.authority.owner = owner
+            room.authority.admitted.add(owner)
+            self._offer_next_game(room)
 
     def _offer_next_game(self, room: DealtRoom) -> None:
         """Its owner's ``Again`` opens the next game at its table."""
@@ -547,7 +562,7 @@ class Dealer:
             wanted=room.wanted,
             bots=room.bots,
         )
-        self._offer_next_game(following)
+        self._give_to_owner(following)
         self.rooms[following.code] = following
         self._keep(following)
         log.info("room %s: the next game at the table of %s", following.code, room.code)
@@ -649,7 +664,17 @@ class Dealer:
             log.warning("room %s: could not be resumed now: %s", kept.code, error)
             return
         authority = self._deal_with(hosted, kept)
-        room = DealtRoom(kept.code, saved.game, kept.asker, authority, hosted, kept=kept)
+        room = DealtRoom(
+            kept.code,
+            saved.game,
+            kept.asker,
+            authority,
+            hosted,
+            kept=kept,
+            wanted=kept.wanted,
+            bots=kept.bots,
+        )
+        self._give_to_owner(room)  # their next game too, after the restart
         self.rooms[room.code] = room
         log.info("room %s: resumed where it stopped (%d moves)", room.code, len(saved.actions))
         self._event("resumed", code=room.code, moves=len(saved.actions), seq=saved.seq)

@@ -689,7 +689,7 @@ async def test_a_deal_opens_a_room_as_asked_and_answers_where_to_join(
         "served": (dealer.rooms[CODE], asker.public_key, 2, "hard"),
     }
     room = dealer.rooms[CODE]
-    kept = KeptRoom(KEPT_VERSION, CODE, "Eve", [admitted], 12.5)
+    kept = KeptRoom(KEPT_VERSION, CODE, "Eve", [admitted], 12.5, wanted=2, bots="hard")
     assert (room.code, room.game, room.asker, room.hosted, room.taken) == (
         CODE,
         "dominoes",
@@ -1749,6 +1749,29 @@ async def test_a_kept_room_that_lets_only_some_keys_in_is_resumed_so(
     authority = dealer.rooms[CODE].authority
     assert authority.allowed_keys == frozenset({"a" * 16})
     assert authority.presence_timeout is None and authority.stand_in_after is None
+
+
+async def test_a_kept_room_asked_for_on_screen_keeps_its_owner_after_a_restart(
+    tmp_path: Path, resumed: list[tuple[SavedRoom, dict[str, Any]]], run_to_end: list[str]
+) -> None:
+    """The person who asked for the room on screen is its owner again once
+    the dealer restarts: their next game is opened (it was refused, "nobody
+    opens a next game": the owner was not kept), and the next room fills as
+    they asked."""
+    dealer, _ = a_dealer(tmp_path)
+    owner = Identity.generate().public_key
+    a_kept_room(dealer, CODE)
+    kept = KeptRoom(KEPT_VERSION, CODE, "Eve", [], 30.0, owner=owner, wanted=2, bots="hard")
+    keep(tmp_path / "rooms", kept)
+    await dealer.resume_kept()
+    room = dealer.rooms[CODE]
+    assert room.kept == kept and (room.wanted, room.bots) == (2, "hard")
+    assert room.authority.owner == owner and owner in room.authority.admitted
+    assert room.authority.on_again is not None
+    # A record of an earlier Passe, without these fields, reads as no owner.
+    a_kept_room(dealer, "XYZ234")
+    await dealer.resume_kept()
+    assert dealer.rooms["XYZ234"].authority.owner is None
 
 
 async def test_a_kept_room_held_by_others_is_not_resumed_and_its_vote_moves(
