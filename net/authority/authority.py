@@ -1071,7 +1071,13 @@ class Authority:
         the runner's ``on_again`` opens it, once; its notice (retained on
         the room's ``next`` topic) is the answer. Anyone else, a game not
         over or a runner that opens none, is refused in words."""
-        if self.owner is None or key != self.owner:
+        if self.owner is None or self.on_again is None:
+            # A host's room (its host opens it on screen), or a table taken
+            # over by another dealer (the room's owner is not in its log).
+            self._refuse(
+                key, f"nobody opens a next game for room {self.shown_code} from a seat", "bad"
+            )
+        elif key != self.owner:
             self._refuse(
                 key,
                 f"only the person who asked for room {self.shown_code} opens its next game",
@@ -1081,8 +1087,6 @@ class Authority:
             self._refuse(key, "the game is not over", "bad")
         elif self._next_code is not None or self._again_asked:
             return  # opened, or being opened: its notice comes (retained)
-        elif self.on_again is None:
-            self._refuse(key, f"nobody opens a next game for room {self.shown_code}", "bad")
         else:
             self._again_asked = True
             self.on_again()
@@ -1092,14 +1096,14 @@ class Authority:
         dealer's room): its runner's ``on_start_asked`` seats bots in the
         open seats and starts it. Anyone else, or a runner that waits for
         nobody's word, is refused in words; once started, it changes nothing."""
-        if self.owner is None or key != self.owner:
+        if self.owner is None or self.on_start_asked is None:
+            self._refuse(key, f"nobody starts room {self.shown_code} from a seat", "bad")
+        elif key != self.owner:
             self._refuse(
                 key, f"only the person who asked for room {self.shown_code} starts it", "denied"
             )
         elif self.phase != LOBBY:
             return  # started already (a request sent again)
-        elif self.on_start_asked is None:
-            self._refuse(key, f"room {self.shown_code} starts by itself", "bad")
         else:
             self.on_start_asked()
 

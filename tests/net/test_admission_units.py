@@ -399,3 +399,41 @@ def test_a_dealer_s_room_owner_decides_who_sits_from_their_seat() -> None:
     # An Admit for a key that no longer knocks changes nothing.
     request(authority, owner, Admit(room=CODE, epoch=1, n=4, key=eve.public_key, yes=True))
     assert eve.public_key in authority.barred and holders(authority)[1] is None
+
+
+def test_only_a_dealer_s_room_owner_starts_it_early_or_asks_for_its_next_game() -> None:
+    """StartNow and Again (a dealer's room asked for on screen): heeded from
+    its owner only, and only where a runner acts on them (a host's room has
+    none: its host does both on screen); each refusal says why."""
+    from net.protocol.wire import Again, Refused, StartNow
+    from tests.net.rooms_in_process import listen, request, sent
+
+    authority = room(admission="ask")
+    owner, ben = Identity.generate(), Identity.generate()
+    listen(authority)
+
+    def reasons(key: Identity) -> list[tuple[str, str]]:
+        return [
+            (m.code, m.reason)
+            for who, m in sent(authority, owner, ben)
+            if who == key.peer_id and isinstance(m, Refused)
+        ]
+
+    # A host's room: nobody starts it, nor opens its next game, from a seat.
+    request(authority, ben, StartNow(room=CODE, epoch=1, n=1))
+    request(authority, ben, Again(room=CODE, epoch=1, n=2))
+    assert reasons(ben) == [
+        ("bad", f"nobody starts room {authority.shown_code} from a seat"),
+        ("bad", f"nobody opens a next game for room {authority.shown_code} from a seat"),
+    ]
+    started: list[str] = []
+    authority.owner = owner.public_key
+    authority.on_start_asked = lambda: started.append("start")
+    authority.on_again = lambda: started.append("again")
+    request(authority, ben, StartNow(room=CODE, epoch=1, n=3))
+    request(authority, ben, Again(room=CODE, epoch=1, n=4))
+    assert [code for code, _ in reasons(ben)] == ["denied", "denied"]
+    request(authority, owner, Again(room=CODE, epoch=1, n=1))
+    assert reasons(owner) == [("bad", "the game is not over")]
+    request(authority, owner, StartNow(room=CODE, epoch=1, n=2))
+    assert started == ["start"]
