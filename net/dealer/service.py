@@ -481,13 +481,9 @@ class Dealer:
             wanted=wanted,
             bots=deal.bots,
         )
-        authority = self._deal_with(hosted, kept)
-        room = DealtRoom(
-            hosted.code, game.id, name, authority, hosted, kept=kept, wanted=wanted, bots=deal.bots
-        )
         # The asker decides who sits, from their seat; they sit at once,
         # and may ask for the next game at the table once it is over.
-        self._give_to_owner(room)
+        room = self._dealt_room(hosted, game.id, kept)
         hint = hosted.join_hint
         if self.shown:
             hint = f"{hint.split('@', 1)[0]}@{self.shown}"
@@ -506,14 +502,27 @@ class Dealer:
         self._changed()
         room.task = spawn(self._serve(room, asker, wanted, deal.bots), f"room {room.code}")
 
-    def _give_to_owner(self, room: DealtRoom) -> None:
-        """The person who asked for ``room`` on screen (its record's owner,
-        if any) decides who sits and opens its next game."""
-        owner = room.kept.owner if room.kept is not None else b""
-        if owner:
-            room.authority.owner = owner
-            room.authority.admitted.add(owner)
+    def _dealt_room(self, hosted: HostedRoom, game: str, kept: KeptRoom) -> DealtRoom:
+        """A room this dealer runs as ``kept`` says (dealt here, the next
+        game at a table, or resumed after a restart): set up as the
+        dealer's; the person who asked for it on screen (``kept.owner``)
+        decides who sits, starts it early and opens its next game."""
+        authority = self._deal_with(hosted, kept)
+        room = DealtRoom(
+            kept.code,
+            game,
+            kept.asker,
+            authority,
+            hosted,
+            kept=kept,
+            wanted=kept.wanted,
+            bots=kept.bots,
+        )
+        if kept.owner:
+            authority.owner = kept.owner
+            authority.admitted.add(kept.owner)
             self._offer_next_game(room)
+        return room
 
     def _offer_next_game(self, room: DealtRoom) -> None:
         """Its owner's ``Again`` opens the next game at its table."""
@@ -551,18 +560,7 @@ class Dealer:
             return
         room.hosted = None  # closed by open_next_room; its broker is the next room's
         kept = msgspec.structs.replace(room.kept, code=hosted.code, replicated=False)
-        authority = self._deal_with(hosted, kept)
-        following = DealtRoom(
-            hosted.code,
-            room.game,
-            room.asker,
-            authority,
-            hosted,
-            kept=kept,
-            wanted=room.wanted,
-            bots=room.bots,
-        )
-        self._give_to_owner(following)
+        following = self._dealt_room(hosted, room.game, kept)
         self.rooms[following.code] = following
         self._keep(following)
         log.info("room %s: the next game at the table of %s", following.code, room.code)
@@ -663,18 +661,7 @@ class Dealer:
         except Exception as error:  # its broker: one line; kept for the next start
             log.warning("room %s: could not be resumed now: %s", kept.code, error)
             return
-        authority = self._deal_with(hosted, kept)
-        room = DealtRoom(
-            kept.code,
-            saved.game,
-            kept.asker,
-            authority,
-            hosted,
-            kept=kept,
-            wanted=kept.wanted,
-            bots=kept.bots,
-        )
-        self._give_to_owner(room)  # their next game too, after the restart
+        room = self._dealt_room(hosted, saved.game, kept)  # its owner's still
         self.rooms[room.code] = room
         log.info("room %s: resumed where it stopped (%d moves)", room.code, len(saved.actions))
         self._event("resumed", code=room.code, moves=len(saved.actions), seq=saved.seq)
