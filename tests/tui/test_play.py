@@ -157,6 +157,33 @@ async def test_second_winner_chooses_among_tied_lowest_cards(private_config: Pat
         assert any(line.startswith("You take ") for line in table.game_log.lines_written)
 
 
+async def test_a_choice_opens_by_itself_once_per_moment(private_config: Path) -> None:
+    """The second winner's dialog opens by itself when the choice comes; the
+    same moment drawn again (a seat's ⚠, a notice), after the choice was put
+    off or made and on its way, opens no second one: a browser tab showed a
+    choice it had made already over the round's summary, stuck (CI, 6
+    December). Its key, c, opens it again."""
+    write_settings(private_config, players={"passpass": 5})
+    app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.screen
+        assert isinstance(table, PassPassTableScreen)
+        await pilot.press("1")  # play V1
+        await choice_opens(pilot)
+        assert isinstance(app.screen, ChoiceScreen)
+        await pilot.press("escape")  # later
+        await pilot.pause()
+        assert app.screen is table and table.view is not None
+        table.show_view(table.view, ())  # the same moment, drawn again
+        await pilot.pause()
+        assert app.screen is table
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and app.screen.kind == "take"
+
+
 def last_trick_of_round_1(view: View) -> bool:
     assert isinstance(view, PassPassView)
     return view.round == 1 and view.trick_number == 8 and view.phase == "play"  # PP-6

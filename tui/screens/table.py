@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.console import RenderableType
@@ -170,6 +170,7 @@ class TableScreen(PasseScreen):
         self._submitted = False  # an action of ours awaits its update
         self._my_turn = False
         self.deferred: list[Dialog] = []  # dialogs waiting for this screen
+        self._offered_decision: Hashable = None  # see first_offer
         self.round_end_title = ""  # while an end-of-round summary is due or open
         self.catching_up = False  # while the first update (the story so far) is shown
         # While the log's line for an event a bot played for this person (away
@@ -912,6 +913,19 @@ class TableScreen(PasseScreen):
         self.query_one(StatusLine).say(text, your_turn=your_turn)
 
     # -- dialogs -----------------------------------------------------------
+
+    def first_offer(self, decision: Hashable) -> bool:
+        """Whether the dialog of ``decision`` (the moment of the game that
+        asks this seat to choose: its round, trick or turn, and phase) opens
+        by itself now: once per moment. The same moment drawn again (a
+        seat's ⚠ beside its name, a notice) after the choice was made and
+        is on its way, or was put off (Esc), opens nothing; the game's key
+        opens it again. A second dialog for a choice made already stayed
+        open over the round's summary (a browser tab, CI, 6 December)."""
+        if decision == self._offered_decision:
+            return False
+        self._offered_decision = decision
+        return True
 
     def push_dialog(
         self, dialog: Screen[Any], callback: Callable[[Any], None] | None = None

@@ -207,7 +207,9 @@ class FashionTableScreen(TableScreen):
         self.refocus()
         self._count_gains(view, events)
         self._track_round(view, events)
-        if mine and view.phase == CHOOSE and not self.choice_open:
+        # FA-9: the auction's winner chooses who plays, once per turn.
+        moment = (view.round, len(view.order), view.phase)
+        if mine and view.phase == CHOOSE and not self.choice_open and self.first_offer(moment):
             self.action_player()
 
     def _render_cards(self) -> None:

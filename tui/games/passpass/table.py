@@ -275,7 +275,10 @@ class PassPassTableScreen(TableScreen):
         scored = [event for event in events if isinstance(event, RoundScored)]
         if scored and not view.is_over and not self.catching_up:
             self._show_round_end(view, scored[-1])
-        if mine and view.phase in (TAKE, REPRESENT) and not self.choice_open:
+        # PP-14, PP-23: a second winner's tie, a team's scorer, once each.
+        moment = (view.round, view.trick_number, view.phase)
+        deciding = mine and view.phase in (TAKE, REPRESENT) and not self.choice_open
+        if deciding and self.first_offer(moment):
             self.action_decide()
 
     def _say_status(self) -> None:
