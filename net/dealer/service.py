@@ -142,9 +142,6 @@ class DealtRoom:
     taken: bool = False
     task: asyncio.Task[object] | None = None
     kept: KeptRoom | None = None  # what resumes it after a restart (dealt here)
-    # How its lobby fills, as asked (the next game at its table fills so too).
-    wanted: int = 0
-    bots: str = "normal"
     # Set once the room waits no more for its owner to ask for the next
     # game at its table (``Again``): that game opened, or the room closed.
     let_go: asyncio.Event = field(default_factory=asyncio.Event)
@@ -515,8 +512,6 @@ class Dealer:
             authority,
             hosted,
             kept=kept,
-            wanted=kept.wanted,
-            bots=kept.bots,
         )
         if kept.owner:
             authority.owner = kept.owner
@@ -569,7 +564,7 @@ class Dealer:
         room.let_go.set()
         self._lobbies[owner] = self._lobbies.get(owner, 0) + 1  # _serve's end gives it back
         following.task = spawn(
-            self._serve(following, owner, following.wanted, following.bots),
+            self._serve(following, owner, kept.wanted, kept.bots),
             f"room {following.code}",
         )
 

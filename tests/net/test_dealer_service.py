@@ -1765,7 +1765,7 @@ async def test_a_kept_room_asked_for_on_screen_keeps_its_owner_after_a_restart(
     keep(tmp_path / "rooms", kept)
     await dealer.resume_kept()
     room = dealer.rooms[CODE]
-    assert room.kept == kept and (room.wanted, room.bots) == (2, "hard")
+    assert room.kept == kept and (room.kept.wanted, room.kept.bots) == (2, "hard")
     assert room.authority.owner == owner and owner in room.authority.admitted
     assert room.authority.on_again is not None
     # A record of an earlier Passe, without these fields, reads as no owner.

@@ -131,16 +131,23 @@ async def choice_opens(pilot: Pilot[Any]) -> None:
             return
 
 
+async def a_tie_to_choose(pilot: Pilot[Any]) -> PassPassTableScreen:
+    """A rigged game for five started, V1 played: the person is the second
+    winner among tied lowest cards, and the choice's dialog opens."""
+    await pilot.press("enter")
+    await pilot.pause()
+    table = pilot.app.screen
+    assert isinstance(table, PassPassTableScreen)
+    await pilot.press("1")  # play V1
+    await choice_opens(pilot)
+    return table
+
+
 async def test_second_winner_chooses_among_tied_lowest_cards(private_config: Path) -> None:
     write_settings(private_config, players={"passpass": 5})
     app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("enter")
-        await pilot.pause()
-        table = app.screen
-        assert isinstance(table, PassPassTableScreen)
-        await pilot.press("1")  # play V1
-        await choice_opens(pilot)
+        table = await a_tie_to_choose(pilot)
         choice = app.screen
         assert isinstance(choice, ChoiceScreen) and choice.kind == "take"
         assert len(choice.options) >= 2
@@ -166,12 +173,7 @@ async def test_a_choice_opens_by_itself_once_per_moment(private_config: Path) ->
     write_settings(private_config, players={"passpass": 5})
     app = RiggedApp(config_path=private_config, bot_delay=0, seed=1)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("enter")
-        await pilot.pause()
-        table = app.screen
-        assert isinstance(table, PassPassTableScreen)
-        await pilot.press("1")  # play V1
-        await choice_opens(pilot)
+        table = await a_tie_to_choose(pilot)
         assert isinstance(app.screen, ChoiceScreen)
         await pilot.press("escape")  # later
         await pilot.pause()
