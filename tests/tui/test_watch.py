@@ -755,3 +755,27 @@ async def test_a_notice_from_before_the_screen_opened_is_not_logged_as_news(
         lines = screen.game_log.lines_written
         assert lines[-1] == "Di left the game; a bot plays for them.", lines[-3:]
         assert not any("Bo left" in line for line in lines)
+
+
+def test_the_players_title_names_who_is_away_or_counts_them_when_they_do_not_fit() -> None:
+    """At 80 columns the players panel's title was cut mid-word with two
+    people away and watchers (a play-test, 6 December): the names go in
+    when they fit, their count when they do not (each away seat has its ⚠,
+    and the bar names them), and the watchers are always said."""
+    from tui.widgets.net_status import players_title
+
+    title = "[b]Players[/b] (public)"
+    assert players_title(title, [], 0, 30).plain == "Players (public)"
+    assert players_title(title, ["Ada"], 0, 30).plain == "Players · away: Ada"
+    assert players_title(title, [], 2, 30).plain == "Players · 2 watching"
+    both = players_title(title, ["Ada"], 2, 40)
+    assert both.plain == "Players · away: Ada · 2 watching"
+    crowded = players_title(title, ["Bartholomew", "Cunegonde"], 12, 40)
+    assert crowded.plain == "Players · 2 away · 12 watching"
+    assert crowded.cell_length <= 40 - 4
+    # Not laid out yet (width 0): everything; the screen fits it after layout.
+    assert players_title(title, ["Bartholomew", "Cunegonde"], 12, 0).plain.startswith(
+        "Players · away: Bartholomew, Cunegonde"
+    )
+    # The names are text, never markup (issue 19).
+    assert players_title(title, ["[b]x[/b]"], 0, 40).plain == "Players · away: [b]x[/b]"

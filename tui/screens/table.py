@@ -20,7 +20,6 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
 
@@ -198,6 +197,7 @@ class TableScreen(PasseScreen):
         self._check_move_in_doubt = False
         self._labels_shown: tuple[str, ...] = ()
         self._players_title: str | None = None  # the players panel's own title
+        self._players_shown: tuple[list[str], int] = ([], 0)  # away, watching
         self._to_act_shown: tuple[int, ...] = ()  # what the network bar last knew
         self._table_seat_gone: int | None = None  # its machine ran the table, and went
         self._record_kept = False  # the finished game's record went to the app
@@ -659,24 +659,34 @@ class TableScreen(PasseScreen):
         if room is not None and self._table_seat_gone is not None:
             name = room.seats[self._table_seat_gone].name
             away += [name] if name not in away else []
-        watching = remote.watching if remote is not None else 0
-        more = [f"away: {', '.join(away)}"] if away else []
-        more += [f"{watching} watching"] if watching else []  # issue 21
-        # The title reads back as markup; the names are added as text, in
-        # place of its "(public)": at 80 columns the panel cut them off
-        # ("Players (public) · away:…", found in a play-test).
-        panel.border_title = (
-            Content.from_markup(self._players_title.replace(" (public)", ""))
-            + Content(f" · {' · '.join(more)}")
-            if more
-            else self._players_title
-        )
+        self._players_shown = (away, remote.watching if remote is not None else 0)
+        self._title_players()
         if self.view is not None and self.seat_labels != self._labels_shown:
             self.show_view(self.view, ())  # the ⚠ beside the seats
         keys = self.bindings_state()
         if keys != self._bindings_state:  # b, for the host, while someone is away
             self._bindings_state = keys
             self.refresh_bindings()
+
+    def _title_players(self, *, again: bool = True) -> None:
+        """The players panel's title: who is away, how many watch, fitted
+        to the panel's width (tui/widgets/net_status.py); ``again``: once
+        more after the next refresh if the panel is not laid out yet."""
+        from tui.widgets.net_status import players_title
+
+        panel = next(iter(self.query("#players")), None)
+        if panel is None or self._players_title is None:
+            return
+        away, watching = self._players_shown
+        width = panel.size.width
+        panel.border_title = players_title(self._players_title, away, watching, width)
+        if not width and again and (away or watching):
+            self.call_after_refresh(lambda: self._title_players(again=False))
+
+    def on_resize(self, event: events.Resize) -> None:
+        # After the new layout: the panel's width is the screen's share.
+        del event
+        self.call_after_refresh(self._title_players)
 
     @property
     def seat_labels(self) -> tuple[str, ...]:

@@ -141,6 +141,25 @@ def away_seats(
     ]
 
 
+def players_title(title: str, away: Sequence[str], watching: int, width: int) -> Content:
+    """The players panel's title (``title``, its own: markup) with who is
+    away and how many watch (issue 21), within ``width`` cells (the panel's;
+    0: not laid out yet). The names are added as text, in place of its
+    "(public)"; when they do not fit, their count (the panel marks each
+    away seat with ⚠, and the bar above names them): at 80 columns two
+    names and the watchers were cut off mid-word (a play-test, 6 December)."""
+    more = [f"{watching} watching"] if watching else []
+    if not away and not more:
+        return Content.from_markup(title)
+    base = Content.from_markup(title.replace(" (public)", ""))
+    room = width - 4  # the corners and a cell of padding each side
+    for shown in ([f"away: {', '.join(away)}"], [f"{len(away)} away"]) if away else ([],):
+        line = base + Content(f" · {' · '.join(shown + more)}")
+        if width <= 0 or line.cell_length <= room:
+            return line
+    return line
+
+
 class NetStatus(Static):
     DEFAULT_CSS = """
     NetStatus {
