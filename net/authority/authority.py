@@ -57,7 +57,7 @@ from net.election.driver import (
     voter_presence_topic,
 )
 from net.identity import Identity, fingerprint, peer_id
-from net.lan.transport import LastWill, MqttLink, stop_task
+from net.lan.transport import LastWill, MqttLink, first_of, stop_task
 from net.protocol.bounds import FloodLog, Gate, Outbox, Rate, SenderLimits
 from net.protocol.codec import GameCodec, codec_for
 from net.protocol.codes import format_code, normalize_code
@@ -1784,16 +1784,21 @@ class Authority:
     async def _send_loop(self) -> None:
         assert self._outbox is not None
         while True:
-            barrier = self._outbox.barrier()
-            if self.replica is not None and barrier > self.replica.committed:
-                # Durable on a majority of the voters first (issue 20).
-                await self.replica.wait_committed(barrier)
-                continue
-            message = self._outbox.pop()
+            replica = self.replica
+            # Durable on a majority of the voters first (issue 20); what
+            # the log need not hold may go ahead (Outbox.pop).
+            message = self._outbox.pop(None if replica is None else replica.committed)
             if message is None:
-                self._outbox_idle.set()
                 self._outbox_ready.clear()
-                await self._outbox_ready.wait()
+                if not len(self._outbox):
+                    self._outbox_idle.set()
+                    await self._outbox_ready.wait()
+                elif replica is not None:
+                    # Held: until the log commits, or a message comes that
+                    # may go ahead of it.
+                    await first_of(
+                        replica.wait_committed(self._outbox.barrier()), self._outbox_ready.wait()
+                    )
                 continue
             topic, payload, retain = message
             if retain:

@@ -120,6 +120,16 @@ async def stop_task(task: asyncio.Task[None], again_after: float = 1.0) -> None:
         await task
 
 
+async def first_of(*waits: Awaitable[object]) -> None:
+    """Wait until one of ``waits`` is done; the others are cancelled."""
+    tasks = [asyncio.ensure_future(wait) for wait in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
 @dataclass(frozen=True)
 class LastWill:
     topic: str
@@ -694,4 +704,4 @@ def _retrieve_task(task: asyncio.Task[None]) -> None:
         task.exception()
 
 
-__all__ = ["BrokerUnreachable", "LastWill", "MqttLink", "stop_task"]
+__all__ = ["BrokerUnreachable", "LastWill", "MqttLink", "first_of", "stop_task"]

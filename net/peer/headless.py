@@ -22,6 +22,7 @@ from core.registry import get_game
 from net.authority.authority import Authority
 from net.authority.host import HostedRoom
 from net.authority.table import TableUpdate
+from net.lan.transport import first_of
 from net.peer.remote import RemoteTable
 from net.protocol.wire import RoomState
 
@@ -153,12 +154,7 @@ async def fill_and_start(
 
 async def _either(*events: asyncio.Event) -> None:
     """Wait until one of ``events`` is set."""
-    waits = [asyncio.ensure_future(event.wait()) for event in events]
-    try:
-        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for wait in waits:
-            wait.cancel()
+    await first_of(*(event.wait() for event in events))
 
 
 async def over_or_stepped_down(authority: Authority) -> bool:

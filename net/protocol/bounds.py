@@ -261,10 +261,32 @@ class Outbox:
         self._bytes += len(payload)
         return True
 
-    def pop(self) -> tuple[str, bytes, bool] | None:
+    def pop(self, committed: int | None = None) -> tuple[str, bytes, bool] | None:
+        """The next message that may leave: the first, when the log has
+        ``committed`` its barrier (None: no log, all may leave in order);
+        else the first retained message whose barrier is committed, ahead
+        of those held. The room state in play and the watchers' count say
+        nothing the log must hold first, and are the news while the log
+        cannot commit: a room that lost its majority showed nobody away,
+        its state queued behind the move that waited for those very
+        machines (a play-test, 6 December). The order of the messages on
+        one topic is kept: at most one that may leave waits per topic."""
         if not self._queue:
             return None
-        topic, payload, retain, _ = self._queue.popleft()
+        index = 0
+        if committed is not None and self._queue[0][3] > committed:
+            index = next(
+                (
+                    at
+                    for at, (_, _, retain, barrier) in enumerate(self._queue)
+                    if retain and barrier <= committed
+                ),
+                -1,
+            )
+            if index < 0:
+                return None
+        topic, payload, retain, _ = self._queue[index]
+        del self._queue[index]
         self._bytes -= len(payload)
         return topic, payload, retain
 

@@ -2548,6 +2548,45 @@ async def test_the_send_loop_publishes_in_order_survives_a_failure_and_drains_on
     assert "sending on t/1 failed" in [unroomed(r.getMessage()) for r in caplog.records]
 
 
+async def test_the_send_loop_lets_a_room_state_out_while_a_move_waits_for_the_log() -> None:
+    """A replicated room whose majority is gone: the move's update waits
+    for a commit that does not come, and the room state saying who is away
+    leaves anyway, at once (it waited behind the move: a play-test, 6
+    December); the update leaves once the log commits it."""
+    import asyncio
+
+    from net.protocol.bounds import Outbox
+
+    class Log:
+        committed = 3
+
+        def __init__(self) -> None:
+            self.changed = asyncio.Event()
+
+        async def wait_committed(self, index: int) -> None:
+            while self.committed < index:
+                self.changed.clear()
+                await self.changed.wait()
+
+    authority = room()
+    link = MemoryLink()
+    log = Log()
+    authority._link = link  # type: ignore[assignment]
+    authority.replica = log  # type: ignore[assignment]
+    authority._outbox = Outbox()
+    authority._sender = asyncio.get_running_loop().create_task(authority._send_loop())
+    authority._enqueue("p/1", b"move", barrier=4)
+    await asyncio.sleep(0.01)
+    assert link.published == []  # held for the log
+    authority._enqueue("room", b"Ana is away", retain=True, barrier=0)
+    await until(lambda: link.published == [("room", b"Ana is away", True)])
+    log.committed = 4
+    log.changed.set()
+    await until(lambda: ("p/1", b"move", False) in link.published)
+    authority.replica = None
+    await authority.close(keep=True)
+
+
 def test_a_key_seated_under_any_rule_stays_let_in_and_its_knock_goes(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -773,6 +773,9 @@ def test_the_players_title_names_who_is_away_or_counts_them_when_they_do_not_fit
     crowded = players_title(title, ["Bartholomew", "Cunegonde"], 12, 40)
     assert crowded.plain == "Players · 2 away · 12 watching"
     assert crowded.cell_length <= 40 - 4
+    # Pass Pass's panel at 80 columns is 31 cells wide.
+    assert players_title(title, ["Bartholomew", "Cunegonde"], 2, 31).plain == "2 away · 2 watching"
+    assert players_title(title, [], 2, 31).plain == "Players · 2 watching"
     # Not laid out yet (width 0): everything; the screen fits it after layout.
     assert players_title(title, ["Bartholomew", "Cunegonde"], 12, 0).plain.startswith(
         "Players · away: Bartholomew, Cunegonde"

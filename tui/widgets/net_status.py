@@ -146,8 +146,9 @@ def players_title(title: str, away: Sequence[str], watching: int, width: int) ->
     away and how many watch (issue 21), within ``width`` cells (the panel's;
     0: not laid out yet). The names are added as text, in place of its
     "(public)"; when they do not fit, their count (the panel marks each
-    away seat with ⚠, and the bar above names them): at 80 columns two
-    names and the watchers were cut off mid-word (a play-test, 6 December)."""
+    away seat with ⚠, and the bar above names them), and then without the
+    panel's own word: at 80 columns two names and the watchers were cut
+    off mid-word (a play-test, 6 December)."""
     more = [f"{watching} watching"] if watching else []
     if not away and not more:
         return Content.from_markup(title)
@@ -157,7 +158,8 @@ def players_title(title: str, away: Sequence[str], watching: int, width: int) ->
         line = base + Content(f" · {' · '.join(shown + more)}")
         if width <= 0 or line.cell_length <= room:
             return line
-    return line
+    # The panel's own word last: what it lists is plain from its rows.
+    return Content(" · ".join(([f"{len(away)} away"] if away else []) + more))
 
 
 class NetStatus(Static):
