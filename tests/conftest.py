@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 # mDNS stays on loopback in tests, so that no test multicasts on the
 # machine's real network (tests/net/netns.py lifts this inside the network
 # namespaces a LAN test makes). Every process a test starts inherits it.
@@ -16,17 +18,56 @@ os.environ.setdefault("PASSE_MDNS_INTERFACES", "127.0.0.1")
 os.environ.setdefault("PASSE_DATA_DIR", tempfile.mkdtemp(prefix="passe-test-data-"))
 
 
-def pytest_collection_modifyitems(config: object, items: list[Any]) -> None:
-    """Under mutmut (``make mutation``, issue 23): the fastest tests first,
-    by the durations mutmut recorded, so that a mutant dies at its cheapest
+def long_first(items: list[Any], workers: int) -> list[Any]:
+    """``items`` with the ``long`` ones first in each worker's share.
+    pytest-xdist's worksteal gives worker k the k-th contiguous block of the
+    collection (each ``left // workers_left`` items) and idle workers steal
+    from the end of a queue: all the long tests first in the collection
+    were worker 0's block, run one after the other, and 30 s whole games
+    started in the suite's last minute (a per-test timeline, 6 December).
+    Each block now starts with its share of them, dealt in turn."""
+    longs = [item for item in items if item.get_closest_marker("long") is not None]
+    shorts = iter(item for item in items if item.get_closest_marker("long") is None)
+    workers = max(1, workers)
+    dealt = [longs[worker::workers] for worker in range(workers)]
+    ordered: list[Any] = []
+    left = len(items)
+    for worker in range(workers):
+        size = left // (workers - worker)
+        left -= size
+        block = dealt[worker][:size]
+        ordered += block + [next(shorts) for _ in range(size - len(block))]
+    ordered += [item for share in dealt for item in share if item not in ordered]
+    return ordered
+
+
+def skip_soak(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Soak tests run only when asked for with ``-m soak`` (``make soak``).
+    Here, for every item: in tests/ssh/conftest.py this ran only when that
+    folder was collected, and ``pytest tests/tui/test_monkey.py`` ran its
+    186 soak seeds (ten minutes)."""
+    if "soak" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="soak test: run with `make soak`")
+    for item in items:
+        if item.get_closest_marker("soak"):
+            item.add_marker(skip)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[Any]) -> None:
+    """Soak tests skipped unless asked for (:func:`skip_soak`). Under
+    mutmut (``make mutation``, issue 23): the fastest tests first, by the
+    durations mutmut recorded, so that a mutant dies at its cheapest
     failing test (mutmut runs with -x) instead of after a networked test
     waited out its deadline (measured: 0.1-0.3 mutants/s before, the tests
-    coming in no particular order). Nothing changes outside mutmut."""
+    coming in no particular order). Otherwise the long tests first in
+    each worker's share (:func:`long_first`)."""
+    skip_soak(config, items)
     if not os.environ.get("MUTANT_UNDER_TEST"):
         # The longest tests first (marked ``long``): under xdist each worker
         # starts on one at once and the short ones fill in around them,
         # instead of a 40 s whole game starting last and running alone.
-        items.sort(key=lambda item: item.get_closest_marker("long") is None)
+        items[:] = long_first(items, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
         return
     stats = Path("mutmut-stats.json")  # mutmut runs the tests from mutants/
     if not stats.exists():

@@ -88,6 +88,7 @@ async def dealt_game(
     return room
 
 
+@pytest.mark.long
 async def test_a_dealer_s_table_moves_dealer_to_dealer_and_no_player_holds_a_share(
     tmp_path: Path,
 ) -> None:
@@ -201,6 +202,7 @@ async def test_a_lone_dealer_s_game_outlives_its_process(tmp_path: Path) -> None
             assert not list((again.home / "data").glob("rooms/*.room"))
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("stop", ["killed", "terminated"])
 async def test_a_holding_dealer_stopped_and_started_again_holds_its_room_again(
     tmp_path: Path, stop: str
@@ -256,6 +258,7 @@ async def test_a_dealer_killed_while_running_its_room_holds_it_again_when_starte
             await holds_again_and_takes_over(again, room, other, peers)
 
 
+@pytest.mark.long
 async def test_the_last_dealer_stopped_after_a_takeover_says_its_table_is_away(
     tmp_path: Path,
 ) -> None:

@@ -107,6 +107,7 @@ class Room:
         await self.room.close()
 
 
+@pytest.mark.long
 async def test_back_after_a_double_loss_each_finds_the_room_where_its_voters_are(
     tmp_path: Path,
 ) -> None:

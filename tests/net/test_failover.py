@@ -164,6 +164,7 @@ async def test_a_runner_killed_before_it_showed_anything_finds_the_table_again(
             await clear_room(code)
 
 
+@pytest.mark.long
 async def test_two_machines_lost_one_after_the_other_the_one_back_finds_the_game_by_its_code(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

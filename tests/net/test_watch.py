@@ -305,6 +305,7 @@ async def test_a_flood_of_fresh_keys_watching_neither_stalls_the_game_nor_takes_
             await clear_room(code)
 
 
+@pytest.mark.long
 @pytest.mark.mosquitto
 async def test_a_watcher_follows_the_table_when_it_moves(tmp_path: Path) -> None:
     """A room with --failover; a watcher comes mid-game; the host is killed:

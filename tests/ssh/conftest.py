@@ -39,20 +39,6 @@ DEADLINE = 30.0
 TERM = "xterm-256color"
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "soak: long or heavy; run with `make soak` (-m soak)")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Soak tests run only when asked for with ``-m soak`` (``make soak``)."""
-    if "soak" in (config.getoption("markexpr") or ""):
-        return
-    skip = pytest.mark.skip(reason="soak test: run with `make soak`")
-    for item in items:
-        if item.get_closest_marker("soak"):
-            item.add_marker(skip)
-
-
 def passe_command() -> list[str]:
     script = Path(sys.executable).with_name("passe")
     return [str(script)] if script.exists() else [sys.executable, "-m", "tui.cli"]

@@ -39,7 +39,7 @@ KEYS = (
 NETWORK_KEYS = {"o", "j", "u", "x"}
 GAMES = ("passpass", "dominoes", "fashion")  # the home screen starts on each in turn
 SIZES = [SIZE, SIZE, SIZE, (100, 30), (79, 23), (60, 20), (120, 40)]
-PRESSES = 1500 if os.environ.get("PASSE_SOAK") == "1" else 250
+PRESSES = 1500 if os.environ.get("PASSE_SOAK") == "1" else 150
 
 
 def seeds(*, quick: int, soak: int) -> list[object]:
@@ -50,6 +50,7 @@ def seeds(*, quick: int, soak: int) -> list[object]:
     ]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("seed", seeds(quick=3, soak=150))
 async def test_random_keys_never_crash_a_screen(private_config: Path, seed: int) -> None:
     rng = random.Random(seed)
@@ -93,8 +94,9 @@ def mosquitto() -> tuple[str, int]:
     return MOSQUITTO
 
 
+@pytest.mark.long
 @pytest.mark.mosquitto
-@pytest.mark.parametrize("seed", seeds(quick=2, soak=40))
+@pytest.mark.parametrize("seed", seeds(quick=1, soak=40))
 async def test_random_keys_at_a_networked_table_never_crash_a_screen(
     private_config: Path, mosquitto: tuple[str, int], seed: int
 ) -> None:

@@ -1739,6 +1739,7 @@ async def _zed_and_bob_started(
     return remote, await _started_with_bob_voting_only(pilot, room, remote, bob)
 
 
+@pytest.mark.long
 async def test_where_the_table_moved_its_new_machine_lets_a_bot_play_for_the_host(
     private_config: Path, mosquitto: tuple[str, int]
 ) -> None:

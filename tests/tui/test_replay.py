@@ -234,6 +234,7 @@ async def same_as_opened_there(pilot: Pilot[None], screen: ReplayTableScreen) ->
     return fresh
 
 
+@pytest.mark.long
 async def test_dominoes_and_fashion_replay_at_their_own_tables(
     private_config: Path, private_data: Path
 ) -> None:
