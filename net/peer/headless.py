@@ -42,6 +42,12 @@ async def play_with_bot(
     # it, from before the game's first view (a table whose maker died as the
     # game started moves before it: CI, 6 December, a dealer's).
     table.on_moved(lambda term: emit("moved", term=term, here=table.runs_the_table))
+    # The table's machine (its presence) comes and goes: said, as the
+    # screens' bar says "the host is away" (scripts and tests read it);
+    # from before the first view too: a seat slow to get it, whose table
+    # moved meanwhile, never said that the new one was there (CI, 6
+    # December: test_the_last_dealer_stopped_after_a_takeover_...).
+    table.on_host(lambda up: emit("table", present=up))
     await table.wait_started()
     bot: Bot = get_game(table.game_id).make_bot(level, seed)
     over = asyncio.Event()
@@ -54,9 +60,6 @@ async def play_with_bot(
             over.set()
         wake.set()
 
-    # The table's machine (its presence) comes and goes: said, as the
-    # screens' bar says "the host is away" (scripts and tests read it).
-    table.on_host(lambda up: emit("table", present=up))
     # What the table screen shows of each new room notice ("The table moved
     # to Bob's machine ..."), each once.
     notices: list[str] = []
