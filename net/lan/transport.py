@@ -340,15 +340,7 @@ class MqttLink:
         """Until the link is up (``True``) or closed for good (``False``):
         a closed link never comes back, so nothing is gained waiting on."""
         if not self._connected.is_set() and not self._closed.is_set():
-            waits = [
-                asyncio.ensure_future(self._connected.wait()),
-                asyncio.ensure_future(self._closed.wait()),
-            ]
-            try:
-                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for wait in waits:
-                    wait.cancel()
+            await first_of(self._connected.wait(), self._closed.wait())
         return self._connected.is_set() and not self._closed.is_set()
 
     async def close(

@@ -139,7 +139,7 @@ async def fill_and_start(
     on_change()
     told = start_now if start_now is not None else asyncio.Event()
     while True:
-        await _either(joined, told)
+        await first_of(joined.wait(), told.wait())
         # Everyone's standby broker first (Authority.wait_standby), unless
         # someone left meanwhile.
         await authority.wait_standby()
@@ -153,11 +153,6 @@ async def fill_and_start(
         before_start()
     authority.start_game()
     emit("started", seed_hash=authority.seed_hash().hex())
-
-
-async def _either(*events: asyncio.Event) -> None:
-    """Wait until one of ``events`` is set."""
-    await first_of(*(event.wait() for event in events))
 
 
 async def over_or_stepped_down(authority: Authority) -> bool:
