@@ -656,9 +656,19 @@ class Node:
         state: a dead voter's machine got the same batch of up to MAX_BATCH
         entries (9 KB) four times a second for as long as the game lasted
         (found in a play-test, 5 December). Its first answer (a reply says
-        how far its log matches) brings the entries again."""
+        how far its log matches) brings the entries again.
+
+        It asks about the end of this log, not the voter's next index: an
+        empty Append to a share holder then always means "this is where my
+        log ends", and a voter that matches one holds the authority's whole
+        log (the driver's ``in_step``). Asked at its next index, a dealer
+        started again matched the probe and said it was in step while the
+        players held an entry it lacked; the runner killed then, no
+        election could win (test_dealers, 6 December). A voter behind
+        refuses it with how far it holds (its hint), and the batch from
+        there follows, as before."""
         assert self._leading is not None
-        prev_index = self._leading.next_index[voter] - 1
+        prev_index = self.last_index
         prev_term = self.log[prev_index - 1].term if prev_index else 0
         return Send(voter, Append(self.term, prev_index, prev_term, [], self.commit))
 

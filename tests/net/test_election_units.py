@@ -1171,8 +1171,11 @@ def test_a_voter_silent_for_the_longest_timeout_gets_heartbeats_without_entries(
     Silent for the longest election timeout, he gets an Append without
     entries at each heartbeat (a probe, as etcd's), and no new entry at
     once; his first reply brings the entries again. Carol, who answers,
-    gets hers all along. Mutations: the probe's entries, its prev index or
-    term, the silence's bound or its clock."""
+    gets hers all along. The probe asks about the end of Alice's log, so
+    Bob, behind, refuses it (a dealer started again that matched a probe
+    at its next index said it was in step while lacking an entry the
+    players held: test_dealers, 6 December). Mutations: the probe's
+    entries, its prev index or term, the silence's bound or its clock."""
     _, nodes, _ = _room(3)
     _elect(nodes)  # at 0: Bob answered the first heartbeat
     alice, bob, carol = nodes
@@ -1193,8 +1196,9 @@ def test_a_voter_silent_for_the_longest_timeout_gets_heartbeats_without_entries(
     sends = {s.to: s.message for s in _sends(alice.tick(heard + longest))}
     probe = sends[bob.key]
     assert isinstance(probe, Append) and probe.entries == []
-    assert probe.prev_index == behind - 1 and probe.term == alice.term
-    assert probe.prev_term == alice.log[behind - 2].term and probe.commit == alice.commit
+    # It asks about the end of Alice's log: matching it means holding it all.
+    assert probe.prev_index == alice.last_index and probe.term == alice.term
+    assert probe.prev_term == alice.last_term and probe.commit == alice.commit
     assert isinstance(sends[carol.key], Append)  # Carol's heartbeat (she is caught up)
     now = heard + longest + 0.1
     new = _sends(alice.receive(carol.key, Request(99, b"y"), now))
@@ -1202,6 +1206,9 @@ def test_a_voter_silent_for_the_longest_timeout_gets_heartbeats_without_entries(
     # Bob's machine comes back: his reply to the probe brings his entries.
     reply = _sends(bob.receive(alice.key, probe, now))
     assert [type(s.message) for s in reply] == [AppendReply]
+    refusal = reply[0].message
+    assert isinstance(refusal, AppendReply)
+    assert not refusal.success and refusal.match == behind - 1  # how far he holds
     after = _sends(alice.receive(bob.key, reply[0].message, now))
     [batch] = [s.message for s in after if s.to == bob.key]
     assert isinstance(batch, Append) and batch.entries and batch.prev_index == behind - 1
