@@ -19,6 +19,43 @@ os.environ.setdefault("PASSE_MDNS_INTERFACES", "127.0.0.1")
 os.environ.setdefault("PASSE_DATA_DIR", tempfile.mkdtemp(prefix="passe-test-data-"))
 
 
+def share_parsed_css() -> None:
+    """Each app a test starts parses the same CSS (every widget's
+    DEFAULT_CSS and tui/app.tcss): 90 ms of CPU of the 220 an app costs to
+    start and stop at 80x24, about a tenth of the suite's CPU over its
+    hundreds of apps (6 December). Textual keeps its parses per app
+    (``Stylesheet._parse_cache``, keyed by the text and where it is from,
+    cleared when the theme's variables change) and reuses the rule sets
+    across that app's reparses; here one process reuses them across apps,
+    keyed by the variables too. The first app of each theme parses all of
+    it, so a CSS error still fails its tests."""
+    from textual.css.stylesheet import Stylesheet
+
+    parse_rules = Stylesheet._parse_rules
+    shared: dict[tuple[object, ...], Any] = {}
+
+    def parse_rules_once(
+        self: Stylesheet,
+        css: str,
+        read_from: Any,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> Any:
+        variables = tuple(sorted(self._variables.items()))
+        key = (css, read_from, is_default_rules, tie_breaker, scope, variables)
+        rules = shared.get(key)
+        if rules is None:
+            rules = parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+            shared[key] = rules
+        return rules
+
+    Stylesheet._parse_rules = parse_rules_once  # type: ignore[method-assign]
+
+
+share_parsed_css()
+
+
 def long_first(items: list[Any], workers: int) -> list[Any]:
     """``items`` with the ``long`` ones first in each worker's share.
     pytest-xdist's worksteal gives worker k the k-th contiguous block of the
