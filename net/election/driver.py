@@ -54,6 +54,7 @@ from net.election.messages import (
     Request,
     RequestVote,
     Vote,
+    Voter,
 )
 from net.election.messages import encode as encode_message
 from net.election.node import (
@@ -792,6 +793,18 @@ class VoterDriver:
         link = self._link
         here = 1 if link is not None and link.connected else 0
         return here + sum(self._presences.online.values())
+
+    def voters_away(self) -> list[Voter]:
+        """The room's other voters not counted by :meth:`voters_online`:
+        those whose newest record here does not say online, in the
+        config's order (the bar names whose machine the game waits for)."""
+        online = self._presences.online
+        own = self.identity.public_key
+        return [
+            voter
+            for voter in self.node.config.voters
+            if voter.key != own and not online.get(voter.key, False)
+        ]
 
     def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
         voter = self._presences.gone(topic, payload, now)

@@ -1655,13 +1655,38 @@ class RemoteTable(TableClient):
         """How many of the room's voters (its machines) this process's voter
         finds where it is, of how many: None when this process does not
         vote in the room. The host's seat counts with the table's own voter."""
-        voters = self._voters_here()
-        # The host's own seat has no voter: the table's, in this process.
-        replica = voters[0].replica if voters else self.hosted_replica()
+        replica = self._counting_replica()
         if replica is None:
             return None
         driver = replica.driver
         return driver.voters_online(), len(driver.node.voters)
+
+    def machines_away(self) -> list[str]:
+        """Whose machines :meth:`machines_reachable` does not find, in the
+        room's order, as the bar names them: a seat's person by name ("Bob's"),
+        the room's own first machine ("the host's"), a dealer ("a dealer's").
+        A person was told "1 of its 3 is here" without whom to call."""
+        replica = self._counting_replica()
+        if replica is None:
+            return []
+        seats = self.room.seats if self.room is not None else []
+        whose: list[str] = []
+        for voter in replica.driver.voters_away():
+            seat = seat_held_by(seats, peer_id(voter.key))
+            if voter.dealer:
+                whose.append("a dealer's")
+            elif seat is not None:  # a person's, or a bot process's (passe join --bot)
+                whose.append(f"{seats[seat].name}'s")
+            else:  # the table's first voter, in its maker's process
+                whose.append("the host's")
+        return whose
+
+    def _counting_replica(self) -> RoomReplica | None:
+        """The voter that counts the room's machines for this process: its
+        seat's, or, for the host's own seat (which has no voter), the
+        table's, in this process."""
+        voters = self._voters_here()
+        return voters[0].replica if voters else self.hosted_replica()
 
     def on_machines(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener()`` whenever a voter of the room comes or goes

@@ -2599,6 +2599,34 @@ def test_the_host_s_seat_counts_the_room_s_machines_with_the_table_s_own_voter()
     assert table.machines_reachable() == (1, 3)
 
 
+def test_the_machines_not_found_are_named_by_whose_they_are() -> None:
+    """The bar says whose machines the game waits for: a seat's person by
+    name (a bot process's seat too), a dealer as such, and the voter that
+    is no seat's (the table's first, in its host's process) as the host's.
+    None when this process does not vote."""
+    from net.election.messages import Voter
+
+    table = remote()
+    assert table.machines_away() == []
+    joe, kim, bot, maker = (Identity.generate() for _ in range(4))
+    seats = [
+        SeatState("Hana", "human", present=True),
+        SeatState("Joe", "human", peer=joe.peer_id),
+        SeatState("Kim", "human", peer=kim.peer_id, present=True),
+        SeatState("Robo", "bot", "heuristic", peer=bot.peer_id),
+    ]
+    table.room = a_room_state(phase="playing", seats=seats, host="Hana")
+    away = [
+        Voter(maker.public_key, dealer=False),
+        Voter(joe.public_key, dealer=False),
+        Voter(Identity.generate().public_key, dealer=True),
+        Voter(bot.public_key, dealer=False),
+    ]
+    driver = SimpleNamespace(voters_away=lambda: away)
+    table.hosted_replica = lambda: SimpleNamespace(driver=driver)  # type: ignore[assignment,return-value]
+    assert table.machines_away() == ["the host's", "Joe's", "a dealer's", "Robo's"]
+
+
 def test_an_update_before_a_room_state_it_can_read_is_dropped_in_words(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -193,3 +193,23 @@ async def test_a_voter_counts_the_machines_where_it_is(tmp_path: Path) -> None:
     assert me.voters_online() == 1
     Link.connected = False
     assert me.voters_online() == 0
+
+
+async def test_a_voter_names_the_machines_it_does_not_find(tmp_path: Path) -> None:
+    """The others whose newest record here does not say online, in the
+    room's order (the bar names whose machine the game waits for): all of
+    them before any record, then those not back; never itself."""
+    from net.election.driver import VoterDriver
+    from net.protocol.wire import sealed_presence as sealed
+    from tests.net.voter_drivers import voter_drivers
+
+    voters: list[VoterDriver] = voter_drivers(tmp_path, 4)
+    me = voters[1]
+    keys = [voter.identity.public_key for voter in voters]
+    assert [voter.key for voter in me.voters_away()] == [keys[0], keys[2], keys[3]]
+    for number, online in ((2, True), (3, True), (3, False)):
+        other = voters[number]
+        topic = voter_presence_topic(me.code, other.identity.peer_id)
+        epoch = 7 if online else 8
+        await me._on_message(topic, sealed(other.identity, topic, me.code, epoch, online=online))
+    assert [voter.key for voter in me.voters_away()] == [keys[0], keys[3]]

@@ -2378,6 +2378,20 @@ def test_a_table_with_too_few_machines_for_a_move_to_count_says_the_game_waits()
         "once 3 hold it. It goes on when 1 more is back."
     )
     assert network_problem(room, True, 0, machines=(0, 4)).endswith("when 3 more are back.")
+    # Whose machines are not here, when this one knows (a play-test: the
+    # table knew how many to wait for, not whom to call).
+    assert network_problem(room, True, 0, machines=(1, 3), machines_away=["Joe's"]) == (
+        alone.removesuffix(".") + ": Joe's."
+    )
+    away = ["the host's", "Joe's", "Kim's"]
+    assert network_problem(room, True, 0, machines=(1, 4), machines_away=away).endswith(
+        "It goes on when 2 more are back: the host's, Joe's or Kim's."
+    )
+    # Long names and many machines stay within the bar's three lines.
+    away = [f"{'Bartholomew' * 3}'s", "Joe's", "Kim's", "Lou's", "a dealer's"]
+    said = network_problem(room, True, 0, machines=(1, 7), machines_away=away)
+    assert said.endswith("back: BartholomewBartho…, Joe's, Kim's or 2 more.")
+    assert len(said) <= 3 * (80 - 2)  # the bar's width, less its padding
     assert "Joe is away" in network_problem(room, True, 0, machines=(2, 3))
     assert "Joe is away" in network_problem(room, True, 0, machines=None)  # no vote here
     no_vote = msgspec.structs.replace(room, election=b"")

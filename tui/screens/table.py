@@ -642,6 +642,7 @@ class TableScreen(PasseScreen):
                 to_act,
                 settling=settle > 0,
                 machines=remote.machines_reachable() if remote is not None else None,
+                machines_away=remote.machines_away() if remote is not None else (),
             )
         )
         # Also beside the seats: every game's players panel is #players.

@@ -21,13 +21,15 @@ def network_problem(
     to_act: Collection[int] = (),
     settling: bool = False,
     machines: tuple[int, int] | None = None,
+    machines_away: Sequence[str] = (),
 ) -> str:
     """What the bar says, or "" when all is well. ``to_act``: the seats the
     game waits for now (a person away while others play is not yet what
     the game waits for). ``settling``: the table has just moved to another
     machine, where every seat is away until its link reaches it.
     ``machines``: how many of the room's machines (its voters) this one's
-    voter finds where it is, of how many (None: this one does not vote)."""
+    voter finds where it is, of how many (None: this one does not vote);
+    ``machines_away``: whose those not found are ("Bob's", "the host's")."""
     # A dealer's room (issue 20) is run by that dealer, not by a player;
     # the host is named (after a move the table's runner is another person:
     # "The host is away" named nobody, found in a play-test, 5 December).
@@ -93,10 +95,14 @@ def network_problem(
         needed = majority(voters)
         if found < needed:
             more = needed - found
+            # Whose, so that the table knows whom to call (a play-test: "1
+            # of its 3 is here" named nobody; the players panel marks away
+            # seats, not machines: the host's has no seat of its own).
+            whose = f": {_either(machines_away)}" if machines_away else ""
             return (
                 f"⚠ The game waits for the room's machines: {found} of its {voters} "
                 f"{'is' if found == 1 else 'are'} here, and a move counts once {needed} hold it. "
-                f"It goes on when {more} more {'is' if more == 1 else 'are'} back."
+                f"It goes on when {more} more {'is' if more == 1 else 'are'} back{whose}."
             )
     waiting = away_seats(room.seats, mine, covered=False)
     if waiting:
@@ -113,6 +119,23 @@ def network_problem(
     if covered:
         return f"⚠ {_are(covered)} away: a bot plays for them until they are back"
     return ""
+
+
+# Whose machines the bar names at most, each in at most this many cells:
+# with the sentence, three lines at 80 columns (the bar's most).
+MACHINES_NAMED = 3
+MACHINE_CELLS = 18
+
+
+def _either(whose: Sequence[str]) -> str:
+    """ "Bob's", "Bob's or Cy's", "Ann's, Bob's or Cy's", and past three
+    "Ann's, Bob's, Cy's or 2 more"; a name too long for its share cut."""
+    shown = [w if len(w) <= MACHINE_CELLS else w[: MACHINE_CELLS - 1] + "…" for w in whose]
+    if len(shown) > MACHINES_NAMED:
+        shown = [*shown[:MACHINES_NAMED], f"{len(shown) - MACHINES_NAMED} more"]
+    if len(shown) == 1:
+        return shown[0]
+    return f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
 def _are(names: Sequence[str]) -> str:
