@@ -4,6 +4,7 @@ a driver that plays a whole game through key presses only."""
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from tui.screens.choice import ChoiceScreen
 from tui.screens.game_over import GameOverScreen
 from tui.screens.round_end import RoundEndScreen
 from tui.screens.table import TableScreen
+from tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
 SIZE = (80, 24)
 NAMES = ("You", "Ada", "Bruno", "Cleo")
@@ -171,6 +173,26 @@ def passpass_seed(*, you_lead: bool) -> int:
     return next(
         s for s in range(100) if (game.new_game(config, s).view(None).leader == 0) == you_lead
     )
+
+
+async def resize(pilot: Pilot[Any], width: int, height: int) -> None:
+    """The terminal resized to ``width`` x ``height``, and the screen on top
+    sized to it, its too-small guard as that size asks: the resize reaches
+    the screen as a message of its own, and one pause was not always
+    enough under load (test_no_key_acts_behind_the_too_small_message, a
+    full run with random order, 6 December)."""
+    await pilot.resize_terminal(width, height)
+    small = width < MIN_WIDTH or height < MIN_HEIGHT
+    deadline = time.monotonic() + 30
+
+    def sized() -> bool:
+        screen = pilot.app.screen
+        return tuple(screen.size) == (width, height) and screen.has_class("-too-small") == small
+
+    while not sized():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the screen never took the size {width}x{height}")
+        await pilot.pause(0.01)
 
 
 def make_app(config: Path, *, seed: int = 7, bot_delay: float | None = 0.0) -> PasseApp:

@@ -29,6 +29,7 @@ from tests.tui.conftest import (
     SpyApp,
     continue_game,
     make_app,
+    resize,
     save_when,
     spy_until,
 )
@@ -519,7 +520,7 @@ async def test_a_long_train_wraps_and_keeps_both_ends_labelled(private_config: P
         assert rows[0].startswith(f"[{left}") and rows[-1].endswith(f"{right}]")
         assert "".join(rows).count("[") == 22 and "║" in rows[0]  # doubles marked
         # At 120 columns the same train fits on one line.
-        await pilot.resize_terminal(120, 30)
+        await resize(pilot, 120, 30)
         await pilot.pause()
         lines = text_of(train.render(), width=train.content_size.width).splitlines()
         assert len([line for line in lines[1:] if line.strip()]) == 1

@@ -43,6 +43,7 @@ from tests.tui.conftest import (
     footer_keys,
     help_fits,
     make_app,
+    resize,
     save_when,
 )
 from themes import CARD_VARIABLES
@@ -718,12 +719,12 @@ async def test_no_key_acts_behind_the_too_small_message(private_config: Path) ->
     async with app.run_test(size=SIZE) as pilot:
         table = await start_rigged(pilot)
         received = table.updates_received
-        await pilot.resize_terminal(60, 20)
+        await resize(pilot, 60, 20)
         await pilot.pause()
         assert table.too_small
         await pilot.press("e", "c", "x", "space", "enter", "1", "tab")
         await pilot.pause()
-        await pilot.resize_terminal(*SIZE)
+        await resize(pilot, *SIZE)
         await pilot.pause()
         view = table.fa_view
         assert view is not None and view.phase == "action" and view.current == 0
@@ -750,12 +751,12 @@ async def test_no_key_acts_in_a_dialog_behind_the_too_small_message(
                 break
         dialog = app.screen
         assert isinstance(dialog, ChoiceScreen) and dialog.kind == "player"
-        await pilot.resize_terminal(60, 20)
+        await resize(pilot, 60, 20)
         await pilot.pause()
         await pilot.press("1", "enter", "2", "escape")
         await pilot.pause()
         assert app.screen is dialog
-        await pilot.resize_terminal(*SIZE)
+        await resize(pilot, *SIZE)
         await pilot.pause()
         assert app.screen is dialog
         view = table.fa_view

@@ -14,7 +14,7 @@ from textual.widgets import Markdown
 from core.passpass.model import Play
 from core.passpass.state import PassPassView
 from core.registry import get_game
-from tests.tui.conftest import SIZE, make_app, passpass_seed
+from tests.tui.conftest import SIZE, make_app, passpass_seed, resize
 from tui.app import PasseApp
 from tui.games.passpass.hand import HandView
 from tui.games.passpass.table import PassPassTableScreen
@@ -173,16 +173,16 @@ async def test_too_small_terminal_says_so(private_config: Path) -> None:
         assert screen.has_class("-too-small")
         message = str(screen.query_one(TooSmall).render())
         assert "Terminal too small (need 80x24, have 70x20)" in message
-        await pilot.resize_terminal(*SIZE)
+        await resize(pilot, *SIZE)
         await pilot.pause()
         assert not screen.has_class("-too-small")
         await pilot.press("enter")
         await pilot.pause()
-        await pilot.resize_terminal(79, 24)
+        await resize(pilot, 79, 24)
         await pilot.pause()
         assert isinstance(app.screen, PassPassTableScreen)
         assert app.screen.has_class("-too-small")
-        await pilot.resize_terminal(*SIZE)
+        await resize(pilot, *SIZE)
         await pilot.pause()
         await pilot.pause()
         assert not app.screen.has_class("-too-small")
@@ -336,13 +336,13 @@ async def test_keys_do_nothing_behind_the_too_small_message(private_config: Path
         await pilot.press("enter", "r")  # no game starts, no rules open
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
-        await pilot.resize_terminal(*SIZE)
+        await resize(pilot, *SIZE)
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
         table = app.screen
         assert isinstance(table, PassPassTableScreen)
-        await pilot.resize_terminal(79, 24)
+        await resize(pilot, 79, 24)
         await pilot.pause()
         await pilot.press("1", "right", "enter", "r", "q", "y")
         await pilot.pause()
