@@ -1664,7 +1664,8 @@ class RemoteTable(TableClient):
     def machines_away(self) -> list[str]:
         """Whose machines :meth:`machines_reachable` does not find, in the
         room's order, as the bar names them: a seat's person by name ("Bob's"),
-        the room's own first machine ("the host's"), a dealer ("a dealer's").
+        the room's own first machine ("the host's", "the first host's" once
+        the table moved), a dealer ("a dealer's").
         A person was told "1 of its 3 is here" without whom to call."""
         replica = self._counting_replica()
         if replica is None:
@@ -1678,7 +1679,8 @@ class RemoteTable(TableClient):
             elif seat is not None:  # a person's, or a bot process's (passe join --bot)
                 whose.append(f"{seats[seat].name}'s")
             else:  # the table's first voter, in its maker's process
-                whose.append("the host's")
+                # Once the table moved, "the host" is another machine's.
+                whose.append("the first host's" if self.moved else "the host's")
         return whose
 
     def _counting_replica(self) -> RoomReplica | None:

@@ -2602,8 +2602,9 @@ def test_the_host_s_seat_counts_the_room_s_machines_with_the_table_s_own_voter()
 def test_the_machines_not_found_are_named_by_whose_they_are() -> None:
     """The bar says whose machines the game waits for: a seat's person by
     name (a bot process's seat too), a dealer as such, and the voter that
-    is no seat's (the table's first, in its host's process) as the host's.
-    None when this process does not vote."""
+    is no seat's (the table's first, in its host's process) as the host's,
+    or the first host's once the table moved. None when this process does
+    not vote."""
     from net.election.messages import Voter
 
     table = remote()
@@ -2625,6 +2626,8 @@ def test_the_machines_not_found_are_named_by_whose_they_are() -> None:
     driver = SimpleNamespace(voters_away=lambda: away)
     table.hosted_replica = lambda: SimpleNamespace(driver=driver)  # type: ignore[assignment,return-value]
     assert table.machines_away() == ["the host's", "Joe's", "a dealer's", "Robo's"]
+    table._moves = 1  # the table moved: "the host" is another machine's now
+    assert table.machines_away()[0] == "the first host's"
 
 
 def test_an_update_before_a_room_state_it_can_read_is_dropped_in_words(
