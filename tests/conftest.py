@@ -21,9 +21,9 @@ os.environ.setdefault("PASSE_DATA_DIR", tempfile.mkdtemp(prefix="passe-test-data
 
 def share_parsed_css() -> None:
     """Each app a test starts parses the same CSS (every widget's
-    DEFAULT_CSS and tui/app.tcss): 90 ms of CPU of the 220 an app costs to
-    start and stop at 80x24, about a tenth of the suite's CPU over its
-    hundreds of apps (6 December). Textual keeps its parses per app
+    DEFAULT_CSS and tui/app.tcss): 45 ms of CPU of the 180 an app cost to
+    start and stop at 80x24 (interleaved runs, 6 December), over the
+    suite's hundreds of apps. Textual keeps its parses per app
     (``Stylesheet._parse_cache``, keyed by the text and where it is from,
     cleared when the theme's variables change) and reuses the rule sets
     across that app's reparses; here one process reuses them across apps,

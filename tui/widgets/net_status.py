@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from net.election.node import majority
 from net.protocol.wire import RoomState, SeatState
+from tui.widgets.fit import fit
 
 
 def network_problem(
@@ -129,8 +130,9 @@ MACHINE_CELLS = 18
 
 def _either(whose: Sequence[str]) -> str:
     """ "Bob's", "Bob's or Cy's", "Ann's, Bob's or Cy's", and past three
-    "Ann's, Bob's, Cy's or 2 more"; a name too long for its share cut."""
-    shown = [w if len(w) <= MACHINE_CELLS else w[: MACHINE_CELLS - 1] + "…" for w in whose]
+    "Ann's, Bob's, Cy's or 2 more"; a name too long for its share fitted
+    (in terminal cells: a wide character takes two)."""
+    shown = [fit(w, MACHINE_CELLS) for w in whose]
     if len(shown) > MACHINES_NAMED:
         shown = [*shown[:MACHINES_NAMED], f"{len(shown) - MACHINES_NAMED} more"]
     if len(shown) == 1:
