@@ -452,6 +452,9 @@ class Authority:
     # Who starts the game when the owner says so (``StartNow``) before
     # enough people sat: a dealer's room; None: nobody (a host starts its own).
     on_start_asked: Callable[[], None] | None = None
+    # A dealer's room: how it was asked for, kept in its saves and its
+    # replicated log (SavedRoom.dealt_as): opaque to the authority.
+    dealt_as: bytes = b""
     _again_asked: bool = False
     _closing_notice: str = ""  # the final state's notice, if not "… closed the room"
     # Seconds a lobby seat may be held with no live presence before it is
@@ -825,6 +828,7 @@ class Authority:
             ],
             bot_delay=self.bot_delay,
             broker=broker,
+            dealt_as=self.dealt_as,
         )
 
     @classmethod
@@ -873,6 +877,7 @@ class Authority:
         )
         authority._salt = saved.salt
         authority._stamp = saved.stamp
+        authority.dealt_as = saved.dealt_as
         authority._epoch = max(authority._epoch, saved.epoch)
         for mark in saved.nonces:
             authority._peers[mark.key] = _PeerRecord(last_nonce=(mark.epoch, mark.n))
@@ -1073,7 +1078,7 @@ class Authority:
         over or a runner that opens none, is refused in words."""
         if self.owner is None or self.on_again is None:
             # A host's room (its host opens it on screen), or a table taken
-            # over by another dealer (the room's owner is not in its log).
+            # over from a dealer whose log names no owner (an earlier Passe's).
             self._refuse(
                 key, f"nobody opens a next game for room {self.shown_code} from a seat", "bad"
             )

@@ -33,9 +33,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
+from msgspec import Meta
 
 from core.engine import ConfigError, GameRecord, RecordError
 from core.registry import get_game
@@ -97,8 +98,18 @@ class BrokerChoice(msgspec.Struct, forbid_unknown_fields=True):
     port: int
 
 
-class SavedRoom(msgspec.Struct, forbid_unknown_fields=True):
-    """Everything the authority needs to carry on exactly where it stopped."""
+# A dealer's record of how it was asked for a room (its KeptRoom: a few
+# hundred bytes, about 1.6 KiB with the longest list of who may sit, 64
+# peer ids): bounded so that the room's first entry in its replicated log
+# still fits an entry (net/election/messages.py, MAX_ENTRY_DATA).
+MAX_DEALT_AS = 4 * 1024
+
+
+class SavedRoom(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """Everything the authority needs to carry on exactly where it stopped.
+
+    Fields with a default are left out when they hold it (``omit_defaults``),
+    so that a room with none of them set is written as before they existed."""
 
     version: int
     code: str
@@ -120,6 +131,11 @@ class SavedRoom(msgspec.Struct, forbid_unknown_fields=True):
     # Which journal extends this snapshot: entries of another (older) one
     # are ignored, e.g. after a crash between a snapshot and the journal's reset.
     journal: bytes = b""
+    # A dealer's room: how it was asked for (net/dealer/kept.py, opaque
+    # here), in the room so that it is in the replicated log too: the dealer
+    # that takes the table over knows its owner, who opens its next game,
+    # and how that game's lobby fills (empty: a host's room).
+    dealt_as: Annotated[bytes, Meta(max_length=MAX_DEALT_AS)] = b""
 
     def record(self) -> GameRecord:
         return GameRecord(self.game, dict(self.config), self.seed, tuple(self.actions))

@@ -71,7 +71,7 @@ def keep(directory: Path, room: KeptRoom) -> None:
     the deal and at the start). A failure is logged, never raised: the game
     goes on, it only would not come back after a crash."""
     try:
-        write_atomic(kept_path(directory, room.code), _encoder.encode(room))
+        write_atomic(kept_path(directory, room.code), encode_kept(room))
     except OSError as error:
         log.warning("room %s: cannot keep its record: %s", room.code, error)
 
@@ -88,22 +88,37 @@ def read_kept(path: Path) -> KeptRoom:
             data = stream.read(MAX_KEPT_SIZE + 1)
     except OSError as error:
         raise KeptRoomError(f"{path.name}: {error.strerror or error}") from None
+    code = path.name[: -len(KEPT_SUFFIX)] if path.name.endswith(KEPT_SUFFIX) else ""
+    return decode_kept(data, code, where=path.name)
+
+
+def encode_kept(room: KeptRoom) -> bytes:
+    """``room`` as its record holds it: also what a dealer's room carries in
+    its replicated log (net/authority/rooms.py, ``SavedRoom.dealt_as``), so
+    that the dealer that takes its table over knows its owner and how its
+    next game's lobby fills."""
+    return _encoder.encode(room)
+
+
+def decode_kept(data: bytes, code: str, *, where: str) -> KeptRoom:
+    """The record ``data`` of room ``code``, checked: raises
+    :class:`KeptRoomError`, its sentence starting with ``where``."""
     if len(data) > MAX_KEPT_SIZE:
-        raise KeptRoomError(f"{path.name}: larger than any dealer writes")
+        raise KeptRoomError(f"{where}: larger than any dealer writes")
     try:
         room = _decoder.decode(data)
     except msgspec.DecodeError as error:
-        raise KeptRoomError(f"{path.name}: not a dealer's room record ({error})") from None
-    problem = _problem(room, path)
+        raise KeptRoomError(f"{where}: not a dealer's room record ({error})") from None
+    problem = _problem(room, code)
     if problem:
-        raise KeptRoomError(f"{path.name}: {problem}")
+        raise KeptRoomError(f"{where}: {problem}")
     return room
 
 
-def _problem(room: KeptRoom, path: Path) -> str | None:
+def _problem(room: KeptRoom, code: str) -> str | None:
     if room.version != KEPT_VERSION:
         return f"version {room.version}, this Passe reads {KEPT_VERSION}"
-    if path.name != f"{room.code}{KEPT_SUFFIX}":
+    if room.code != code:
         return f"it names room {room.code!r}"
     if len(room.admit) > MAX_ADMITTED or any(len(each) > 64 for each in room.admit):
         return "its list of who may sit is longer than a deal's"

@@ -32,7 +32,7 @@ import logging
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -41,7 +41,7 @@ import msgspec
 
 from core.engine import ConfigError, option_from_text
 from core.registry import get_game
-from net.authority.authority import Authority
+from net.authority.authority import ADMIT_ANY, ADMIT_ASK, ADMIT_KEYS, Authority
 from net.authority.host import (
     HostedRoom,
     RoomMoved,
@@ -49,6 +49,7 @@ from net.authority.host import (
     open_next_room,
     open_room,
     resume_room,
+    taken_over_room,
 )
 from net.authority.replication import (
     VoterBusy,
@@ -67,7 +68,16 @@ from net.authority.rooms import (
     room_path,
 )
 from net.authority.table import HUMAN
-from net.dealer.kept import KEPT_VERSION, KeptRoom, forget, keep, kept_rooms
+from net.dealer.kept import (
+    KEPT_VERSION,
+    KeptRoom,
+    KeptRoomError,
+    decode_kept,
+    encode_kept,
+    forget,
+    keep,
+    kept_rooms,
+)
 from net.dealer.messages import (
     MAX_DEALER_PAYLOAD,
     PRESENCES,
@@ -456,7 +466,7 @@ class Dealer:
                 broker=(self.host, self.port),
                 bot_delay=self.bot_delay,
                 advertise=self.advertise,
-                admission="keys" if deal.admit else ("ask" if deal.owner else "any"),
+                admission=admission_rule(deal.admit, deal.owner),
                 failover=deal.failover,
                 alternates=self.alternates,
                 rooms=self.rooms_dir,
@@ -505,6 +515,7 @@ class Dealer:
         dealer's; the person who asked for it on screen (``kept.owner``)
         decides who sits, starts it early and opens its next game."""
         authority = self._deal_with(hosted, kept)
+        authority.dealt_as = encode_kept(kept)  # in its saves: for a dealer that takes it over
         room = DealtRoom(
             kept.code,
             game,
@@ -535,7 +546,12 @@ class Dealer:
         closes. Its lobby fills as the first room's did."""
         old = room.authority
         owner = old.owner
-        if room.hosted is None or room.kept is None or owner is None:
+        if room.kept is None or owner is None:
+            return
+        if room.hosted is None and room.taken:
+            # A table this dealer took over: the next game opens where it is.
+            room.hosted = await taken_over_room(old, None)
+        if room.hosted is None:
             return
         if self._stopping or self.busy >= self.max_rooms:
             why = "is stopping" if self._stopping else f"serves {self.busy} rooms, its most"
@@ -644,7 +660,7 @@ class Dealer:
                 broker=(self.host, self.port),
                 bot_delay=self.bot_delay,
                 advertise=self.advertise,
-                admission="keys" if kept.admit else "any",
+                admission=admission_rule(kept.admit, kept.owner),
                 alternates=self.alternates,
                 rooms=directory,
             )
@@ -990,10 +1006,33 @@ class Dealer:
         if held is not None and held.voter.former_host:
             authority.host_name = held.voter.former_host
         room = DealtRoom(code, authority.game_id, authority.host_name, authority, taken=True)
+        kept = self._dealt_as(code, authority)
+        if kept is not None:
+            # Asked for on screen: its owner still decides who sits and
+            # opens its next game here, whose lobby fills as the first's.
+            room.kept = msgspec.structs.replace(kept, replicated=True)
+            authority.allowed_keys = frozenset(kept.admit)
+            authority.admission = admission_rule(kept.admit, kept.owner)
+            if kept.owner:
+                authority.owner = kept.owner
+                authority.admitted.add(kept.owner)
+                self._offer_next_game(room)
         self.rooms[code] = room
         self._event("took_over", code=code, term=held.voter.replica.term if held else 0)
         self._changed()
         room.task = spawn(self._run_to_end(room), f"room {code}")
+
+    @staticmethod
+    def _dealt_as(code: str, authority: Authority) -> KeptRoom | None:
+        """How room ``code``, taken over, was asked for, from its log (None:
+        a log of an earlier Passe, or one that does not say it readably)."""
+        if not authority.dealt_as:
+            return None
+        try:
+            return decode_kept(authority.dealt_as, code, where=f"room {code}'s log")
+        except KeptRoomError as error:
+            log.warning("%s: its owner is not known here", error)
+            return None
 
     def _on_release(self, sender: bytes, release: Release) -> None:
         held = self.held.get(release.code)
@@ -1195,6 +1234,12 @@ class Dealer:
             encoded = msgspec.json.encode(self.status(running=running))
             text = msgspec.json.format(encoded, indent=1).decode()
             write_atomic(self.state_dir / STATUS_FILE, text, durable=False)
+
+
+def admission_rule(admit: Sequence[str], owner: bytes) -> str:
+    """Who sits in a dealer's room (net/authority/authority.py's ADMIT_*):
+    the keys listed, else whom its owner lets in, else anyone."""
+    return ADMIT_KEYS if admit else (ADMIT_ASK if owner else ADMIT_ANY)
 
 
 def _options(deal: Deal) -> dict[str, object]:

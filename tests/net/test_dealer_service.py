@@ -37,7 +37,15 @@ from net.authority.rooms import (
 )
 from net.authority.table import HUMAN
 from net.dealer import service
-from net.dealer.kept import KEPT_VERSION, KeptRoom, keep, kept_path, read_kept
+from net.dealer.kept import (
+    KEPT_VERSION,
+    KeptRoom,
+    decode_kept,
+    encode_kept,
+    keep,
+    kept_path,
+    read_kept,
+)
 from net.dealer.messages import (
     MAX_DEALER_PAYLOAD,
     PRESENCES,
@@ -1481,6 +1489,44 @@ async def test_a_held_room_whose_table_this_dealer_won_is_run_here(
     assert third.host_name == "Host"
 
 
+async def test_a_table_taken_over_keeps_the_owner_its_log_names(
+    voters: list[Voter], run_to_end: list[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """How a room was asked for travels in its saves (``dealt_as``): the
+    dealer that takes its table over gives it the same owner, who opens its
+    next game here, and the same rule for who sits. A log that says it
+    unreadably, or of another room, leaves the room without an owner,
+    said in the log."""
+    dealer, _ = a_dealer()
+    owner = Identity.generate().public_key
+    kept = KeptRoom(KEPT_VERSION, CODE, "Eve", [], 30.0, owner=owner, wanted=2, bots="hard")
+    authority = table()
+    authority.dealt_as = encode_kept(kept)
+    dealer._took_over(CODE, authority)
+    await settle()
+    room = dealer.rooms[CODE]
+    assert room.kept == msgspec.structs.replace(kept, replicated=True)  # never resumed here
+    assert authority.owner == owner and owner in authority.admitted
+    assert authority.admission == "ask" and authority.on_again is not None
+    # A room that lets listed keys in keeps that rule (and its list).
+    listed = msgspec.structs.replace(kept, code="XYZ234", admit=["aaaa-bbbb"], owner=b"")
+    keys_only = table("XYZ234")
+    keys_only.dealt_as = encode_kept(listed)
+    dealer._took_over("XYZ234", keys_only)
+    assert keys_only.admission == "keys" and keys_only.allowed_keys == {"aaaa-bbbb"}
+    assert keys_only.owner is None and keys_only.on_again is None
+    # Damaged, or naming another room: no owner, and why.
+    for code, data in (("QRS456", b"\x93not json"), ("TVW567", encode_kept(kept))):
+        other = table(code)
+        other.dealt_as = data
+        dealer._took_over(code, other)
+        assert other.owner is None and other.on_again is None and dealer.rooms[code].kept is None
+    said = [
+        r.getMessage() for r in caplog.records if "its owner is not known here" in r.getMessage()
+    ]
+    assert len(said) == 2 and "room TVW567's log: it names room" in said[1], said
+
+
 def test_another_dealer_is_named_by_its_name_or_else_its_peer_id() -> None:
     dealer, _ = a_dealer()
     other = Identity.generate()
@@ -1768,10 +1814,16 @@ async def test_a_kept_room_asked_for_on_screen_keeps_its_owner_after_a_restart(
     assert room.kept == kept and (room.kept.wanted, room.kept.bots) == (2, "hard")
     assert room.authority.owner == owner and owner in room.authority.admitted
     assert room.authority.on_again is not None
+    # The owner decides who sits, as in the room they asked for (it was
+    # "anyone" after a restart), and the room's saves say how it was asked
+    # for, for a dealer that takes it over.
+    assert resumed[-1][1]["admission"] == "ask"
+    assert decode_kept(room.authority.dealt_as, CODE, where="its saves") == kept
     # A record of an earlier Passe, without these fields, reads as no owner.
     a_kept_room(dealer, "XYZ234")
     await dealer.resume_kept()
     assert dealer.rooms["XYZ234"].authority.owner is None
+    assert resumed[-1][1]["admission"] == "any"
 
 
 async def test_a_kept_room_held_by_others_is_not_resumed_and_its_vote_moves(

@@ -603,3 +603,82 @@ async def test_a_dealer_s_room_over_waits_for_its_owner_a_while_then_closes(
             if table is not None:
                 await table.close()
             await dealer.stop()
+
+
+async def test_the_owner_opens_the_next_game_at_a_table_another_dealer_took_over(
+    tmp_path: Path,
+) -> None:
+    """A dealer's room whose table moved to another dealer (the first one
+    stopped mid-game and handed it on) still has its owner: how the room
+    was asked for travels in its replicated log, so the owner's ``Again``
+    has the new dealer open the next game, with the same room key, the
+    same rule for who sits and the same owner. Before, the dealer that
+    took the table over knew no owner and refused every next game."""
+    from net.peer.headless import play_with_bot
+    from tests.net.peers import until
+
+    async with broker_at("mosquitto") as (host, port):
+        first, second = (
+            Dealer(
+                Identity.generate(),
+                name,
+                host,
+                port,
+                advertise=False,
+                state_dir=tmp_path / name,
+                bot_delay=0,
+            )
+            for name in ("D1", "D2")
+        )
+        await first.start()
+        await second.start()
+        stopped: list[Dealer] = []
+        ana, ben = Identity.generate(), Identity.generate()
+        tables: list[RemoteTable] = []
+        try:
+            # The first dealer names the second a holder of its rooms once it
+            # has seen it online.
+            await until(lambda: second.identity.public_key in first.dealers)
+            deal = Deal(1, "dominoes", 3, "Ana", wait_for=2, bots="random", owner=ana.public_key)
+            dealt = await ask_dealer(Identity.generate(), host, port, deal)
+            owner, bens = (
+                RemoteTable(key, dealt.code, host, port, name)
+                for key, name in ((ana, "Ana"), (ben, "Ben"))
+            )
+            tables = [owner, bens]
+            ben_seat = await owner_lets_in(owner, bens)
+            await owner.wait_started()
+            await until(lambda: dealt.code in second.held)
+            await first.stop()  # hands the table to the second dealer
+            stopped.append(first)
+            await until(lambda: dealt.code in second.rooms)
+            taken = second.rooms[dealt.code]
+            assert taken.taken and taken.authority.owner == ana.public_key
+            assert taken.authority.admission == "ask"
+            key = taken.authority.identity.public_key  # this term's: its people follow it
+            await asyncio.wait_for(
+                asyncio.gather(
+                    play_with_bot(owner, "random", seed=1), play_with_bot(bens, "random", seed=2)
+                ),
+                DEADLINE * 3,
+            )
+            owner.ask_next_game()
+            await until(lambda: owner.next_code is not None and bens.next_code is not None)
+            code = owner.next_code
+            assert code is not None and code == bens.next_code != dealt.code
+            await until(lambda: code in second.rooms)
+            following = second.rooms[code].authority
+            assert following.identity.public_key == key
+            assert following.owner == ana.public_key and following.admission == "ask"
+            again_ana, again_ben = owner.next_table(), bens.next_table()
+            tables += [again_ana, again_ben]
+            assert await asyncio.wait_for(again_ben.join(), DEADLINE) == ben_seat  # no knock
+            assert await asyncio.wait_for(again_ana.join(), DEADLINE) == 0
+            await again_ana.wait_started()  # filled as the first: two people, a bot
+            await until(lambda: dealt.code not in second.rooms)  # the old room goes
+        finally:
+            for table in tables:
+                await table.close()
+            for dealer in (first, second):
+                if dealer not in stopped:
+                    await dealer.stop()

@@ -16,6 +16,7 @@ from core.registry import get_game
 from net.authority.authority import Authority, SeatSlot
 from net.authority.rooms import (
     _JOURNALED,
+    MAX_DEALT_AS,
     BrokerChoice,
     Interrupted,
     NonceMark,
@@ -91,6 +92,29 @@ async def test_a_saved_room_comes_back_exactly(tmp_path: Path) -> None:
     assert restored.table is not None and authority.table is not None
     assert restored.table.state.history == authority.table.state.history
     assert restored.snapshot(WHERE).nonces == saved.nonces
+
+
+async def test_a_dealer_s_record_of_its_room_is_saved_and_a_host_s_room_is_written_as_before(
+    tmp_path: Path,
+) -> None:
+    """``dealt_as`` (how a dealer was asked for the room: it travels in the
+    replicated log to the dealer that takes the table over) comes back
+    with the room, up to its bound; a host's room, which has none, is
+    written without the field, as an earlier Passe wrote and reads it."""
+    authority = await a_room_in_play()
+    path = room_path(authority.code, tmp_path)
+    write_room(path, authority.snapshot(WHERE))
+    assert b"dealt_as" not in path.read_bytes()
+    assert load_room(path).dealt_as == b""
+    authority.dealt_as = b"k" * MAX_DEALT_AS
+    write_room(path, authority.snapshot(WHERE))
+    loaded = load_room(path)
+    assert loaded.dealt_as == authority.dealt_as
+    assert Authority.restore(loaded, "127.0.0.1", 1883).dealt_as == authority.dealt_as
+    authority.dealt_as += b"k"
+    write_room(path, authority.snapshot(WHERE))
+    with pytest.raises(RoomFileError, match=r"is damaged \(Expected `bytes` of length <= 4096"):
+        load_room(path)
 
 
 async def test_a_room_saved_in_its_lobby_comes_back_to_its_lobby(tmp_path: Path) -> None:
