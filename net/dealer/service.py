@@ -724,6 +724,11 @@ class Dealer:
     async def _serve(self, room: DealtRoom, asker: bytes, wanted: int, bots: str) -> None:
         assert room.hosted is not None
         authority = room.authority
+        # A next game keeps the first's bots (its owner may have started it
+        # before everyone came): it waits for the people of its other seats
+        # at most, or it waited for someone who could never sit (by hand).
+        people = sum(1 for slot in authority.seats if slot.kind != "bot")
+        wanted = min(wanted or people, people)
         # Its owner may start it before everyone came (StartNow): bots
         # take the open seats, as a host's s does.
         start_now = asyncio.Event()

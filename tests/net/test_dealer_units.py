@@ -682,3 +682,55 @@ async def test_the_owner_opens_the_next_game_at_a_table_another_dealer_took_over
             for dealer in (first, second):
                 if dealer not in stopped:
                     await dealer.stop()
+
+
+async def test_a_next_game_after_an_early_start_waits_only_for_its_people(
+    tmp_path: Path,
+) -> None:
+    """A room asked for every seat's person, started early by its owner (a
+    bot took the seat nobody came for): its next game keeps that bot and
+    starts once its two people are back. It waited for a third person, who
+    had no seat to take (found by hand: "D2 starts the game when enough
+    people sit", with everyone there)."""
+    from net.peer.headless import play_with_bot
+    from tests.net.peers import until
+
+    async with broker_at("mosquitto") as (host, port):
+        dealer = Dealer(
+            Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path, bot_delay=0
+        )
+        await dealer.start()
+        ana, ben = Identity.generate(), Identity.generate()
+        tables: list[RemoteTable] = []
+        try:
+            deal = Deal(1, "dominoes", 3, "Ana", bots="random", owner=ana.public_key)
+            dealt = await ask_dealer(Identity.generate(), host, port, deal)
+            owner, bens = (
+                RemoteTable(key, dealt.code, host, port, name)
+                for key, name in ((ana, "Ana"), (ben, "Ben"))
+            )
+            tables = [owner, bens]
+            await owner_lets_in(owner, bens)
+            owner.ask_start()
+            await asyncio.wait_for(owner.wait_started(), DEADLINE)
+            await asyncio.wait_for(
+                asyncio.gather(
+                    play_with_bot(owner, "random", seed=3), play_with_bot(bens, "random", seed=4)
+                ),
+                DEADLINE * 3,
+            )
+            owner.ask_next_game()
+            await until(lambda: owner.next_code is not None and bens.next_code is not None)
+            again_ana, again_ben = owner.next_table(), bens.next_table()
+            tables += [again_ana, again_ben]
+            await asyncio.wait_for(again_ana.join(), DEADLINE)
+            await asyncio.wait_for(again_ben.join(), DEADLINE)
+            await asyncio.wait_for(again_ana.wait_started(), DEADLINE)  # nobody said start
+            code = owner.next_code
+            assert code is not None
+            kinds = [slot.kind for slot in dealer.rooms[code].authority.seats]
+            assert sorted(kinds) == ["bot", "human", "human"]
+        finally:
+            for table in tables:
+                await table.close()
+            await dealer.stop()
