@@ -118,8 +118,9 @@ class JoinScreen(PasseScreen):
         "Where the LAN hides rooms, type the code with the host's address as\n"
         "the host's lobby shows it: ABC-123@192.168.1.20:1883.\n"
         "Rooms found on the LAN are listed below: ↓ to the list, Enter joins.\n"
-        "F3 (or w in the list) watches the room instead: you see its table\n"
-        "live, with hands face down, and take no seat.\n"
+        "F3 (or w in the list) watches the room instead (with no code typed,\n"
+        "the one marked in the list): you see its table live, with hands\n"
+        "face down, and take no seat.\n"
         "F5 looks for rooms again. Escape goes back home."
     )
 
@@ -253,14 +254,20 @@ class JoinScreen(PasseScreen):
         self.run_worker(work, group="join", exclusive=True)
 
     def action_watch(self) -> None:
-        """Watch the room highlighted in the LAN list (when the list has the
-        keys) or the one typed (issue 21)."""
+        """Watch the room typed (issue 21), or the one the LAN list marks
+        when the list has the keys or nothing is typed (a room marked ▸
+        below an empty code is the one meant: found by hand)."""
         rooms = self.query_one("#join-rooms", OptionList)
         index = rooms.highlighted
-        if rooms.has_focus and index is not None and 0 <= index < len(self.adverts):
+        text = self.query_one("#join-code", Input).value.strip()
+        if (
+            index is not None
+            and rooms.display
+            and 0 <= index < len(self.adverts)
+            and (rooms.has_focus or not text)
+        ):
             self._start_join(advert=self.adverts[index], watch=True)
             return
-        text = self.query_one("#join-code", Input).value.strip()
         if not text:
             self._say("Type the room code first (or pick a room in the list).", problem=True)
             return
