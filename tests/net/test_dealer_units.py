@@ -194,7 +194,7 @@ async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_their_seat(
     room's owner (issue 20; docs/protocol.md section 14): through a real
     broker, the owner sits at once, a stranger knocks, the owner is told
     and lets them in from their seat; the one they turn away never sits."""
-    from net.peer.remote import JoinError, RemoteTable
+    from net.peer.remote import JoinError
 
     async with broker_at("mosquitto") as (host, port):
         dealer = Dealer(Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path)
@@ -204,10 +204,7 @@ async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_their_seat(
         try:
             deal = Deal(1, "dominoes", 3, "Ana", owner=ana.public_key)
             dealt = await ask_dealer(Identity.generate(), host, port, deal)
-            tables = [
-                RemoteTable(key, dealt.code, host, port, name)
-                for key, name in ((ana, "Ana"), (ben, "Ben"), (eve, "Eve"))
-            ]
+            tables = tables_of(dealt.code, host, port, (ana, "Ana"), (ben, "Ben"), (eve, "Eve"))
             owner, bens, eves = tables
             assert await owner.join() == 0  # no knock for the owner
             knocking: list[list[str]] = []
@@ -455,6 +452,78 @@ async def owner_lets_in(owner: RemoteTable, guest: RemoteTable) -> int:
     return await asyncio.wait_for(joining, DEADLINE)
 
 
+def tables_of(code: str, host: str, port: int, *people: tuple[Identity, str]) -> list[RemoteTable]:
+    """Each person's table in room ``code``, not joined yet."""
+    return [RemoteTable(key, code, host, port, name) for key, name in people]
+
+
+async def play_out(*tables: RemoteTable, seed: int = 1) -> None:
+    """Every table's seat played by a random bot to the game's end."""
+    from net.peer.headless import play_with_bot
+
+    plays = (play_with_bot(table, "random", seed=seed + n) for n, table in enumerate(tables))
+    await asyncio.wait_for(asyncio.gather(*plays), DEADLINE * 3)
+
+
+async def next_game(owner: RemoteTable, *others: RemoteTable) -> str:
+    """The owner asks for the next game at the table: its code, once every
+    table heard of it (the same for all)."""
+    from tests.net.peers import until
+
+    owner.ask_next_game()
+    await until(lambda: all(table.next_code is not None for table in (owner, *others)))
+    code = owner.next_code
+    assert code is not None and all(table.next_code == code for table in others)
+    return code
+
+
+@dataclasses.dataclass
+class OwnedRoom:
+    """A dealer's room asked for on screen by Ana (its owner), with Ana's
+    and Ben's tables (not joined yet); ``tables`` are closed at the end."""
+
+    dealer: Dealer
+    code: str
+    owner: RemoteTable
+    other: RemoteTable
+    tables: list[RemoteTable]
+
+
+@contextlib.asynccontextmanager
+async def owned_room(tmp_path: Path, players: int, **deal: Any) -> AsyncIterator[OwnedRoom]:
+    """A dealer on a Mosquitto of its own (its bots play at once) deals
+    dominoes for ``players`` as ``deal`` says, owned by Ana."""
+    async with broker_at("mosquitto") as (host, port):
+        dealer = Dealer(
+            Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path, bot_delay=0
+        )
+        await dealer.start()
+        ana, ben = Identity.generate(), Identity.generate()
+        tables: list[RemoteTable] = []
+        try:
+            asked = Deal(1, "dominoes", players, "Ana", owner=ana.public_key, **deal)
+            dealt = await ask_dealer(Identity.generate(), host, port, asked)
+            tables += tables_of(dealt.code, host, port, (ana, "Ana"), (ben, "Ben"))
+            yield OwnedRoom(dealer, dealt.code, *tables, tables=tables)
+        finally:
+            for table in tables:
+                await table.close()
+            await dealer.stop()
+
+
+async def both_follow(
+    owner: RemoteTable, other: RemoteTable, other_seat: int, tables: list[RemoteTable]
+) -> None:
+    """The owner and the other person follow the table to its next room, by
+    the keys that hold their seats (no knock), and its game starts (added
+    to ``tables``, to close)."""
+    again_owner, again_other = owner.next_table(), other.next_table()
+    tables += [again_owner, again_other]
+    assert await asyncio.wait_for(again_other.join(), DEADLINE) == other_seat
+    assert await asyncio.wait_for(again_owner.join(), DEADLINE) == 0
+    await asyncio.wait_for(again_owner.wait_started(), DEADLINE)
+
+
 async def test_the_owner_of_a_dealer_s_room_opens_the_next_game_at_its_table(
     tmp_path: Path,
 ) -> None:
@@ -465,68 +534,42 @@ async def test_the_owner_of_a_dealer_s_room_opens_the_next_game_at_its_table(
     An ``Again`` before the end, or from anyone but the owner, is refused
     in words and opens nothing."""
     from net.authority.table import TableUpdate
-    from net.peer.headless import play_with_bot
     from tests.net.peers import until
 
-    async with broker_at("mosquitto") as (host, port):
-        dealer = Dealer(
-            Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path, bot_delay=0
-        )
-        await dealer.start()
-        ana, ben = Identity.generate(), Identity.generate()
-        tables: list[RemoteTable] = []
-        try:
-            deal = Deal(1, "dominoes", 3, "Ana", wait_for=2, bots="random", owner=ana.public_key)
-            dealt = await ask_dealer(Identity.generate(), host, port, deal)
-            owner, bens = (
-                RemoteTable(key, dealt.code, host, port, name)
-                for key, name in ((ana, "Ana"), (ben, "Ben"))
-            )
-            tables = [owner, bens]
-            ben_seat = await owner_lets_in(owner, bens)
-            await owner.wait_started()
-            refusals: list[str] = []
+    async with owned_room(tmp_path, 3, wait_for=2, bots="random") as room:
+        owner, bens = room.owner, room.other
+        ben_seat = await owner_lets_in(owner, bens)
+        await owner.wait_started()
+        refusals: list[str] = []
 
-            def heard(update: TableUpdate) -> None:
-                if update.rejected is not None:
-                    refusals.append(update.rejected)
+        def heard(update: TableUpdate) -> None:
+            if update.rejected is not None:
+                refusals.append(update.rejected)
 
-            await bens.connect(heard)
-            bens.ask_next_game()  # not the owner
-            await until(lambda: len(refusals) == 1)
-            assert "only the person who asked for room" in refusals[0]
-            await owner.connect(heard)
-            owner.ask_next_game()  # the owner, but the game is on
-            await until(lambda: len(refusals) == 2)
-            assert refusals[1] == "the game is not over"
-            await asyncio.gather(
-                play_with_bot(owner, "random", seed=1), play_with_bot(bens, "random", seed=2)
-            )
-            await bens.connect(heard)
-            bens.ask_next_game()  # still not the owner, the game over
-            await until(lambda: len(refusals) == 3)
-            assert "only the person who asked" in refusals[2] and bens.next_code is None
-            old = dealer.rooms[dealt.code].authority
-            owner.ask_next_game()
-            await until(lambda: owner.next_code is not None and bens.next_code is not None)
-            code = owner.next_code
-            assert code is not None and code == bens.next_code != dealt.code
-            await until(lambda: code in dealer.rooms)  # announced as it opens
-            following = dealer.rooms[code].authority
-            # The same room key (pinned by its people), the same seats and owner.
-            assert following.identity.public_key == old.identity.public_key
-            assert following.owner == ana.public_key
-            assert [slot.kind for slot in following.seats] == [slot.kind for slot in old.seats]
-            again_ana, again_ben = owner.next_table(), bens.next_table()
-            tables += [again_ana, again_ben]
-            assert await asyncio.wait_for(again_ben.join(), DEADLINE) == ben_seat  # no knock
-            assert await asyncio.wait_for(again_ana.join(), DEADLINE) == 0
-            await again_ana.wait_started()  # filled as the first: two people, a bot
-            await until(lambda: dealt.code not in dealer.rooms)  # the old room goes
-        finally:
-            for table in tables:
-                await table.close()
-            await dealer.stop()
+        await bens.connect(heard)
+        bens.ask_next_game()  # not the owner
+        await until(lambda: len(refusals) == 1)
+        assert "only the person who asked for room" in refusals[0]
+        await owner.connect(heard)
+        owner.ask_next_game()  # the owner, but the game is on
+        await until(lambda: len(refusals) == 2)
+        assert refusals[1] == "the game is not over"
+        await play_out(owner, bens)
+        await bens.connect(heard)
+        bens.ask_next_game()  # still not the owner, the game over
+        await until(lambda: len(refusals) == 3)
+        assert "only the person who asked" in refusals[2] and bens.next_code is None
+        old = room.dealer.rooms[room.code].authority
+        code = await next_game(owner, bens)
+        assert code != room.code
+        await until(lambda: code in room.dealer.rooms)  # announced as it opens
+        following = room.dealer.rooms[code].authority
+        # The same room key (pinned by its people), the same seats and owner.
+        assert following.identity.public_key == old.identity.public_key
+        assert following.owner == owner.identity.public_key
+        assert [slot.kind for slot in following.seats] == [slot.kind for slot in old.seats]
+        await both_follow(owner, bens, ben_seat, room.tables)  # filled as the first: 2 and a bot
+        await until(lambda: room.code not in room.dealer.rooms)  # the old room goes
 
 
 async def test_the_owner_of_a_dealer_s_room_starts_it_before_everyone_came(
@@ -538,37 +581,22 @@ async def test_the_owner_of_a_dealer_s_room_starts_it_before_everyone_came(
     nothing."""
     from tests.net.peers import until
 
-    async with broker_at("mosquitto") as (host, port):
-        dealer = Dealer(Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path)
-        await dealer.start()
-        ana, ben = Identity.generate(), Identity.generate()
-        tables: list[RemoteTable] = []
-        try:
-            deal = Deal(1, "dominoes", 4, "Ana", bots="random", owner=ana.public_key)
-            dealt = await ask_dealer(Identity.generate(), host, port, deal)
-            owner, bens = (
-                RemoteTable(key, dealt.code, host, port, name)
-                for key, name in ((ana, "Ana"), (ben, "Ben"))
-            )
-            tables = [owner, bens]
-            await owner_lets_in(owner, bens)
-            # Ben's StartNow: refused (in the lobby a seat has no view to
-            # carry the words: the authority's count of its refusals says it).
-            authority = dealer.rooms[dealt.code].authority
-            bens.ask_start()
-            await until(lambda: authority._floods.counts.get("refused-denied", 0) >= 1)
-            assert authority.phase == "lobby"
-            owner.ask_start()
-            await asyncio.wait_for(owner.wait_started(), DEADLINE)
-            kinds = [slot.kind for slot in authority.seats]
-            assert kinds.count("human") == 2 and kinds.count("bot") == 2
-            owner.ask_start()  # started already: nothing changes
-            await asyncio.wait_for(bens.wait_started(), DEADLINE)
-            assert [slot.kind for slot in authority.seats] == kinds
-        finally:
-            for table in tables:
-                await table.close()
-            await dealer.stop()
+    async with owned_room(tmp_path, 4, bots="random") as room:
+        owner, bens = room.owner, room.other
+        await owner_lets_in(owner, bens)
+        # Ben's StartNow: refused (in the lobby a seat has no view to
+        # carry the words: the authority's count of its refusals says it).
+        authority = room.dealer.rooms[room.code].authority
+        bens.ask_start()
+        await until(lambda: authority._floods.counts.get("refused-denied", 0) >= 1)
+        assert authority.phase == "lobby"
+        owner.ask_start()
+        await asyncio.wait_for(owner.wait_started(), DEADLINE)
+        kinds = [slot.kind for slot in authority.seats]
+        assert kinds.count("human") == 2 and kinds.count("bot") == 2
+        owner.ask_start()  # started already: nothing changes
+        await asyncio.wait_for(bens.wait_started(), DEADLINE)
+        assert [slot.kind for slot in authority.seats] == kinds
 
 
 async def test_a_dealer_s_room_over_waits_for_its_owner_a_while_then_closes(
@@ -614,7 +642,6 @@ async def test_the_owner_opens_the_next_game_at_a_table_another_dealer_took_over
     has the new dealer open the next game, with the same room key, the
     same rule for who sits and the same owner. Before, the dealer that
     took the table over knew no owner and refused every next game."""
-    from net.peer.headless import play_with_bot
     from tests.net.peers import until
 
     async with broker_at("mosquitto") as (host, port):
@@ -641,11 +668,8 @@ async def test_the_owner_opens_the_next_game_at_a_table_another_dealer_took_over
             await until(lambda: second.identity.public_key in first.dealers)
             deal = Deal(1, "dominoes", 3, "Ana", wait_for=2, bots="random", owner=ana.public_key)
             dealt = await ask_dealer(Identity.generate(), host, port, deal)
-            owner, bens = (
-                RemoteTable(key, dealt.code, host, port, name)
-                for key, name in ((ana, "Ana"), (ben, "Ben"))
-            )
-            tables = [owner, bens]
+            tables = tables_of(dealt.code, host, port, (ana, "Ana"), (ben, "Ben"))
+            owner, bens = tables
             ben_seat = await owner_lets_in(owner, bens)
             await owner.wait_started()
             await until(lambda: dealt.code in second.held)
@@ -656,25 +680,14 @@ async def test_the_owner_opens_the_next_game_at_a_table_another_dealer_took_over
             assert taken.taken and taken.authority.owner == ana.public_key
             assert taken.authority.admission == "ask"
             key = taken.authority.identity.public_key  # this term's: its people follow it
-            await asyncio.wait_for(
-                asyncio.gather(
-                    play_with_bot(owner, "random", seed=1), play_with_bot(bens, "random", seed=2)
-                ),
-                DEADLINE * 3,
-            )
-            owner.ask_next_game()
-            await until(lambda: owner.next_code is not None and bens.next_code is not None)
-            code = owner.next_code
-            assert code is not None and code == bens.next_code != dealt.code
+            await play_out(owner, bens)
+            code = await next_game(owner, bens)
+            assert code != dealt.code
             await until(lambda: code in second.rooms)
             following = second.rooms[code].authority
             assert following.identity.public_key == key
             assert following.owner == ana.public_key and following.admission == "ask"
-            again_ana, again_ben = owner.next_table(), bens.next_table()
-            tables += [again_ana, again_ben]
-            assert await asyncio.wait_for(again_ben.join(), DEADLINE) == ben_seat  # no knock
-            assert await asyncio.wait_for(again_ana.join(), DEADLINE) == 0
-            await again_ana.wait_started()  # filled as the first: two people, a bot
+            await both_follow(owner, bens, ben_seat, tables)  # filled as the first: 2 and a bot
             await until(lambda: dealt.code not in second.rooms)  # the old room goes
         finally:
             for table in tables:
@@ -692,45 +705,14 @@ async def test_a_next_game_after_an_early_start_waits_only_for_its_people(
     starts once its two people are back. It waited for a third person, who
     had no seat to take (found by hand: "D2 starts the game when enough
     people sit", with everyone there)."""
-    from net.peer.headless import play_with_bot
-    from tests.net.peers import until
 
-    async with broker_at("mosquitto") as (host, port):
-        dealer = Dealer(
-            Identity.generate(), "D", host, port, advertise=False, state_dir=tmp_path, bot_delay=0
-        )
-        await dealer.start()
-        ana, ben = Identity.generate(), Identity.generate()
-        tables: list[RemoteTable] = []
-        try:
-            deal = Deal(1, "dominoes", 3, "Ana", bots="random", owner=ana.public_key)
-            dealt = await ask_dealer(Identity.generate(), host, port, deal)
-            owner, bens = (
-                RemoteTable(key, dealt.code, host, port, name)
-                for key, name in ((ana, "Ana"), (ben, "Ben"))
-            )
-            tables = [owner, bens]
-            await owner_lets_in(owner, bens)
-            owner.ask_start()
-            await asyncio.wait_for(owner.wait_started(), DEADLINE)
-            await asyncio.wait_for(
-                asyncio.gather(
-                    play_with_bot(owner, "random", seed=3), play_with_bot(bens, "random", seed=4)
-                ),
-                DEADLINE * 3,
-            )
-            owner.ask_next_game()
-            await until(lambda: owner.next_code is not None and bens.next_code is not None)
-            again_ana, again_ben = owner.next_table(), bens.next_table()
-            tables += [again_ana, again_ben]
-            await asyncio.wait_for(again_ana.join(), DEADLINE)
-            await asyncio.wait_for(again_ben.join(), DEADLINE)
-            await asyncio.wait_for(again_ana.wait_started(), DEADLINE)  # nobody said start
-            code = owner.next_code
-            assert code is not None
-            kinds = [slot.kind for slot in dealer.rooms[code].authority.seats]
-            assert sorted(kinds) == ["bot", "human", "human"]
-        finally:
-            for table in tables:
-                await table.close()
-            await dealer.stop()
+    async with owned_room(tmp_path, 3, bots="random") as room:
+        owner, bens = room.owner, room.other
+        ben_seat = await owner_lets_in(owner, bens)
+        owner.ask_start()
+        await asyncio.wait_for(owner.wait_started(), DEADLINE)
+        await play_out(owner, bens, seed=3)
+        code = await next_game(owner, bens)
+        await both_follow(owner, bens, ben_seat, room.tables)  # nobody said start
+        kinds = [slot.kind for slot in room.dealer.rooms[code].authority.seats]
+        assert sorted(kinds) == ["bot", "human", "human"]
