@@ -816,6 +816,8 @@ def _bounded_queues(broker: Any) -> None:
     message, without limit. The handler's ``mqtt_publish`` is wrapped once:
     a message that does not fit the client's outbox is not queued at all
     (no packet id, no task work), like Mosquitto's max_queued_messages."""
+    from amqtt.errors import ProtocolHandlerError
+
     find = broker._get_handler
 
     def get_handler(session: Any) -> Any:
@@ -831,6 +833,14 @@ def _bounded_queues(broker: Any) -> None:
         async def releasing(delivery: Any, cost: int) -> Any:
             try:
                 return await delivery
+            except ProtocolHandlerError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    # amqtt turns the cancel of a delivery (the broker
+                    # shutting down) into this error, then logs it as a
+                    # failure with its traceback: said as what it is.
+                    raise asyncio.CancelledError from None
+                raise
             finally:
                 outbox.release(cost)
 

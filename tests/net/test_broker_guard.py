@@ -644,6 +644,8 @@ def test_what_a_client_is_sent_goes_through_its_outbox() -> None:
     handler is wrapped once, and handlers without an outbox (amqtt's own)
     are left alone. Kills the mutants of _bounded_queues."""
 
+    from amqtt.errors import ProtocolHandlerError
+
     async def run() -> None:
         outboxes = Outboxes(per_client=2 * MESSAGE_OVERHEAD + 20, total=10**9)
         outbox = outboxes.open()
@@ -655,9 +657,15 @@ def test_what_a_client_is_sent_goes_through_its_outbox() -> None:
 
             async def mqtt_publish(self, *args: Any) -> str:
                 started.append(args)
-                await gate.wait()
+                try:
+                    await gate.wait()
+                except asyncio.CancelledError:
+                    # As amqtt's handler says a write cancelled mid-way.
+                    raise ProtocolHandlerError("Packet handling was cancelled") from None
                 if args[1] == b"boom":
                     raise ConnectionResetError
+                if args[1] == b"odd":
+                    raise ProtocolHandlerError("a failure of its own")
                 return "sent"
 
         handler = Handler()
@@ -691,6 +699,22 @@ def test_what_a_client_is_sent_goes_through_its_outbox() -> None:
         assert await first == "sent"
         with pytest.raises(ConnectionResetError):
             await second
+        assert (outbox.queued, outboxes.queued) == (0, 0)
+        # Cancelled while it writes (the broker shutting down): amqtt's
+        # error is said as the cancel it is (amqtt logged it as a failure,
+        # with a traceback), and its place in the outbox is given back.
+        gate = asyncio.Event()
+        cancelled = asyncio.ensure_future(wrapped.mqtt_publish("t", b"cut", 0, False))
+        await asyncio.sleep(0)
+        assert outbox.queued == message_cost("t", b"cut")
+        cancelled.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await cancelled
+        assert outbox.queued == 0
+        odd = asyncio.ensure_future(wrapped.mqtt_publish("t", b"odd", 0, False))
+        gate.set()
+        with pytest.raises(ProtocolHandlerError):  # not a cancel: as it came
+            await odd
         assert (outbox.queued, outboxes.queued) == (0, 0)
 
     asyncio.run(run())
