@@ -525,13 +525,15 @@ class Dealer:
             kept=kept,
         )
         if kept.owner:
-            authority.owner = kept.owner
-            authority.admitted.add(kept.owner)
-            self._offer_next_game(room)
+            self._owned_by(room, kept.owner)
         return room
 
-    def _offer_next_game(self, room: DealtRoom) -> None:
-        """Its owner's ``Again`` opens the next game at its table."""
+    def _owned_by(self, room: DealtRoom, owner: bytes) -> None:
+        """``owner`` (the person who asked for ``room`` on screen) sits
+        without asking, decides who else does, and opens the next game at
+        its table (``Again``)."""
+        room.authority.owner = owner
+        room.authority.admitted.add(owner)
 
         def again() -> None:
             spawn(self._open_next(room), "a next game")
@@ -1019,9 +1021,7 @@ class Dealer:
             authority.allowed_keys = frozenset(kept.admit)
             authority.admission = admission_rule(kept.admit, kept.owner)
             if kept.owner:
-                authority.owner = kept.owner
-                authority.admitted.add(kept.owner)
-                self._offer_next_game(room)
+                self._owned_by(room, kept.owner)
         self.rooms[code] = room
         self._event("took_over", code=code, term=held.voter.replica.term if held else 0)
         self._changed()
