@@ -11,6 +11,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from rich.console import Console
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -175,6 +176,38 @@ async def test_a_guest_quitting_as_the_host_leaves_or_invites_ends_cleanly(
         over.say_deal_check("Deal verified")
         await pilot.pause()
         assert over.host_gone and over.invited
+
+
+async def test_the_deal_check_that_comes_as_the_dialog_mounts_is_shown(
+    private_config: Path,
+) -> None:
+    """A play-test (7 December, three people's dominoes): one joiner's
+    game-over screen said "checking the deal…" for good while the other's
+    said "Deal verified"; both checks had passed. The final room state
+    came 46 ms after the last update, after the dialog's compose wrote
+    "checking" and before its parts were mounted, where there was nothing
+    to update. Here it comes exactly there."""
+    from core.engine import Result
+    from tui.screens.game_over import GUEST
+
+    verified = "Deal verified: all 52 moves, replayed from the revealed deal, match."
+
+    class CheckedWhileMounting(GameOverScreen):
+        def compose(self) -> ComposeResult:
+            yield from super().compose()
+            self.say_deal_check(verified)  # the room state's arrival, in between
+
+    result = Result(winners=(1,), shared=False, scores=(3, 9), reason="reached 9 points")
+    app = make_app(private_config)
+    async with app.run_test(size=SIZE) as pilot:
+        checking = "Fair deal: checking the deal against everything you were shown…"
+        over = CheckedWhileMounting(
+            result, ("You", "Ada"), 0, "scores", table=GUEST, deal_check=checking
+        )
+        app.push_screen(over)
+        await pilot.pause()
+        await pilot.pause()
+        assert str(over.query_one("#deal-check", Static).render()) == verified
 
 
 async def test_a_guest_whose_table_moved_is_not_told_the_host_may_open_a_next_game(

@@ -146,9 +146,17 @@ class GameOverScreen(PasseModal[str]):
     def say_deal_check(self, text: str) -> None:
         """The check's outcome, once the final record has come."""
         self.deal_check = text
+        self._show_deal_check()
+
+    def _show_deal_check(self) -> None:
+        """The deal check's line as :attr:`deal_check` says it now. Before
+        the dialog's parts are mounted there is nothing to update, and
+        ``on_mount`` shows it: an outcome that came between ``compose``
+        (which wrote "checking…") and the mount was lost, and the screen
+        said "checking" for good (a play-test, one joiner of two)."""
         shown = self.query("#deal-check")
-        if shown:
-            shown.first(Static).update(plain(text))
+        if shown and self.deal_check:
+            shown.first(Static).update(plain(self.deal_check))
             self.call_after_refresh(self._hint_scrolling)  # it may take more rows
 
     @property
@@ -203,6 +211,7 @@ class GameOverScreen(PasseModal[str]):
         return super().check_action(action, parameters)
 
     def on_mount(self) -> object:
+        self._show_deal_check()
         self.call_after_refresh(self._hint_scrolling)
         return super().on_mount()
 
