@@ -70,6 +70,13 @@ MODULES: dict[str, list[str]] = {
     "net/files.py": ["net.files.*"],
     # A dealer serves any room that asks; a watcher's view is public.
     "net/dealer/service.py": ["net.dealer.service.*"],
+    # What a dealer keeps of its rooms: read back from its disk after a
+    # restart, and from a room's replicated log by the dealer that takes
+    # its table over (SavedRoom.dealt_as).
+    "net/dealer/kept.py": ["net.dealer.kept.*"],
+    # The table in the authority: each action checked by the engine, and
+    # each seat's view and events sent to that seat alone.
+    "net/authority/table.py": ["net.authority.table.*"],
     "net/peer/watch.py": ["net.peer.watch.*"],
     # What anyone on the LAN can advertise: the adverts read and checked
     # (the zeroconf I/O around them is tests/net/test_discovery.py's, live).

@@ -145,14 +145,14 @@ class Table:
         seed: int,
         seats: Sequence[SeatSpec],
         *,
-        bot_delay: float = 0.6,
+        bot_delay: float,
     ) -> Table:
         game = get_game(game_id)
         return cls.around(game.new_game(config, seed), seats, bot_delay=bot_delay)
 
     @classmethod
     def from_record(
-        cls, record: GameRecord, seats: Sequence[SeatSpec], *, bot_delay: float = 0.6
+        cls, record: GameRecord, seats: Sequence[SeatSpec], *, bot_delay: float
     ) -> Table:
         """Resume a saved game: replay its record, then seat people and bots."""
         game = get_game(record.game)
@@ -166,7 +166,7 @@ class Table:
         return table
 
     @classmethod
-    def around(cls, state: AnyState, seats: Sequence[SeatSpec], *, bot_delay: float = 0.6) -> Table:
+    def around(cls, state: AnyState, seats: Sequence[SeatSpec], *, bot_delay: float) -> Table:
         """A table for a state in any position (new, resumed or hand-built);
         each bot's seed derives from the game's seed and its seat."""
         game = get_game(state.game_id)

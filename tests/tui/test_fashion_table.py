@@ -891,7 +891,9 @@ def test_the_final_scores_show_a_whole_season_collection() -> None:
     from tests.core.notation_checks import played
 
     state = played("fashion", 4, False, 7)
-    table = Table.around(state, [SeatSpec(name) for name in ("You", "Ada", "Bo", "Cy")])
+    table = Table.around(
+        state, [SeatSpec(name) for name in ("You", "Ada", "Bo", "Cy")], bot_delay=0.6
+    )
     screen = FashionTableScreen(LocalClient(table, 0))
     view = state.view(0)
     long_hand = ("RDW", "RJS", "RTS", "UJS", "UJW", "UJO", "UTS", "UTL", "UCS", "UCL", "KDS", "KJS")
