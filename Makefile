@@ -79,7 +79,9 @@ play: $(STAMP_APP)
 # in four runs (698 to 835 user CPU-s for the same code: this machine's
 # speed moved by a quarter within minutes, a 10-million-step Python loop
 # taking 1.0 to 1.3 s), against 5:00 the day before on a quieter one.
-# TESTS=... runs a part (CI's second Python: see .ci/run).
+# TESTS=... runs a part (CI's second Python: see .ci/run). The last line
+# says the suite's CPU seconds and the machine's speed (tests/cpu_report.py):
+# a wall time alone on this machine kind measures the machine.
 # Bytecode is cached (pytest's rewritten tests too): this machine kind sets
 # PYTHONDONTWRITEBYTECODE=1, under which every worker and every process a
 # test starts compiled the project and rewrote the tests from source again
@@ -93,7 +95,8 @@ test: $(STAMP_DEV)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest --collect-only -q $(TESTS) > /dev/null
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -q --durations=12 $(TESTS)
+	$(BIN)/python -m tests.cpu_report \
+		$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -q --durations=12 $(TESTS)
 
 # Heavy tests left out of `make test` (e.g. twenty SSH sessions at once).
 # Long runs: the soak-marked tests, and every property test with all its games
