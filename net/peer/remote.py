@@ -367,6 +367,15 @@ class RemoteTable(TableClient):
         ended = self._end_from_room()
         if ended is not None:
             return ended
+        room = self.room
+        if room is not None and room.phase == "over" and self._seat_held(room) is None:
+            # No seat of ours in a finished game: said as its host says it.
+            # Its host may have gone on to the next game's room, or exited
+            # (a headless host does): a Hello went unanswered and was told
+            # "the host is away… --resume" (found by hand: a stranger who
+            # knew the finished room's code).
+            await self._abandon()
+            raise JoinError(f"the game in room {self.shown_code} is over", "started")
         try:
             reply = await self._request(
                 self._hello(seat, have=0), resend=lambda: self._hello(seat, have=0)

@@ -1718,6 +1718,29 @@ async def test_joining_a_room_over_where_our_key_sits_ends_from_its_record(
     assert len(requests_of(BrokerLink.made[0], ME, authority)) >= 1  # its Hello
 
 
+async def test_joining_a_finished_game_without_a_seat_there_is_refused_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by hand: a stranger who knew a finished room's code (its host
+    gone on to the next game's room) knocked, waited, and read "the host is
+    away… `passe host --resume`". A room over with no seat of ours is said
+    over at once, as its host would say it, and nothing is sent to it."""
+    monkeypatch.setattr(remote_module, "REPLY_WAIT", 30.0)  # no answer is waited for
+    authority = await a_finished_game()
+    joining_on(monkeypatch, {room_topic(CODE): authority._room_payload()})
+    stranger = Identity.generate()
+    table = remote(stranger)
+    with pytest.raises(JoinError) as error:
+        async with asyncio.timeout(2.0):
+            await table.join()
+    assert (str(error.value), error.value.code) == (
+        f"the game in room {format_code(CODE)} is over",
+        "started",
+    )
+    assert requests_of(BrokerLink.made[-1], stranger, authority) == []
+    assert table.seat is None and table.view is None
+
+
 async def test_joining_a_game_in_play_takes_the_view_that_follows_the_welcome(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
