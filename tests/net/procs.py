@@ -211,6 +211,15 @@ class PasseProcess:
             self._stderr_drain.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._stderr_drain
+        # A grandchild (the embedded broker a host started) may still hold
+        # the pipes: asyncio then keeps the transport open past the test's
+        # loop, and the collector, closing it later, warned that the loop
+        # was closed (PytestUnraisableExceptionWarning). Closed here, on
+        # the loop that opened it.
+        if self.process is not None:
+            transport = getattr(self.process, "_transport", None)
+            if transport is not None:
+                transport.close()
 
 
 @contextlib.asynccontextmanager
