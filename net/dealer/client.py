@@ -27,6 +27,7 @@ from net.dealer.messages import (
 )
 from net.identity import Identity, peer_id
 from net.lan.transport import MqttLink
+from net.protocol.codes import CodeError, normalize_code, parse_join_target
 from net.protocol.text import clean_name, clean_text
 from net.protocol.wire import WireError, open_body, open_envelope, seal
 
@@ -135,7 +136,21 @@ async def _ask(
                 continue
             if answer.refused:
                 raise DealerError(f"the dealer refused: {clean_text(answer.refused)}")
-            return RoomDealt(answer.code, clean_text(answer.join), clean_name(presence.name))
+            return _room_dealt(answer, presence)
+
+
+def _room_dealt(answer: Dealt, presence: DealerPresence) -> RoomDealt:
+    """The room in a dealer's answer, read as a person's typed join would
+    be: anyone may run a dealer, so its code and address are checked before
+    a screen or a log line shows them."""
+    try:
+        code = normalize_code(answer.code)
+        target = parse_join_target(answer.join)
+    except CodeError as error:
+        raise DealerError(f"the dealer's answer is not a room to join: {error}") from None
+    if target.code != code or target.host is None:
+        raise DealerError("the dealer's answer is not a room to join: its code and address differ")
+    return RoomDealt(code, answer.join, clean_name(presence.name))
 
 
 def new_deal_nonce() -> int:

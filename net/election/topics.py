@@ -54,7 +54,8 @@ def parse_broker(text: str) -> tuple[str, int] | None:
     """``"ADDRESS:PORT"`` (an IP address: a voter's standby broker) or None."""
     address, _, port = text.rpartition(":")
     address = address.removeprefix("[").removesuffix("]")
-    if not port.isdigit() or not 0 < int(port) < 65536:
+    # ASCII digits, five at most: int() reads other scripts' digits too.
+    if not (port.isascii() and port.isdigit() and len(port) <= 5) or not 0 < int(port) < 65536:
         return None
     try:
         ipaddress.ip_address(address)

@@ -1,0 +1,263 @@
+"""Asking a dealer for a room (net/dealer/client.py), against dealers of the
+test's own on a real broker: which dealer is asked, what is ignored on the
+way, and what an answer must be before a screen shows it. Anyone on the LAN
+may run a dealer or write to an asker's inbox (issue 20, "Dealers")."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+import pytest
+
+from net.dealer import client
+from net.dealer.client import DealerError, RoomDealt, ask_dealer
+from net.dealer.messages import (
+    Deal,
+    DealerPresence,
+    Dealt,
+    inbox_decoder,
+    inbox_topic,
+    presence_topic,
+)
+from net.identity import Identity, fingerprint, peer_id
+from net.lan.transport import MqttLink
+from net.protocol.wire import open_body, open_envelope, seal
+from tests.net.brokers import broker_at
+
+DEAL = Deal(7, "dominoes", 2, "Eve")
+ROOM = Dealt(7, code="ABC123", join="ABC-123@127.0.0.1:1884")
+
+# What a dealer says to each Deal, in order: (who signs it, None for the
+# dealer itself; the answer).
+Answers = Callable[[Deal], list[tuple[Identity | None, Dealt]]]
+
+
+@dataclass
+class FakeDealer:
+    """A dealer's presence and inbox, answering as told."""
+
+    host: str
+    port: int
+    name: str = "Dee"
+    free: int = 3
+    online: bool = True
+    answers: Answers | None = None
+    identity: Identity = field(default_factory=Identity.generate)
+    deals: list[Deal] = field(default_factory=list)
+    payloads: list[bytes] = field(default_factory=list)
+    link: MqttLink | None = None
+
+    @property
+    def peer(self) -> str:
+        return self.identity.peer_id
+
+    async def _on_message(self, topic: str, payload: bytes) -> None:
+        self.payloads.append(payload)
+        envelope = open_envelope(topic, payload)
+        deal = open_body(envelope, inbox_decoder, self.identity)
+        assert isinstance(deal, Deal)
+        self.deals.append(deal)
+        if self.answers is None or self.link is None:
+            return
+        to = inbox_topic(peer_id(envelope.sender))
+        for signer, reply in self.answers(deal):
+            signed_by = self.identity if signer is None else signer
+            await self.link.publish(to, seal(signed_by, to, reply, envelope.sender))
+
+    async def start(self) -> None:
+        self.link = MqttLink(
+            self.host,
+            self.port,
+            subscriptions=[inbox_topic(self.peer)],
+            on_message=self._on_message,
+        )
+        await self.link.start()
+        presence = DealerPresence(self.online, 1, self.name, 0, self.free, "127.0.0.1:1884")
+        topic = presence_topic(self.peer)
+        await self.link.publish(topic, seal(self.identity, topic, presence), retain=True)
+
+
+@contextlib.asynccontextmanager
+async def dealers(*made: FakeDealer) -> AsyncIterator[None]:
+    try:
+        for dealer in made:
+            await dealer.start()
+        yield
+    finally:
+        for dealer in made:
+            if dealer.link is not None:
+                # Gone as a dealer goes: its retained presence cleared.
+                await dealer.link.close(final=[(presence_topic(dealer.peer), b"")])
+
+
+def answer(*answers: Dealt) -> Answers:
+    """The dealer's own answers to every Deal."""
+    return lambda deal: [(None, reply) for reply in answers]
+
+
+@pytest.fixture(autouse=True)
+def quick(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No dealer's presence within FIRST: none is online; the same Deal again
+    # every ASK_AGAIN. Shortened so that a test's waits are a second or two.
+    monkeypatch.setattr(client, "FIRST", 0.6)
+    monkeypatch.setattr(client, "ASK_AGAIN", 0.25)
+
+
+async def test_the_dealer_with_most_room_is_asked_and_its_answer_read_as_a_typed_join() -> None:
+    async with broker_at("mosquitto") as (host, port):
+        busy = FakeDealer(host, port, "Busy", free=1, answers=answer(ROOM))
+        lower = Dealt(7, code="abc123", join="abc-123@127.0.0.1:1884")
+        roomy = FakeDealer(host, port, "[b]Roomy[/b]\x1b[31m", free=5, answers=answer(lower))
+        async with dealers(busy, roomy):
+            dealt = await ask_dealer(Identity.generate(), host, port, DEAL)
+    # The code as every screen reads it; the name as text, its escape gone.
+    assert dealt == RoomDealt("ABC123", "abc-123@127.0.0.1:1884", "[b]Roomy[/b]")
+    assert busy.deals == [] and roomy.deals == [DEAL]
+
+
+async def test_a_dealer_named_by_its_fingerprint_is_asked_though_another_has_more_room() -> None:
+    async with broker_at("mosquitto") as (host, port):
+        chosen = FakeDealer(host, port, "Chosen", free=1, answers=answer(ROOM))
+        other = FakeDealer(host, port, "Other", free=9, answers=answer(ROOM))
+        async with dealers(chosen, other):
+            named = fingerprint(chosen.identity.public_key).upper()
+            dealt = await ask_dealer(Identity.generate(), host, port, DEAL, dealer=named)
+    assert dealt.dealer == "Chosen"
+    assert len(chosen.deals) == 1 and other.deals == []
+
+
+async def test_no_dealer_online_is_said_in_words_naming_the_one_asked_for() -> None:
+    async with broker_at("mosquitto") as (host, port):
+        gone = FakeDealer(host, port, "Gone", online=False)
+        async with dealers(gone, FakeDealer(host, port, "Other")):
+            with pytest.raises(DealerError) as anyone:
+                await ask_dealer(Identity.generate(), host, port, DEAL, dealer=gone.peer)
+            assert str(anyone.value) == (
+                f"no dealer {gone.peer} is online on {host}:{port} (start one with `passe dealer`)"
+            )
+        with pytest.raises(DealerError) as nobody:
+            await ask_dealer(Identity.generate(), host, port, DEAL)
+    assert str(nobody.value) == (
+        f"no dealer is online on {host}:{port} (start one with `passe dealer`)"
+    )
+    assert gone.deals == []
+
+
+async def test_a_presence_not_signed_by_the_dealer_its_topic_names_is_nobody_s() -> None:
+    """Anyone may write under the dealers' presences: a presence signed by
+    another key than the one its topic names, an empty (cleared) one, and
+    bytes that are no envelope name no dealer."""
+    async with broker_at("mosquitto") as (host, port):
+        honest = FakeDealer(host, port, "Honest")
+        forger = Identity.generate()
+        writer = MqttLink(host, port, subscriptions=[], on_message=_nothing)
+        await writer.start()
+        try:
+            topic = presence_topic(honest.peer)
+            forged = DealerPresence(True, 1, "Forged", 0, 9)
+            await writer.publish(topic, seal(forger, topic, forged), retain=True)
+            for junk in (b"", b"\x93not an envelope"):
+                await writer.publish(presence_topic("0" * 16), junk, retain=True)
+            with pytest.raises(DealerError, match=r"^no dealer is online"):
+                await ask_dealer(Identity.generate(), host, port, DEAL)
+        finally:
+            await writer.close()
+
+
+async def test_a_full_dealer_is_not_asked_and_says_so() -> None:
+    async with broker_at("mosquitto") as (host, port):
+        full = FakeDealer(host, port, "Full\x07", free=0, answers=answer(ROOM))
+        async with dealers(full):
+            with pytest.raises(DealerError) as refused:
+                await ask_dealer(Identity.generate(), host, port, DEAL)
+    assert str(refused.value) == "dealer Full serves its most rooms already"
+    assert full.deals == []
+
+
+async def test_a_deal_unanswered_is_sent_again_unchanged_until_the_time_is_up() -> None:
+    """The same bytes again (the same nonce: a dealer answers it once, never
+    with a second room), then a refusal in words when the time is up."""
+    async with broker_at("mosquitto") as (host, port):
+        silent = FakeDealer(host, port, "Silent")
+        async with dealers(silent):
+            with pytest.raises(DealerError) as late:
+                await ask_dealer(Identity.generate(), host, port, DEAL, timeout=1.6)
+    assert str(late.value) == "the dealer did not answer in time"
+    assert len(silent.payloads) >= 3
+    assert set(silent.payloads) == {silent.payloads[0]}
+    assert all(deal == DEAL for deal in silent.deals)
+
+
+async def test_answers_for_another_deal_or_from_another_key_are_passed_over() -> None:
+    """Only the asked dealer's answer to this Deal's nonce counts: another
+    nonce's answer, the right nonce signed by someone else, and bytes that
+    do not open are skipped, and the asker keeps waiting for the real one."""
+    stranger = Identity.generate()
+
+    def answers(deal: Deal) -> list[tuple[Identity | None, Dealt]]:
+        return [
+            (None, Dealt(deal.nonce + 1, code="ZZZ999", join="ZZZ-999@127.0.0.1:1")),
+            (stranger, Dealt(deal.nonce, code="ZZZ999", join="ZZZ-999@127.0.0.1:1")),
+            (None, ROOM),
+        ]
+
+    async with broker_at("mosquitto") as (host, port):
+        dealer = FakeDealer(host, port, "Dee", answers=answers)
+        asker = Identity.generate()
+        writer = MqttLink(host, port, subscriptions=[], on_message=_nothing)
+        await writer.start()
+        try:
+            async with dealers(dealer):
+                asking = asyncio.create_task(ask_dealer(asker, host, port, DEAL))
+                while not dealer.deals:
+                    await asyncio.sleep(0.01)
+                await writer.publish(inbox_topic(asker.peer_id), b"\x93junk")
+                dealt = await asking
+        finally:
+            await writer.close()
+    assert dealt.code == "ABC123" and dealt.join == ROOM.join
+
+
+async def test_a_refusal_is_said_as_text() -> None:
+    refusal = Dealt(7, refused="no room \x1b[2Jfor [b]you[/b]")
+    async with (
+        broker_at("mosquitto") as (host, port),
+        dealers(FakeDealer(host, port, answers=answer(refusal))),
+    ):
+        with pytest.raises(DealerError) as refused:
+            await ask_dealer(Identity.generate(), host, port, DEAL)
+    assert str(refused.value) == "the dealer refused: no room for [b]you[/b]"
+
+
+@pytest.mark.parametrize(
+    ("code", "join", "why"),
+    [
+        ("ABC12\x1b", "ABC-12\x1b@127.0.0.1:1884", "is not one of them"),
+        ("ABC123", "ABC-123", "its code and address differ"),  # no address
+        ("ABC123", "XYZ-789@127.0.0.1:1884", "its code and address differ"),
+        ("ABC123", "ABC-123@bad host:1884", ""),
+        ("", "", "none were typed"),  # neither a room nor a refusal
+    ],
+)
+async def test_an_answer_that_is_no_room_to_join_is_refused_in_words(
+    code: str, join: str, why: str
+) -> None:
+    """Anyone may run a dealer: its room is read as a person's typed join
+    would be before any screen or log line shows it."""
+    dealt = Dealt(7, code=code, join=join)
+    async with (
+        broker_at("mosquitto") as (host, port),
+        dealers(FakeDealer(host, port, answers=answer(dealt))),
+    ):
+        with pytest.raises(DealerError) as refused:
+            await ask_dealer(Identity.generate(), host, port, DEAL)
+    assert str(refused.value).startswith("the dealer's answer is not a room to join: ")
+    assert why in str(refused.value)
+    assert "\x1b" not in str(refused.value)
+
+
+async def _nothing(topic: str, payload: bytes) -> None:
+    return None
