@@ -362,7 +362,7 @@ class Dealer:
             # Gone: forgotten (a will stays retained on the broker for ever;
             # a dealer never seen online is nobody to know).
             if self.dealers.pop(envelope.sender, None) is not None:
-                log.info("dealer %s (%s) is gone", name, peer)
+                log.info("dealer %s (%s) is gone", name, fingerprint(envelope.sender))
                 self._event("other_dealer", name=name, key=peer, online=False)
                 self._status_soon()  # its status names the others online
             return
@@ -370,7 +370,7 @@ class Dealer:
             return  # a flood of fresh dealer keys: the first 64 are plenty
         self.dealers[envelope.sender] = OtherDealer(name, presence.epoch, True, presence.free)
         if known is None:
-            log.info("dealer %s (%s) is online", name, peer)
+            log.info("dealer %s (%s) is online", name, fingerprint(envelope.sender))
             self._event("other_dealer", name=name, key=peer, online=True)
             # Named in the status from now on (it said "none" until a room
             # started, and named a dealer gone: a play-test).

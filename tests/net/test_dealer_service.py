@@ -2238,7 +2238,8 @@ def test_another_dealer_online_is_known_with_its_room_to_spare(
     other = Identity.generate()
     dealer._on_presence(*presence_of(other, epoch=5, free=3), 1.0)
     assert dealer.dealers == {other.public_key: OtherDealer("DX", 5, True, 3)}
-    assert said(caplog) == [f"INFO dealer DX ({other.peer_id}) is online"]
+    # Its key as a person compares it, as the dealer says its own.
+    assert said(caplog) == [f"INFO dealer DX ({fingerprint(other.public_key)}) is online"]
     assert events.seen == [("other_dealer", {"name": "DX", "key": other.peer_id, "online": True})]
     # Again, in the same connection: what it has to spare now, said once.
     dealer._on_presence(*presence_of(other, epoch=5, free=1), 2.0)
@@ -2251,7 +2252,7 @@ def test_another_dealer_online_is_known_with_its_room_to_spare(
     # Its will: gone, forgotten.
     dealer._on_presence(*presence_of(other, online=False, epoch=5), 4.0)
     assert dealer.dealers == {}
-    assert said(caplog)[-1] == f"INFO dealer DX ({other.peer_id}) is gone"
+    assert said(caplog)[-1] == f"INFO dealer DX ({fingerprint(other.public_key)}) is gone"
     assert events.seen[-1] == (
         "other_dealer",
         {"name": "DX", "key": other.peer_id, "online": False},
