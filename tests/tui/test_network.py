@@ -497,6 +497,18 @@ async def test_the_join_screen_names_the_room_as_people_read_its_code(
         screen.workers.cancel_all()
 
 
+def test_a_code_given_to_the_join_screen_is_shown_as_the_lobby_shows_it() -> None:
+    """`passe join QKR-JSX@HOST:PORT` opened the screen with "QKRJSX" in
+    its field (a play-test); a join with its address, or what is no code,
+    stays as given."""
+    from tui.screens.join import as_typed
+
+    assert JoinScreen("Bob", code="qkrjsx").initial_code == "QKR-JSX"
+    assert as_typed("QKRJSX") == "QKR-JSX"
+    assert as_typed("qkr-jsx@10.0.0.2:1883") == "qkr-jsx@10.0.0.2:1883"
+    assert as_typed("") == "" and as_typed("ABC") == "ABC"
+
+
 async def test_join_errors_are_one_line_on_the_join_screen(
     private_config: Path, mosquitto: tuple[str, int]
 ) -> None:
@@ -1321,7 +1333,7 @@ async def test_an_interrupted_room_whose_table_moved_is_rejoined_or_forgotten_no
         assert isinstance(home, HomeScreen) and home.hosted_moved
         await pilot.press("u")
         await wait_until(pilot, lambda: isinstance(app.screen, JoinScreen), "the join screen")
-        assert app.screen.initial_code == code  # joined by its code, as a player
+        assert app.screen.initial_code == format_code(code)  # joined by its code, as a player
         # Kept: its voter votes again beside the seat (tests/net/test_maker_returns.py).
         assert room_path(code).exists()
 

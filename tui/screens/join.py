@@ -57,6 +57,18 @@ def shown_code(code: str) -> str:
         return code[:8]
 
 
+def as_typed(code: str) -> str:
+    """A code given to the screen (``passe join``, a rejoin, a dealer's
+    room) as the host's lobby shows it, QKR-JSX rather than QKRJSX; what is
+    not a bare code (a join with its address) as it was given."""
+    from net.protocol.codes import CodeError, format_code
+
+    try:
+        return format_code(code)
+    except CodeError:
+        return code
+
+
 def room_line(advert: RoomAdvert) -> str:
     """One room of the LAN list: code, game, host's name, free seats (or
     whether its game is in play or over)."""
@@ -138,7 +150,7 @@ class JoinScreen(PasseScreen):
         self.player_name = name
         self.name_from_home = from_home  # False: given by --name
         self.network = network if network is not None else NetworkOptions()
-        self.initial_code = code
+        self.initial_code = as_typed(code)
         self.join_now = join_now
         self.watch_now = watch_now  # `passe watch CODE`: leaving the table ends Passe
         self.adverts: list[RoomAdvert] = []
