@@ -45,6 +45,10 @@ SERVED_ENV = "PASSE_SERVED"
 # its port (`ssh -t -p PORT SERVER join CODE`), which is what a guest's
 # friends type (issue 18).
 SSH_PORT_ENV = "PASSE_SSH_PORT"
+# The server's address that guest reached it at (an IP), so that the SSH
+# form names it instead of SERVER: the guest's friends on the same LAN
+# reach it there too (a play-test: "ssh -t -p 2299 SERVER join ...").
+SSH_HOST_ENV = "PASSE_SSH_HOST"
 # Set by `passe serve --web` for a browser's app (docs/web.md): its lobby
 # tells friends how to join from a browser.
 WEB_ENV = "PASSE_WEB"
@@ -697,6 +701,7 @@ __all__ = [
     "SECOND_SESSION_ENV",
     "SECOND_SESSION_NOTE",
     "SERVED_ENV",
+    "SSH_HOST_ENV",
     "SSH_PORT_ENV",
     "WEB_ENV",
     "EndedGame",

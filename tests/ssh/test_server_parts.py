@@ -214,3 +214,27 @@ def test_guests_rooms_brokers_listen_where_the_server_does(
     # A server on every address leaves guests' brokers on the LAN interfaces.
     env = _hub(bind="").environment(request, Identity("ann", None, "::1"), tmp_path)
     assert "PASSE_BIND" not in env
+
+
+def test_a_guest_s_friends_are_told_the_server_s_address_the_guest_reached() -> None:
+    """A guest's lobby said `ssh -t -p 2299 SERVER join ...` (a play-test):
+    the server passes the address the guest's connection reached, so the
+    lobby names it; a client cannot choose it."""
+    from tui.serve.session import reached_at
+
+    assert reached_at(("127.0.0.1", 2299)) == "127.0.0.1"
+    assert reached_at(("10.0.0.5", 2299)) == "10.0.0.5"
+    assert reached_at(("::ffff:10.0.0.5", 2299, 0, 0)) == "10.0.0.5"
+    assert reached_at(("2001:db8::7", 2299, 0, 0)) == "2001:db8::7"
+    # What a friend could not type after `ssh`: nothing there, every
+    # address, an address that needs the friend's own interface name.
+    for sockname in (None, (), ("",), ("0.0.0.0", 22), ("::", 22), ("fe80::1%eth0", 22, 0, 2)):
+        assert reached_at(sockname) == ""
+    hub = _hub()
+    hub.port = 2299
+    request = Request(term_type="xterm", environment={"PASSE_SSH_HOST": "evil.example"})
+    env = hub.environment(request, Identity("ann", None, "10.0.0.9"), hub.players)
+    assert "PASSE_SSH_HOST" not in env and env["PASSE_SSH_PORT"] == "2299"
+    request.server_address = "10.0.0.5"
+    env = hub.environment(request, Identity("ann", None, "10.0.0.9"), hub.players)
+    assert env["PASSE_SSH_HOST"] == "10.0.0.5"

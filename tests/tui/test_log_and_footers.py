@@ -78,9 +78,10 @@ async def test_home_footer_shows_every_key_that_works_with_f1(tmp_path: Path) ->
 def test_an_ssh_guest_is_told_what_to_tell_a_friend(monkeypatch: pytest.MonkeyPatch) -> None:
     # Issue 18: an SSH guest's lobby said to type `passe join CODE@HOST:PORT`,
     # which cannot be run in an SSH session.
-    from tui.netplay import SERVED_ENV, SSH_PORT_ENV
+    from tui.netplay import SERVED_ENV, SSH_HOST_ENV, SSH_PORT_ENV
     from tui.screens.lobby import join_lines, key_notice
 
+    monkeypatch.delenv(SSH_HOST_ENV, raising=False)
     monkeypatch.delenv(SERVED_ENV, raising=False)
     monkeypatch.delenv(SSH_PORT_ENV, raising=False)
     assert join_lines("ABC-123@10.0.0.2:1883").endswith("passe join ABC-123@10.0.0.2:1883")
@@ -99,6 +100,12 @@ def test_an_ssh_guest_is_told_what_to_tell_a_friend(monkeypatch: pytest.MonkeyPa
         "Others join over SSH to this server:\nssh -t -p 2299 SERVER join ABC-123@127.0.0.1:1884"
     )
     assert "ssh -t -p 2299 SERVER join ABC-123" in join_lines("ABC-123")
+    # The address the guest reached the server at, when the server knows it
+    # (a play-test); what is no IP address is not shown.
+    monkeypatch.setenv(SSH_HOST_ENV, "10.0.0.5")
+    assert "\nssh -t -p 2299 10.0.0.5 join ABC-123" in join_lines("ABC-123")
+    monkeypatch.setenv(SSH_HOST_ENV, "10.0.0.5; reboot")
+    assert "\nssh -t -p 2299 SERVER join ABC-123" in join_lines("ABC-123")
     said = key_notice("made a new key")
     assert said == "New player key made: it gets you your seat back after a dropped connection."
     said = key_notice("your key file /k was damaged: kept as k.corrupt, made a new key")

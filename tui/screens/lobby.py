@@ -94,6 +94,17 @@ def describe_settings(room: RoomState) -> str:
     return f"{text}\n{', '.join(extra)}" if extra else text
 
 
+def _typed_address(text: str) -> str:
+    """An IP address from the environment as typed after ``ssh``; "" for
+    anything else."""
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        return ""
+
+
 def join_lines(hint: str, *, local_only: bool = False) -> str:
     """What to tell the others where the LAN hides the room. An SSH guest
     cannot run `passe join` in their session (issue 18): they are told what
@@ -104,7 +115,7 @@ def join_lines(hint: str, *, local_only: bool = False) -> str:
     for anyone who can reach the server."""
     import os
 
-    from tui.netplay import SERVED_ENV, SSH_PORT_ENV, WEB_ENV
+    from tui.netplay import SERVED_ENV, SSH_HOST_ENV, SSH_PORT_ENV, WEB_ENV
 
     if os.environ.get(WEB_ENV):  # a browser's guest of `passe serve --web`
         browser = f"or, in a browser on this server's page: j, then {hint}"
@@ -113,7 +124,8 @@ def join_lines(hint: str, *, local_only: bool = False) -> str:
         return f"Tell the others: passe join {hint}\n{browser}"
     if os.environ.get(SERVED_ENV):
         port = os.environ.get(SSH_PORT_ENV, "")
-        ssh = f"ssh -t -p {port} SERVER" if port.isdigit() else "ssh -t SERVER"
+        server = _typed_address(os.environ.get(SSH_HOST_ENV, "")) or "SERVER"
+        ssh = f"ssh -t -p {port} {server}" if port.isdigit() else f"ssh -t {server}"
         if local_only:
             return f"Others join over SSH to this server:\n{ssh} join {hint}"
         return (

@@ -32,7 +32,7 @@ import asyncssh
 from core.engine import plural
 from net.paths import data_dir
 from net.protocol.text import safe_logging
-from tui.netplay import BIND_ENV, SECOND_SESSION_ENV, SERVED_ENV, SSH_PORT_ENV
+from tui.netplay import BIND_ENV, SECOND_SESSION_ENV, SERVED_ENV, SSH_HOST_ENV, SSH_PORT_ENV
 from tui.serve.host_key import fingerprint, load_or_create_host_key
 from tui.serve.identity import Identity, player_name, shown
 from tui.serve.session import PasseSession, Request, stopped_farewell
@@ -224,6 +224,8 @@ class Hub:
             env[SECOND_SESSION_ENV] = "1"
         if self.port is not None and self.root.name == "ssh":
             env[SSH_PORT_ENV] = str(self.port)
+            if request.server_address:
+                env[SSH_HOST_ENV] = request.server_address
         if identity.key:
             env[PLAYER_KEY_VARIABLE] = identity.key
         if self.options.bind and self.options.bind not in ("0.0.0.0", "::"):

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import errno
 import fcntl
+import ipaddress
 import logging
 import os
 import signal
@@ -78,6 +79,25 @@ class Request:
     has_pty: bool = False
     command: str | None = None  # None: a shell (no command)
     environment: dict[str, str] = field(default_factory=dict)
+    server_address: str = ""  # the server's IP the client reached ("" unknown)
+
+
+def reached_at(sockname: object) -> str:
+    """The server's IP address in a connection's ``sockname``, as a person
+    types it after ``ssh -p PORT`` (an IPv4-mapped address as IPv4); "" for
+    what a friend could not type: no address, the unspecified one, or a
+    link-local one (it needs the friend's own interface name)."""
+    if not isinstance(sockname, tuple) or not sockname:
+        return ""
+    try:
+        address = ipaddress.ip_address(str(sockname[0]))
+    except ValueError:
+        return ""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address.is_unspecified or address.is_link_local:
+        return ""
+    return str(address)
 
 
 def set_window_size(descriptor: int, size: tuple[int, int], pixels: tuple[int, int]) -> None:
@@ -204,6 +224,7 @@ class PasseSession(asyncssh.SSHServerSession[bytes], IdleWatch):
     def session_started(self) -> None:
         assert self.channel is not None
         self.request.environment = dict(self.channel.get_environment())
+        self.request.server_address = reached_at(self.connection.get_extra_info("sockname"))
         self.task = asyncio.ensure_future(self._run_guarded())
 
     # -- the running session ------------------------------------------------
