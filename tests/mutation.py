@@ -94,6 +94,11 @@ MODULES: dict[str, list[str]] = {
     # Where voters that lost each other meet: read from what anyone may
     # retain on a room's topics.
     "net/election/survey.py": ["net.election.survey.*"],
+    # A standby broker's address as other machines wrote it, and the
+    # authority's announcement.
+    "net/election/topics.py": ["net.election.topics.*"],
+    # A dealer's answer: anyone may run a dealer or write to an asker's inbox.
+    "net/dealer/client.py": ["net.dealer.client.*"],
     "core/passpass/state.py": _methods(
         "core.passpass.state",
         "PassPassState",
