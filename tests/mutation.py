@@ -99,6 +99,12 @@ MODULES: dict[str, list[str]] = {
     "net/election/topics.py": ["net.election.topics.*"],
     # A dealer's answer: anyone may run a dealer or write to an asker's inbox.
     "net/dealer/client.py": ["net.dealer.client.*"],
+    # A bot's seat from its own process, and a lobby nobody decides in (a
+    # headless host, a dealer's room). follow_to_end, a stepped-down host
+    # watching its room, runs only in the processes of the failover tests.
+    "net/peer/headless.py": _functions(
+        "net.peer.headless", "emit", "play_with_bot", "fill_and_start", "over_or_stepped_down"
+    ),
     "core/passpass/state.py": _methods(
         "core.passpass.state",
         "PassPassState",
