@@ -9,11 +9,13 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
+import msgspec
 import pytest
 
 from net.dealer import client
-from net.dealer.client import DealerError, RoomDealt, ask_dealer
+from net.dealer.client import DealerError, RoomDealt, ask_dealer, new_deal_nonce
 from net.dealer.messages import (
     Deal,
     DealerPresence,
@@ -106,11 +108,21 @@ def quick(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(client, "ASK_AGAIN", 0.25)
 
 
+def keys_in_order() -> tuple[Identity, Identity]:
+    """Two keys, the first the greater: a choice by key rather than by room
+    to spare would pick it."""
+    one, two = Identity.generate(), Identity.generate()
+    return (one, two) if one.public_key > two.public_key else (two, one)
+
+
 async def test_the_dealer_with_most_room_is_asked_and_its_answer_read_as_a_typed_join() -> None:
+    busy_key, roomy_key = keys_in_order()
     async with broker_at("mosquitto") as (host, port):
-        busy = FakeDealer(host, port, "Busy", free=1, answers=answer(ROOM))
+        busy = FakeDealer(host, port, "Busy", free=1, answers=answer(ROOM), identity=busy_key)
         lower = Dealt(7, code="abc123", join="abc-123@127.0.0.1:1884")
-        roomy = FakeDealer(host, port, "[b]Roomy[/b]\x1b[31m", free=5, answers=answer(lower))
+        roomy = FakeDealer(
+            host, port, "[b]Roomy[/b]\x1b[31m", free=5, answers=answer(lower), identity=roomy_key
+        )
         async with dealers(busy, roomy):
             dealt = await ask_dealer(Identity.generate(), host, port, DEAL)
     # The code as every screen reads it; the name as text, its escape gone.
@@ -191,11 +203,27 @@ async def test_a_deal_unanswered_is_sent_again_unchanged_until_the_time_is_up() 
     assert all(deal == DEAL for deal in silent.deals)
 
 
-async def test_answers_for_another_deal_or_from_another_key_are_passed_over() -> None:
+class CountingLink(MqttLink):
+    """The asker's link, counting what it publishes."""
+
+    published: ClassVar[list[str]] = []
+
+    async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> bool:
+        CountingLink.published.append(topic)
+        return await super().publish(topic, payload, retain=retain)
+
+
+async def test_answers_for_another_deal_or_from_another_key_are_passed_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Only the asked dealer's answer to this Deal's nonce counts: another
     nonce's answer, the right nonce signed by someone else, and bytes that
-    do not open are skipped, and the asker keeps waiting for the real one."""
+    do not open are skipped, and the asker keeps waiting for the real one,
+    without sending its Deal again."""
     stranger = Identity.generate()
+    monkeypatch.setattr(client, "ASK_AGAIN", 60.0)  # never again within this test
+    monkeypatch.setattr(client, "MqttLink", CountingLink)
+    monkeypatch.setattr(CountingLink, "published", [])
 
     def answers(deal: Deal) -> list[tuple[Identity | None, Dealt]]:
         return [
@@ -219,6 +247,14 @@ async def test_answers_for_another_deal_or_from_another_key_are_passed_over() ->
         finally:
             await writer.close()
     assert dealt.code == "ABC123" and dealt.join == ROOM.join
+    assert CountingLink.published == [inbox_topic(dealer.peer)]
+
+
+def test_a_deal_s_nonce_is_random_and_fits_the_protocol_s_count() -> None:
+    nonces = {new_deal_nonce() for _ in range(50)}
+    assert len(nonces) == 50 and all(0 <= nonce < 2**52 for nonce in nonces)
+    decoded = msgspec.msgpack.decode(msgspec.msgpack.encode(Deal(max(nonces), "dominoes", 2, "E")))
+    assert decoded["nonce"] == max(nonces)
 
 
 async def test_a_refusal_is_said_as_text() -> None:

@@ -58,6 +58,7 @@ def test_a_broker_s_address_is_read_back_as_written(text: str, broker: tuple[str
         "127.0.0.1:١٨٨٣",  # digits, but not ASCII ones: int() would read 1883
         "127.0.0.1:" + "9" * 5000,  # int() refuses past 4,300 digits: no crash
         "127.0.0.1:000001883",
+        "127.0.0.1:001883",  # six digits: a port is five at most
         "pi.local:1883",  # a name: a standby broker is an address
         "999.0.0.1:1883",
         "[not-an-address]:1883",
