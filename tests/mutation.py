@@ -102,6 +102,25 @@ MODULES: dict[str, list[str]] = {
     # A bot's seat from its own process, and a lobby nobody decides in (a
     # headless host, a dealer's room). follow_to_end, a stepped-down host
     # watching its room, runs only in the processes of the failover tests.
+    # What a broker's retained messages say of a room this machine sat in
+    # (the home screen's offer to rejoin): read from what anyone may write.
+    # Its I/O around it (held_seat and the looks at several brokers) is
+    # tests/net/test_rejoin.py's, through Mosquitto.
+    "net/peer/rejoin.py": [
+        *_methods(
+            "net.peer.rejoin",
+            "SeatLook",
+            "__init__",
+            "topics",
+            "complete",
+            "read",
+            "_read_state",
+            "_read_announce",
+            "answer",
+        ),
+        *_methods("net.peer.rejoin", "HeldSeat", "target"),
+        *_functions("net.peer.rejoin", "_ended_away"),
+    ],
     "net/peer/headless.py": _functions(
         "net.peer.headless", "emit", "play_with_bot", "fill_and_start", "over_or_stepped_down"
     ),

@@ -111,6 +111,122 @@ class HeldSeat:
         return f"{self.code}@{host}:{self.broker_port}"
 
 
+class SeatLook:
+    """What one broker's retained messages say of a room we sat in, read
+    one message at a time (sans I/O: :func:`held_seat`'s link feeds it, a
+    test feeds it what it likes). Anyone may write on a room's topics:
+    only the room's state signed by the key pinned for the code counts (or
+    the key a room's voter announced since, ``voters`` given), and only the
+    presence of that same key."""
+
+    def __init__(
+        self, identity: Identity, room: SatIn, voters: frozenset[bytes] = frozenset()
+    ) -> None:
+        self.identity = identity
+        self.room = room
+        self.voters = voters
+        self.state_topic = room_topic(room.code)
+        self.announce_topic = authority_topic(room.code)
+        # The key the room's state is signed by: the pinned one, or the one
+        # a voter announced since; other keys' latest states, kept
+        # meanwhile (MAX_FOREIGN at most).
+        self.signer = room.key
+        self.foreign: dict[bytes, bytes] = {}
+        self.states: list[RoomState] = []
+        self.online: list[bool] = []
+
+    @property
+    def topics(self) -> list[str]:
+        """What to subscribe to first."""
+        host_topic = presence_topic(self.room.code, peer_id(self.signer))
+        return [self.state_topic, host_topic, *([self.announce_topic] if self.voters else [])]
+
+    @property
+    def complete(self) -> bool:
+        """A state and a presence of the signer: nothing more to wait for."""
+        return bool(self.states and self.online)
+
+    def read(self, topic: str, payload: bytes) -> str | None:
+        """One message; the topic to subscribe to as well when it names
+        the room's new signer (its presence), else None."""
+        if topic == self.state_topic:
+            self._read_state(payload)
+        elif topic == self.announce_topic and self.voters:
+            return self._read_announce(payload)
+        else:
+            try:
+                # Only the presence of the key the state is signed by counts.
+                envelope = open_envelope(topic, payload, expect_key=self.signer)
+                presence = open_body(envelope, presence_decoder)
+            except WireError:
+                return None
+            if presence.room == self.room.code:
+                self.online.append(presence.online)
+        return None
+
+    def _read_state(self, payload: bytes) -> None:
+        try:
+            envelope = open_envelope(self.state_topic, payload)
+        except WireError:
+            return
+        if envelope.sender != self.signer:
+            if self.voters and len(self.foreign) < MAX_FOREIGN:
+                self.foreign[envelope.sender] = payload  # an announcement may name it
+            return
+        try:
+            state = open_body(envelope, room_state_decoder)
+        except WireError:
+            return
+        if state.room == self.room.code:
+            self.states.append(state)
+
+    def _read_announce(self, payload: bytes) -> str | None:
+        try:
+            envelope = open_envelope(self.announce_topic, payload)
+            if envelope.sender not in self.voters:
+                return None
+            key = open_body(envelope, announce_decoder).room_key
+        except WireError:
+            return None
+        if len(key) != len(self.room.key) or key == self.signer:
+            return None
+        self.signer = key
+        self.states.clear()  # the former key's, and its presence: not the room's now
+        self.online.clear()
+        kept = self.foreign.pop(key, None)
+        if kept is not None:
+            self._read_state(kept)
+        return presence_topic(self.room.code, peer_id(key))
+
+    def answer(self) -> HeldSeat | RoomEnded | None:
+        """What was read says: the seat still ours, its table present; the
+        room ended; or nothing to offer (yet)."""
+        code = self.room.code
+        if self.states and self.states[-1].phase not in OPEN_PHASES:
+            # Whoever is online: the game is done.
+            return RoomEnded(code, _ended_away(code, self.states[-1], self.identity))
+        if not self.states or self.online[-1:] != [True]:
+            return None
+        state = self.states[-1]  # retained: one each, unless the room changed meanwhile
+        me = self.identity.peer_id
+        seat = next(
+            (n for n, slot in enumerate(state.seats) if slot.kind == "human" and slot.peer == me),
+            None,
+        )
+        if seat is None:
+            return None
+        return HeldSeat(
+            code,
+            self.room.broker[0],
+            self.room.broker[1],
+            clean_text(state.game, 20),
+            clean_name(state.host, "the host"),
+            seat,
+            state.phase,
+            clean_name(state.seats[seat].name, ""),
+        )
+
+
 async def held_seat(
     identity: Identity, room: SatIn, voters: frozenset[bytes] = frozenset()
 ) -> HeldSeat | RoomEnded | None:
@@ -122,76 +238,19 @@ async def held_seat(
     announces counts too, as the table itself would follow it (found in a
     play-test: a person whose machine had run the table, back after it
     moved on, was offered nothing)."""
-    code = room.code
-    state_topic = room_topic(code)
-    host_topic = presence_topic(code, peer_id(room.key))
-    announce_topic = authority_topic(code)
-    states: list[RoomState] = []
-    online: list[bool] = []
+    look = SeatLook(identity, room, voters)
     both = asyncio.Event()
-    # The key the room's state is signed by: the pinned one, or the one a
-    # voter announced since; another key's latest state, kept meanwhile.
-    signer: list[bytes] = [room.key]
-    foreign: dict[bytes, bytes] = {}
     link: MqttLink | None = None
 
-    def on_state(payload: bytes) -> None:
-        try:
-            envelope = open_envelope(state_topic, payload)
-        except WireError:
-            return
-        if envelope.sender != signer[0]:
-            if voters and len(foreign) < MAX_FOREIGN:
-                foreign[envelope.sender] = payload  # an announcement may name it
-            return
-        try:
-            state = open_body(envelope, room_state_decoder)
-        except WireError:
-            return
-        if state.room == code:
-            states.append(state)
-
-    def on_announce(payload: bytes) -> None:
-        try:
-            envelope = open_envelope(announce_topic, payload)
-            if envelope.sender not in voters:
-                return
-            key = open_body(envelope, announce_decoder).room_key
-        except WireError:
-            return
-        if len(key) != len(room.key) or key == signer[0]:
-            return
-        signer[0] = key
-        states.clear()  # the former key's, and its presence: not the room's now
-        online.clear()
-        if link is not None:
-            link.subscribe(presence_topic(code, peer_id(key)))
-        kept = foreign.pop(key, None)
-        if kept is not None:
-            on_state(kept)
-
     async def on_message(topic: str, payload: bytes) -> None:
-        if topic == state_topic:
-            on_state(payload)
-        elif topic == announce_topic and voters:
-            on_announce(payload)
-        else:
-            try:
-                # Only the presence of the key the state is signed by counts.
-                envelope = open_envelope(topic, payload, expect_key=signer[0])
-                presence = open_body(envelope, presence_decoder)
-            except WireError:
-                return
-            if presence.room == code:
-                online.append(presence.online)
-        if states and online:
+        subscribe = look.read(topic, payload)
+        if subscribe is not None and link is not None:
+            link.subscribe(subscribe)
+        if look.complete:
             both.set()
 
     link = MqttLink(
-        room.broker[0],
-        room.broker[1],
-        subscriptions=[state_topic, host_topic, *([announce_topic] if voters else [])],
-        on_message=on_message,
+        room.broker[0], room.broker[1], subscriptions=look.topics, on_message=on_message
     )
     try:
         await link.start(timeout=CONNECT_WAIT)
@@ -202,29 +261,7 @@ async def held_seat(
             await asyncio.wait_for(both.wait(), ANSWER_WAIT)
     finally:
         await link.close()
-    if states and states[-1].phase not in OPEN_PHASES:
-        # Whoever is online: the game is done.
-        return RoomEnded(code, _ended_away(code, states[-1], identity))
-    if not states or online[-1:] != [True]:
-        return None
-    state = states[-1]  # retained: one each, unless the room changed meanwhile
-    me = identity.peer_id
-    seat = next(
-        (n for n, slot in enumerate(state.seats) if slot.kind == "human" and slot.peer == me),
-        None,
-    )
-    if seat is None:
-        return None
-    return HeldSeat(
-        code,
-        room.broker[0],
-        room.broker[1],
-        clean_text(state.game, 20),
-        clean_name(state.host, "the host"),
-        seat,
-        state.phase,
-        clean_name(state.seats[seat].name, ""),
-    )
+    return look.answer()
 
 
 def _ended_away(code: str, state: RoomState, identity: Identity) -> EndedAway | None:
@@ -436,6 +473,7 @@ __all__ = [
     "EndedAway",
     "HeldSeat",
     "RoomEnded",
+    "SeatLook",
     "forget_ended",
     "held_seat",
     "locate_room",
