@@ -128,6 +128,13 @@ NEXT_GAME_WAIT: Final = 10 * 60.0
 # heard in this long (seconds): its game ended while this dealer was away.
 # Elections take a few election timeouts (1-2 s each): this is many.
 REHOLD_WAIT: Final = 60.0
+# A Hold names its sender's room and asks this dealer to vote in it; anyone
+# may send one (a key is free). A room held is let go unless its authority
+# is heard within REHOLD_WAIT, and at most this many held rooms may wait
+# for theirs at once: a legitimate one is heard within a second or two (the
+# game starts as its Holds go out), so fresh keys cannot fill the dealer's
+# rooms with rooms nobody plays.
+MAX_UNHEARD_HOLDS: Final = 8
 INBOX_RATE: Final = Rate(messages=20, message_burst=40, bytes=64 << 10, byte_burst=128 << 10)
 INBOX_TOTAL: Final = Rate(messages=400, message_burst=800, bytes=2 << 20, byte_burst=4 << 20)
 # Rooms dealt a second (all askers), and saved up.
@@ -887,9 +894,24 @@ class Dealer:
         if self.busy >= self.max_rooms or self._stopping:
             self._floods.note("hold-full", f"could not hold room {hold.code}: full", now)
             return
-        broker = parse_broker(hold.broker) or (self.host, self.port)
-        if self._hold(hold.code, config, hold.election, broker, hold.room_key) is not None:
+        unheard = sum(
+            1 for held in self.held.values() if not held.voter.replica.authority_known.is_set()
+        )
+        if unheard >= MAX_UNHEARD_HOLDS:
+            why = f"{unheard} rooms held wait for their authority"
+            self._floods.note("hold-unheard", f"could not hold room {hold.code}: {why}", now)
+            return
+        broker = parse_broker(hold.broker)
+        if broker is None or broker not in ((self.host, self.port), *self.alternates):
+            # A room's dealers meet on its broker (their presences are
+            # there): a Hold naming another address is not followed there,
+            # or anyone could have this dealer connect wherever they say.
+            broker = (self.host, self.port)
+        held = self._hold(hold.code, config, hold.election, broker, hold.room_key)
+        if held is not None:
             log.info("room %s: holds it for dealer %s", hold.code, self._dealer_name(sender))
+            why = f"no authority was heard in {REHOLD_WAIT:g} s: no game is played there"
+            spawn(self._until_heard(held, why), f"room {hold.code}'s authority")
 
     def _hold(
         self,
@@ -974,12 +996,13 @@ class Dealer:
                 "room %s: holds it again (term %d in its voter file)", code, held.voter.replica.term
             )
             self._event("holds_again", code=code, term=held.voter.replica.term)
-            spawn(self._until_heard(held), f"room {code}'s authority")
+            why = f"no authority was heard in {REHOLD_WAIT:g} s: its game is over"
+            spawn(self._until_heard(held, why), f"room {code}'s authority")
 
-    async def _until_heard(self, held: HeldRoom) -> None:
-        """``held`` let go unless its room's authority (another dealer, or
-        this one elected) is heard from within REHOLD_WAIT; once its log
-        holds the authority's whole log, said so."""
+    async def _until_heard(self, held: HeldRoom, why: str) -> None:
+        """``held`` let go (for ``why``) unless its room's authority
+        (another dealer, or this one elected) is heard from within
+        REHOLD_WAIT; once its log holds the authority's whole log, said so."""
         replica = held.voter.replica
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(REHOLD_WAIT):
@@ -987,7 +1010,6 @@ class Dealer:
         if self.held.get(held.code) is not held:
             return
         if not replica.authority_known.is_set():
-            why = f"no authority was heard in {REHOLD_WAIT:g} s: its game is over"
             await self._let_go(held, why)
             self._event("let_go", code=held.code, why=why)
             return

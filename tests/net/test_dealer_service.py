@@ -328,6 +328,15 @@ def hold_for(
     return Hold(code, election, broker, Identity.generate().public_key), config
 
 
+def held_again(dealer: Dealer, maker: Identity, code: str = CODE) -> HeldRoom:
+    """Room ``code`` held as after a restart (resume_held): no Hold came,
+    nothing waits for its authority yet."""
+    hold, config = hold_for(dealer, maker, code)
+    held = dealer._hold(code, config, hold.election, (HOST, PORT), b"")
+    assert held is not None
+    return held
+
+
 async def held_by(dealer: Dealer, maker: Identity, code: str = CODE) -> HeldRoom:
     """Room ``code`` held by ``dealer`` for ``maker`` (a Hold it accepted),
     its voter started."""
@@ -1208,7 +1217,8 @@ async def test_a_hold_from_the_room_s_maker_is_held_here(
     dealer, link = a_dealer(tmp_path, alternates=(("10.0.0.9", 1885),))
     maker = Identity.generate()
     dealer.dealers[maker.public_key] = OtherDealer("DX", 1, True, 3)
-    hold, config = hold_for(dealer, maker)
+    # On another node of the dealer's own cluster: followed there.
+    hold, config = hold_for(dealer, maker, broker="10.0.0.9:1885")
     dealer._on_inbox(to_inbox(dealer, maker, hold), 1.0)
     await settle()
     held = dealer.held[CODE]
@@ -1226,7 +1236,7 @@ async def test_a_hold_from_the_room_s_maker_is_held_here(
         config,
         hold.election,
     )
-    assert (voter.host, voter.port) == ("10.0.0.7", 1884)
+    assert (voter.host, voter.port) == ("10.0.0.9", 1885)
     options = dict(voter.options)
     assert options.pop("seat_name")() == "D"
     room_key, over = options.pop("room_key"), options.pop("over")
@@ -1253,17 +1263,57 @@ async def test_a_hold_from_the_room_s_maker_is_held_here(
     assert over() is True and room_key() is None
 
 
-async def test_a_hold_whose_broker_is_no_address_uses_the_dealer_s(
-    voters: list[Voter], caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize("broker", ["broker.example:1884", "10.0.0.7:1884", "", f"{HOST}:{PORT}"])
+async def test_a_hold_is_held_on_the_dealer_s_own_broker_unless_it_names_another_of_its_cluster(
+    voters: list[Voter], caplog: pytest.LogCaptureFixture, broker: str
 ) -> None:
+    """Anyone may send a Hold: one naming an address outside the dealer's
+    cluster (a name, another machine) is held where the dealer is, never
+    followed (the dealer would connect wherever a stranger said)."""
     dealer, _ = a_dealer()
     maker = Identity.generate()
-    hold, _ = hold_for(dealer, maker, broker="broker.example:1884")
+    hold, _ = hold_for(dealer, maker, broker=broker)
     dealer._on_hold(maker.public_key, hold, 1.0)
     (voter,) = voters
     assert (voter.host, voter.port) == (HOST, PORT)
     assert voter.options["directory"] is None
     assert said(caplog) == [f"INFO room {CODE}: holds it for dealer {maker.peer_id}"]
+
+
+async def test_holds_from_fresh_keys_cannot_fill_the_dealer_with_rooms_nobody_plays(
+    voters: list[Voter], caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key is free: Holds of made-up rooms from fresh keys are held while
+    few wait for their authority (MAX_UNHEARD_HOLDS), refused past that,
+    and each let go when no authority is heard in REHOLD_WAIT; a room whose
+    authority is heard stays held."""
+    monkeypatch.setattr(service, "REHOLD_WAIT", 0.2)
+    dealer, _ = a_dealer()
+    codes = [f"HOLD{n:02d}" for n in range(service.MAX_UNHEARD_HOLDS + 3)]
+    for code in codes:
+        maker = Identity.generate()
+        hold, _ = hold_for(dealer, maker, code)
+        dealer._on_inbox(to_inbox(dealer, maker, hold), 1.0)
+    await settle()
+    assert sorted(dealer.held) == codes[: service.MAX_UNHEARD_HOLDS]
+    assert dealer._floods.counts == {"hold-unheard": 3}
+    waiting = f"{service.MAX_UNHEARD_HOLDS} rooms held wait for their authority"
+    assert f"WARNING could not hold room {codes[-3]}: {waiting}" in said(caplog)
+    # One room's authority is heard: it stays; a slot is free again.
+    dealer.held[codes[0]].voter.replica.authority_known.set()
+    maker = Identity.generate()
+    hold, _ = hold_for(dealer, maker, codes[-1])
+    dealer._on_inbox(to_inbox(dealer, maker, hold), 1.0)
+    assert codes[-1] in dealer.held
+    async with asyncio.timeout(5):
+        while len(dealer.held) > 1:
+            await asyncio.sleep(0.05)
+    assert list(dealer.held) == [codes[0]]
+    let_go = [line for line in said(caplog) if "no longer held here" in line]
+    assert len(let_go) == service.MAX_UNHEARD_HOLDS, said(caplog)
+    assert all(
+        "no authority was heard in 0.2 s: no game is played there" in line for line in let_go
+    )
 
 
 @pytest.mark.parametrize(
@@ -1560,7 +1610,7 @@ async def test_the_rooms_held_before_a_restart_are_held_again(
 ) -> None:
     heard: list[HeldRoom] = []
 
-    async def until_heard(self: Dealer, held: HeldRoom) -> None:
+    async def until_heard(self: Dealer, held: HeldRoom, why: str) -> None:
         heard.append(held)
 
     monkeypatch.setattr(Dealer, "_until_heard", until_heard)
@@ -1671,9 +1721,9 @@ async def test_a_room_held_again_is_let_go_when_no_authority_is_heard(
     monkeypatch.setattr(service, "REHOLD_WAIT", 0.01)
     events = Events()
     dealer, _ = a_dealer(on_event=events)
-    held = await held_by(dealer, Identity.generate())
-    await asyncio.wait_for(dealer._until_heard(held), 5)
+    held = held_again(dealer, Identity.generate())
     why = "no authority was heard in 0.01 s: its game is over"
+    await asyncio.wait_for(dealer._until_heard(held, why), 5)
     assert dealer.held == {} and voter_of(held).calls == ["start", "close"]
     assert said(caplog)[-1] == f"INFO room {CODE}: no longer held here ({why})"
     assert events.seen == [("let_go", {"code": CODE, "why": why})]
@@ -1685,12 +1735,12 @@ async def test_a_room_held_again_whose_authority_is_heard_says_when_it_is_in_ste
     monkeypatch.setattr(service, "REHOLD_WAIT", 5.0)
     events = Events()
     dealer, _ = a_dealer(on_event=events)
-    held = await held_by(dealer, Identity.generate())
+    held = held_again(dealer, Identity.generate())
     replica = voter_of(held).replica
     replica.term = 4
     replica.authority_known.set()
     replica.driver.in_step.set()
-    await asyncio.wait_for(dealer._until_heard(held), 5)
+    await asyncio.wait_for(dealer._until_heard(held, "unheard"), 5)
     assert dealer.held == {CODE: held}
     assert said(caplog)[-1] == f"INFO room {CODE}: this dealer's log is in step again"
     assert events.seen == [("in_step", {"code": CODE, "term": 4})]
@@ -1702,14 +1752,15 @@ async def test_a_room_held_again_that_never_catches_up_stays_held_quietly(
     monkeypatch.setattr(service, "REHOLD_WAIT", 0.01)
     events = Events()
     dealer, _ = a_dealer(on_event=events)
-    held = await held_by(dealer, Identity.generate())
+    held = held_again(dealer, Identity.generate())
     voter_of(held).replica.authority_known.set()
-    await asyncio.wait_for(dealer._until_heard(held), 5)
+    await asyncio.wait_for(dealer._until_heard(held, "unheard"), 5)
     assert dealer.held == {CODE: held} and events.seen == []
     # A room let go meanwhile (released): nothing more is done for it.
-    gone = await held_by(dealer, Identity.generate(), "XYZ789")
+    gone = held_again(dealer, Identity.generate(), "XYZ789")
+    await settle()
     await dealer._let_go(gone, "its game is over")
-    await asyncio.wait_for(dealer._until_heard(gone), 5)
+    await asyncio.wait_for(dealer._until_heard(gone, "unheard"), 5)
     assert events.seen == [] and voter_of(gone).calls == ["start", "close"]
 
 
@@ -2608,6 +2659,7 @@ async def test_what_fails_in_a_held_room_s_background_is_said_with_its_room(
     failed = [r.getMessage() for r in caplog.records if " failed: " in r.getMessage()]
     assert failed == [
         f"the voter of room {CODE} failed: its broker is gone",
+        f"room {CODE}'s authority failed: it broke",
         f"room {CODE}'s release failed: its file is gone",
         "room XYZ789 failed: it broke",
         f"the voter of room {code} failed: its broker is gone",
