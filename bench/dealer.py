@@ -439,7 +439,9 @@ class Fleet:
                     Identity.generate(), self.host, self.port, deal, dealer=self.dealer
                 )
             except DealerError as error:
-                if "many rooms at once" in str(error):
+                # The deal rate, or rooms still waiting for their people
+                # (the dealer's MAX_EMPTY_LOBBIES): asked again.
+                if "many rooms at once" in str(error) or "nobody sits in yet" in str(error):
                     self.rate_refusals += 1
                     continue
                 raise

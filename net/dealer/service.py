@@ -41,7 +41,7 @@ import msgspec
 
 from core.engine import ConfigError, option_from_text
 from core.registry import get_game
-from net.authority.authority import ADMIT_ANY, ADMIT_ASK, ADMIT_KEYS, Authority
+from net.authority.authority import ADMIT_ANY, ADMIT_ASK, ADMIT_KEYS, LOBBY, Authority
 from net.authority.host import (
     HostedRoom,
     RoomMoved,
@@ -111,6 +111,11 @@ OTHER_DEALERS: Final = 2
 DEFAULT_MAX_ROOMS: Final = 200
 # Rooms one asker's key may have waiting in their lobby at once.
 LOBBIES_PER_ASKER: Final = 4
+# Rooms nobody has sat in yet, all askers together. A key is free, so the
+# limit per asker bounds nothing against fresh keys; a room's asker or its
+# people sit within a minute or two (an owner at once), so a few dozen is
+# plenty, and filling the dealer then takes a live seat in each room.
+MAX_EMPTY_LOBBIES: Final = 24
 # A lobby nobody fills in this long closes (seconds).
 LOBBY_TIMEOUT: Final = 15 * 60.0
 # A lobby where nobody has sat this long closes sooner (seconds): the code
@@ -443,6 +448,13 @@ class Dealer:
             return f"this dealer serves {self.busy} rooms, its most: ask another"
         if self._lobbies.get(sender, 0) >= LOBBIES_PER_ASKER:
             return f"you have {LOBBIES_PER_ASKER} rooms waiting for players here already"
+        empty = len(self._opening) + sum(
+            1
+            for room in self.rooms.values()
+            if room.authority.phase == LOBBY and not _someone_sat(room.authority)
+        )
+        if empty >= MAX_EMPTY_LOBBIES:
+            return f"this dealer has {empty} rooms nobody sits in yet: ask again in a few minutes"
         try:
             game = get_game(deal.game)
             config = game.make_config(players=deal.players, teams=deal.teams, **_options(deal))

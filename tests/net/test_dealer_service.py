@@ -574,6 +574,37 @@ def test_a_full_stopping_or_crowded_dealer_refuses_a_deal() -> None:
     assert dealer._deal_problem(asker, deal, 1.0) == "this dealer is stopping: ask another"
 
 
+def test_rooms_nobody_sits_in_from_fresh_keys_cannot_fill_a_dealer() -> None:
+    """A key is free: the limit per asker stops nobody who makes a new key
+    for every Deal. Rooms nobody has sat in yet (and those being opened)
+    are MAX_EMPTY_LOBBIES at most, all askers together; a room someone
+    sits in, or whose game started, leaves room for another."""
+    dealer, _ = a_dealer()
+    deal = Deal(1, "dominoes", 2, "E")
+    for n in range(service.MAX_EMPTY_LOBBIES - 1):
+        code = f"EMPT{n:02d}"
+        dealer.rooms[code] = DealtRoom(code, "dominoes", "E", table(code))
+    dealer._opening.add((b"k" * 32, 9))  # one more being opened
+    full = (
+        f"this dealer has {service.MAX_EMPTY_LOBBIES} rooms nobody sits in yet: "
+        "ask again in a few minutes"
+    )
+    assert dealer._deal_problem(Identity.generate().public_key, deal, 1.0) == full
+    # Someone sits in one room, another's game started: two more may come.
+    sat = dealer.rooms["EMPT00"].authority
+    sat.set_bot(1, "random")
+    assert (
+        dealer._deal_problem(Identity.generate().public_key, deal, 1.0) == full
+    )  # a bot is nobody
+    sat.seats[0].kind = "human"
+    assert dealer._deal_problem(Identity.generate().public_key, deal, 1.0) is None
+    dealer.rooms["EMPT01"].authority.phase = "playing"
+    dealer._opening.add((b"j" * 32, 9))
+    assert dealer._deal_problem(Identity.generate().public_key, deal, 1.0) is None
+    dealer._opening.add((b"i" * 32, 9))
+    assert dealer._deal_problem(Identity.generate().public_key, deal, 1.0) == full
+
+
 def test_a_dealer_deals_twenty_rooms_at_once_then_five_a_second() -> None:
     dealer, _ = a_dealer()
     deal = Deal(1, "dominoes", 2, "E")
