@@ -65,3 +65,42 @@ def count(text: str) -> int:
 def step(text: str) -> int:
     """A replay's moment: how many moves in, 0 (the deal) or more."""
     return whole_number(text, 0, "a whole number of moves", "0 (the deal) or more moves")
+
+
+# A file of keys (`--admit keys FILE`, `passe dealer --trust FILE`): one
+# line a key, a few hundred at most; anything larger is no such list.
+MAX_KEY_FILE = 64 * 1024
+KEY_WORDS = "16 hex digits, e.g. ab12-cd34-ef56-7890"
+
+
+def read_key_list(path: str) -> frozenset[str]:
+    """The peer ids listed in the file at ``path``: one peer id or
+    fingerprint a line (dashes and spaces ignored, ``#`` starts a comment).
+    ValueError, in words naming the line, for anything else."""
+    from pathlib import Path
+
+    try:
+        with Path(path).open("rb") as file:
+            data = file.read(MAX_KEY_FILE + 1)
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"cannot read it ({error})") from None
+    if len(data) > MAX_KEY_FILE:
+        raise ValueError(f"larger than a list of keys ({MAX_KEY_FILE // 1024} KiB at most)")
+    keys: set[str] = set()
+    for number, line in enumerate(text.splitlines(), 1):
+        entry = line.split("#", 1)[0].strip().replace("-", "").replace(" ", "").lower()
+        if not entry:
+            continue
+        if len(entry) != 16 or any(c not in "0123456789abcdef" for c in entry):
+            raise ValueError(f"line {number}: not a key's peer id or fingerprint ({KEY_WORDS})")
+        keys.add(entry)
+    return frozenset(keys)
+
+
+def key_list(path: str) -> frozenset[str]:
+    """argparse's type for a file of keys: its peer ids, or a refusal."""
+    try:
+        return read_key_list(path)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{path}: {error}") from None

@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tui.arguments import key_list
+
 DEALER_DIR = "dealer"
 
 
@@ -29,8 +31,9 @@ def add_dealer_command(commands: Any) -> None:
         help="serve rooms as a dealer that never plays (`passe host --dealer` asks one)",
         description="Serve rooms for others: `passe host --dealer --broker HOST` asks for "
         "one. No player's machine holds the deck of a dealer's room; with other dealers "
-        "on the same broker, a table whose dealer dies moves to another dealer. Stop it "
-        "with SIGTERM or Ctrl-C: it hands its tables to another dealer first.",
+        "it trusts (--trust) on the same broker, a table whose dealer dies moves to one "
+        "of them. Stop it with SIGTERM or Ctrl-C: it hands its tables to another dealer "
+        "first.",
     )
     dealer.add_argument(
         "--broker",
@@ -54,6 +57,16 @@ def add_dealer_command(commands: Any) -> None:
     )
     dealer.add_argument(
         "--no-advertise", action="store_true", help="do not announce rooms on the LAN"
+    )
+    dealer.add_argument(
+        "--trust",
+        type=key_list,
+        default=frozenset(),
+        metavar="FILE",
+        help="the other dealers this one shares its rooms with, so that a table whose "
+        "dealer dies moves to one of them: their keys in FILE, one peer id or fingerprint "
+        "a line (each dealer's first line says its key). A dealer that holds a share can "
+        "read the deck: trust only dealers you run. Default: none (rooms wait for this one)",
     )
 
 
@@ -144,6 +157,7 @@ async def _serve(
         advertise=not args.no_advertise,
         state_dir=directory,
         alternates=brokers[1:],
+        trusted=args.trust - {loaded.identity.peer_id},
         on_event=_emit,
     )
     stop = asyncio.Event()

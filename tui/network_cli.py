@@ -725,24 +725,12 @@ def _admission(args: argparse.Namespace) -> tuple[str, frozenset[str]] | int:
         return "any", frozenset()
     if len(rule) != 2 or rule[0] != "keys":
         return _fail(f"--admit {' '.join(rule)}: write `--admit any` or `--admit keys FILE`")
-    from pathlib import Path
+    from tui.arguments import read_key_list
 
     try:
-        text = Path(rule[1]).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return _fail(f"--admit keys {rule[1]}: cannot read it ({error})")
-    keys: set[str] = set()
-    for number, line in enumerate(text.splitlines(), 1):
-        entry = line.split("#", 1)[0].strip().replace("-", "").replace(" ", "").lower()
-        if not entry:
-            continue
-        if len(entry) != 16 or any(c not in "0123456789abcdef" for c in entry):
-            return _fail(
-                f"--admit keys {rule[1]}, line {number}: not a key's peer id or fingerprint "
-                "(16 hex digits, e.g. ab12-cd34-ef56-7890)"
-            )
-        keys.add(entry)
-    return "keys", frozenset(keys)
+        return "keys", read_key_list(rule[1])
+    except ValueError as error:
+        return _fail(f"--admit keys {rule[1]}: {error}")
 
 
 async def _host(args: argparse.Namespace, shutdown: Shutdown) -> int:

@@ -207,6 +207,13 @@ class Dealer:
     bot_delay: float = 0.8
     # The other nodes of the broker's cluster, tried in order (docs/scale.md).
     alternates: tuple[tuple[str, int], ...] = ()
+    # The peer ids of the other dealers this one shares its rooms with
+    # (`passe dealer --trust FILE`): the only ones chosen to hold a share
+    # of a room's secret, and the only ones whose Holds it takes. Anyone can
+    # say "I am a dealer" on the broker; a dealer holding a share can read
+    # the deck with two dealers, and a person's own dealer would read the
+    # deck of the person's games. None trusted: its rooms do not fail over.
+    trusted: frozenset[str] = frozenset()
     # Told of each event as (kind, fields): ``passe dealer`` prints them as
     # JSON lines (scripts and tests follow a dealer so, never by sleeping).
     on_event: Callable[..., None] | None = None
@@ -272,6 +279,18 @@ class Dealer:
             self.port,
             self.max_rooms,
         )
+        if self.trusted:
+            log.info(
+                "dealer %s shares its rooms with %d other dealers it trusts, when online",
+                self.name,
+                len(self.trusted),
+            )
+        else:
+            log.info(
+                "dealer %s trusts no other dealer (--trust FILE): %s",
+                self.name,
+                "its rooms wait for it if it stops",
+            )
         self._write_status()
 
     async def stop(self) -> None:
@@ -809,7 +828,7 @@ class Dealer:
         online = [
             (dealer.free, key)
             for key, dealer in self.dealers.items()
-            if dealer.online and dealer.free > 0
+            if dealer.online and dealer.free > 0 and peer_id(key) in self.trusted
         ]
         online.sort(reverse=True)
         authority.dealers = tuple(key for _, key in online[:OTHER_DEALERS])
@@ -900,6 +919,10 @@ class Dealer:
             return
         if not any(voter.key == me and voter.dealer for voter in config.voters):
             self._floods.note("hold-bad", "ignored a hold that does not name this dealer", now)
+            return
+        if peer_id(sender) not in self.trusted:
+            why = f"ignored a hold from {fingerprint(sender)}: not a dealer this one trusts"
+            self._floods.note("hold-untrusted", why, now)
             return
         if hold.code in self.held or hold.code in self.rooms:
             return  # a copy

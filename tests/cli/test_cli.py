@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -242,3 +243,28 @@ def test_an_option_nested_past_the_parser_s_depth_is_refused_in_one_line(
     assert main(["simulate", "dominoes", "--players", "2", "--option", f"target={deep}"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.count("\n") <= 3, err[:300]
+
+
+def test_a_dealer_s_list_of_trusted_dealers_is_read_as_a_list_of_keys(tmp_path: Path) -> None:
+    """`passe dealer --trust FILE` (the dealers it shares rooms with, each
+    of whom can read the deck): one peer id or fingerprint a line; anything
+    else refused in one line naming it, before the dealer starts."""
+    from tui.arguments import MAX_KEY_FILE, read_key_list
+
+    good = tmp_path / "trust"
+    good.write_text("# the others\nAB12-cd34-ef56-7890\n0123 4567 89ab cdef  # Pi\n\n")
+    assert read_key_list(str(good)) == {"ab12cd34ef567890", "0123456789abcdef"}
+    bad = tmp_path / "bad"
+    bad.write_text("ab12-cd34-ef56-7890\nnot a key\n")
+    huge = tmp_path / "huge"
+    huge.write_bytes(b"#" * (MAX_KEY_FILE + 1))
+    cases = [
+        (bad, "line 2: not a key's peer id or fingerprint (16 hex digits"),
+        (tmp_path / "missing", "cannot read it"),
+        (huge, "larger than a list of keys (64 KiB at most)"),
+    ]
+    for path, words in cases:
+        done = run("dealer", "--trust", str(path))
+        assert done.returncode == 2
+        (line,) = done.stderr.strip().splitlines()
+        assert f"--trust: {path}: {words}" in line and "Traceback" not in done.stderr

@@ -222,6 +222,26 @@ class PasseProcess:
                 transport.close()
 
 
+def trusting_each_other(dealers: Sequence[PasseProcess]) -> None:
+    """Dealers that share their rooms (`passe dealer --trust FILE`): each
+    one's key made in its data directory before it starts, and a file of
+    the others' keys beside it, which :func:`dealer_args` passes."""
+    from net.identity import load_identity
+
+    keys = [load_identity(d.home / "data" / "dealer" / "dealer.key").identity for d in dealers]
+    for dealer, key in zip(dealers, keys, strict=True):
+        others = [other.peer_id for other in keys if other is not key]
+        (dealer.home / "trust").write_text("".join(f"{peer}\n" for peer in others))
+
+
+def dealer_args(dealer: PasseProcess, broker: str, name: str) -> tuple[str, ...]:
+    """`passe dealer` on ``broker`` as ``name``, trusting the dealers
+    :func:`trusting_each_other` listed for it, if any."""
+    trust = dealer.home / "trust"
+    trusting = ("--trust", str(trust)) if trust.exists() else ()
+    return ("dealer", "--broker", broker, "--name", name, "--no-advertise", *trusting)
+
+
 @contextlib.asynccontextmanager
 async def reported(*processes: PasseProcess) -> AsyncIterator[None]:
     """The block, with ``processes`` stopped at its end; if it fails, what

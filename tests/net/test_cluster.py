@@ -31,7 +31,14 @@ from net.protocol.wire import (
 )
 from tests.core.sampler_checks import skip_unless_soak
 from tests.net.brokers import NatsCluster, NatsNode, require_nats, start_nats_cluster
-from tests.net.procs import DEADLINE, PasseProcess, host_args, reported
+from tests.net.procs import (
+    DEADLINE,
+    PasseProcess,
+    dealer_args,
+    host_args,
+    reported,
+    trusting_each_other,
+)
 from tests.net.test_failover import all_end_verified
 
 # The peer on node C has had this many of the authority's updates when its
@@ -252,11 +259,10 @@ async def dealt_on_cluster(cluster: NatsCluster, tmp_path: Path, *, kill_node: b
     peers = [PasseProcess(f"peer{n}", tmp_path) for n in range(2)]
     asker = PasseProcess("asker", tmp_path)
     async with reported(*dealers, *peers, asker):
+        trusting_each_other(dealers)
         keys = []
         for n, dealer in enumerate(dealers):
-            await dealer.start(
-                "dealer", "--broker", cluster.brokers(n), "--name", f"D{n}", "--no-advertise"
-            )
+            await dealer.start(*dealer_args(dealer, cluster.brokers(n), f"D{n}"))
             keys.append((await dealer.expect("dealer"))["key"])
         for dealer, other in ((dealers[0], keys[1]), (dealers[1], keys[0])):
             while (line := await dealer.expect("other_dealer"))["key"] != other:

@@ -71,7 +71,7 @@ from net.dealer.service import (
 )
 from net.election.driver import Announce, FileStorage, authority_topic, first_persisted
 from net.election.messages import Config
-from net.identity import Identity, fingerprint
+from net.identity import Identity, fingerprint, peer_id
 from net.lan.transport import LastWill
 from net.peer.failover import voter_file
 from net.protocol.codes import format_code, new_code
@@ -325,6 +325,7 @@ def hold_for(
 ) -> tuple[Hold, Config]:
     player = Identity.generate().public_key
     config, election = room_config(maker, dealer, player)
+    dealer.trusted |= {maker.peer_id}  # a dealer this one shares rooms with (--trust)
     return Hold(code, election, broker, Identity.generate().public_key), config
 
 
@@ -908,6 +909,7 @@ async def test_a_lobby_filled_starts_its_game_held_by_the_other_dealers(
     dealer, link = a_dealer(tmp_path, on_event=events)
     other = Identity.generate()
     dealer.dealers[other.public_key] = OtherDealer("DX", 1, True, 5)
+    dealer.trusted = frozenset({other.peer_id})
     asker = b"a" * 32
     dealer._lobbies[asker] = 1
     room = a_dealt_room(dealer)
@@ -1077,13 +1079,18 @@ def test_the_other_dealers_chosen_are_the_online_ones_with_most_room() -> None:
         dealer._choose_dealers(authority)
         return authority.dealers
 
-    keys = [bytes([n]) * 32 for n in range(6)]
+    keys = [bytes([n]) * 32 for n in range(8)]
+    dealer.trusted = frozenset(peer_id(key) for key in keys[:6])
     dealer.dealers = {
         keys[0]: OtherDealer("A", 1, True, 3),
         keys[1]: OtherDealer("B", 1, True, 0),  # full
         keys[2]: OtherDealer("C", 1, True, 5),
         keys[3]: OtherDealer("E", 1, False, 9),  # offline
         keys[4]: OtherDealer("F", 1, True, 1),
+        # Anyone may say "I am a dealer, with room for many": one this
+        # dealer does not trust (--trust) never holds a share of its rooms.
+        keys[6]: OtherDealer("Stranger", 1, True, 10**9),
+        keys[7]: OtherDealer("Another", 1, True, 10**9),
     }
     assert chosen() == (keys[2], keys[0])
     dealer.dealers[keys[5]] = OtherDealer("G", 1, True, 5)  # a tie: by key, the greater first
@@ -1092,6 +1099,27 @@ def test_the_other_dealers_chosen_are_the_online_ones_with_most_room() -> None:
     assert chosen() == (keys[4],)
     dealer.dealers = {}
     assert chosen() == ()
+    dealer.dealers = {keys[6]: OtherDealer("Stranger", 1, True, 10**9)}
+    dealer.trusted = frozenset()
+    assert chosen() == ()
+
+
+async def test_holds_from_a_dealer_not_trusted_are_ignored(
+    voters: list[Voter], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A Hold gives a share of a room's secret; one from a dealer this one
+    does not trust (--trust) is ignored, in words, and counted."""
+    dealer, _ = a_dealer()
+    maker = Identity.generate()
+    hold, _ = hold_for(dealer, maker)
+    dealer.trusted = frozenset({Identity.generate().peer_id})
+    dealer._on_inbox(to_inbox(dealer, maker, hold), 1.0)
+    await settle()
+    assert dealer.held == {} and voters == []
+    assert said(caplog)[-1] == (
+        f"WARNING ignored a hold from {fingerprint(maker.public_key)}: not a dealer this one trusts"
+    )
+    assert dealer._floods.counts == {"hold-untrusted": 1}
 
 
 def test_the_voting_line_names_the_other_dealers() -> None:
@@ -2465,9 +2493,16 @@ async def test_a_dealer_starts_on_its_inbox_and_the_dealers_presences(
     assert dealer.inbox == inbox_topic(dealer.identity.peer_id)
     assert said(caplog) == [
         f"INFO dealer D ({fingerprint(dealer.identity.public_key)}) serves rooms on "
-        f"{HOST}:{PORT}, at most 200"
+        f"{HOST}:{PORT}, at most 200",
+        "INFO dealer D trusts no other dealer (--trust FILE): its rooms wait for it if it stops",
     ]
     assert json.loads((tmp_path / STATUS_FILE).read_text())["running"] is True
+    caplog.clear()
+    trusting = Dealer(Identity.generate(), "T", HOST, PORT, trusted=frozenset({"0" * 16, "1" * 16}))
+    await trusting.start()
+    assert said(caplog)[-1] == (
+        "INFO dealer T shares its rooms with 2 other dealers it trusts, when online"
+    )
 
 
 # -- status ------------------------------------------------------------------------

@@ -645,17 +645,20 @@ async def test_the_owner_opens_the_next_game_at_a_table_another_dealer_took_over
     from tests.net.peers import until
 
     async with broker_at("mosquitto") as (host, port):
+        keys = [Identity.generate(), Identity.generate()]
         first, second = (
             Dealer(
-                Identity.generate(),
+                key,
                 name,
                 host,
                 port,
                 advertise=False,
                 state_dir=tmp_path / name,
                 bot_delay=0,
+                # Each trusts the other (--trust): they share rooms.
+                trusted=frozenset({other.peer_id}),
             )
-            for name in ("D1", "D2")
+            for key, other, name in ((keys[0], keys[1], "D1"), (keys[1], keys[0], "D2"))
         )
         await first.start()
         await second.start()

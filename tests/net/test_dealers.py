@@ -25,7 +25,14 @@ from net.election.driver import FileStorage
 from net.election.messages import decode_config
 from net.identity import Identity
 from tests.net.brokers import broker_at
-from tests.net.procs import PasseProcess, join_bots, reported, run_passe
+from tests.net.procs import (
+    PasseProcess,
+    dealer_args,
+    join_bots,
+    reported,
+    run_passe,
+    trusting_each_other,
+)
 from tests.net.test_failover import all_end_verified, moved_notice
 
 
@@ -33,9 +40,10 @@ async def start_dealers(tmp_path: Path, count: int, broker: str) -> list[PassePr
     """``count`` dealers on Mosquitto, each once it has seen every other
     online (a dealer names the others it has seen as the room's holders)."""
     dealers = [PasseProcess(f"dealer{n}", tmp_path) for n in range(count)]
+    trusting_each_other(dealers)
     keys = []
     for n, dealer in enumerate(dealers):
-        await dealer.start("dealer", "--broker", broker, "--name", f"D{n}", "--no-advertise")
+        await dealer.start(*dealer_args(dealer, broker, f"D{n}"))
         keys.append((await dealer.expect("dealer"))["key"])
     for dealer, key in zip(dealers, keys, strict=True):
         seen: set[str] = set()
@@ -358,7 +366,7 @@ async def holds_again_and_takes_over(
 
 async def start_again(dealer: PasseProcess, broker: str, name: str = "D0") -> None:
     """``dealer`` started (again) on ``broker`` as ``name``, up."""
-    await dealer.start("dealer", "--broker", broker, "--name", name, "--no-advertise")
+    await dealer.start(*dealer_args(dealer, broker, name))
     await dealer.expect("dealer")
 
 
