@@ -35,8 +35,12 @@ def peer_id(public_key: bytes) -> str:
 
 def fingerprint(public_key: bytes) -> str:
     """What a person compares: ``ab12-cd34-ef56-7890``."""
-    digest = peer_id(public_key)
-    return "-".join(digest[i : i + 4] for i in range(0, 16, 4))
+    return peer_fingerprint(peer_id(public_key))
+
+
+def peer_fingerprint(peer: str) -> str:
+    """A peer id as a person compares it: ``ab12-cd34-ef56-7890``."""
+    return "-".join(peer[i : i + 4] for i in range(0, len(peer), 4))
 
 
 @dataclass(frozen=True)
@@ -170,6 +174,7 @@ __all__ = [
     "data_dir",
     "fingerprint",
     "load_identity",
+    "peer_fingerprint",
     "peer_id",
     "verify",
 ]

@@ -367,9 +367,22 @@ def _host_with_dealer(args: argparse.Namespace) -> int:
     host, port = args.broker
     if not args.headless:
         print(f"passe: asking a dealer on {host}:{port} for a room...", file=sys.stderr)
+    from net.dealer.client import KNOWN_FILE, KnownDealers
+    from net.identity import peer_fingerprint
+    from net.paths import data_dir
+    from net.protocol.codes import format_code
+
+    known = KnownDealers(data_dir() / KNOWN_FILE)
     try:
         dealt = asyncio.run(
-            ask_dealer(Identity.generate(), host, port, deal, dealer=args.dealer or None)
+            ask_dealer(
+                Identity.generate(),
+                host,
+                port,
+                deal,
+                dealer=args.dealer or None,
+                known=known.read(),
+            )
         )
     except DealerError as error:
         return _fail(str(error))
@@ -377,6 +390,18 @@ def _host_with_dealer(args: argparse.Namespace) -> int:
         return _fail(f"cannot reach the broker {host}:{port}: {error}")
     except KeyboardInterrupt:
         return 130
+    try:
+        known.remember(dealt.dealer_id)
+    except OSError as error:
+        print(f"passe: the dealer asked is not remembered ({error.strerror})", file=sys.stderr)
+    # Which dealer holds the deck, by its key (anyone may call a dealer
+    # "Dealer-One"), and whether this machine asked it before.
+    dealt_by = (
+        f"Room {format_code(dealt.code)} dealt by {dealt.dealer} (key "
+        f"{peer_fingerprint(dealt.dealer_id)}"
+        + ("" if dealt.known else ": a dealer this machine has not asked before")
+        + ")"
+    )
     if args.headless:
         _emit(
             "room",
@@ -384,6 +409,8 @@ def _host_with_dealer(args: argparse.Namespace) -> int:
             join=dealt.join,
             broker=dealt.join.split("@", 1)[-1],
             dealer=dealt.dealer,
+            dealer_key=dealt.dealer_id,
+            known_dealer=dealt.known,
             phase="lobby",
         )
         return 0
@@ -394,7 +421,14 @@ def _host_with_dealer(args: argparse.Namespace) -> int:
     def join() -> Any:
         from tui.screens.join import JoinScreen
 
-        return JoinScreen(name, network, code=dealt.code, join_now=True, from_home=not args.name)
+        return JoinScreen(
+            name,
+            network,
+            code=dealt.code,
+            join_now=True,
+            from_home=not args.name,
+            notice=dealt_by,
+        )
 
     bot_delay, seed = _screen_options(args)
     return run_app(bot_delay=bot_delay, seed=seed, name=args.name, network=network, opening=join)

@@ -10,10 +10,15 @@ same Deal again (same nonce: never a second room) while none comes.
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from net.dealer.messages import (
     PRESENCES,
@@ -25,6 +30,7 @@ from net.dealer.messages import (
     presence_decoder,
     presence_topic,
 )
+from net.files import write_atomic
 from net.identity import Identity, peer_id
 from net.lan.transport import MqttLink
 from net.protocol.codes import CodeError, normalize_code, parse_join_target
@@ -51,6 +57,44 @@ class RoomDealt:
     code: str
     join: str  # CODE@HOST:PORT
     dealer: str  # the dealer's name
+    dealer_id: str = ""  # the dealer's peer id (its key: what a person compares)
+    known: bool = False  # a dealer this machine asked before
+
+
+# The dealers this machine asked before, newest first: preferred while
+# online, so that a presence claiming the most room to spare (anyone may
+# publish one) does not take the next room (docs/protocol.md section 14).
+KNOWN_FILE: Final = "dealers.json"
+KNOWN_KEPT: Final = 16
+MAX_KNOWN_FILE: Final = 4096
+
+
+class KnownDealers:
+    """The peer ids of the dealers asked before, kept in ``path``. A file
+    that is damaged or too large reads as none (it only orders a choice)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> list[str]:
+        try:
+            with self.path.open("rb") as file:
+                data = file.read(MAX_KNOWN_FILE + 1)
+            listed = msgspec.json.decode(data, type=list[str])
+        except (OSError, msgspec.MsgspecError):
+            return []
+        if len(data) > MAX_KNOWN_FILE:
+            return []
+        ids = [entry for entry in listed if _PEER_ID.fullmatch(entry)]
+        return list(dict.fromkeys(ids))[:KNOWN_KEPT]
+
+    def remember(self, peer: str) -> None:
+        """``peer`` first (an OSError is the caller's to say)."""
+        kept = [peer, *(entry for entry in self.read() if entry != peer)][:KNOWN_KEPT]
+        write_atomic(self.path, msgspec.json.encode(kept))
+
+
+_PEER_ID: Final = re.compile("[0-9a-f]{16}")
 
 
 async def ask_dealer(
@@ -60,10 +104,13 @@ async def ask_dealer(
     deal: Deal,
     *,
     dealer: str | None = None,
+    known: Collection[str] = (),
     timeout: float = 15.0,
 ) -> RoomDealt:
     """A room dealt by a dealer on the broker at ``host:port`` (``dealer``:
-    the peer id or fingerprint of the one to ask). Raises DealerError."""
+    the peer id or fingerprint of the one to ask; else, of those online,
+    one of ``known`` (peer ids: asked before) if any, the one with most
+    room to spare among them). Raises DealerError."""
     wanted = None if dealer is None else dealer.replace("-", "").lower()
     dealers: dict[bytes, DealerPresence] = {}
     first_seen = asyncio.Event()
@@ -93,7 +140,7 @@ async def ask_dealer(
     await link.start()
     try:
         return await asyncio.wait_for(
-            _ask(link, identity, deal, dealers, first_seen, answers), timeout
+            _ask(link, identity, deal, dealers, first_seen, answers, frozenset(known)), timeout
         )
     except NoDealer:
         where = "" if wanted is None else f" {dealer}"
@@ -113,13 +160,15 @@ async def _ask(
     dealers: dict[bytes, DealerPresence],
     first_seen: asyncio.Event,
     answers: asyncio.Queue[tuple[bytes, Dealt]],
+    known: frozenset[str],
 ) -> RoomDealt:
     try:
         await asyncio.wait_for(first_seen.wait(), FIRST)
     except TimeoutError:
         raise NoDealer from None
     await asyncio.sleep(GATHER)
-    key, presence = max(dealers.items(), key=lambda item: item[1].free)
+    # A dealer asked before, online, first; then the most room to spare.
+    key, presence = max(dealers.items(), key=lambda item: (peer_id(item[0]) in known, item[1].free))
     if presence.free == 0:
         raise DealerError(f"dealer {clean_name(presence.name)} serves its most rooms already")
     topic = inbox_topic(peer_id(key))
@@ -136,10 +185,12 @@ async def _ask(
                 continue
             if answer.refused:
                 raise DealerError(f"the dealer refused: {clean_text(answer.refused)}")
-            return _room_dealt(answer, presence)
+            return _room_dealt(answer, presence, peer_id(key), known)
 
 
-def _room_dealt(answer: Dealt, presence: DealerPresence) -> RoomDealt:
+def _room_dealt(
+    answer: Dealt, presence: DealerPresence, dealer: str, known: frozenset[str]
+) -> RoomDealt:
     """The room in a dealer's answer, read as a person's typed join would
     be: anyone may run a dealer, so its code and address are checked before
     a screen or a log line shows them."""
@@ -150,11 +201,11 @@ def _room_dealt(answer: Dealt, presence: DealerPresence) -> RoomDealt:
         raise DealerError(f"the dealer's answer is not a room to join: {error}") from None
     if target.code != code or target.host is None:
         raise DealerError("the dealer's answer is not a room to join: its code and address differ")
-    return RoomDealt(code, answer.join, clean_name(presence.name))
+    return RoomDealt(code, answer.join, clean_name(presence.name), dealer, dealer in known)
 
 
 def new_deal_nonce() -> int:
     return secrets.randbits(52)
 
 
-__all__ = ["DealerError", "RoomDealt", "ask_dealer", "new_deal_nonce"]
+__all__ = ["DealerError", "KnownDealers", "RoomDealt", "ask_dealer", "new_deal_nonce"]

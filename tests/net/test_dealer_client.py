@@ -9,13 +9,20 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar
 
 import msgspec
 import pytest
 
 from net.dealer import client
-from net.dealer.client import DealerError, RoomDealt, ask_dealer, new_deal_nonce
+from net.dealer.client import (
+    DealerError,
+    KnownDealers,
+    RoomDealt,
+    ask_dealer,
+    new_deal_nonce,
+)
 from net.dealer.messages import (
     Deal,
     DealerPresence,
@@ -126,8 +133,46 @@ async def test_the_dealer_with_most_room_is_asked_and_its_answer_read_as_a_typed
         async with dealers(busy, roomy):
             dealt = await ask_dealer(Identity.generate(), host, port, DEAL)
     # The code as every screen reads it; the name as text, its escape gone.
-    assert dealt == RoomDealt("ABC123", "abc-123@127.0.0.1:1884", "[b]Roomy[/b]")
+    assert dealt == RoomDealt(
+        "ABC123", "abc-123@127.0.0.1:1884", "[b]Roomy[/b]", roomy.peer, known=False
+    )
     assert busy.deals == [] and roomy.deals == [DEAL]
+
+
+async def test_a_dealer_asked_before_is_asked_first_while_online() -> None:
+    """Anyone may publish a presence with the most room to spare: a dealer
+    this machine asked before (``known``) is asked while it is online, the
+    one with most room among those first; else the most room of all."""
+    async with broker_at("mosquitto") as (host, port):
+        mine = FakeDealer(host, port, "Mine", free=1, answers=answer(ROOM))
+        also_mine = FakeDealer(host, port, "Also", free=2, answers=answer(ROOM))
+        claims = FakeDealer(host, port, "Claims", free=10**6, answers=answer(ROOM))
+        async with dealers(mine, also_mine, claims):
+            known = [mine.peer, also_mine.peer, "0" * 16]
+            dealt = await ask_dealer(Identity.generate(), host, port, DEAL, known=known)
+            stranger = await ask_dealer(Identity.generate(), host, port, DEAL)
+    assert (dealt.dealer, dealt.dealer_id, dealt.known) == ("Also", also_mine.peer, True)
+    assert (stranger.dealer, stranger.known) == ("Claims", False)
+    assert mine.deals == [] and len(also_mine.deals) == 1 and len(claims.deals) == 1
+
+
+def test_the_dealers_asked_before_are_kept_newest_first_and_bounded(tmp_path: Path) -> None:
+    known = KnownDealers(tmp_path / "dealers.json")
+    assert known.read() == []  # no file yet
+    for n in range(20):
+        known.remember(f"{n:016x}")
+    known.remember(f"{3:016x}")  # again: first, once
+    kept = known.read()
+    assert kept[0] == f"{3:016x}" and len(kept) == 16 and len(set(kept)) == 16
+    assert f"{0:016x}" not in kept  # the oldest went
+    # What is not such a list reads as none: it only orders a choice.
+    for damaged in (b"{not json", b'{"a": 1}', b"[1, 2]", b'["' + b"a" * 5000 + b'"]'):
+        (tmp_path / "dealers.json").write_bytes(damaged)
+        assert known.read() == []
+    (tmp_path / "dealers.json").write_bytes(b'["0123456789abcdef", "../x", "ABCDEF0123456789"]')
+    assert known.read() == ["0123456789abcdef"]
+    known.remember("fedcba9876543210")
+    assert known.read() == ["fedcba9876543210", "0123456789abcdef"]
 
 
 async def test_a_dealer_named_by_its_fingerprint_is_asked_though_another_has_more_room() -> None:

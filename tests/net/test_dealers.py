@@ -426,3 +426,31 @@ async def _refusals(tmp_path: Path, host: str, port: int) -> None:
         assert f"no dealer 0123-4567-89ab-cdef is online on {host}:{port}" in err
     finally:
         await dealer.stop()
+
+
+async def test_the_asker_says_which_dealer_dealt_by_its_key_and_asks_it_again_first(
+    tmp_path: Path,
+) -> None:
+    """Anyone may publish a dealer's presence with the most room to spare:
+    `passe host --dealer` says the dealer's key and whether this machine
+    asked it before, and prefers the dealers it asked before while they are
+    online (net/dealer/client.py KnownDealers)."""
+    async with broker_at("mosquitto") as (host, port):
+        (dealer,) = await start_dealers(tmp_path, 1, f"{host}:{port}")
+        key = next(line["key"] for line in dealer.lines if line.get("event") == "dealer")
+        try:
+            rooms = []
+            for _ in range(2):
+                code, out, err = await run_passe(
+                    tmp_path / "asker", "host", "dominoes", "--headless",
+                    "--broker", f"{host}:{port}", "--players", "2", "--name", "Asker",
+                    "--dealer",  # any: the one it asked before first
+                )  # fmt: skip
+                assert code == 0, err
+                rooms.append(json.loads(out.splitlines()[-1]))
+            assert [room["dealer_key"] for room in rooms] == [key, key]
+            assert [room["known_dealer"] for room in rooms] == [False, True]
+            kept = tmp_path / "asker" / "cli" / "data" / "dealers.json"
+            assert json.loads(kept.read_text()) == [key]
+        finally:
+            await dealer.stop()

@@ -145,8 +145,10 @@ class JoinScreen(PasseScreen):
         join_now: bool = False,
         watch_now: bool = False,
         from_home: bool = True,
+        notice: str = "",
     ) -> None:
         super().__init__()
+        self.notice = notice  # said once it opens (`passe host --dealer`: which dealer)
         self.player_name = name
         self.name_from_home = from_home  # False: given by --name
         self.network = network if network is not None else NetworkOptions()
@@ -186,6 +188,8 @@ class JoinScreen(PasseScreen):
         self.query_one("#join-code", Input).focus()
         self.query_one("#join-rooms", OptionList).display = False
         self.action_browse()
+        if self.notice:
+            self.notify(self.notice, title="Dealer", timeout=20, markup=False)
         if self.join_now and self.initial_code:
             self.action_join()
         elif self.watch_now and self.initial_code:
