@@ -239,8 +239,19 @@ def run(modules: list[str], workers: int, *, again: bool) -> int:
     # mutmut runs again every mutant named on its command line (a pattern
     # names all of a module's): by default only those not yet killed are
     # named, so that a run stopped midway goes on where it was (issue 23).
-    names = [name for module in modules for name in pending(module)]
-    if again or not names:
+    # A module never run yet (no meta file: just added, or its mutants
+    # removed to be made again) is named by its patterns: run beside
+    # another module's survivors, it was left out and "not measured".
+    names = [
+        name
+        for module in modules
+        for name in (
+            pending(module)
+            if (MUTANTS / f"{module}.meta").exists() and not again
+            else MODULES[module]
+        )
+    ]
+    if not names:
         names = [pattern for module in modules for pattern in MODULES[module]]
     command = [str(Path(sys.executable).with_name("mutmut")), "run", "--max-children"]
     subprocess.run([*command, str(workers), *names], cwd=ROOT, check=False)
