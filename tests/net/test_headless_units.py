@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -20,6 +21,7 @@ import pytest
 from core.engine import Action, IllegalAction, View
 from core.registry import get_game
 from net.authority.table import SeatSpec, Table, TableUpdate
+from net.peer import headless
 from net.peer.headless import fill_and_start, over_or_stepped_down, play_with_bot
 
 
@@ -196,21 +198,28 @@ async def test_a_bot_that_waits_acts_on_what_came_meanwhile(
 ) -> None:
     """`--bot-delay`: the bot waits before each move, as a person would, and
     then acts on the view it has then: here its seat's first move is made
-    meanwhile (by another process of the same person, say), and the bot's
-    stale choice would be refused."""
+    meanwhile (by another process of the same person, say): the bot's stale
+    choice would be refused, and it is not its turn any more; it plays on
+    once its turn comes again, to the game's end."""
     table = a_table()
     seat = LocalSeat(table, "dominoes")
     real_sleep = asyncio.sleep
     waits: list[float] = []
+    made: list[Action] = []
 
     async def sleep(delay: float, result: Any = None) -> Any:
         if delay == 0.25:
             waits.append(delay)
             if len(waits) == 1:
-                assert seat.view is not None and seat.view.legal
-                table.submit(0, seat.view.legal[0])
+                assert seat.view is not None
+                # A move that ends the turn (a tile placed), the opponent
+                # held back until the bot has looked again: not its turn.
+                made.append(next(a for a in seat.view.legal if str(a) not in ("draw", "pass")))
+                table.pause()
+                table.submit(0, made[0])
                 for _ in range(3):
                     await real_sleep(0)  # its update arrives
+                asyncio.get_running_loop().call_soon(table.resume)
             return await real_sleep(0, result)
         return await real_sleep(delay, result)
 
@@ -220,14 +229,73 @@ async def test_a_bot_that_waits_acts_on_what_came_meanwhile(
             await play_with_bot(seat, "random", seed=3, delay=0.25)  # type: ignore[arg-type]
     finally:
         await table.stop()
+    assert table.state.is_over  # it played on after passing its look
     lines = said(capsys)
     assert not [line for line in lines if line["event"] == "refused"]
     acted = [line for line in lines if line["event"] == "acted"]
-    # It waited before each of its own moves (and, when its opponent had
-    # not answered the move made meanwhile by then, once more).
-    assert len(acted) <= len(waits) <= len(acted) + 1
+    # It waited before each of its own moves, and once for the move made
+    # meanwhile.
+    assert len(waits) == len(acted) + 1
     mine = [action for seat_number, action in table.state.record().actions if seat_number == 0]
+    assert mine[0] == str(made[0])
     assert [str(action) for action in mine[1:]] == [line["action"] for line in acted]
+
+
+class Recording:
+    """A bot of the game, noting the thread each choice ran on; ``slow`` as
+    a search bot says it is (net/peer/headless.py runs those in a thread)."""
+
+    def __init__(self, bot: Any, slow: bool) -> None:
+        self.bot = bot
+        self.slow = slow
+        self.threads: list[int] = []
+
+    def choose(self, view: View) -> Action:
+        self.threads.append(threading.get_ident())
+        return self.bot.choose(view)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("slow", [False, True])
+async def test_a_search_bot_thinks_in_a_thread_and_a_quick_one_on_the_loop(
+    monkeypatch: pytest.MonkeyPatch, slow: bool
+) -> None:
+    """A search bot's seconds of thought would stop the seat's link (its
+    presence, its updates): it thinks in a thread; a quick bot does not pay
+    a thread's hand-over for each move."""
+    made: list[Recording] = []
+    game = get_game("dominoes")
+
+    class Game:
+        def make_bot(self, level: str, seed: int | None) -> Recording:
+            made.append(Recording(game.make_bot(level, seed), slow))
+            return made[-1]
+
+    monkeypatch.setattr(headless, "get_game", lambda game_id: Game())
+    table = a_table()
+    try:
+        async with asyncio.timeout(30):
+            await play_with_bot(LocalSeat(table, "dominoes"), "random", seed=3)  # type: ignore[arg-type]
+    finally:
+        await table.stop()
+    assert table.state.is_over
+    (bot,) = made
+    loop_thread = threading.get_ident()
+    assert bot.threads and all((thread != loop_thread) is slow for thread in bot.threads)
+
+
+async def test_a_bot_s_seed_makes_its_game_again(capsys: pytest.CaptureFixture[str]) -> None:
+    """`passe join --bot LEVEL --seed N`: the same seed and the same deal,
+    the same moves (a run that fails can be made again)."""
+    games = []
+    for _ in range(2):
+        table = a_table()
+        try:
+            async with asyncio.timeout(30):
+                await play_with_bot(LocalSeat(table, "dominoes"), "random", seed=11)  # type: ignore[arg-type]
+        finally:
+            await table.stop()
+        games.append([line["action"] for line in said(capsys) if line["event"] == "acted"])
+    assert games[0] == games[1] and len(games[0]) > 5
 
 
 async def test_each_new_room_notice_is_said_once(capsys: pytest.CaptureFixture[str]) -> None:

@@ -203,3 +203,33 @@ def test_a_seat_s_join_target_names_its_broker() -> None:
     assert HeldSeat(CODE, "10.0.0.2", 1883, "dominoes", "Hugo", 0, "lobby").target == (
         "ABC123@10.0.0.2:1883"
     )
+
+
+def test_names_that_clean_to_nothing_are_said_in_words() -> None:
+    """A host or seat name of escapes or spaces only (anyone may name
+    themselves so) is shown as "the host", "Seat N", or nothing for our own
+    seat's name, never as an empty or a made-up word."""
+    blank = "\x1b[2J  "
+    seats = [SeatState(blank, "human", peer="0" * 16), SeatState(blank, "human", peer=ME.peer_id)]
+    look = a_look()
+    look.read(*state_from(TABLE, a_state(seats=seats, host=blank)))
+    look.read(*presence_from(TABLE))
+    held = look.answer()
+    assert isinstance(held, HeldSeat)
+    assert (held.host_name, held.seat_name) == ("the host", "")
+    look = a_look()
+    record = {"game": "passpass"}
+    look.read(*state_from(TABLE, a_state(phase="over", seats=seats, host=blank, record=record)))
+    ended = look.answer()
+    assert isinstance(ended, RoomEnded) and ended.ended is not None
+    assert (ended.ended.host_name, ended.ended.names) == ("the host", ("Seat 1", "Seat 2"))
+
+
+def test_a_table_away_then_back_is_present() -> None:
+    """Its will, then its presence again (a new connection): the last word
+    counts."""
+    look = a_look()
+    look.read(*state_from(TABLE, a_state()))
+    look.read(*presence_from(TABLE, online=False))
+    look.read(*presence_from(TABLE, online=True))
+    assert look.online == [False, True] and isinstance(look.answer(), HeldSeat)
