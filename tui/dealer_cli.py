@@ -239,6 +239,13 @@ def print_status(as_json: bool) -> int:
         f"Broker {status.get('shown') or status.get('broker')}; other dealers online: "
         f"{', '.join(status.get('dealers') or []) or 'none'}"
     )
+    trusts = status.get("trusts")
+    if isinstance(trusts, int):
+        print(
+            f"Shares its rooms with {trusts} trusted dealers (--trust)"
+            if trusts
+            else "Trusts no other dealer (--trust): its rooms wait for it if it stops"
+        )
     from core.engine import plural
 
     rooms = status.get("rooms") or []

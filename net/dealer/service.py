@@ -1257,7 +1257,15 @@ class Dealer:
             "shown": self.shown,
             "since": self.started_at,
             "max_rooms": self.max_rooms,
-            "dealers": sorted(d.name for d in self.dealers.values() if d.online),
+            # Each by its key too (anyone may take a dealer's name), and
+            # whether this one shares rooms with it (--trust).
+            "dealers": sorted(
+                f"{d.name} ({fingerprint(key)}"
+                + (", trusted)" if peer_id(key) in self.trusted else ")")
+                for key, d in self.dealers.items()
+                if d.online
+            ),
+            "trusts": len(self.trusted),
             "rooms": rooms,
             "refused": dict(self._floods.counts),
         }

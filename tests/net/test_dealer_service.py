@@ -2383,7 +2383,11 @@ def test_the_status_names_the_other_dealers_online_as_they_come_and_go(tmp_path:
         return list(json.loads((tmp_path / STATUS_FILE).read_text())["dealers"])
 
     dealer._on_presence(*presence_of(other, epoch=5, free=3), 1.0)
-    assert named() == ["DX"]
+    assert named() == [f"DX ({fingerprint(other.public_key)})"]
+    # By its key (anyone may call itself DX), and whether it is trusted.
+    dealer.trusted = frozenset({other.peer_id})
+    dealer._write_status()
+    assert named() == [f"DX ({fingerprint(other.public_key)}, trusted)"]
     dealer._on_presence(*presence_of(other, online=False, epoch=5), 2.0)
     assert named() == []
 
@@ -2541,7 +2545,12 @@ async def test_the_status_says_every_room_and_dealer_exactly(
         "shown": "play.example:1883",
         "since": dealer.started_at,
         "max_rooms": 9,
-        "dealers": ["AB", "DX"],
+        # Online, by key; DX trusted (the rooms it holds for are from it).
+        "dealers": [
+            f"AB ({fingerprint(unknown.public_key)})",
+            f"DX ({fingerprint(known.public_key)}, trusted)",
+        ],
+        "trusts": 3,
         "rooms": [
             {
                 "code": CODE,

@@ -412,6 +412,16 @@ def test_the_status_says_each_room_in_words(
     out = capsys.readouterr().out
     assert "1 room of at most 200" in out, out
     assert "NJ3842  holds  playing  term 1  for dealer DX" in out, out
+    assert "Shares its rooms" not in out and "Trusts no" not in out  # a status of before
+    for trusts, said in (
+        (0, "Trusts no other dealer (--trust): its rooms wait for it if it stops"),
+        (2, "Shares its rooms with 2 trusted dealers (--trust)"),
+    ):
+        (tmp_path / "dealer" / STATUS_FILE).write_text(
+            json.dumps({**status, "trusts": trusts}), encoding="utf-8"
+        )
+        print_status(as_json=False)
+        assert said in capsys.readouterr().out
     status["rooms"] *= 2
     (tmp_path / "dealer" / STATUS_FILE).write_text(json.dumps(status), encoding="utf-8")
     print_status(as_json=False)
