@@ -151,16 +151,22 @@ def a_table(game_id: str = "dominoes", seed: int = 5) -> Table:
     return Table.new(game_id, game.make_config(players=2), seed, seats, bot_delay=0)
 
 
+async def played(seat: LocalSeat, *, seed: int = 3, delay: float = 0.0) -> None:
+    """Seat 0 of ``seat``'s table played by a random bot to the game's end
+    (30 s at most); the table's own bots stopped after."""
+    try:
+        async with asyncio.timeout(30):
+            await play_with_bot(seat, "random", seed=seed, delay=delay)  # type: ignore[arg-type]
+    finally:
+        await seat.table.stop()
+
+
 async def test_a_headless_bot_plays_its_seat_to_the_end_saying_each_move(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     table = a_table()
     seat = LocalSeat(table, "dominoes")
-    try:
-        async with asyncio.timeout(30):
-            await play_with_bot(seat, "random", seed=3)  # type: ignore[arg-type]
-    finally:
-        await table.stop()
+    await played(seat)
     assert table.state.is_over
     lines = said(capsys)
     # Synced from its first view (one update, the deal's events so far).
@@ -181,11 +187,7 @@ async def test_a_refused_action_is_said_and_the_bot_acts_again_on_its_view(
 ) -> None:
     table = a_table()
     seat = LocalSeat(table, "dominoes", spoil="not-an-action")
-    try:
-        async with asyncio.timeout(30):
-            await play_with_bot(seat, "random", seed=3)  # type: ignore[arg-type]
-    finally:
-        await table.stop()
+    await played(seat)
     lines = said(capsys)
     refused = [line for line in lines if line["event"] == "refused"]
     assert len(refused) == 1 and refused[0]["reason"]
@@ -224,11 +226,7 @@ async def test_a_bot_that_waits_acts_on_what_came_meanwhile(
         return await real_sleep(delay, result)
 
     monkeypatch.setattr(asyncio, "sleep", sleep)  # the module headless waits with
-    try:
-        async with asyncio.timeout(30):
-            await play_with_bot(seat, "random", seed=3, delay=0.25)  # type: ignore[arg-type]
-    finally:
-        await table.stop()
+    await played(seat, delay=0.25)
     assert table.state.is_over  # it played on after passing its look
     lines = said(capsys)
     assert not [line for line in lines if line["event"] == "refused"]
@@ -272,11 +270,7 @@ async def test_a_search_bot_thinks_in_a_thread_and_a_quick_one_on_the_loop(
 
     monkeypatch.setattr(headless, "get_game", lambda game_id: Game())
     table = a_table()
-    try:
-        async with asyncio.timeout(30):
-            await play_with_bot(LocalSeat(table, "dominoes"), "random", seed=3)  # type: ignore[arg-type]
-    finally:
-        await table.stop()
+    await played(LocalSeat(table, "dominoes"))
     assert table.state.is_over
     (bot,) = made
     loop_thread = threading.get_ident()
@@ -288,12 +282,7 @@ async def test_a_bot_s_seed_makes_its_game_again(capsys: pytest.CaptureFixture[s
     the same moves (a run that fails can be made again)."""
     games = []
     for _ in range(2):
-        table = a_table()
-        try:
-            async with asyncio.timeout(30):
-                await play_with_bot(LocalSeat(table, "dominoes"), "random", seed=11)  # type: ignore[arg-type]
-        finally:
-            await table.stop()
+        await played(LocalSeat(a_table(), "dominoes"), seed=11)
         games.append([line["action"] for line in said(capsys) if line["event"] == "acted"])
     assert games[0] == games[1] and len(games[0]) > 5
 
