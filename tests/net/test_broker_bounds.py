@@ -541,11 +541,17 @@ async def test_retained_messages_past_an_address_s_bound_are_not_kept_and_honest
     what the bound allows is kept, and an honest client from its own
     address still retains its presence."""
     limits = Limits(retained_per_address=300, retained_total=2000)
-    before, after, kept = await _retained_flood(limits, 1500)
+    before, after, kept = await _retained_flood(limits, 3000)
     assert kept == 300
-    # What 300 a address cost (3.5 MiB of payloads, and amqtt's objects),
-    # far under the 17 MiB all 1,500 a address would.
-    assert after - before < 8.0, f"{before:.1f} -> {after:.1f} MiB"
+    # What 300 a address cost (3.5 MiB of payloads, amqtt's objects and the
+    # allocator's high-water mark), far under the 35 MiB all 3,000 a
+    # address would: +4.5 to +6.4 MiB measured here on Python 3.11 and
+    # 3.13 whether 1,500 or 3,000 came (the cost does not grow with the
+    # flood), and +10.8 once in CI on 3.13 under load, when the bound was
+    # 8 MiB over a flood of 1,500 (17 MiB if all kept): the flood is
+    # larger now, so that a bound with room for the allocator's noise is
+    # still far from what an unbounded broker keeps.
+    assert after - before < 16.0, f"{before:.1f} -> {after:.1f} MiB"
 
 
 @pytest.mark.soak
