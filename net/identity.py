@@ -38,6 +38,12 @@ def fingerprint(public_key: bytes) -> str:
     return peer_fingerprint(peer_id(public_key))
 
 
+def is_peer_id(text: str) -> bool:
+    """Whether ``text`` is written as :func:`peer_id` writes one (16
+    lower-case hex digits)."""
+    return len(text) == 16 and all(c in "0123456789abcdef" for c in text)
+
+
 def peer_fingerprint(peer: str) -> str:
     """A peer id as a person compares it: ``ab12-cd34-ef56-7890``."""
     return "-".join(peer[i : i + 4] for i in range(0, len(peer), 4))
@@ -173,6 +179,7 @@ __all__ = [
     "box_public_key",
     "data_dir",
     "fingerprint",
+    "is_peer_id",
     "load_identity",
     "peer_fingerprint",
     "peer_id",

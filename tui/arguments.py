@@ -79,6 +79,8 @@ def read_key_list(path: str) -> frozenset[str]:
     ValueError, in words naming the line, for anything else."""
     from pathlib import Path
 
+    from net.identity import is_peer_id
+
     try:
         with Path(path).open("rb") as file:
             data = file.read(MAX_KEY_FILE + 1)
@@ -92,7 +94,7 @@ def read_key_list(path: str) -> frozenset[str]:
         entry = line.split("#", 1)[0].strip().replace("-", "").replace(" ", "").lower()
         if not entry:
             continue
-        if len(entry) != 16 or any(c not in "0123456789abcdef" for c in entry):
+        if not is_peer_id(entry):
             raise ValueError(f"line {number}: not a key's peer id or fingerprint ({KEY_WORDS})")
         keys.add(entry)
     return frozenset(keys)

@@ -10,7 +10,6 @@ same Deal again (same nonce: never a second room) while none comes.
 from __future__ import annotations
 
 import asyncio
-import re
 import secrets
 import time
 from collections.abc import Collection
@@ -31,7 +30,7 @@ from net.dealer.messages import (
     presence_topic,
 )
 from net.files import write_atomic
-from net.identity import Identity, peer_id
+from net.identity import Identity, is_peer_id, peer_id
 from net.lan.transport import MqttLink
 from net.protocol.codes import CodeError, normalize_code, parse_join_target
 from net.protocol.text import clean_name, clean_text
@@ -85,16 +84,13 @@ class KnownDealers:
             return []
         if len(data) > MAX_KNOWN_FILE:
             return []
-        ids = [entry for entry in listed if _PEER_ID.fullmatch(entry)]
+        ids = [entry for entry in listed if is_peer_id(entry)]
         return list(dict.fromkeys(ids))[:KNOWN_KEPT]
 
     def remember(self, peer: str) -> None:
         """``peer`` first (an OSError is the caller's to say)."""
         kept = [peer, *(entry for entry in self.read() if entry != peer)][:KNOWN_KEPT]
         write_atomic(self.path, msgspec.json.encode(kept))
-
-
-_PEER_ID: Final = re.compile("[0-9a-f]{16}")
 
 
 async def ask_dealer(

@@ -28,6 +28,7 @@ from net.identity import (
     PUBLIC_KEY_SIZE,
     SIGNATURE_SIZE,
     Identity,
+    is_peer_id,
     peer_id,
     verify,
 )
@@ -106,9 +107,7 @@ def topic_peer(topic: str, prefix: str) -> str | None:
     if not topic.startswith(prefix + "/"):
         return None
     rest = topic[len(prefix) + 1 :]
-    if len(rest) != 16 or not all(c in "0123456789abcdef" for c in rest):
-        return None
-    return rest
+    return rest if is_peer_id(rest) else None
 
 
 # --------------------------------------------------------------------------
