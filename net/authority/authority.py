@@ -90,6 +90,7 @@ from net.protocol.wire import (
     Watchers,
     Welcome,
     WireError,
+    dealt_proof,
     next_presence_epoch,
     next_topic,
     open_body,
@@ -523,6 +524,10 @@ class Authority:
     voter_identity: Identity | None = None
     dealers: tuple[bytes, ...] | None = None
     dealer_name: str = ""  # said in the room state (RoomState.dealer)
+    # The dealer's long-term key and its signature of this room as its own
+    # under ``dealer_name`` (RoomState.dealer_proof): ``name_dealer``'s.
+    _dealer_key: bytes = b""
+    _dealer_proof: bytes = b""
     replica: RoomReplica | None = None
     _replicating: bool = False
     _barrier: int = 0  # the log index the next message waits for
@@ -1386,15 +1391,21 @@ class Authority:
         """The notice the next room state carries (our own words)."""
         self._notice = notice
 
-    def name_dealer(self, name: str) -> None:
-        """This room is the dealer ``name``'s (RoomState.dealer): said at
-        once where the room runs already. A dealer that resumed its room
-        set the name after the room's first state, and a state that named
-        no dealer stayed retained: at its next stop every screen read "the
-        host (Lea) is away" (a play-test)."""
-        if name == self.dealer_name:
+    def name_dealer(self, name: str, dealer: Identity) -> None:
+        """This room is the dealer ``name``'s (RoomState.dealer), signed as
+        its own by ``dealer``, its long-term key: said at once where the
+        room runs already. A dealer that resumed its room set the name
+        after the room's first state, and a state that named no dealer
+        stayed retained: at its next stop every screen read "the host
+        (Lea) is away" (a play-test)."""
+        shown = clean_name(name, "")[:40]
+        if name == self.dealer_name and self._dealer_key == dealer.public_key:
             return
         self.dealer_name = name
+        self._dealer_key = dealer.public_key
+        # Signed once, over the name as the state says it and this room's
+        # key: a peer checks it against the key that signed the state.
+        self._dealer_proof = dealt_proof(dealer, self.code, self.identity.public_key, shown)
         if self._outbox is not None and loop_running():
             self._schedule_republish()
 
@@ -1621,6 +1632,8 @@ class Authority:
             standby=self.standby and (bool(self._election) or self._standby_lobby()),
             brokers=self._voter_brokers(),
             dealer=clean_name(self.dealer_name, "")[:40] if self.dealer_name else "",
+            dealer_key=self._dealer_key if self.dealer_name else b"",
+            dealer_proof=self._dealer_proof if self.dealer_name else b"",
             bot_due=sorted(self._away_timers),
             failover=(
                 self.failover_outlook()[0]

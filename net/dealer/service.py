@@ -631,7 +631,7 @@ class Dealer:
         authority.voter_identity = self.identity
         authority.voter_dir = self.rooms_dir
         authority.dealers = ()
-        authority.name_dealer(self.name)
+        authority.name_dealer(self.name, self.identity)
         authority.allowed_keys = frozenset(kept.admit)
         if kept.admit:
             authority.watch_presence(None)
@@ -1063,7 +1063,7 @@ class Dealer:
         return known.name if known is not None else peer_id(key)
 
     def _took_over(self, code: str, authority: Authority) -> None:
-        authority.name_dealer(self.name)
+        authority.name_dealer(self.name, self.identity)
         held = self.held.get(code)
         # The person who asked for the room stays its host (they were
         # "for DY" in the status, and the room "hosted by" its dealer).

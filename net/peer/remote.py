@@ -84,6 +84,7 @@ from net.protocol.wire import (
     open_envelope,
     presence_decoder,
     presence_topic,
+    proven_dealer,
     room_prefix,
     room_state_decoder,
     seal,
@@ -214,6 +215,10 @@ class RemoteTable(TableClient):
         self._pending_sealed_to: bytes | None = None
         self._sealed_refusal: Refused | None = None  # one it could not read, kept
         self._foreign_keys: set[bytes] = set()  # room states ignored: other signers
+        # The dealer the room's state names without that dealer's signature
+        # (RoomState.dealer_proof), as cleaned: "" for a dealer's own room
+        # or a host's that names none. The room is read as a host's.
+        self.unproven_dealer = ""
         self.bot = bot  # a bot process plays this seat (listed as a bot)
         self._asked_for_table = False  # a Hello sent for a first view never had
         # Whether this person stands for the table if the host's machine
@@ -1176,6 +1181,8 @@ class RemoteTable(TableClient):
         if room.room != self.code:
             return
         self._room_here = True  # this broker is the room's (_watch_room_here)
+        # Checked as sent, before its texts are cleaned: the name is signed.
+        proven = proven_dealer(room, envelope.sender)
         room = shown_room(room)
         if self.authority_key is None:
             # Trust on first use: the room's authority is whoever signs its
@@ -1191,6 +1198,17 @@ class RemoteTable(TableClient):
             return
         if self.room is not None and room.stamp <= self.room.stamp:
             return
+        if room.dealer and not proven:
+            # A dealer's name that its key did not sign for this room: any
+            # host can write one, and hold the deck while its players read
+            # "no player's machine holds the deck". Read as a host's room
+            # (which it is), and said (the lobby's warning).
+            if room.dealer != self.unproven_dealer:
+                log.warning("room state names dealer %r without its signature", room.dealer)
+            self.unproven_dealer = room.dealer
+            room = msgspec.structs.replace(room, dealer="", dealer_key=b"", dealer_proof=b"")
+        else:
+            self.unproven_dealer = ""
         if self.codec is None:
             try:
                 self.codec = codec_for(get_game(room.game))

@@ -495,6 +495,13 @@ class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True, o
     # A dealer's room (`passe dealer`, docs/protocol.md section 14): the
     # dealer's name. No player's machine holds its deck, nor stands.
     dealer: Annotated[str, Meta(max_length=40)] = ""
+    # The dealer's long-term key and its signature of the room's code, the
+    # key that signs this state and the name above (`dealt_proof`): without
+    # them any host could write a dealer's name here and hold the deck
+    # while its players read "no player's machine holds the deck". A peer
+    # reads the name only when the signature holds (`proven_dealer`).
+    dealer_key: Annotated[bytes, Meta(max_length=PUBLIC_KEY_SIZE)] = b""
+    dealer_proof: Annotated[bytes, Meta(max_length=SIGNATURE_SIZE)] = b""
     # The seats of people away whom a bot will play for unless they are back
     # first (a table that stands bots in by itself; its notice says when).
     bot_due: Annotated[list[Annotated[int, Meta(ge=0, le=15)]], Meta(max_length=16)] = []
@@ -505,6 +512,27 @@ class RoomState(Struct, tag_field="t", tag="room", forbid_unknown_fields=True, o
 
 
 room_state_decoder: Final = msgspec.msgpack.Decoder(RoomState)
+
+
+def _dealt_bytes(code: str, room_key: bytes, name: str) -> bytes:
+    # Its own domain, apart from every envelope's (`_signed_bytes`): a
+    # dealer's signature of one can never stand for the other.
+    return b"passe/dealt/1\0" + code.encode() + b"\0" + room_key + name.encode("utf-8")
+
+
+def dealt_proof(dealer: Identity, code: str, room_key: bytes, name: str) -> bytes:
+    """The dealer's signature that room ``code``, whose states ``room_key``
+    signs, is its own, dealt under ``name`` (RoomState.dealer_proof)."""
+    return dealer.sign(_dealt_bytes(code, room_key, name))
+
+
+def proven_dealer(room: RoomState, room_key: bytes) -> bool:
+    """Whether ``room``, a state signed by ``room_key``, names a dealer whose
+    key signed it as its own (RoomState.dealer_proof): a room that names
+    none, or names one without its signature, is a host's."""
+    return bool(room.dealer) and verify(
+        room.dealer_key, _dealt_bytes(room.room, room_key, room.dealer), room.dealer_proof
+    )
 
 
 class Presence(Struct, tag_field="t", tag="presence", forbid_unknown_fields=True):
@@ -601,6 +629,7 @@ __all__ = [
     "Welcome",
     "WireError",
     "authority_message_decoder",
+    "dealt_proof",
     "next_room_decoder",
     "next_topic",
     "open_body",
@@ -608,6 +637,7 @@ __all__ = [
     "peer_message_decoder",
     "presence_decoder",
     "presence_topic",
+    "proven_dealer",
     "room_state_decoder",
     "room_topic",
     "seal",

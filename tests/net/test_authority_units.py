@@ -42,6 +42,7 @@ from net.protocol.wire import (
     open_envelope,
     presence_decoder,
     presence_topic,
+    proven_dealer,
     room_topic,
     seal,
     to_authority_topic,
@@ -3772,20 +3773,38 @@ async def test_a_dealer_named_once_the_room_runs_is_said_at_once() -> None:
     """A play-test (6 December): a dealer that resumed its room named
     itself after the room's first state was out, and that state, naming no
     dealer, stayed retained: at the dealer's next stop every screen read
-    "the host (Lea) is away". Kills name_dealer's mutants."""
-    ana = Identity.generate()
+    "the host (Lea) is away". Kills name_dealer's mutants: the name said
+    with the dealer's signature of it for this room's key, said again only
+    when the name or the dealer changes."""
+    ana, dealer, other = Identity.generate(), Identity.generate(), Identity.generate()
     authority = room()
     await in_play(authority, ana)
     sent(authority, ana)
-    authority.name_dealer("D1")
+    authority.name_dealer("D1", dealer)
     assert authority.dealer_name == "D1"
     await within_turns(lambda: bool(authority._outbox))
     ((_, state),) = [m for m in sent(authority, ana) if m[0] == "room"]
-    assert state.dealer == "D1"
-    authority.name_dealer("D1")  # the same name: nothing to say again
+    assert state.dealer == "D1" and state.dealer_key == dealer.public_key
+    assert proven_dealer(state, authority.identity.public_key)
+    authority.name_dealer("D1", dealer)  # the same name: nothing to say again
     await asyncio.sleep(0)
     assert [m for m in sent(authority, ana) if m[0] == "room"] == []
+    # Another dealer under the same name (a table taken over): its own.
+    # (published again after REPUBLISH_GAP: the state it would say now)
+    authority.name_dealer("D1", other)
+    assert authority._republish is not None
+    state = authority.room_state()
+    assert state.dealer_key == other.public_key
+    assert proven_dealer(state, authority.identity.public_key)
+    # The name signed is the one the state says, cleaned.
+    authority.name_dealer("D\x1b[31m2", other)
+    state = authority.room_state()
+    assert state.dealer == "D2" and proven_dealer(state, authority.identity.public_key)
     # Before the room runs (no outbox yet): only kept, for its first state.
     fresh = room()
-    fresh.name_dealer("D2")
+    fresh.name_dealer("D2", dealer)
     assert fresh.dealer_name == "D2" and fresh.room_state().dealer == "D2"
+    assert proven_dealer(fresh.room_state(), fresh.identity.public_key)
+    # A host's room names no dealer, and carries no key or proof.
+    plain = room().room_state()
+    assert (plain.dealer, plain.dealer_key, plain.dealer_proof) == ("", b"", b"")

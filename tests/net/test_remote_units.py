@@ -45,6 +45,7 @@ from net.protocol.wire import (
     Welcome,
     WireError,
     authority_message_decoder,
+    dealt_proof,
     next_topic,
     open_body,
     open_envelope,
@@ -814,6 +815,61 @@ async def test_a_next_game_is_followed_only_once_over_and_from_this_host(
     assert pinned._next_payload is not None and pinned.next_code is None
     await pinned._on_message(room_topic(CODE), authority._room_payload())
     assert pinned.next_code == "XYZ789" and pinned._next_payload is None
+
+
+async def test_a_dealer_named_without_its_signature_is_read_as_a_hosts_room(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The trust boundary: a host that writes a dealer's name in its room
+    state holds the deck all the same; its players' screens said "Dealt by
+    Dealer-One: no player's machine holds the deck". A name counts only
+    with its dealer's signature for this room's key (RoomState.dealer_proof);
+    else the room is read as the host's, the name kept to warn of it (once
+    in the log)."""
+    import logging
+
+    authority = room()
+    dealer = Identity.generate()
+    table = remote()
+    table._link = MemoryLink()  # type: ignore[assignment]
+    topic = room_topic(CODE)
+    seen: list[RoomState] = []
+    table.on_room(seen.append)
+
+    def state(**fields: object) -> bytes:
+        fields.setdefault("stamp", authority._next_stamp())
+        body = msgspec.structs.replace(authority.room_state(), **fields)
+        return seal(authority.identity, topic, body)
+
+    caplog.set_level(logging.WARNING, logger="passe.peer")
+    await table._on_message(topic, state(dealer="Dealer-One"))
+    await table._on_message(topic, state(dealer="Dealer-One"))
+    assert table.room is not None and table.room.dealer == "" and seen[-1] is table.room
+    assert table.unproven_dealer == "Dealer-One"
+    assert [r.getMessage() for r in caplog.records] == [
+        "room state names dealer 'Dealer-One' without its signature"
+    ]
+    # A real dealer's proof for another room key (a host that copied it
+    # from a dealer's room) holds nothing either; its key is not kept.
+    stolen = dealt_proof(dealer, CODE, Identity.generate().public_key, "Dealer-One")
+    await table._on_message(
+        topic, state(dealer="Dealer-One", dealer_key=dealer.public_key, dealer_proof=stolen)
+    )
+    assert table.room.dealer == "" and table.room.dealer_key == b""
+    # Signed as sent, before its text is cleaned: an escape in the name is
+    # the dealer's own, and shown cleaned.
+    name = "Dealer\x1b[2J-One"
+    proof = dealt_proof(dealer, CODE, authority.identity.public_key, name)
+    await table._on_message(
+        topic, state(dealer=name, dealer_key=dealer.public_key, dealer_proof=proof)
+    )
+    assert table.room.dealer == "Dealer-One" and table.room.dealer_key == dealer.public_key
+    assert table.unproven_dealer == ""
+    # A name no dealer signed, cleaned for the warning.
+    await table._on_message(topic, state(dealer="\x1b[31mEve's dealer"))
+    assert table.room.dealer == "" and table.unproven_dealer == "Eve's dealer"
+    await table._on_message(topic, state())  # a host's room naming none
+    assert table.unproven_dealer == "" and table.room.dealer == ""
 
 
 async def test_the_room_state_is_the_first_signers_newest_of_its_game(

@@ -422,3 +422,53 @@ def test_a_sealed_presence_is_signed_on_its_topic_with_a_bounded_name() -> None:
     )
     with pytest.raises(WireError):
         open_envelope(presence_topic("ABC123", HOST.peer_id), payload)
+
+
+def test_a_dealer_claim_holds_only_for_its_room_its_key_and_its_name() -> None:
+    """RoomState.dealer_proof: a dealer's name in a room state counts only
+    with that dealer's signature of the room's code, the key that signs the
+    state and that name; any host can write a name (the trust boundary: its
+    players would read "no player's machine holds the deck")."""
+    dealer, room_key = Identity.generate(), HOST.public_key
+    proof = wire.dealt_proof(dealer, "ABC123", room_key, "Dealer-One")
+    state = RoomState(
+        room="ABC123",
+        game="passpass",
+        config={},
+        host="Ann",
+        phase="lobby",
+        seats=[],
+        seq=0,
+        stamp=1,
+        dealer="Dealer-One",
+        dealer_key=dealer.public_key,
+        dealer_proof=proof,
+    )
+    assert wire.proven_dealer(state, room_key)
+    # Through the wire as the authority sends it.
+    topic = room_topic("ABC123")
+    sent = open_body(open_envelope(topic, seal(HOST, topic, state)), room_state_decoder)
+    assert wire.proven_dealer(sent, room_key)
+
+    def claim(**changes: object) -> bool:
+        return wire.proven_dealer(msgspec.structs.replace(state, **changes), room_key)
+
+    assert not wire.proven_dealer(state, OTHER.public_key)  # another host's state
+    assert not claim(room="XYZ789")  # another room's proof
+    assert not claim(dealer="Dealer-Two")  # another name
+    assert not claim(dealer="")  # no dealer named: nothing to prove
+    assert not claim(dealer_key=OTHER.public_key)  # another dealer's key
+    assert not claim(dealer_key=b"")
+    assert not claim(dealer_proof=b"")  # a name alone, as any host could write
+    assert not claim(dealer_proof=proof[:-1] + bytes([proof[-1] ^ 1]))
+    # The host's own signature of the same bytes with its own key named:
+    # a proof is the dealer key's, whoever claims it.
+    assert not claim(dealer_key=HOST.public_key)
+    # Its own domain: a signature the dealer made of anything else (an
+    # envelope of its own with the same bytes after its header) is none.
+    envelope = wire._signed_bytes("t", False, b"ABC123\0" + room_key + b"Dealer-One")
+    assert not claim(dealer_proof=dealer.sign(envelope))
+    assert verify(dealer.public_key, wire._dealt_bytes("ABC123", room_key, "Dealer-One"), proof)
+    # A name outside ASCII is signed as sent (UTF-8).
+    accented = wire.dealt_proof(dealer, "ABC123", room_key, "Donneuse Élise")
+    assert claim(dealer="Donneuse Élise", dealer_proof=accented)

@@ -1143,6 +1143,28 @@ async def test_a_joiner_declines_to_stand_with_f_and_the_host_hears_it(
         assert "yours may take over: f to refuse" in info(lobby)
 
 
+async def test_a_host_that_names_a_dealer_it_is_not_is_read_as_a_host(
+    private_config: Path, hosted: HostedRoom, mosquitto: tuple[str, int]
+) -> None:
+    """The trust boundary: a host that writes a dealer's name in its room
+    state (RoomState.dealer, unsigned by any dealer) holds the deck all the
+    same; a joiner's lobby read "Dealt by Pi: no player's machine holds the
+    deck". It now warns that the host's machine holds the deck, and says
+    what a host's room says of failover."""
+    write_settings(private_config, name="Zed")
+    hosted.authority.dealer_name = "Pi"  # as a patched Passe would: no proof
+    app = network_app(private_config, mosquitto)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j", *hosted.code, "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        warning = "This room says Pi deals it, but no dealer signed it: the host's machine holds"
+        await wait_until(pilot, lambda: warning in info(lobby), "the warning")
+        assert "Dealt by" not in info(lobby)
+        assert "Waiting for the host to start the game." in text_of(lobby, "#lobby-status")
+
+
 def info(lobby: LobbyScreen) -> str:
     """The lobby's Game box in one line (its words wrap at 80x24)."""
     return " ".join(text_of(lobby, "#lobby-info").split())
@@ -2442,6 +2464,17 @@ async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_the_lobby(
             lobby = app.screen
             assert isinstance(lobby, LobbyScreen)
             await wait_until(pilot, lambda: "Tess (you)" in seats_text(lobby), "our seat")
+            # The dealer's claim, checked against its signature, with its
+            # key to compare with the dealer's own screen.
+            key = fingerprint(dealer.identity.public_key)
+            await wait_until(
+                pilot,
+                lambda: (
+                    f"Dealt by Pi (key {key}): no player's machine holds the deck"
+                    in " ".join(text_of(lobby, "#lobby-info").split())
+                ),
+                "the dealer named, with its key",
+            )
             ben_table = RemoteTable(ben, dealt.code, *mosquitto, "Ben")
             joining = asyncio.create_task(ben_table.join())
             await wait_until(

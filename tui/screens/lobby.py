@@ -593,10 +593,19 @@ class LobbyScreen(PasseScreen):
             if self.table is None or self.table.seat is None:
                 return ""
             if self.room.dealer:
+                # Signed by the dealer's key (the peer checked it): its
+                # fingerprint, to compare with the dealer's own screen.
+                key = fingerprint(self.room.dealer_key)
                 return (
-                    f"\nDealt by {self.room.dealer}: no player's machine holds the deck; "
-                    "if the dealer stops, another dealer takes the table, or it goes on "
-                    "when the dealer is back."
+                    f"\nDealt by {self.room.dealer} (key {key}): no player's machine holds "
+                    "the deck; if the dealer stops, another dealer takes the table, or it "
+                    "goes on when the dealer is back."
+                )
+            if self.table.unproven_dealer:
+                # A host's room that names a dealer none signed it for.
+                return (
+                    f"\n⚠ This room says {self.table.unproven_dealer} deals it, but no "
+                    "dealer signed it: the host's machine holds the deck."
                 )
             # As the host's lobby says it (the room state's failover):
             # a play-test's joiner read "yours may hold the deck" where
