@@ -87,17 +87,18 @@ def test_an_ssh_guest_is_told_what_to_tell_a_friend(monkeypatch: pytest.MonkeyPa
     assert join_lines("ABC-123@10.0.0.2:1883").endswith("passe join ABC-123@10.0.0.2:1883")
     monkeypatch.setenv(SERVED_ENV, "1")
     lines = join_lines("ABC-123@10.0.0.2:1883")
-    assert lines.startswith("Tell the others: passe join ABC-123@10.0.0.2:1883")
+    assert lines.startswith("Tell the others:\npasse join ABC-123@10.0.0.2:1883\n")
     assert "ssh -t SERVER join ABC-123@10.0.0.2:1883" in lines
-    # The lobby's Game box is 51 columns wide at 80x24.
-    assert all(len(line) <= 51 for line in lines.split("\n"))
+    # The lobby's Game box holds 47 columns of text at 80x24.
+    assert all(len(line) <= 47 for line in lines.split("\n"))
     # The SSH form carries the server's port (found by hand: friends typed
     # `ssh -t SERVER ...` and reached no Passe), and a guest's room whose
     # broker answers only on the server is joined over SSH, not `passe join`.
     monkeypatch.setenv(SSH_PORT_ENV, "2299")
     lines = join_lines("ABC-123@127.0.0.1:1884", local_only=True)
     assert lines == (
-        "Others join over SSH to this server:\nssh -t -p 2299 SERVER join ABC-123@127.0.0.1:1884"
+        "Others join over SSH to this server:\n"
+        "ssh -t -p 2299 SERVER \\\n  join ABC-123@127.0.0.1:1884"
     )
     assert "ssh -t -p 2299 SERVER join ABC-123" in join_lines("ABC-123")
     # The address the guest reached the server at, when the server knows it
@@ -106,6 +107,20 @@ def test_an_ssh_guest_is_told_what_to_tell_a_friend(monkeypatch: pytest.MonkeyPa
     assert "\nssh -t -p 2299 10.0.0.5 join ABC-123" in join_lines("ABC-123")
     monkeypatch.setenv(SSH_HOST_ENV, "10.0.0.5; reboot")
     assert "\nssh -t -p 2299 SERVER join ABC-123" in join_lines("ABC-123")
+    # Longer than the box, a command broke at a space where the box
+    # wrapped it, and its first line pasted alone ran `ssh ... join` (a
+    # play-test): it goes on two lines a shell reads as one, and the
+    # `passe join` one on its own line.
+    monkeypatch.setenv(SSH_HOST_ENV, "192.168.100.123")
+    lines = join_lines("QAX-VR1@192.168.100.123:1884")
+    assert lines == (
+        "Tell the others:\npasse join QAX-VR1@192.168.100.123:1884\n"
+        "or, over SSH to this server:\n"
+        "ssh -t -p 2299 192.168.100.123 \\\n  join QAX-VR1@192.168.100.123:1884"
+    )
+    assert all(len(line) <= 47 for line in lines.split("\n"))
+    local = join_lines("QAX-VR1@127.0.0.1:1884", local_only=True)
+    assert local.endswith("\nssh -t -p 2299 192.168.100.123 \\\n  join QAX-VR1@127.0.0.1:1884")
     said = key_notice("made a new key")
     assert said == "New player key made: it gets you your seat back after a dropped connection."
     said = key_notice("your key file /k was damaged: kept as k.corrupt, made a new key")

@@ -105,6 +105,11 @@ def _typed_address(text: str) -> str:
         return ""
 
 
+# The lobby's Game box's text width at 80x24 (51 columns, less its border
+# and padding): a line longer than that wraps.
+INFO_WIDTH = 47
+
+
 def join_lines(hint: str, *, local_only: bool = False) -> str:
     """What to tell the others where the LAN hides the room. An SSH guest
     cannot run `passe join` in their session (issue 18): they are told what
@@ -126,11 +131,17 @@ def join_lines(hint: str, *, local_only: bool = False) -> str:
         port = os.environ.get(SSH_PORT_ENV, "")
         server = _typed_address(os.environ.get(SSH_HOST_ENV, "")) or "SERVER"
         ssh = f"ssh -t -p {port} {server}" if port.isdigit() else f"ssh -t {server}"
+        command = f"{ssh} join {hint}"
+        if len(command) > INFO_WIDTH:
+            # Wrapped by the box, it broke at a space: pasted, its first
+            # line ran alone (a play-test). A shell's continuation instead.
+            command = f"{ssh} \\\n  join {hint}"
         if local_only:
-            return f"Others join over SSH to this server:\n{ssh} join {hint}"
-        return (
-            f"Tell the others: passe join {hint}\nor, over SSH to this server:\n{ssh} join {hint}"
-        )
+            return f"Others join over SSH to this server:\n{command}"
+        tell = f"Tell the others: passe join {hint}"
+        if len(tell) > INFO_WIDTH:
+            tell = f"Tell the others:\npasse join {hint}"
+        return f"{tell}\nor, over SSH to this server:\n{command}"
     if local_only:
         return f"Only this machine can reach the room's broker:\npasse join {hint}"
     return f"If the LAN hides the room, others type:\npasse join {hint}"
