@@ -599,9 +599,12 @@ class Dealer:
             return
 
         def prepare(authority: Authority) -> None:
-            # Before anyone can follow its notice: the owner decides again.
+            # Before anyone can follow its notice: the owner decides again,
+            # and its first state names its dealer, signed (else those who
+            # follow read a host's room until the next state).
             authority.owner = owner
             authority.admitted.add(owner)
+            authority.name_dealer(self.name, self.identity)
 
         try:
             hosted = await open_next_room(room.hosted, rooms=self.rooms_dir, prepare=prepare)

@@ -579,6 +579,11 @@ async def test_the_owner_of_a_dealer_s_room_opens_the_next_game_at_its_table(
         assert following.owner == owner.identity.public_key
         assert [slot.kind for slot in following.seats] == [slot.kind for slot in old.seats]
         await both_follow(owner, bens, ben_seat, room.tables)  # filled as the first: 2 and a bot
+        # Its dealer named, and signed for the new code (the key is the same).
+        for table in room.tables[-2:]:
+            assert table.room is not None and table.room.dealer == "D"
+            assert table.room.dealer_key == room.dealer.identity.public_key
+            assert table.unproven_dealer == ""
         await until(lambda: room.code not in room.dealer.rooms)  # the old room goes
 
 
