@@ -124,6 +124,9 @@ MODULES: dict[str, list[str]] = {
     "net/peer/headless.py": _functions(
         "net.peer.headless", "emit", "play_with_bot", "fill_and_start", "over_or_stepped_down"
     ),
+    # The link every message goes through: what it drops (oversized, on a
+    # topic not subscribed), which broker it goes to next, its bounds.
+    "net/lan/transport.py": ["net.lan.transport.*"],
     "core/passpass/state.py": _methods(
         "core.passpass.state",
         "PassPassState",

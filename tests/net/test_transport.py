@@ -15,6 +15,7 @@ import pytest
 from net.lan import transport
 from net.lan.transport import BrokerUnreachable, MqttLink, stop_task
 from tests.net.brokers import (
+    Mosquitto,
     broker_at,
     closed_port,
     require_mosquitto,
@@ -666,3 +667,222 @@ async def test_an_unreachable_broker_is_said_in_words() -> None:
     assert why(socket.gaierror(-2, "Name or service not known")) == "no such host name"
     assert why(TimeoutError()) == "no answer in time"
     assert why(aiomqtt.MqttError("Operation timed out")) == "Operation timed out"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "topic", "follows"),
+    [
+        ("a/b", "a/b", True),
+        ("a/b", "a/c", False),
+        ("a/b", "a", False),  # the topic ends before the filter
+        ("a", "a/b", False),  # the filter ends before the topic
+        ("a/+", "a/b", True),
+        ("a/+", "a/b/c", False),  # + is one level
+        ("+/b", "a/b", True),
+        ("a/+/c", "a/b/c", True),
+        ("a/+/c", "a/b/d", False),
+        ("a/#", "a/b/c", True),
+        ("a/#", "a", True),  # MQTT 3.1.1, 4.7.1.2: "sport/#" matches "sport"
+        ("#", "any/thing", True),
+        ("b/#", "a/b", False),
+    ],
+)
+def test_a_topic_filter_follows_as_mqtt_says(pattern: str, topic: str, follows: bool) -> None:
+    """The link passes on only what matches a filter it follows (a broker
+    may hand over more: amqtt's retained messages of other topics)."""
+    assert transport._matches(pattern, topic) is follows
+
+
+def test_each_reason_a_connection_fails_is_said_in_words() -> None:
+    """``why_unreachable``: the error's own errno, its cause's or its
+    context's, or one quoted in its text, in words; a host name not found;
+    a timeout; else the error's text, or its type where it has none."""
+    import errno
+
+    why = transport.why_unreachable
+    assert why(ConnectionRefusedError(errno.ECONNREFUSED, "refused")) == (
+        "nothing answers on that port"
+    )
+    assert why(OSError(errno.ENETUNREACH, "x")) == "that network cannot be reached from here"
+    wrapped = aiomqtt.MqttError("connection failed")
+    wrapped.__cause__ = OSError(errno.ETIMEDOUT, "timed out")
+    assert why(wrapped) == "no answer in time"
+    during = aiomqtt.MqttError("connection failed")
+    during.__context__ = OSError(errno.ECONNRESET, "reset")
+    assert why(during) == "the connection was cut"
+    assert why(aiomqtt.MqttError("[Errno 111] Connection refused")) == (
+        "nothing answers on that port"
+    )
+    assert why(aiomqtt.MqttError("[Errno 101] Network is unreachable")) == (
+        "that network cannot be reached from here"
+    )
+    assert why(aiomqtt.MqttError("")) == "MqttError"
+    assert why(OSError(errno.EACCES, "Permission denied")) == "[Errno 13] Permission denied"
+    assert why(asyncio.TimeoutError("late")) == "no answer in time"
+
+
+async def test_a_link_passes_on_only_what_it_follows_within_the_size_limit(
+    address: tuple[str, int], caplog: pytest.LogCaptureFixture
+) -> None:
+    """What reaches the handler: a message on a topic the link follows, in
+    order, up to MAX_PAYLOAD bytes. Dropped: a larger one (said once, not
+    per message), an empty one (a retained message cleared) except on the
+    topics that want it, one on a topic the link no longer follows (the
+    broker's subscription outlived it). A handler that raises is logged and
+    the link goes on."""
+    import logging
+
+    from net.protocol.wire import MAX_PAYLOAD
+
+    host, port = address
+    received: list[tuple[str, int]] = []
+
+    async def on_message(topic: str, payload: bytes) -> None:
+        received.append((topic, len(payload)))
+        if payload == b"boom":
+            raise RuntimeError("a handler's bug")
+
+    link = MqttLink(
+        host,
+        port,
+        subscriptions=["f/a/#", "f/b", "f/c"],
+        on_message=on_message,
+        empty_topics=["f/b"],
+    )
+    caplog.set_level(logging.DEBUG, logger="passe.net")
+    await link.start()
+    try:
+        # Left behind by the link, still followed at the broker.
+        link.subscriptions.remove("f/c")
+        async with aiomqtt.Client(host, port) as sender:
+            for topic, payload in [
+                ("f/a/x", b"one"),
+                ("f/a/x", b""),  # an empty message: not for this topic
+                ("f/b", b""),  # wanted here (the authority's own room topic)
+                ("f/c", b"unfollowed"),
+                ("f/a/y", bytes(MAX_PAYLOAD + 1)),
+                ("f/a/y", bytes(MAX_PAYLOAD + 2)),
+                ("f/a/y", bytes(MAX_PAYLOAD)),
+                ("f/a/x", b"boom"),
+                ("f/a/x", b"last"),
+            ]:
+                await sender.publish(topic, payload, qos=1)
+            await until(lambda: ("f/a/x", 4) in received, DEADLINE)
+        assert received == [
+            ("f/a/x", 3),
+            ("f/b", 0),
+            ("f/a/y", MAX_PAYLOAD),
+            ("f/a/x", 4),
+            ("f/a/x", 4),
+        ]
+        said = [r.getMessage() for r in caplog.records if r.name == "passe.net"]
+        dropped = [line for line in said if "over the size limit" in line]
+        assert dropped == [f"dropped {MAX_PAYLOAD + 1} bytes on f/a/y: over the size limit"]
+        assert "handling a message on f/a/x failed" in said
+        assert link.connected
+    finally:
+        await link.close(graceful=False)
+
+
+async def test_a_link_says_when_it_is_up_publishes_only_then_and_leaves_its_last_word(
+    address: tuple[str, int],
+) -> None:
+    """``publish``: False before the link is up and once it is closing; a
+    retained message waits for the broker and stays for later readers.
+    ``close(final=...)`` leaves its messages retained, unless not graceful.
+    ``on_state`` hears each change; a closed link is never waited for."""
+    host, port = address
+    states: list[bool] = []
+    link = MqttLink(host, port, subscriptions=[], on_message=_ignore, on_state=states.append)
+    assert not await link.publish("w/early", b"x")
+    assert not link.connected and not link.closed
+    await link.start()
+    try:
+        assert link.connected and states == [True]
+        assert await link.wait_connected_or_closed()
+        assert await link.publish("w/kept", b"retained", retain=True)
+        assert await link.publish("w/plain", b"x")
+        await link.close(final=[("w/last", b"last word")])
+        assert link.closed and not await link.wait_connected_or_closed()
+        assert not await link.publish("w/after", b"x", retain=True)
+        assert states == [True, False]
+        rude = MqttLink(host, port, subscriptions=[], on_message=_ignore)
+        await rude.start()
+        await rude.close(graceful=False, final=[("w/rude", b"never")])
+        seen: dict[str, bytes] = {}
+        async with aiomqtt.Client(host, port) as reader:
+            await reader.subscribe("w/#", qos=1)
+            # After the retained ones the broker sends at the subscription.
+            await reader.publish("w/marker", b"", qos=1)
+            async with asyncio.timeout(DEADLINE):
+                async for message in reader.messages:
+                    if message.topic.value == "w/marker":
+                        break
+                    seen[message.topic.value] = bytes(message.payload)  # type: ignore[arg-type]
+            for topic in ("w/kept", "w/last"):
+                await reader.publish(topic, b"", qos=1, retain=True)
+        assert seen == {"w/kept": b"retained", "w/last": b"last word"}
+    finally:
+        await link.close(graceful=False)
+
+
+async def test_a_link_that_leaves_of_its_own_will_says_its_farewell_and_no_will() -> None:
+    """``rejoin`` and ``move_to`` end the session cleanly: the farewell
+    (a voter's "gone") goes out retained first, the will does not. The link
+    is up again at once; moving to another node of its list takes a new
+    client id there (NATS kept a dead node's session of the old one), and
+    staying on the same broker keeps it. A move to where the link is up is
+    nothing; a broker it did not know joins its list."""
+    require_mosquitto()
+    with start_mosquitto() as first, start_mosquitto() as second:
+        states: list[bool] = []
+        link = MqttLink(
+            first.host,
+            first.port,
+            subscriptions=[],
+            on_message=_ignore,
+            on_state=states.append,
+            will=transport.LastWill("fw/will", b"died"),
+        )
+        farewells = 0
+
+        def farewell() -> tuple[str, bytes]:
+            nonlocal farewells
+            farewells += 1
+            return "fw/gone", f"bye {farewells}".encode()
+
+        link.farewell = farewell
+        await link.start()
+        try:
+            first_id = link.client_id
+            link.rejoin()
+            await until(lambda: states == [True, False, True], DEADLINE)
+            assert link.port == first.port and link.client_id == first_id
+            assert await retained(first, "fw/gone") == b"bye 1"
+            assert await retained(first, "fw/will") is None
+            link.move_to((first.host, first.port))  # up there already: nothing
+            await asyncio.sleep(0)
+            assert farewells == 1 and link.connected
+            link.move_to((second.host, second.port))
+            await until(lambda: states == [True, False, True, False, True], DEADLINE)
+            assert link.port == second.port and link.client_id != first_id
+            assert link.brokers == [(first.host, first.port), (second.host, second.port)]
+            assert await retained(first, "fw/gone") == b"bye 2"
+            assert await retained(first, "fw/will") is None
+        finally:
+            await link.close(graceful=False)
+
+
+async def retained(broker: Mosquitto, topic: str) -> bytes | None:
+    """The message ``broker`` keeps on ``topic``, or None: a marker
+    published after the subscription comes after what it keeps."""
+    async with aiomqtt.Client(broker.host, broker.port) as reader:
+        await reader.subscribe(topic, qos=1)
+        await reader.subscribe(f"{topic}/marker", qos=1)
+        await reader.publish(f"{topic}/marker", b"", qos=1)
+        async with asyncio.timeout(DEADLINE):
+            async for message in reader.messages:
+                if message.topic.value == topic:
+                    return bytes(message.payload)  # type: ignore[arg-type]
+                break
+    return None
