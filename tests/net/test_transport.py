@@ -718,7 +718,7 @@ def test_each_reason_a_connection_fails_is_said_in_words() -> None:
     )
     assert why(aiomqtt.MqttError("")) == "MqttError"
     assert why(OSError(errno.EACCES, "Permission denied")) == "[Errno 13] Permission denied"
-    assert why(asyncio.TimeoutError("late")) == "no answer in time"
+    assert why(TimeoutError("late")) == "no answer in time"
 
 
 async def test_a_link_passes_on_only_what_it_follows_within_the_size_limit(
