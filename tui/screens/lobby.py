@@ -609,8 +609,10 @@ class LobbyScreen(PasseScreen):
                 key = fingerprint(self.room.dealer_key)
                 return (
                     f"\nDealt by {self.room.dealer} (key {key}): no player's machine holds "
-                    "the deck; if the dealer stops, another dealer takes the table, or it "
-                    "goes on when the dealer is back."
+                    # A dealer that trusts no other (passe dealer --trust)
+                    # has nobody to hand its table to: said as it may be.
+                    "the deck; if the dealer stops, a dealer it trusts takes the table, "
+                    "or the game waits for it."
                 )
             if self.table.unproven_dealer:
                 # A host's room that names a dealer none signed it for.
