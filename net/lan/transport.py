@@ -286,10 +286,13 @@ class MqttLink:
         client = self._client
         if client is None:
             return
-        with contextlib.suppress(Exception):
-            if self.farewell is not None and self.connected:
+        if self.farewell is not None and self.connected:
+            try:
                 topic, payload = self.farewell()
                 client._client.publish(topic, payload, qos=0, retain=True)
+            except Exception:  # the link leaves all the same: it was told to
+                log.exception("the farewell of a link leaving %s:%s failed", self.host, self.port)
+        with contextlib.suppress(Exception):  # gone already: nothing to end
             client._client.disconnect()
 
     # -- life cycle ----------------------------------------------------------

@@ -8,6 +8,7 @@ import contextlib
 import socket
 import sys
 from collections.abc import AsyncIterator
+from typing import Any
 
 import aiomqtt
 import pytest
@@ -886,3 +887,210 @@ async def retained(broker: Mosquitto, topic: str) -> bytes | None:
                     return bytes(message.payload)  # type: ignore[arg-type]
                 break
     return None
+
+
+async def test_a_subscription_refused_later_is_asked_again_while_it_is_wanted(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A subscription made once the link is up (the authority following a
+    new seat's presence) and refused is asked again, after a backoff that
+    doubles up to its cap, while the link wants it; unsubscribed, the asking
+    ends, and the next change of subscriptions (they go one at a time) is
+    made: a loop that went on held them all up."""
+    import logging
+
+    require_nats()
+    # Waits no other sleeper here takes (until's polls, aiomqtt's).
+    monkeypatch.setattr(transport, "BACKOFF_FIRST", 0.013)
+    monkeypatch.setattr(transport, "BACKOFF_MAX", 0.05)
+    waits: list[float] = []
+    sleep = asyncio.sleep
+
+    async def recorded(delay: float, *arguments: Any) -> Any:
+        if delay in (0.013, 0.026, 0.052, 0.05):
+            waits.append(delay)
+        return await sleep(delay, *arguments)
+
+    monkeypatch.setattr(transport.asyncio, "sleep", recorded)
+    caplog.set_level(logging.WARNING, logger="passe.net")
+    with start_nats_cluster(1, extra=NATS_DENIAL) as cluster:
+        node = cluster.nodes[0]
+        received: list[str] = []
+
+        async def on_message(topic: str, payload: bytes) -> None:
+            received.append(topic)
+
+        link = MqttLink(node.host, node.mqtt_port, subscriptions=["open/x"], on_message=on_message)
+        await link.start()
+        try:
+            link.subscribe("closed/x")
+            await until(lambda: len(waits) >= 4, DEADLINE)
+            assert waits[:4] == [0.013, 0.026, 0.05, 0.05] and link.connected
+            said = [r.getMessage() for r in caplog.records if r.name == "passe.net"]
+            assert said[0] == "the broker refused the subscription to closed/x; asking again"
+            link.unsubscribe("closed/x")
+            link.subscribe("open/y")  # made once the asking ended
+            async with aiomqtt.Client(node.host, node.mqtt_port) as sender:
+                while "open/y" not in received:
+                    await sender.publish("open/y", b"x")
+                    await sleep(0.05)
+        finally:
+            await link.close(graceful=False)
+
+
+async def test_an_unsubscription_reaches_the_broker_and_one_not_made_is_nothing(
+    address: tuple[str, int],
+) -> None:
+    """``unsubscribe`` asks the broker too (the link's own filter would hide
+    a broker that went on sending); a pattern not followed is nothing; a
+    pattern followed already is not asked for twice; one followed while the
+    link is down is asked for when it comes up."""
+    host, port = address
+    received: list[str] = []
+
+    async def on_message(topic: str, payload: bytes) -> None:
+        received.append(topic)
+
+    link = MqttLink(host, port, subscriptions=["u/a", "u/b"], on_message=on_message)
+    link.subscribe("u/early")  # not up yet: subscribed as it connects
+    link.unsubscribe("u/none")
+    assert link.subscriptions == ["u/a", "u/b", "u/early"]
+    await link.start()
+    try:
+        link.subscribe("u/b")  # followed already
+        assert link.subscriptions == ["u/a", "u/b", "u/early"]
+        link.unsubscribe("u/a")
+        link.unsubscribe("u/a")  # not followed any more: nothing
+        link.subscribe("u/c")  # after the unsubscription's acknowledgement
+        async with aiomqtt.Client(host, port) as sender:
+            while "u/c" not in received:
+                await sender.publish("u/c", b"x", qos=1)
+                await asyncio.sleep(0.02)
+            # Followed again by the link's filter alone: the broker must
+            # not send it any more.
+            link.subscriptions.append("u/a")
+            for topic in ("u/a", "u/early", "u/b"):
+                await sender.publish(topic, b"x", qos=1)
+            await until(lambda: "u/b" in received, DEADLINE)
+        assert "u/a" not in received and "u/early" in received
+    finally:
+        await link.close(graceful=False)
+
+
+async def test_a_publish_that_fails_says_so_and_each_kind_goes_at_its_qos(
+    address: tuple[str, int], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A retained message goes at QoS 1 and waits for the broker; a plain
+    one past MAX_UNWRITTEN waits for its own write, at QoS 0. A publish that
+    fails (the link going down fails in several ways) is False and said at
+    debug, as is ``publish_now``'s; the last word at close is retained at
+    QoS 1 within 2 s, and its failure does not stop the close."""
+    import logging
+
+    host, port = address
+    link = MqttLink(host, port, subscriptions=[], on_message=_ignore)
+    caplog.set_level(logging.DEBUG, logger="passe.net")
+    await link.start()
+    try:
+        client = link._client
+        assert client is not None
+        sent: list[dict[str, Any]] = []
+        publish = client.publish
+
+        async def spied(topic: str, payload: bytes, **options: Any) -> None:
+            sent.append({"topic": topic, **options})
+            if topic.startswith("fail/"):
+                raise aiomqtt.MqttError("the link went down")
+            await publish(topic, payload, **options)
+
+        monkeypatch.setattr(client, "publish", spied)
+        assert await link.publish("q/kept", b"x", retain=True)
+        monkeypatch.setattr(transport, "MAX_UNWRITTEN", 0)
+        assert await link.publish("q/plain", b"x")
+        assert sent == [
+            {"topic": "q/kept", "qos": 1, "retain": True},
+            {"topic": "q/plain", "qos": 0, "retain": False},
+        ]
+        assert not await link.publish("fail/x", b"x", retain=True)
+        said = [r.getMessage() for r in caplog.records if r.name == "passe.net"]
+        assert said[-1] == "publish to fail/x failed: MqttError('the link went down')"
+        monkeypatch.setattr(transport, "MAX_UNWRITTEN", 256)
+
+        def broken(*arguments: Any) -> bool:
+            raise OSError("the socket is gone")
+
+        monkeypatch.setattr(transport, "_publish_unwaited", broken)
+        assert not link.publish_now("fail/now", b"x")
+        said = [r.getMessage() for r in caplog.records if r.name == "passe.net"]
+        assert said[-1] == "publish to fail/now failed: OSError('the socket is gone')"
+        assert not client._client._registered_write  # given back
+        sent.clear()
+        await link.close(final=[("fail/last", b"x"), ("q/last", b"y")])
+        assert sent == [
+            {"topic": "fail/last", "qos": 1, "retain": True, "timeout": 2},
+            {"topic": "q/last", "qos": 1, "retain": True, "timeout": 2},
+        ]
+        assert link.closed and not link.connected
+    finally:
+        await link.close(graceful=False)
+
+
+async def test_a_message_published_now_asks_for_no_write_watch_when_the_socket_took_it(
+    address: tuple[str, int],
+) -> None:
+    """``publish_now`` writes in the call: paho would have asked aiomqtt to
+    watch the socket (a wake-up through a pipe, a watch added then removed)
+    for a packet already written; it is asked only for what the socket did
+    not take."""
+    host, port = address
+    link = MqttLink(host, port, subscriptions=[], on_message=_ignore)
+    await link.start()
+    try:
+        client = link._client
+        assert client is not None
+        paho_client = client._client
+        asked: list[object] = []
+        register = paho_client.on_socket_register_write
+
+        def counted(*arguments: Any) -> None:
+            asked.append(arguments)
+            assert register is not None
+            register(*arguments)
+
+        paho_client.on_socket_register_write = counted
+        assert link.publish_now("now/x", b"x")
+        assert asked == [] and not paho_client._registered_write
+        assert await link.publish("now/y", b"y")  # queued: the watch is asked for
+        assert len(asked) == 1
+    finally:
+        await link.close(graceful=False)
+
+
+async def test_a_link_whose_farewell_fails_leaves_all_the_same(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A farewell that raises is said, and the link still leaves (``rejoin``
+    and ``move_to`` were told to go: a voter moved to where its room's
+    voters met stayed where nobody was)."""
+    import logging
+
+    require_mosquitto()
+    with start_mosquitto() as broker:
+        states: list[bool] = []
+        link = MqttLink(
+            broker.host, broker.port, subscriptions=[], on_message=_ignore, on_state=states.append
+        )
+
+        def farewell() -> tuple[str, bytes]:
+            raise RuntimeError("no presence to say")
+
+        link.farewell = farewell
+        caplog.set_level(logging.ERROR, logger="passe.net")
+        await link.start()
+        try:
+            link.rejoin()
+            await until(lambda: states == [True, False, True], DEADLINE)
+            said = [r.getMessage() for r in caplog.records if r.name == "passe.net"]
+            assert said == [f"the farewell of a link leaving {broker.host}:{broker.port} failed"]
+        finally:
+            await link.close(graceful=False)
