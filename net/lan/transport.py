@@ -637,7 +637,8 @@ async def _subscribed(client: aiomqtt.Client, pattern: str) -> None:
     are clean, so a QoS 1 delivery gained nothing: what a connection had
     unacknowledged went with it, and the re-synchronisation covers it."""
     granted = await client.subscribe(pattern, qos=0)
-    if any((code if isinstance(code, int) else code.value) >= 0x80 for code in granted):
+    # Reason codes (paho 2) compare with numbers as plain codes do.
+    if any(code >= 0x80 for code in granted):
         raise aiomqtt.MqttError(f"the broker refused the subscription to {pattern}")
 
 

@@ -765,16 +765,16 @@ async def test_a_link_passes_on_only_what_it_follows_within_the_size_limit(
                 ("f/a/y", bytes(MAX_PAYLOAD + 2)),
                 ("f/a/y", bytes(MAX_PAYLOAD)),
                 ("f/a/x", b"boom"),
-                ("f/a/x", b"last"),
+                ("f/a/x", b"final"),
             ]:
                 await sender.publish(topic, payload, qos=1)
-            await until(lambda: ("f/a/x", 4) in received, DEADLINE)
+            await until(lambda: ("f/a/x", 5) in received, DEADLINE)
         assert received == [
             ("f/a/x", 3),
             ("f/b", 0),
             ("f/a/y", MAX_PAYLOAD),
-            ("f/a/x", 4),
-            ("f/a/x", 4),
+            ("f/a/x", 4),  # boom
+            ("f/a/x", 5),
         ]
         said = [r.getMessage() for r in caplog.records if r.name == "passe.net"]
         dropped = [line for line in said if "over the size limit" in line]
@@ -961,6 +961,16 @@ async def test_an_unsubscription_reaches_the_broker_and_one_not_made_is_nothing(
         assert link.subscriptions == ["u/a", "u/b", "u/early"]
         link.unsubscribe("u/a")
         link.unsubscribe("u/a")  # not followed any more: nothing
+        client = link._client
+        assert client is not None
+        subscribe = client.subscribe
+        qos: list[object] = []
+
+        async def spied(pattern: str, **options: Any) -> Any:
+            qos.append(options.get("qos"))
+            return await subscribe(pattern, **options)
+
+        client.subscribe = spied  # type: ignore[method-assign]
         link.subscribe("u/c")  # after the unsubscription's acknowledgement
         async with aiomqtt.Client(host, port) as sender:
             while "u/c" not in received:
@@ -973,6 +983,8 @@ async def test_an_unsubscription_reaches_the_broker_and_one_not_made_is_nothing(
                 await sender.publish(topic, b"x", qos=1)
             await until(lambda: "u/b" in received, DEADLINE)
         assert "u/a" not in received and "u/early" in received
+        # At QoS 0: NATS makes a replicated consumer for each QoS 1 one.
+        assert qos == [0]
     finally:
         await link.close(graceful=False)
 
@@ -1058,8 +1070,17 @@ async def test_a_message_published_now_asks_for_no_write_watch_when_the_socket_t
             register(*arguments)
 
         paho_client.on_socket_register_write = counted
+        published: list[tuple[Any, ...]] = []
+        publish = paho_client.publish
+
+        def spied(*arguments: Any) -> Any:
+            published.append(arguments)
+            return publish(*arguments)
+
+        paho_client.publish = spied  # type: ignore[method-assign]
         assert link.publish_now("now/x", b"x")
         assert asked == [] and not paho_client._registered_write
+        assert published == [("now/x", b"x", 0, False)]  # QoS 0, not retained
         assert await link.publish("now/y", b"y")  # queued: the watch is asked for
         assert len(asked) == 1
     finally:
@@ -1094,3 +1115,110 @@ async def test_a_link_whose_farewell_fails_leaves_all_the_same(
             assert said == [f"the farewell of a link leaving {broker.host}:{broker.port} failed"]
         finally:
             await link.close(graceful=False)
+
+
+async def test_a_new_list_of_brokers_sends_the_link_down_it_only_when_asked(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``set_alternates`` (no broker needed: the link's decisions alone):
+    the first broker stays first, the others come in order, each once. The
+    link goes down the new list again only when asked (``rejoin_earlier``)
+    and only for a broker learnt before the one it is on; down, it takes
+    the new list from its top at its next pass. ``_after_a_new_one`` says
+    why it goes."""
+    import logging
+
+    link = MqttLink("a", 1, alternates=[("b", 2)], subscriptions=[], on_message=_ignore)
+    rejoined: list[bool] = []
+    link.rejoin = lambda: rejoined.append(True)  # type: ignore[method-assign]
+    link.host, link.port = "b", 2
+    link._connected.set()
+    link.set_alternates([("a", 1), ("c", 3), ("b", 2), ("c", 3)])  # not asked
+    assert link.brokers == [("a", 1), ("c", 3), ("b", 2)] and rejoined == []
+    link.set_alternates([("c", 3), ("b", 2)], rejoin_earlier=True)  # the same list
+    assert rejoined == []
+    link.set_alternates([("c", 3), ("b", 2), ("e", 5)], rejoin_earlier=True)  # after it
+    assert rejoined == []
+    caplog.set_level(logging.INFO, logger="passe.net")
+    link.set_alternates([("d", 4), ("c", 3), ("b", 2)], rejoin_earlier=True)
+    assert rejoined == [True] and not link._new_list
+    assert [r.getMessage() for r in caplog.records] == [
+        "a broker before b:2 in the list: going down it again"
+    ]
+    # On its first broker, or on one no longer in its list: it stays.
+    before = list(link.brokers)
+    link.host, link.port = "a", 1
+    assert not link._after_a_new_one([])
+    link.host, link.port = "z", 9
+    assert not link._after_a_new_one([])
+    link.host, link.port = "b", 2
+    assert not link._after_a_new_one(before)  # nothing new before it
+    assert link._after_a_new_one([("a", 1), ("c", 3), ("b", 2)])  # d is new
+    # Down: taken from its top at the next pass, however it changed.
+    link._connected.clear()
+    link.set_alternates([("e", 5)], rejoin_earlier=True)
+    assert link._new_list and rejoined == [True]
+
+
+async def test_a_list_learnt_as_a_session_ends_is_tried_from_its_top_not_where_it_was() -> None:
+    """The link was up on an alternate (its sticky broker, tried first
+    after a blip) and learns a new list as that session ends: the next pass
+    starts from the list's top, as a new list must, not at the sticky
+    broker. Both answer: the link must be on the top one. The session is
+    ended by another client taking its client id (the broker lives on)."""
+    require_mosquitto()
+    with start_mosquitto() as top, start_mosquitto() as sticky:
+        learnt: list[bool] = []
+        link = MqttLink(
+            top.host,
+            top.port,
+            alternates=[(sticky.host, sticky.port)],
+            subscriptions=[],
+            on_message=_ignore,
+        )
+
+        def on_state(up: bool) -> None:
+            learnt.append(up)
+            if not up and len(learnt) == 2:  # the first session's end
+                new = [(sticky.host, sticky.port), ("127.0.0.1", 1)]
+                link.set_alternates(new, rejoin_earlier=True)
+
+        link.on_state = on_state
+        link.start_at((sticky.host, sticky.port))
+        await link.start()
+        try:
+            assert link.port == sticky.port
+            async with aiomqtt.Client(sticky.host, sticky.port, identifier=link.client_id):
+                await until(lambda: learnt[-2:] == [False, True], DEADLINE)
+            assert link.port == top.port
+        finally:
+            await link.close(graceful=False)
+
+
+def test_what_a_callback_retrieves_is_only_what_a_future_can_say() -> None:
+    """``_retrieve`` and ``_retrieve_task`` mark a failed future's exception
+    as seen (no "exception was never retrieved" on the person's terminal)
+    and leave a cancelled one be (asking it would raise)."""
+    loop = asyncio.new_event_loop()
+    try:
+        failed = loop.create_future()
+        failed.set_exception(RuntimeError("cut"))
+        transport._retrieve(failed)
+        assert not failed._log_traceback  # type: ignore[attr-defined]
+        cancelled = loop.create_future()
+        cancelled.cancel()
+        transport._retrieve(cancelled)
+
+        async def fails() -> None:
+            raise RuntimeError("cut")
+
+        task = loop.create_task(fails())
+        loop.run_until_complete(asyncio.wait([task]))
+        transport._retrieve_task(task)
+        assert not task._log_traceback  # type: ignore[attr-defined]
+        stopped = loop.create_task(asyncio.sleep(10))
+        stopped.cancel()
+        loop.run_until_complete(asyncio.wait([stopped]))
+        transport._retrieve_task(stopped)
+    finally:
+        loop.close()
