@@ -1222,3 +1222,184 @@ def test_what_a_callback_retrieves_is_only_what_a_future_can_say() -> None:
         transport._retrieve_task(stopped)
     finally:
         loop.close()
+
+
+def _cut(link: MqttLink) -> None:
+    """The link's connection cut under it, as by a machine that vanished:
+    no DISCONNECT, so the broker sends the link's will."""
+    client = link._client
+    assert client is not None
+    sock = client._client.socket()
+    assert isinstance(sock, socket.socket)
+    sock.shutdown(socket.SHUT_RDWR)
+
+
+async def test_a_link_cut_off_leaves_its_will_made_afresh_for_each_connection(
+    address: tuple[str, int],
+) -> None:
+    """The broker sends a link's will when its connection dies unannounced
+    (a presence's "gone": everyone's only news of a vanished machine), at
+    QoS 1, retained or not as the will says, and made afresh for each
+    connection (a new presence epoch each time)."""
+    host, port = address
+    wills: list[bytes] = []
+    made = 0
+
+    def will() -> transport.LastWill:
+        nonlocal made
+        made += 1
+        return transport.LastWill("cut/will", f"gone {made}".encode(), retain=made == 2)
+
+    watcher = MqttLink(
+        host, port, subscriptions=["cut/will"], on_message=lambda t, p: _noted(wills, p)
+    )
+    await watcher.start()
+    states: list[bool] = []
+    link = MqttLink(
+        host, port, subscriptions=[], on_message=_ignore, will=will, on_state=states.append
+    )
+    await link.start()
+    try:
+        _cut(link)
+        await until(lambda: wills == [b"gone 1"] and states == [True, False, True], DEADLINE)
+        _cut(link)
+        await until(lambda: wills == [b"gone 1", b"gone 2"] and link.connected, DEADLINE)
+        # The second was retained: a later reader has it.
+        later: list[bytes] = []
+        reader = MqttLink(
+            host, port, subscriptions=["cut/will"], on_message=lambda t, p: _noted(later, p)
+        )
+        await reader.start()
+        await until(lambda: later == [b"gone 2"], DEADLINE)
+        await reader.close(graceful=False)
+        assert made == 3
+    finally:
+        await link.close(graceful=False)
+        await watcher.close(graceful=False)
+
+
+async def test_a_link_waits_longer_each_pass_its_brokers_refuse_and_says_why(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Between passes down a list that nobody answers, the link waits a
+    backoff that doubles up to its cap, jittered within 0.7-1.3 (a whole
+    table reconnecting after a restart spreads out); once it had been up,
+    it starts again from the first backoff. Each failure is said: at debug
+    before the link was ever up (a join trying addresses), at info after
+    (why the table is not back, PASSE_LOG=info)."""
+    import logging
+
+    require_mosquitto()
+    monkeypatch.setattr(transport, "BACKOFF_FIRST", 0.013)
+    monkeypatch.setattr(transport, "BACKOFF_MAX", 0.05)
+    waits: list[float] = []
+    sleep = asyncio.sleep
+
+    async def recorded(delay: float, *arguments: Any) -> Any:
+        if delay in (0.013, 0.026, 0.05):
+            waits.append(delay)
+        return await sleep(delay, *arguments)
+
+    def uniform(low: float, high: float) -> float:
+        assert (low, high) == (0.7, 1.3)
+        return 1.0
+
+    monkeypatch.setattr(transport.asyncio, "sleep", recorded)
+    monkeypatch.setattr(transport.random, "uniform", uniform)
+    caplog.set_level(logging.DEBUG, logger="passe.net")
+    with closed_port() as dead:
+        link = MqttLink("127.0.0.1", dead, subscriptions=[], on_message=_ignore)
+        starting = asyncio.create_task(link.start(timeout=None))
+        await until(lambda: len(waits) >= 4, DEADLINE)
+        await link.close(graceful=False)
+        with pytest.raises(BrokerUnreachable, match="closed before it was up"):
+            await starting
+    assert waits[:4] == [0.013, 0.026, 0.05, 0.05]
+    refused = [
+        r
+        for r in caplog.records
+        if r.getMessage() == f"broker 127.0.0.1:{dead}: nothing answers on that port"
+    ]
+    assert refused and {r.levelno for r in refused} == {logging.DEBUG}
+    with start_mosquitto() as broker:
+        states: list[bool] = []
+        link = MqttLink(
+            broker.host, broker.port, subscriptions=[], on_message=_ignore, on_state=states.append
+        )
+        await link.start()
+        try:
+            waits.clear()
+            caplog.clear()
+            broker.stop()
+            await until(lambda: len(waits) >= 2, DEADLINE)
+            assert waits[:2] == [0.013, 0.026]  # from the first again: it had been up
+            said = [
+                (r.levelno, r.getMessage())
+                for r in caplog.records
+                if r.getMessage().startswith(f"broker {broker.host}:{broker.port}: ")
+            ]
+            # The session's end, then each refusal: at info.
+            why = f"broker {broker.host}:{broker.port}: nothing answers on that port"
+            assert (logging.INFO, why) in said and {level for level, _ in said} == {logging.INFO}
+        finally:
+            await link.close(graceful=False)
+
+
+async def test_a_bug_in_a_session_does_not_end_the_reconnections(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unexpected error in a session is a warning naming the broker and
+    the error, and the link goes on trying; a link that never came up says
+    the error as its reason (its type, where it has no text)."""
+    import logging
+
+    failures: list[str] = []
+
+    def broken(*arguments: Any, **options: Any) -> Any:
+        failures.append("x")
+        raise RuntimeError("" if len(failures) > 1 else "a bug")
+
+    monkeypatch.setattr(transport.aiomqtt, "Client", broken)
+    monkeypatch.setattr(transport, "BACKOFF_FIRST", 0.01)
+    caplog.set_level(logging.WARNING, logger="passe.net")
+    link = MqttLink("127.0.0.1", 1, subscriptions=[], on_message=_ignore)
+    with pytest.raises(BrokerUnreachable) as unreachable:
+        await link.start(timeout=0.5)
+    assert len(failures) >= 2  # tried again after the first
+    assert str(unreachable.value) == "cannot reach the broker at 127.0.0.1:1 (RuntimeError)"
+    said = [r.getMessage() for r in caplog.records]
+    assert said[:2] == [
+        "link to 127.0.0.1:1 failed: RuntimeError('a bug')",
+        "link to 127.0.0.1:1 failed: RuntimeError('')",
+    ]
+
+
+async def test_a_list_learnt_while_the_link_connects_is_taken_once_it_is_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A broker learnt before this one while the link was connecting (its
+    subscriptions on the way): once up, the link goes down the new list
+    from its top, as it would have had it learnt it a moment later."""
+    require_mosquitto()
+    with closed_port() as dead, start_mosquitto() as early, start_mosquitto() as here:
+        link = MqttLink(
+            "127.0.0.1",
+            dead,
+            alternates=[(here.host, here.port)],
+            subscriptions=["l/x"],
+            on_message=_ignore,
+        )
+        subscribed = transport._subscribed
+
+        async def learning(client: aiomqtt.Client, pattern: str) -> None:
+            if link.brokers[1] != (early.host, early.port):
+                new = [(early.host, early.port), (here.host, here.port)]
+                link.set_alternates(new, rejoin_earlier=True)
+            await subscribed(client, pattern)
+
+        monkeypatch.setattr(transport, "_subscribed", learning)
+        await link.start()
+        try:
+            await until(lambda: link.connected and link.port == early.port, DEADLINE)
+        finally:
+            await link.close(graceful=False)
