@@ -803,7 +803,10 @@ async def test_a_link_says_when_it_is_up_publishes_only_then_and_leaves_its_last
         assert await link.wait_connected_or_closed()
         assert await link.publish("w/kept", b"retained", retain=True)
         assert await link.publish("w/plain", b"x")
-        await link.close(final=[("w/last", b"last word")])
+        closing = asyncio.create_task(link.close(final=[("w/last", b"last word")]))
+        await asyncio.sleep(0)  # closing: its last word on the way, still up
+        assert link.connected and not await link.wait_connected_or_closed()
+        await closing
         assert link.closed and not await link.wait_connected_or_closed()
         assert not await link.publish("w/after", b"x", retain=True)
         assert states == [True, False]
@@ -939,7 +942,7 @@ async def test_a_subscription_refused_later_is_asked_again_while_it_is_wanted(
 
 
 async def test_an_unsubscription_reaches_the_broker_and_one_not_made_is_nothing(
-    address: tuple[str, int],
+    address: tuple[str, int], caplog: pytest.LogCaptureFixture
 ) -> None:
     """``unsubscribe`` asks the broker too (the link's own filter would hide
     a broker that went on sending); a pattern not followed is nothing; a
@@ -985,6 +988,9 @@ async def test_an_unsubscription_reaches_the_broker_and_one_not_made_is_nothing(
         assert "u/a" not in received and "u/early" in received
         # At QoS 0: NATS makes a replicated consumer for each QoS 1 one.
         assert qos == [0]
+        # Each change's task ended quietly (nothing "never retrieved", no
+        # callback failing on the loop).
+        assert [r.getMessage() for r in caplog.records if r.levelno >= 40] == []
     finally:
         await link.close(graceful=False)
 
@@ -1403,3 +1409,51 @@ async def test_a_list_learnt_while_the_link_connects_is_taken_once_it_is_up(
             await until(lambda: link.connected and link.port == early.port, DEADLINE)
         finally:
             await link.close(graceful=False)
+
+
+async def test_a_session_is_made_as_the_protocol_needs(
+    address: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each session: the link's client id (a session taken over by id is
+    how a broker tells a stale one), its will at QoS 1, a clean session
+    (what a connection had unacknowledged goes with it: the
+    re-synchronisation covers it), the keepalive and timeout, a bounded
+    queue of incoming messages, and TCP_NODELAY on the socket (small
+    messages do not wait for Nagle's algorithm)."""
+    host, port = address
+    made: list[dict[str, Any]] = []
+    client_type = transport.aiomqtt.Client
+
+    def spied(*arguments: Any, **options: Any) -> aiomqtt.Client:
+        made.append(options)
+        return client_type(*arguments, **options)
+
+    monkeypatch.setattr(transport.aiomqtt, "Client", spied)
+    link = MqttLink(
+        host,
+        port,
+        subscriptions=[],
+        on_message=_ignore,
+        will=transport.LastWill("s/will", b"gone"),
+        keepalive=7,
+    )
+    await link.start()
+    try:
+        (options,) = made
+        will = options.pop("will")
+        assert (will.topic, will.payload, will.qos, will.retain) == ("s/will", b"gone", 1, True)
+        assert options == {
+            "identifier": link.client_id,
+            "keepalive": 7,
+            "timeout": transport.CLIENT_TIMEOUT,
+            "clean_session": True,
+            "socket_options": [transport.NODELAY],
+            "max_queued_incoming_messages": 10_000,
+        }
+        client = link._client
+        assert client is not None
+        sock = client._client.socket()
+        assert isinstance(sock, socket.socket)
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+    finally:
+        await link.close(graceful=False)
