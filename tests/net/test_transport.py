@@ -796,6 +796,7 @@ async def test_a_link_says_when_it_is_up_publishes_only_then_and_leaves_its_last
     states: list[bool] = []
     link = MqttLink(host, port, subscriptions=[], on_message=_ignore, on_state=states.append)
     assert not await link.publish("w/early", b"x")
+    assert not link.publish_now("w/early", b"x")
     assert not link.connected and not link.closed
     await link.start()
     try:
@@ -810,6 +811,13 @@ async def test_a_link_says_when_it_is_up_publishes_only_then_and_leaves_its_last
         assert link.closed and not await link.wait_connected_or_closed()
         assert not await link.publish("w/after", b"x", retain=True)
         assert states == [True, False]
+        quiet = MqttLink(host, port, subscriptions=[], on_message=_ignore)
+        await quiet.start()
+        closing = asyncio.create_task(quiet.close())
+        await asyncio.sleep(0)  # closing, still up: its last word was its last
+        assert quiet.connected and not quiet.publish_now("w/after", b"x")
+        assert not await quiet.publish("w/after", b"x")
+        await closing
         rude = MqttLink(host, port, subscriptions=[], on_message=_ignore)
         await rude.start()
         await rude.close(graceful=False, final=[("w/rude", b"never")])
@@ -1037,6 +1045,8 @@ async def test_a_publish_that_fails_says_so_and_each_kind_goes_at_its_qos(
         def broken(*arguments: Any) -> bool:
             raise OSError("the socket is gone")
 
+        monkeypatch.setattr(transport, "_publish_unwaited", lambda *arguments: False)
+        assert not link.publish_now("gone/now", b"x")  # paho would not take it
         monkeypatch.setattr(transport, "_publish_unwaited", broken)
         assert not link.publish_now("fail/now", b"x")
         said = [r.getMessage() for r in caplog.records if r.name == "passe.net"]
@@ -1119,6 +1129,10 @@ async def test_a_link_whose_farewell_fails_leaves_all_the_same(
             await until(lambda: states == [True, False, True], DEADLINE)
             said = [r.getMessage() for r in caplog.records if r.name == "passe.net"]
             assert said == [f"the farewell of a link leaving {broker.host}:{broker.port} failed"]
+            link.farewell = None  # none to say: it leaves, and nothing fails
+            link.rejoin()
+            await until(lambda: states == [True, False, True, False, True], DEADLINE)
+            assert len([r for r in caplog.records if r.name == "passe.net"]) == 1
         finally:
             await link.close(graceful=False)
 
