@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -88,25 +88,29 @@ def test_loopback_is_read_from_the_address_or_the_name_localhost() -> None:
         assert not host._ipv4(address), address
 
 
-@pytest.fixture
-def lan(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+@dataclass
+class Lan:
     """This machine's addresses as discovery would list them (set by the
-    test); which interfaces were asked for is kept in the list's last item
-    once asked."""
-    listed: list[str] = []
-    asked: list[object] = []
+    test), and the interfaces each look asked for (None: every one)."""
+
+    addresses: list[str] = field(default_factory=list)
+    asked: list[object] = field(default_factory=list)
+
+
+@pytest.fixture
+def lan(monkeypatch: pytest.MonkeyPatch) -> Lan:
+    seen = Lan()
 
     def local_addresses(interfaces: object = None) -> list[str]:
-        asked.append(interfaces)
-        return list(listed)
+        seen.asked.append(interfaces)
+        return list(seen.addresses)
 
     monkeypatch.setattr(discovery, "local_addresses", local_addresses)
     monkeypatch.setattr(discovery, "mdns_interfaces", lambda: ["lo"])
-    yield listed
-    assert all(interfaces in (None, ["lo"]) for interfaces in asked)
+    return seen
 
 
-def test_the_embedded_broker_listens_where_the_room_is_advertised(lan: list[str]) -> None:
+def test_the_embedded_broker_listens_where_the_room_is_advertised(lan: Lan) -> None:
     """``broker_binds``: an address or several as given; by default the
     addresses mDNS advertises on (issue 19.7), only those a socket can bind
     now (one going down would stop the whole broker), else loopback."""
@@ -114,23 +118,25 @@ def test_the_embedded_broker_listens_where_the_room_is_advertised(lan: list[str]
     assert host.broker_binds(["10.0.0.5", "127.0.0.1"]) == ("10.0.0.5", "127.0.0.1")
     assert host.broker_binds(()) == ()
     # 192.0.2.1 (TEST-NET-1) is on no interface here: binding it fails.
-    lan[:] = ["192.0.2.1", "127.0.0.1", "127.0.0.2"]
+    lan.addresses[:] = ["192.0.2.1", "127.0.0.1", "127.0.0.2"]
     assert host.broker_binds(None) == ("127.0.0.1", "127.0.0.2")
-    lan[:] = ["192.0.2.1"]
+    assert lan.asked[-1] == ["lo"]  # the interfaces mDNS advertises on
+    lan.addresses[:] = ["192.0.2.1"]
     assert host.broker_binds(None) == ("127.0.0.1",)
-    lan[:] = []
+    lan.addresses[:] = []
     assert host.broker_binds(None) == ("127.0.0.1",)
     assert host._bindable("127.0.0.1") and not host._bindable("192.0.2.1")
+    assert host._bindable("::1")  # an IPv6 address, on an IPv6 socket
     assert not host._bindable("not an address")
 
 
 def test_others_are_shown_an_address_the_broker_listens_at(
-    lan: list[str], monkeypatch: pytest.MonkeyPatch
+    lan: Lan, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``shown_address``: this machine's LAN address for a broker on every
     interface, else the first bound that is not loopback, else the fallback
     (a dealer bound to 127.0.0.1 showed a LAN address it did not listen on)."""
-    lan[:] = ["10.0.0.7", "127.0.0.1"]
+    lan.addresses[:] = ["10.0.0.7", "127.0.0.1"]
     assert host.lan_address() == "10.0.0.7"
     for everywhere in ("", "0.0.0.0", "::"):
         assert host.shown_address(["127.0.0.1", everywhere], "127.0.0.1") == "10.0.0.7"
@@ -155,10 +161,11 @@ async def test_a_probe_says_whether_something_answers_there(listening: tuple[int
     open_port, closed_port = listening
     assert await host.answers("127.0.0.1", open_port)
     assert not await host.answers("127.0.0.1", closed_port)
+    assert not await host.answers("127.0.0.2", open_port)  # that address, not another
 
 
 async def test_a_broker_is_shown_where_it_answers_loopback_last(
-    lan: list[str], listening: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+    lan: Lan, listening: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``reachable_addresses`` (issue 18.5): the IPv4 addresses where the
     broker answers, loopback last. Asked: an embedded broker's own binds;
@@ -166,7 +173,7 @@ async def test_a_broker_is_shown_where_it_answers_loopback_last(
     on loopback; a broker given elsewhere at its name's addresses. Probes
     here reach loopback only: a LAN address is answered by the test."""
     open_port, _ = listening
-    answering = {"127.0.0.1", "10.0.0.5", "10.0.0.6"}
+    answering = {"127.0.0.1", "192.168.1.5", "10.0.0.6"}
     probed: list[str] = []
 
     async def answers(address: str, port: int, timeout: float = 1.0) -> bool:
@@ -183,7 +190,7 @@ async def test_a_broker_is_shown_where_it_answers_loopback_last(
     def embedded(*binds: str) -> EmbeddedBroker:
         return cast(EmbeddedBroker, Embedded(*binds))
 
-    lan[:] = ["127.0.0.1", "10.0.0.5", "::1", "10.0.0.9", "10.0.0.5"]
+    lan.addresses[:] = ["127.0.0.1", "192.168.1.5", "::1", "10.0.0.9", "192.168.1.5"]
     # An embedded broker bound where it was told: there only.
     found = await host.reachable_addresses(
         "127.0.0.1", open_port, embedded("127.0.0.1", "10.0.0.6")
@@ -194,10 +201,13 @@ async def test_a_broker_is_shown_where_it_answers_loopback_last(
     for broker in (embedded("0.0.0.0"), embedded("", "::"), None):
         probed.clear()
         found = await host.reachable_addresses("127.0.0.1", open_port, broker)
-        assert found == ("10.0.0.5", "127.0.0.1")
-        assert probed == ["10.0.0.5", "10.0.0.9", "127.0.0.1"]
+        assert found == ("192.168.1.5", "127.0.0.1")
+        assert probed == ["192.168.1.5", "10.0.0.9", "127.0.0.1"]
     probed.clear()
-    assert await host.reachable_addresses("localhost", open_port, None) == ("10.0.0.5", "127.0.0.1")
+    assert await host.reachable_addresses("localhost", open_port, None) == (
+        "192.168.1.5",
+        "127.0.0.1",
+    )
     # A broker given elsewhere: at its own address (or its name's).
     probed.clear()
     assert await host.reachable_addresses("10.0.0.6", open_port, None) == ("10.0.0.6",)
@@ -205,6 +215,7 @@ async def test_a_broker_is_shown_where_it_answers_loopback_last(
 
     async def getaddrinfo(name: str, port: int, **kinds: object) -> list[Any]:
         assert kinds == {"family": socket.AF_INET, "type": socket.SOCK_STREAM}
+        assert port == open_port
         if name == "broker.lan":
             return [
                 (socket.AF_INET, 1, 6, "", (address, port)) for address in ("10.0.0.6", "10.0.0.8")
@@ -238,6 +249,11 @@ async def test_a_resumed_room_waits_for_its_port_as_long_as_it_is_in_use(
     start = asyncio.get_running_loop().time()
     assert not await host._wait_until_free(["192.0.2.1"], port, 5.0)  # EADDRNOTAVAIL
     assert asyncio.get_running_loop().time() - start < 1.0
+    # IPv6 addresses on IPv6 sockets.
+    with socket.socket(socket.AF_INET6) as free6:
+        free6.bind(("::1", 0))
+        port6 = free6.getsockname()[1]
+    assert await host._wait_until_free(["::1"], port6, 0.0)
     # Every address of the list: one in use is enough to wait.
     assert not await host._wait_until_free(["127.0.0.2", "127.0.0.1"], open_port, 0.0)
 
@@ -261,6 +277,8 @@ def test_a_room_is_advertised_with_its_host_s_name_cleaned_and_its_phase() -> No
     )
     discovery.check_advert(advert)  # what every receiver checks
     assert host.room_advert(room_, "passpass", "\x1b").host_name == "passe"
+    room_.authority.phase = "over"
+    assert host.room_advert(room_, "passpass", "Ann").phase == "over"
     long = host.room_advert(room_, "passpass", "A" * 200).host_name
     assert long == "A" * discovery.MAX_HOST_NAME
     for phase in discovery.PHASES:
@@ -297,6 +315,7 @@ async def test_a_room_whose_table_moved_is_claimed_only_by_one_process(tmp_path:
     assert host.table_moved(saved, tmp_path)
     claimed = host.claim_moved_room("WB1VJ7", tmp_path)
     assert claimed is not None and claimed[1].code == "WB1VJ7"
+    assert claimed[0].path == path  # its own file, locked here
     assert host.claim_moved_room("WB1VJ7", tmp_path) is None  # held by this one
     claimed[0].release()
     again = host.claim_moved_room("WB1VJ7", tmp_path)
