@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
 import sys
 from collections.abc import AsyncIterator
@@ -619,8 +620,9 @@ async def test_a_link_closed_as_it_connects_never_comes_up(address: tuple[str, i
         await until(lambda: link.closed)
         gate.set()
         await asyncio.wait_for(closing, DEADLINE)
-        with pytest.raises(BrokerUnreachable, match="closed before it was up"):
+        with pytest.raises(BrokerUnreachable) as unreachable:
             await starting
+        assert str(unreachable.value) == "the link was closed before it was up"
     finally:
         transport._subscribed = real_subscribed
     assert connects == [] and not link.connected
@@ -1027,6 +1029,8 @@ async def test_a_publish_that_fails_says_so_and_each_kind_goes_at_its_qos(
             sent.append({"topic": topic, **options})
             if topic.startswith("fail/"):
                 raise aiomqtt.MqttError("the link went down")
+            if topic.startswith("slow/"):
+                raise TimeoutError  # no acknowledgement within its time
             await publish(topic, payload, **options)
 
         monkeypatch.setattr(client, "publish", spied)
@@ -1053,9 +1057,10 @@ async def test_a_publish_that_fails_says_so_and_each_kind_goes_at_its_qos(
         assert said[-1] == "publish to fail/now failed: OSError('the socket is gone')"
         assert not client._client._registered_write  # given back
         sent.clear()
-        await link.close(final=[("fail/last", b"x"), ("q/last", b"y")])
+        await link.close(final=[("fail/last", b"x"), ("slow/last", b"z"), ("q/last", b"y")])
         assert sent == [
             {"topic": "fail/last", "qos": 1, "retain": True, "timeout": 2},
+            {"topic": "slow/last", "qos": 1, "retain": True, "timeout": 2},
             {"topic": "q/last", "qos": 1, "retain": True, "timeout": 2},
         ]
         assert link.closed and not link.connected
@@ -1255,7 +1260,7 @@ def _cut(link: MqttLink) -> None:
 
 
 async def test_a_link_cut_off_leaves_its_will_made_afresh_for_each_connection(
-    address: tuple[str, int],
+    address: tuple[str, int], caplog: pytest.LogCaptureFixture
 ) -> None:
     """The broker sends a link's will when its connection dies unannounced
     (a presence's "gone": everyone's only news of a vanished machine), at
@@ -1293,6 +1298,9 @@ async def test_a_link_cut_off_leaves_its_will_made_afresh_for_each_connection(
         await until(lambda: later == [b"gone 2"], DEADLINE)
         await reader.close(graceful=False)
         assert made == 3
+        # Each connection that ended abruptly ended quietly: its future's
+        # exception retrieved, no callback failing on the loop.
+        assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     finally:
         await link.close(graceful=False)
         await watcher.close(graceful=False)
@@ -1314,15 +1322,18 @@ async def test_a_link_waits_longer_each_pass_its_brokers_refuse_and_says_why(
     monkeypatch.setattr(transport, "BACKOFF_MAX", 0.05)
     waits: list[float] = []
     sleep = asyncio.sleep
+    jitter = 1.25  # the factor the jitter draws here
+    backoffs = {0.013: "first", 0.026: "second", 0.05: "cap"}
 
     async def recorded(delay: float, *arguments: Any) -> Any:
-        if delay in (0.013, 0.026, 0.05):
-            waits.append(delay)
+        for backoff in backoffs:
+            if abs(delay - backoff * jitter) < 1e-9:
+                waits.append(backoff)
         return await sleep(delay, *arguments)
 
     def uniform(low: float, high: float) -> float:
         assert (low, high) == (0.7, 1.3)
-        return 1.0
+        return jitter
 
     monkeypatch.setattr(transport.asyncio, "sleep", recorded)
     monkeypatch.setattr(transport.random, "uniform", uniform)
@@ -1332,8 +1343,9 @@ async def test_a_link_waits_longer_each_pass_its_brokers_refuse_and_says_why(
         starting = asyncio.create_task(link.start(timeout=None))
         await until(lambda: len(waits) >= 4, DEADLINE)
         await link.close(graceful=False)
-        with pytest.raises(BrokerUnreachable, match="closed before it was up"):
+        with pytest.raises(BrokerUnreachable) as unreachable:
             await starting
+        assert str(unreachable.value) == "the link was closed before it was up"
     assert waits[:4] == [0.013, 0.026, 0.05, 0.05]
     refused = [
         r
@@ -1426,7 +1438,7 @@ async def test_a_list_learnt_while_the_link_connects_is_taken_once_it_is_up(
 
 
 async def test_a_session_is_made_as_the_protocol_needs(
-    address: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+    address: tuple[str, int], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Each session: the link's client id (a session taken over by id is
     how a broker tells a stale one), its will at QoS 1, a clean session
@@ -1443,6 +1455,7 @@ async def test_a_session_is_made_as_the_protocol_needs(
         return client_type(*arguments, **options)
 
     monkeypatch.setattr(transport.aiomqtt, "Client", spied)
+    caplog.set_level(logging.DEBUG, logger="passe.net")
     link = MqttLink(
         host,
         port,
@@ -1469,5 +1482,34 @@ async def test_a_session_is_made_as_the_protocol_needs(
         sock = client._client.socket()
         assert isinstance(sock, socket.socket)
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+        said = [r.getMessage() for r in caplog.records if r.name == "passe.net"]
+        assert f"connected to {host}:{port} as {link.client_id}" in said
+    finally:
+        await link.close(graceful=False)
+
+
+async def test_a_write_that_fails_ends_the_session_and_the_link_comes_back(
+    address: tuple[str, int], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A write that fails on the socket is the connection breaking: the
+    session ends (as aiomqtt's own watch would end it), quietly, and the
+    link connects again."""
+    host, port = address
+    states: list[bool] = []
+    link = MqttLink(host, port, subscriptions=[], on_message=_ignore, on_state=states.append)
+    await link.start()
+    try:
+        client = link._client
+        assert client is not None
+        paho_client = client._client
+
+        def broken() -> int:
+            raise OSError(32, "Broken pipe")
+
+        paho_client.loop_write = broken  # type: ignore[method-assign]
+        assert await link.publish("w/x", b"x")  # queued: the watch writes it
+        await until(lambda: states == [True, False, True], DEADLINE)
+        assert link._client is not client and link.connected
+        assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     finally:
         await link.close(graceful=False)
