@@ -214,7 +214,6 @@ class MqttLink:
         self._closed = asyncio.Event()
         self._runner: asyncio.Task[None] | None = None
         self._last_error: str = ""
-        self._failures = 0
         self._floods = FloodLog(log)  # oversized messages, once per interval
         # Subscription changes go to the broker one at a time, each after the
         # previous one's acknowledgement: amqtt handles a client's packets
