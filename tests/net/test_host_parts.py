@@ -342,3 +342,24 @@ async def test_a_room_whose_table_moved_is_claimed_only_by_one_process(tmp_path:
     write_room(lobby_path, lobby.snapshot(broker), durable=False)
     maker_vote_path(lobby.code, lobby.identity, tmp_path).write_bytes(b"")
     assert not host.table_moved(load_room(lobby_path), tmp_path)
+
+
+async def test_a_probe_gives_up_on_an_address_that_does_not_answer() -> None:
+    """``answers`` waits ``timeout`` for a connection, no longer: a port
+    whose queue of connections is full (on loopback: nothing leaves this
+    machine) drops the probe's SYN, as a firewall that drops would."""
+    with socket.socket() as full:
+        full.bind(("127.0.0.1", 0))
+        full.listen(0)
+        port = full.getsockname()[1]
+        fillers = []
+        try:
+            for _ in range(3):  # more than the queue holds
+                filler = socket.socket()
+                filler.setblocking(False)
+                filler.connect_ex(("127.0.0.1", port))
+                fillers.append(filler)
+            assert not await asyncio.wait_for(host.answers("127.0.0.1", port, timeout=0.3), 10)
+        finally:
+            for filler in fillers:
+                filler.close()
