@@ -1559,3 +1559,39 @@ async def test_a_link_keeps_the_client_id_it_was_given_and_says_no_reason_it_has
         with pytest.raises(BrokerUnreachable) as unreachable:
             await waiting.start(timeout=0.2)
         assert str(unreachable.value) == f"cannot reach the broker at 127.0.0.1:{port}"
+
+
+async def test_a_list_learnt_while_connecting_that_changes_nothing_before_keeps_the_link_sticky(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A list learnt while the link connected that adds brokers only after
+    this one is taken as it is: the link stays, and after a blip it comes
+    back here first (sticky), not from the list's top."""
+    require_mosquitto()
+    with start_mosquitto() as top, start_mosquitto() as here:
+        states: list[bool] = []
+        link = MqttLink(
+            top.host,
+            top.port,
+            alternates=[(here.host, here.port)],
+            subscriptions=["l/x"],
+            on_message=_ignore,
+            on_state=states.append,
+        )
+        subscribed = transport._subscribed
+
+        async def learning(client: aiomqtt.Client, pattern: str) -> None:
+            if len(link.brokers) == 2:
+                link.set_alternates([(here.host, here.port), ("127.0.0.1", 1)], rejoin_earlier=True)
+            await subscribed(client, pattern)
+
+        monkeypatch.setattr(transport, "_subscribed", learning)
+        link.start_at((here.host, here.port))
+        await link.start()
+        try:
+            assert link.port == here.port and states == [True]
+            async with aiomqtt.Client(here.host, here.port, identifier=link.client_id):
+                await until(lambda: states[-2:] == [False, True], DEADLINE)
+            assert link.port == here.port
+        finally:
+            await link.close(graceful=False)
