@@ -88,18 +88,41 @@ async def test_a_message_published_now_is_on_the_socket_when_the_call_returns(
     address: tuple[str, int],
 ) -> None:
     """``publish_now`` writes before it returns (a voter's Append before the
-    authority's next work); with packets waiting before it, it refuses, and
-    the caller queues it behind them."""
+    authority's next work), at QoS 0, not retained; with packets waiting
+    before it, it refuses, and the caller queues it behind them. paho would
+    have asked aiomqtt to watch the socket (a wake-up through a pipe, a
+    watch added then removed) for a packet already written: it is asked
+    only for what the socket did not take."""
     host, port = address
     link = MqttLink(host, port, subscriptions=[], on_message=_ignore)
     await link.start()
     try:
         client = link._client
         assert client is not None
+        paho_client = client._client
+        asked: list[object] = []
+        register = paho_client.on_socket_register_write
+
+        def counted(*arguments: Any) -> None:
+            asked.append(arguments)
+            assert register is not None
+            register(*arguments)
+
+        paho_client.on_socket_register_write = counted
+        published: list[tuple[Any, ...]] = []
+        publish = paho_client.publish
+
+        def spied(*arguments: Any) -> Any:
+            published.append(arguments)
+            return publish(*arguments)
+
+        paho_client.publish = spied  # type: ignore[method-assign]
         assert link.publish_now("now/t", b"x")
         assert transport._unwritten(client) == 0 and not client._client.want_write()
+        assert asked == [] and not paho_client._registered_write
+        assert published == [("now/t", b"x", 0, False)]  # QoS 0, not retained
         assert await link.publish("now/t", b"queued")  # into paho's queue
-        assert transport._unwritten(client) == 1
+        assert transport._unwritten(client) == 1 and len(asked) == 1
         assert not link.publish_now("now/t", b"y")  # not past the one waiting
     finally:
         await link.close(graceful=False)
@@ -850,14 +873,7 @@ async def test_a_link_that_leaves_of_its_own_will_says_its_farewell_and_no_will(
     require_mosquitto()
     with start_mosquitto() as first, start_mosquitto() as second:
         states: list[bool] = []
-        link = MqttLink(
-            first.host,
-            first.port,
-            subscriptions=[],
-            on_message=_ignore,
-            on_state=states.append,
-            will=transport.LastWill("fw/will", b"died"),
-        )
+        link = link_to(first, on_state=states.append, will=transport.LastWill("fw/will", b"died"))
         farewells = 0
 
         def farewell() -> tuple[str, bytes]:
@@ -885,6 +901,16 @@ async def test_a_link_that_leaves_of_its_own_will_says_its_farewell_and_no_will(
             assert await retained(first, "fw/will") is None
         finally:
             await link.close(graceful=False)
+
+
+def link_to(broker: Mosquitto, *alternates: Mosquitto, **options: Any) -> MqttLink:
+    """A link to ``broker``, then ``alternates`` in order, that follows no
+    topic and ignores what comes unless ``options`` say otherwise."""
+    options.setdefault("subscriptions", [])
+    options.setdefault("on_message", _ignore)
+    return MqttLink(
+        broker.host, broker.port, alternates=[(b.host, b.port) for b in alternates], **options
+    )
 
 
 async def retained(broker: Mosquitto, topic: str) -> bytes | None:
@@ -1068,46 +1094,6 @@ async def test_a_publish_that_fails_says_so_and_each_kind_goes_at_its_qos(
         await link.close(graceful=False)
 
 
-async def test_a_message_published_now_asks_for_no_write_watch_when_the_socket_took_it(
-    address: tuple[str, int],
-) -> None:
-    """``publish_now`` writes in the call: paho would have asked aiomqtt to
-    watch the socket (a wake-up through a pipe, a watch added then removed)
-    for a packet already written; it is asked only for what the socket did
-    not take."""
-    host, port = address
-    link = MqttLink(host, port, subscriptions=[], on_message=_ignore)
-    await link.start()
-    try:
-        client = link._client
-        assert client is not None
-        paho_client = client._client
-        asked: list[object] = []
-        register = paho_client.on_socket_register_write
-
-        def counted(*arguments: Any) -> None:
-            asked.append(arguments)
-            assert register is not None
-            register(*arguments)
-
-        paho_client.on_socket_register_write = counted
-        published: list[tuple[Any, ...]] = []
-        publish = paho_client.publish
-
-        def spied(*arguments: Any) -> Any:
-            published.append(arguments)
-            return publish(*arguments)
-
-        paho_client.publish = spied  # type: ignore[method-assign]
-        assert link.publish_now("now/x", b"x")
-        assert asked == [] and not paho_client._registered_write
-        assert published == [("now/x", b"x", 0, False)]  # QoS 0, not retained
-        assert await link.publish("now/y", b"y")  # queued: the watch is asked for
-        assert len(asked) == 1
-    finally:
-        await link.close(graceful=False)
-
-
 async def test_a_link_whose_farewell_fails_leaves_all_the_same(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -1119,9 +1105,7 @@ async def test_a_link_whose_farewell_fails_leaves_all_the_same(
     require_mosquitto()
     with start_mosquitto() as broker:
         states: list[bool] = []
-        link = MqttLink(
-            broker.host, broker.port, subscriptions=[], on_message=_ignore, on_state=states.append
-        )
+        link = link_to(broker, on_state=states.append)
 
         def farewell() -> tuple[str, bytes]:
             raise RuntimeError("no presence to say")
@@ -1196,13 +1180,7 @@ async def test_a_list_learnt_as_a_session_ends_is_tried_from_its_top_not_where_i
     require_mosquitto()
     with start_mosquitto() as top, start_mosquitto() as sticky:
         learnt: list[bool] = []
-        link = MqttLink(
-            top.host,
-            top.port,
-            alternates=[(sticky.host, sticky.port)],
-            subscriptions=[],
-            on_message=_ignore,
-        )
+        link = link_to(top, sticky)
 
         def on_state(up: bool) -> None:
             learnt.append(up)
@@ -1370,9 +1348,7 @@ async def test_a_link_waits_longer_each_pass_its_brokers_refuse_and_says_why(
     assert refused and {r.levelno for r in refused} == {logging.DEBUG}
     with start_mosquitto() as broker:
         states: list[bool] = []
-        link = MqttLink(
-            broker.host, broker.port, subscriptions=[], on_message=_ignore, on_state=states.append
-        )
+        link = link_to(broker, on_state=states.append)
         await link.start()
         try:
             waits.clear()
@@ -1555,9 +1531,7 @@ async def test_a_link_keeps_the_client_id_it_was_given_and_says_no_reason_it_has
     attempt failed names the brokers and no reason."""
     require_mosquitto()
     with start_mosquitto() as broker, socket.socket() as silent:
-        link = MqttLink(
-            broker.host, broker.port, subscriptions=[], on_message=_ignore, client_id="passe-given"
-        )
+        link = link_to(broker, client_id="passe-given")
         await link.start()
         try:
             assert link.client_id == "passe-given"
@@ -1583,14 +1557,7 @@ async def test_a_list_learnt_while_connecting_that_changes_nothing_before_keeps_
     require_mosquitto()
     with start_mosquitto() as top, start_mosquitto() as here:
         states: list[bool] = []
-        link = MqttLink(
-            top.host,
-            top.port,
-            alternates=[(here.host, here.port)],
-            subscriptions=["l/x"],
-            on_message=_ignore,
-            on_state=states.append,
-        )
+        link = link_to(top, here, subscriptions=["l/x"], on_state=states.append)
         subscribed = transport._subscribed
 
         async def learning(client: aiomqtt.Client, pattern: str) -> None:
