@@ -1193,6 +1193,12 @@ class EmbeddedBroker:
         for task in self._drains:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        # Closed on the loop that opened it: left to the garbage collector,
+        # its close ran after that loop had closed and printed "Event loop
+        # is closed" (CI on Python 3.13, a TUI test that hosted a room).
+        transport = getattr(process, "_transport", None)
+        if isinstance(transport, asyncio.SubprocessTransport):
+            transport.close()
 
     async def __aenter__(self) -> Self:
         return self
