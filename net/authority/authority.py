@@ -1398,16 +1398,20 @@ class Authority:
         after the room's first state, and a state that named no dealer
         stayed retained: at its next stop every screen read "the host
         (Lea) is away" (a play-test)."""
-        shown = clean_name(name, "")[:40]
         if name == self.dealer_name and self._dealer_key == dealer.public_key:
             return
         self.dealer_name = name
         self._dealer_key = dealer.public_key
         # Signed once, over the name as the state says it and this room's
         # key: a peer checks it against the key that signed the state.
+        shown = self._shown_dealer()
         self._dealer_proof = dealt_proof(dealer, self.code, self.identity.public_key, shown)
         if self._outbox is not None and loop_running():
             self._schedule_republish()
+
+    def _shown_dealer(self) -> str:
+        """The dealer's name as the room state says it (and its proof signs)."""
+        return clean_name(self.dealer_name, "")[:40] if self.dealer_name else ""
 
     def step_down(self, term: int) -> None:
         """A higher term's authority exists (this process was cut off): it
@@ -1631,7 +1635,7 @@ class Authority:
             # standby broker then, so the game's first state names them all.
             standby=self.standby and (bool(self._election) or self._standby_lobby()),
             brokers=self._voter_brokers(),
-            dealer=clean_name(self.dealer_name, "")[:40] if self.dealer_name else "",
+            dealer=self._shown_dealer(),
             dealer_key=self._dealer_key if self.dealer_name else b"",
             dealer_proof=self._dealer_proof if self.dealer_name else b"",
             bot_due=sorted(self._away_timers),
