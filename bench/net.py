@@ -473,7 +473,7 @@ def run(*, quick: bool) -> str:
     moves = asyncio.run(_measure_moves(count, chunks))
     from bench import (
         floods,  # an honest game beside each flood of issue 19
-        net_ab,  # the seat's early update off and on (issue 20)
+        net_ab,  # the seat's early update, and the others' Appends after it: off and on
         net_lan,  # the same on links with a LAN's latency (issue 20)
     )
 

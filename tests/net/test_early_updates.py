@@ -75,6 +75,71 @@ async def test_the_voter_that_waits_gets_its_append_first(tmp_path: Path) -> Non
     assert sorted(sent) == sorted(driver.topic for driver in drivers[1:])
 
 
+class _Writes:
+    """A link that is up and writes at once: which topics it wrote so."""
+
+    connected = True
+
+    def __init__(self) -> None:
+        self.at_once: list[str] = []
+        self.payloads: list[tuple[str, bytes]] = []
+
+    def publish_now(self, topic: str, payload: bytes) -> bool:
+        self.at_once.append(topic)
+        self.payloads.append((topic, payload))
+        return True
+
+
+@pytest.mark.parametrize(
+    ("voters", "dealers", "mover_at", "put_off"),
+    [
+        (3, 0, 1, True),  # the seat's voter and the authority: two of three
+        (4, 0, 1, False),  # a majority is three: another voter is on the path
+        (3, 2, 2, False),  # the seat holds no share: the other dealer must hold it
+    ],
+    ids=["three-voters", "four-voters", "the-seat-holds-no-share"],
+)
+async def test_the_others_appends_wait_behind_the_seat_s_update_only_off_its_path(
+    tmp_path: Path, voters: int, dealers: int, mover_at: int, put_off: bool
+) -> None:
+    """Where the seat's voter and the authority are a majority with a share
+    holder (OTHERS_AFTER_UPDATE), the other voters' Appends of the seat's
+    entry are not sealed nor written in ``append``: the send loop does it,
+    after the seat's update, in order with what follows them; they still
+    name the seat, and its majority comes from them as before. Elsewhere
+    every Append goes at once. Mutations: every Append at once; the rule
+    without the majority or without the share holder."""
+    from net.election.messages import Append
+
+    drivers = voter_drivers(tmp_path, voters, dealers=dealers)
+    network = Network(drivers)
+    await network.carry()
+    authority, mover = drivers[0], drivers[mover_at]
+    others = [driver for driver in drivers[1:] if driver is not mover]
+    link = _Writes()
+    authority._link = link  # type: ignore[assignment]
+    index = authority.append(b"a move", notify=mover.identity.public_key)
+    if not put_off:
+        assert others[0].topic in link.at_once and authority._outbox.empty()
+        return
+    assert link.at_once == [mover.topic]
+    waiting = [authority._outbox.get_nowait() for _ in range(authority._outbox.qsize())]
+    assert [topic for topic, _, _ in waiting] == [other.topic for other in others]
+    assert all(callable(sealed) for _, sealed, _ in waiting)  # sealed when they go
+    # A heartbeat to the same voter made meanwhile queues behind its Append.
+    for item in waiting:
+        authority._outbox.put_nowait(item)
+    authority.send(others[0].identity.public_key, Append(1, index, 1, [], index))
+    assert link.at_once == [mover.topic] and authority._outbox.qsize() == len(others) + 1
+    authority._link = None
+    await mover._on_message(*link.payloads[0])  # the seat's voter writes its copy
+    await network.carry(only={drivers.index(other) for other in others})
+    # Each other voter wrote the entry and told the seat so: its majority.
+    assert mover.topic in {topic for topic, _ in network.waiting}
+    await network.carry()
+    assert mover.majority_holds(1, index)
+
+
 async def test_a_held_from_outside_the_voters_counts_for_nothing(tmp_path: Path) -> None:
     """Anyone with the room code can seal a message to a voter: a Held from
     a key that does not vote, or a voter's own key sent by someone else, is

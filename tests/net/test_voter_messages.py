@@ -383,7 +383,12 @@ async def test_only_the_append_that_holds_the_seat_s_entry_names_it(tmp_path: Pa
 
 
 def _drain(driver: VoterDriver) -> list[tuple[str, bytes, bool]]:
-    return [driver._outbox.get_nowait() for _ in range(driver._outbox.qsize())]
+    """What waits in the driver's outbox, sealed as its send loop seals it."""
+    drained = [driver._outbox.get_nowait() for _ in range(driver._outbox.qsize())]
+    return [
+        (topic, sealed if isinstance(sealed, bytes) else sealed(), retain)
+        for topic, sealed, retain in drained
+    ]
 
 
 def _opened(reader: VoterDriver, payload: bytes) -> object:

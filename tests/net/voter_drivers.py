@@ -61,8 +61,11 @@ class Network:
         while True:
             for driver in self.drivers:
                 while not driver._outbox.empty():
-                    topic, payload, _ = driver._outbox.get_nowait()
+                    topic, sealed, _ = driver._outbox.get_nowait()
                     if self._to(topic) is not None:  # not the announcement
+                        # Sealed as the send loop seals one put off (an
+                        # Append after the seat's update: OTHERS_AFTER_UPDATE).
+                        payload = sealed if isinstance(sealed, bytes) else sealed()
                         self.waiting.append((topic, payload))
             going = [m for m in self.waiting if only is None or self._to(m[0]) in only]
             if not going:
