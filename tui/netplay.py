@@ -639,10 +639,16 @@ def _pins() -> RoomPins:
 
 
 async def join_target(
-    target: Target, name: str, on_knock: Callable[[str], None] | None = None
+    target: Target,
+    name: str,
+    on_knock: Callable[[str], None] | None = None,
+    *,
+    dealer: str | None = None,
 ) -> tuple[RemoteTable, str | None]:
     """Take a seat in the room at ``target``; raises :class:`NetplayError`.
-    ``on_knock(text)``: the host is being asked to let us in."""
+    ``on_knock(text)``: the host is being asked to let us in. ``dealer``: the
+    peer id of the dealer asked to deal it (`passe host --dealer`), the
+    only signer of its state trusted."""
     from net.paths import rooms_dir
     from net.peer.remote import JoinError, RemoteTable
 
@@ -656,6 +662,7 @@ async def join_target(
         pins=_pins(),
         # A room this machine hosted whose table moved: its voter votes again.
         maker_rooms=rooms_dir(),
+        dealer=dealer,
     )
     if on_knock is not None:
         table.on_knock(on_knock)

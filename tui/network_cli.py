@@ -428,6 +428,7 @@ def _host_with_dealer(args: argparse.Namespace) -> int:
             join_now=True,
             from_home=not args.name,
             notice=dealt_by,
+            dealer=dealt.dealer_id,
         )
 
     bot_delay, seed = _screen_options(args)

@@ -39,7 +39,7 @@ from net.authority.rooms import RoomStore
 from net.authority.table import Listener, TableUpdate
 from net.election.driver import announce_decoder, authority_topic, broker_text, parse_broker
 from net.election.messages import Config as ElectionConfig
-from net.identity import Identity, fingerprint, peer_id
+from net.identity import Identity, fingerprint, peer_fingerprint, peer_id
 from net.lan.transport import BrokerUnreachable, LastWill, MqttLink, stop_task
 from net.peer.client import TableClient
 from net.peer.dealcheck import ShownLog, check_shown
@@ -178,9 +178,16 @@ class RemoteTable(TableClient):
         alternates: Sequence[tuple[str, int]] = (),
         stand: bool = True,
         maker_rooms: Path | None = None,
+        dealer: str | None = None,
     ) -> None:
         self.identity = identity
         self.code = code
+        # The peer id of the dealer this person asked to deal the room
+        # (`passe host --dealer`): its first state is trusted only if that
+        # dealer signed it (RoomState.dealer_proof), not on first use.
+        self.dealt_by = dealer
+        # The last key that signed a state of this code without that dealer.
+        self._not_dealt_by: bytes | None = None
         self.broker_host = broker_host
         self.broker_port = broker_port
         # The other nodes of the broker's cluster, tried in order when it
@@ -353,11 +360,12 @@ class RemoteTable(TableClient):
 
     # -- joining -------------------------------------------------------------
 
-    async def join(self, seat: int | None = None, *, timeout: float = ROOM_WAIT) -> int:
-        """Connect, find the room, take a seat; raises :class:`JoinError`,
-        closed then: refused, this process keeps nothing of the room running."""
+    async def join(self, seat: int | None = None, *, timeout: float | None = None) -> int:
+        """Connect, find the room (within ``timeout``, ROOM_WAIT unless
+        given), take a seat; raises :class:`JoinError`, closed then:
+        refused, this process keeps nothing of the room running."""
         try:
-            return await self._join(seat, timeout)
+            return await self._join(seat, ROOM_WAIT if timeout is None else timeout)
         except JoinError:
             # Its voter too, started again from its file before the room
             # answered: left running after a refusal ("the game has already
@@ -459,6 +467,14 @@ class RemoteTable(TableClient):
                     f"state ({self._unreadable_state}): its host may run another version "
                     "of Passe; use the same version",
                     "version",
+                ) from None
+            if self._not_dealt_by is not None and self.dealt_by is not None:
+                raise JoinError(
+                    f"room {self.shown_code} at {self.broker_host}:{self.broker_port} was not "
+                    f"dealt by the dealer you asked (key {peer_fingerprint(self.dealt_by)}): "
+                    f"its state is signed by another key ({fingerprint(self._not_dealt_by)}), "
+                    "so it was ignored. Ask the dealer again",
+                    "foreign",
                 ) from None
             if self._foreign_keys and self.pinned:
                 raise JoinError(
@@ -1183,6 +1199,18 @@ class RemoteTable(TableClient):
         self._room_here = True  # this broker is the room's (_watch_room_here)
         # Checked as sent, before its texts are cleaned: the name is signed.
         proven = proven_dealer(room, envelope.sender)
+        if (
+            self.authority_key is None
+            and self.dealt_by is not None
+            and not (proven and peer_id(room.dealer_key) == self.dealt_by)
+        ):
+            # The room code is public: anyone may write a state under the
+            # code the asked dealer answered with before its own comes. Only
+            # that dealer's room is this person's.
+            if self._not_dealt_by is None:
+                log.warning("ignored a room state that the dealer asked did not deal")
+            self._not_dealt_by = envelope.sender
+            return
         room = shown_room(room)
         if self.authority_key is None:
             # Trust on first use: the room's authority is whoever signs its

@@ -233,6 +233,34 @@ def test_join_and_host_on_screen_keep_the_remembered_bot_speed_unless_given(
     assert lobby.plan.bot_delay == (3.0 if expected is None else expected)
 
 
+def test_host_with_a_dealer_on_screen_joins_only_the_room_that_dealer_signs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """`passe host --dealer` on screen opens the join screen on the code
+    its dealer answered with, told that dealer's key (RemoteTable.dealt_by:
+    the code is public, and a state anyone wrote under it is refused), and
+    says which dealer dealt it."""
+    import net.dealer.client
+    import tui.app
+    from net.dealer.client import RoomDealt
+
+    monkeypatch.setenv("PASSE_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("PASSE_DATA_DIR", str(tmp_path / "data"))
+    dealt = RoomDealt("QKRJSX", "QKRJSX@127.0.0.1:1883", "Pi", "0123456789abcdef")
+
+    async def ask(*args: Any, **kwargs: Any) -> RoomDealt:
+        return dealt
+
+    monkeypatch.setattr(net.dealer.client, "ask_dealer", ask)
+    started: list[dict[str, Any]] = []
+    monkeypatch.setattr(tui.app, "run", lambda **kwargs: started.append(kwargs) or 0)
+    args = ["host", "dominoes", "--dealer", "--broker", "127.0.0.1", "--name", "Jo"]
+    assert main(args) == 0
+    screen = started[-1]["opening"]()
+    assert (screen.dealt_code, screen.dealer) == ("QKRJSX", "0123456789abcdef")
+    assert screen.notice.startswith("Room QKR-JSX dealt by Pi (key 0123-4567-89ab-cdef")
+
+
 def test_an_option_nested_past_the_parser_s_depth_is_refused_in_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

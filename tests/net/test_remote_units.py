@@ -22,7 +22,7 @@ from net.authority.authority import Authority, SeatSlot
 from net.authority.replication import encode_room_config, make_room_config
 from net.authority.table import TableUpdate
 from net.election.driver import Announce, authority_topic
-from net.identity import Identity, fingerprint
+from net.identity import Identity, fingerprint, peer_fingerprint, peer_id
 from net.peer import remote as remote_module
 from net.peer.pins import RoomPins
 from net.peer.remote import JoinError, RemoteTable, _refusal
@@ -870,6 +870,72 @@ async def test_a_dealer_named_without_its_signature_is_read_as_a_hosts_room(
     assert table.room.dealer == "" and table.unproven_dealer == "Eve's dealer"
     await table._on_message(topic, state())  # a host's room naming none
     assert table.unproven_dealer == "" and table.room.dealer == ""
+
+
+async def test_a_person_who_asked_a_dealer_trusts_only_the_room_that_dealer_signed(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The trust boundary: `passe host --dealer` joins the code the dealer
+    answered with, a public code. Trusted on first use, a state that anyone
+    wrote under it before the dealer's came made its signer this person's
+    host (and holder of the deck). With the dealer asked (``dealer=`` its
+    peer id), only a state that dealer signed for its own room key counts:
+    a host's, another dealer's, or the asked dealer's proof copied to
+    another room key are ignored (logged once) and named if nothing else
+    comes. Mutations: trusting on first use; any proven dealer; the proof
+    unchecked."""
+    import logging
+
+    authority = room()
+    dealer, other_dealer = Identity.generate(), Identity.generate()
+    topic = room_topic(CODE)
+
+    def state(signer: Authority, **fields: object) -> bytes:
+        fields.setdefault("stamp", signer._next_stamp())
+        return seal(signer.identity, topic, msgspec.structs.replace(signer.room_state(), **fields))
+
+    def dealt_by(who: Identity, room_key: bytes) -> dict[str, object]:
+        proof = dealt_proof(who, CODE, room_key, "Dealer-One")
+        return {"dealer": "Dealer-One", "dealer_key": who.public_key, "dealer_proof": proof}
+
+    impostor = room()
+    key = authority.identity.public_key
+    forged = [
+        state(impostor),  # a host's room under the code
+        state(impostor, dealer="Dealer-One"),  # naming the dealer, unsigned
+        state(impostor, **dealt_by(other_dealer, impostor.identity.public_key)),
+        state(impostor, **dealt_by(dealer, key)),  # the dealer's proof for another key
+    ]
+    table = remote(dealer=peer_id(dealer.public_key))
+    table._link = MemoryLink()  # type: ignore[assignment]
+    caplog.set_level(logging.WARNING, logger="passe.peer")
+    for payload in forged:
+        await table._on_message(topic, payload)
+    assert table.authority_key is None and table.room is None
+    assert [r.getMessage() for r in caplog.records] == [
+        "ignored a room state that the dealer asked did not deal"
+    ]
+    await table._on_message(topic, state(authority, **dealt_by(dealer, key)))
+    assert table.authority_key == key and table.room is not None
+    assert table.room.dealer_key == dealer.public_key
+    # Without a dealer asked, the first signer is trusted (as a host's room).
+    trusting = remote()
+    trusting._link = MemoryLink()  # type: ignore[assignment]
+    await trusting._on_message(topic, forged[0])
+    assert trusting.authority_key == impostor.identity.public_key
+    # Nothing but others' states: the join names the dealer asked and the signer.
+    joining_on(monkeypatch, {topic: forged[2]})
+    table = remote(dealer=peer_id(dealer.public_key))
+    with pytest.raises(JoinError) as error:
+        async with asyncio.timeout(2.0):
+            await table.join(timeout=0.2)
+    assert error.value.code == "foreign"
+    assert str(error.value) == (
+        f"room {format_code(CODE)} at 127.0.0.1:1 was not dealt by the dealer you asked "
+        f"(key {peer_fingerprint(peer_id(dealer.public_key))}): its state is signed by "
+        f"another key ({fingerprint(impostor.identity.public_key)}), so it was ignored. "
+        "Ask the dealer again"
+    )
 
 
 async def test_the_room_state_is_the_first_signers_newest_of_its_game(

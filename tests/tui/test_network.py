@@ -1165,6 +1165,54 @@ async def test_a_host_that_names_a_dealer_it_is_not_is_read_as_a_host(
         assert "Waiting for the host to start the game." in text_of(lobby, "#lobby-status")
 
 
+async def test_the_asker_of_a_dealer_joins_no_room_the_dealer_did_not_sign(
+    private_config: Path,
+    hosted: HostedRoom,
+    mosquitto: tuple[str, int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The trust boundary: `passe host --dealer` opens the join screen on
+    the code its dealer answered with, a public code. A room anyone signed
+    under it (here a host's, as if written before the dealer's state came)
+    was its host on first use, holding the deck. The join screen is told
+    the dealer asked (its peer id); a room that dealer did not sign is
+    refused in words naming both keys, typed again too; another code typed
+    after is joined as any."""
+    from net.identity import fingerprint, peer_fingerprint
+    from net.peer import remote as remote_module
+
+    monkeypatch.setattr(remote_module, "ROOM_WAIT", 0.5)  # nothing else will come
+    write_settings(private_config, name="Zed")
+    asked = Identity.generate().peer_id
+    network = NetworkOptions(broker=mosquitto, advertise=False)
+
+    def asking() -> JoinScreen:
+        return JoinScreen("Zed", network, code=hosted.code, join_now=True, dealer=asked)
+
+    app = PasseApp(config_path=private_config, bot_delay=0, network=network, opening=asking)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, JoinScreen), "the join screen")
+        screen = app.screen
+        assert isinstance(screen, JoinScreen)
+        refusal = f"was not dealt by the dealer you asked (key {peer_fingerprint(asked)})"
+        await wait_until(pilot, lambda: refusal in screen.message_text, "the refusal")
+        said = " ".join(screen.message_text.split())
+        assert fingerprint(hosted.authority.identity.public_key) in said
+        assert not hosted.authority.seats[1].key  # nobody sat
+        field = screen.query_one("#join-code", Input)
+        screen._say("")
+        field.value = ""
+        await pilot.press(*hosted.code, "enter")  # the dealt code again: the same check
+        await wait_until(pilot, lambda: refusal in screen.message_text, "the refusal again")
+        other = await open_test_room("passpass", 3, mosquitto)
+        try:
+            field.value = ""
+            await pilot.press(*other.code, "enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        finally:
+            await other.close()
+
+
 def info(lobby: LobbyScreen) -> str:
     """The lobby's Game box in one line (its words wrap at 80x24)."""
     return " ".join(text_of(lobby, "#lobby-info").split())

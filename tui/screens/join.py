@@ -146,9 +146,14 @@ class JoinScreen(PasseScreen):
         watch_now: bool = False,
         from_home: bool = True,
         notice: str = "",
+        dealer: str = "",
     ) -> None:
         super().__init__()
         self.notice = notice  # said once it opens (`passe host --dealer`: which dealer)
+        # The peer id of that dealer: the room of ``code`` counts only as it
+        # signed it (RemoteTable.dealt_by); another code typed here, as any.
+        self.dealer = dealer
+        self.dealt_code = code
         self.player_name = name
         self.name_from_home = from_home  # False: given by --name
         self.network = network if network is not None else NetworkOptions()
@@ -323,7 +328,10 @@ class JoinScreen(PasseScreen):
                 target = await resolve_target(text, self.network)
             self._say(f"Joining room {shown_code(target.code)} at {target.host}:{target.port}…")
             # A host with a screen is asked about a new key: say we wait for it.
-            table, notice = await join_target(target, self.player_name, on_knock=self._say)
+            dealer = self.dealer if self.dealer and target.code == self.dealt_code else None
+            table, notice = await join_target(
+                target, self.player_name, on_knock=self._say, dealer=dealer
+            )
         except NetplayError as error:
             # Turned away, or no seat left: watching is what is left, and
             # this screen's F3 does it (a play-test: "You can still watch
