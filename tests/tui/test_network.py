@@ -2487,7 +2487,9 @@ async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_the_lobby(
 ) -> None:
     """Issue 20: a room a dealer deals for a person on screen has that
     person decide who sits, as a host does: their lobby names whoever
-    knocks, with their key, and y lets them in (n turns them away)."""
+    knocks, with their key, and y lets them in (n turns them away). Their
+    join screen opens as `passe host --dealer` opens it, told the dealer
+    asked: the dealer's own state, signed by it, is the room joined."""
     from net.dealer.client import ask_dealer
     from net.dealer.messages import Deal
     from net.dealer.service import Dealer
@@ -2504,10 +2506,17 @@ async def test_the_asker_of_a_dealer_s_room_lets_people_in_from_the_lobby(
         dealt = await ask_dealer(
             Identity.generate(), *mosquitto, deal, dealer=dealer.identity.peer_id
         )
-        app = network_app(private_config, mosquitto)
+        network = NetworkOptions(broker=mosquitto, advertise=False)
+
+        def asking() -> JoinScreen:
+            # As `passe host --dealer` opens it: the dealer's room, told
+            # which dealer was asked (only a state it signed is trusted).
+            return JoinScreen(
+                "Tess", network, code=dealt.code, join_now=True, dealer=dealt.dealer_id
+            )
+
+        app = PasseApp(config_path=private_config, bot_delay=0, network=network, opening=asking)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("j")
-            await type_code(pilot, f"{dealt.code}@{mosquitto[0]}:{mosquitto[1]}")
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             lobby = app.screen
             assert isinstance(lobby, LobbyScreen)
