@@ -112,6 +112,12 @@ LONELY_MAX = 48.0
 # waits before it (MqttLink.publish_now); False: by its send loop, a loop
 # turn later (bench/net.py's A/B).
 SEND_AT_ONCE = os.environ.get("PASSE_SEND_AT_ONCE", "1") != "0"
+# Seconds after each connection before this voter counts the room's
+# machines where it is (``counting``): the others' retained records come
+# just after its subscription, and before them every other voter read as
+# away: a seat's bar said "The game waits for the room's machines: 1 of its
+# 3 is here" for a moment as each game began (CI, a loaded machine).
+PRESENCE_SETTLE = 2.0
 # At the authority, when the seat that acted and the authority are a
 # majority on their own (docs/election.md section 12): the other voters'
 # Appends of that entry leave by the send loop, after the authority's own
@@ -456,6 +462,10 @@ class VoterDriver:
         # Who wants to know when another voter's record says it came or went
         # (a seat's screen says how many machines the table waits for).
         self.on_presence: Callable[[], None] | None = None
+        # When this voter's current connection came up (``counting``), and
+        # the call that says so once the others' records have come.
+        self._connected_at: float | None = None
+        self._settling: asyncio.TimerHandle | None = None
         self.surveys = True
         # The room's standby brokers as this machine last saw them (its
         # pins): surveyed too, beside those this voter has heard of since
@@ -499,6 +509,8 @@ class VoterDriver:
         self._tasks = [loop.create_task(self._send_loop()), loop.create_task(self._tick_loop())]
 
     async def close(self) -> None:
+        if self._settling is not None:
+            self._settling.cancel()
         if self._surveying is not None:
             await stop_task(self._surveying)
         for task in self._tasks:
@@ -821,6 +833,12 @@ class VoterDriver:
         # Who is online is this broker's to say from now on (its retained
         # records come next): those read on another broker are not here.
         self._presences.online.clear()
+        self._connected_at = self.clock()
+        # Then who wants to know hears that the count says something again.
+        if self._settling is not None:
+            self._settling.cancel()
+        loop = asyncio.get_running_loop()
+        self._settling = loop.call_later(PRESENCE_SETTLE, self._presence_changed)
         topic = voter_presence_topic(self.code, self.identity.peer_id)
         await self._link.publish(topic, self._presence(online=True), retain=True)
         # Not its announcement again: a voter cannot know here that it still
@@ -828,6 +846,19 @@ class VoterDriver:
         # successor's, retained, and nobody could follow the table any more:
         # tests/net/test_recovery.py). Its table's link sends it beside the
         # room state, and again whenever another's state replaces it there.
+
+    def counting(self) -> bool:
+        """Whether :meth:`voters_online` and :meth:`voters_away` say who is
+        here: this voter's link is up, and has been PRESENCE_SETTLE since it
+        came up (the others' retained records have come by then)."""
+        link, since = self._link, self._connected_at
+        if link is None or not link.connected or since is None:
+            return False
+        return self.clock() - since >= PRESENCE_SETTLE
+
+    def _presence_changed(self) -> None:
+        if self.on_presence is not None:
+            self.on_presence()
 
     def voters_online(self) -> int:
         """How many of the room's voters are where this one is: itself if
@@ -853,8 +884,7 @@ class VoterDriver:
     def _on_presence(self, topic: str, payload: bytes, now: float) -> None:
         voter = self._presences.gone(topic, payload, now)
         self._follow_succession()
-        if self.on_presence is not None:
-            self.on_presence()
+        self._presence_changed()
         if voter is None or voter != self.node.authority:
             return  # alive, a late will, or not the authority's
         # The authority's connection died. Every voter hears this will at

@@ -1709,9 +1709,11 @@ class RemoteTable(TableClient):
     def machines_reachable(self) -> tuple[int, int] | None:
         """How many of the room's voters (its machines) this process's voter
         finds where it is, of how many: None when this process does not
-        vote in the room. The host's seat counts with the table's own voter."""
+        vote in the room, or its voter has not counted yet (just connected:
+        ``VoterDriver.counting``). The host's seat counts with the table's
+        own voter."""
         replica = self._counting_replica()
-        if replica is None:
+        if replica is None or not replica.driver.counting():
             return None
         driver = replica.driver
         return driver.voters_online(), len(driver.node.voters)
@@ -1723,7 +1725,7 @@ class RemoteTable(TableClient):
         the table moved), a dealer ("a dealer's").
         A person was told "1 of its 3 is here" without whom to call."""
         replica = self._counting_replica()
-        if replica is None:
+        if replica is None or not replica.driver.counting():
             return []
         seats = self.room.seats if self.room is not None else []
         whose: list[str] = []

@@ -2737,10 +2737,15 @@ def test_the_host_s_seat_counts_the_room_s_machines_with_the_table_s_own_voter()
     when too few are here for a move to count); with neither, nothing."""
     table = remote()
     assert table.machines_reachable() is None
+    counted = [False]
     driver = SimpleNamespace(
-        voters_online=lambda: 1, node=SimpleNamespace(voters=[b"a", b"b", b"c"])
+        voters_online=lambda: 1,
+        node=SimpleNamespace(voters=[b"a", b"b", b"c"]),
+        counting=lambda: counted[0],
     )
     table.hosted_replica = lambda: SimpleNamespace(driver=driver)  # type: ignore[assignment,return-value]
+    assert table.machines_reachable() is None  # just connected: the others' records to come
+    counted[0] = True
     assert table.machines_reachable() == (1, 3)
 
 
@@ -2768,8 +2773,11 @@ def test_the_machines_not_found_are_named_by_whose_they_are() -> None:
         Voter(Identity.generate().public_key, dealer=True),
         Voter(bot.public_key, dealer=False),
     ]
-    driver = SimpleNamespace(voters_away=lambda: away)
+    counted = [False]
+    driver = SimpleNamespace(voters_away=lambda: away, counting=lambda: counted[0])
     table.hosted_replica = lambda: SimpleNamespace(driver=driver)  # type: ignore[assignment,return-value]
+    assert table.machines_away() == []  # not counted yet: nobody named
+    counted[0] = True
     assert table.machines_away() == ["the host's", "Joe's", "a dealer's", "Robo's"]
     table._moves = 1  # the table moved: "the host" is another machine's now
     assert table.machines_away()[0] == "the first host's"

@@ -9,6 +9,7 @@ the rules that keep a forged, stale or foreign will from even starting one.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -193,6 +194,50 @@ async def test_a_voter_counts_the_machines_where_it_is(tmp_path: Path) -> None:
     assert me.voters_online() == 1
     Link.connected = False
     assert me.voters_online() == 0
+
+
+async def test_a_voter_counts_the_machines_only_once_their_records_can_have_come(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The others' retained records come just after each connection's
+    subscription; before them, every other voter read as away, and a
+    seat's bar said "The game waits for the room's machines: 1 of its 3 is
+    here" as each game began (CI, a loaded machine). ``counting`` says
+    whether the count means anything: a link up for PRESENCE_SETTLE since
+    it came up; and who wants to know is told when it does. Mutations: no
+    wait; counting from the first connection only; nobody told."""
+    from net.election import driver as driver_module
+    from net.election.driver import VoterDriver
+    from tests.net.voter_drivers import voter_drivers
+
+    class Link:
+        connected = True
+
+        async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+            return None
+
+    voters: list[VoterDriver] = voter_drivers(tmp_path, 3)
+    me = voters[1]
+    now = [100.0]
+    me.clock = lambda: now[0]
+    assert not me.counting()  # no link
+    me._link = Link()  # type: ignore[assignment]
+    assert not me.counting()  # up, but never connected
+    told = asyncio.Event()
+    me.on_presence = told.set
+    monkeypatch.setattr(driver_module, "PRESENCE_SETTLE", 0.01)  # the loop's wait
+    await me._on_connect()
+    assert not me.counting()
+    now[0] += 1
+    assert me.counting()
+    await asyncio.wait_for(told.wait(), 5)  # told once it counts (the bar is drawn again)
+    now[0] += 60
+    await me._on_connect()  # a new connection: its broker's records to come
+    assert not me.counting()
+    now[0] += 1
+    assert me.counting()
+    Link.connected = False
+    assert not me.counting()
 
 
 async def test_a_voter_names_the_machines_it_does_not_find(tmp_path: Path) -> None:
