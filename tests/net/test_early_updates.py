@@ -126,11 +126,16 @@ async def test_the_others_appends_wait_behind_the_seat_s_update_only_off_its_pat
     waiting = [authority._outbox.get_nowait() for _ in range(authority._outbox.qsize())]
     assert [topic for topic, _, _ in waiting] == [other.topic for other in others]
     assert all(callable(sealed) for _, sealed, _ in waiting)  # sealed when they go
+    assert not any(retain for _, _, retain in waiting)
+    # Only while append() carries the entry out: a heartbeat after it, with
+    # nothing waiting, goes at once.
+    authority.send(others[0].identity.public_key, Append(1, index, 1, [], index))
+    assert link.at_once == [mover.topic, others[0].topic] and authority._outbox.empty()
     # A heartbeat to the same voter made meanwhile queues behind its Append.
     for item in waiting:
         authority._outbox.put_nowait(item)
     authority.send(others[0].identity.public_key, Append(1, index, 1, [], index))
-    assert link.at_once == [mover.topic] and authority._outbox.qsize() == len(others) + 1
+    assert len(link.at_once) == 2 and authority._outbox.qsize() == len(others) + 1
     authority._link = None
     await mover._on_message(*link.payloads[0])  # the seat's voter writes its copy
     await network.carry(only={drivers.index(other) for other in others})
@@ -138,6 +143,29 @@ async def test_the_others_appends_wait_behind_the_seat_s_update_only_off_its_pat
     assert mover.topic in {topic for topic, _ in network.waiting}
     await network.carry()
     assert mover.majority_holds(1, index)
+
+
+@pytest.mark.parametrize("waiting", ["the-authority", "no-voter"])
+async def test_an_append_for_the_authority_s_own_seat_or_no_voter_goes_at_once(
+    tmp_path: Path, waiting: str
+) -> None:
+    """A dealer's room whose only share holder is the authority: a majority
+    of two needs no other holder, yet the others' Appends wait only behind
+    a seat's voter that can count it. The authority's own key (its person
+    learns of the commit in its process) or a key that does not vote waits
+    for nothing: every Append goes at once. Mutations: either guard
+    dropped, or turned into "and"."""
+    drivers = voter_drivers(tmp_path, 3, dealers=1)
+    network = Network(drivers)
+    await network.carry()
+    authority = drivers[0]
+    link = _Writes()
+    authority._link = link  # type: ignore[assignment]
+    key = authority.identity.public_key if waiting == "the-authority" else Identity.generate()
+    notify = key if isinstance(key, bytes) else key.public_key
+    authority.append(b"a move", notify=notify)
+    assert authority._outbox.empty()
+    assert sorted(link.at_once) == sorted(driver.topic for driver in drivers[1:])
 
 
 async def test_a_held_from_outside_the_voters_counts_for_nothing(tmp_path: Path) -> None:

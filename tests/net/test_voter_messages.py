@@ -18,6 +18,7 @@ from net.election.driver import TOPIC_RATE, VoterDriver
 from net.election.messages import MAX_ENTRY_DATA, Request
 from net.identity import Identity
 from net.protocol.wire import seal
+from tests.net.peers import until
 from tests.net.voter_drivers import Network, voter_drivers
 
 
@@ -356,6 +357,58 @@ async def test_a_message_goes_at_once_only_when_nothing_of_the_voter_s_waits(
     assert link.at_once == [other.topic]
     queued = [voter._outbox.get_nowait() for _ in range(voter._outbox.qsize())]
     assert [(topic, retain) for topic, _, retain in queued] == [(other.topic, False)] * 2
+
+
+async def test_the_send_loop_seals_what_was_put_off_and_says_it_is_writing(
+    tmp_path: Path,
+) -> None:
+    """The send loop writes its outbox in order: a message put off unsealed
+    (an Append after the seat's update, OTHERS_AFTER_UPDATE) sealed as it
+    goes, each with its own retain; ``_sending`` while one is being written
+    (a message made meanwhile waits behind it, SEND_AT_ONCE), not after.
+    Mutations: the sealing skipped; retain dropped or changed; ``_sending``
+    not set, or left set."""
+    import asyncio
+    from functools import partial
+
+    from net.election.messages import Vote
+
+    voter, other = voter_drivers(tmp_path, 3)[1:]
+    _drain(voter)
+
+    class Writes:
+        connected = True
+
+        def __init__(self) -> None:
+            self.written: list[tuple[str, bytes, object, object]] = []
+            self.go_on = asyncio.Event()
+
+        async def publish(self, topic: str, payload: bytes, *, retain: object = "unsaid") -> bool:
+            self.written.append((topic, payload, retain, voter._sending))
+            await self.go_on.wait()
+            self.go_on.clear()
+            return True
+
+    link = Writes()
+    voter._link = link  # type: ignore[assignment]
+    topic = other.topic
+    put_off = partial(seal, voter.identity, topic, Vote(1, False), other.identity.public_key)
+    voter._outbox.put_nowait((topic, put_off, False))
+    voter._outbox.put_nowait((topic, b"a retained record", True))
+    loop = asyncio.create_task(voter._send_loop())
+    try:
+        await until(lambda: len(link.written) == 1)
+        first = link.written[0]
+        assert _opened(other, first[1]) == Vote(1, False)  # sealed as it went
+        assert (first[2], first[3]) == (False, True)  # not retained; being written
+        link.go_on.set()
+        await until(lambda: len(link.written) == 2)
+        assert link.written[1][1:] == (b"a retained record", True, True)
+        link.go_on.set()
+        await until(lambda: voter._outbox.empty() and not voter._sending)
+        assert voter._sending is False
+    finally:
+        loop.cancel()
 
 
 async def test_only_the_append_that_holds_the_seat_s_entry_names_it(tmp_path: Path) -> None:

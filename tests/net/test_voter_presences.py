@@ -225,10 +225,12 @@ async def test_a_voter_counts_the_machines_only_once_their_records_can_have_come
     assert not me.counting()  # up, but never connected
     told = asyncio.Event()
     me.on_presence = told.set
-    monkeypatch.setattr(driver_module, "PRESENCE_SETTLE", 0.01)  # the loop's wait
+    monkeypatch.setattr(driver_module, "PRESENCE_SETTLE", 0.25)  # the loop's wait too
     await me._on_connect()
     assert not me.counting()
-    now[0] += 1
+    now[0] += 0.125
+    assert not me.counting()
+    now[0] += 0.125  # exactly the wait (binary fractions: no rounding)
     assert me.counting()
     await asyncio.wait_for(told.wait(), 5)  # told once it counts (the bar is drawn again)
     now[0] += 60
