@@ -411,6 +411,87 @@ async def test_the_send_loop_seals_what_was_put_off_and_says_it_is_writing(
         loop.cancel()
 
 
+@pytest.mark.parametrize(
+    "breaking",
+    [
+        "surveys-off",
+        "a-cluster",
+        "no-link",
+        "link-down",
+        "the-authority",
+        "hears-the-authority",
+        "one-broker-known",
+    ],
+)
+async def test_a_voter_alone_surveys_its_room_s_brokers_only_when_all_says_so(
+    tmp_path: Path, breaking: str
+) -> None:
+    """docs/election.md section 13: a voter that has heard no authority on
+    its broker for LONELY_FIRST surveys the room's brokers, once at a time;
+    not with surveys off (a dealer's), on a cluster's node (every node holds
+    the same), without a link up, as the authority, while it hears one, or
+    with one broker known; any of these ends the loneliness and its wait
+    starts over. Mutations: each condition dropped or inverted; the wait's
+    boundary; a second survey while one runs; the wait not started over."""
+    import asyncio
+
+    from net.election import driver as driver_module
+
+    me = voter_drivers(tmp_path, 3)[1]
+    now = [1000.0]
+    me.clock = lambda: now[0]
+
+    class Up:
+        connected = True
+        brokers = (("10.0.0.1", 1883),)
+
+    me._link = Up()  # type: ignore[assignment]
+    me.remembered_brokers = (("10.0.0.2", 1883),)
+    surveyed: list[float] = []
+    go_on = asyncio.Event()
+
+    async def survey() -> None:
+        surveyed.append(now[0])
+        await go_on.wait()
+
+    me._survey = survey  # type: ignore[method-assign]
+    first = driver_module.LONELY_FIRST
+    me._check_lonely()
+    assert me._lonely_since == now[0] and me._surveying is None
+    now[0] += first - 0.5
+    me._check_lonely()
+    assert me._surveying is None
+    now[0] += 0.5  # exactly the wait
+    me._check_lonely()
+    running = me._surveying
+    assert running is not None
+    await asyncio.sleep(0)
+    assert surveyed == [now[0]]
+    now[0] += 100
+    me._check_lonely()  # one survey at a time
+    assert me._surveying is running
+    go_on.set()
+    await running
+    # Each condition, broken, ends the loneliness: the wait starts over.
+    me._lonely_wait = 99.0
+    if breaking == "surveys-off":
+        me.surveys = False
+    elif breaking == "a-cluster":
+        me.cluster = (("10.0.0.3", 1883),)
+    elif breaking == "no-link":
+        me._link = None
+    elif breaking == "link-down":
+        Up.connected = False
+    elif breaking == "the-authority":
+        me.node.role = "authority"
+    elif breaking == "hears-the-authority":
+        me.node.hears_authority = lambda at: True  # type: ignore[method-assign]
+    else:
+        me.remembered_brokers = ()
+    me._check_lonely()
+    assert (me._lonely_since, me._lonely_wait) == (None, first)
+
+
 async def test_only_the_append_that_holds_the_seat_s_entry_names_it(tmp_path: Path) -> None:
     """``notify`` goes on the Append that carries the seat's entry (its
     voters then tell the seat they hold it), never on a heartbeat after it
