@@ -437,9 +437,13 @@ async def test_a_voter_alone_surveys_its_room_s_brokers_only_when_all_says_so(
 
     from net.election import driver as driver_module
 
-    me = voter_drivers(tmp_path, 3)[1]
+    drivers = voter_drivers(tmp_path, 3)
+    me = drivers[1]
     now = [1000.0]
     me.clock = lambda: now[0]
+    await Network(drivers).carry()  # it heard its authority, at 1000
+    assert me.node.authority is not None and me.node.hears_authority(now[0])
+    now[0] += 100.0  # and nothing since
 
     class Up:
         connected = True
