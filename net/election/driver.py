@@ -560,13 +560,10 @@ class VoterDriver:
         off its path: their Appends may go after its update (on its path
         they cost a seal and a write each, about 0.15 ms, and their disks'
         writes at the same moment as the two on the path)."""
-        node, own = self.node, self.identity.public_key
-        if not OTHERS_AFTER_UPDATE or waiting == own or waiting not in node.voters:
+        own = self.identity.public_key
+        if not OTHERS_AFTER_UPDATE or waiting == own or waiting not in self.node.voters:
             return False
-        if majority(len(node.voters)) > 2:
-            return False
-        others = {share.holder for share in node.config.shares} - {own}
-        return not others or waiting in others
+        return self._enough_hold({own, waiting}, own)
 
     def read_log(self) -> list[bytes]:
         """Every action entry of the log, opened with the room secret, in
@@ -688,9 +685,16 @@ class VoterDriver:
             for voter, (held_term, held_index) in self.held_by.items()
             if held_term == term and held_index >= index
         )
+        return self._enough_hold(holding, node.authority)
+
+    def _enough_hold(self, holding: set[bytes], authority: bytes) -> bool:
+        """Whether the voters ``holding`` an entry (``authority`` among
+        them) are a majority with a share holder other than the authority
+        among them, when there is one: the seat's count (``majority_holds``)."""
+        node = self.node
         if len(holding) < majority(len(node.voters)):
             return False
-        others = {share.holder for share in node.config.shares} - {node.authority}
+        others = {share.holder for share in node.config.shares} - {authority}
         return not others or not others.isdisjoint(holding)
 
     def _tell_held(self, sender: bytes, append: Append) -> None:

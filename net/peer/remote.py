@@ -1713,7 +1713,7 @@ class RemoteTable(TableClient):
         ``VoterDriver.counting``). The host's seat counts with the table's
         own voter."""
         replica = self._counting_replica()
-        if replica is None or not replica.driver.counting():
+        if replica is None:
             return None
         driver = replica.driver
         return driver.voters_online(), len(driver.node.voters)
@@ -1725,7 +1725,7 @@ class RemoteTable(TableClient):
         the table moved), a dealer ("a dealer's").
         A person was told "1 of its 3 is here" without whom to call."""
         replica = self._counting_replica()
-        if replica is None or not replica.driver.counting():
+        if replica is None:
             return []
         seats = self.room.seats if self.room is not None else []
         whose: list[str] = []
@@ -1745,7 +1745,9 @@ class RemoteTable(TableClient):
         seat's, or, for the host's own seat (which has no voter), the
         table's, in this process."""
         voters = self._voters_here()
-        return voters[0].replica if voters else self.hosted_replica()
+        replica = voters[0].replica if voters else self.hosted_replica()
+        # Not until it has counted (just connected: VoterDriver.counting).
+        return replica if replica is not None and replica.driver.counting() else None
 
     def on_machines(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener()`` whenever a voter of the room comes or goes
