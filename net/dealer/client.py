@@ -116,7 +116,7 @@ async def ask_dealer(
     async def on_message(topic: str, payload: bytes) -> None:
         try:
             if topic == inbox:
-                envelope = open_envelope(topic, payload)
+                envelope = open_envelope(topic, payload, identity=identity)
                 message = open_body(envelope, inbox_decoder, identity)
                 if isinstance(message, Dealt):
                     answers.put_nowait((envelope.sender, message))

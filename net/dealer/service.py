@@ -412,7 +412,7 @@ class Dealer:
             self._floods.note("inbox-size", f"dropped a message of {len(payload)} bytes", now)
             return
         try:
-            envelope = open_envelope(self.inbox, payload)
+            envelope = open_envelope(self.inbox, payload, identity=self.identity)
         except WireError as error:
             self._floods.note("inbox-bad", f"dropped a message: {error.reason}", now)
             return

@@ -936,7 +936,7 @@ class VoterDriver:
             self._on_presence(topic, payload, now)
             return
         try:
-            envelope = open_envelope(topic, payload)
+            envelope = open_envelope(topic, payload, identity=self.identity)
             message = open_body(envelope, _message_decoder, self.identity)
         except WireError as error:
             self._floods.note("election-bad", f"dropped an election message: {error}", now)

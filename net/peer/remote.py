@@ -950,7 +950,9 @@ class RemoteTable(TableClient):
             return  # nothing private before the room's host is known
         now = time.monotonic()
         try:
-            envelope = open_envelope(topic, payload, expect_key=self.authority_key)
+            envelope = open_envelope(
+                topic, payload, identity=self.identity, expect_key=self.authority_key
+            )
         except WireError as error:
             self._floods.note(
                 f"dropped-{error.code}", f"dropped a message on {topic}: {error.reason}", now

@@ -1,17 +1,20 @@
-"""The wire format of protocol v1: topics, envelopes and message bodies.
+"""The wire format of protocol v2: topics, envelopes and message bodies.
 
-Every MQTT payload is a msgpack :class:`Envelope` signed by its sender's
-Ed25519 key over the topic and the body, so a message cannot be forged, nor
-moved to another room or topic. Private bodies are sealed (NaCl ``Box``,
-Curve25519 + XSalsa20-Poly1305) from the sender's key to the one recipient's.
+Every MQTT payload is a msgpack :class:`Envelope` from its sender's key,
+bound to its topic, so that a message cannot be forged, nor moved to another
+room or topic. A public body is signed (Ed25519, over the topic and the
+body). A private body is sealed instead (NaCl ``Box``, Curve25519 +
+XSalsa20-Poly1305) from the sender's key to the one recipient's, its topic
+inside: the seal's authentication says who sent it, to its one reader, for
+a fifth of a signature's cost to make and check (docs/protocol.md section 4).
 Bodies are tagged msgspec structs: msgspec decodes and checks every field's
 type and bound in one pass, so nothing unchecked reaches the authority or the
 table. ``docs/protocol.md`` is the reference; this module is its code.
 
 Nothing here trusts the network: :func:`open_envelope` and
 :func:`open_body` raise :class:`WireError` (with a reason fit to send back)
-for anything oversized, malformed, of another version, badly signed or not
-decryptable.
+for anything oversized, malformed, of another version, badly signed, not
+decryptable or sealed for another topic.
 """
 
 from __future__ import annotations
@@ -35,11 +38,14 @@ from net.identity import (
 
 T = TypeVar("T")
 
-PROTOCOL_VERSION: Final = 1
+# 2: a sealed body is authenticated by its seal, not signed (7 December).
+PROTOCOL_VERSION: Final = 2
 # A fashion view may list several hundred legal actions; 256 KiB leaves room
 # and still bounds what one message can make a peer allocate.
 MAX_PAYLOAD: Final = 256 * 1024
-TOPIC_ROOT: Final = f"passe/v{PROTOCOL_VERSION}"
+# Every version meets on the first version's topics, so that a peer of
+# another version is refused by name (the envelope's ``v``), never unseen.
+TOPIC_ROOT: Final = "passe/v1"
 
 Name = Annotated[str, Meta(min_length=1, max_length=40)]
 ShortText = Annotated[str, Meta(max_length=400)]
@@ -115,38 +121,65 @@ def topic_peer(topic: str, prefix: str) -> str | None:
 
 
 class Envelope(Struct, array_like=True, forbid_unknown_fields=True):
-    """``[version, sender public key, sealed, body, signature]``."""
+    """``[version, sender public key, sealed, body, signature]``: the
+    signature of a public body; empty beside a sealed one, whose seal
+    authenticates it. :func:`open_envelope` gives a sealed one back opened
+    (its ``body`` the plaintext)."""
 
     v: int
     sender: Annotated[bytes, Meta(min_length=PUBLIC_KEY_SIZE, max_length=PUBLIC_KEY_SIZE)]
     sealed: bool
     body: bytes
-    sig: Annotated[bytes, Meta(min_length=SIGNATURE_SIZE, max_length=SIGNATURE_SIZE)]
+    sig: Annotated[bytes, Meta(max_length=SIGNATURE_SIZE)]
 
 
 _envelope_decoder = msgspec.msgpack.Decoder(Envelope)
 _encoder = msgspec.msgpack.Encoder()
 
 
-def _signed_bytes(topic: str, sealed: bool, body: bytes) -> bytes:
-    return b"passe/1\0" + topic.encode() + (b"\1" if sealed else b"\0") + body
+def _signed_bytes(topic: str, body: bytes) -> bytes:
+    """What a public body's signature covers (the byte after the topic is
+    version 1's sealed flag, always 0 now: a sealed body is not signed)."""
+    return b"passe/1\0" + topic.encode() + b"\0" + body
+
+
+def _sealed_head(topic: str) -> bytes:
+    """What a sealed body's plaintext starts with: its topic. A topic never
+    holds U+0000 (MQTT forbids it), so the end is unambiguous."""
+    return b"passe/2 sealed\0" + topic.encode() + b"\0"
 
 
 def seal(identity: Identity, topic: str, message: Struct, recipient: bytes | None = None) -> bytes:
-    """The payload carrying ``message`` on ``topic``: signed, and sealed to
-    ``recipient`` (a public key) when given."""
+    """The payload carrying ``message`` on ``topic``: sealed to ``recipient``
+    (a public key) when given, else signed."""
     body = _encoder.encode(message)
     if recipient is not None:
-        body = bytes(identity.box_with(recipient).encrypt(body))
-    sealed = recipient is not None
-    signature = identity.sign(_signed_bytes(topic, sealed, body))
-    return _encoder.encode(Envelope(PROTOCOL_VERSION, identity.public_key, sealed, body, signature))
+        # Not signed as well: the seal's authenticator, under the key only
+        # the two share, already says who sent it, and its topic inside says
+        # which way (a message turned back at its sender, or moved to another
+        # topic of the two, does not open there). Signing and checking cost
+        # five times sealing and opening (section 4), on both processes of
+        # each hop of a move.
+        sealed = identity.box_with(recipient).encrypt(_sealed_head(topic) + body)
+        return _encoder.encode(
+            Envelope(PROTOCOL_VERSION, identity.public_key, True, bytes(sealed), b"")
+        )
+    signature = identity.sign(_signed_bytes(topic, body))
+    return _encoder.encode(Envelope(PROTOCOL_VERSION, identity.public_key, False, body, signature))
 
 
 def open_envelope(
-    topic: str, payload: bytes, *, expect_id: str | None = None, expect_key: bytes | None = None
+    topic: str,
+    payload: bytes,
+    *,
+    identity: Identity | None = None,
+    expect_id: str | None = None,
+    expect_key: bytes | None = None,
 ) -> Envelope:
-    """Check size, version and signature; the body is not decoded yet.
+    """Check size, version and the sender: a public body's signature, a
+    sealed body's seal (opened with ``identity``, the one recipient: without
+    it a sealed message is refused). The body is not decoded yet; a sealed
+    envelope comes back opened, its ``body`` the plaintext.
 
     Bounded in time and memory (issue 19 item 4): the only decoder that runs
     is the envelope's own schema, which stops at the first field out of
@@ -177,11 +210,35 @@ def open_envelope(
         raise WireError("signed by another peer", "sender", envelope.sender)
     if expect_key is not None and envelope.sender != expect_key:
         raise WireError("not from this room's host", "sender", envelope.sender)
-    if not verify(
-        envelope.sender, _signed_bytes(topic, envelope.sealed, envelope.body), envelope.sig
-    ):
+    if envelope.sealed:
+        return _opened(topic, envelope, identity)
+    if len(envelope.sig) != SIGNATURE_SIZE:
+        raise WireError("not a Passe message (malformed envelope)")
+    if not verify(envelope.sender, _signed_bytes(topic, envelope.body), envelope.sig):
         raise WireError("bad signature", "signature")
     return envelope
+
+
+def _opened(topic: str, envelope: Envelope, identity: Identity | None) -> Envelope:
+    """A sealed envelope authenticated and opened: sealed by its sender's
+    key to ``identity``'s, for ``topic``."""
+    if identity is None:
+        raise WireError("a sealed message where a public one was expected")
+    if envelope.sig:
+        raise WireError("not a Passe message (malformed envelope)")
+    try:
+        plain = identity.box_with(envelope.sender).decrypt(envelope.body)
+    except (CryptoError, ValueError):
+        # The claimed sender, unproven, goes with the refusal: a table that
+        # moved is sent requests sealed to its former key, and says so to
+        # the topic's peer (net/authority/authority.py).
+        raise WireError(
+            "cannot decrypt: not sealed to this peer", "sealed", envelope.sender
+        ) from None
+    head = _sealed_head(topic)
+    if not plain.startswith(head):
+        raise WireError("sealed for another topic", "signature")
+    return msgspec.structs.replace(envelope, body=plain[len(head) :])
 
 
 def _version_of(payload: bytes) -> int | None:
@@ -219,19 +276,14 @@ def _version_of(payload: bytes) -> int | None:
 def open_body(
     envelope: Envelope, decoder: msgspec.msgpack.Decoder[T], identity: Identity | None = None
 ) -> T:
-    """Decrypt (when sealed, with ``identity``) and decode the body."""
-    body = envelope.body
-    if envelope.sealed:
-        if identity is None:
-            raise WireError("a sealed message where a public one was expected")
-        try:
-            body = identity.box_with(envelope.sender).decrypt(body)
-        except (CryptoError, ValueError):
-            raise WireError("cannot decrypt: not sealed to this peer", "sealed") from None
-    elif identity is not None:
+    """Decode the body of an envelope :func:`open_envelope` gave back: a
+    sealed one (opened there) when ``identity`` is given, else a public one."""
+    if envelope.sealed and identity is None:
+        raise WireError("a sealed message where a public one was expected")
+    if not envelope.sealed and identity is not None:
         raise WireError("a public message where a sealed one was expected")
     try:
-        return decoder.decode(body)
+        return decoder.decode(envelope.body)
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
         raise WireError(f"malformed message: {str(error)[:200]}") from None
     except RecursionError:

@@ -141,7 +141,7 @@ class SeatClient:
                 self._follow(None, self.term, above=False)  # wait for the next
             return
         try:
-            envelope = open_envelope(topic, payload)
+            envelope = open_envelope(topic, payload, identity=self.identity)
             if envelope.sender not in self.voters:
                 return
             if topic == self._announcements:

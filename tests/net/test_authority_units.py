@@ -28,6 +28,7 @@ from net.lan.transport import BrokerUnreachable
 from net.protocol.codes import format_code, new_code
 from net.protocol.wire import (
     Act,
+    Envelope,
     Leave,
     NextRoom,
     Presence,
@@ -753,6 +754,38 @@ def test_each_refusal_is_logged_by_its_code_and_words(caplog: pytest.LogCaptureF
     assert [
         (r.levelno, unroomed(r.getMessage())) for r in caplog.records if r.name == "passe.authority"
     ] == [(logging.INFO, f"refused {eve.peer_id}: you have no seat at this table")]
+
+
+async def test_a_request_that_does_not_open_is_refused_only_when_sealed_to_another_key() -> None:
+    """Protocol version 2: a sealed request is authenticated by its seal. One
+    sealed to another key (a table's former holder's, by a seat that has not
+    heard it moved) cannot be read, so its claimed sender, the topic's
+    peer, is told "cannot decrypt" and seals again; one sealed for another
+    topic, or the authority's own answer turned back at it as the peer's,
+    opens with the key the two share but says another topic inside: dropped,
+    nobody told (no one to answer safely)."""
+    authority = room()
+    ana = Identity.generate()
+    listen(authority)
+    topic = to_authority_topic(CODE, ana.peer_id)
+    sync = Sync(room=CODE, epoch=1, n=1)
+    former = Identity.generate()
+    await authority._on_message(topic, seal(ana, topic, sync, former.public_key))
+    assert to(authority, ana) == [refusal("cannot decrypt: not sealed to this peer", "sealed")]
+    assert authority._floods.counts == {"refused-sealed": 1}
+    me = authority.identity
+    moved = seal(ana, to_authority_topic("XYZ789", ana.peer_id), sync, me.public_key)
+    await authority._on_message(topic, moved)
+    answer = msgspec.msgpack.decode(
+        seal(me, to_peer_topic(CODE, ana.peer_id), sync, ana.public_key), type=Envelope
+    )
+    turned = msgspec.msgpack.encode(msgspec.structs.replace(answer, sender=ana.public_key))
+    await authority._on_message(topic, turned)
+    assert to(authority, ana) == []
+    assert authority._floods.counts == {"refused-sealed": 1, "dropped-signature": 2}
+    # The genuine one is answered (a Sync from a key with no seat).
+    await authority._on_message(topic, seal(ana, topic, sync, me.public_key))
+    assert to(authority, ana) == [refusal("you have no seat at this table", "unseated", 1)]
 
 
 def test_the_host_takes_a_person_out_in_words(caplog: pytest.LogCaptureFixture) -> None:
@@ -2154,7 +2187,11 @@ async def test_what_comes_in_is_bounded_opened_and_answered_by_its_topic() -> No
     assert authority._floods.counts == {"dropped-sender": 1} and sent(authority, ana) == []
     misdirected = seal(ana, topic, message, eve.public_key)
     with pytest.raises(WireError) as error:
-        open_body(open_envelope(topic, misdirected), peer_message_decoder, authority.identity)
+        open_body(
+            open_envelope(topic, misdirected, identity=authority.identity),
+            peer_message_decoder,
+            authority.identity,
+        )
     await authority._on_message(topic, misdirected)
     assert to(authority, ana) == [refusal(error.value.reason, error.value.code)]
     await authority._on_message(topic, seal(ana, topic, message, authority.identity.public_key))

@@ -222,7 +222,7 @@ def test_deep_nesting_is_refused_not_raised() -> None:
 def _raw_envelope(identity: Identity, topic: str, body: bytes) -> bytes:
     from net.protocol.wire import PROTOCOL_VERSION, Envelope, _signed_bytes
 
-    signature = identity.sign(_signed_bytes(topic, False, body))
+    signature = identity.sign(_signed_bytes(topic, body))
     return msgspec.msgpack.encode(
         Envelope(PROTOCOL_VERSION, identity.public_key, False, body, signature)
     )
@@ -314,7 +314,7 @@ def test_a_seated_peers_hello_flood_makes_a_bounded_number_of_broadcasts() -> No
     broadcasts: list[int] = []
     authority.on_change.append(lambda: broadcasts.append(1))
     key = Identity.generate().public_key
-    envelope = Envelope(1, key, True, b"", b"\0" * 64)
+    envelope = Envelope(2, key, True, b"", b"")
     # Her live presence is known: a new key sits only then (issue 19 seats item 1).
     authority._peer_record(key).online = True
     authority.handle(envelope, Hello(room="ABC123", epoch=1, n=1, name="Ana"))
@@ -336,7 +336,7 @@ def test_a_replay_flood_is_answered_once_a_second() -> None:
     answers: list[tuple[bytes, object]] = []
     authority._to_peer = lambda key, message: answers.append((key, message))  # type: ignore[method-assign]
     key = Identity.generate().public_key
-    envelope = Envelope(1, key, True, b"", b"\0" * 64)
+    envelope = Envelope(2, key, True, b"", b"")
     authority.handle(envelope, Hello(room="ABC123", epoch=1, n=5, name="Ana"))
     answers.clear()
     for _ in range(200):  # the same request again, 200 a second

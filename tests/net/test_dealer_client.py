@@ -65,7 +65,7 @@ class FakeDealer:
 
     async def _on_message(self, topic: str, payload: bytes) -> None:
         self.payloads.append(payload)
-        envelope = open_envelope(topic, payload)
+        envelope = open_envelope(topic, payload, identity=self.identity)
         deal = open_body(envelope, inbox_decoder, self.identity)
         assert isinstance(deal, Deal)
         self.deals.append(deal)

@@ -242,7 +242,9 @@ def sent_to(dealer: Dealer, link: MemoryLink, to: Identity) -> list[Any]:
     for published, payload, retain in link.published:
         if published == topic:
             assert not retain
-            envelope = open_envelope(topic, payload, expect_key=dealer.identity.public_key)
+            envelope = open_envelope(
+                topic, payload, identity=to, expect_key=dealer.identity.public_key
+            )
             opened.append(open_body(envelope, inbox_decoder, to))
     return opened
 
@@ -371,7 +373,7 @@ async def test_a_message_larger_than_a_dealer_takes_is_dropped_unopened(
 @pytest.mark.parametrize(
     ("how", "reason"),
     [
-        ("signed for another topic", "bad signature"),
+        ("sealed for another topic", "sealed for another topic"),
         ("public", "a public message where a sealed one was expected"),
         ("sealed to another key", "cannot decrypt: not sealed to this peer"),
         ("not a dealer's message", "malformed message: "),
@@ -385,7 +387,7 @@ async def test_a_message_that_does_not_open_is_dropped_with_its_reason(
     deal = Deal(1, "dominoes", 2, "Eve")
     me = dealer.identity.public_key
     payload = {
-        "signed for another topic": seal(asker, inbox_topic("0" * 16), deal, me),
+        "sealed for another topic": seal(asker, inbox_topic("0" * 16), deal, me),
         "public": seal(asker, dealer.inbox, deal),
         "sealed to another key": seal(asker, dealer.inbox, deal, Identity.generate().public_key),
         "not a dealer's message": seal(asker, dealer.inbox, Announce(term=1), me),

@@ -58,7 +58,7 @@ class Seat:
 
     async def _on_message(self, topic: str, payload: bytes) -> None:
         try:
-            envelope = open_envelope(topic, payload)
+            envelope = open_envelope(topic, payload, identity=self.identity)
             answer = open_body(envelope, _answers, self.identity)
         except WireError:
             return

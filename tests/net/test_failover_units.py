@@ -151,7 +151,9 @@ async def test_a_join_asking_an_authority_that_died_asks_the_next_one_with_a_who
             if topic == to_authority_topic(CODE, me.peer_id):
                 with contextlib.suppress(WireError):
                     open_body(
-                        open_envelope(topic, payload), peer_message_decoder, authority.identity
+                        open_envelope(topic, payload, identity=authority.identity),
+                        peer_message_decoder,
+                        authority.identity,
                     )
                     count += 1
         return count
@@ -378,7 +380,7 @@ async def test_a_seat_that_declines_says_so_in_a_hello_for_its_seat() -> None:
     topic = to_authority_topic(CODE, me.peer_id)
     await within_turns(lambda: any(sent == topic for sent, _, _ in link.published))
     [payload] = [p for sent, p, _ in link.published if sent == topic]
-    envelope = open_envelope(topic, payload)
+    envelope = open_envelope(topic, payload, identity=authority.identity)
     message = open_body(envelope, peer_message_decoder, authority.identity)
     assert message.stand is False and message.seat == 1  # type: ignore[union-attr]
     table.next_code = "ABC234"

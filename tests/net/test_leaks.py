@@ -172,6 +172,9 @@ async def test_a_subscriber_to_everything_learns_nothing_private(
             if owner is None:  # to the host's voter: its key is not the test's
                 continue
             body = Box(owner.box_key, box_public_key(other)).decrypt(envelope.body)
+            head = b"passe/2 sealed\0" + topic.encode() + b"\0"  # its topic (section 4)
+            assert body.startswith(head), topic
+            body = body[len(head) :]
             if kind == "p":
                 message = authority_message_decoder.decode(body)
                 if isinstance(message, Update):

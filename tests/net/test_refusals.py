@@ -88,13 +88,17 @@ async def test_refusals_change_nothing(tmp_path: Path) -> None:
                     if topic != stranger_out:
                         return False
                     reply = open_body(
-                        open_envelope(topic, payload), authority_message_decoder, stranger
+                        open_envelope(topic, payload, identity=stranger),
+                        authority_message_decoder,
+                        stranger,
                     )
                     return isinstance(reply, Refused) and reply.n == n
 
                 _, payload = await spy.until(refused_to_stranger)
                 reply = open_body(
-                    open_envelope(stranger_out, payload), authority_message_decoder, stranger
+                    open_envelope(stranger_out, payload, identity=stranger),
+                    authority_message_decoder,
+                    stranger,
                 )
                 assert isinstance(reply, Refused) and reply.code == "unseated"
 

@@ -44,7 +44,6 @@ from net.protocol.wire import (
     Watchers,
     Welcome,
     WireError,
-    authority_message_decoder,
     dealt_proof,
     next_topic,
     open_body,
@@ -1262,20 +1261,17 @@ async def test_refusals_are_told_removed_or_answered_and_others_dropped(
     await table._on_message(
         topic, seal(authority.identity, topic, Welcome(room=CODE, seat=2), stranger.public_key)
     )
-    assert table._floods.counts == {"dropped-sender": 1, "dropped-body": 1}
+    assert table._floods.counts == {"dropped-sender": 1, "dropped-sealed": 1}
     await table._on_message(topic, seal(impostor, topic, Welcome(room=CODE, seat=2)))
     await table._on_message(
         topic, seal(authority.identity, topic, Welcome(room=CODE, seat=2), stranger.public_key)
     )
-    assert table._floods.counts == {"dropped-sender": 2, "dropped-body": 2}  # counted, no error
+    assert table._floods.counts == {"dropped-sender": 2, "dropped-sealed": 2}  # no error
     with pytest.raises(WireError) as not_ours:
-        open_body(
-            open_envelope(
-                topic,
-                seal(authority.identity, topic, Welcome(room=CODE, seat=2), stranger.public_key),
-            ),
-            authority_message_decoder,
-            ME,
+        open_envelope(
+            topic,
+            seal(authority.identity, topic, Welcome(room=CODE, seat=2), stranger.public_key),
+            identity=ME,
         )
     dropped = [r.getMessage() for r in caplog.records if r.getMessage().startswith("dropped")]
     assert dropped == [

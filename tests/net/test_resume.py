@@ -110,7 +110,9 @@ async def test_a_killed_host_resumes_its_game(tmp_path: Path, broker: str) -> No
             # before the authority's subscriptions reach the broker, and a
             # Hello published then is lost (failed once in CI, 5 December).
             answer = await _answered(spy, ben_hello, to_ben)
-            refusal = open_body(open_envelope(to_ben, answer), authority_message_decoder, ben_key)
+            refusal = open_body(
+                open_envelope(to_ben, answer, identity=ben_key), authority_message_decoder, ben_key
+            )
             assert isinstance(refusal, Refused) and refusal.code == "stale"
             # Ana's bot reconnects on its own and plays to the end.
             over = await host.expect("over")

@@ -74,7 +74,12 @@ async def test_a_saved_room_comes_back_exactly(tmp_path: Path) -> None:
     topic = to_authority_topic(authority.code, ana.peer_id)
     request = Sync(room=authority.code, epoch=7, n=3, have=0)
     authority.handle(
-        open_envelope(topic, seal(ana, topic, request, authority.identity.public_key)), request
+        open_envelope(
+            topic,
+            seal(ana, topic, request, authority.identity.public_key),
+            identity=authority.identity,
+        ),
+        request,
     )
     saved = authority.snapshot(WHERE)
     assert saved.nonces == [NonceMark(ana.public_key, 7, 3)]
@@ -364,7 +369,8 @@ async def test_a_request_accepted_since_the_snapshot_stays_refused_after_a_crash
     assert load_room(path).nonces == []
     topic = to_authority_topic(authority.code, ana.peer_id)
     request = Sync(room=authority.code, epoch=7, n=3, have=0)
-    envelope = open_envelope(topic, seal(ana, topic, request, authority.identity.public_key))
+    sealed = seal(ana, topic, request, authority.identity.public_key)
+    envelope = open_envelope(topic, sealed, identity=authority.identity)
     authority.handle(envelope, request)  # accepted: its mark goes to the journal
     assert path.with_suffix(".journal").stat().st_size > 0
     store.release()  # the process dies (its lock with it)
@@ -376,7 +382,12 @@ async def test_a_request_accepted_since_the_snapshot_stays_refused_after_a_crash
     restored._refuse = lambda key, reason, code, n=0: refused.append((code, reason))  # type: ignore[method-assign]
     older = Sync(room=authority.code, epoch=7, n=2, have=0)
     restored.handle(
-        open_envelope(topic, seal(ana, topic, older, authority.identity.public_key)), older
+        open_envelope(
+            topic,
+            seal(ana, topic, older, authority.identity.public_key),
+            identity=authority.identity,
+        ),
+        older,
     )
     assert refused == [("stale", "an old or repeated request was ignored")]
     restored.handle(envelope, request)  # the same request, replayed: a repeat

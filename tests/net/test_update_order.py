@@ -47,7 +47,9 @@ async def test_a_replayed_older_update_is_ignored() -> None:
 
             def seq_of(payload: bytes) -> int | None:
                 message = open_body(
-                    open_envelope(topic, payload), authority_message_decoder, ana_key
+                    open_envelope(topic, payload, identity=ana_key),
+                    authority_message_decoder,
+                    ana_key,
                 )
                 return message.seq if isinstance(message, Update) else None
 

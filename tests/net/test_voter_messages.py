@@ -533,7 +533,11 @@ def _opened(reader: VoterDriver, payload: bytes) -> object:
     from net.election.driver import _message_decoder
     from net.protocol.wire import open_body, open_envelope
 
-    return open_body(open_envelope(reader.topic, payload), _message_decoder, reader.identity)
+    return open_body(
+        open_envelope(reader.topic, payload, identity=reader.identity),
+        _message_decoder,
+        reader.identity,
+    )
 
 
 async def test_a_held_is_sent_for_the_authority_s_append_of_this_term_only(

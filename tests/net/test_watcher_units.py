@@ -66,7 +66,11 @@ def watches_sent(link: MemoryLink, watcher: Watcher, authority: Authority) -> li
     authority opens them."""
     topic = to_authority_topic(CODE, watcher.identity.peer_id)
     opened = [
-        open_body(open_envelope(t, payload), peer_message_decoder, authority.identity)
+        open_body(
+            open_envelope(t, payload, identity=authority.identity),
+            peer_message_decoder,
+            authority.identity,
+        )
         for t, payload, _ in link.published
         if t == topic
     ]

@@ -36,7 +36,7 @@ def knock(hosted: object, key: Identity, name: str) -> None:
     topic = presence_topic(authority.code, key.peer_id)
     online = Presence(room=authority.code, epoch=5, online=True, name=name)
     authority._on_presence(topic, key.peer_id, seal(key, topic, online))
-    envelope = Envelope(1, key.public_key, True, b"", b"\0" * 64)
+    envelope = Envelope(2, key.public_key, True, b"", b"")
     authority.handle(envelope, Hello(room=authority.code, epoch=1, n=1, name=name))
 
 
