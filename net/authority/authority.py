@@ -2066,12 +2066,10 @@ class Authority:
             envelope = open_envelope(topic, payload, identity=self.identity, expect_id=sender)
         except WireError as error:
             if error.code == "sealed" and error.sender is not None:
-                # Sealed to another key: most likely this table's former
-                # holder's, by a seat that has not yet heard it moved; told
-                # so, it seals again to this key (net/peer/remote.py). Who
-                # sent it is unproven (the seal is the proof), so a forger
-                # can at most make the topic's own peer send its pending
-                # request again, within the budget charged above.
+                # Signed by the topic's peer but sealed to another key: most
+                # likely this table's former holder's, by a seat that has
+                # not yet heard it moved; told so, it seals again to this
+                # key (net/peer/remote.py).
                 self._refuse(error.sender, error.reason, error.code)
                 return
             # Unsigned or forged: there is no one to answer safely.

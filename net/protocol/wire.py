@@ -3,10 +3,12 @@
 Every MQTT payload is a msgpack :class:`Envelope` from its sender's key,
 bound to its topic, so that a message cannot be forged, nor moved to another
 room or topic. A public body is signed (Ed25519, over the topic and the
-body). A private body is sealed instead (NaCl ``Box``, Curve25519 +
+body). A private body is sealed (NaCl ``Box``, Curve25519 +
 XSalsa20-Poly1305) from the sender's key to the one recipient's, its topic
 inside: the seal's authentication says who sent it, to its one reader, for
-a fifth of a signature's cost to make and check (docs/protocol.md section 4).
+a fifth of a signature's cost to make and check. A seat's requests, which
+carry its actions, are signed as well (the design card: "actions are
+signed"); nothing else sealed is (docs/protocol.md section 4).
 Bodies are tagged msgspec structs: msgspec decodes and checks every field's
 type and bound in one pass, so nothing unchecked reaches the authority or the
 table. ``docs/protocol.md`` is the reference; this module is its code.
@@ -122,9 +124,9 @@ def topic_peer(topic: str, prefix: str) -> str | None:
 
 class Envelope(Struct, array_like=True, forbid_unknown_fields=True):
     """``[version, sender public key, sealed, body, signature]``: the
-    signature of a public body; empty beside a sealed one, whose seal
-    authenticates it. :func:`open_envelope` gives a sealed one back opened
-    (its ``body`` the plaintext)."""
+    signature of a public body and of a seat's sealed request; empty beside
+    any other sealed body, whose seal authenticates it. :func:`open_envelope`
+    gives a sealed one back opened (its ``body`` the plaintext)."""
 
     v: int
     sender: Annotated[bytes, Meta(min_length=PUBLIC_KEY_SIZE, max_length=PUBLIC_KEY_SIZE)]
@@ -137,10 +139,15 @@ _envelope_decoder = msgspec.msgpack.Decoder(Envelope)
 _encoder = msgspec.msgpack.Encoder()
 
 
-def _signed_bytes(topic: str, body: bytes) -> bytes:
-    """What a public body's signature covers (the byte after the topic is
-    version 1's sealed flag, always 0 now: a sealed body is not signed)."""
-    return b"passe/1\0" + topic.encode() + b"\0" + body
+def _signed_bytes(topic: str, sealed: bool, body: bytes) -> bytes:
+    return b"passe/1\0" + topic.encode() + (b"\1" if sealed else b"\0") + body
+
+
+def _signs_sealed(topic: str) -> bool:
+    """Whether a sealed body on ``topic`` is signed too: a seat's requests
+    to the authority (``a/<peer id>``), which carry its actions."""
+    parts = topic.split("/")
+    return len(parts) == 5 and parts[3] == "a"
 
 
 def _sealed_head(topic: str) -> bytes:
@@ -153,19 +160,20 @@ def seal(identity: Identity, topic: str, message: Struct, recipient: bytes | Non
     """The payload carrying ``message`` on ``topic``: sealed to ``recipient``
     (a public key) when given, else signed."""
     body = _encoder.encode(message)
-    if recipient is not None:
-        # Not signed as well: the seal's authenticator, under the key only
-        # the two share, already says who sent it, and its topic inside says
-        # which way (a message turned back at its sender, or moved to another
-        # topic of the two, does not open there). Signing and checking cost
-        # five times sealing and opening (section 4), on both processes of
-        # each hop of a move.
-        sealed = identity.box_with(recipient).encrypt(_sealed_head(topic) + body)
+    if recipient is None:
+        signature = identity.sign(_signed_bytes(topic, False, body))
         return _encoder.encode(
-            Envelope(PROTOCOL_VERSION, identity.public_key, True, bytes(sealed), b"")
+            Envelope(PROTOCOL_VERSION, identity.public_key, False, body, signature)
         )
-    signature = identity.sign(_signed_bytes(topic, body))
-    return _encoder.encode(Envelope(PROTOCOL_VERSION, identity.public_key, False, body, signature))
+    # The seal's authenticator, under the key only the two share, already
+    # says who sent it, and its topic inside says which way (a message
+    # turned back at its sender, or moved to another topic of the two, does
+    # not open there). Signing and checking cost five times sealing and
+    # opening (section 4), on both processes of each hop of a move: only a
+    # seat's actions are signed as well.
+    sealed = bytes(identity.box_with(recipient).encrypt(_sealed_head(topic) + body))
+    signature = identity.sign(_signed_bytes(topic, True, sealed)) if _signs_sealed(topic) else b""
+    return _encoder.encode(Envelope(PROTOCOL_VERSION, identity.public_key, True, sealed, signature))
 
 
 def open_envelope(
@@ -178,8 +186,9 @@ def open_envelope(
 ) -> Envelope:
     """Check size, version and the sender: a public body's signature, a
     sealed body's seal (opened with ``identity``, the one recipient: without
-    it a sealed message is refused). The body is not decoded yet; a sealed
-    envelope comes back opened, its ``body`` the plaintext.
+    it a sealed message is refused) and, on a seat's request topic, its
+    signature too. The body is not decoded yet; a sealed envelope comes back
+    opened, its ``body`` the plaintext.
 
     Bounded in time and memory (issue 19 item 4): the only decoder that runs
     is the envelope's own schema, which stops at the first field out of
@@ -210,22 +219,22 @@ def open_envelope(
         raise WireError("signed by another peer", "sender", envelope.sender)
     if expect_key is not None and envelope.sender != expect_key:
         raise WireError("not from this room's host", "sender", envelope.sender)
-    if envelope.sealed:
-        return _opened(topic, envelope, identity)
-    if len(envelope.sig) != SIGNATURE_SIZE:
+    if envelope.sealed and identity is None:
+        raise WireError("a sealed message where a public one was expected")
+    signed = not envelope.sealed or _signs_sealed(topic)
+    if len(envelope.sig) != (SIGNATURE_SIZE if signed else 0):
         raise WireError("not a Passe message (malformed envelope)")
-    if not verify(envelope.sender, _signed_bytes(topic, envelope.body), envelope.sig):
+    if signed and not verify(
+        envelope.sender, _signed_bytes(topic, envelope.sealed, envelope.body), envelope.sig
+    ):
         raise WireError("bad signature", "signature")
-    return envelope
+    return _opened(topic, envelope, identity) if envelope.sealed else envelope
 
 
 def _opened(topic: str, envelope: Envelope, identity: Identity | None) -> Envelope:
     """A sealed envelope authenticated and opened: sealed by its sender's
     key to ``identity``'s, for ``topic``."""
-    if identity is None:
-        raise WireError("a sealed message where a public one was expected")
-    if envelope.sig:
-        raise WireError("not a Passe message (malformed envelope)")
+    assert identity is not None  # open_envelope refused it without
     try:
         plain = identity.box_with(envelope.sender).decrypt(envelope.body)
     except (CryptoError, ValueError):

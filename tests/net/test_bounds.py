@@ -222,7 +222,7 @@ def test_deep_nesting_is_refused_not_raised() -> None:
 def _raw_envelope(identity: Identity, topic: str, body: bytes) -> bytes:
     from net.protocol.wire import PROTOCOL_VERSION, Envelope, _signed_bytes
 
-    signature = identity.sign(_signed_bytes(topic, body))
+    signature = identity.sign(_signed_bytes(topic, False, body))
     return msgspec.msgpack.encode(
         Envelope(PROTOCOL_VERSION, identity.public_key, False, body, signature)
     )

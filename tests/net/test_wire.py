@@ -80,36 +80,74 @@ def test_sealed_message_opens_for_its_recipient_only() -> None:
 
 def test_moved_tampered_or_turned_back_sealed_messages_do_not_open() -> None:
     """A sealed body is authenticated by its seal (protocol version 2): only
-    its sender and its reader hold the key, and its topic is inside."""
-    payload = seal(PEER, TOPIC, act(), HOST.public_key)
-    moved = to_authority_topic("ABC124", PEER.peer_id)
-    assert refusal(lambda: open_envelope(moved, payload, identity=HOST)) == (
+    its sender and its reader hold the key, and its topic is inside. Here
+    the authority's answers to a peer (``p/``), which are not signed."""
+    answers = to_peer_topic("ABC123", PEER.peer_id)
+    payload = seal(HOST, answers, act(), PEER.public_key)
+    envelope = msgspec.msgpack.decode(payload, type=Envelope)
+    assert envelope.sig == b""
+    assert open_body(open_envelope(answers, payload, identity=PEER), peer_message_decoder, PEER)
+    moved = to_peer_topic("ABC124", PEER.peer_id)
+    assert refusal(lambda: open_envelope(moved, payload, identity=PEER)) == (
         "signature",
         "sealed for another topic",
     )
-    envelope = msgspec.msgpack.decode(payload, type=Envelope)
     flipped = bytearray(envelope.body)
     flipped[-1] ^= 1
     tampered = msgspec.msgpack.encode(msgspec.structs.replace(envelope, body=bytes(flipped)))
-    assert refusal(lambda: open_envelope(TOPIC, tampered, identity=HOST))[0] == "sealed"
+    assert refusal(lambda: open_envelope(answers, tampered, identity=PEER))[0] == "sealed"
     # Someone else's key in front of the same seal.
     stolen = msgspec.msgpack.encode(msgspec.structs.replace(envelope, sender=OTHER.public_key))
-    assert refusal(lambda: open_envelope(TOPIC, stolen, identity=HOST))[0] == "sealed"
-    # The host's answer to PEER, turned back at the host as if PEER sent it:
-    # the key the two share opens it, the topic inside does not match.
-    answer_topic = to_peer_topic("ABC123", PEER.peer_id)
-    answer = msgspec.msgpack.decode(seal(HOST, answer_topic, act(), PEER.public_key), type=Envelope)
-    turned = msgspec.msgpack.encode(msgspec.structs.replace(answer, sender=PEER.public_key))
-    assert refusal(lambda: open_envelope(TOPIC, turned, identity=HOST, expect_id=PEER.peer_id)) == (
-        "signature",
-        "sealed for another topic",
+    assert refusal(lambda: open_envelope(answers, stolen, identity=PEER))[0] == "sealed"
+    # Turned back: the peer's own message to the host, sealed with the key
+    # the two share, put on the peer's answer topic as if the host sent it.
+    # It opens there, but names another topic.
+    asked = msgspec.msgpack.decode(
+        seal(PEER, to_peer_topic("ABC123", HOST.peer_id), act(), HOST.public_key), type=Envelope
     )
-    # A signature beside a sealed body: not this version's envelope.
+    turned = msgspec.msgpack.encode(msgspec.structs.replace(asked, sender=HOST.public_key))
+    assert refusal(
+        lambda: open_envelope(answers, turned, identity=PEER, expect_key=HOST.public_key)
+    ) == ("signature", "sealed for another topic")
+    # A signature beside a body sealed there: not this version's envelope.
     signed = msgspec.msgpack.encode(msgspec.structs.replace(envelope, sig=b"\0" * 64))
-    assert refusal(lambda: open_envelope(TOPIC, signed, identity=HOST)) == (
+    assert refusal(lambda: open_envelope(answers, signed, identity=PEER)) == (
         "bad",
         "not a Passe message (malformed envelope)",
     )
+
+
+def test_a_seats_requests_are_signed_as_well_as_sealed() -> None:
+    """The design card: "actions are signed". On ``a/<peer id>`` a sealed
+    body also carries the sender's signature of ``"passe/1\\0" + topic +
+    "\\1" + sealed body`` (as in version 1), checked before the seal is
+    opened: one without, or with another's, is refused."""
+    payload = seal(PEER, TOPIC, act(), HOST.public_key)
+    envelope = msgspec.msgpack.decode(payload, type=Envelope)
+    signed = b"passe/1\x00" + TOPIC.encode() + b"\x01" + envelope.body
+    assert envelope.sealed and verify(PEER.public_key, signed, envelope.sig)
+    unsigned = msgspec.msgpack.encode(msgspec.structs.replace(envelope, sig=b""))
+    assert refusal(lambda: open_envelope(TOPIC, unsigned, identity=HOST)) == (
+        "bad",
+        "not a Passe message (malformed envelope)",
+    )
+    forged = msgspec.msgpack.encode(msgspec.structs.replace(envelope, sig=OTHER.sign(signed)))
+    assert refusal(lambda: open_envelope(TOPIC, forged, identity=HOST)) == (
+        "signature",
+        "bad signature",
+    )
+    moved = to_authority_topic("ABC124", PEER.peer_id)
+    assert refusal(lambda: open_envelope(moved, payload, identity=HOST)) == (
+        "signature",
+        "bad signature",
+    )
+    # Signed by its sender but sealed to another key (a table's former
+    # holder's): refused as undecryptable, with its (proven) sender.
+    elsewhere = seal(PEER, TOPIC, act(), OTHER.public_key)
+    with pytest.raises(WireError) as refused:
+        open_envelope(TOPIC, elsewhere, identity=HOST)
+    assert (refused.value.code, refused.value.sender) == ("sealed", PEER.public_key)
+    assert open_body(open_envelope(TOPIC, payload, identity=HOST), peer_message_decoder, HOST)
 
 
 PUBLIC: list[tuple[str, msgspec.Struct, msgspec.msgpack.Decoder[object]]] = [
@@ -268,14 +306,15 @@ def refusal(call: object, *args: object) -> tuple[str, str]:
 def test_the_envelope_of_a_sealed_message_is_documented_exactly() -> None:
     """docs/protocol.md section 4: a sealed body is ``crypto_box`` of
     ``"passe/2 sealed\\0" + topic + "\\0" + body`` from the sender's key to
-    the reader's, beside an empty signature: another implementation must be
-    able to make one and to open ours."""
-    payload = seal(PEER, TOPIC, act(), HOST.public_key)
+    the reader's, beside an empty signature (but on a seat's request topic):
+    another implementation must be able to make one and to open ours."""
+    answers = to_peer_topic("ABC123", PEER.peer_id)
+    payload = seal(HOST, answers, act(), PEER.public_key)
     v, sender, sealed, body, sig = msgspec.msgpack.decode(payload)
-    assert (v, sender, sealed, sig) == (2, PEER.public_key, True, b"")
-    plain = Box(HOST.box_key, box_public_key(PEER.public_key)).decrypt(body)
-    assert plain == b"passe/2 sealed\0" + TOPIC.encode() + b"\0" + msgspec.msgpack.encode(act())
-    opened = open_envelope(TOPIC, payload, identity=HOST)
+    assert (v, sender, sealed, sig) == (2, HOST.public_key, True, b"")
+    plain = Box(PEER.box_key, box_public_key(HOST.public_key)).decrypt(body)
+    assert plain == b"passe/2 sealed\0" + answers.encode() + b"\0" + msgspec.msgpack.encode(act())
+    opened = open_envelope(answers, payload, identity=PEER)
     assert opened.body == msgspec.msgpack.encode(act()) and opened.sealed
 
 
@@ -515,7 +554,7 @@ def test_a_dealer_claim_holds_only_for_its_room_its_key_and_its_name() -> None:
     assert not claim(dealer_key=HOST.public_key)
     # Its own domain: a signature the dealer made of anything else (an
     # envelope of its own with the same bytes after its header) is none.
-    envelope = wire._signed_bytes("t", b"ABC123\0" + room_key + b"Dealer-One")
+    envelope = wire._signed_bytes("t", False, b"ABC123\0" + room_key + b"Dealer-One")
     assert not claim(dealer_proof=dealer.sign(envelope))
     assert verify(dealer.public_key, wire._dealt_bytes("ABC123", room_key, "Dealer-One"), proof)
     # A name outside ASCII is signed as sent (UTF-8).
