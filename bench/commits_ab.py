@@ -130,7 +130,7 @@ def measure(commits: list[str], slices: int, moves: int) -> str:
         for broker in moves_of[commits[0]]
         for commit in commits
     ]
-    heading = f"### replicated move, 3 voters, two commits in alternate slices ({slices} each)"
+    heading = f"replicated move, 3 voters, two commits in alternate slices ({slices} each)"
     columns = ["broker", "commit", "moves", "p50 ms", "p99 ms", "bare p50 ms", "p50 / bare p50"]
     return table(heading, columns, rows)
 
