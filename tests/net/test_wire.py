@@ -510,6 +510,11 @@ def test_a_sealed_presence_is_signed_on_its_topic_with_a_bounded_name() -> None:
     )
     with pytest.raises(WireError):
         open_envelope(presence_topic("ABC123", HOST.peer_id), payload)
+    # Nameless and brokerless by default (a voter's presence names nothing).
+    bare = sealed_presence(PEER, topic, "ABC123", 8, online=True)
+    assert open_body(open_envelope(topic, bare), presence_decoder) == Presence(
+        room="ABC123", epoch=8, online=True
+    )
 
 
 def test_a_dealer_claim_holds_only_for_its_room_its_key_and_its_name() -> None:
@@ -557,6 +562,9 @@ def test_a_dealer_claim_holds_only_for_its_room_its_key_and_its_name() -> None:
     envelope = wire._signed_bytes("t", False, b"ABC123\0" + room_key + b"Dealer-One")
     assert not claim(dealer_proof=dealer.sign(envelope))
     assert verify(dealer.public_key, wire._dealt_bytes("ABC123", room_key, "Dealer-One"), proof)
+    # The bytes docs/protocol.md section 7 names, for another implementation.
+    documented = b"passe/dealt/1\0ABC123\0" + room_key + b"Dealer-One"
+    assert verify(dealer.public_key, documented, proof)
     # A name outside ASCII is signed as sent (UTF-8).
     accented = wire.dealt_proof(dealer, "ABC123", room_key, "Donneuse Élise")
     assert claim(dealer="Donneuse Élise", dealer_proof=accented)
