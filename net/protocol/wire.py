@@ -40,7 +40,8 @@ from net.identity import (
 
 T = TypeVar("T")
 
-# 2: a sealed body is authenticated by its seal, not signed (7 December).
+# 2: a sealed body is authenticated by its seal, and signed only when it is
+# a seat's request (7 December).
 PROTOCOL_VERSION: Final = 2
 # A fashion view may list several hundred legal actions; 256 KiB leaves room
 # and still bounds what one message can make a peer allocate.
@@ -238,9 +239,10 @@ def _opened(topic: str, envelope: Envelope, identity: Identity | None) -> Envelo
     try:
         plain = identity.box_with(envelope.sender).decrypt(envelope.body)
     except (CryptoError, ValueError):
-        # The claimed sender, unproven, goes with the refusal: a table that
-        # moved is sent requests sealed to its former key, and says so to
-        # the topic's peer (net/authority/authority.py).
+        # The sender goes with the refusal. On a seat's request topic its
+        # signature proved it: a table that moved is sent requests sealed
+        # to its former key, and tells that seat so (net/authority/
+        # authority.py). Elsewhere it is only claimed, and nobody answers.
         raise WireError(
             "cannot decrypt: not sealed to this peer", "sealed", envelope.sender
         ) from None
