@@ -1182,10 +1182,12 @@ class RemoteTable(TableClient):
             envelope = open_envelope(topic, payload, expect_key=self.authority_key)
             room = open_body(envelope, room_state_decoder)
         except WireError as error:
-            if envelope is not None and self.room is None:
-                # Signed, but not a state this Passe reads: a join that
-                # finds nothing else says so (a play-tester's, by a Passe of
-                # another version, said "no room … check the code").
+            if (envelope is not None or error.code == "version") and self.room is None:
+                # Signed, but not a state this Passe reads, or a state in
+                # another protocol version's envelope (an earlier Passe's
+                # host, on the same topics): a join that finds nothing else
+                # says so (a play-tester's, by a Passe of another version,
+                # said "no room … check the code").
                 self._unreadable_state = error.reason
             if error.sender is not None:
                 self._keep_foreign_room(error.sender, topic, payload)

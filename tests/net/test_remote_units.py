@@ -31,6 +31,7 @@ from net.protocol.codec import CodecError, codec_for
 from net.protocol.codes import format_code, new_code
 from net.protocol.wire import (
     Act,
+    Envelope,
     Hello,
     Leave,
     NextRoom,
@@ -1987,6 +1988,20 @@ async def test_joining_says_why_not_in_words() -> None:
             )
             assert str(error.value).endswith(
                 "its host may run another version of Passe; use the same version"
+            )
+            # A host of protocol version 1 (an earlier Passe) on the same
+            # topics: its state's envelope is refused by its version, before
+            # any signature; the join says so, not "check the code".
+            earlier = msgspec.msgpack.decode(seal(Identity.generate(), topic, later), type=Envelope)
+            old = msgspec.msgpack.encode(msgspec.structs.replace(earlier, v=1))
+            await raw.publish(topic, old, retain=True)
+            table = RemoteTable(Identity.generate(), code, *BROKER, "Ana")
+            with pytest.raises(JoinError) as error:
+                await table.join(timeout=0.5)
+            assert error.value.code == "version" and str(error.value) == (
+                f"room {format_code(code)} was found, but this Passe cannot read its state "
+                "(protocol version 1; this Passe speaks version 2): its host may run another "
+                "version of Passe; use the same version"
             )
             await raw.publish(topic, b"", retain=True)
         authority = _hosted(code, clear_on_close=False)  # its closed state stays
