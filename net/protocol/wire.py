@@ -148,7 +148,7 @@ def _signs_sealed(topic: str) -> bool:
     """Whether a sealed body on ``topic`` is signed too: a seat's requests
     to the authority (``a/<peer id>``), which carry its actions."""
     parts = topic.split("/")
-    return len(parts) == 5 and parts[3] == "a"
+    return len(parts) == 5 and topic_peer(topic, f"{room_prefix(parts[2])}/a") is not None
 
 
 def _sealed_head(topic: str) -> bytes:
@@ -229,13 +229,15 @@ def open_envelope(
         envelope.sender, _signed_bytes(topic, envelope.sealed, envelope.body), envelope.sig
     ):
         raise WireError("bad signature", "signature")
-    return _opened(topic, envelope, identity) if envelope.sealed else envelope
+    if not envelope.sealed:
+        return envelope
+    assert identity is not None  # refused above without
+    return _opened(topic, envelope, identity)
 
 
-def _opened(topic: str, envelope: Envelope, identity: Identity | None) -> Envelope:
+def _opened(topic: str, envelope: Envelope, identity: Identity) -> Envelope:
     """A sealed envelope authenticated and opened: sealed by its sender's
     key to ``identity``'s, for ``topic``."""
-    assert identity is not None  # open_envelope refused it without
     try:
         plain = identity.box_with(envelope.sender).decrypt(envelope.body)
     except (CryptoError, ValueError):
