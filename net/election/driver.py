@@ -378,9 +378,13 @@ class VoterDriver:
         timing: Timing | None = None,
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.monotonic,
+        make_link: Callable[..., MqttLink] = MqttLink,
     ) -> None:
         self.identity = identity
         self.code = code
+        # What carries its messages: an MQTT link (tests: one of their own,
+        # to run ``start`` and the loops in process).
+        self._make_link = make_link
         self.storage = storage
         self.host, self.port = host, port
         self.on_apply = on_apply
@@ -478,7 +482,7 @@ class VoterDriver:
         )
 
     async def start(self) -> None:
-        self._link = MqttLink(
+        self._link = self._make_link(
             self.host,
             self.port,
             subscriptions=[self.topic, *self._presences.topics],
@@ -976,21 +980,32 @@ class VoterDriver:
         down = False
         while True:
             await asyncio.sleep(TICK)
-            link = self._link
-            if link is not None and not link.connected:
-                # Cut off from the broker, standing reaches nobody and only
-                # raises the term (persisted each time); back on a broker
-                # that merely restarted, that higher term unseated a live
-                # authority, and the table moved for a blip (the broker
-                # restart test). The timer starts again on reconnection.
-                down = True
-                if self.node.role != "authority":
-                    continue
-            elif down and link is not None:
-                down = False
-                self._came_back(link)
-            self._carry_out(self.node.tick(self.clock()))
-            self._check_lonely()
+            down = self.tick(down)
+
+    def tick(self, down: bool) -> bool:
+        """One beat of the election's clock (every :data:`TICK` seconds
+        while the voter runs): the core's timers, and what the link's state
+        changes. ``down``: whether the last beat found the link down; the
+        result says whether this one did. Apart from the loop so that a
+        test beats it by hand, with no sleeping (sans-I/O, as the core)."""
+        link = self._link
+        if link is not None and not link.connected:
+            # Cut off from the broker, standing reaches nobody and only
+            # raises the term (persisted each time); back on a broker
+            # that merely restarted, that higher term unseated a live
+            # authority, and the table moved for a blip (the broker
+            # restart test). The timer starts again on reconnection.
+            # Only the authority, which stands for nothing, goes on
+            # beating (its commits and heartbeats, sent once back).
+            if self.node.role != "authority":
+                return True
+            down = True
+        elif down and link is not None:
+            down = False
+            self._came_back(link)
+        self._carry_out(self.node.tick(self.clock()))
+        self._check_lonely()
+        return down
 
     def _check_lonely(self) -> None:
         """Survey the room's brokers once this voter has heard no authority
