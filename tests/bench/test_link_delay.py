@@ -28,9 +28,10 @@ def _echo_server() -> tuple[socket.socket, threading.Thread]:
 def test_bytes_come_back_whole_in_order_and_no_sooner_than_the_delay_each_way() -> None:
     listener, server = _echo_server()
     delay_ms = 30.0
+    address: tuple[str, int] = listener.getsockname()[:2]
     with (
         listener,
-        delayed(*listener.getsockname()[:2], delay_ms) as (host, port),
+        delayed(*address, delay_ms) as (host, port),
         socket.create_connection((host, port), timeout=10) as client,
     ):
         message = bytes(range(256)) * 64  # more than one chunk may carry

@@ -224,7 +224,12 @@ def test_join_and_host_on_screen_keep_the_remembered_bot_speed_unless_given(
     monkeypatch.setenv("PASSE_CONFIG_DIR", str(tmp_path))
     save_settings(tmp_path / "settings.json", Settings(bot_delay=3.0))
     started: list[dict[str, Any]] = []
-    monkeypatch.setattr(tui.app, "run", lambda **kwargs: started.append(kwargs) or 0)
+
+    def run(**kwargs: Any) -> int:
+        started.append(kwargs)
+        return 0
+
+    monkeypatch.setattr(tui.app, "run", run)
     assert main(["join", "ABC123@127.0.0.1:1", "--name", "Jo", *given]) == 0
     assert started[-1]["bot_delay"] == expected
     assert main(["host", "passpass", "--players", "3", "--port", "0", *given]) == 0
@@ -253,7 +258,12 @@ def test_host_with_a_dealer_on_screen_joins_only_the_room_that_dealer_signs(
 
     monkeypatch.setattr(net.dealer.client, "ask_dealer", ask)
     started: list[dict[str, Any]] = []
-    monkeypatch.setattr(tui.app, "run", lambda **kwargs: started.append(kwargs) or 0)
+
+    def run(**kwargs: Any) -> int:
+        started.append(kwargs)
+        return 0
+
+    monkeypatch.setattr(tui.app, "run", run)
     args = ["host", "dominoes", "--dealer", "--broker", "127.0.0.1", "--name", "Jo"]
     assert main(args) == 0
     screen = started[-1]["opening"]()

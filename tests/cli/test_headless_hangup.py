@@ -59,7 +59,9 @@ async def test_a_headless_host_whose_terminal_closes_keeps_its_room(
     host.process.wait(timeout=5)
     log = (tmp_path / "passe-wrapper.log").read_text(encoding="utf-8")
     assert f"status {128 + signal.SIGHUP}" in log
-    assert _resumable(config.with_name("config-data"), room["code"])
+    code = room["code"]
+    assert isinstance(code, str)
+    assert _resumable(config.with_name("config-data"), code)
 
 
 async def test_sigterm_keeps_a_headless_hosts_room(tmp_path: Path) -> None:

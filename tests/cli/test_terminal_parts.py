@@ -36,7 +36,11 @@ def test_a_failed_write_to_the_terminal_is_one_hangup_and_drops_the_rest() -> No
 def test_a_headless_stream_that_fails_is_a_hangup() -> None:
     shutdown = Shutdown()
     calls: list[str] = []
-    shutdown.hangup = calls.append  # type: ignore[method-assign]
+
+    def hangup(reason: str) -> None:
+        calls.append(reason)
+
+    shutdown.hangup = hangup  # type: ignore[method-assign]
     stream = GuardedStream(DeadTerminal(), shutdown)
     stream.write('{"event": "over"}\n')
     stream.flush()

@@ -37,7 +37,7 @@ AWKWARD_NAMES = (
 def played(game_id: str, players: int, teams: bool, seed: int) -> AnyState:
     """A whole game between random bots (fast: about 10 ms)."""
     game = get_game(game_id)
-    state = game.new_game(game.make_config(players=players, teams=teams), seed)
+    state: AnyState = game.new_game(game.make_config(players=players, teams=teams), seed)
     play_out(state, make_bots(game, ["random"] * players, seed))
     return state
 

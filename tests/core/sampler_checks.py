@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -44,7 +45,7 @@ def random_positions(
 def check_views_agree(
     game_id: str,
     configs: list[dict[str, object]],
-    sampler: Sampler[object, AnyState],  # type: ignore[type-var]
+    sampler: Sampler[Any, AnyState],
     count: int,
     seed: int,
     hidden: Callable[[AnyState, int], object],

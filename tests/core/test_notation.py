@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.engine import GameRecord
 from core.notation import (
     MAX_FILE_BYTES,
     MAX_LINE_CHARS,
@@ -78,7 +79,7 @@ def test_a_finished_game_replays_to_its_scores_from_every_view(game_id: str) -> 
     assert replay.moment(3, 0).view == game.replay(_first(state, 3)).view(0)
 
 
-def _first(state: object, moves: int) -> object:
+def _first(state: object, moves: int) -> GameRecord:
     from core.engine import GameState
 
     assert isinstance(state, GameState)

@@ -11,7 +11,7 @@ from core.registry import game_ids, get_game
 from core.search import Budget, SearchBot, without_clock
 from tests.core.sampler_checks import random_positions
 
-CONFIGS = {
+CONFIGS: dict[str, list[dict[str, object]]] = {
     "passpass": [{"players": 4}],
     "dominoes": [{"players": 2}],
     "fashion": [{"players": 4}],

@@ -28,7 +28,8 @@ def test_fashion_reports_season_figures_under_each_reading() -> None:
     table, strict = _fashion("table"), _fashion("strict")
     for data in (table, strict):
         for key in ("season_points", "season_hands", "season_tiebreaks"):
-            assert isinstance(data[key], float) and data[key] >= 0
+            value = data[key]
+            assert isinstance(value, float) and value >= 0
     assert table["mean_actions"] == strict["mean_actions"]
     assert table["season_points"] > strict["season_points"]  # type: ignore[operator]
     assert table["season_hands"] > strict["season_hands"]  # type: ignore[operator]

@@ -11,6 +11,7 @@ import pytest
 
 from core.dominoes import DRAW, GAME, PASS, DominoesState, Place, tile
 from core.dominoes.bots import HardBot, HeuristicBot
+from core.dominoes.model import DominoAction
 from core.engine import Action, Bot, RandomBot, View
 from core.search import heuristic_policy
 from tests.core.sampler_checks import random_positions
@@ -31,6 +32,7 @@ def play_game(
         if isinstance(bots[seat], HeuristicBot):
             times.append(time.perf_counter() - start)
         assert action in view.legal
+        assert isinstance(action, DominoAction)
         state.apply(seat, action)
     return state, times
 

@@ -122,7 +122,7 @@ def try_illegal(state: DominoesState, rng: random.Random) -> None:
     candidates.append((seat, Place(rng.choice(outside), rng.choice(["L", "R", None]))))
     for t in state.hands[seat]:
         for end in ("L", "R", None):
-            action = Place(TILES[t], end)  # type: ignore[arg-type]
+            action = Place(TILES[t], end)
             if action not in legal:
                 candidates.append((seat, action))
     if DRAW not in legal:

@@ -10,7 +10,7 @@ import pytest
 from core.engine import RandomBot
 from core.fashion import GAME, FashionConfig
 from core.fashion.bots import HeuristicBot, keep_value, potential, rounds_left
-from core.fashion.model import BANNED, MATERIAL, Change, Choose, Collect, End
+from core.fashion.model import BANNED, MATERIAL, Change, Choose, Collect, End, FashionAction
 from core.fashion.state import season_points
 from core.simulate import simulate
 from tests.fashion.helpers import build, c, choosing, cs, in_turn
@@ -31,6 +31,7 @@ def _decisions(seed: int, players: int) -> list[str]:
         view = state.view(seat)
         action = bots[seat].choose(view)
         assert action in view.legal
+        assert isinstance(action, FashionAction)
         out.append(str(action))
         state.apply(seat, action)
     return out
@@ -85,6 +86,7 @@ def test_heuristic_decisions_are_fast() -> None:
         start = time.perf_counter()
         action = bots[seat].choose(view)
         times.append(time.perf_counter() - start)
+        assert isinstance(action, FashionAction)
         state.apply(seat, action)
     assert statistics.median(times) < 0.002
 

@@ -21,7 +21,7 @@ from core.fashion.model import (
     FashionAction,
     Take,
 )
-from core.fashion.state import PAYMENTS
+from core.fashion.state import PAYMENTS, FashionState
 from tests.fashion.helpers import (
     assert_unchanged_after_illegal,
     build,
@@ -35,7 +35,7 @@ from tests.fashion.helpers import (
 HANDS = ["RDS RJS RTS UJW", "KJS KTS KCS", "WJS WTS WCS"]
 
 
-def _auction():  # type: ignore[no-untyped-def]
+def _auction() -> FashionState:
     return build(3, HANDS, offer="UJS UTS UCS")
 
 

@@ -7,6 +7,7 @@ import random
 from core.engine import AnyState
 from core.fashion import GAME, FashionConfig
 from core.fashion.bots import ROLLOUT_MISTAKES, ExpertBot, HardBot, HeuristicBot
+from core.fashion.model import FashionAction
 from core.fashion.state import FashionState
 from core.search import MAX_ARMS, heuristic_policy
 from tests.core.sampler_checks import random_positions
@@ -67,6 +68,7 @@ def test_the_rollout_policy_plays_the_heuristic_on_the_view() -> None:
             assert fast == slow and fast_rng.getstate() == slow_rng.getstate(), state.record()
             if rng.random() < 0.3:
                 choice = rng.choice(state.legal_actions(actor))
+            assert isinstance(choice, FashionAction)
             state.apply(actor, choice)
 
 

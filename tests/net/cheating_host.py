@@ -70,7 +70,7 @@ CHEATS: dict[str, type[Authority]] = {"swap": SwappingAuthority, "deal": Dealing
 
 def main(argv: Sequence[str]) -> int:
     cheat, *passe_args = argv
-    host.Authority = CHEATS[cheat]  # type: ignore[misc]
+    vars(host)["Authority"] = CHEATS[cheat]  # the class host.py makes its room's with
     from tui.cli import main as passe
 
     return passe(passe_args)

@@ -95,7 +95,7 @@ def presence(authority: Authority, key: Identity, *, online: bool, epoch: int = 
     authority._on_presence(topic, key.peer_id, payload)
 
 
-def seated(authority: Authority, key: Identity, name: str = "Ana", **fields: object) -> None:
+def seated(authority: Authority, key: Identity, name: str = "Ana", **fields: Any) -> None:
     """``key`` present and seated (a Hello after its live presence)."""
     presence(authority, key, online=True)
     hello(authority, key, name=name, **fields)

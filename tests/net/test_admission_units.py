@@ -14,6 +14,7 @@ from core.engine import IllegalAction
 from net.authority import authority as authority_module
 from net.identity import Identity, fingerprint
 from net.peer.pins import RoomPins
+from net.protocol.bounds import Rate
 from net.protocol.wire import presence_topic
 from tests.net.rooms_in_process import CODE, hello, holders, presence, room
 from tui.network_cli import _admission
@@ -39,7 +40,7 @@ def test_a_hello_alone_takes_no_seat_until_its_live_presence_comes() -> None:
 def test_fresh_keys_without_presence_never_sit_and_are_followed_within_a_bound(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    many = authority_module.Rate(1000, 1000, 2**40, 2**40)
+    many = Rate(1000, 1000, 2**40, 2**40)
     monkeypatch.setattr(authority_module, "NEW_CANDIDATES", many)
     authority = room()
     squatters = [Identity.generate() for _ in range(authority_module.MAX_CANDIDATES + 5)]
@@ -264,11 +265,11 @@ def test_a_key_read_aloud_gets_in_past_a_knock_queue_strangers_filled() -> None:
     for five minutes. Their refusal names their key; the host types its start
     (i in the lobby, Authority.expect) and their next Hello is let in."""
     from net.authority.authority import MAX_KNOCKS, key_prefix
-    from net.protocol.wire import Refused
+    from net.protocol.wire import Knocks, Refused, Update, Watched, Welcome
 
     authority = room(admission="ask")
-    said: list[tuple[bytes, Refused]] = []
-    authority._to_peer = lambda key, message: said.append((key, message))  # type: ignore[method-assign,assignment]
+    said: list[tuple[bytes, Welcome | Refused | Update | Watched | Knocks]] = []
+    authority._to_peer = lambda key, message: said.append((key, message))  # type: ignore[method-assign]
     for n in range(MAX_KNOCKS):
         stranger = Identity.generate()
         presence(authority, stranger, online=True)  # nobody knocks without one
@@ -277,6 +278,7 @@ def test_a_key_read_aloud_gets_in_past_a_knock_queue_strangers_filled() -> None:
     presence(authority, cy, online=True)
     hello(authority, cy, name="Cy")
     key, refusal = said[-1]
+    assert isinstance(refusal, Refused)
     assert key == cy.public_key and refusal.code == "full"
     assert fingerprint(cy.public_key) in refusal.reason and "i on" in refusal.reason
     assert cy.public_key not in authority.knocks and holders(authority) == [None, None, None]
@@ -289,9 +291,9 @@ def test_a_key_read_aloud_gets_in_past_a_knock_queue_strangers_filled() -> None:
     # Once: another key with the same start would knock again.
     assert not authority.expected
     # A knock already waiting is let in at once.
-    stranger = next(iter(authority.knocks.values()))
-    assert authority.expect(stranger.fingerprint) == stranger
-    assert holders(authority)[1] == stranger.key
+    knock = next(iter(authority.knocks.values()))
+    assert authority.expect(knock.fingerprint) == knock
+    assert holders(authority)[1] == knock.key
     for typed in ("8ef4", "8ef4-36cz", "", "0123456789abcdef0"):
         with pytest.raises(ValueError, match="first 8 characters"):
             key_prefix(typed)

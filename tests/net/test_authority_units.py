@@ -21,14 +21,16 @@ from core.registry import get_game
 from net.authority import authority as authority_module
 from net.authority.authority import Authority, SeatSlot
 from net.authority.rooms import BrokerChoice, RoomStore
-from net.authority.table import Table
+from net.authority.table import BOT_NAMES, Table
 from net.election.driver import announce_decoder, authority_topic
 from net.identity import Identity, fingerprint, peer_id
 from net.lan.transport import BrokerUnreachable
 from net.protocol.codes import format_code, new_code
 from net.protocol.wire import (
+    MAX_PAYLOAD,
     Act,
     Envelope,
+    Hello,
     Leave,
     NextRoom,
     Presence,
@@ -406,7 +408,7 @@ def test_a_moved_seat_of_a_key_gone_quiet_is_not_present() -> None:
     now[0] += 60
     authority.seats[1].present = True  # as the screen last showed it
     authority._peers[ana.public_key].heard = now[0] - 60
-    authority._move_seat(ana.public_key, 1, authority_module.Hello(CODE, 1, 9, "Ana", seat=2))
+    authority._move_seat(ana.public_key, 1, Hello(CODE, 1, 9, "Ana", seat=2))
     assert authority.seats[2].key == ana.public_key and not authority.seats[2].present
 
 
@@ -1077,7 +1079,7 @@ async def test_the_room_is_published_again_at_once_or_one_gap_after_the_last(
     assert 0.4 < later.when() - loop.time() <= 0.5
     authority._schedule_republish()  # one is waiting already
     assert authority._republish is later
-    again = later._callback  # type: ignore[attr-defined]
+    again = later._callback
     later.cancel()
     now[0] = 52.0
     again()  # as the loop runs it
@@ -1780,7 +1782,7 @@ def test_bot_names_are_the_tables_own_per_seat_and_never_taken() -> None:
     """Kills _bot_name's mutants: the name for each seat (from the seat's
     place in the list), skipping names taken (as read, other seats only),
     "Bot n" when all are."""
-    names = authority_module.BOT_NAMES
+    names = BOT_NAMES
     seats = [SeatSlot("Seat 1"), SeatSlot("Seat 2"), SeatSlot("Seat 3")]
     assert authority_module._bot_name(1, seats) == names[0]
     assert authority_module._bot_name(2, seats) == names[1]
@@ -2260,19 +2262,19 @@ def test_a_long_update_is_cut_into_pages_exactly_at_the_budget() -> None:
     def update(events: list[object], rejected: str | None = "no") -> Update:
         return Update(room=CODE, seq=1, view={}, base=10, events=events, rejected=rejected)
 
-    six = [b"a" * 10] * 6  # 12 bytes each
+    six: list[object] = [b"a" * 10] * 6  # 12 bytes each
     fixed = len(msgspec.msgpack.encode(update([], None)))
     pages = paged(update(six), fixed + 36)
     assert [(page.base, len(page.events), page.rejected) for page in pages] == [
         (10, 3, None),
         (13, 3, "no"),
     ]
-    large = [b"a" * 50, b"b" * 10]
+    large: list[object] = [b"a" * 50, b"b" * 10]
     pages = paged(update(large), fixed + 36)
     assert [(page.base, page.events) for page in pages] == [(10, [large[0]]), (11, [large[1]])]
-    two = [b"a" * 50, b"b" * 50]
+    two: list[object] = [b"a" * 50, b"b" * 50]
     assert [len(page.events) for page in paged(update(two), fixed + 36)] == [1, 1]
-    ones = [1, 2, 3, 4]  # 1 byte each, and a budget below the fixed part
+    ones: list[object] = [1, 2, 3, 4]  # 1 byte each, and a budget below the fixed part
     assert [len(page.events) for page in paged(update(ones), 5)] == [1, 1, 1, 1]
 
 
@@ -2997,6 +2999,7 @@ async def test_a_taken_over_table_s_state_replaced_goes_out_again_with_its_annou
     plain = room(players=3)
     listen(plain)
     plain._schedule_republish()
+    assert plain._outbox is not None
     assert [message[0] for message in plain._outbox._queue] == [room_topic(CODE)]
     await authority.close(keep=True)
 
@@ -3043,17 +3046,17 @@ async def test_closing_a_finished_room_waits_a_while_for_its_link(
     monkeypatch.setattr(authority_module, "FINAL_WAIT", 0.05)
     never = room()
     never.phase, never._live = OVER, True
-    never._link = _DownLink()  # type: ignore[assignment]
+    never._link = _DownLink()
     async with asyncio.timeout(10):  # a bound on a hang, not a timing claim
         await never.close()
-    assert never._link.final is not None  # type: ignore[union-attr]
+    assert never._link.final is not None
 
     monkeypatch.setattr(authority_module, "FINAL_WAIT", 30.0)
     playing = room()
     ana = Identity.generate()
     await in_play(playing, ana)
     playing._live = True
-    playing._link = _DownLink()  # type: ignore[assignment]
+    playing._link = _DownLink()
     closing = asyncio.create_task(playing.close())
     await within_turns(closing.done)
     await closing
@@ -3437,7 +3440,7 @@ async def test_a_failover_room_s_final_state_waits_for_the_log_and_its_voter_fil
         await close(self)
 
     monkeypatch.setattr(RoomReplica, "close", closing)
-    rooms = []
+    rooms: list[Authority] = []
     for _ in range(2):
         authority = room(players=4, failover=True, voter_dir=tmp_path / str(len(rooms)))
         for seat, name in enumerate(("Ana", "Bo", "Cy")):
@@ -3532,7 +3535,7 @@ async def test_a_lobby_clock_is_for_a_person_away_in_the_lobby_only() -> None:
     presence(authority, ana, online=False, epoch=6)
     timer = authority._lobby_timers[seat]
     assert timer._callback == authority._free_if_absent  # type: ignore[attr-defined]
-    assert timer._args == (seat, ana.public_key)  # type: ignore[attr-defined]
+    assert timer._args == (seat, ana.public_key)
     presence(authority, ana, online=True, epoch=7)
     assert timer.cancelled() and authority._lobby_timers == {}
     open_seat = holders(authority).index(None)
@@ -3751,7 +3754,7 @@ async def test_oversized_messages_on_a_seated_key_s_topics_spend_nothing() -> No
     authority.clock = lambda: now[0]
     ana = Identity.generate()
     await in_play(authority, ana)
-    bomb = msgspec.msgpack.encode([[]] * (authority_module.MAX_PAYLOAD - 8))
+    bomb = msgspec.msgpack.encode([[]] * (MAX_PAYLOAD - 8))
     topic = to_authority_topic(authority.code, ana.peer_id)
     for _ in range(20):
         await authority._on_message(topic, bomb)

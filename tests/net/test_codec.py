@@ -379,6 +379,7 @@ def test_an_action_field_left_empty_does_not_stop_the_next_from_being_written() 
     game = get_game("passpass")
     codec = codec_for(game)
     play = game.parse_action("V10")
+    assert isinstance(play, Play)
     codec._action_fields[NoneFirst] = _action_fields(NoneFirst)
     try:
         assert codec._encode(NoneFirst(None, (play,))) == {"maybe": None, "many": ["V10"]}

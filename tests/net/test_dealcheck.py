@@ -20,7 +20,7 @@ import itertools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import pytest
@@ -120,7 +120,7 @@ def swap_cards(first: int, second: int, at: int) -> Cheat:
     def cheat(state: AnyState, move: int) -> None:
         if move != at:
             return
-        hands = state.hands
+        hands: list[list[int]] = cast(Any, state).hands  # every game's state has hands
         hands[first][0], hands[second][0] = hands[second][0], hands[first][0]
         hands[first].sort()
         hands[second].sort()
@@ -158,7 +158,7 @@ def first_move_with_hands(game_id: str, players: int, seats: tuple[int, int]) ->
     rng = random.Random(SEED)
     move = 0
     while not state.is_over:
-        if move >= 5 and all(state.hands[seat] for seat in seats):  # type: ignore[attr-defined]
+        if move >= 5 and all(state.hands[seat] for seat in seats):
             return move
         seat = rng.choice(state.to_act)
         state.apply(seat, rng.choice(state.legal_actions(seat)))

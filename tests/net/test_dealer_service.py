@@ -498,9 +498,7 @@ def test_a_deal_s_options_are_read_as_the_command_line_wrote_them() -> None:
         texts = {name: option_to_text(value) for name, value in options.items()}
         deal = Deal(1, game, 4, "Eve", options=texts)
         assert dealer._deal_problem(asker, deal, 1.0) is None
-        config = service.get_game(game).make_config(
-            players=4, teams=False, **service._options(deal)
-        )
+        config = get_game(game).make_config(players=4, teams=False, **service._options(deal))
         assert {name: getattr(config, name) for name in expected} == expected
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from net.dealer import service
-from net.dealer.client import ask_dealer
-from net.dealer.messages import Deal, Dealt
+from net.dealer.client import RoomDealt, ask_dealer
+from net.dealer.messages import Deal
 from net.dealer.service import STATUS_FILE, Dealer
 from net.identity import Identity, fingerprint
 from net.peer.remote import RemoteTable
@@ -106,7 +106,7 @@ async def test_the_status_file_is_written_at_most_once_an_interval(
     assert len(writes) == 2
 
 
-async def crashed_with_a_lobby(tmp_path: Path, host: str, port: int) -> tuple[Dealer, Dealt]:
+async def crashed_with_a_lobby(tmp_path: Path, host: str, port: int) -> tuple[Dealer, RoomDealt]:
     """A dealer with its files in ``tmp_path`` that dealt a room and went
     away leaving it on disk, as a SIGKILL does (its room's file and record);
     the dealer (stopped) and what it dealt."""
@@ -514,7 +514,8 @@ async def owned_room(tmp_path: Path, players: int, **deal: Any) -> AsyncIterator
             asked = Deal(1, "dominoes", players, "Ana", owner=ana.public_key, **deal)
             dealt = await ask_dealer(Identity.generate(), host, port, asked)
             tables += tables_of(dealt.code, host, port, (ana, "Ana"), (ben, "Ben"))
-            yield OwnedRoom(dealer, dealt.code, *tables, tables=tables)
+            owner, other = tables
+            yield OwnedRoom(dealer, dealt.code, owner, other, tables=tables)
         finally:
             for table in tables:
                 await table.close()

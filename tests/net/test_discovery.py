@@ -64,7 +64,7 @@ def record(
         SERVICE_TYPE,
         f"{name_code}.{SERVICE_TYPE}",
         port=port,
-        properties=txt,  # type: ignore[arg-type]
+        properties=txt,
         server=f"passe-{name_code.lower()}.local.",
         parsed_addresses=[LOOPBACK] if addresses is None else addresses,
     )

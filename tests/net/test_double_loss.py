@@ -26,7 +26,7 @@ from net.election.survey import choose, survey
 from net.identity import Identity
 from net.paths import rooms_dir
 from net.peer.pins import RoomPins
-from net.peer.rejoin import room_between_machines, seat_to_rejoin
+from net.peer.rejoin import HeldSeat, room_between_machines, seat_to_rejoin
 from net.peer.remote import RemoteTable
 from tests.net.peers import host_on_the_embedded_broker, hosts_person, in_step, until
 
@@ -139,7 +139,7 @@ async def test_back_after_a_double_loss_each_finds_the_room_where_its_voters_are
         # The second one killed is offered its seat back (j): nothing runs
         # the room, but its voters wait for this machine's vote.
         waits = await seat_to_rejoin(runner.identity, room.pins_of(runner))
-        assert waits is not None and waits.waiting and waits.code == room.code
+        assert isinstance(waits, HeldSeat) and waits.waiting and waits.code == room.code
         assert (waits.broker_host, waits.broker_port) == survivor_broker
         # Hana back: her machine finds where the last player waits.
         where = await room_between_machines(room.code, room.hana.identity, room.pins_of(room.hana))
@@ -160,7 +160,7 @@ async def test_back_after_a_double_loss_each_finds_the_room_where_its_voters_are
         # The second one back finds the table that runs now, and its seat
         # is offered to it (``j``) where the table is.
         held = await seat_to_rejoin(runner.identity, room.pins_of(runner))
-        assert held is not None and held.code == room.code and held.seat == runner.seat
+        assert isinstance(held, HeldSeat) and held.code == room.code and held.seat == runner.seat
         assert not held.waiting
         where = await room_between_machines(room.code, runner.identity, room.pins_of(runner))
         assert where is not None

@@ -239,7 +239,10 @@ def test_a_loaded_journal_counts_what_it_holds_past_its_snapshot(tmp_path: Path)
     """So that compaction comes when the journal really grew
     (COMPACT_AFTER), not sooner or later after a restart."""
     path = tmp_path / "voter.bin"
-    later = [driver._State(2, KEY), driver._Entries(2, [_entry(2, 1)])]
+    later: list[driver._State | driver._Entries] = [
+        driver._State(2, KEY),
+        driver._Entries(2, [_entry(2, 1)]),
+    ]
     path.write_bytes(_records(SNAPSHOT, *later))
     storage = FileStorage(path)
     storage.load()

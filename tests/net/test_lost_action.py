@@ -75,11 +75,16 @@ def test_a_burst_of_updates_past_a_gap_asks_for_the_log_once(
     table.codec = codec_for(get_game("passpass"))
     table.seat = 0
     sent: list[object] = []
-    monkeypatch.setattr(table, "_send", lambda message: sent.append(message) or True)
+
+    def send(message: object) -> bool:
+        sent.append(message)
+        return True
+
+    monkeypatch.setattr(table, "_send", send)
     for seq in range(10, 20):
-        update = Update(room="ABC234", seq=seq, view=[], base=40 + seq, events=[], ack=0)
+        update = Update(room="ABC234", seq=seq, view={}, base=40 + seq, events=[], ack=0)
         table._on_update(update)
     assert [type(message) for message in sent] == [Sync]
     monkeypatch.setattr(net.peer.remote, "RESYNC_WAIT", 0.0)  # unanswered a while: ask again
-    table._on_update(Update(room="ABC234", seq=21, view=[], base=61, events=[], ack=0))
+    table._on_update(Update(room="ABC234", seq=21, view={}, base=61, events=[], ack=0))
     assert [type(message) for message in sent] == [Sync, Sync]

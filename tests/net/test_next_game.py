@@ -34,7 +34,12 @@ async def room() -> AsyncIterator[HostedRoom]:
 
 async def next_code(table: RemoteTable) -> str:
     arrived: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-    stop = table.on_next(lambda code: arrived.done() or arrived.set_result(code))
+
+    def arrive(code: str) -> None:
+        if not arrived.done():
+            arrived.set_result(code)
+
+    stop = table.on_next(arrive)
     try:
         return await asyncio.wait_for(arrived, DEADLINE)
     finally:

@@ -15,7 +15,7 @@ import pytest
 from net.authority.host import HostedRoom
 from net.identity import Identity
 from net.peer.pins import RoomPins, SatIn
-from net.peer.rejoin import RoomEnded, held_seat, seat_to_rejoin
+from net.peer.rejoin import HeldSeat, RoomEnded, held_seat, seat_to_rejoin
 from net.peer.remote import RemoteTable
 from net.protocol.wire import room_topic
 from tests.net.brokers import closed_port
@@ -58,7 +58,7 @@ async def test_a_seat_still_ours_is_offered_only_while_the_room_is_open_with_its
     [sat] = pins.recent(5)
     assert (sat.code, sat.broker) == (room.code, BROKER)
     held = await held_seat(identity, sat)
-    assert held is not None
+    assert isinstance(held, HeldSeat)
     assert (held.code, held.seat, held.game, held.host_name, held.phase) == (
         room.code,
         seat,
@@ -146,7 +146,7 @@ async def test_a_seat_in_a_room_whose_table_moved_since_is_offered_by_its_voters
         await until(lambda: bob.runs_the_table or cy.runs_the_table)
         await until(lambda: bob.authority_key != before.key and bob.host_present)
         held = await held_seat(bob.identity, before, voters)
-        assert held is not None and held.seat == bob.seat and held.phase == "playing"
+        assert isinstance(held, HeldSeat) and held.seat == bob.seat and held.phase == "playing"
         assert await held_seat(bob.identity, before) is None  # no voters: another key's
         strangers = frozenset({Identity.generate().public_key})
         assert await held_seat(bob.identity, before, strangers) is None

@@ -11,12 +11,12 @@ import hashlib
 import time
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import pytest
 
-from core.engine import IllegalAction
+from core.engine import Event, IllegalAction
 from core.registry import get_game
 from net.authority.authority import Authority, SeatSlot
 from net.authority.replication import encode_room_config, make_room_config
@@ -24,6 +24,7 @@ from net.authority.table import TableUpdate
 from net.election.driver import Announce, authority_topic
 from net.identity import Identity, fingerprint, peer_fingerprint, peer_id
 from net.peer import remote as remote_module
+from net.peer.failover import HandedTable
 from net.peer.pins import RoomPins
 from net.peer.remote import JoinError, RemoteTable, _refusal
 from net.protocol import wire
@@ -104,7 +105,7 @@ def test_next_table_is_the_same_seat_at_the_next_room_or_an_error() -> None:
     """Kills next_table's mutants: the error (words, code) before any next
     game, and each field handed on (identity, code, broker and its
     alternates, name, the pinned key, pins, bot)."""
-    table = remote(authority_key=b"k" * 32, pins=RoomPins(None), bot=True)  # type: ignore[arg-type]
+    table = remote(authority_key=b"k" * 32, pins=RoomPins(None), bot=True)
     with pytest.raises(JoinError) as error:
         table.next_table()
     assert (str(error.value), error.value.code) == (
@@ -242,7 +243,7 @@ async def a_finished_game(ana: Identity = ME, game: str = "passpass") -> Authori
     return authority
 
 
-def seat_events(authority: Authority) -> list[object]:
+def seat_events(authority: Authority) -> list[Event]:
     codec = codec_for(get_game(authority.game_id))
     return [codec.decode_event(data) for data in as_sent(authority._logs[0])]
 
@@ -366,6 +367,7 @@ async def test_a_seat_changes_to_a_free_one_or_says_why_not(
     assert table.seat == 0
     bea = Identity.generate()
     seated(authority, bea, name="Bea")
+    assert authority._outbox is not None
     authority._outbox = type(authority._outbox)()  # Bea's welcome is hers
     table.log = [object()]  # type: ignore[list-item]
     moving = asyncio.create_task(table.change_seat(2))
@@ -414,6 +416,7 @@ async def test_a_knock_waits_for_the_hosts_answer_saying_so(
     await within_turns(lambda: bool(link.published))
     await pump(authority, table, link)
     first = table._pending.result()
+    assert isinstance(first, Refused)
     assert first.code == "knock"
     table._pending = None
     knocking = asyncio.create_task(table._knock())
@@ -632,7 +635,7 @@ async def test_the_hosts_presence_says_whether_it_is_here_by_its_newest_epoch(
     await table._on_message(topic, authority._presence_payload(online=True))
     assert told == [False, True] and table._host_epoch == 11
     assert requests_of(link, ME, authority) == []  # no seat to take again
-    table.seat, table.log = 2, [object()]  # type: ignore[list-item]
+    table.seat, table.log = 2, [object()]
     await table._on_message(topic, authority._presence_payload(online=True))  # a beat
     await asyncio.sleep(0)
     assert requests_of(link, ME, authority) == []
@@ -697,7 +700,7 @@ async def test_on_another_broker_the_table_is_present_only_once_its_record_there
     await table._on_connect()
     assert told == [False, True]
     fresh = remote()
-    fresh._link = MemoryLink()  # type: ignore[assignment]
+    fresh._link = MemoryLink()
     fresh._last_broker = ("127.0.0.1", 9)  # no table key yet: nothing to say
     await fresh._on_connect()
     assert fresh.host_present
@@ -920,7 +923,7 @@ async def test_a_person_who_asked_a_dealer_trusts_only_the_room_that_dealer_sign
     assert table.room.dealer_key == dealer.public_key
     # Without a dealer asked, the first signer is trusted (as a host's room).
     trusting = remote()
-    trusting._link = MemoryLink()  # type: ignore[assignment]
+    trusting._link = MemoryLink()
     await trusting._on_message(topic, forged[0])
     assert trusting.authority_key == impostor.identity.public_key
     # Nothing but others' states: the join names the dealer asked and the signer.
@@ -1498,6 +1501,7 @@ async def test_the_record_the_deal_check_and_the_end_from_the_room() -> None:
         "to check it against."
     )
     assert ours._end_from_room() == 0 and ours.seat == 0 and ours.view is not None
+    assert ours.room is not None
     damaged = msgspec.structs.replace(ours.room, record={"game": "passpass"})
     ours.room = damaged
     assert ours.record() is None
@@ -1970,7 +1974,7 @@ async def test_joining_says_why_not_in_words() -> None:
                 await table.join(timeout=0.5)
             assert error.value.code == "version" and str(error.value) == (
                 f"room {format_code(code)} speaks protocol version 9; this Passe speaks version "
-                f"{remote_module.PROTOCOL_VERSION}: use the same Passe version"
+                f"{wire.PROTOCOL_VERSION}: use the same Passe version"
             )
             await raw.publish(f"passe/v9/{code}/room", b"", retain=True)
             # A state signed by its host that this Passe cannot read (one of
@@ -2027,7 +2031,7 @@ async def test_joining_says_why_not_in_words() -> None:
                 "full",
             )
             authority.set_bot(0, None)
-            pins = RoomPins(None)  # type: ignore[arg-type]
+            pins = RoomPins(None)
             table = RemoteTable(Identity.generate(), code, *BROKER, "Ana", pins=pins)
             assert await table.join(timeout=0.5) == 0 and table.seat == 0
             assert pins.get(code) == authority.identity.public_key
@@ -2635,15 +2639,17 @@ async def test_a_table_that_moved_here_is_kept_for_the_next_game_when_the_seat_c
     with pytest.raises(IllegalAction, match=r"^this machine runs no table$"):
         table.keep_table()
 
+    the_table = cast(HandedTable, "the table")  # a stand-in: only handed on and compared
+
     class Voter:
         def __init__(self) -> None:
             self.handed = 0
             self.closed = False
             self.authority = None  # (runs no table: keep_table asks it all the same)
 
-        def hand_over_table(self) -> str:
+        def hand_over_table(self) -> HandedTable:
             self.handed += 1
-            return "the table"
+            return the_table
 
         async def close(self) -> None:
             self.closed = True
@@ -2652,9 +2658,9 @@ async def test_a_table_that_moved_here_is_kept_for_the_next_game_when_the_seat_c
     table.voter = voter  # type: ignore[assignment]
     table.keep_table()
     table.keep_table()
-    assert table.kept_table == "the table" and voter.handed == 1
+    assert table.kept_table == the_table and voter.handed == 1
     await table.close()
-    assert voter.closed and table.kept_table == "the table"  # its new owner closes it
+    assert voter.closed and table.kept_table == the_table  # its new owner closes it
 
 
 def test_a_seat_that_has_the_game_s_record_keeps_its_voters_from_standing() -> None:
@@ -2712,7 +2718,7 @@ def test_the_table_this_process_runs_may_be_its_host_s_first_voter_s() -> None:
     table.voter = seat  # type: ignore[assignment]
     table._maker = (None, maker)  # type: ignore[assignment]
     assert table.runs_the_table and table._table_voter() is maker
-    table.voter = Voter(runs=True)  # type: ignore[assignment]
+    table.voter = Voter(runs=True)
     assert table._table_voter() is table.voter
 
 

@@ -509,14 +509,17 @@ async def test_an_interrupted_room_is_described_on_one_line(tmp_path: Path) -> N
 async def test_saving_writes_a_snapshot_when_it_must_and_says_once_when_it_cannot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    import net.authority.rooms
-
     room = (await a_room_in_play(moves=6)).snapshot(WHERE)
     path = room_path(room.code, tmp_path)
     store = RoomStore(path, WHERE)
     synced: list[int] = []
     fsync = os.fsync
-    monkeypatch.setattr(net.authority.rooms.os, "fsync", lambda fd: synced.append(fd) or fsync(fd))
+
+    def counted_fsync(fd: int) -> None:
+        synced.append(fd)
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", counted_fsync)  # the os module rooms.py uses
     # No journal yet: even a move's save (not durable) is a snapshot, unsynced.
     store.save(_prefix(room, 3), durable=False)
     assert msgspec.structs.replace(load_room(path), journal=b"") == _prefix(room, 3)
@@ -533,7 +536,7 @@ async def test_saving_writes_a_snapshot_when_it_must_and_says_once_when_it_canno
     assert len(load_room(path).actions) == 2
     caplog.set_level("WARNING", logger="passe.host")
     with monkeypatch.context() as full:  # a disk that takes one byte of the entry
-        full.setattr(net.authority.rooms.os, "write", lambda fd, data: 1)
+        full.setattr(os, "write", lambda fd, data: 1)
         store.save(_prefix(room, 3), durable=False)
     [said] = [record.getMessage() for record in caplog.records]
     assert said.endswith("(short write to WB1VJ7.journal): it cannot be resumed after a crash")
@@ -619,14 +622,13 @@ def test_a_lock_whose_pid_cannot_be_written_is_still_held(
     (full) does not stop the claim, and the room is hosted with no pid
     said. Kills net.authority.rooms.xǁRoomStoreǁclaim__mutmut_27 (the OSError not
     suppressed: the claim raised)."""
-    from net.authority import rooms
     from net.authority.rooms import hosting_pid
 
     def full(fd: int, data: bytes, offset: int) -> int:
         raise OSError(28, "No space left on device")
 
     store = RoomStore(tmp_path / "WB1VJ7.room", WHERE)
-    monkeypatch.setattr(rooms.os, "pwrite", full)
+    monkeypatch.setattr(os, "pwrite", full)
     store.claim()
     monkeypatch.undo()
     assert is_hosted(store.path) and hosting_pid(store.path) == 0

@@ -12,7 +12,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import pytest
@@ -164,12 +164,13 @@ async def test_a_standby_broker_listens_where_the_room_s_would_and_is_shown_at_a
 
     monkeypatch.setattr(failover, "broker_binds", lambda bind: binds[0] if bind is None else ())
     monkeypatch.setattr(net.lan.broker, "start_embedded_broker", start)
-    assert await start_standby_broker() == (broker, "192.168.1.5")
+    # The fake broker comes back: compared as an object (it is no EmbeddedBroker).
+    assert cast(object, await start_standby_broker()) == (broker, "192.168.1.5")
     assert asked == [(LAN, 0, 1)]
     binds[0] = ("127.0.0.1",)
-    assert await start_standby_broker() == (broker, "127.0.0.1")
+    assert cast(object, await start_standby_broker()) == (broker, "127.0.0.1")
     # Or on the port it had, exactly (a machine back from the dead).
-    assert await start_standby_broker(40_123) == (broker, "127.0.0.1")
+    assert cast(object, await start_standby_broker(40_123)) == (broker, "127.0.0.1")
     assert asked[-1] == (("127.0.0.1",), 40_123, 1)
 
 
@@ -322,7 +323,7 @@ async def test_a_table_taken_over_waits_for_its_broker_watches_the_away_and_is_a
     table = TableRunHere()
     await voter._run(table)  # type: ignore[arg-type]
     assert table.calls == [("start", None), ("watch_away", STAND_IN_AFTER)]
-    assert advertised == [(table, standby)] and voter.advertiser is advert
+    assert advertised == [(table, standby)] and cast(object, voter.advertiser) is advert
     quiet, _ = a_voter(tmp_path / "quiet", advertise=False)
     await quiet._run(TableRunHere())  # type: ignore[arg-type]
     assert advertised == [(table, standby)] and quiet.advertiser is None
@@ -413,7 +414,7 @@ async def test_a_table_taken_over_asks_again_for_a_refused_advert_until_it_stops
     async def no_wait(seconds: float) -> None:
         waits.append(seconds)
 
-    monkeypatch.setattr(failover.asyncio, "sleep", no_wait)
+    monkeypatch.setattr(asyncio, "sleep", no_wait)
     answers: list[Advertiser | None] = [None, None, None, Advertiser()]
     asked_again: list[bool] = []
 
@@ -574,13 +575,13 @@ async def test_a_table_whose_game_is_over_is_handed_over_whole_and_the_voter_clo
         voter.hand_over_table()
     for phase, stepped_down in (("playing", None), ("over", 3)):
         refused = TableRunHere(phase)
-        refused.stepped_down = stepped_down  # type: ignore[attr-defined]
+        refused.stepped_down = stepped_down
         run_here(voter, refused)
         with pytest.raises(IllegalAction):
             voter.hand_over_table()
     voter._standby = start_standby(CODE)
     table = TableRunHere("over")
-    table.stepped_down = None  # type: ignore[attr-defined]
+    table.stepped_down = None
     run_here(voter, table)
     voter.broker = broker = Broker()  # type: ignore[assignment]
     voter.advertiser = advert = Advertiser()  # type: ignore[assignment]
@@ -591,7 +592,8 @@ async def test_a_table_whose_game_is_over_is_handed_over_whole_and_the_voter_clo
 
     monkeypatch.setattr(voter.replica, "close", close_replica)
     handed = voter.hand_over_table()
-    assert (handed.authority, handed.broker, handed.advertiser) == (table, broker, advert)
+    handed_parts: tuple[object, ...] = (handed.authority, handed.broker, handed.advertiser)
+    assert handed_parts == (table, broker, advert)  # the fakes, compared as objects
     assert voter.authority is None and voter.broker is None and voter.advertiser is None
     await voter.close()
     assert table.calls == [] and closed == [] and not advert.closed and not broker.stopped
@@ -620,7 +622,8 @@ async def test_a_standby_voter_starts_its_broker_beside_its_vote_and_names_it_on
     assert voter._standby.get_name() == f"room {CODE}: a standby broker"
     await voter._standby
     await asyncio.sleep(0)  # the announcement's turn
-    assert voter.broker is started[0] and voter.replica.driver.broker == ("10.0.0.2", 40_001)
+    assert cast(object, voter.broker) is started[0]
+    assert voter.replica.driver.broker == ("10.0.0.2", 40_001)
     begun = start_standby(CODE)
     seat_s, _ = a_voter(tmp_path / "seat", standby=True, standby_start=begun)
     monkeypatch.setattr(seat_s.replica, "start", connected)

@@ -19,8 +19,9 @@ import pytest
 from net.authority.authority import Authority
 from net.authority.replication import decode_room_config
 from net.election import driver as driver_module
-from net.election.driver import voter_presence_topic
+from net.election.driver import VoterDriver, voter_presence_topic
 from net.identity import Identity
+from net.lan.transport import BACKOFF_MAX, LastWill
 from net.peer.failover import SeatVoter
 from net.peer.remote import RemoteTable
 from net.protocol.wire import (
@@ -34,7 +35,16 @@ from net.protocol.wire import (
     to_peer_topic,
 )
 from tests.net.procs import need_mosquitto
-from tests.net.rooms_in_process import CODE, linked, listen, room, seated, sent, within_turns
+from tests.net.rooms_in_process import (
+    CODE,
+    MemoryLink,
+    linked,
+    listen,
+    room,
+    seated,
+    sent,
+    within_turns,
+)
 from tests.net.voter_drivers import voter_drivers
 
 BROKER = ("127.0.0.1", 1883)
@@ -293,7 +303,11 @@ async def test_seats_start_standby_brokers_in_the_lobby_and_the_game_s_first_sta
             presence_topic(CODE, table.identity.peer_id), table._presence_payload(online=True)
         )
         table._send(table._hello(None, have=0))
-        await within_turns(lambda link=link: bool(link.published))
+
+        def published(link: MemoryLink = link) -> bool:
+            return bool(link.published)
+
+        await within_turns(published)
     await _deliver(authority, tables)
     assert [table.seat for table in tables] == [0, 1, 2]
     assert len(started) == 3
@@ -313,7 +327,11 @@ async def test_seats_start_standby_brokers_in_the_lobby_and_the_game_s_first_sta
         await table._on_message(room_topic(CODE), authority._room_payload())
         voter = table.voter
         assert voter is not None and table._standby is None
-        await within_turns(lambda voter=voter: voter.broker is not None)
+
+        def broker_up(voter: SeatVoter = voter) -> bool:
+            return voter.broker is not None
+
+        await within_turns(broker_up)
         # Its link knows where everyone goes: the others' brokers and its own.
         assert sorted(table._link.alternates) == [  # type: ignore[union-attr]
             ("127.0.0.1", 7001),
@@ -419,7 +437,7 @@ class WillHeard:
         monkeypatch.setattr(driver_module, "WILL_SPREAD", 0.0)
         self.authority, self.bob, self.carol = voter_drivers(tmp_path, 3, cluster=[CLUSTER_NODE])
         self.carol.broker = STANDBY
-        self.wills = {}
+        self.wills: dict[VoterDriver, LastWill] = {}
         self.link = _Link(ROOM_BROKER)
 
     async def online(self) -> None:
@@ -433,6 +451,7 @@ class WillHeard:
         while not authority._outbox.empty():  # term 1's first entry: Bob follows the authority
             topic, payload, _ = authority._outbox.get_nowait()
             if topic == bob.topic:
+                assert isinstance(payload, bytes)  # sealed at once (no seat waits)
                 await bob._on_message(topic, payload)
         assert bob.node.authority == authority.identity.public_key
         while not bob._outbox.empty():  # his reply: not what this test looks at
@@ -542,7 +561,7 @@ async def test_back_on_the_same_broker_the_authority_gets_a_reconnection_backoff
     so he waits that much more; on another broker, an election timeout
     only. And no stand on a standby broker without a will (nothing says the
     authority is gone). Mutations: the grace's condition and value."""
-    for where, grace in ((ROOM_BROKER, driver_module.BACKOFF_MAX), (STANDBY, 0.0)):
+    for where, grace in ((ROOM_BROKER, BACKOFF_MAX), (STANDBY, 0.0)):
         room = WillHeard(tmp_path / str(grace), monkeypatch)
         await room.online()
         bob = room.bob
@@ -574,6 +593,7 @@ async def test_a_voter_s_standby_broker_once_up_is_in_its_presence_at_once(
     bob.set_standby(("127.0.0.9", 2000))
     topic, payload, retain = bob._outbox.get_nowait()
     assert bob._outbox.empty() and retain
+    assert isinstance(payload, bytes)
     assert topic == voter_presence_topic(bob.code, bob.identity.peer_id)
     envelope = open_envelope(topic, payload, expect_key=bob.identity.public_key)
     presence = open_body(envelope, presence_decoder)
@@ -636,7 +656,7 @@ async def test_a_link_with_the_table_stays_when_a_broker_before_its_own_is_learn
     bob._link = link  # type: ignore[assignment]
     maker = bob.node.voters[0]
     now = clock.monotonic()
-    bob.clock = lambda: now  # type: ignore[method-assign]
+    bob.clock = lambda: now
     bob.node.authority, bob.node._heard_at = maker, now  # it hears the authority
     bob.learn_brokers({maker: ("127.0.0.1", 7000)})
     assert link.alternates == [("127.0.0.1", 7000)] and link.rejoined is False
@@ -645,7 +665,7 @@ async def test_a_link_with_the_table_stays_when_a_broker_before_its_own_is_learn
     assert link.rejoined is True
     table = RemoteTable(Identity.generate(), CODE, "127.0.0.1", 1, "P")
     seat_link = Link(ROOM_BROKER)
-    table._link = seat_link  # type: ignore[assignment]
+    table._link = seat_link
     table.host_present = True
     table._follow_brokers([("127.0.0.1", 7000)])
     assert seat_link.rejoined is False

@@ -8,6 +8,7 @@ import pytest
 
 from core.engine import IllegalAction
 from core.passpass.model import RoundStarted
+from core.passpass.state import PassPassState
 from core.registry import get_game
 from net.authority.table import SeatSpec, Table, TableUpdate
 from net.peer.client import LocalClient
@@ -39,9 +40,10 @@ async def test_first_update_carries_the_opening_deal() -> None:
     # At once, before any move: the seat's own view of the deal (eight cards
     # in hand, PP-4) and the deal itself as the log's first event.
     [update] = updates
+    assert isinstance(table.state, PassPassState)
     assert update.events == (RoundStarted(1, table.state.leader),)
     assert update.view == table.state.view(0) and update.view.seat == 0
-    assert len(update.view.hand) == 8 and update.view.round == 1  # type: ignore[attr-defined]
+    assert len(update.view.hand) == 8 and update.view.round == 1
     assert update.rejected is None
 
 

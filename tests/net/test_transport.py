@@ -6,13 +6,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import socket
 import sys
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any, cast
 
 import aiomqtt
 import pytest
+from paho.mqtt.enums import MQTTErrorCode
 
 from net.lan import transport
 from net.lan.transport import BrokerUnreachable, MqttLink, stop_task
@@ -116,7 +118,7 @@ async def test_a_message_published_now_is_on_the_socket_when_the_call_returns(
             published.append(arguments)
             return publish(*arguments)
 
-        paho_client.publish = spied  # type: ignore[method-assign]
+        paho_client.publish = cast(Callable[..., Any], spied)  # type: ignore[method-assign]
         assert link.publish_now("now/t", b"x")
         assert transport._unwritten(client) == 0 and not client._client.want_write()
         assert asked == [] and not paho_client._registered_write
@@ -494,6 +496,7 @@ async def test_a_write_watch_for_a_socket_closed_meanwhile_is_not_added() -> Non
         paho_client = client._client
         sock = paho_client.socket()
         assert sock is not None
+        assert paho_client.on_socket_register_write is not None
         paho_client.on_socket_register_write(paho_client, None, sock)  # the watch asked for
         sock.close()  # the session ends first
         for _ in range(3):
@@ -689,7 +692,8 @@ async def test_a_connection_cancelled_as_it_came_up_ends_without_a_traceback() -
         client._connected.cancel()  # as a close that came while it connected
         paho_client = client._client
         assert paho_client.on_disconnect is not None
-        paho_client.on_disconnect(paho_client, None, None, 0, None)  # must not raise
+        # Loose flags and reason code (what a drop without them is): must not raise.
+        cast(Callable[..., object], paho_client.on_disconnect)(paho_client, None, None, 0, None)
         assert not client._disconnected.done()  # nothing told: it never came up
         client._connected = connected
     finally:
@@ -701,7 +705,7 @@ async def test_an_unreachable_broker_is_said_in_words() -> None:
     127.0.0.1:9 ([Errno 111] Connection refused)": the reason is in words,
     whether the OSError came wrapped by aiomqtt or only quoted by it."""
     with closed_port() as port:
-        link = MqttLink("127.0.0.1", port, subscriptions=[], on_message=lambda t, p: None)
+        link = MqttLink("127.0.0.1", port, subscriptions=[], on_message=_ignore)
         with pytest.raises(BrokerUnreachable) as unreachable:
             await link.start(timeout=1.0)
     assert str(unreachable.value) == (
@@ -876,7 +880,7 @@ async def test_a_link_says_when_it_is_up_publishes_only_then_and_leaves_its_last
                 async for message in reader.messages:
                     if message.topic.value == "w/marker":
                         break
-                    seen[message.topic.value] = bytes(message.payload)  # type: ignore[arg-type]
+                    seen[message.topic.value] = bytes(message.payload)
             for topic in ("w/kept", "w/last"):
                 await reader.publish(topic, b"", qos=1, retain=True)
         assert seen == {"w/kept": b"retained", "w/last": b"last word"}
@@ -944,7 +948,7 @@ async def retained(broker: Mosquitto, topic: str) -> bytes | None:
         async with asyncio.timeout(DEADLINE):
             async for message in reader.messages:
                 if message.topic.value == topic:
-                    return bytes(message.payload)  # type: ignore[arg-type]
+                    return bytes(message.payload)
                 break
     return None
 
@@ -971,7 +975,7 @@ async def test_a_subscription_refused_later_is_asked_again_while_it_is_wanted(
             waits.append(delay)
         return await sleep(delay, *arguments)
 
-    monkeypatch.setattr(transport.asyncio, "sleep", recorded)
+    monkeypatch.setattr(asyncio, "sleep", recorded)
     caplog.set_level(logging.WARNING, logger="passe.net")
     with start_nats_cluster(1, extra=NATS_DENIAL) as cluster:
         node = cluster.nodes[0]
@@ -1030,7 +1034,7 @@ async def test_an_unsubscription_reaches_the_broker_and_one_not_made_is_nothing(
             qos.append(options.get("qos"))
             return await subscribe(pattern, **options)
 
-        client.subscribe = spied  # type: ignore[method-assign]
+        client.subscribe = cast(Callable[..., Any], spied)  # type: ignore[method-assign]
         link.subscribe("u/c")  # after the unsubscription's acknowledgement
         async with aiomqtt.Client(host, port) as sender:
             while "u/c" not in received:
@@ -1230,7 +1234,7 @@ def test_what_a_callback_retrieves_is_only_what_a_future_can_say() -> None:
         failed = loop.create_future()
         failed.set_exception(RuntimeError("cut"))
         transport._retrieve(failed)
-        assert not failed._log_traceback  # type: ignore[attr-defined]
+        assert not failed._log_traceback
         cancelled = loop.create_future()
         cancelled.cancel()
         transport._retrieve(cancelled)
@@ -1241,7 +1245,7 @@ def test_what_a_callback_retrieves_is_only_what_a_future_can_say() -> None:
         task = loop.create_task(fails())
         loop.run_until_complete(asyncio.wait([task]))
         transport._retrieve_task(task)
-        assert not task._log_traceback  # type: ignore[attr-defined]
+        assert not task._log_traceback
         stopped = loop.create_task(asyncio.sleep(10))
         stopped.cancel()
         loop.run_until_complete(asyncio.wait([stopped]))
@@ -1349,8 +1353,8 @@ async def test_a_link_waits_longer_each_pass_its_brokers_refuse_and_says_why(
         assert (low, high) == (0.7, 1.3)
         return jitter
 
-    monkeypatch.setattr(transport.asyncio, "sleep", recorded)
-    monkeypatch.setattr(transport.random, "uniform", uniform)
+    monkeypatch.setattr(asyncio, "sleep", recorded)
+    monkeypatch.setattr(random, "uniform", uniform)
     caplog.set_level(logging.DEBUG, logger="passe.net")
     with closed_port() as dead:
         link = MqttLink("127.0.0.1", dead, subscriptions=[], on_message=_ignore)
@@ -1403,7 +1407,7 @@ async def test_a_bug_in_a_session_does_not_end_the_reconnections(
         failures.append("x")
         raise RuntimeError("" if len(failures) > 1 else "a bug")
 
-    monkeypatch.setattr(transport.aiomqtt, "Client", broken)
+    monkeypatch.setattr(aiomqtt, "Client", broken)
     monkeypatch.setattr(transport, "BACKOFF_FIRST", 0.01)
     caplog.set_level(logging.WARNING, logger="passe.net")
     link = MqttLink("127.0.0.1", 1, subscriptions=[], on_message=_ignore)
@@ -1460,13 +1464,13 @@ async def test_a_session_is_made_as_the_protocol_needs(
     messages do not wait for Nagle's algorithm)."""
     host, port = address
     made: list[dict[str, Any]] = []
-    client_type = transport.aiomqtt.Client
+    client_type = aiomqtt.Client
 
     def spied(*arguments: Any, **options: Any) -> aiomqtt.Client:
         made.append(options)
         return client_type(*arguments, **options)
 
-    monkeypatch.setattr(transport.aiomqtt, "Client", spied)
+    monkeypatch.setattr(aiomqtt, "Client", spied)
     caplog.set_level(logging.DEBUG, logger="passe.net")
     link = MqttLink(
         host,
@@ -1515,7 +1519,7 @@ async def test_a_write_that_fails_ends_the_session_and_the_link_comes_back(
         assert client is not None
         paho_client = client._client
 
-        def broken() -> int:
+        def broken() -> MQTTErrorCode:
             raise OSError(32, "Broken pipe")
 
         paho_client.loop_write = broken  # type: ignore[method-assign]

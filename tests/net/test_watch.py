@@ -22,9 +22,10 @@ from typing import Any
 import aiomqtt
 import pytest
 
-from core.engine import GameRecord
+from core.engine import GameRecord, View
 from core.registry import get_game
 from net.authority import authority as authority_module
+from net.authority.table import TableUpdate
 from net.identity import Identity
 from net.peer.remote import JoinError
 from net.peer.watch import Watcher
@@ -156,7 +157,11 @@ async def test_a_watcher_who_comes_mid_game_sees_the_table_as_it_stands(tmp_path
                 mark = seat.mark()
                 await seat.table.submit(update.view.legal[0])
                 shown = update.view
-                await seat.until(lambda u, shown=shown: u.view is not shown, since=mark)
+
+                def moved_on(u: TableUpdate, shown: View = shown) -> bool:
+                    return u.view is not shown
+
+                await seat.until(moved_on, since=mark)
 
         await play(4)
         # Our turn: the game waits for this seat while the watcher comes.

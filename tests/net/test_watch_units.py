@@ -295,7 +295,7 @@ async def test_a_watcher_follows_the_voters_standby_brokers_and_never_votes() ->
     watcher = Watcher(CODE, "127.0.0.1", 1)
     link = MemoryLink()
     followed: list[list[tuple[str, int]]] = []
-    link.set_alternates = lambda brokers, **_: followed.append(brokers)  # type: ignore[attr-defined]
+    link.set_alternates = lambda brokers, **_: followed.append(brokers)  # type: ignore[method-assign]
     watcher._link = link  # type: ignore[assignment]
     watcher._follow_config(encode_room_config(config), vote=True, standby=True)
     assert watcher.voter is None  # a watcher never votes

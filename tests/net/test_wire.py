@@ -8,6 +8,8 @@ exception.
 
 from __future__ import annotations
 
+import time
+
 import msgspec
 import pytest
 from hypothesis import given, settings
@@ -370,7 +372,9 @@ def test_a_malformed_body_is_named_by_msgspec_in_at_most_200_characters() -> Non
     with pytest.raises(msgspec.ValidationError) as checked:
         peer_message_decoder.decode(msgspec.msgpack.encode(body))
     assert len(str(checked.value)) > 200
-    payload = seal(PEER, TOPIC, msgspec.Raw(msgspec.msgpack.encode(body)), HOST.public_key)
+    # A body no message type has: sealed raw, to be refused when opened.
+    raw = msgspec.Raw(msgspec.msgpack.encode(body))
+    payload = seal(PEER, TOPIC, raw, HOST.public_key)  # type: ignore[arg-type]
     envelope = open_envelope(TOPIC, payload, identity=HOST)
     assert refusal(open_body, envelope, peer_message_decoder, HOST) == (
         "bad",
@@ -491,7 +495,7 @@ def test_a_presence_epoch_grows_past_the_last_and_the_clock(
     """Each connection's epoch is above the one before, even when the clock
     went back (a late will never hides a newer "online"), and at least the
     clock's milliseconds, so it grows across restarts too."""
-    monkeypatch.setattr(wire.time, "time_ns", lambda: 5_000_000_000)
+    monkeypatch.setattr(time, "time_ns", lambda: 5_000_000_000)  # the clock wire.py reads
     assert next_presence_epoch(0) == 5_000
     assert next_presence_epoch(4_999) == 5_000
     assert next_presence_epoch(5_000) == 5_001

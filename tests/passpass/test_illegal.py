@@ -9,13 +9,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.engine import IllegalAction, NotationError
-from core.passpass import CARDS, GAME, Phase, Pick, Play, Represent, Take
+from core.passpass import CARDS, GAME, PassPassState, Phase, Pick, Play, Represent, Take
 from tests.engine_checks import assert_refused
 from tests.passpass.rig import play, rig
 
 
-def fresh() -> object:
+def fresh() -> PassPassState:
     return GAME.new_game(GAME.make_config(players=4), seed=11)
+
+
+def phase(state: PassPassState) -> Phase:
+    """``state.phase`` read afresh: mypy keeps a narrowing of ``state.phase``
+    across the play that changes it."""
+    return state.phase
 
 
 def test_wrong_seat() -> None:
@@ -48,7 +54,7 @@ def test_wrong_phase_actions() -> None:
     assert_refused(state, 0, Play(CARDS[0]), "first winner must pick")
     assert_refused(state, 0, Pick(CARDS[47]), "Y12 is not in this trick")
     play(state, "pick V12")
-    assert state.phase is Phase.TAKE
+    assert phase(state) is Phase.TAKE
     option = state.legal_actions(1)[0]
     assert isinstance(option, Take)
     assert_refused(state, 1, Take((CARDS[0], CARDS[1])), "two lowest cards")

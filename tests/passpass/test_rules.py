@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.passpass import GAME, Colour, Phase
+from core.passpass import GAME, Colour, PassPassState, Phase
 from core.passpass.model import DEFAULT_DIAMONDS, parse_card
 from tests.passpass.rig import ALEX, DAVID, FABIENNE, STEPHANIE, cards, play, rig
 
@@ -13,7 +13,7 @@ from tests.passpass.rig import ALEX, DAVID, FABIENNE, STEPHANIE, cards, play, ri
 EXTRA = ["Y1 Y2", "Y3 Y4", "Y5 Y6", "Y7 Y8"]  # so the round does not end
 
 
-def example(plays: str) -> object:
+def example(plays: str) -> PassPassState:
     """A 4-player trick where David leads and each plays the given card."""
     hands = [f"{card} {extra}" for card, extra in zip(plays.split(), EXTRA, strict=True)]
     state = rig(hands, leader=DAVID)
@@ -25,6 +25,7 @@ def test_example_1_same_colour_highest_first_second_takes_two_lowest() -> None:
     # V10, V11, V12, V6 -> first Alex (V12, picks any card, e.g. V12);
     # second Stéphanie (V11) takes V6 and V10.
     state = example("V10 V11 V12 V6")
+    assert state.resolution is not None
     assert state.resolution.majority is Colour.VIOLET
     assert state.to_act == (ALEX,)
     assert state.resolution.second_winner == STEPHANIE
@@ -39,6 +40,7 @@ def test_example_2_majority_by_strength() -> None:
     # V10, B11, G4, V6 -> violet 16 beats blue 11, green 4. First David (V10,
     # picks e.g. G4); second Fabienne (V6) takes the two lowest remaining.
     state = example("V10 B11 G4 V6")
+    assert state.resolution is not None
     assert state.resolution.strengths == (
         (Colour.VIOLET, 16),
         (Colour.BLUE, 11),
@@ -56,6 +58,7 @@ def test_example_3_single_card_majority_second_ranked_colour_by_highest_card() -
     # V10, B11, G4, G6 -> blue 11 is majority (single card); violet 10 vs
     # green 10 tie, highest card V10 > G6, so violet. First Stéphanie, second David.
     state = example("V10 B11 G4 G6")
+    assert state.resolution is not None
     assert state.resolution.majority is Colour.BLUE
     assert [colour for colour, _ in state.resolution.strengths] == [
         Colour.BLUE,
@@ -70,6 +73,7 @@ def test_example_3_variant_g7_tie_on_strength_broken_by_highest_card() -> None:
     # Variant with Fabienne playing G7: blue 11 vs green 11 tie, B11 > G7 so
     # blue is majority; second-ranked is green; second winner Fabienne (G7).
     state = example("V10 B11 G4 G7")
+    assert state.resolution is not None
     assert state.resolution.majority is Colour.BLUE
     assert state.resolution.strengths[1] == (Colour.GREEN, 11)
     assert state.resolution.first_winner == STEPHANIE
@@ -80,6 +84,7 @@ def test_example_4_full_tie_broken_by_play_order() -> None:
     # V10, G10, V6, G6 -> violet 16 vs green 16, highest cards 10 vs 10,
     # David's V10 was played first, so violet is majority. First David, second Alex (V6).
     state = example("V10 G10 V6 G6")
+    assert state.resolution is not None
     assert state.resolution.majority is Colour.VIOLET
     assert state.resolution.first_winner == DAVID
     assert state.resolution.second_winner == ALEX
@@ -98,6 +103,7 @@ def test_diamonds_never_affect_the_trick() -> None:
     # PP-17: V1 carries 3 diamonds but V12 still wins.
     state = rig(["V1 Y1", "V12 Y2", "B2 Y3"], leader=0)
     play(state, "V1", "V12", "B2")
+    assert state.resolution is not None
     assert state.resolution.first_winner == 1
 
 
@@ -188,6 +194,7 @@ def test_only_the_first_winner_wins_when_both_reach_their_third() -> None:
     )
     assert state.pass_pass_round[:2] == [2, 2]
     play(state, "Y12", "G11", "B3")
+    assert state.resolution is not None
     assert (state.resolution.first_winner, state.resolution.second_winner) == (0, 1)
     play(state, "pick Y12")
     result = state.result()
@@ -204,7 +211,7 @@ def test_team_immediate_victory_counts_the_teams_earlier_rounds() -> None:
     assert result is not None and result.winners == (0, 2) and result.immediate
 
 
-def _last_trick_of_round(players: int, teams: bool = False) -> object:
+def _last_trick_of_round(players: int, teams: bool = False) -> PassPassState:
     hands = ["V12", "V11", "B12", "B1", "G1", "Y1"][:players]
     state = rig(hands, teams=teams, leader=0)
     state.trick_number = 7

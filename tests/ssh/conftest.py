@@ -423,6 +423,12 @@ def _signature(terminal: Terminal) -> tuple[str, bool, bool, bool, bool]:
     return (terminal.line(0), ROUND_END in text, *over, "Later" in text)
 
 
+def _changed_from(terminal: Terminal) -> Callable[[], bool]:
+    """A test for ``wait``: the screen's signature is no longer what it is now."""
+    before = _signature(terminal)
+    return lambda: _signature(terminal) != before
+
+
 async def play_passpass_to_end(
     client: Client,
     *,
@@ -453,13 +459,12 @@ async def play_passpass_to_end(
         elif "(press c)" in status:
             key = "c"
         else:
-            before = _signature(terminal)
-            await terminal.wait(lambda b=before: _signature(terminal) != b, others)
+            await terminal.wait(_changed_from(terminal), others)
             continue
-        before = _signature(terminal)
+        changed = _changed_from(terminal)
         await client.send(key)
         sent += 1
-        await terminal.wait(lambda b=before: _signature(terminal) != b, f"key {key!r} to act")
+        await terminal.wait(changed, f"key {key!r} to act")
         if resize_at is not None and sent == resize_at:
             await resize_and_check(client, *resize_to)
     raise AssertionError(f"the game did not end; screen:\n{terminal.text()}")

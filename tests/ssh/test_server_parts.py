@@ -15,7 +15,8 @@ import pytest
 from tests.ssh.conftest import passe_command
 from tui.cli import main
 from tui.serve.host_key import describe_host_key, fingerprint, load_or_create_host_key
-from tui.serve.server import Hub, Identity, ServeOptions, player_name
+from tui.serve.identity import Identity, player_name
+from tui.serve.server import Hub, ServeOptions
 from tui.serve.session import Request
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
 
@@ -368,3 +369,11 @@ async def play_rounds(
         elif view.phase in ("take", "represent"):
             await press(pilot, log, "c")
     raise AssertionError(f"the game did not end in {max_steps} steps")
+
+
+def on_top(app: App[Any]) -> object:
+    """``app.screen`` as ``object``, for a check on the screen on top now:
+    mypy keeps no earlier ``isinstance(app.screen, ...)`` across the awaits
+    that change the screen, and ``is`` does not narrow the screen compared
+    to ``Screen[object]``."""
+    return app.screen

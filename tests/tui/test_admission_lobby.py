@@ -233,7 +233,10 @@ async def test_a_joiner_taken_out_is_told_in_one_line_on_their_lobby(
             seat = lobby.table.seat
             await wait_until(pilot, lambda: room.authority.seats[seat].present, "present")
             room.authority.remove(seat)
-            status = lambda: text_of(lobby, "#lobby-status")  # noqa: E731
+
+            def status() -> str:
+                return text_of(lobby, "#lobby-status")
+
             await wait_until(pilot, lambda: "took you out" in status(), "told")
             assert status() == (
                 f"the host of room {format_code(room.code)} took you out of seat {seat + 1}. "
@@ -289,6 +292,7 @@ async def test_a_ghost_the_host_let_in_is_away_once_unheard(
     waited with nothing to do (b is offered only for someone away). The host
     on screen bounds presences like a headless one; its own seat, beating,
     stays present."""
+    from net.authority.authority import SeatSlot
     from net.peer import remote as remote_module
     from tests.net.peers import clear_room
     from tests.net.test_seats import fake_presence, ghost_hello
@@ -311,7 +315,10 @@ async def test_a_ghost_the_host_let_in_is_away_once_unheard(
                 await fake_presence(attacker, code, ghost)
                 await ghost_hello(attacker, code, ghost, authority.identity.public_key)
             await wait_until(pilot, lambda: "knocks" in hint(lobby), "the ghost's knock")
-            held = lambda: next((s for s in authority.seats if s.key == ghost.public_key), None)  # noqa: E731
+
+            def held() -> SeatSlot | None:
+                return next((s for s in authority.seats if s.key == ghost.public_key), None)
+
             # Each state of the ghost's seat as the room changes: present for
             # at most PRESENCE_TIMEOUT, which a loaded machine's polling
             # missed (CI-like run, 3 December).

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
+from rich.console import Console, Group
+from rich.text import Text
 from textual.app import App
 from textual.pilot import Pilot
 
@@ -29,6 +30,7 @@ from tests.tui.conftest import (
     SpyApp,
     continue_game,
     make_app,
+    on_top,
     resize,
     save_when,
     spy_until,
@@ -370,7 +372,7 @@ async def test_wrong_moment_keys_and_illegal_choices_explain_themselves(
         # (mirrored), so it is placed without asking which end.
         await pilot.press("right", "right", "enter")
         await pilot.pause()
-        assert app.screen is table
+        assert on_top(app) is table
         view = table.do_view
         assert view is not None and any(placed.tile.low == 2 for placed in view.train)
         assert sorted(view.ends or ()) == [2, 3]
@@ -408,7 +410,7 @@ async def test_a_tile_fitting_two_different_ends_asks_which(private_config: Path
         assert isinstance(choice, ChoiceScreen) and choice.kind == END_CHOICE
         await pilot.press("2")  # the right end
         await pilot.pause()
-        assert app.screen is table
+        assert on_top(app) is table
         view = table.do_view
         assert view is not None and view.ends == (1, 1)
         assert view.train[-1].end == "R"
@@ -566,7 +568,10 @@ async def test_the_last_move_is_highlighted_in_the_train(private_config: Path) -
         newest = max(train.train, key=lambda placed: placed.order)
         assert {newest.left, newest.right} == {1, 3}
         assert str(train.border_subtitle) == "Last: You play 1-3 on the right."
-        row = train.render().renderables[1]  # type: ignore[attr-defined]
+        rendered = train.render()
+        assert isinstance(rendered, Group)
+        row = rendered.renderables[1]
+        assert isinstance(row, Text)
         marked = [
             row.plain[span.start : span.end] for span in row.spans if "underline" in str(span.style)
         ]
@@ -601,7 +606,7 @@ async def test_the_fullest_footer_keeps_every_key_and_f1_after_the_end_dialog(
         await pilot.press("escape")
         await pilot.pause()
         await pilot.pause()
-        assert app.screen is table
+        assert on_top(app) is table
         shown = [description for description, _ in footer_keys(app)]
         for wanted in ("Tile", "Place", "End", "Draw", "Pass", "Rules", "Quit", "Stand-in"):
             assert wanted in shown, shown

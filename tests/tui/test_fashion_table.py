@@ -492,7 +492,7 @@ def event_codes(event: Event) -> set[str]:
         return []
 
     found = codes_in(event.describe(tuple(f"p{seat}" for seat in range(8))))
-    for field in dataclasses.fields(event):  # type: ignore[arg-type]
+    for field in dataclasses.fields(event):
         if field.name in CARD_FIELDS:
             found.update(CODE[card] for card in flat(getattr(event, field.name)))
     return found

@@ -287,7 +287,12 @@ def test_host_and_join_on_screen_pass_their_name_to_the_app(
     import tui.app
 
     given: list[object] = []
-    monkeypatch.setattr(tui.app, "run", lambda **options: given.append(options["name"]) or 0)
+
+    def run(**options: object) -> int:
+        given.append(options["name"])
+        return 0
+
+    monkeypatch.setattr(tui.app, "run", run)
     assert main(["host", "passpass", "--name", "cy"]) == 0
     assert given == ["cy"]
 

@@ -16,12 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
-from rich.markup import MarkupError
+from rich.errors import MarkupError
 from rich.text import Text
 from textual.content import Content
 from textual.widgets import Static
 
-from core.engine import Result
+from core.engine import Result, View
+from core.passpass import PassPassView
 from net.peer.remote import shown_room
 from net.protocol.text import clean_text
 from net.protocol.wire import RoomState, SeatState
@@ -122,13 +123,18 @@ async def test_a_hostile_room_state_shows_as_text_in_the_lobby(private_config: P
         assert app.is_running
 
 
+def _in_round_3(view: View) -> bool:
+    assert isinstance(view, PassPassView)
+    return view.round == 3
+
+
 async def test_markup_names_show_literally_through_a_whole_passpass_game(
     private_config: Path, markup_names: tuple[str, ...]
 ) -> None:
     """The table's bars, the score sheet, the network bar and its
     notification, round summaries and the game-over screen, with seats named
     like markup: nothing crashes, each name reads as typed."""
-    save_when(private_config, "passpass", lambda view: view.round == 3)
+    save_when(private_config, "passpass", _in_round_3)
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
         table = await continue_game(pilot)
@@ -232,7 +238,7 @@ def test_score_sheet_cells_are_text_not_markup() -> None:
     game = get_game("passpass")
     view = game.new_game(game.make_config(players=3), 1).view(0)
     names = ["Me", "[/]", "[bold red]x"]
-    text = plain(render_sheet(view, names))  # type: ignore[arg-type]
+    text = plain(render_sheet(view, names))
     assert "[/]" in text and "[bold red]x" in text
     with pytest.raises(MarkupError):  # what a str cell did
         plain(Text.from_markup("[/]"))
@@ -247,7 +253,8 @@ def test_text_in_textual_widgets_shows_as_written(text: str) -> None:
     the tag after it)."""
     cleaned = clean_text(text)
     assert plain_content(cleaned).plain == cleaned
-    assert Static(literal(cleaned)).visual.plain == cleaned  # type: ignore[union-attr]
+    visual = Static(literal(cleaned)).visual
+    assert isinstance(visual, Content) and visual.plain == cleaned
     title = Content.from_markup("[b]Players[/b]") + plain_content(f" · away: {cleaned}")
     assert title.plain == f"Players · away: {cleaned}"
 

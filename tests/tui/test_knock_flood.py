@@ -12,9 +12,8 @@ from textual.widgets import Input
 from net.authority.authority import MAX_KNOCKS
 from net.identity import Identity
 from net.protocol.wire import Envelope, Hello, Presence, presence_topic, seal
-from tests.tui.conftest import footer_keys, help_fits
+from tests.tui.conftest import SIZE, footer_keys, help_fits
 from tests.tui.test_network import (  # the lobby helpers those tests share
-    SIZE,
     host_from_home,
     mosquitto,
     named,

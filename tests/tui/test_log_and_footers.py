@@ -10,6 +10,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from tests.tui.conftest import on_top
 from tui.widgets.game_log import GameLog
 
 LINE = "Ada plays V7 and takes the trick with the most violet cards so far " * 2
@@ -152,7 +153,7 @@ async def test_a_won_tricks_cards_show_the_numbers_that_pick_them(tmp_path: Path
                 break
             if view.seat in view.to_act and view.phase == "play":
                 await pilot.press("1")
-            elif app.screen is not table:
+            elif on_top(app) is not table:
                 await pilot.press("enter")  # a summary or a choice: go on
         else:
             raise AssertionError("never picked from a won trick")

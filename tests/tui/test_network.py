@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 import pytest
 from textual import events
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
@@ -32,7 +33,7 @@ from net.peer.remote import RemoteTable
 from net.protocol.codes import format_code
 from tests.net.peers import hosts_person, open_test_room
 from tests.net.procs import PasseProcess, need_mosquitto
-from tests.tui.conftest import SIZE, footer_keys, make_app, play_to_end
+from tests.tui.conftest import SIZE, footer_keys, make_app, on_top, play_to_end
 from tests.tui.conftest import write_settings as write_any_settings
 from tui.app import PasseApp
 from tui.games.dominoes.table import DominoesTableScreen
@@ -191,7 +192,7 @@ async def test_host_lobby_fills_seats_with_bots_starts_and_closes(
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen) and app.screen.help_title == "Lobby"
         await pilot.press("escape")
-        assert app.screen is lobby
+        assert on_top(app) is lobby
         refusal = "Cannot start yet: seats 2, 3 and 4 are still empty"
         assert refusal in text_of(lobby, "#lobby-status")
         await pilot.press("s")  # refused: nothing starts
@@ -453,7 +454,7 @@ async def test_waiting_never_asks_a_screen_that_has_not_composed_yet() -> None:
     to, before its compose has run; a condition that queries its widgets
     is asked only once it has them (the CI flake of 5 December, reproduced
     by a lobby slow to mount: its seat list was not there yet)."""
-    from textual.app import App, ComposeResult
+    from textual.app import ComposeResult
     from textual.screen import Screen
     from textual.widgets import Static
 
@@ -539,7 +540,7 @@ async def test_join_errors_are_one_line_on_the_join_screen(
         await pilot.pause()  # under way
         screen.workers.cancel_group(screen, "join")  # (its answer is above)
         await wait_until(pilot, lambda: not screen.joining, "the attempt cancelled")
-        assert app.screen is screen  # still here, to type it again
+        assert on_top(app) is screen  # still here, to type it again
         await pilot.press("escape")
         assert isinstance(app.screen, HomeScreen)
 
@@ -1289,7 +1290,7 @@ async def test_the_home_screen_closes_an_interrupted_room_for_good_after_asking(
             assert isinstance(app.screen, ChoiceScreen)
             assert app.screen.choice_title == f"Close room {format_code(code)} for good?"
             await pilot.press("2")  # no: kept
-            assert app.screen is home and room_path(code).exists()
+            assert on_top(app) is home and room_path(code).exists()
             await pilot.press("x", "1")
             await wait_until(pilot, lambda: not room_path(code).exists(), "the room removed")
             await wait_until(pilot, lambda: home.hosted is None, "home updated")
@@ -1388,7 +1389,7 @@ async def test_an_interrupted_room_whose_table_moved_is_rejoined_or_forgotten_no
         assert isinstance(app.screen, ChoiceScreen)
         assert app.screen.choice_title == f"Forget room {format_code(code)}?"
         await pilot.press("2")  # no: kept
-        assert app.screen is home and room_path(code).exists()
+        assert on_top(app) is home and room_path(code).exists()
         await pilot.press("x", "1")
         await wait_until(pilot, lambda: home.hosted is None, "home updated")
         assert not room_path(code).exists()
@@ -1399,10 +1400,11 @@ async def test_an_interrupted_room_whose_table_moved_is_rejoined_or_forgotten_no
     code = await a_moved_room(mosquitto)
     app = network_app(private_config, mosquitto)
     async with app.run_test(size=SIZE) as pilot:
-        home = app.screen
-        assert isinstance(home, HomeScreen) and home.hosted_moved
+        moved = app.screen
+        assert isinstance(moved, HomeScreen) and moved.hosted_moved
         await pilot.press("u")
         await wait_until(pilot, lambda: isinstance(app.screen, JoinScreen), "the join screen")
+        assert isinstance(app.screen, JoinScreen)
         assert app.screen.initial_code == format_code(code)  # joined by its code, as a player
         # Kept: its voter votes again beside the seat (tests/net/test_maker_returns.py).
         assert room_path(code).exists()
@@ -1482,10 +1484,12 @@ async def test_a_room_being_closed_for_good_is_not_offered_to_rejoin(
     only once that lookup is done: then the room closes."""
     from core.registry import get_game
     from net.authority import host as host_module
-    from net.authority.authority import HUMAN, Authority, SeatSlot
+    from net.authority.authority import Authority, SeatSlot
     from net.authority.rooms import BrokerChoice, room_path, write_room
+    from net.authority.table import HUMAN
     from net.identity import load_identity
     from net.peer.pins import RoomPins
+    from net.peer.rejoin import EndedAway, HeldSeat
     from net.protocol.codes import new_code
     from net.protocol.wire import Presence, presence_topic, seal
     from tests.net.peers import RawClient, clear_room
@@ -1510,9 +1514,10 @@ async def test_a_room_being_closed_for_good_is_not_offered_to_rejoin(
     from tui import netplay
 
     looked_up = netplay.room_to_rejoin
-    found: list[object] = []
+    found: list[HeldSeat | EndedAway | None] = []
 
-    async def room_to_rejoin() -> object:  # the real lookup, its answers recorded
+    # The real lookup, its answers recorded.
+    async def room_to_rejoin() -> HeldSeat | EndedAway | None:
         held = await looked_up()
         found.append(held)
         return held
@@ -1748,8 +1753,11 @@ async def test_a_guest_is_invited_to_the_next_game_and_joins_it(
     async with app.run_test(size=SIZE) as pilot:
         lobby = await join_from_home(pilot, hosted.code)
         assert lobby.table is not None
-        await wait_until(pilot, lambda: lobby.table.seat is not None, "a seat")
+        await wait_until(
+            pilot, lambda: lobby.table is not None and lobby.table.seat is not None, "a seat"
+        )
         seat = lobby.table.seat
+        assert seat is not None
         for empty in (n for n, s in enumerate(hosted.authority.seats) if s.kind == "open"):
             hosted.authority.set_bot(empty, "heuristic")
         hosted.authority.start_game()
@@ -1770,7 +1778,7 @@ async def test_a_guest_is_invited_to_the_next_game_and_joins_it(
                 lambda: lobby.room is not None and lobby.room.room == following.code,
                 "the next room's lobby",
             )
-            assert app.screen is lobby and lobby.table is not None
+            assert on_top(app) is lobby and lobby.table is not None
             assert lobby.table.seat == seat
             await wait_until(pilot, lambda: following.authority.seats[seat].present, "present")
             assert "Waiting for the host" in text_of(lobby, "#lobby-status")
@@ -2256,7 +2264,7 @@ async def test_the_away_bar_wraps_long_names_rather_than_cutting_them() -> None:
     """Three people away, each named with the 16 cells a name may have: the
     bar over the table takes a second row at 80 columns instead of cutting
     off what the game waits for (found by hand, issue 19's attack run)."""
-    from textual.app import App, ComposeResult
+    from textual.app import ComposeResult
 
     names = ["Abcdefghijklmnop", "Bcdefghijklmnopq", "Cdefghijklmnopqr"]
     text = network_problem_for(names)
@@ -2609,9 +2617,12 @@ async def test_the_host_s_start_waits_for_the_players_machines_and_says_so(
             await wait_until(pilot, lambda: start_enabled(app), "every seat taken")
             said: list[str] = []
             say = lobby._say
-            monkeypatch.setattr(
-                lobby, "_say", lambda text, **kw: (said.append(text), say(text, **kw))
-            )
+
+            def say_noted(text: str, *, problem: bool = False) -> None:
+                said.append(text)
+                say(text, problem=problem)
+
+            monkeypatch.setattr(lobby, "_say", say_noted)
             await pilot.press("s")
             await wait_until(
                 pilot,

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from rich.console import Console
+from textual._compositor import LayoutUpdate
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Markdown
@@ -42,6 +43,7 @@ LONG_NAMES = ("You", "Bartholomew", "Wilhelmina", "Maximilian")
 def screen_lines(pilot: Pilot[Any]) -> list[str]:
     """The terminal's lines as the person sees them."""
     update = pilot.app.screen._compositor.render_update(full=True)
+    assert isinstance(update, LayoutUpdate)  # a full update
     return ["".join(segment.text for segment in strip) for strip in update.strips]
 
 
@@ -119,6 +121,7 @@ async def test_your_won_cards_show_by_colour_with_what_the_next_pass_pass_needs(
                     expected += "  " + " ".join(map(str, cards))
                 assert line == expected
                 assert line in shown
+            assert panel.border_subtitle is not None
             need = " ".join(lines[len(COLOURS) :]) + panel.border_subtitle
             assert all(c.label in need or f" {c.letter}" in need for c in missing), need
             assert not any(c.label in need for c in COLOURS if c not in missing), need

@@ -20,7 +20,7 @@ from core.registry import get_game
 from net.authority.table import HUMAN, SeatSpec, Table
 from net.peer.client import LocalClient
 from tests.core.notation_checks import played
-from tests.tui.conftest import SIZE, footer_fits, make_app, play_to_end, shown_keys
+from tests.tui.conftest import SIZE, footer_fits, make_app, on_top, play_to_end, shown_keys
 from tests.tui.test_network import wait_until
 from tui.app import PasseApp
 from tui.games.dominoes.table import DominoesTableScreen
@@ -161,7 +161,7 @@ async def test_the_replay_screen_steps_through_the_game(
 
         # The game's own keys play nothing.
         await pilot.press("1", "enter")
-        assert screen.step == 0 and app.screen is screen
+        assert screen.step == 0 and on_top(app) is screen
         assert not any(isinstance(s, ChoiceScreen) for s in app.screen_stack)
 
         await pilot.press("f1")
@@ -221,7 +221,7 @@ async def same_as_opened_there(pilot: Pilot[None], screen: ReplayTableScreen) ->
     assert isinstance(app, PasseApp)
     # Read once painted and still (one pause was not enough on a loaded
     # machine: CI compared a table half refreshed).
-    stepped = ""
+    stepped: list[str] | None = None  # nothing read yet
     while stepped != (stepped := table_text(app)):
         await pilot.pause(0.05)
     step, viewer = screen.step, screen.viewer
@@ -275,7 +275,7 @@ async def test_dominoes_and_fashion_replay_at_their_own_tables(
             assert screen.view is not None and screen.view.is_over
             assert not isinstance(app.screen, GameOverScreen)
             await pilot.press("left_square_bracket", "left", "v", "v")
-            fresh = await same_as_opened_there(pilot, screen)
+            fresh: ReplayTableScreen = await same_as_opened_there(pilot, screen)
             await pilot.press("q")
             assert isinstance(app.screen, HomeScreen)
         # Opened by `passe replay FILE`: leaving it ends Passe.
@@ -298,7 +298,7 @@ async def test_past_games_lists_the_records_and_opens_them(
         assert "No finished game yet" in str(listing.query_one("#past-empty").render())
         assert listing.query_one("#past-main").border_subtitle == str(private_data)
         await pilot.press("enter", "escape")
-        assert isinstance(app.screen, HomeScreen)
+        assert isinstance(on_top(app), HomeScreen)
         monkeypatch.setenv("PASSE_SERVED", "1")  # an SSH guest is not shown the server's paths
         keep(private_data, "dominoes", 2, ended="2025-01-02T10:00:00+00:00")
         keep(private_data, "fashion", 3, ended="2025-01-03T10:00:00+00:00")
@@ -313,7 +313,7 @@ async def test_past_games_lists_the_records_and_opens_them(
         assert footer_fits(app)
         assert not listing.query_one("#past-main").border_subtitle
         await pilot.press("down", "down", "enter")
-        assert app.screen is listing  # a damaged record: a notice, the list stays
+        assert on_top(app) is listing  # a damaged record: a notice, the list stays
         notices = [n.message for n in app._notifications]
         assert any("cannot be replayed: line 1: not a Passe game record" in n for n in notices)
         await pilot.press("up", "enter")
@@ -444,7 +444,8 @@ def test_a_past_game_says_you_for_the_viewer_among_the_winners(tmp_path: Path) -
     score = game.outcome.scores[0]
 
     def said(winners: tuple[int, ...]) -> str:
-        outcome = dataclasses.replace(game.outcome, winners=winners)  # type: ignore[arg-type]
+        assert game.outcome is not None
+        outcome = dataclasses.replace(game.outcome, winners=winners)
         line = PastGame(path, dataclasses.replace(game, outcome=outcome)).describe()
         return line.split(": ", 1)[1]
 
@@ -464,7 +465,12 @@ async def test_no_hand_is_active_in_a_replay(
     from tui.games.fashion.hand import FashionHand
     from tui.games.passpass.hand import HandView
 
-    hand_type = {"passpass": HandView, "dominoes": DominoHand, "fashion": FashionHand}[game_id]
+    hands: dict[str, type[HandView | DominoHand | FashionHand]] = {
+        "passpass": HandView,
+        "dominoes": DominoHand,
+        "fashion": FashionHand,
+    }
+    hand_type = hands[game_id]
     app = make_app(private_config)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_replay(pilot, keep(private_data, game_id, 5))

@@ -14,7 +14,7 @@ from textual.widgets import Markdown
 from core.passpass.model import Play
 from core.passpass.state import PassPassView
 from core.registry import get_game
-from tests.tui.conftest import SIZE, make_app, passpass_seed, resize
+from tests.tui.conftest import SIZE, make_app, on_top, passpass_seed, resize
 from tui.app import PasseApp
 from tui.games.passpass.hand import HandView
 from tui.games.passpass.table import PassPassTableScreen
@@ -144,11 +144,11 @@ async def test_quitting_a_game_asks_first(private_config: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, ConfirmQuitScreen)
         await pilot.press("n")  # keep playing
-        assert app.screen is table  # type: ignore[comparison-overlap]
+        assert on_top(app) is table
         await pilot.press("escape")
         assert isinstance(app.screen, ConfirmQuitScreen)
         await pilot.press("escape")
-        assert app.screen is table  # type: ignore[comparison-overlap]
+        assert on_top(app) is table
         await pilot.press("ctrl+q")  # the app's quit key asks too
         assert isinstance(app.screen, ConfirmQuitScreen)
         await pilot.press("y")  # leave to the home screen
@@ -286,7 +286,12 @@ def test_play_command_options(monkeypatch: pytest.MonkeyPatch) -> None:
     from tui.cli import main
 
     started: list[dict[str, object]] = []
-    monkeypatch.setattr(tui.app, "run", lambda **options: started.append(options) or 0)
+
+    def run(**options: object) -> int:
+        started.append(options)
+        return 0
+
+    monkeypatch.setattr(tui.app, "run", run)
     assert main(["play", "--bot-delay", "0", "--seed", "4"]) == 0
     assert started == [{"bot_delay": 0, "seed": 4, "name": None}]
     # Before any command, they are play's, the default one's (a play-test:
@@ -428,7 +433,7 @@ async def test_a_dialog_waits_for_the_command_palette_to_close(private_config: P
         assert isinstance(app.screen, RoundEndScreen)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.screen is table
+        assert on_top(app) is table
 
 
 async def test_help_at_80x24_opens_on_the_keys_and_says_there_is_no_undo(
@@ -476,7 +481,7 @@ async def test_confirm_plays_asks_before_a_card_is_played(private_config: Path) 
         assert str(view.hand[2]) in dialog.choice_title
         await pilot.press("escape")  # changed my mind: nothing is played
         await pilot.pause()
-        assert app.screen is table
+        assert on_top(app) is table
         current = table.pp_view
         assert current is not None and len(current.hand) == 8
         assert table.query_one(HandView).active
@@ -609,7 +614,7 @@ async def test_a_round_summary_closed_twice_leaves_the_table_open(private_config
         summary.action_close()
         summary.action_close()  # the second key, queued before it went
         await pilot.pause()
-        assert app.screen is table
+        assert on_top(app) is table
         assert table.round_end_title == ""  # its callback ran, once
 
 

@@ -49,7 +49,9 @@ def test_the_truecolour_themes_were_the_problem_and_are_kept() -> None:
 
 def test_the_app_takes_the_sixteen_colour_cards_in_such_a_terminal(tmp_path: Path) -> None:
     app = PasseApp(config_path=tmp_path / "settings.json")
-    assert app.get_theme("passe").variables["pp-violet"] == THEMES[0].variables["pp-violet"]
+    passe = app.get_theme("passe")
+    assert passe is not None
+    assert passe.variables["pp-violet"] == THEMES[0].variables["pp-violet"]
     app.console = Console(color_system="standard", force_terminal=True, file=io.StringIO())
     app.match_terminal_colours()
     violet = app.get_theme("passe").variables["pp-violet"]  # type: ignore[union-attr]

@@ -257,6 +257,7 @@ async def test_a_room_closed_before_its_game_started_is_said(private_config: Pat
         app.push_screen(screen)
         await pilot.pause()
         await wait_until(pilot, lambda: "has not started" in screen_text(app), "the lobby note")
+        assert watcher.room is not None
         watcher.room = RoomState(**{**_fields(watcher.room), "phase": "closed"})
         screen.post_message(RoomChanged(watcher.room))
         await wait_until(pilot, lambda: "closed the room before" in screen_text(app), "closed")
@@ -554,7 +555,11 @@ async def test_the_away_bar_follows_whose_turn_it_is(private_config: Path) -> No
             bo_to_act = 1 in state.to_act
             words = "waits for them to come back" if bo_to_act else "will wait at their turn"
             bar = screen.query_one(NetStatus)
-            await wait_until(pilot, lambda w=words, b=bar: w in str(b.render()), words)
+
+            def said(w: str = words, b: NetStatus = bar) -> bool:
+                return w in str(b.render())
+
+            await wait_until(pilot, said, words)
             seen.add(bo_to_act)
             seat = state.to_act[0]
             state.apply(seat, chooser.choice(state.legal_actions(seat)))
@@ -661,6 +666,7 @@ async def test_pgup_and_pgdn_page_a_watcher_s_log(private_config: Path, closed: 
         await pilot.pause()
         assert log.scroll_y == log.max_scroll_y
         if closed:
+            assert watcher.room is not None
             watcher.room = RoomState(**{**_fields(watcher.room), "phase": "closed"})
             screen.post_message(RoomChanged(watcher.room))
             await wait_until(pilot, lambda: screen.room_closed, "closed")

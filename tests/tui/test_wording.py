@@ -10,8 +10,8 @@ import pytest
 from rich.console import Console
 
 from core.passpass.model import Card, Colour
-from core.passpass.state import TrickSummary
-from tests.tui.conftest import SIZE, make_app, passpass_seed
+from core.passpass.state import PassPassView, TrickSummary
+from tests.tui.conftest import SIZE, make_app, on_top, passpass_seed
 from tui.games.passpass.table import PassPassTableScreen
 from tui.games.passpass.trick import TrickView
 
@@ -58,6 +58,7 @@ async def test_a_resolved_trick_says_who_got_each_card(private_config: Path) -> 
         # Mid-sentence, after "1st:", "you" is not capitalised (a play-tester).
         from tui.games.passpass.table import PICK
 
+        assert isinstance(table.view, PassPassView)
         picking = table._resolving_text(dataclasses.replace(table.view, phase=PICK), res)
         assert picking.endswith(f"1st: you pick a card; 2nd: {table.names[2]} takes two.")
         flipped = dataclasses.replace(res, first_winner=2, second_winner=0)
@@ -154,7 +155,7 @@ async def test_the_last_trick_can_be_seen_again_and_the_newest_card_is_marked(
                 break
             view = table.pp_view
             assert view is not None
-            if app.screen is not table:
+            if on_top(app) is not table:
                 await pilot.press("1")  # a tie choice: the first option
             elif view.seat in view.to_act:
                 await pilot.press("1" if view.phase in ("play", "pick") else "c")

@@ -19,7 +19,7 @@ import re
 import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -116,8 +116,9 @@ class BrowserClient(Client):
     async def open(cls, context: Any, url: str) -> BrowserClient:
         page = await context.new_page()
         client = cls(page)
-        await page.expose_function("passeScreen", client.terminal.update)
-        await page.expose_function("passeClosed", client.terminal.end)
+        terminal = cast(BrowserTerminal, client.terminal)  # as __init__ made it
+        await page.expose_function("passeScreen", terminal.update)
+        await page.expose_function("passeClosed", terminal.end)
         await page.goto(url)
         return client
 
