@@ -667,6 +667,14 @@ class Authority:
                 # The final state's notice says what happened last (issue 18
                 # item 4: it kept an older one, such as "... left the game").
                 self._notice = self._closing_notice or f"{self.host_name[:64]} closed the room"
+        if self._sender is not None:
+            await self._drain()
+            await stop_task(self._sender)
+        # The last words are made once nothing else can go out: made before
+        # the drain, the final room state carried an older stamp than one
+        # that a presence arriving meanwhile published (the player's "gone"
+        # at the end: found by a client written from docs/protocol.md
+        # alone), and it was the one retained.
         final: list[tuple[str, bytes]] = []
         # A table that moved away says nothing more (its successor's room
         # state and presences are on those topics now).
@@ -681,9 +689,6 @@ class Authority:
                 final.insert(0, (room_topic(self.code), self._room_payload()))
             # After the last state, which everyone connected receives first.
             final += [(topic, b"") for topic in clears]
-        if self._sender is not None:
-            await self._drain()
-            await stop_task(self._sender)
         if self._link is not None:
             await self._link.close(final=final)
         await close_quietly(self.replica)

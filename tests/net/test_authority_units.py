@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
@@ -1655,6 +1656,48 @@ async def test_a_started_room_is_on_the_broker_and_hears_its_own_topics(
     finally:
         await authority.close()
         await clear_room(code)
+
+
+async def test_the_last_room_state_is_made_after_everything_before_it_went_out() -> None:
+    """A room state published while closing (a presence came during the
+    drain: a player's "gone" at the end) left before the final one, which
+    had been made before the drain with an older stamp: the state retained
+    last went back in time (found by a client written from
+    docs/protocol.md alone: "present" again after "away", the stamp lower).
+    The final state is made once the sender has stopped."""
+    need_mosquitto()
+    code = new_code()
+    authority = an_authority(code)
+    published: list[int] = []
+    finals: list[list[tuple[str, bytes]]] = []
+    try:
+        await authority.start()
+        link = authority._link
+        assert link is not None
+        drain = authority._drain
+        close = link.close
+
+        async def drain_while_news_comes() -> None:
+            authority._publish_room()  # as a presence changing now does
+            published.append(authority._stamp)
+            await drain()
+
+        async def closed(*, graceful: bool = True, final: Sequence[tuple[str, bytes]] = ()) -> None:
+            finals.append(list(final))
+            await close(graceful=graceful, final=final)
+
+        authority._drain = drain_while_news_comes  # type: ignore[method-assign]
+        link.close = closed  # type: ignore[method-assign]
+        await authority.close()
+    finally:
+        await authority.close()
+        await clear_room(code)
+    [final] = finals[:1]
+    # The last state (beside the host's "gone", then the topics cleared).
+    states = [room_state_of(topic, payload) for topic, payload in final]
+    [state] = [state for state in states if state is not None]
+    assert published
+    assert state.stamp > published[0]
 
 
 async def test_a_room_whose_broker_is_not_there_says_so_within_its_timeout() -> None:
