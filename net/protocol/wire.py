@@ -489,7 +489,9 @@ class SeatState(Struct, array_like=True, forbid_unknown_fields=True, omit_defaul
     """``kind``: "open", "human" or "bot"; ``level`` the bot's level (for a
     person's seat, the bot playing for them while they are away);
     ``replaced``: a bot that plays on for a person who left the game (its
-    name is still theirs). Trailing fields at their defaults are left out."""
+    name is still theirs). Written whole: msgspec writes an array-like
+    struct's every field, ``omit_defaults`` notwithstanding (msgspec issue
+    #720); read, trailing fields left out take their defaults."""
 
     name: Annotated[str, Meta(max_length=40)]
     kind: Annotated[str, Meta(max_length=10)]
