@@ -102,6 +102,7 @@ from net.protocol.wire import (
     room_topic,
     seal,
     sealed_presence,
+    short_text,
     to_peer_topic,
     topic_peer,
     watchers_topic,
@@ -1851,7 +1852,7 @@ class Authority:
         self._floods.note(
             f"refused-{code}", f"refused {peer_id(key)}: {reason}", self.clock(), logging.INFO
         )
-        self._to_peer(key, Refused(room=self.code, reason=reason, code=code, n=n))
+        self._to_peer(key, Refused(room=self.code, reason=short_text(reason), code=code, n=n))
 
     def _seat_events(self, seat: int | None, events: Sequence[Event]) -> list[msgspec.Raw]:
         return [
@@ -1899,7 +1900,7 @@ class Authority:
             view=self.codec.encode_view(self.table.state.view(seat)),
             base=base,
             events=seat_log[base:],
-            rejected=rejected,
+            rejected=None if rejected is None else short_text(rejected),
             ack=self._peers[slot.key].last_nonce[1] if slot.key in self._peers else 0,
             stood_in=[
                 Span(start, len(seat_log) if end is None else end) for start, end in slot.stood_in

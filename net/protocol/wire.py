@@ -51,11 +51,21 @@ MAX_PAYLOAD: Final = 256 * 1024
 TOPIC_ROOT: Final = "passe/v1"
 
 Name = Annotated[str, Meta(min_length=1, max_length=40)]
-ShortText = Annotated[str, Meta(max_length=400)]
+SHORT_TEXT: Final = 400
+ShortText = Annotated[str, Meta(max_length=SHORT_TEXT)]
 Count = Annotated[int, Meta(ge=0, le=2**53)]
 SeatIndex = Annotated[int, Meta(ge=0, le=15)]
 Code = Annotated[str, Meta(min_length=6, max_length=6)]
 PeerId = Annotated[str, Meta(min_length=16, max_length=16)]
+
+
+def short_text(text: str) -> str:
+    """``text`` within a :data:`ShortText`'s bound, cut with an ellipsis: a
+    reason made here may quote what a peer sent (an action of 400
+    characters, the engine's words around it), and a body with a longer
+    text is refused whole by its reader (found by a client written from
+    docs/protocol.md alone: a 492-character ``rejected``)."""
+    return text if len(text) <= SHORT_TEXT else text[: SHORT_TEXT - 1] + "…"
 
 
 class WireError(ValueError):

@@ -190,6 +190,27 @@ async def test_an_illegal_act_is_answered_with_the_seats_view_and_the_reason() -
     assert update.base == len(authority._logs[0])
 
 
+async def test_a_reason_that_quotes_a_long_action_is_cut_to_the_bound_its_reader_keeps() -> None:
+    """An illegal action of 400 characters (the most an Act carries) came
+    back quoted in ``rejected``, past the 400 that a reader's decoder
+    allows: the whole update was refused there (found by a client written
+    from docs/protocol.md alone). A refusal's reason is held to it too."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    assert authority.table is not None
+    while authority.table.state.to_act[0] != 0:
+        authority.table.step_bot()
+    sent(authority, ana)
+    act(authority, ana, 2, action="x" * 400)
+    (update,) = to(authority, ana)  # opened with the peer's own decoder
+    assert isinstance(update, Update) and update.rejected is not None
+    assert len(update.rejected) == 400 and update.rejected.endswith("…")
+    authority._refuse(ana.public_key, "why " * 200, "bad", 3)
+    (refused,) = to(authority, ana)
+    assert refused == refusal(("why " * 200)[:399] + "…", "bad", 3)
+
+
 # -- Sync ---------------------------------------------------------------------
 
 

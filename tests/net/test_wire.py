@@ -20,6 +20,7 @@ from net.identity import Identity, box_public_key, verify
 from net.protocol import wire
 from net.protocol.wire import (
     MAX_PAYLOAD,
+    SHORT_TEXT,
     Act,
     Envelope,
     NextRoom,
@@ -40,6 +41,7 @@ from net.protocol.wire import (
     seal,
     sealed_presence,
     sender_id,
+    short_text,
     to_authority_topic,
     to_peer_topic,
     topic_peer,
@@ -572,3 +574,13 @@ def test_a_dealer_claim_holds_only_for_its_room_its_key_and_its_name() -> None:
     # A name outside ASCII is signed as sent (UTF-8).
     accented = wire.dealt_proof(dealer, "ABC123", room_key, "Donneuse Élise")
     assert claim(dealer="Donneuse Élise", dealer_proof=accented)
+
+
+def test_a_text_made_here_is_cut_to_the_bound_a_reader_keeps() -> None:
+    """``short_text``: untouched up to 400 characters, cut to 400 with an
+    ellipsis past it (a reason quoting a peer's 400-character action)."""
+    assert SHORT_TEXT == 400
+    assert short_text("") == ""
+    assert short_text("a" * 400) == "a" * 400
+    assert short_text("a" * 401) == "a" * 399 + "…"
+    assert short_text("é" * 1000) == "é" * 399 + "…"
