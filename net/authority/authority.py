@@ -1169,6 +1169,7 @@ class Authority:
                 f"flooding it): read your key, {fingerprint(key)}, to the host: i on "
                 "their lobby lets it in; then join again",
                 "full",
+                hello.n,
             )
             return False
         earlier = self.knocks.get(key)

@@ -1520,6 +1520,7 @@ def test_admission_refuses_in_words_a_key_not_listed_and_a_flood_of_knocks(
             f"read your key, {fingerprint(eve.public_key)}, to the host: i on their "
             "lobby lets it in; then join again",
             "full",
+            4,  # the hello's n, as every other refusal of a hello
         )
     ]
     hello(authority, knockers[0], n=2)  # a knock already waiting asks again
