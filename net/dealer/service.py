@@ -101,7 +101,7 @@ from net.peer.headless import fill_and_start, over_or_stepped_down
 from net.protocol.bounds import FloodLog, Rate, SenderLimits, TokenBucket
 from net.protocol.codes import ALPHABET, CODE_LENGTH
 from net.protocol.text import clean_name, clean_text
-from net.protocol.wire import WireError, open_body, open_envelope, seal
+from net.protocol.wire import WireError, open_body, open_envelope, seal, short_text
 
 log = logging.getLogger("passe.dealer")
 
@@ -423,6 +423,14 @@ class Dealer:
             message = open_body(envelope, inbox_decoder, self.identity)
         except WireError as error:
             self._floods.note("inbox-bad", f"dropped a message: {error.reason}", now)
+            # Its sender is known (only it could seal it) and within its
+            # budget: told in words, as a seat's malformed request is (code
+            # bad), rather than left to take the silence for a dealer gone
+            # (a client written from docs/protocol.md alone sent its nonce
+            # as bytes and waited). Nonce 0: the request's own was not
+            # read. Not kept: a later Deal of nonce 0 gets its own answer.
+            why = f"request not understood: {error.reason}"
+            self._send_answer(envelope.sender, Dealt(0, refused=short_text(why)))
             return
         sender = envelope.sender
         if isinstance(message, Deal):
@@ -435,12 +443,18 @@ class Dealer:
     # -- dealing -------------------------------------------------------------
 
     def _answer(self, to: bytes, answer: Dealt) -> None:
+        # A refusal may quote the asker's settings (an option's name): held
+        # to the bound the asker's decoder keeps, or its answer is refused.
+        answer = Dealt(answer.nonce, answer.code, answer.join, short_text(answer.refused))
         if answer.refused:
             refusal = f"refused a deal to {fingerprint(to)}: {answer.refused}"
             self._floods.note("refused", refusal, time.monotonic())
         self._answers[(to, answer.nonce)] = answer
         while len(self._answers) > ANSWERS_KEPT:
             self._answers.popitem(last=False)
+        self._send_answer(to, answer)
+
+    def _send_answer(self, to: bytes, answer: Dealt) -> None:
         if self._link is not None:
             topic = inbox_topic(peer_id(to))
             spawn(self._link.publish(topic, seal(self.identity, topic, answer, to)), "an answer")

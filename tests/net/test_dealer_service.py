@@ -397,7 +397,45 @@ async def test_a_message_that_does_not_open_is_dropped_with_its_reason(
     assert line.startswith(f"WARNING dropped a message: {reason}")
     assert dealer._floods.counts == {"inbox-bad": 1}
     await settle()
-    assert link.published == [] and dealer._answers == {} and dealer._lobbies == {}
+    assert dealer._answers == {} and dealer._lobbies == {}
+    if how in ("not a dealer's message", "public"):
+        # Sealed to this dealer, or signed: its sender is known, and told in
+        # words (nonce 0, not kept), not left to take the silence for a
+        # dealer gone.
+        (answer,) = sent_to(dealer, link, asker)
+        assert answer.nonce == 0 and answer.code == "" and answer.join == ""
+        assert answer.refused.startswith(f"request not understood: {reason}")
+    else:
+        assert link.published == []
+
+
+async def test_a_deal_that_does_not_decode_is_answered_in_words_within_the_bound() -> None:
+    """A Deal whose nonce is bytes (a client written from docs/protocol.md
+    alone sent one and took the silence for a dealer gone) is answered in
+    words; a refusal that names an asker's long options is cut to what the
+    asker's decoder keeps."""
+    dealer, link = a_dealer()
+    asker = Identity.generate()
+    me = dealer.identity.public_key
+    topic = dealer.inbox
+    bytes_nonce = {"t": "deal", "nonce": b"16 random bytes.", "game": "dominoes", "players": 2}
+    raw = msgspec.Raw(msgspec.msgpack.encode({**bytes_nonce, "name": "A"}))
+    dealer._on_inbox(seal(asker, topic, raw, me), 1.0)  # type: ignore[arg-type]
+    # Sixteen unknown options of 32 characters: the refusal names them all.
+    options = {f"{n:02d}" + "x" * 30: "1" for n in range(16)}
+    dealer._on_inbox(to_inbox(dealer, asker, Deal(2, "dominoes", 2, "A", options=options)), 1.0)
+    await settle()
+    answers = sent_to(dealer, link, asker)
+    assert [answer.nonce for answer in answers] == [0, 2]
+    assert "Expected `int`" in answers[0].refused and "nonce" in answers[0].refused
+    assert answers[1].refused.startswith("unknown options: ") and len(answers[1].refused) <= 400
+    assert dealer._answers == {(asker.public_key, 2): answers[1]}
+    # Whatever words an answer carries (a room that could not open quotes
+    # its error), they are held to the bound.
+    dealer._answer(asker.public_key, Dealt(3, refused="could not open a room: " + "e" * 1000))
+    await settle()
+    long = sent_to(dealer, link, asker)[-1]
+    assert long.nonce == 3 and len(long.refused) == 400 and long.refused.endswith("…")
 
 
 async def test_a_sender_past_its_message_budget_is_dropped_and_others_are_not(
