@@ -108,6 +108,18 @@ def act(authority: Authority, key: Identity, n: int, **fields: object) -> None:
     request(authority, key, Act(room=CODE, epoch=1, n=n, **values))  # type: ignore[arg-type]
 
 
+async def at_her_turn() -> tuple[Authority, Identity]:
+    """A room in play at Ana's turn (seat 0), what it sent her read."""
+    authority = room()
+    ana = Identity.generate()
+    await in_play(authority, ana)
+    assert authority.table is not None
+    while authority.table.state.to_act[0] != 0:
+        authority.table.step_bot()
+    sent(authority, ana)
+    return authority, ana
+
+
 # -- Act ----------------------------------------------------------------------
 
 
@@ -154,13 +166,7 @@ def test_an_act_in_the_lobby_or_after_the_end_is_refused_in_words() -> None:
 async def test_an_act_for_a_state_not_yet_sent_is_refused_and_resynchronised() -> None:
     """Kills _on_act's mutants of ``act.at > self.seq`` (at the edge: at ==
     seq is played) and of its refusal's words, code and n."""
-    authority = room()
-    ana = Identity.generate()
-    await in_play(authority, ana)
-    assert authority.table is not None
-    while authority.table.state.to_act[0] != 0:
-        authority.table.step_bot()
-    sent(authority, ana)
+    authority, ana = await at_her_turn()
     seq = authority.seq
     act(authority, ana, 2, at=seq + 1)
     refused, update = to(authority, ana)
@@ -195,13 +201,7 @@ async def test_a_reason_that_quotes_a_long_action_is_cut_to_the_bound_its_reader
     back quoted in ``rejected``, past the 400 that a reader's decoder
     allows: the whole update was refused there (found by a client written
     from docs/protocol.md alone). A refusal's reason is held to it too."""
-    authority = room()
-    ana = Identity.generate()
-    await in_play(authority, ana)
-    assert authority.table is not None
-    while authority.table.state.to_act[0] != 0:
-        authority.table.step_bot()
-    sent(authority, ana)
+    authority, ana = await at_her_turn()
     act(authority, ana, 2, action="x" * 400)
     (update,) = to(authority, ana)  # opened with the peer's own decoder
     assert isinstance(update, Update) and update.rejected is not None
